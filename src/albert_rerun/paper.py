@@ -11,6 +11,9 @@ SOURCE = "Lan et al. (2020), arXiv:1909.11942v6"
 # many ALBERT explanations; the 21.8% is computed for V = 30522 (WordPiece).
 BERT_BASE_WORDPIECE_VOCAB = 30522
 ALBERT_VOCAB = 30000  # footnote 1
+# The embedding share of BERT-base as commonly quoted (%, one decimal); the paper's
+# Sec. 3.1 argues it qualitatively ("the embedding matrix ... billions of parameters").
+BERT_BASE_EMBEDDING_SHARE = 21.8
 
 # Table 1: (layers, hidden, embedding, sharing, parameters in M)
 TABLE1 = {

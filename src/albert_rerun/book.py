@@ -1,0 +1,115 @@
+"""Execute the claim notebooks with papermill and build the Jupyter Book.
+
+``python -m albert_rerun.book --profile cpu`` is what ``make book`` runs;
+``--notebooks-only`` refreshes the committed smoke-profile outputs that nbval checks.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from .paths import repo_root
+from .profiles import PROFILES
+from .provenance import record
+
+KERNEL = "python3"
+
+
+def notebook_sources(root: Path) -> list:
+    """The jupytext sources, one per claim, in chapter order."""
+    return sorted((root / "notebooks").glob("[0-9][0-9]_*.md"))
+
+
+def execute(source: Path, output: Path, parameters: dict | None, cwd: Path) -> float:
+    """Convert a MyST notebook to .ipynb and run it with papermill; return seconds."""
+    import jupytext
+    import papermill
+
+    notebook = jupytext.read(source)
+    output.parent.mkdir(parents=True, exist_ok=True)
+    staging = output.with_suffix(".unexecuted.ipynb")
+    jupytext.write(notebook, staging)
+    start = time.perf_counter()
+    try:
+        papermill.execute_notebook(str(staging), str(output), parameters=parameters or {},
+                                   kernel_name=KERNEL, cwd=str(cwd), progress_bar=False)
+    finally:
+        staging.unlink(missing_ok=True)
+    return time.perf_counter() - start
+
+
+def write_environment_page(root: Path, profile: str, timings: dict) -> Path:
+    """The methods page's record of what built this copy of the book."""
+    info = record()
+    lines = [f"| profile | `{profile}`: {PROFILES[profile].description} |",
+             "|---|---|",
+             f"| git commit | `{info['git_commit']}` |",
+             f"| built (UTC) | {info['utc_time']} |"]
+    lines += [f"| {key} | {value} |" for key, value in info["machine"].items()]
+    lines += [f"| {name} | {version} |" for name, version in info["packages"].items()]
+    rows = ["| notebook | seconds |", "|---|---|"]
+    rows += [f"| {name} | {seconds:.1f} |" for name, seconds in timings.items()]
+    page = root / "book" / "_generated" / "environment.md"
+    page.parent.mkdir(parents=True, exist_ok=True)
+    page.write_text("\n".join(lines) + "\n\nExecution times of the chapters in this build:\n\n"
+                    + "\n".join(rows) + "\n")
+    (page.parent / "environment.json").write_text(json.dumps(
+        {**info, "profile": profile, "timings_s": timings}, indent=1))
+    return page
+
+
+def execute_chapters(root: Path, profile: str) -> dict:
+    """Run every claim notebook at ``profile`` into book/chapters/."""
+    timings = {}
+    for source in notebook_sources(root):
+        target = root / "book" / "chapters" / (source.stem + ".ipynb")
+        print(f"executing {source.name} at profile {profile!r}", flush=True)
+        timings[source.stem] = round(execute(source, target, {"profile": profile},
+                                             root / "notebooks"), 1)
+    return timings
+
+
+def refresh_committed_notebooks(root: Path) -> None:
+    """Re-execute notebooks/*.ipynb at their defaults (the smoke profile) for nbval."""
+    for source in notebook_sources(root):
+        print(f"executing {source.name} at its default (smoke) parameters", flush=True)
+        execute(source, source.with_suffix(".ipynb"), None, source.parent)
+
+
+def build_html(root: Path) -> None:
+    """jupyter-book build with warnings as errors; raises on failure."""
+    jb = Path(sys.executable).with_name("jupyter-book")
+    command = [str(jb) if jb.exists() else "jupyter-book", "build", str(root),
+               "-W", "-n", "--keep-going"]
+    subprocess.run(command, check=True)
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--profile", default="cpu", choices=tuple(PROFILES))
+    parser.add_argument("--root", type=Path, default=None, help="repository root")
+    parser.add_argument("--notebooks-only", action="store_true",
+                        help="refresh notebooks/*.ipynb at the smoke profile and stop")
+    parser.add_argument("--no-html", action="store_true", help="execute, do not build")
+    args = parser.parse_args(argv)
+    root = (args.root or repo_root()).resolve()
+    if args.notebooks_only:
+        refresh_committed_notebooks(root)
+        return 0
+    if (root / "_build" / "html").exists():
+        shutil.rmtree(root / "_build" / "html")  # no stale page survives a rebuild
+    timings = execute_chapters(root, args.profile)
+    write_environment_page(root, args.profile, timings)
+    if not args.no_html:
+        build_html(root)
+        print(f"book built: {root / '_build' / 'html' / 'index.html'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
