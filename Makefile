@@ -21,7 +21,7 @@ book: $(STAMP)
 	$(BIN)/python -m albert_rerun.book --profile $(PROFILE)
 
 test: $(STAMP)
-	$(BIN)/python -m pytest tests
+	$(BIN)/python -m pytest
 
 # Refresh the committed smoke-profile outputs that nbval compares against.
 notebooks: $(STAMP)
