@@ -1,0 +1,366 @@
+"""The pretraining engine: one function from a typed run config to stored metrics.
+
+Every run is deterministic given its config: the instances of epoch e are built with
+seed (seed, e), the masks of step s with (seed, s), dropout with (seed, s). A run
+killed at any point resumes from its last checkpoint and ends with the same metrics.
+"""
+from __future__ import annotations
+
+import dataclasses
+import logging
+import math
+import os
+import queue
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from .config import ModelConfig
+from .model import AlbertForPreTraining
+from .pretraining_data import (MaskingConfig, OBJECTIVES, create_instances, mask_batch,
+                               tokenize_split, tokenizer_arrays)
+from .provenance import record
+from .results import atomic_write_json, config_hash, load_result
+from .tokenizer import DEFAULT_VOCAB_SIZE, Tokenizer
+
+log = logging.getLogger(__name__)
+OPTIMIZERS = ("adamw", "lamb")
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    """Everything that determines a pretraining run's result."""
+
+    model: ModelConfig
+    objective: str = "sop"  # sop | nsp | none
+    max_seq_length: int = 128
+    batch_size: int = 64
+    max_predictions: int = 20  # masked tokens per sequence, at most
+    optimizer: str = "lamb"  # lamb (the paper) | adamw
+    learning_rate: float = 2e-3
+    weight_decay: float = 0.01
+    warmup_steps: int = 100
+    max_steps: int = 1000  # budget in steps (the LR schedule's length)
+    max_seconds: float = 0.0  # wall-clock budget of training time; 0 for none
+    seed: int = 0
+    eval_examples: int = 512  # held-out sequences per evaluation
+    curve_every: int = 100  # steps between learning-curve points (0: none)
+    device: str = "auto"
+    sop_random_for_single: bool = False  # official SOP's NSP-style negatives
+
+    def __post_init__(self):
+        if self.objective not in OBJECTIVES:
+            raise ValueError(f"RunConfig.objective must be one of {OBJECTIVES}, "
+                             f"got {self.objective!r}")
+        if self.optimizer not in OPTIMIZERS:
+            raise ValueError(f"RunConfig.optimizer must be one of {OPTIMIZERS}, "
+                             f"got {self.optimizer!r}")
+        for name in ("max_seq_length", "batch_size", "max_predictions", "max_steps",
+                     "eval_examples"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"RunConfig.{name} must be >= 1, got {getattr(self, name)}")
+        if self.max_seq_length > self.model.max_position_embeddings:
+            raise ValueError("RunConfig.max_seq_length exceeds the model's "
+                             "max_position_embeddings")
+
+    def to_dict(self) -> dict:
+        values = dataclasses.asdict(self)
+        values["model"] = self.model.to_dict()
+        return values
+
+    @classmethod
+    def from_dict(cls, values: dict) -> "RunConfig":
+        return cls(**{**values, "model": ModelConfig.from_dict(values["model"])})
+
+    def replace(self, **changes) -> "RunConfig":
+        return dataclasses.replace(self, **changes)
+
+    @property
+    def vocab_size(self) -> int:
+        return self.model.vocab_size
+
+
+def resolve_device(device: str) -> torch.device:
+    if device == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    return torch.device(device)
+
+
+def learning_rate(config: RunConfig, step: int, elapsed: float) -> float:
+    """Linear warm-up, then linear decay to 0 at the budget (steps or seconds)."""
+    if step < config.warmup_steps:
+        return config.learning_rate * (step + 1) / config.warmup_steps
+    progress = (step - config.warmup_steps) / max(1, config.max_steps - config.warmup_steps)
+    if config.max_seconds:
+        progress = max(progress, elapsed / config.max_seconds)
+    return config.learning_rate * max(0.0, 1.0 - progress)
+
+
+def make_optimizer(model: torch.nn.Module, config: RunConfig):
+    """LayerNorm weights and biases get no weight decay (as the official LAMB)."""
+    decay, no_decay = [], []
+    for name, parameter in model.named_parameters():
+        (no_decay if parameter.dim() < 2 else decay).append(parameter)
+    groups = [{"params": decay, "weight_decay": config.weight_decay},
+              {"params": no_decay, "weight_decay": 0.0}]
+    if config.optimizer == "lamb":
+        from pytorch_optimizer import Lamb
+        return Lamb(groups, lr=config.learning_rate, betas=(0.9, 0.999), eps=1e-6,
+                    max_grad_norm=0.0)
+    return torch.optim.AdamW(groups, lr=config.learning_rate, betas=(0.9, 0.999), eps=1e-6)
+
+
+# -- data stream ---------------------------------------------------------------------
+
+class BatchStream:
+    """Masked training batches for steps start, start+1, ...; built in a thread.
+
+    Building a batch (masking in numpy) overlaps with the model's step, which runs in
+    C++ without the GIL: the data pipeline stays off the critical path.
+    """
+
+    def __init__(self, config: RunConfig, tokenizer: Tokenizer, corpus, start_step: int):
+        self.config, self.tokenizer, self.corpus = config, tokenizer, corpus
+        self.arrays = tokenizer_arrays(tokenizer)
+        self.masking = MaskingConfig(max_predictions=config.max_predictions)
+        self.queue: queue.Queue = queue.Queue(maxsize=4)
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._fill, args=(start_step,), daemon=True)
+        self.thread.start()
+
+    def _epoch(self, epoch: int):
+        instances = create_instances(self.corpus, self.tokenizer, self.config.objective,
+                                     self.config.max_seq_length, seed=self.config.seed * 1000 + epoch,
+                                     sop_random_for_single=self.config.sop_random_for_single)
+        order = np.random.default_rng([self.config.seed, epoch, 7]).permutation(len(instances))
+        return instances, order, len(instances) // self.config.batch_size
+
+    def _fill(self, start_step: int):
+        try:
+            epoch, first_step = 0, 0
+            instances, order, steps = self._epoch(0)
+            while first_step + steps <= start_step:  # skip whole epochs when resuming
+                first_step += steps
+                epoch += 1
+                instances, order, steps = self._epoch(epoch)
+            step = start_step
+            while not self.stop.is_set():
+                if step - first_step >= steps:
+                    first_step += steps
+                    epoch += 1
+                    instances, order, steps = self._epoch(epoch)
+                k = step - first_step
+                rows = order[k * self.config.batch_size:(k + 1) * self.config.batch_size]
+                self._put((step, self._batch(instances, rows, [self.config.seed, step])))
+                step += 1
+        except BaseException as error:  # surface errors in the consumer
+            self._put((None, error))
+
+    def _put(self, item) -> None:
+        while not self.stop.is_set():
+            try:
+                self.queue.put(item, timeout=0.1)
+                return
+            except queue.Full:
+                continue
+
+    def _batch(self, instances, rows, seed):
+        rng = np.random.default_rng(seed)
+        ids, labels = mask_batch(instances, rows, self.arrays, self.masking, rng)
+        T = int(instances.lengths[rows].max())  # trim the padding every row shares
+        return {"input_ids": torch.from_numpy(ids[:, :T]),
+                "token_type_ids": torch.from_numpy(instances.token_type_ids[rows, :T].astype(np.int64)),
+                "attention_mask": torch.from_numpy((np.arange(T)[None, :] <
+                                                    instances.lengths[rows, None]).astype(np.int64)),
+                "mlm_labels": torch.from_numpy(labels[:, :T]),
+                "sentence_labels": torch.from_numpy(instances.sentence_labels[rows].copy())}
+
+    def next(self, expected_step: int) -> dict:
+        step, batch = self.queue.get()
+        if step is None:
+            raise batch
+        assert step == expected_step, (step, expected_step)
+        return batch
+
+    def close(self):
+        self.stop.set()
+        try:
+            while True:
+                self.queue.get_nowait()
+        except queue.Empty:
+            pass
+
+
+# -- evaluation ---------------------------------------------------------------------
+
+class HeldOut:
+    """Fixed validation batches: MLM on the model's objective, SOP and NSP pairs."""
+
+    def __init__(self, config: RunConfig, tokenizer: Tokenizer, corpus):
+        self.sets = {}
+        masking = MaskingConfig(max_predictions=config.max_predictions)
+        arrays = tokenizer_arrays(tokenizer)
+        for objective in ("sop", "nsp", config.objective):
+            if objective in self.sets:
+                continue
+            instances = create_instances(corpus, tokenizer, objective, config.max_seq_length,
+                                         seed=12345)
+            rows = np.arange(min(config.eval_examples, len(instances)))
+            ids, labels = mask_batch(instances, rows, arrays, masking,
+                                     np.random.default_rng(54321))
+            self.sets[objective] = {
+                "input_ids": torch.from_numpy(ids),
+                "token_type_ids": torch.from_numpy(instances.token_type_ids[rows].astype(np.int64)),
+                "attention_mask": torch.from_numpy((np.arange(ids.shape[1])[None, :] <
+                                                    instances.lengths[rows, None]).astype(np.int64)),
+                "mlm_labels": torch.from_numpy(labels),
+                "sentence_labels": torch.from_numpy(instances.sentence_labels[rows].copy())}
+
+
+@torch.no_grad()
+def evaluate(model, held_out: HeldOut, objective: str, device, batch_size: int = 64,
+             limit: int | None = None) -> dict:
+    """Held-out MLM accuracy/loss (model's objective) and its head's SOP/NSP accuracy."""
+    model.eval()
+    metrics = {}
+    for name, data in held_out.sets.items():
+        n = len(data["input_ids"]) if limit is None else min(limit, len(data["input_ids"]))
+        correct = total = sentence_correct = 0
+        loss_sum = 0.0
+        for start in range(0, n, batch_size):
+            batch = {k: v[start:min(n, start + batch_size)].to(device) for k, v in data.items()}
+            out = model(batch["input_ids"], batch["token_type_ids"], batch["attention_mask"],
+                        mlm_labels=batch["mlm_labels"])
+            targets = batch["mlm_labels"][batch["mlm_labels"] != -100]
+            correct += (out.mlm_logits.argmax(-1) == targets).sum().item()
+            total += targets.numel()
+            loss_sum += out.mlm_loss.item() * targets.numel()
+            sentence_correct += (out.sentence_logits.argmax(-1)
+                                 == batch["sentence_labels"]).sum().item()
+        if name == objective:
+            metrics["mlm_accuracy"] = correct / total
+            metrics["mlm_loss"] = loss_sum / total
+        if name in ("sop", "nsp"):
+            metrics[f"{name}_accuracy_head"] = sentence_correct / n
+    model.train()
+    return metrics
+
+
+# -- the run -------------------------------------------------------------------------
+
+def _save_checkpoint(path: Path, model, optimizer, state: dict) -> None:
+    payload = {"model": model.state_dict(), "optimizer": optimizer.state_dict(), **state}
+    partial = path.with_suffix(".partial")
+    torch.save(payload, partial)
+    os.replace(partial, path)  # atomic
+
+
+def _load_checkpoint(path: Path, model, optimizer):
+    """The saved state, or None (with a warning) when absent or corrupt."""
+    if not path.exists():
+        return None
+    try:
+        payload = torch.load(path, weights_only=True, map_location="cpu")
+        model.load_state_dict(payload["model"])
+        optimizer.load_state_dict(payload["optimizer"])
+        return {k: v for k, v in payload.items() if k not in ("model", "optimizer")}
+    except Exception as error:
+        print(f"warning: checkpoint {path} is corrupt ({error}); starting the run over")
+        path.unlink(missing_ok=True)
+        return None
+
+
+def pretrain(config: RunConfig, workdir: Path, checkpoint_every: int = 100,
+             quiet: bool = False, stop_after: int | None = None) -> dict:
+    """Train (or resume) one run in ``workdir``; return metrics and the model state.
+
+    ``stop_after`` ends the process's work early at that step (tests use it to
+    simulate an interruption); the checkpoint then holds the run.
+    """
+    from tqdm.auto import tqdm
+
+    device = resolve_device(config.device)
+    torch.set_num_threads(max(1, len(os.sched_getaffinity(0))))
+    tokenizer = Tokenizer(path=None, vocab_size=config.vocab_size)
+    if tokenizer.vocab_size != config.model.vocab_size:
+        raise ValueError(f"model vocab_size {config.model.vocab_size} != tokenizer's "
+                         f"{tokenizer.vocab_size}")
+    torch.manual_seed(config.seed)
+    model = AlbertForPreTraining(config.model).to(device)
+    optimizer = make_optimizer(model, config)
+    workdir.mkdir(parents=True, exist_ok=True)
+    checkpoint = workdir / "checkpoint.pt"
+    state = _load_checkpoint(checkpoint, model, optimizer) or {
+        "step": 0, "seconds": 0.0, "tokens": 0, "curve": []}
+    held_out = HeldOut(config, tokenizer, tokenize_split("validation", tokenizer))
+    stream = BatchStream(config, tokenizer, tokenize_split("train", tokenizer), state["step"])
+    autocast = torch.autocast("cuda", dtype=torch.bfloat16) if device.type == "cuda" \
+        else torch.autocast("cpu", enabled=False)
+    bar = tqdm(total=config.max_steps, initial=state["step"], disable=quiet,
+               desc=f"{config.objective} H{config.model.hidden_size}", leave=False)
+    try:
+        while state["step"] < config.max_steps and not (
+                config.max_seconds and state["seconds"] >= config.max_seconds):
+            if stop_after is not None and state["step"] >= stop_after:
+                return {"interrupted_at": state["step"]}
+            step = state["step"]
+            batch = {k: v.to(device, non_blocking=True) for k, v in stream.next(step).items()}
+            started = time.perf_counter()
+            for group in optimizer.param_groups:
+                group["lr"] = learning_rate(config, step, state["seconds"])
+            torch.manual_seed(config.seed * 1_000_003 + step)  # dropout, step-determined
+            with autocast:
+                out = model(batch["input_ids"], batch["token_type_ids"],
+                            batch["attention_mask"], mlm_labels=batch["mlm_labels"],
+                            sentence_labels=(batch["sentence_labels"]
+                                             if config.objective != "none" else None))
+            out.loss.backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            optimizer.step()
+            optimizer.zero_grad(set_to_none=True)
+            loss = out.loss.item()
+            state["seconds"] += time.perf_counter() - started
+            state["tokens"] += int(batch["attention_mask"].sum())
+            state["step"] = step + 1
+            bar.update(1)
+            bar.set_postfix(loss=f"{loss:.2f}",
+                            tok_s=f"{state['tokens'] / max(state['seconds'], 1e-9):,.0f}")
+            if config.curve_every and state["step"] % config.curve_every == 0:
+                point = evaluate(model, held_out, config.objective, device,
+                                 limit=min(256, config.eval_examples))
+                state["curve"].append({"step": state["step"], "seconds": state["seconds"],
+                                       "tokens": state["tokens"], "train_loss": loss, **point})
+            if state["step"] % checkpoint_every == 0:
+                _save_checkpoint(checkpoint, model, optimizer, state)
+    finally:
+        stream.close()
+        bar.close()
+    metrics = evaluate(model, held_out, config.objective, device)
+    metrics.update(steps=state["step"], train_seconds=state["seconds"], tokens=state["tokens"],
+                   tokens_per_second=state["tokens"] / max(state["seconds"], 1e-9))
+    return {"metrics": metrics, "curve": state["curve"], "model": model}
+
+
+def run(config: RunConfig, store: Path, quiet: bool = False, fresh: bool = False) -> dict:
+    """The stored result of ``config`` under ``store``, training it if missing."""
+    resolved = config.to_dict()
+    name = config_hash(resolved)
+    path = store / f"{name}.json"
+    if not fresh:
+        stored = load_result(path, resolved)
+        if stored is not None:
+            return stored
+    workdir = store / "checkpoints" / name
+    started = time.time()
+    outcome = pretrain(config, workdir, quiet=quiet)
+    result = {"config": resolved, "hash": name, "metrics": outcome["metrics"],
+              "curve": outcome["curve"], "provenance": record(),
+              "wall_seconds": time.time() - started}
+    atomic_write_json(path, result)
+    torch.save(outcome["model"].state_dict(), store / "checkpoints" / name / "final.pt")
+    (workdir / "checkpoint.pt").unlink(missing_ok=True)
+    return result
