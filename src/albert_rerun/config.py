@@ -11,6 +11,7 @@ from typing import Optional
 
 SHARING_SCHEMES = ("none", "attention", "ffn", "all")
 ACTIVATIONS = ("gelu_new", "gelu", "relu")
+POSITION_INITS = ("normal", "sinusoidal")
 
 
 @dataclass(frozen=True)
@@ -34,6 +35,7 @@ class ModelConfig:
     project_embeddings: Optional[bool] = None  # None: an E->H projection only when E != H (TF)
     layer_norm_eps: float = 1e-12
     initializer_range: float = 0.02
+    position_init: str = "normal"  # normal: N(0, range) as BERT; sinusoidal: Vaswani's, scaled to range
     pad_token_id: int = 0
 
     def __post_init__(self) -> None:
@@ -68,6 +70,9 @@ class ModelConfig:
         if self.hidden_act not in ACTIVATIONS:
             raise ValueError(f"ModelConfig.hidden_act must be one of {ACTIVATIONS}, "
                              f"got {self.hidden_act!r}")
+        if self.position_init not in POSITION_INITS:
+            raise ValueError(f"ModelConfig.position_init must be one of {POSITION_INITS}, "
+                             f"got {self.position_init!r}")
         if self.num_hidden_layers % self.num_hidden_groups:
             raise ValueError(
                 f"ModelConfig.num_hidden_groups ({self.num_hidden_groups}) must divide "

@@ -176,11 +176,33 @@ def init_weights(module: nn.Module, std: float) -> None:
         nn.init.zeros_(module.bias)
 
 
+def _init_positions(model: "AlbertModel", config: ModelConfig) -> None:
+    if config.position_init == "sinusoidal":
+        weight = model.embeddings.position_embeddings.weight
+        with torch.no_grad():
+            weight.copy_(sinusoidal_positions(*weight.shape, config.initializer_range))
+
+
 def extended_attention_mask(attention_mask: Optional[torch.Tensor]) -> Optional[torch.Tensor]:
     """(B, T) 1/0 padding mask -> (B, 1, 1, T) boolean mask for SDPA (True = attend)."""
     if attention_mask is None:
         return None
     return attention_mask[:, None, None, :].bool()
+
+
+def sinusoidal_positions(positions: int, width: int, std: float) -> torch.Tensor:
+    """Vaswani et al.'s sin/cos table, rescaled to the embeddings' standard deviation.
+
+    An initialization only: the table stays a learned parameter. It gives attention a
+    relative-position signal from step 0 (tried in the recipe search).
+    """
+    position = torch.arange(positions, dtype=torch.float32)[:, None]
+    frequency = torch.exp(torch.arange(0, width, 2, dtype=torch.float32)
+                          * (-math.log(10000.0) / width))
+    table = torch.zeros(positions, width)
+    table[:, 0::2] = torch.sin(position * frequency)
+    table[:, 1::2] = torch.cos(position * frequency[: width // 2])
+    return table * (std / table.std())
 
 
 class AlbertModel(nn.Module):
@@ -223,6 +245,7 @@ class AlbertForPreTraining(nn.Module):
         self.mlm_head = MLMHead(config, self.albert.embeddings.word_embeddings)
         self.sentence_head = SentencePairHead(config)
         self.apply(lambda m: init_weights(m, config.initializer_range))
+        _init_positions(self.albert, config)
 
     def forward(self, input_ids, token_type_ids=None, attention_mask=None,
                 mlm_labels=None, sentence_labels=None, output_hidden_states=False,
@@ -263,6 +286,7 @@ class AlbertForSequenceClassification(nn.Module):
         self.dropout = nn.Dropout(config.classifier_dropout_prob)
         self.classifier = nn.Linear(config.hidden_size, num_labels)
         self.apply(lambda m: init_weights(m, config.initializer_range))
+        _init_positions(self.albert, config)
 
     def forward(self, input_ids, token_type_ids=None, attention_mask=None, labels=None):
         _, pooled, _ = self.albert(input_ids, token_type_ids, attention_mask)

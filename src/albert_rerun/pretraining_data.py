@@ -43,6 +43,23 @@ class TokenizedCorpus:
     def num_documents(self) -> int:
         return len(self.document_starts) - 1
 
+    def subset(self, count: int, seed: int = 0) -> "TokenizedCorpus":
+        """``count`` documents chosen with a fixed seed (smaller profiles and tests)."""
+        if count <= 0 or count >= self.num_documents:
+            return self
+        chosen = np.sort(np.random.default_rng(seed).permutation(self.num_documents)[:count])
+        tokens, sentence_lengths, per_document = [], [], []
+        s = self.sentence_starts
+        for d in chosen:
+            first, last = self.document_starts[d], self.document_starts[d + 1]
+            tokens.append(self.tokens[s[first]:s[last]])
+            sentence_lengths.append(np.diff(s[first:last + 1]))
+            per_document.append(last - first)
+        lengths = np.concatenate(sentence_lengths)
+        return TokenizedCorpus(np.concatenate(tokens),
+                               np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64),
+                               np.concatenate([[0], np.cumsum(per_document)]).astype(np.int64))
+
     def document(self, d: int) -> list:
         first, last = self.document_starts[d], self.document_starts[d + 1]
         s = self.sentence_starts
@@ -137,12 +154,13 @@ def _random_segment(corpus, exclude: int, length: int, rng) -> list:
 
 def create_instances(corpus: TokenizedCorpus, tokenizer: Tokenizer, objective: str,
                      max_seq_length: int, seed: int, short_seq_prob: float = 0.1,
-                     sop_random_for_single: bool = False) -> Instances:
+                     sop_random_for_single: bool = False, limit: int | None = None) -> Instances:
     """One pass over the corpus, as the official builder (dupe_factor 1 per call).
 
     ``sop_random_for_single``: the official SOP builder takes B from another document
     when a chunk holds one sentence (an NSP-style negative). Off by default: we split
     that sentence at a random token instead, so SOP data hold no topic cue.
+    ``limit``: stop after that many instances (held-out and probe sets).
     """
     if objective not in OBJECTIVES:
         raise ValueError(f"objective must be one of {OBJECTIVES}, got {objective!r}")
@@ -151,6 +169,8 @@ def create_instances(corpus: TokenizedCorpus, tokenizer: Tokenizer, objective: s
     max_tokens = max_seq_length - (3 if pair else 2)
     examples = []
     for d in rng.permutation(corpus.num_documents):
+        if limit is not None and len(examples) >= limit:
+            break
         document = corpus.document(int(d))
         target = max_tokens
         if rng.random() < short_seq_prob:
@@ -185,6 +205,7 @@ def create_instances(corpus: TokenizedCorpus, tokenizer: Tokenizer, objective: s
                         examples.append((a, b, label))
                 chunk, length = [], 0
             i += 1
+    examples = examples[:limit] if limit is not None else examples
     n = len(examples)
     input_ids = np.zeros((n, max_seq_length), dtype=np.int32)
     token_types = np.zeros((n, max_seq_length), dtype=np.int8)

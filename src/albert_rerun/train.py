@@ -20,6 +20,7 @@ import numpy as np
 import torch
 
 from .config import ModelConfig
+from .finetune import FinetuneProtocol, cls_features, finetune, linear_probe
 from .model import AlbertForPreTraining
 from .pretraining_data import (MaskingConfig, OBJECTIVES, create_instances, mask_batch,
                                tokenize_split, tokenizer_arrays)
@@ -51,6 +52,9 @@ class RunConfig:
     curve_every: int = 100  # steps between learning-curve points (0: none)
     device: str = "auto"
     sop_random_for_single: bool = False  # official SOP's NSP-style negatives
+    probe_examples: int = 1024  # training pairs for the frozen-encoder SOP/NSP probes
+    train_documents: int = 0  # pretrain on this many training documents; 0: all
+    finetune: FinetuneProtocol | None = field(default_factory=FinetuneProtocol)  # None: skip
 
     def __post_init__(self):
         if self.objective not in OBJECTIVES:
@@ -68,13 +72,14 @@ class RunConfig:
                              "max_position_embeddings")
 
     def to_dict(self) -> dict:
-        values = dataclasses.asdict(self)
-        values["model"] = self.model.to_dict()
-        return values
+        return dataclasses.asdict(self)
 
     @classmethod
     def from_dict(cls, values: dict) -> "RunConfig":
-        return cls(**{**values, "model": ModelConfig.from_dict(values["model"])})
+        finetune_values = values.get("finetune")
+        return cls(**{**values, "model": ModelConfig.from_dict(values["model"]),
+                      "finetune": FinetuneProtocol(**finetune_values) if finetune_values
+                      else None})
 
     def replace(self, **changes) -> "RunConfig":
         return dataclasses.replace(self, **changes)
@@ -208,12 +213,13 @@ class HeldOut:
             if objective in self.sets:
                 continue
             instances = create_instances(corpus, tokenizer, objective, config.max_seq_length,
-                                         seed=12345)
+                                         seed=12345, limit=config.eval_examples)
             rows = np.arange(min(config.eval_examples, len(instances)))
             ids, labels = mask_batch(instances, rows, arrays, masking,
                                      np.random.default_rng(54321))
             self.sets[objective] = {
                 "input_ids": torch.from_numpy(ids),
+                "original_ids": torch.from_numpy(instances.input_ids[rows].astype(np.int64)),
                 "token_type_ids": torch.from_numpy(instances.token_type_ids[rows].astype(np.int64)),
                 "attention_mask": torch.from_numpy((np.arange(ids.shape[1])[None, :] <
                                                     instances.lengths[rows, None]).astype(np.int64)),
@@ -232,7 +238,8 @@ def evaluate(model, held_out: HeldOut, objective: str, device, batch_size: int =
         correct = total = sentence_correct = 0
         loss_sum = 0.0
         for start in range(0, n, batch_size):
-            batch = {k: v[start:min(n, start + batch_size)].to(device) for k, v in data.items()}
+            batch = {k: v[start:min(n, start + batch_size)].to(device) for k, v in data.items()
+                     if k != "original_ids"}
             out = model(batch["input_ids"], batch["token_type_ids"], batch["attention_mask"],
                         mlm_labels=batch["mlm_labels"])
             targets = batch["mlm_labels"][batch["mlm_labels"] != -100]
@@ -246,6 +253,33 @@ def evaluate(model, held_out: HeldOut, objective: str, device, batch_size: int =
             metrics["mlm_loss"] = loss_sum / total
         if name in ("sop", "nsp"):
             metrics[f"{name}_accuracy_head"] = sentence_correct / n
+    model.train()
+    return metrics
+
+
+def probe_sentence_tasks(model, config: RunConfig, tokenizer, train_corpus,
+                         held_out: HeldOut, device) -> dict:
+    """SOP and NSP accuracy of a logistic-regression probe on frozen [CLS] features.
+
+    Every model gets the same probe, whatever its own head was trained for (Table 5).
+    """
+    metrics = {}
+    for task in ("sop", "nsp"):
+        instances = create_instances(train_corpus, tokenizer, task, config.max_seq_length,
+                                     seed=999, limit=config.probe_examples)
+        rows = np.arange(min(config.probe_examples, len(instances)))
+        mask = (np.arange(instances.input_ids.shape[1])[None, :]
+                < instances.lengths[rows, None]).astype(np.int64)
+        train_inputs = {"input_ids": torch.from_numpy(instances.input_ids[rows].astype(np.int64)),
+                        "token_type_ids": torch.from_numpy(
+                            instances.token_type_ids[rows].astype(np.int64)),
+                        "attention_mask": torch.from_numpy(mask)}
+        test = held_out.sets[task]
+        test_inputs = {"input_ids": test["original_ids"], "token_type_ids": test["token_type_ids"],
+                       "attention_mask": test["attention_mask"]}
+        metrics[f"{task}_accuracy_probe"] = linear_probe(
+            cls_features(model, train_inputs, device), instances.sentence_labels[rows],
+            cls_features(model, test_inputs, device), test["sentence_labels"].numpy())
     model.train()
     return metrics
 
@@ -297,7 +331,8 @@ def pretrain(config: RunConfig, workdir: Path, checkpoint_every: int = 100,
     state = _load_checkpoint(checkpoint, model, optimizer) or {
         "step": 0, "seconds": 0.0, "tokens": 0, "curve": []}
     held_out = HeldOut(config, tokenizer, tokenize_split("validation", tokenizer))
-    stream = BatchStream(config, tokenizer, tokenize_split("train", tokenizer), state["step"])
+    train_corpus = tokenize_split("train", tokenizer).subset(config.train_documents)
+    stream = BatchStream(config, tokenizer, train_corpus, state["step"])
     autocast = torch.autocast("cuda", dtype=torch.bfloat16) if device.type == "cuda" \
         else torch.autocast("cpu", enabled=False)
     bar = tqdm(total=config.max_steps, initial=state["step"], disable=quiet,
@@ -342,6 +377,18 @@ def pretrain(config: RunConfig, workdir: Path, checkpoint_every: int = 100,
     metrics = evaluate(model, held_out, config.objective, device)
     metrics.update(steps=state["step"], train_seconds=state["seconds"], tokens=state["tokens"],
                    tokens_per_second=state["tokens"] / max(state["seconds"], 1e-9))
+    metrics.update(probe_sentence_tasks(model, config, tokenizer, train_corpus, held_out,
+                                        device))
+    if config.finetune is not None:
+        state_dict = {k: v.detach().cpu() for k, v in model.state_dict().items()}
+        for task in ("sentiment", "genre"):
+            outcome = finetune(state_dict, config.model, task, config.finetune, config.seed,
+                               device, tokenizer)
+            metrics[f"{task}_accuracy"] = outcome["test_accuracy"]
+            metrics[f"{task}_validation_accuracy"] = outcome["validation_accuracy"]
+            metrics[f"{task}_majority"] = outcome["test_majority"]
+        metrics["downstream_average"] = (metrics["sentiment_accuracy"]
+                                         + metrics["genre_accuracy"]) / 2
     return {"metrics": metrics, "curve": state["curve"], "model": model}
 
 

@@ -1,0 +1,62 @@
+"""The recipe search: learning curves of candidate recipes on this CPU.
+
+A naive post-LN tiny ALBERT stays on the unigram plateau (held-out MLM accuracy
+about 5-8%) for many minutes here. Before any claim is sized, this measures which
+knobs (optimizer, learning rate, position initialization, width, sequence length)
+leave it fastest, in steps and in seconds. Results go to data/results/recipe/ and the
+methods chapter plots them.
+
+    .venv/bin/python -m albert_rerun.recipe [--only NAME ...]
+"""
+from __future__ import annotations
+
+import argparse
+
+from .config import ModelConfig
+from .results import results_dir
+from .train import RunConfig, run
+
+
+def base_model(**changes) -> ModelConfig:
+    values = dict(vocab_size=8000, embedding_size=64, hidden_size=128, num_hidden_layers=4,
+                  num_attention_heads=2, intermediate_size=512, max_position_embeddings=128,
+                  sharing="all")
+    values.update(changes)
+    return ModelConfig(**values)
+
+
+def base_run(**changes) -> RunConfig:
+    values = dict(model=base_model(), objective="sop", max_seq_length=64, batch_size=32,
+                  max_predictions=10, optimizer="adamw", learning_rate=1e-3, warmup_steps=60,
+                  max_steps=600, eval_examples=256, probe_examples=512, curve_every=50,
+                  finetune=None, device="cpu")
+    values.update(changes)
+    return RunConfig(**values)
+
+
+CANDIDATES = {
+    "adamw-1e-3": base_run(),
+    "adamw-3e-3": base_run(learning_rate=3e-3),
+    "lamb-5e-3": base_run(optimizer="lamb", learning_rate=5e-3),
+    "lamb-2e-2": base_run(optimizer="lamb", learning_rate=2e-2),
+    "adamw-1e-3-sinusoidal": base_run(model=base_model(position_init="sinusoidal")),
+    "adamw-3e-3-sinusoidal": base_run(model=base_model(position_init="sinusoidal"),
+                                      learning_rate=3e-3),
+}
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--only", nargs="*", default=None, choices=tuple(CANDIDATES))
+    args = parser.parse_args(argv)
+    store = results_dir("recipe")
+    for name in args.only or CANDIDATES:
+        result = run(CANDIDATES[name], store, quiet=True)
+        m = result["metrics"]
+        print(f"{name:>24}: MLM {m['mlm_accuracy']:.3f} after {m['steps']} steps, "
+              f"{m['train_seconds']:.0f} s, {m['tokens_per_second']:,.0f} tok/s", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

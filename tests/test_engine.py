@@ -1,0 +1,127 @@
+"""The pretraining engine on a tiny config: it learns, it resumes after kill -9 with
+the same metrics, and the results store reuses, rejects and recomputes correctly."""
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import torch
+
+from albert_rerun.config import ModelConfig
+from albert_rerun.train import RunConfig, learning_rate, pretrain, run
+
+TINY = ModelConfig(vocab_size=8000, embedding_size=16, hidden_size=32, num_hidden_layers=2,
+                   num_attention_heads=2, intermediate_size=64, max_position_embeddings=32)
+
+
+def tiny_run(**changes) -> RunConfig:
+    values = dict(model=TINY, objective="sop", max_seq_length=32, batch_size=8,
+                  max_predictions=5, optimizer="adamw", learning_rate=2e-3, warmup_steps=3,
+                  max_steps=16, eval_examples=64, probe_examples=128, curve_every=8,
+                  finetune=None, device="cpu", train_documents=60)
+    values.update(changes)
+    return RunConfig(**values)
+
+
+COMPARED = ("mlm_accuracy", "mlm_loss", "sop_accuracy_head", "nsp_accuracy_head",
+            "sop_accuracy_probe", "nsp_accuracy_probe", "steps", "tokens")
+
+
+def test_invalid_run_config_names_the_field():
+    with pytest.raises(ValueError, match="objective"):
+        tiny_run(objective="mlm-only")
+    with pytest.raises(ValueError, match="optimizer"):
+        tiny_run(optimizer="sgd")
+    with pytest.raises(ValueError, match="max_seq_length"):
+        tiny_run(max_seq_length=64)
+
+
+def test_schedule_warms_up_then_decays_to_zero():
+    config = tiny_run(max_steps=100, warmup_steps=10, learning_rate=1.0)
+    assert learning_rate(config, 0, 0) == pytest.approx(0.1)
+    assert learning_rate(config, 9, 0) == pytest.approx(1.0)
+    assert learning_rate(config, 55, 0) == pytest.approx(0.5)
+    assert learning_rate(config, 100, 0) == 0.0
+    timed = config.replace(max_seconds=10.0)
+    assert learning_rate(timed, 20, 5.0) == pytest.approx(0.5)  # the clock is later
+
+
+def test_training_lowers_the_loss(tmp_path):
+    out = pretrain(tiny_run(max_steps=40, curve_every=10), tmp_path, quiet=True)
+    curve = out["curve"]
+    assert curve[-1]["train_loss"] < curve[0]["train_loss"]
+    assert out["metrics"]["mlm_loss"] < 8.9  # ln(8000) = 8.99: below a uniform guess
+    assert out["metrics"]["steps"] == 40 and out["metrics"]["tokens"] > 40 * 8 * 10
+
+
+_CHILD = """
+import sys, time, torch
+from pathlib import Path
+sys.path.insert(0, {tests!r})
+from test_engine import tiny_run
+from albert_rerun.train import pretrain
+original = torch.optim.AdamW.step
+def slow_step(self, *a, **k):
+    time.sleep(0.15)  # give the parent time to kill us between checkpoints
+    return original(self, *a, **k)
+torch.optim.AdamW.step = slow_step
+pretrain(tiny_run(), Path({workdir!r}), checkpoint_every=4, quiet=True)
+print("finished")
+"""
+
+
+def test_kill_9_then_resume_gives_the_same_metrics(tmp_path):
+    reference = pretrain(tiny_run(), tmp_path / "reference", quiet=True)["metrics"]
+    workdir = tmp_path / "killed"
+    child = subprocess.Popen([sys.executable, "-c", _CHILD.format(
+        tests=str(Path(__file__).parent), workdir=str(workdir))])
+    checkpoint = workdir / "checkpoint.pt"
+    deadline = time.time() + 120
+    while not checkpoint.exists() and time.time() < deadline and child.poll() is None:
+        time.sleep(0.05)
+    time.sleep(0.3)
+    assert child.poll() is None, "the child finished before it could be killed"
+    os.kill(child.pid, signal.SIGKILL)
+    child.wait()
+    saved = torch.load(checkpoint, weights_only=True)
+    assert 0 < saved["step"] < 16, saved["step"]
+    resumed = pretrain(tiny_run(), workdir, checkpoint_every=4, quiet=True)["metrics"]
+    for key in COMPARED:
+        assert resumed[key] == reference[key], key
+
+
+def test_corrupt_checkpoint_is_reported_and_the_run_starts_over(tmp_path, capsys):
+    workdir = tmp_path / "w"
+    workdir.mkdir()
+    (workdir / "checkpoint.pt").write_bytes(b"not a checkpoint")
+    out = pretrain(tiny_run(max_steps=4), workdir, quiet=True)
+    assert "checkpoint" in capsys.readouterr().out and out["metrics"]["steps"] == 4
+
+
+def test_results_store_reuses_rejects_corrupt_and_recomputes(tmp_path, monkeypatch, capsys):
+    config = tiny_run(max_steps=4)
+    first = run(config, tmp_path, quiet=True)
+    (path,) = tmp_path.glob("*.json")
+    stored = json.loads(path.read_text())
+    assert stored["config"] == config.to_dict() and stored["hash"] == path.stem
+    for key in ("git_commit", "packages", "machine", "utc_time"):
+        assert key in stored["provenance"]
+    assert stored["wall_seconds"] > 0 and stored["metrics"]["steps"] == 4
+
+    import albert_rerun.train as engine
+
+    def fail(*args, **kwargs):
+        raise AssertionError("a stored result must be reused, not retrained")
+    monkeypatch.setattr(engine, "pretrain", fail)
+    assert run(config, tmp_path, quiet=True)["metrics"] == first["metrics"]
+
+    path.write_text(path.read_text()[:50])  # a torn write
+    monkeypatch.undo()
+    again = run(config, tmp_path, quiet=True)
+    assert "corrupt" in capsys.readouterr().out
+    assert again["metrics"]["mlm_accuracy"] == first["metrics"]["mlm_accuracy"]
+    assert not list(tmp_path.glob(".tmp-*"))  # no half-written file left behind
