@@ -354,3 +354,5 @@ def write_manifest() -> None:
 
 if __name__ == "__main__":
     main()
+elif __name__ == "manifest":  # runpy.run_path(..., run_name="manifest")
+    write_manifest()

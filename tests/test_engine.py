@@ -125,3 +125,22 @@ def test_results_store_reuses_rejects_corrupt_and_recomputes(tmp_path, monkeypat
     assert "corrupt" in capsys.readouterr().out
     assert again["metrics"]["mlm_accuracy"] == first["metrics"]["mlm_accuracy"]
     assert not list(tmp_path.glob(".tmp-*"))  # no half-written file left behind
+
+
+TIME_KEYS = ("train_seconds", "tokens_per_second")
+
+
+def test_smoke_profile_albert_and_bert_rerun_bit_identically(tmp_path):
+    """A newcomer's path: both styles at the smoke profile, twice, same numbers."""
+    from albert_rerun.profiles import pretraining_config
+    for style, objective in (("albert", "sop"), ("bert", "nsp")):
+        config = pretraining_config("smoke", style, objective=objective)
+        first = run(config, tmp_path / "a", quiet=True)["metrics"]
+        second = run(config, tmp_path / "b", quiet=True)["metrics"]
+        for key in TIME_KEYS:
+            first.pop(key), second.pop(key)
+        assert first == second, style
+        for key in ("mlm_accuracy", "sop_accuracy_probe", "nsp_accuracy_probe",
+                    "sentiment_accuracy", "genre_accuracy"):
+            assert 0.0 <= first[key] <= 1.0
+        assert first["genre_majority"] < 0.5 and first["sentiment_majority"] < 0.6

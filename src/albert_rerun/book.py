@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -96,8 +97,12 @@ def main(argv=None) -> int:
     parser.add_argument("--notebooks-only", action="store_true",
                         help="refresh notebooks/*.ipynb at the smoke profile and stop")
     parser.add_argument("--no-html", action="store_true", help="execute, do not build")
+    parser.add_argument("--fresh", action="store_true",
+                        help="recompute every pretraining run instead of reusing stored results")
     args = parser.parse_args(argv)
     root = (args.root or repo_root()).resolve()
+    if args.fresh:
+        os.environ["ALBERT_RERUN_FRESH"] = "1"  # inherited by the notebook kernels
     if args.notebooks_only:
         refresh_committed_notebooks(root)
         return 0

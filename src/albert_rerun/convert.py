@@ -5,9 +5,15 @@ parity tests, and to load a released checkpoint into our model.
 """
 from __future__ import annotations
 
+import torch
+
 from .config import ModelConfig
 
-_ATTENTION_NAMES = ("query", "key", "value", "dense", "LayerNorm")
+def _qkv(target: dict, source: dict, ours: str, theirs: str) -> None:
+    """HF's separate query/key/value -> our fused qkv (rows stacked q, k, v)."""
+    for suffix in ("weight", "bias"):
+        target[f"{ours}.qkv.{suffix}"] = torch.cat(
+            [source[f"{theirs}.{name}.{suffix}"] for name in ("query", "key", "value")])
 
 
 def _copy(target: dict, source: dict, ours: str, theirs: str) -> None:
@@ -35,9 +41,10 @@ def from_hf_albert(source: dict, config: ModelConfig) -> dict:
               "albert.encoder.embedding_hidden_mapping_in")
     for g in range(config.num_hidden_groups):
         layer = f"albert.encoder.albert_layer_groups.{g}.albert_layers.0"
-        for name in _ATTENTION_NAMES:
-            _copy(target, source, f"albert.encoder.attention_blocks.{g}.{name}",
-                  f"{layer}.attention.{name}")
+        ours = f"albert.encoder.attention_blocks.{g}"
+        _qkv(target, source, ours, f"{layer}.attention")
+        for name in ("dense", "LayerNorm"):
+            _copy(target, source, f"{ours}.{name}", f"{layer}.attention.{name}")
         _copy(target, source, f"albert.encoder.ffn_blocks.{g}.ffn", f"{layer}.ffn")
         _copy(target, source, f"albert.encoder.ffn_blocks.{g}.ffn_output", f"{layer}.ffn_output")
         _copy(target, source, f"albert.encoder.ffn_blocks.{g}.LayerNorm",
@@ -59,8 +66,7 @@ def from_hf_bert(source: dict, config: ModelConfig) -> dict:
     for i in range(config.num_hidden_layers):
         layer = f"bert.encoder.layer.{i}"
         ours = f"albert.encoder.attention_blocks.{i}"
-        for name in ("query", "key", "value"):
-            _copy(target, source, f"{ours}.{name}", f"{layer}.attention.self.{name}")
+        _qkv(target, source, ours, f"{layer}.attention.self")
         _copy(target, source, f"{ours}.dense", f"{layer}.attention.output.dense")
         _copy(target, source, f"{ours}.LayerNorm", f"{layer}.attention.output.LayerNorm")
         ours = f"albert.encoder.ffn_blocks.{i}"

@@ -51,9 +51,7 @@ class Attention(nn.Module):
         super().__init__()
         H = config.hidden_size
         self.num_heads = config.num_attention_heads
-        self.query = nn.Linear(H, H)
-        self.key = nn.Linear(H, H)
-        self.value = nn.Linear(H, H)
+        self.qkv = nn.Linear(H, 3 * H)  # query, key, value in one matmul (faster on CPU)
         self.dense = nn.Linear(H, H)
         self.attention_dropout = config.attention_probs_dropout_prob
         self.output_dropout = nn.Dropout(config.hidden_dropout_prob)
@@ -63,12 +61,10 @@ class Attention(nn.Module):
         B, T, H = x.shape
         heads = self.num_heads
 
-        def split(t):  # (B, T, H) -> (B, heads, T, H / heads)
-            return t.view(B, T, heads, H // heads).transpose(1, 2)
-
+        # (B, T, 3H) -> 3 x (B, heads, T, H / heads)
+        q, k, v = self.qkv(x).view(B, T, 3, heads, H // heads).permute(2, 0, 3, 1, 4)
         context = F.scaled_dot_product_attention(
-            split(self.query(x)), split(self.key(x)), split(self.value(x)),
-            attn_mask=mask, dropout_p=self.attention_dropout if self.training else 0.0)
+            q, k, v, attn_mask=mask, dropout_p=self.attention_dropout if self.training else 0.0)
         context = context.transpose(1, 2).reshape(B, T, H)
         return self.LayerNorm(x + self.output_dropout(self.dense(context)))  # (B, T, H)
 

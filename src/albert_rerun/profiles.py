@@ -62,3 +62,48 @@ def notebook_setup(profile: str, seeds=None, device: str = "auto") -> Settings:
     chosen = PROFILES[profile]
     count = seeds or chosen.default_seeds
     return Settings(chosen, tuple(range(count)), device)
+
+
+# -- pretraining sizes per profile ------------------------------------------------------
+# The cpu sizes come from the recipe search (notebooks/00_recipe.md): the smallest
+# ALBERT that leaves the unigram plateau within minutes on 2 cores.
+
+def pretraining_config(profile: str, style: str = "albert", **changes):
+    """The base RunConfig of a profile; ``style`` albert (E < H, all shared) or bert.
+
+    ``changes`` override RunConfig fields; ``model_changes`` (a dict) override model
+    fields, e.g. ``pretraining_config("cpu", model_changes={"sharing": "ffn"})``.
+    """
+    from .config import ModelConfig
+    from .finetune import FinetuneProtocol
+    from .train import RunConfig
+
+    if profile not in PROFILES:
+        raise ValueError(f"profile must be one of {tuple(PROFILES)}, got {profile!r}")
+    if style not in ("albert", "bert"):
+        raise ValueError(f"style must be 'albert' or 'bert', got {style!r}")
+    model_changes = changes.pop("model_changes", {})
+    sizes = {
+        # H, layers, heads, E, T, batch, steps, documents, eval, probe, finetune examples
+        "smoke": (32, 2, 2, 16, 32, 8, 20, 60, 64, 128, 200),
+        "cpu": (128, 4, 2, 64, 64, 32, 1200, 0, 512, 1024, 0),
+        "gpu": (256, 12, 4, 128, 128, 256, 4000, 0, 2048, 4096, 0),
+    }[profile]
+    H, layers, heads, E, T, batch, steps, documents, evals, probes, finetune_n = sizes
+    model = ModelConfig(vocab_size=8000, embedding_size=E if style == "albert" else H,
+                        hidden_size=H, num_hidden_layers=layers, num_attention_heads=heads,
+                        intermediate_size=4 * H, max_position_embeddings=max(T, 128),
+                        sharing="all" if style == "albert" else "none",
+                        initializer_range=0.05 if profile != "smoke" else 0.02)
+    if model_changes:
+        model = model.replace(**model_changes)
+    protocol = FinetuneProtocol(max_train_examples=finetune_n, max_eval_examples=finetune_n,
+                                max_seq_length=min(128, 2 * T))
+    values = dict(model=model, objective="sop", max_seq_length=T, batch_size=batch,
+                  max_predictions=max(5, round(0.15 * T)), optimizer="adamw",
+                  learning_rate=2e-3, warmup_steps=max(2, steps // 20), max_steps=steps,
+                  eval_examples=evals, probe_examples=probes,
+                  curve_every=max(1, steps // 12), train_documents=documents,
+                  finetune=protocol, device="auto")
+    values.update(changes)
+    return RunConfig(**values)

@@ -36,6 +36,8 @@ def base_run(**changes) -> RunConfig:
 
 CANDIDATES = {
     "adamw-1e-3": base_run(),
+    "adamw-1e-3-init-0.05": base_run(model=base_model(initializer_range=0.05)),
+    "adamw-2e-3-long": base_run(learning_rate=2e-3, max_steps=2400, curve_every=100),
     "adamw-3e-3": base_run(learning_rate=3e-3),
     "lamb-5e-3": base_run(optimizer="lamb", learning_rate=5e-3),
     "lamb-2e-2": base_run(optimizer="lamb", learning_rate=2e-2),

@@ -253,6 +253,8 @@ def evaluate(model, held_out: HeldOut, objective: str, device, batch_size: int =
             metrics["mlm_loss"] = loss_sum / total
         if name in ("sop", "nsp"):
             metrics[f"{name}_accuracy_head"] = sentence_correct / n
+            share = data["sentence_labels"][:n].float().mean().item()
+            metrics[f"{name}_majority"] = max(share, 1 - share)  # a constant guess
     model.train()
     return metrics
 
@@ -397,6 +399,7 @@ def run(config: RunConfig, store: Path, quiet: bool = False, fresh: bool = False
     resolved = config.to_dict()
     name = config_hash(resolved)
     path = store / f"{name}.json"
+    fresh = fresh or os.environ.get("ALBERT_RERUN_FRESH") == "1"
     if not fresh:
         stored = load_result(path, resolved)
         if stored is not None:
@@ -411,3 +414,31 @@ def run(config: RunConfig, store: Path, quiet: bool = False, fresh: bool = False
     torch.save(outcome["model"].state_dict(), store / "checkpoints" / name / "final.pt")
     (workdir / "checkpoint.pt").unlink(missing_ok=True)
     return result
+
+
+def main(argv=None) -> int:
+    """Pretrain one model at a profile and print its metrics (stored results reused)."""
+    import argparse
+    import json
+
+    from .profiles import PROFILES, pretraining_config
+    from .results import results_dir
+    parser = argparse.ArgumentParser(description=main.__doc__)
+    parser.add_argument("--profile", default="smoke", choices=tuple(PROFILES))
+    parser.add_argument("--style", default="albert", choices=("albert", "bert"))
+    parser.add_argument("--objective", default="sop", choices=OBJECTIVES)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--device", default="auto", choices=("auto", "cpu", "cuda"))
+    parser.add_argument("--fresh", action="store_true", help="retrain even if stored")
+    parser.add_argument("--store", default=None, help="results folder (default: data/results)")
+    args = parser.parse_args(argv)
+    config = pretraining_config(args.profile, args.style, objective=args.objective,
+                                seed=args.seed, device=args.device)
+    store = Path(args.store) / args.profile if args.store else results_dir(args.profile)
+    result = run(config, store, fresh=args.fresh)
+    print(json.dumps({"hash": result["hash"], **result["metrics"]}, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
