@@ -5,7 +5,6 @@ import torch
 
 # Deterministic, quiet CPU runs for every test.
 torch.manual_seed(0)
-os.environ.setdefault("TQDM_DISABLE", "1")
 
 
 @pytest.fixture

@@ -207,6 +207,7 @@ class HeldOut:
 
     def __init__(self, config: RunConfig, tokenizer: Tokenizer, corpus):
         self.sets = {}
+        self.mask_id = tokenizer.mask_id
         masking = MaskingConfig(max_predictions=config.max_predictions)
         arrays = tokenizer_arrays(tokenizer)
         for objective in ("sop", "nsp", config.objective):
@@ -235,21 +236,28 @@ def evaluate(model, held_out: HeldOut, objective: str, device, batch_size: int =
     metrics = {}
     for name, data in held_out.sets.items():
         n = len(data["input_ids"]) if limit is None else min(limit, len(data["input_ids"]))
-        correct = total = sentence_correct = 0
+        correct = total = sentence_correct = masked_correct = masked_total = 0
         loss_sum = 0.0
         for start in range(0, n, batch_size):
             batch = {k: v[start:min(n, start + batch_size)].to(device) for k, v in data.items()
                      if k != "original_ids"}
             out = model(batch["input_ids"], batch["token_type_ids"], batch["attention_mask"],
                         mlm_labels=batch["mlm_labels"])
-            targets = batch["mlm_labels"][batch["mlm_labels"] != -100]
-            correct += (out.mlm_logits.argmax(-1) == targets).sum().item()
+            selected = batch["mlm_labels"] != -100
+            targets = batch["mlm_labels"][selected]
+            hits = out.mlm_logits.argmax(-1) == targets
+            correct += hits.sum().item()
             total += targets.numel()
+            # where the input shows [MASK], only context can tell the word
+            at_mask = batch["input_ids"][selected] == held_out.mask_id
+            masked_correct += hits[at_mask].sum().item()
+            masked_total += at_mask.sum().item()
             loss_sum += out.mlm_loss.item() * targets.numel()
             sentence_correct += (out.sentence_logits.argmax(-1)
                                  == batch["sentence_labels"]).sum().item()
         if name == objective:
             metrics["mlm_accuracy"] = correct / total
+            metrics["mlm_accuracy_at_mask"] = masked_correct / max(1, masked_total)
             metrics["mlm_loss"] = loss_sum / total
         if name in ("sop", "nsp"):
             metrics[f"{name}_accuracy_head"] = sentence_correct / n
