@@ -58,6 +58,32 @@ def _perturb(model):
                 p.add_(0.1 * torch.randn(p.shape, generator=g))
 
 
+def _assert_parity(config, hf, convert, sentence_argument, sentence_logits_name):
+    """Copy HF's weights into ours; every output and the loss must agree."""
+    _perturb(hf)
+    ours = AlbertForPreTraining(config).eval()
+    ours.load_state_dict(convert(hf.state_dict(), config), strict=True)
+    assert sum(p.numel() for p in ours.parameters()) == sum(p.numel() for p in hf.parameters())
+
+    ids, types, mask, labels, sentence = _inputs(config)
+    with torch.no_grad():
+        theirs = hf(input_ids=ids, token_type_ids=types, attention_mask=mask, labels=labels,
+                    output_hidden_states=True, **{sentence_argument: sentence})
+        mine = ours(ids, types, mask, mlm_labels=labels, sentence_labels=sentence,
+                    output_hidden_states=True, full_logits=True)
+        fast = ours(ids, types, mask, mlm_labels=labels, sentence_labels=sentence)
+    valid = mask.bool()
+    assert len(mine.hidden_states) == len(theirs.hidden_states)
+    for a, b in zip(mine.hidden_states, theirs.hidden_states):
+        torch.testing.assert_close(a[valid], b[valid], atol=ATOL, rtol=RTOL)
+    torch.testing.assert_close(mine.mlm_logits[valid], theirs.prediction_logits[valid],
+                               atol=ATOL, rtol=RTOL)
+    torch.testing.assert_close(mine.sentence_logits, getattr(theirs, sentence_logits_name),
+                               atol=ATOL, rtol=RTOL)
+    torch.testing.assert_close(mine.loss, theirs.loss, atol=ATOL, rtol=RTOL)
+    torch.testing.assert_close(fast.loss, theirs.loss, atol=ATOL, rtol=RTOL)
+
+
 ALBERT_CASES = [
     # (E, H, L, heads, I, groups, act): odd sizes, E < H, E > H, grouped sharing
     (16, 36, 6, 6, 37, 1, "gelu_new"),
@@ -75,26 +101,7 @@ def test_albert_parity(E, H, L, heads, I, groups, act):
                          project_embeddings=True, classifier_dropout_prob=0.0)
     torch.manual_seed(0)
     hf = transformers.AlbertForPreTraining(_hf_albert_config(config)).eval()
-    _perturb(hf)
-    ours = AlbertForPreTraining(config).eval()
-    ours.load_state_dict(from_hf_albert(hf.state_dict(), config), strict=True)
-    assert sum(p.numel() for p in ours.parameters()) == sum(p.numel() for p in hf.parameters())
-
-    ids, types, mask, labels, sentence = _inputs(config)
-    with torch.no_grad():
-        theirs = hf(input_ids=ids, token_type_ids=types, attention_mask=mask, labels=labels,
-                    sentence_order_label=sentence, output_hidden_states=True)
-        mine = ours(ids, types, mask, mlm_labels=labels, sentence_labels=sentence,
-                    output_hidden_states=True, full_logits=True)
-        fast = ours(ids, types, mask, mlm_labels=labels, sentence_labels=sentence)
-    valid = mask.bool()
-    for a, b in zip(mine.hidden_states, theirs.hidden_states):
-        torch.testing.assert_close(a[valid], b[valid], atol=ATOL, rtol=RTOL)
-    torch.testing.assert_close(mine.mlm_logits[valid], theirs.prediction_logits[valid],
-                               atol=ATOL, rtol=RTOL)
-    torch.testing.assert_close(mine.sentence_logits, theirs.sop_logits, atol=ATOL, rtol=RTOL)
-    torch.testing.assert_close(mine.loss, theirs.loss, atol=ATOL, rtol=RTOL)
-    torch.testing.assert_close(fast.loss, theirs.loss, atol=ATOL, rtol=RTOL)
+    _assert_parity(config, hf, from_hf_albert, "sentence_order_label", "sop_logits")
 
 
 BERT_CASES = [(36, 3, 6, 37, "gelu"), (32, 2, 4, 64, "gelu_new"), (20, 4, 5, 50, "gelu")]
@@ -109,25 +116,7 @@ def test_bert_parity(H, L, heads, I, act):
     assert not config.has_projection
     torch.manual_seed(0)
     hf = transformers.BertForPreTraining(_hf_bert_config(config)).eval()
-    _perturb(hf)
-    ours = AlbertForPreTraining(config).eval()
-    ours.load_state_dict(from_hf_bert(hf.state_dict(), config), strict=True)
-    assert sum(p.numel() for p in ours.parameters()) == sum(p.numel() for p in hf.parameters())
-
-    ids, types, mask, labels, sentence = _inputs(config)
-    with torch.no_grad():
-        theirs = hf(input_ids=ids, token_type_ids=types, attention_mask=mask, labels=labels,
-                    next_sentence_label=sentence, output_hidden_states=True)
-        mine = ours(ids, types, mask, mlm_labels=labels, sentence_labels=sentence,
-                    output_hidden_states=True, full_logits=True)
-    valid = mask.bool()
-    for a, b in zip(mine.hidden_states, theirs.hidden_states):
-        torch.testing.assert_close(a[valid], b[valid], atol=ATOL, rtol=RTOL)
-    torch.testing.assert_close(mine.mlm_logits[valid], theirs.prediction_logits[valid],
-                               atol=ATOL, rtol=RTOL)
-    torch.testing.assert_close(mine.sentence_logits, theirs.seq_relationship_logits,
-                               atol=ATOL, rtol=RTOL)
-    torch.testing.assert_close(mine.loss, theirs.loss, atol=ATOL, rtol=RTOL)
+    _assert_parity(config, hf, from_hf_bert, "next_sentence_label", "seq_relationship_logits")
 
 
 def test_gradients_match_hf_albert():
