@@ -1,4 +1,3 @@
-import pytest
 import torch
 
 from albert_rerun import AlbertForPreTraining, AlbertForSequenceClassification, ModelConfig

@@ -6,7 +6,6 @@ execution with the COMMITTED smoke-profile outputs.
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 import jupytext
 import nbformat

@@ -9,7 +9,6 @@ useful FLOPs. Timings are reported, never asserted.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import time
 

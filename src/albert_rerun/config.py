@@ -6,7 +6,7 @@ the point ``embedding_size == hidden_size, sharing == "none"`` of ALBERT's space
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Optional
 
 SHARING_SCHEMES = ("none", "attention", "ffn", "all")

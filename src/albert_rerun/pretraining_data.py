@@ -21,8 +21,8 @@ from pathlib import Path
 
 import numpy as np
 
-from .data import data_dir, load_documents, sentences, verified
-from .tokenizer import Tokenizer, model_name
+from .data import data_dir, load_documents, sentences
+from .tokenizer import Tokenizer
 
 log = logging.getLogger(__name__)
 OBJECTIVES = ("sop", "nsp", "none")

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-import math
 import os
 import queue
 import threading
@@ -26,7 +25,7 @@ from .pretraining_data import (MaskingConfig, OBJECTIVES, create_instances, mask
                                tokenize_split, tokenizer_arrays)
 from .provenance import record
 from .results import atomic_write_json, config_hash, load_result
-from .tokenizer import DEFAULT_VOCAB_SIZE, Tokenizer
+from .tokenizer import Tokenizer
 
 log = logging.getLogger(__name__)
 OPTIMIZERS = ("adamw", "lamb")
