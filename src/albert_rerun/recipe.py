@@ -40,6 +40,10 @@ CANDIDATES = {  # one knob at a time against adamw-1e-3; 600 steps is about 2.5 
     "adamw-1e-3-init-0.05": base_run(model=base_model(initializer_range=0.05)),
     "adamw-1e-3-sinusoidal": base_run(model=base_model(position_init="sinusoidal")),
     "adamw-2e-3-long": base_run(learning_rate=2e-3, max_steps=2400, curve_every=100),
+    # the three knobs that helped at 600 steps, together, for 2400 steps
+    "lamb-5e-3-init-0.05-sinusoidal-long": base_run(
+        model=base_model(initializer_range=0.05, position_init="sinusoidal"), optimizer="lamb",
+        learning_rate=5e-3, max_steps=2400, curve_every=100),
 }
 
 
