@@ -91,10 +91,16 @@ def load_task(task: str, split: str) -> tuple:
     if task not in TASKS:
         raise ValueError(f"task must be one of {tuple(TASKS)}, got {task!r}")
     rows = read_jsonl_xz(f"tasks/{task}/{split}.jsonl.xz")
-    names = sorted({r["label"] for r in read_jsonl_xz(f"tasks/{task}/train.jsonl.xz")},
-                   key=str)
+    names = label_names(task)
     index = {name: i for i, name in enumerate(names)}
-    return [r["text"] for r in rows], [index[r["label"]] for r in rows], [str(n) for n in names]
+    return [r["text"] for r in rows], [index[str(r["label"])] for r in rows], list(names)
+
+
+@lru_cache(maxsize=None)
+def label_names(task: str) -> tuple:
+    """A task's labels as strings, in a fixed order, read once from its training split."""
+    rows = read_jsonl_xz(f"tasks/{task}/train.jsonl.xz")
+    return tuple(sorted({str(r["label"]) for r in rows}))
 
 
 _SENTENCE_END = re.compile(r"[.!?][\"')\]]*(\s+)(?=[\"'(\[]?[A-Z0-9])")

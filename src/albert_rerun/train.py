@@ -107,7 +107,7 @@ def learning_rate(config: RunConfig, step: int, elapsed: float) -> float:
 def make_optimizer(model: torch.nn.Module, config: RunConfig):
     """LayerNorm weights and biases get no weight decay (as the official LAMB)."""
     decay, no_decay = [], []
-    for name, parameter in model.named_parameters():
+    for parameter in model.parameters():
         (no_decay if parameter.dim() < 2 else decay).append(parameter)
     groups = [{"params": decay, "weight_decay": config.weight_decay},
               {"params": no_decay, "weight_decay": 0.0}]
@@ -116,6 +116,20 @@ def make_optimizer(model: torch.nn.Module, config: RunConfig):
         return Lamb(groups, lr=config.learning_rate, betas=(0.9, 0.999), eps=1e-6,
                     max_grad_norm=0.0)
     return torch.optim.AdamW(groups, lr=config.learning_rate, betas=(0.9, 0.999), eps=1e-6)
+
+
+def instance_tensors(instances, rows, input_ids=None, length: int | None = None) -> dict:
+    """Model inputs for instance ``rows``: ids (masked ones if given), types, padding mask.
+
+    ``length`` trims the padding every row shares; default: the full sequence length.
+    """
+    length = length or instances.input_ids.shape[1]
+    ids = instances.input_ids[rows] if input_ids is None else input_ids
+    return {"input_ids": torch.from_numpy(ids[:, :length].astype(np.int64)),
+            "token_type_ids": torch.from_numpy(
+                instances.token_type_ids[rows, :length].astype(np.int64)),
+            "attention_mask": torch.from_numpy(
+                (np.arange(length)[None, :] < instances.lengths[rows, None]).astype(np.int64))}
 
 
 # -- data stream ---------------------------------------------------------------------
@@ -176,10 +190,7 @@ class BatchStream:
         rng = np.random.default_rng(seed)
         ids, labels = mask_batch(instances, rows, self.arrays, self.masking, rng)
         T = int(instances.lengths[rows].max())  # trim the padding every row shares
-        return {"input_ids": torch.from_numpy(ids[:, :T]),
-                "token_type_ids": torch.from_numpy(instances.token_type_ids[rows, :T].astype(np.int64)),
-                "attention_mask": torch.from_numpy((np.arange(T)[None, :] <
-                                                    instances.lengths[rows, None]).astype(np.int64)),
+        return {**instance_tensors(instances, rows, ids, T),
                 "mlm_labels": torch.from_numpy(labels[:, :T]),
                 "sentence_labels": torch.from_numpy(instances.sentence_labels[rows].copy())}
 
@@ -218,11 +229,8 @@ class HeldOut:
             ids, labels = mask_batch(instances, rows, arrays, masking,
                                      np.random.default_rng(54321))
             self.sets[objective] = {
-                "input_ids": torch.from_numpy(ids),
+                **instance_tensors(instances, rows, ids),
                 "original_ids": torch.from_numpy(instances.input_ids[rows].astype(np.int64)),
-                "token_type_ids": torch.from_numpy(instances.token_type_ids[rows].astype(np.int64)),
-                "attention_mask": torch.from_numpy((np.arange(ids.shape[1])[None, :] <
-                                                    instances.lengths[rows, None]).astype(np.int64)),
                 "mlm_labels": torch.from_numpy(labels),
                 "sentence_labels": torch.from_numpy(instances.sentence_labels[rows].copy())}
 
@@ -277,12 +285,7 @@ def probe_sentence_tasks(model, config: RunConfig, tokenizer, train_corpus,
         instances = create_instances(train_corpus, tokenizer, task, config.max_seq_length,
                                      seed=999, limit=config.probe_examples)
         rows = np.arange(min(config.probe_examples, len(instances)))
-        mask = (np.arange(instances.input_ids.shape[1])[None, :]
-                < instances.lengths[rows, None]).astype(np.int64)
-        train_inputs = {"input_ids": torch.from_numpy(instances.input_ids[rows].astype(np.int64)),
-                        "token_type_ids": torch.from_numpy(
-                            instances.token_type_ids[rows].astype(np.int64)),
-                        "attention_mask": torch.from_numpy(mask)}
+        train_inputs = instance_tensors(instances, rows)
         test = held_out.sets[task]
         test_inputs = {"input_ids": test["original_ids"], "token_type_ids": test["token_type_ids"],
                        "attention_mask": test["attention_mask"]}
@@ -318,12 +321,8 @@ def _load_checkpoint(path: Path, model, optimizer):
 
 
 def pretrain(config: RunConfig, workdir: Path, checkpoint_every: int = 100,
-             quiet: bool = False, stop_after: int | None = None) -> dict:
-    """Train (or resume) one run in ``workdir``; return metrics and the model state.
-
-    ``stop_after`` ends the process's work early at that step (tests use it to
-    simulate an interruption); the checkpoint then holds the run.
-    """
+             quiet: bool = False) -> dict:
+    """Train (or resume) one run in ``workdir``; return metrics and the model state."""
     from tqdm.auto import tqdm
 
     device = resolve_device(config.device)
@@ -349,8 +348,6 @@ def pretrain(config: RunConfig, workdir: Path, checkpoint_every: int = 100,
     try:
         while state["step"] < config.max_steps and not (
                 config.max_seconds and state["seconds"] >= config.max_seconds):
-            if stop_after is not None and state["step"] >= stop_after:
-                return {"interrupted_at": state["step"]}
             step = state["step"]
             batch = {k: v.to(device, non_blocking=True) for k, v in stream.next(step).items()}
             started = time.perf_counter()
