@@ -44,3 +44,30 @@ TABLE4_AVG = {
     (768, "all"): 79.8, (768, "attention"): 81.6, (768, "ffn"): 79.5, (768, "none"): 82.3,
     (128, "all"): 80.1, (128, "attention"): 81.7, (128, "ffn"): 80.2, (128, "none"): 81.6,
 }
+
+# Table 2: data-throughput speedup relative to BERT-large, same training configuration.
+TABLE2_SPEEDUP = {
+    "bert-base": 4.7, "bert-large": 1.0, "albert-base": 5.6, "albert-large": 1.7,
+    "albert-xlarge": 0.6, "albert-xxlarge": 0.3,
+}
+TABLE2_AVG = {
+    "bert-base": 82.3, "bert-large": 85.2, "albert-base": 80.1, "albert-large": 82.4,
+    "albert-xlarge": 85.5, "albert-xxlarge": 88.7,
+}
+
+# Table 5 (ALBERT-base): intrinsic accuracies (%) and downstream Avg by training objective.
+TABLE5 = {  # objective: (MLM, NSP, SOP, Avg)
+    "none": (54.9, 52.4, 53.3, 79.0),
+    "nsp": (54.5, 90.5, 52.0, 79.2),
+    "sop": (54.0, 78.9, 86.5, 80.1),
+}
+
+# Table 6: equal training time; (steps, hours, Avg).
+TABLE6 = {"bert-large": (400_000, 34, 87.2), "albert-xxlarge": (125_000, 32, 88.7)}
+
+# Table 8 (ALBERT-xxlarge, about 1M steps): downstream Avg with and without dropout.
+TABLE8_AVG = {"with dropout": 90.4, "without dropout": 90.7}
+
+# Pretraining scale of the paper's ablations (Sec. 4.1): batch 4096, sequence length 512,
+# 125k steps; ALBERT-base has 12M parameters.
+PAPER_BATCH, PAPER_SEQ, PAPER_STEPS = 4096, 512, 125_000

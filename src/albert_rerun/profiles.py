@@ -85,10 +85,10 @@ def pretraining_config(profile: str, style: str = "albert", **changes):
         raise ValueError(f"style must be 'albert' or 'bert', got {style!r}")
     model_changes = changes.pop("model_changes", {})
     sizes = {
-        # H, layers, heads, E, T, batch, steps, documents, eval, probe, finetune examples
-        "smoke": (32, 2, 2, 16, 32, 8, 20, 60, 64, 128, 200),
-        "cpu": (128, 4, 2, 64, 64, 32, 1200, 0, 512, 1024, 0),
-        "gpu": (256, 12, 4, 128, 128, 256, 4000, 0, 2048, 4096, 0),
+        # H, layers, heads, E, T, batch, steps, documents, eval, probe, finetune train/eval
+        "smoke": (32, 2, 2, 16, 32, 8, 20, 60, 64, 128, (200, 200)),
+        "cpu": (128, 4, 2, 64, 64, 32, 400, 0, 512, 1024, (2000, 0)),
+        "gpu": (256, 12, 4, 128, 128, 256, 4000, 0, 2048, 4096, (0, 0)),
     }[profile]
     H, layers, heads, E, T, batch, steps, documents, evals, probes, finetune_n = sizes
     model = ModelConfig(vocab_size=8000, embedding_size=E if style == "albert" else H,
@@ -98,13 +98,13 @@ def pretraining_config(profile: str, style: str = "albert", **changes):
                         initializer_range=0.05, position_init="sinusoidal")
     if model_changes:
         model = model.replace(**model_changes)
-    protocol = FinetuneProtocol(max_train_examples=finetune_n, max_eval_examples=finetune_n,
-                                max_seq_length=min(128, 2 * T))
+    protocol = FinetuneProtocol(max_train_examples=finetune_n[0],
+                                max_eval_examples=finetune_n[1], max_seq_length=min(128, 2 * T))
     values = dict(model=model, objective="sop", max_seq_length=T, batch_size=batch,
                   max_predictions=max(5, round(0.15 * T)), optimizer="lamb",
                   learning_rate=5e-3, warmup_steps=max(2, steps // 20), max_steps=steps,
                   eval_examples=evals, probe_examples=probes,
-                  curve_every=max(1, steps // 12), train_documents=documents,
+                  curve_every=max(1, steps // 8), train_documents=documents,
                   finetune=protocol, device="auto")
     values.update(changes)
     return RunConfig(**values)

@@ -64,3 +64,29 @@ def verdict(difference: Interval, paper_sign: int, margin: float = 0.0) -> str:
     if high < -margin:
         return "not reproduced"
     return "inconclusive"
+
+
+def summarize(frame, metric: str, by: str = "condition", scale: float = 1.0,
+              confidence: float = 0.95):
+    """Per-condition mean and t-interval of ``metric`` over seeds (rows of ``frame``),
+    in the order the conditions first appear; ``scale`` = 100 gives percentages."""
+    import pandas as pd
+    rows = []
+    for name in dict.fromkeys(frame[by]):
+        values = frame.loc[frame[by].map(lambda v: v == name), metric] * scale
+        i = mean_interval(values.to_numpy(), confidence)
+        rows.append({by: name, "mean": i.mean, "low": i.low, "high": i.high, "n": i.n})
+    return pd.DataFrame(rows).set_index(by)
+
+
+def paired(frame, metric: str, a, b, by: str = "condition", scale: float = 1.0,
+           confidence: float = 0.95) -> Interval:
+    """Interval of metric(a) - metric(b) over the seeds both conditions have."""
+    def values(name):
+        rows = frame[frame[by].map(lambda v: v == name)]
+        return rows.set_index("seed")[metric] * scale
+    x, y = values(a), values(b)
+    seeds = sorted(set(x.index) & set(y.index))
+    if not seeds:
+        raise ValueError(f"conditions {a!r} and {b!r} share no seed")
+    return paired_difference(x.loc[seeds].to_numpy(), y.loc[seeds].to_numpy(), confidence)

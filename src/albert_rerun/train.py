@@ -88,6 +88,12 @@ class RunConfig:
         return self.model.vocab_size
 
 
+def cpu_threads() -> int:
+    """Threads for torch: the cores this process may use, or $ALBERT_RERUN_THREADS (set by
+    the claims driver when it runs several single-threaded workers side by side)."""
+    return int(os.environ.get("ALBERT_RERUN_THREADS", 0)) or max(1, len(os.sched_getaffinity(0)))
+
+
 def resolve_device(device: str) -> torch.device:
     if device == "auto":
         return torch.device("cuda" if torch.cuda.is_available() else "cpu")
@@ -296,6 +302,53 @@ def probe_sentence_tasks(model, config: RunConfig, tokenizer, train_corpus,
     return metrics
 
 
+@torch.no_grad()
+def layer_transitions(model, held_out: HeldOut, device, limit: int = 64) -> dict:
+    """Figure 1's measure: L2 distance and angle (degrees) between each layer's input
+    and output, per token, averaged over the non-padding tokens of held-out sequences."""
+    model.eval()
+    data = next(iter(held_out.sets.values()))
+    batch = {k: data[k][:limit].to(device) for k in ("token_type_ids", "attention_mask")}
+    states = model.albert(data["original_ids"][:limit].to(device), batch["token_type_ids"],
+                          batch["attention_mask"], output_hidden_states=True)[2]
+    keep = batch["attention_mask"].bool()
+    distances, angles = [], []
+    for before, after in zip(states[:-1], states[1:]):
+        a, b = before.float()[keep], after.float()[keep]
+        distances.append((b - a).norm(dim=-1).mean().item())
+        cosine = torch.nn.functional.cosine_similarity(a, b, dim=-1).clamp(-1, 1)
+        angles.append(torch.rad2deg(torch.arccos(cosine)).mean().item())
+    model.train()
+    return {"transition_l2": distances, "transition_angle": angles}
+
+
+@torch.no_grad()
+def training_split_mlm(model, config: RunConfig, tokenizer, train_corpus, device) -> dict:
+    """MLM loss/accuracy on fixed training sequences, in eval mode (no dropout): with the
+    held-out figures it gives the train/validation gap that the dropout claim needs."""
+    model.eval()
+    instances = create_instances(train_corpus, tokenizer, config.objective,
+                                 config.max_seq_length, seed=777, limit=config.eval_examples)
+    rows = np.arange(min(config.eval_examples, len(instances)))
+    ids, labels = mask_batch(instances, rows, tokenizer_arrays(tokenizer),
+                             MaskingConfig(max_predictions=config.max_predictions),
+                             np.random.default_rng(4321))
+    inputs = instance_tensors(instances, rows, ids)
+    labels = torch.from_numpy(labels)
+    loss_sum, correct, total = 0.0, 0, 0
+    for start in range(0, len(rows), 64):
+        part = {k: v[start:start + 64].to(device) for k, v in inputs.items()}
+        target = labels[start:start + 64].to(device)
+        out = model(part["input_ids"], part["token_type_ids"], part["attention_mask"],
+                    mlm_labels=target)
+        n = int((target != -100).sum())
+        loss_sum += out.mlm_loss.item() * n
+        correct += (out.mlm_logits.argmax(-1) == target[target != -100]).sum().item()
+        total += n
+    model.train()
+    return {"train_mlm_loss": loss_sum / total, "train_mlm_accuracy": correct / total}
+
+
 # -- the run -------------------------------------------------------------------------
 
 def _save_checkpoint(path: Path, model, optimizer, state: dict) -> None:
@@ -326,7 +379,7 @@ def pretrain(config: RunConfig, workdir: Path, checkpoint_every: int = 100,
     from tqdm.auto import tqdm
 
     device = resolve_device(config.device)
-    torch.set_num_threads(max(1, len(os.sched_getaffinity(0))))
+    torch.set_num_threads(cpu_threads())
     tokenizer = Tokenizer(path=None, vocab_size=config.vocab_size)
     if tokenizer.vocab_size != config.model.vocab_size:
         raise ValueError(f"model vocab_size {config.model.vocab_size} != tokenizer's "
@@ -372,7 +425,7 @@ def pretrain(config: RunConfig, workdir: Path, checkpoint_every: int = 100,
                             tok_s=f"{state['tokens'] / max(state['seconds'], 1e-9):,.0f}")
             if config.curve_every and state["step"] % config.curve_every == 0:
                 point = evaluate(model, held_out, config.objective, device,
-                                 limit=min(256, config.eval_examples))
+                                 limit=min(128, config.eval_examples))
                 state["curve"].append({"step": state["step"], "seconds": state["seconds"],
                                        "tokens": state["tokens"], "train_loss": loss, **point})
             if state["step"] % checkpoint_every == 0:
@@ -385,6 +438,8 @@ def pretrain(config: RunConfig, workdir: Path, checkpoint_every: int = 100,
                    tokens_per_second=state["tokens"] / max(state["seconds"], 1e-9))
     metrics.update(probe_sentence_tasks(model, config, tokenizer, train_corpus, held_out,
                                         device))
+    metrics.update(layer_transitions(model, held_out, device))
+    metrics.update(training_split_mlm(model, config, tokenizer, train_corpus, device))
     if config.finetune is not None:
         state_dict = {k: v.detach().cpu() for k, v in model.state_dict().items()}
         for task in ("sentiment", "genre"):

@@ -1,0 +1,302 @@
+"""The empirical claims' conditions: one definition shared by the notebooks and the driver.
+
+Each claim maps condition names to run configs (without the seed). A configuration
+used by several claims (the all-shared ALBERT-style base, the BERT-style model) is
+the same config, hence the same stored result: it is trained once.
+
+    .venv/bin/python -m albert_rerun.claims --profile cpu --workers 2
+
+trains every missing run of every claim (two single-threaded workers on a 2-core
+machine get more tokens/s together than one two-threaded process at these sizes).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from .profiles import PROFILES, pretraining_config
+from .results import atomic_write_json, config_hash, results_dir
+from .train import RunConfig, run
+
+SCHEMES = ("none", "attention", "ffn", "all")
+
+
+@dataclass(frozen=True)
+class ClaimSizes:
+    """What each profile affords beyond the base run (profiles.pretraining_config)."""
+
+    embedding_sizes: tuple  # the E sweep (claim 6); must include the base E and H
+    wide_factor: int  # the wide ALBERT of claim 4: H times this, all shared
+    transition_layers: int  # depth of the models of claim 5
+
+
+CLAIM_SIZES = {
+    "smoke": ClaimSizes((8, 16, 32), 2, 2),
+    "cpu": ClaimSizes((32, 64, 128), 2, 4),
+    "gpu": ClaimSizes((64, 128, 256), 2, 24),
+}
+
+
+def base(profile: str) -> RunConfig:
+    """The ALBERT-style base of every claim: E < H, all layers shared, no dropout."""
+    return pretraining_config(profile, "albert")
+
+
+def _model(config: RunConfig, **changes) -> RunConfig:
+    return config.replace(model=config.model.replace(**changes))
+
+
+def bert_style(profile: str) -> RunConfig:
+    """Not shared, E = H: the asymmetry table's (none, E = H) cell is this config."""
+    b = base(profile)
+    return _model(b, sharing="none", embedding_size=b.model.hidden_size)
+
+
+def asymmetry(profile: str) -> dict:
+    b = base(profile)
+    sizes = (b.model.embedding_size, b.model.hidden_size)
+    return {f"E={e}, {s}": _model(b, embedding_size=e, sharing=s) for e in sizes for s in SCHEMES}
+
+
+def grouped(profile: str) -> dict:
+    """All-shared with G groups of consecutive layers; G = L is the not-shared model."""
+    b = base(profile)
+    L = b.model.num_hidden_layers
+    out = {}
+    for G in range(1, L + 1):
+        if L % G:
+            continue
+        if G == 1:
+            out[G] = b
+        elif G == L:
+            out[G] = _model(b, sharing="none")
+        else:
+            out[G] = _model(b, num_hidden_groups=G)
+    return out
+
+
+def sop_nsp(profile: str) -> dict:
+    b = base(profile)
+    return {objective: b.replace(objective=objective) for objective in ("none", "nsp", "sop")}
+
+
+def dropout(profile: str) -> dict:
+    b = base(profile)
+    return {"no dropout": b,
+            "dropout 0.1": _model(b, hidden_dropout_prob=0.1, attention_probs_dropout_prob=0.1)}
+
+
+def wide_albert(profile: str, steps: int | None = None) -> RunConfig:
+    """An all-shared ALBERT-style model ``wide_factor`` times wider than the BERT-style one."""
+    b = base(profile)
+    H = b.model.hidden_size * CLAIM_SIZES[profile].wide_factor
+    config = _model(b, hidden_size=H, intermediate_size=4 * H,
+                    num_attention_heads=b.model.num_attention_heads
+                    * CLAIM_SIZES[profile].wide_factor)
+    if steps is not None:
+        config = config.replace(max_steps=steps, warmup_steps=max(2, steps // 20),
+                                curve_every=max(1, steps // 12))
+    return config
+
+
+def transitions(profile: str) -> dict:
+    """BERT-style and ALBERT-style (E < H, all shared) of equal width, the profile's depth."""
+    L = CLAIM_SIZES[profile].transition_layers
+    return {"BERT-style": _model(bert_style(profile), num_hidden_layers=L),
+            "ALBERT-style": _model(base(profile), num_hidden_layers=L)}
+
+
+def embedding_sweep(profile: str) -> dict:
+    b = base(profile)
+    return {f"{s}, E={e}": _model(b, sharing=s, embedding_size=e)
+            for s in ("none", "all") for e in CLAIM_SIZES[profile].embedding_sizes}
+
+
+# -- wall-clock calibration (claim 4) ---------------------------------------------------
+
+def calibrate(profile: str, device: str = "auto", repeats: int = 3, steps: int = 8,
+              fresh: bool = False) -> dict:
+    """Seconds per training step of the BERT-style and wide ALBERT-style models, measured
+    interleaved in one process; stored so the book's equal-time budgets are reproducible."""
+    import statistics
+
+    import torch
+
+    from .bench import _batch
+    from .model import AlbertForPreTraining
+    from .provenance import record
+    from .train import cpu_threads, make_optimizer, resolve_device
+
+    configs = {"BERT-style": bert_style(profile), "wide ALBERT-style": wide_albert(profile)}
+    key = config_hash({k: v.to_dict() for k, v in configs.items()})
+    path = results_dir(profile) / f"calibration-{key}.json"
+    if path.exists() and not (fresh or os.environ.get("ALBERT_RERUN_FRESH") == "1"):
+        try:
+            return json.loads(path.read_text())
+        except ValueError:
+            print(f"warning: calibration {path} is corrupt; measuring again")
+    torch.set_num_threads(cpu_threads())
+    target = resolve_device(device)
+    b = configs["BERT-style"]
+    ids, types, mask, labels, sentence = (t.to(target) for t in _batch(
+        b.batch_size, b.max_seq_length))
+    labels[:, b.max_predictions:] = -100
+    models = {}
+    for name, config in configs.items():
+        torch.manual_seed(0)
+        model = AlbertForPreTraining(config.model).to(target).train()
+        models[name] = (model, make_optimizer(model, config))
+    seconds = {name: [] for name in configs}
+    for _ in range(repeats):
+        for name, (model, optimizer) in models.items():
+            for k in range(steps + 1):
+                if k == 1:
+                    if target.type == "cuda":
+                        torch.cuda.synchronize()
+                    started = time.perf_counter()
+                model(ids, types, mask, mlm_labels=labels, sentence_labels=sentence).loss.backward()
+                optimizer.step()
+                optimizer.zero_grad(set_to_none=True)
+            if target.type == "cuda":
+                torch.cuda.synchronize()
+            seconds[name].append((time.perf_counter() - started) / steps)
+    step_seconds = {name: statistics.median(values) for name, values in seconds.items()}
+    result = {"configs": {k: v.to_dict() for k, v in configs.items()},
+              "step_seconds": step_seconds, "all_seconds": seconds,
+              "ratio": step_seconds["wide ALBERT-style"] / step_seconds["BERT-style"],
+              "provenance": record()}
+    atomic_write_json(path, result)
+    return result
+
+
+def wall_clock(profile: str, calibration: dict | None = None) -> dict:
+    """Equal steps, and equal time: the wide model's steps fit in the BERT-style budget."""
+    calibration = calibration or calibrate(profile)
+    steps = base(profile).max_steps
+    equal_time_steps = max(1, round(steps / calibration["ratio"]))
+    return {"BERT-style": bert_style(profile),
+            "wide ALBERT-style, equal steps": wide_albert(profile),
+            "wide ALBERT-style, equal time": wide_albert(profile, equal_time_steps)}
+
+
+# -- running and collecting -------------------------------------------------------------
+
+def with_seed(config: RunConfig, seed: int, device: str) -> RunConfig:
+    return config.replace(seed=seed, device=device)
+
+
+def collect(conditions: dict, seeds, profile: str, device: str = "auto",
+            quiet: bool = True) -> pd.DataFrame:
+    """One row per (condition, seed): metrics of the stored or freshly trained run."""
+    rows = []
+    store = results_dir(profile)
+    for name, config in conditions.items():
+        for seed in seeds:
+            result = run(with_seed(config, seed, device), store, quiet=quiet)
+            metrics = result["metrics"]
+            rows.append({"condition": name, "seed": seed, "hash": result["hash"],
+                         "wall_seconds": result["wall_seconds"],
+                         **{k: v for k, v in metrics.items() if not isinstance(v, list)},
+                         **{k: v for k, v in metrics.items() if isinstance(v, list)},
+                         "curve": result["curve"]})
+    return pd.DataFrame(rows)
+
+
+def claim_groups(profile: str, calibration: dict | None = None) -> list:
+    """The claims' condition dicts, in the order the driver trains them."""
+    return [asymmetry(profile), sop_nsp(profile), dropout(profile), transitions(profile),
+            embedding_sweep(profile), grouped(profile), wall_clock(profile, calibration)]
+
+
+def planned_runs(profile: str, seeds, device: str = "auto",
+                 calibration: dict | None = None) -> list:
+    """Every distinct seeded run of the six claims: claim by claim, seed by seed, so that
+    an interrupted driver leaves whole claims behind it."""
+    seen, out = set(), []
+    for group in claim_groups(profile, calibration):
+        for seed in seeds:
+            for config in group.values():
+                seeded = with_seed(config, seed, device)
+                key = config_hash(seeded.to_dict())
+                if key not in seen:
+                    seen.add(key)
+                    out.append(seeded)
+    return out
+
+
+def _worker(args):
+    index, threads, configs, profile = args
+    if threads:
+        os.environ["ALBERT_RERUN_THREADS"] = str(threads)
+    store = results_dir(profile)
+    for config in configs:
+        started = time.time()
+        result = run(config, store, quiet=True)
+        m = result["metrics"]
+        print(f"[worker {index}] {result['hash']} {config.model.sharing:>9} "
+              f"E={config.model.embedding_size} H={config.model.hidden_size} "
+              f"{config.objective} seed {config.seed} steps {m['steps']}: MLM "
+              f"{m['mlm_accuracy']:.3f} ({time.time() - started:.0f} s)", flush=True)
+
+
+def main(argv=None) -> int:
+    from multiprocessing import get_context
+
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--profile", default="cpu", choices=tuple(PROFILES))
+    parser.add_argument("--seeds", type=int, default=None, help="default: the profile's")
+    parser.add_argument("--device", default="auto", choices=("auto", "cpu", "cuda"))
+    parser.add_argument("--workers", type=int, default=1)
+    args = parser.parse_args(argv)
+    seeds = range(args.seeds or PROFILES[args.profile].default_seeds)
+    if args.workers > 1:  # calibrate at the thread count the runs will have
+        os.environ["ALBERT_RERUN_THREADS"] = str(
+            max(1, len(os.sched_getaffinity(0)) // args.workers))
+    calibration = calibrate(args.profile, args.device)
+    print(f"step-time ratio wide/BERT-style: {calibration['ratio']:.2f}", flush=True)
+    configs = planned_runs(args.profile, seeds, args.device, calibration)
+    store = results_dir(args.profile)
+    missing = [c for c in configs if not (store / f"{config_hash(c.to_dict())}.json").exists()]
+    print(f"{len(configs)} runs, {len(missing)} to train", flush=True)
+    if args.workers <= 1:
+        _worker((0, None, missing, args.profile))
+        return 0
+    threads = max(1, len(os.sched_getaffinity(0)) // args.workers)
+    jobs = [(k, threads, [c], args.profile) for k, c in enumerate(missing)]
+    with get_context("spawn").Pool(args.workers, maxtasksperchild=1) as pool:
+        for _ in pool.imap_unordered(_worker, jobs):
+            pass
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
+
+
+# -- what a chapter prints ---------------------------------------------------------------
+
+def parameter_count(config: RunConfig) -> int:
+    from .params import closed_form
+    return int(sum(closed_form(config.model).values()))
+
+
+def scale_gap(frame: pd.DataFrame, config: RunConfig) -> str:
+    """One sentence: parameters, tokens and steps of our runs against the paper's."""
+    from . import paper
+    tokens = float(frame["tokens"].mean())
+    paper_tokens = paper.PAPER_STEPS * paper.PAPER_BATCH * paper.PAPER_SEQ
+    return (f"Scale gap: ours {parameter_count(config) / 1e6:.2f}M parameters (base), "
+            f"{int(frame['steps'].max()):,} steps, {tokens / 1e6:.1f}M tokens per run; the "
+            f"paper's ablations 12M (ALBERT-base) to 108M parameters, "
+            f"{paper.PAPER_STEPS:,} steps of {paper.PAPER_BATCH} x {paper.PAPER_SEQ} tokens "
+            f"({paper_tokens / 1e9:.0f}B tokens, {paper_tokens / tokens:,.0f}x ours).")
+
+
+def interval_text(interval, digits: int = 1) -> str:
+    return f"{interval.mean:+.{digits}f} [{interval.low:+.{digits}f}, {interval.high:+.{digits}f}]"
