@@ -281,9 +281,13 @@ if __name__ == "__main__":
 
 # -- what a chapter prints ---------------------------------------------------------------
 
-def parameter_count(config: RunConfig) -> int:
+def parameter_count_of(model_config) -> int:
     from .params import closed_form
-    return int(sum(closed_form(config.model).values()))
+    return int(sum(closed_form(model_config).values()))
+
+
+def parameter_count(config: RunConfig) -> int:
+    return parameter_count_of(config.model)
 
 
 def scale_gap(frame: pd.DataFrame, config: RunConfig) -> str:
@@ -298,5 +302,155 @@ def scale_gap(frame: pd.DataFrame, config: RunConfig) -> str:
             f"({paper_tokens / 1e9:.0f}B tokens, {paper_tokens / tokens:,.0f}x ours).")
 
 
+def scale_short(frame: pd.DataFrame, config: RunConfig) -> str:
+    """The ledger's scale cell: parameters, steps and tokens of one run."""
+    return (f"{parameter_count(config) / 1e6:.2f}M params, {int(frame['steps'].max()):,} "
+            f"steps, {float(frame['tokens'].mean()) / 1e6:.1f}M tokens, "
+            f"{frame['seed'].nunique()} seeds")
+
+
 def interval_text(interval, digits: int = 1) -> str:
     return f"{interval.mean:+.{digits}f} [{interval.low:+.{digits}f}, {interval.high:+.{digits}f}]"
+
+
+def combine_verdicts(verdicts) -> str:
+    """A claim tested in several settings: reproduced only if reproduced in all, not
+    reproduced if contradicted in any, otherwise inconclusive."""
+    verdicts = list(verdicts)
+    if verdicts and all(v == "reproduced" for v in verdicts):
+        return "reproduced"
+    if any(v == "not reproduced" for v in verdicts):
+        return "not reproduced"
+    return "inconclusive"
+
+
+def interval_plot(ax, table: pd.DataFrame, labels=None, color=None, offset: float = 0.0,
+                  label=None):
+    """Means with 95% intervals (rows of a stats.summarize table) as points and bars;
+    an infinite interval (one seed) is drawn as a point only."""
+    import numpy as np
+    x = np.arange(len(table)) + offset
+    finite = np.isfinite(table["low"]) & np.isfinite(table["high"])
+    errors = np.where(finite, [table["mean"] - table["low"], table["high"] - table["mean"]], 0)
+    ax.errorbar(x, table["mean"], yerr=errors, fmt="o", capsize=3, color=color, label=label)
+    ax.set_xticks(np.arange(len(table)), labels or [str(i) for i in table.index])
+    return ax
+
+
+def rounded_summary(table: pd.DataFrame, digits: int = 1) -> pd.DataFrame:
+    """A summarize table as text 'mean [low, high]' for display."""
+    import numpy as np
+
+    def cell(row):
+        if not np.isfinite(row["low"]):
+            return f"{row['mean']:.{digits}f} (1 seed)"
+        return f"{row['mean']:.{digits}f} [{row['low']:.{digits}f}, {row['high']:.{digits}f}]"
+    return table.apply(cell, axis=1)
+
+
+def passes_over_data(frame: pd.DataFrame, config: RunConfig) -> float:
+    """Tokens a run saw divided by the tokens of its training documents: below 1, no
+    training sequence was seen twice."""
+    from .pretraining_data import tokenize_split
+    from .tokenizer import Tokenizer
+    corpus = tokenize_split("train", Tokenizer()).subset(config.train_documents)
+    return float(frame["tokens"].max()) / len(corpus.tokens)
+
+
+# -- Table 2's speedup column (claim 6a) ---------------------------------------------------
+
+THROUGHPUT_SHAPES = {  # profile: (batch, sequence length, timed steps, width divisor)
+    "smoke": (1, 16, 1, 32), "cpu": (4, 64, 2, 1), "gpu": (32, 128, 5, 1)}
+
+
+def table1_config(name: str, divisor: int = 1):
+    """A Table 1 model; ``divisor`` > 1 shrinks every width (smoke: the code path only)."""
+    from .config import preset
+    config = preset(name, hidden_dropout_prob=0.0, attention_probs_dropout_prob=0.0)
+    if divisor == 1:
+        return config
+    return config.replace(vocab_size=1000, hidden_size=config.hidden_size // divisor,
+                          intermediate_size=config.intermediate_size // divisor,
+                          embedding_size=max(8, config.embedding_size // divisor),
+                          num_attention_heads=max(1, config.num_attention_heads // divisor))
+
+
+def throughput(profile: str, device: str = "auto", fresh: bool = False) -> dict:
+    """Training tokens/s (forward + backward) of the six Table 1 models on this machine,
+    at a short sequence length, one after another in one process; stored like a run."""
+    import torch
+
+    from . import paper
+    from .model import AlbertForPreTraining
+    from .provenance import record
+    from .train import cpu_threads, resolve_device
+
+    batch, seq, steps, divisor = THROUGHPUT_SHAPES[profile]
+    configs = {name: table1_config(name, divisor) for name in paper.TABLE1}
+    key = config_hash({"models": {k: c.to_dict() for k, c in configs.items()}, "batch": batch,
+                       "seq": seq, "steps": steps, "device": device})
+    path = results_dir(profile) / f"throughput-{key}.json"
+    if path.exists() and not (fresh or os.environ.get("ALBERT_RERUN_FRESH") == "1"):
+        try:
+            return json.loads(path.read_text())
+        except ValueError:
+            print(f"warning: throughput record {path} is corrupt; measuring again")
+    torch.set_num_threads(cpu_threads())
+    target = resolve_device(device)
+    g = torch.Generator().manual_seed(0)
+    ids = torch.randint(5, configs["bert-base"].vocab_size, (batch, seq), generator=g).to(target)
+    labels = torch.full((batch, seq), -100)
+    labels[:, 1:1 + max(1, round(0.15 * seq))] = 7
+    labels = labels.to(target)
+    rows = {}
+    for name, config in configs.items():
+        torch.manual_seed(0)
+        model = AlbertForPreTraining(config).to(target).train()
+        timings = []
+        for k in range(steps + 1):
+            if target.type == "cuda":
+                torch.cuda.synchronize()
+            started = time.perf_counter()
+            model(ids, mlm_labels=labels).loss.backward()
+            model.zero_grad(set_to_none=True)
+            if target.type == "cuda":
+                torch.cuda.synchronize()
+            if k:  # the first step warms up
+                timings.append(time.perf_counter() - started)
+        rows[name] = {"step_seconds": min(timings), "tokens_per_second": batch * seq / min(timings)}
+        del model
+    reference = rows["bert-large"]["tokens_per_second"]
+    for row in rows.values():
+        row["speedup_vs_bert_large"] = row["tokens_per_second"] / reference
+    result = {"batch": batch, "seq": seq, "steps": steps, "width_divisor": divisor, "rows": rows,
+              "threads": torch.get_num_threads(), "provenance": record()}
+    atomic_write_json(path, result)
+    return result
+
+
+def untrained_transitions(config: RunConfig, seed: int) -> dict:
+    """Claim 5's control: the transitions of the same model at initialization (the seed
+    initializes it exactly as the trained run's step 0), on the same held-out sequences."""
+    import torch
+
+    from .model import AlbertForPreTraining
+    from .pretraining_data import tokenize_split
+    from .tokenizer import Tokenizer
+    from .train import HeldOut, layer_transitions, resolve_device
+
+    tokenizer = Tokenizer(vocab_size=config.vocab_size)
+    held_out = HeldOut(config, tokenizer, tokenize_split("validation", tokenizer))
+    torch.manual_seed(seed)
+    device = resolve_device(config.device)
+    model = AlbertForPreTraining(config.model).to(device)
+    return layer_transitions(model, held_out, device)
+
+
+def roughness(values) -> float:
+    """How jumpy a layer-to-layer curve is: mean |change between consecutive layers|
+    divided by the curve's mean (scale-free, so L2 and angles compare across models)."""
+    import numpy as np
+    x = np.asarray(values, dtype=float)
+    if len(x) < 2:
+        return 0.0
+    return float(np.abs(np.diff(x)).mean() / max(abs(x.mean()), 1e-12))

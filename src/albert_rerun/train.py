@@ -314,7 +314,7 @@ def layer_transitions(model, held_out: HeldOut, device, limit: int = 64) -> dict
     keep = batch["attention_mask"].bool()
     distances, angles = [], []
     for before, after in zip(states[:-1], states[1:]):
-        a, b = before.float()[keep], after.float()[keep]
+        a, b = before.double()[keep], after.double()[keep]  # arccos near 1 needs float64
         distances.append((b - a).norm(dim=-1).mean().item())
         cosine = torch.nn.functional.cosine_similarity(a, b, dim=-1).clamp(-1, 1)
         angles.append(torch.rad2deg(torch.arccos(cosine)).mean().item())
@@ -376,7 +376,10 @@ def _load_checkpoint(path: Path, model, optimizer):
 def pretrain(config: RunConfig, workdir: Path, checkpoint_every: int = 100,
              quiet: bool = False) -> dict:
     """Train (or resume) one run in ``workdir``; return metrics and the model state."""
-    from tqdm.auto import tqdm
+    import warnings
+    with warnings.catch_warnings():  # tqdm.auto warns in kernels without ipywidgets
+        warnings.simplefilter("ignore")
+        from tqdm.auto import tqdm
 
     device = resolve_device(config.device)
     torch.set_num_threads(cpu_threads())

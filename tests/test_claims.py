@@ -1,0 +1,136 @@
+"""The claims' building blocks: conditions shared across claims, the statistics the
+chapters print, the topic baseline's features and the layer-transition measure."""
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+import torch
+from scipy import stats as scipy_stats
+
+from albert_rerun import claims
+from albert_rerun.baselines import bag_of_words_pairs
+from albert_rerun.config import ModelConfig
+from albert_rerun.model import AlbertForPreTraining
+from albert_rerun.pretraining_data import Instances
+from albert_rerun.results import config_hash
+from albert_rerun.stats import paired, summarize
+
+
+def _hash(config):
+    return config_hash(config.to_dict())
+
+
+@pytest.mark.parametrize("profile", ["smoke", "cpu", "gpu"])
+def test_shared_conditions_are_one_config(profile):
+    """A model several claims use must hash the same, so it is trained once."""
+    base = _hash(claims.base(profile))
+    bert = _hash(claims.bert_style(profile))
+    E, H = claims.base(profile).model.embedding_size, claims.base(profile).model.hidden_size
+    asym = {k: _hash(v) for k, v in claims.asymmetry(profile).items()}
+    assert asym[f"E={E}, all"] == base
+    assert asym[f"E={H}, none"] == bert
+    assert _hash(claims.sop_nsp(profile)["sop"]) == base
+    assert _hash(claims.dropout(profile)["no dropout"]) == base
+    groups = claims.grouped(profile)
+    assert _hash(groups[1]) == base
+    assert _hash(groups[max(groups)]) == asym[f"E={E}, none"]
+    sweep = {k: _hash(v) for k, v in claims.embedding_sweep(profile).items()}
+    assert sweep[f"all, E={E}"] == base and sweep[f"none, E={H}"] == bert
+    assert len(set(asym.values())) == 8
+
+
+def test_transition_models_reuse_the_asymmetry_runs_where_depth_allows():
+    for profile in ("smoke", "cpu"):
+        t = claims.transitions(profile)
+        assert _hash(t["ALBERT-style"]) == _hash(claims.base(profile))
+        assert _hash(t["BERT-style"]) == _hash(claims.bert_style(profile))
+    assert claims.transitions("gpu")["BERT-style"].model.num_hidden_layers == 24
+
+
+def test_planned_runs_are_distinct_and_seeded():
+    calibration = {"ratio": 2.0}
+    runs = claims.planned_runs("smoke", range(2), calibration=calibration)
+    hashes = [_hash(r) for r in runs]
+    assert len(hashes) == len(set(hashes))
+    assert {r.seed for r in runs} == {0, 1}
+    equal_time = claims.wall_clock("smoke", calibration)["wide ALBERT-style, equal time"]
+    assert equal_time.max_steps == round(claims.base("smoke").max_steps / 2.0)
+    # claim by claim: the first runs are the asymmetry table's, seed 0 then seed 1
+    first = [(r.model.sharing, r.seed) for r in runs[:16]]
+    assert first[:8] == [(s, 0) for s in claims.SCHEMES] * 2
+
+
+def test_summarize_and_paired_match_scipy():
+    frame = pd.DataFrame({"condition": ["a"] * 4 + ["b"] * 4, "seed": list(range(4)) * 2,
+                          "metric": [0.50, 0.52, 0.49, 0.55, 0.45, 0.50, 0.47, 0.48]})
+    table = summarize(frame, "metric", scale=100)
+    a = 100 * np.array([0.50, 0.52, 0.49, 0.55])
+    low, high = scipy_stats.t.interval(0.95, 3, loc=a.mean(), scale=scipy_stats.sem(a))
+    assert table.loc["a", "mean"] == pytest.approx(a.mean())
+    assert (table.loc["a", "low"], table.loc["a", "high"]) == pytest.approx((low, high))
+    d = paired(frame, "metric", "a", "b", scale=100)
+    diff = a - 100 * np.array([0.45, 0.50, 0.47, 0.48])
+    low, high = scipy_stats.t.interval(0.95, 3, loc=diff.mean(), scale=scipy_stats.sem(diff))
+    assert (d.low, d.high) == pytest.approx((low, high))
+
+
+def test_paired_uses_only_shared_seeds_and_refuses_none():
+    frame = pd.DataFrame({"condition": ["a", "a", "b"], "seed": [0, 1, 1],
+                          "metric": [1.0, 2.0, 1.5]})
+    assert paired(frame, "metric", "a", "b").n == 1
+    with pytest.raises(ValueError, match="share no seed"):
+        paired(frame.iloc[[0, 2]].assign(seed=[0, 1]), "metric", "a", "b")
+
+
+def test_combine_verdicts():
+    assert claims.combine_verdicts(["reproduced", "reproduced"]) == "reproduced"
+    assert claims.combine_verdicts(["reproduced", "inconclusive"]) == "inconclusive"
+    assert claims.combine_verdicts(["inconclusive", "not reproduced"]) == "not reproduced"
+
+
+def test_roughness():
+    assert claims.roughness([3.0, 3.0, 3.0]) == 0.0
+    assert claims.roughness([1.0, 3.0, 1.0]) == pytest.approx(2.0 / (5 / 3))
+    assert claims.roughness([2.0, 4.0]) == pytest.approx(claims.roughness([1.0, 2.0]))
+
+
+class _Tok:
+    vocab_size, cls_id, sep_id = 10, 2, 3
+
+
+def test_bag_of_words_features_mark_each_segment_and_their_overlap():
+    ids = np.array([[2, 5, 6, 3, 6, 7, 3, 0]], dtype=np.int32)  # [CLS] 5 6 [SEP] 6 7 [SEP]
+    types = np.array([[0, 0, 0, 0, 1, 1, 1, 0]], dtype=np.int8)
+    instances = Instances(ids, types, np.array([7]), np.array([0]))
+    x = bag_of_words_pairs(instances, [0], _Tok()).toarray()[0]
+    assert set(np.flatnonzero(x[:10])) == {5, 6}
+    assert set(np.flatnonzero(x[10:20])) == {6, 7}
+    assert set(np.flatnonzero(x[20:])) == {6}
+
+
+def test_layer_transitions_equal_a_direct_computation():
+    from albert_rerun.train import layer_transitions
+    config = ModelConfig(vocab_size=50, embedding_size=8, hidden_size=16, num_hidden_layers=3,
+                         num_attention_heads=2, intermediate_size=32,
+                         max_position_embeddings=16, sharing="all")
+    torch.manual_seed(0)
+    model = AlbertForPreTraining(config)
+    ids = torch.randint(5, 50, (3, 10))
+    mask = torch.ones(3, 10, dtype=torch.long)
+    mask[1, 7:] = 0
+    held_out = type("H", (), {})()
+    held_out.sets = {"sop": {"original_ids": ids, "token_type_ids": torch.zeros_like(ids),
+                             "attention_mask": mask}}
+    out = layer_transitions(model, held_out, torch.device("cpu"))
+    with torch.no_grad():
+        states = model.albert(ids, torch.zeros_like(ids), mask, output_hidden_states=True)[2]
+    keep = mask.bool()
+    for layer in range(3):
+        a, b = (states[k][keep].double().numpy() for k in (layer, layer + 1))
+        l2 = np.linalg.norm(b - a, axis=1).mean()
+        cos = (a * b).sum(1) / np.linalg.norm(a, axis=1) / np.linalg.norm(b, axis=1)
+        angle = np.degrees(np.arccos(np.clip(cos, -1, 1))).mean()
+        assert out["transition_l2"][layer] == pytest.approx(l2, rel=1e-5)
+        assert out["transition_angle"][layer] == pytest.approx(angle, rel=1e-6)
+    assert len(out["transition_l2"]) == 3 and all(math.isfinite(v) for v in out["transition_angle"])
