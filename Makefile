@@ -7,7 +7,7 @@ PROFILE ?= cpu
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: book test notebooks bench recipe venv clean
+.PHONY: book test notebooks claims bench recipe venv clean
 
 venv: $(STAMP)
 
@@ -26,6 +26,11 @@ test: $(STAMP)
 # Refresh the committed smoke-profile outputs that nbval compares against.
 notebooks: $(STAMP)
 	$(BIN)/python -m albert_rerun.book --notebooks-only
+
+# Train every run the empirical chapters need at PROFILE (parallel workers; stored
+# results reused, FRESH=1 recomputes). `make book` does this first by itself.
+claims: $(STAMP)
+	$(BIN)/python -m albert_rerun.claims --profile $(PROFILE) $(if $(FRESH),--fresh,)
 
 # Throughput of our model vs HF transformers' and the machine's matmul peak, in one run.
 bench: $(STAMP)

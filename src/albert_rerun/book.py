@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -64,8 +63,41 @@ def write_environment_page(root: Path, profile: str, timings: dict) -> Path:
     return page
 
 
+def write_profiles_page(root: Path) -> Path:
+    """The methods page's table of what each profile trains, read from the code."""
+    from .claims import CLAIM_SIZES, base
+    rows = ["| | " + " | ".join(f"`{p}`" for p in PROFILES) + " |",
+            "|---|" + "---|" * len(PROFILES)]
+    configs = {p: base(p) for p in PROFILES}
+
+    def row(label, value):
+        rows.append(f"| {label} | " + " | ".join(str(value(p, configs[p])) for p in PROFILES)
+                    + " |")
+
+    row("hidden size H, layers L, heads", lambda p, c: f"{c.model.hidden_size}, "
+        f"{c.model.num_hidden_layers}, {c.model.num_attention_heads}")
+    row("embedding size E (base; sweep)", lambda p, c: f"{c.model.embedding_size}; "
+        + ", ".join(map(str, CLAIM_SIZES[p].embedding_sizes)))
+    row("sequence length x batch", lambda p, c: f"{c.max_seq_length} x {c.batch_size}")
+    row("steps (warm-up)", lambda p, c: f"{c.max_steps:,} ({c.warmup_steps})")
+    row("optimizer, peak learning rate", lambda p, c: f"{c.optimizer}, {c.learning_rate:g}")
+    row("training documents", lambda p, c: c.train_documents or "all")
+    row("held-out sequences, probe pairs", lambda p, c: f"{c.eval_examples}, {c.probe_examples}")
+    row("fine-tuning examples (train; eval)", lambda p, c: (
+        f"{c.finetune.max_train_examples or 'all'}; {c.finetune.max_eval_examples or 'all'}"))
+    row("fine-tuning learning rate, length", lambda p, c: (
+        f"{c.finetune.learning_rate:g}, {c.finetune.max_seq_length}"))
+    row("seeds per condition", lambda p, c: PROFILES[p].default_seeds)
+    row("depth of the transition models", lambda p, c: CLAIM_SIZES[p].transition_layers)
+    page = root / "book" / "_generated" / "profiles.md"
+    page.parent.mkdir(parents=True, exist_ok=True)
+    page.write_text("\n".join(rows) + "\n")
+    return page
+
+
 def execute_chapters(root: Path, profile: str) -> dict:
     """Run every claim notebook at ``profile`` into book/chapters/."""
+    write_profiles_page(root)
     timings = {}
     for source in notebook_sources(root):
         target = root / "book" / "chapters" / (source.stem + ".ipynb")
@@ -98,16 +130,19 @@ def main(argv=None) -> int:
                         help="refresh notebooks/*.ipynb at the smoke profile and stop")
     parser.add_argument("--no-html", action="store_true", help="execute, do not build")
     parser.add_argument("--fresh", action="store_true",
-                        help="recompute every pretraining run instead of reusing stored results")
+                        help="recompute every pretraining run, the step-time calibration and "
+                             "the throughput table instead of reusing stored results")
     args = parser.parse_args(argv)
     root = (args.root or repo_root()).resolve()
-    if args.fresh:
-        os.environ["ALBERT_RERUN_FRESH"] = "1"  # inherited by the notebook kernels
     if args.notebooks_only:
         refresh_committed_notebooks(root)
         return 0
     if (root / "_build" / "html").exists():
         shutil.rmtree(root / "_build" / "html")  # no stale page survives a rebuild
+    # Train what the chapters need first, in parallel workers; the notebooks then read
+    # the stored results. FRESH recomputes here, once, not again in every notebook.
+    from .claims import train_all
+    train_all(args.profile, fresh=args.fresh)
     timings = execute_chapters(root, args.profile)
     write_environment_page(root, args.profile, timings)
     if not args.no_html:

@@ -16,7 +16,6 @@ import json
 import os
 import time
 from dataclasses import dataclass
-from pathlib import Path
 
 import pandas as pd
 
@@ -231,13 +230,14 @@ def planned_runs(profile: str, seeds, device: str = "auto",
 
 
 def _worker(args):
-    index, threads, configs, profile = args
+    index, threads, configs, profile, *rest = args
+    fresh = bool(rest and rest[0])
     if threads:
         os.environ["ALBERT_RERUN_THREADS"] = str(threads)
     store = results_dir(profile)
     for config in configs:
         started = time.time()
-        result = run(config, store, quiet=True)
+        result = run(config, store, quiet=True, fresh=fresh)
         m = result["metrics"]
         print(f"[worker {index}] {result['hash']} {config.model.sharing:>9} "
               f"E={config.model.embedding_size} H={config.model.hidden_size} "
@@ -245,33 +245,62 @@ def _worker(args):
               f"{m['mlm_accuracy']:.3f} ({time.time() - started:.0f} s)", flush=True)
 
 
-def main(argv=None) -> int:
+def default_workers() -> int:
+    """Two single-threaded workers on a CPU with two or more cores; one on a GPU."""
+    import torch
+    if torch.cuda.is_available():
+        return 1
+    return 2 if len(os.sched_getaffinity(0)) >= 2 else 1
+
+
+def train_all(profile: str, seeds=None, device: str = "auto", workers: int | None = None,
+              fresh: bool = False) -> int:
+    """Measure the step-time calibration and the throughput table, then train every run
+    the chapters need that is not stored (all of them when ``fresh``); returns the count
+    trained."""
     from multiprocessing import get_context
 
+    seeds = range(seeds or PROFILES[profile].default_seeds)
+    workers = workers or default_workers()
+    saved = os.environ.get("ALBERT_RERUN_THREADS")
+    if workers > 1:  # calibrate at the thread count the runs will have
+        os.environ["ALBERT_RERUN_THREADS"] = str(
+            max(1, len(os.sched_getaffinity(0)) // workers))
+    try:
+        calibration = calibrate(profile, device, fresh=fresh)
+    finally:
+        if saved is None:
+            os.environ.pop("ALBERT_RERUN_THREADS", None)
+        else:
+            os.environ["ALBERT_RERUN_THREADS"] = saved
+    print(f"step-time ratio wide/BERT-style: {calibration['ratio']:.2f}", flush=True)
+    throughput(profile, device, fresh=fresh)
+    configs = planned_runs(profile, seeds, device, calibration)
+    store = results_dir(profile)
+    missing = configs if fresh else [
+        c for c in configs if not (store / f"{config_hash(c.to_dict())}.json").exists()]
+    print(f"{len(configs)} runs, {len(missing)} to train", flush=True)
+    if workers <= 1:
+        _worker((0, None, missing, profile, fresh))
+        return len(missing)
+    threads = max(1, len(os.sched_getaffinity(0)) // workers)
+    jobs = [(k, threads, [c], profile, fresh) for k, c in enumerate(missing)]
+    with get_context("spawn").Pool(workers, maxtasksperchild=1) as pool:
+        for _ in pool.imap_unordered(_worker, jobs):
+            pass
+    return len(missing)
+
+
+def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--profile", default="cpu", choices=tuple(PROFILES))
     parser.add_argument("--seeds", type=int, default=None, help="default: the profile's")
     parser.add_argument("--device", default="auto", choices=("auto", "cpu", "cuda"))
-    parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument("--workers", type=int, default=None,
+                        help="parallel training processes (default: 2 on a CPU, 1 on a GPU)")
+    parser.add_argument("--fresh", action="store_true", help="retrain even if stored")
     args = parser.parse_args(argv)
-    seeds = range(args.seeds or PROFILES[args.profile].default_seeds)
-    if args.workers > 1:  # calibrate at the thread count the runs will have
-        os.environ["ALBERT_RERUN_THREADS"] = str(
-            max(1, len(os.sched_getaffinity(0)) // args.workers))
-    calibration = calibrate(args.profile, args.device)
-    print(f"step-time ratio wide/BERT-style: {calibration['ratio']:.2f}", flush=True)
-    configs = planned_runs(args.profile, seeds, args.device, calibration)
-    store = results_dir(args.profile)
-    missing = [c for c in configs if not (store / f"{config_hash(c.to_dict())}.json").exists()]
-    print(f"{len(configs)} runs, {len(missing)} to train", flush=True)
-    if args.workers <= 1:
-        _worker((0, None, missing, args.profile))
-        return 0
-    threads = max(1, len(os.sched_getaffinity(0)) // args.workers)
-    jobs = [(k, threads, [c], args.profile) for k, c in enumerate(missing)]
-    with get_context("spawn").Pool(args.workers, maxtasksperchild=1) as pool:
-        for _ in pool.imap_unordered(_worker, jobs):
-            pass
+    train_all(args.profile, args.seeds, args.device, args.workers, args.fresh)
     return 0
 
 

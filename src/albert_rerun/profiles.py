@@ -87,7 +87,7 @@ def pretraining_config(profile: str, style: str = "albert", **changes):
     sizes = {
         # H, layers, heads, E, T, batch, steps, documents, eval, probe, finetune train/eval
         "smoke": (32, 2, 2, 16, 32, 8, 20, 60, 64, 128, (200, 200)),
-        "cpu": (128, 4, 2, 64, 64, 32, 400, 0, 512, 1024, (1500, 1000)),
+        "cpu": (128, 4, 2, 64, 64, 32, 300, 0, 512, 512, (1000, 500)),
         "gpu": (256, 12, 4, 128, 128, 256, 4000, 0, 2048, 4096, (0, 0)),
     }[profile]
     H, layers, heads, E, T, batch, steps, documents, evals, probes, finetune_n = sizes
@@ -100,7 +100,7 @@ def pretraining_config(profile: str, style: str = "albert", **changes):
         model = model.replace(**model_changes)
     # few fine-tuning examples (cost) get a larger learning rate than the full split
     protocol = FinetuneProtocol(max_train_examples=finetune_n[0],
-                                max_eval_examples=finetune_n[1], max_seq_length=min(128, 2 * T),
+                                max_eval_examples=finetune_n[1], max_seq_length=min(128, T),
                                 learning_rate=1e-4 if finetune_n[0] == 0 else 5e-4)
     values = dict(model=model, objective="sop", max_seq_length=T, batch_size=batch,
                   max_predictions=max(5, round(0.15 * T)), optimizer="lamb",

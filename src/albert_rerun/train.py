@@ -91,7 +91,7 @@ class RunConfig:
 def cpu_threads() -> int:
     """Threads for torch: the cores this process may use, or $ALBERT_RERUN_THREADS (set by
     the claims driver when it runs several single-threaded workers side by side)."""
-    return int(os.environ.get("ALBERT_RERUN_THREADS", 0)) or max(1, len(os.sched_getaffinity(0)))
+    return int(os.environ.get("ALBERT_RERUN_THREADS") or 0) or max(1, len(os.sched_getaffinity(0)))
 
 
 def resolve_device(device: str) -> torch.device:
