@@ -304,8 +304,6 @@ def main(argv=None) -> int:
     return 0
 
 
-if __name__ == "__main__":
-    raise SystemExit(main())
 
 
 # -- what a chapter prints ---------------------------------------------------------------
@@ -483,3 +481,7 @@ def roughness(values) -> float:
     if len(x) < 2:
         return 0.0
     return float(np.abs(np.diff(x)).mean() / max(abs(x.mean()), 1e-12))
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
