@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -108,7 +109,12 @@ def execute_chapters(root: Path, profile: str) -> dict:
 
 
 def refresh_committed_notebooks(root: Path) -> None:
-    """Re-execute notebooks/*.ipynb at their defaults (the smoke profile) for nbval."""
+    """Re-execute notebooks/*.ipynb at their defaults (the smoke profile) for nbval.
+
+    The smoke runs go to a fresh temporary store, as in CI, so the committed outputs are
+    what a clean checkout computes."""
+    import tempfile
+    os.environ["ALBERT_RERUN_RESULTS"] = tempfile.mkdtemp(prefix="albert-rerun-smoke-")
     for source in notebook_sources(root):
         print(f"executing {source.name} at its default (smoke) parameters", flush=True)
         execute(source, source.with_suffix(".ipynb"), None, source.parent)

@@ -336,6 +336,11 @@ def scale_short(frame: pd.DataFrame, config: RunConfig) -> str:
             f"{frame['seed'].nunique()} seeds")
 
 
+def downstream_majority(frame: pd.DataFrame) -> float:
+    """The downstream average (%) of always guessing each task's most frequent label."""
+    return float(100 * (frame["sentiment_majority"] + frame["genre_majority"]).mean() / 2)
+
+
 def interval_text(interval, digits: int = 1) -> str:
     return f"{interval.mean:+.{digits}f} [{interval.low:+.{digits}f}, {interval.high:+.{digits}f}]"
 
