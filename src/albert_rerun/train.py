@@ -118,7 +118,10 @@ def make_optimizer(model: torch.nn.Module, config: RunConfig):
     groups = [{"params": decay, "weight_decay": config.weight_decay},
               {"params": no_decay, "weight_decay": 0.0}]
     if config.optimizer == "lamb":
-        from pytorch_optimizer import Lamb
+        import warnings
+        with warnings.catch_warnings():  # it imports tqdm.auto, which warns in kernels
+            warnings.simplefilter("ignore")
+            from pytorch_optimizer import Lamb
         return Lamb(groups, lr=config.learning_rate, betas=(0.9, 0.999), eps=1e-6,
                     max_grad_norm=0.0)
     return torch.optim.AdamW(groups, lr=config.learning_rate, betas=(0.9, 0.999), eps=1e-6)
