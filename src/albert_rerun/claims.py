@@ -119,6 +119,17 @@ def embedding_sweep(profile: str) -> dict:
 
 # -- wall-clock calibration (claim 4) ---------------------------------------------------
 
+def _stored_measurement(path, fresh: bool):
+    """A stored calibration or throughput record, unless fresh, missing or corrupt."""
+    if fresh or os.environ.get("ALBERT_RERUN_FRESH") == "1" or not path.exists():
+        return None
+    try:
+        return json.loads(path.read_text())
+    except ValueError:
+        print(f"warning: stored measurement {path} is corrupt; measuring again")
+        return None
+
+
 def calibrate(profile: str, device: str = "auto", repeats: int = 3, steps: int = 8,
               fresh: bool = False) -> dict:
     """Seconds per training step of the BERT-style and wide ALBERT-style models, measured
@@ -135,11 +146,9 @@ def calibrate(profile: str, device: str = "auto", repeats: int = 3, steps: int =
     configs = {"BERT-style": bert_style(profile), "wide ALBERT-style": wide_albert(profile)}
     key = config_hash({k: v.to_dict() for k, v in configs.items()})
     path = results_dir(profile) / f"calibration-{key}.json"
-    if path.exists() and not (fresh or os.environ.get("ALBERT_RERUN_FRESH") == "1"):
-        try:
-            return json.loads(path.read_text())
-        except ValueError:
-            print(f"warning: calibration {path} is corrupt; measuring again")
+    stored = _stored_measurement(path, fresh)
+    if stored is not None:
+        return stored
     torch.set_num_threads(cpu_threads())
     target = resolve_device(device)
     b = configs["BERT-style"]
@@ -198,11 +207,9 @@ def collect(conditions: dict, seeds, profile: str, device: str = "auto",
     for name, config in conditions.items():
         for seed in seeds:
             result = run(with_seed(config, seed, device), store, quiet=quiet)
-            metrics = result["metrics"]
+            metrics = result["metrics"]  # lists (layer transitions) become object columns
             rows.append({"condition": name, "seed": seed, "hash": result["hash"],
-                         "wall_seconds": result["wall_seconds"],
-                         **{k: v for k, v in metrics.items() if not isinstance(v, list)},
-                         **{k: v for k, v in metrics.items() if isinstance(v, list)},
+                         "wall_seconds": result["wall_seconds"], **metrics,
                          "curve": result["curve"]})
     return pd.DataFrame(rows)
 
@@ -422,11 +429,9 @@ def throughput(profile: str, device: str = "auto", fresh: bool = False) -> dict:
     key = config_hash({"models": {k: c.to_dict() for k, c in configs.items()}, "batch": batch,
                        "seq": seq, "steps": steps, "device": device})
     path = results_dir(profile) / f"throughput-{key}.json"
-    if path.exists() and not (fresh or os.environ.get("ALBERT_RERUN_FRESH") == "1"):
-        try:
-            return json.loads(path.read_text())
-        except ValueError:
-            print(f"warning: throughput record {path} is corrupt; measuring again")
+    stored = _stored_measurement(path, fresh)
+    if stored is not None:
+        return stored
     torch.set_num_threads(cpu_threads())
     target = resolve_device(device)
     g = torch.Generator().manual_seed(0)

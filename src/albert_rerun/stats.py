@@ -73,7 +73,7 @@ def summarize(frame, metric: str, by: str = "condition", scale: float = 1.0,
     import pandas as pd
     rows = []
     for name in dict.fromkeys(frame[by]):
-        values = frame.loc[frame[by].map(lambda v: v == name), metric] * scale
+        values = frame.loc[frame[by] == name, metric] * scale
         i = mean_interval(values.to_numpy(), confidence)
         rows.append({by: name, "mean": i.mean, "low": i.low, "high": i.high, "n": i.n})
     return pd.DataFrame(rows).set_index(by)
@@ -83,7 +83,7 @@ def paired(frame, metric: str, a, b, by: str = "condition", scale: float = 1.0,
            confidence: float = 0.95) -> Interval:
     """Interval of metric(a) - metric(b) over the seeds both conditions have."""
     def values(name):
-        rows = frame[frame[by].map(lambda v: v == name)]
+        rows = frame[frame[by] == name]
         return rows.set_index("seed")[metric] * scale
     x, y = values(a), values(b)
     seeds = sorted(set(x.index) & set(y.index))
