@@ -134,3 +134,15 @@ def test_layer_transitions_equal_a_direct_computation():
         assert out["transition_l2"][layer] == pytest.approx(l2, rel=1e-5)
         assert out["transition_angle"][layer] == pytest.approx(angle, rel=1e-6)
     assert len(out["transition_l2"]) == 3 and all(math.isfinite(v) for v in out["transition_angle"])
+
+
+def test_scale_sentence_ignores_a_shorter_equal_time_budget():
+    """The equal-time run's length comes from a timing; the scale sentence must not move
+    with it (it once made the wall-clock chapter's checked output flaky)."""
+    base = claims.base("smoke")
+    full = pd.DataFrame({"steps": [20, 20], "tokens": [2e6, 2e6], "seed": [0, 1]})
+    short = pd.DataFrame({"steps": [7, 9], "tokens": [7e5, 9e5], "seed": [0, 1]})
+    mixed = pd.concat([full, short])
+    assert claims.scale_gap(mixed, base) == claims.scale_gap(full, base)
+    assert claims.scale_short(mixed, base) == claims.scale_short(full, base)
+    assert "20 steps, 2.0M tokens, 2 seeds" in claims.scale_short(full, base)

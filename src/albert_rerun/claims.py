@@ -324,9 +324,16 @@ def parameter_count(config: RunConfig) -> int:
     return parameter_count_of(config.model)
 
 
+def _full_budget(frame: pd.DataFrame) -> pd.DataFrame:
+    """The runs that trained the full step budget (an equal-time run stops earlier, and its
+    length depends on a timing, so it must not move the scale sentence)."""
+    return frame[frame["steps"] == frame["steps"].max()]
+
+
 def scale_gap(frame: pd.DataFrame, config: RunConfig) -> str:
     """One sentence: parameters, tokens and steps of our runs against the paper's."""
     from . import paper
+    frame = _full_budget(frame)
     tokens = float(frame["tokens"].mean())
     paper_tokens = paper.PAPER_STEPS * paper.PAPER_BATCH * paper.PAPER_SEQ
     return (f"Scale gap: ours {parameter_count(config) / 1e6:.2f}M parameters (base), "
@@ -338,6 +345,7 @@ def scale_gap(frame: pd.DataFrame, config: RunConfig) -> str:
 
 def scale_short(frame: pd.DataFrame, config: RunConfig) -> str:
     """The ledger's scale cell: parameters, steps and tokens of one run."""
+    frame = _full_budget(frame)
     return (f"{parameter_count(config) / 1e6:.2f}M params, {int(frame['steps'].max()):,} "
             f"steps, {float(frame['tokens'].mean()) / 1e6:.1f}M tokens, "
             f"{frame['seed'].nunique()} seeds")
