@@ -146,3 +146,6 @@ def test_scale_sentence_ignores_a_shorter_equal_time_budget():
     assert claims.scale_gap(mixed, base) == claims.scale_gap(full, base)
     assert claims.scale_short(mixed, base) == claims.scale_short(full, base)
     assert "20 steps, 2.0M tokens, 2 seeds" in claims.scale_short(full, base)
+    one = pd.DataFrame({"steps": [20], "tokens": [5120.0], "seed": [0]})
+    assert "20 steps, 5,120 tokens, 1 seed" in claims.scale_short(one, base)
+    assert "5,120 tokens per run" in claims.scale_gap(one, base)

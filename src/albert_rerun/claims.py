@@ -330,6 +330,16 @@ def _full_budget(frame: pd.DataFrame) -> pd.DataFrame:
     return frame[frame["steps"] == frame["steps"].max()]
 
 
+def _tokens_text(tokens: float) -> str:
+    """1.9M tokens, or the exact count below a million (smoke runs see thousands)."""
+    return f"{tokens / 1e6:.1f}M" if tokens >= 1e6 else f"{tokens:,.0f}"
+
+
+def _seeds_text(frame: pd.DataFrame) -> str:
+    n = frame["seed"].nunique()
+    return f"{n} seed" if n == 1 else f"{n} seeds"
+
+
 def scale_gap(frame: pd.DataFrame, config: RunConfig) -> str:
     """One sentence: parameters, tokens and steps of our runs against the paper's."""
     from . import paper
@@ -337,7 +347,7 @@ def scale_gap(frame: pd.DataFrame, config: RunConfig) -> str:
     tokens = float(frame["tokens"].mean())
     paper_tokens = paper.PAPER_STEPS * paper.PAPER_BATCH * paper.PAPER_SEQ
     return (f"Scale gap: ours {parameter_count(config) / 1e6:.2f}M parameters (base), "
-            f"{int(frame['steps'].max()):,} steps, {tokens / 1e6:.1f}M tokens per run; the "
+            f"{int(frame['steps'].max()):,} steps, {_tokens_text(tokens)} tokens per run; the "
             f"paper's ablations 12M (ALBERT-base) to 108M parameters, "
             f"{paper.PAPER_STEPS:,} steps of {paper.PAPER_BATCH} x {paper.PAPER_SEQ} tokens "
             f"({paper_tokens / 1e9:.0f}B tokens, {paper_tokens / tokens:,.0f}x ours).")
@@ -347,8 +357,8 @@ def scale_short(frame: pd.DataFrame, config: RunConfig) -> str:
     """The ledger's scale cell: parameters, steps and tokens of one run."""
     frame = _full_budget(frame)
     return (f"{parameter_count(config) / 1e6:.2f}M params, {int(frame['steps'].max()):,} "
-            f"steps, {float(frame['tokens'].mean()) / 1e6:.1f}M tokens, "
-            f"{frame['seed'].nunique()} seeds")
+            f"steps, {_tokens_text(float(frame['tokens'].mean()))} tokens, "
+            f"{_seeds_text(frame)}")
 
 
 def downstream_majority(frame: pd.DataFrame) -> float:
