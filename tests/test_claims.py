@@ -149,3 +149,24 @@ def test_scale_sentence_ignores_a_shorter_equal_time_budget():
     one = pd.DataFrame({"steps": [20], "tokens": [5120.0], "seed": [0]})
     assert "20 steps, 5,120 tokens, 1 seed" in claims.scale_short(one, base)
     assert "5,120 tokens per run" in claims.scale_gap(one, base)
+
+
+def test_mask_rungs_on_a_hand_built_corpus():
+    """Training text: 5 is the commonest piece; 1 is followed by 2 twice, by 3 once."""
+    from albert_rerun.baselines import left_bigram_table, mask_rungs
+    train = np.array([5, 1, 2, 5, 1, 2, 5, 1, 3, 5, 5])
+    table = left_bigram_table(train, vocab_size=8)
+    assert table[1] == 2 and table[2] == 5 and table[3] == 5 and table[5] == 1
+    assert table[0] == -1 and table[7] == -1
+    M = 7  # the [MASK] id
+    ids = np.array([[1, M, 4, M, M],
+                    [M, 2, 0, 0, 0]])
+    labels = np.array([[-100, 2, -100, 5, 3],
+                       [5, -100, -100, -100, -100]])
+    rungs = mask_rungs(ids, labels, train, vocab_size=8, mask_id=M)
+    # targets 2, 5, 3, 5. Unigram (5): 2 of 4. Bigram: after 1 -> 2 (hit); after 4,
+    # never seen -> unigram 5 (hit); left is [MASK] -> 5 (miss); first position -> 5 (hit)
+    assert rungs == {"unigram_at_mask": 0.5, "bigram_at_mask": 0.75,
+                     "left_visible": 0.5, "targets": 4}
+    with pytest.raises(ValueError, match="no position"):
+        mask_rungs(ids, np.full_like(labels, -100), train, 8, M)

@@ -1,4 +1,11 @@
-"""A topic-only baseline for the sentence-pair tasks (claim 4, SOP vs NSP).
+"""Baselines that need no neural network.
+
+Rungs for masked-token prediction (the recipe chapter): the most frequent training piece,
+and the piece that most often follows the visible left neighbour in the training split.
+A model below the first rung has learned nothing; one above the second reads more
+context than one neighbour.
+
+A topic-only baseline for the sentence-pair tasks (claim 4, SOP vs NSP).
 
 The paper argues that NSP can be solved by topic: a random second segment usually
 comes from another document, so word overlap gives it away, while SOP's two segments
@@ -55,3 +62,41 @@ def topic_baseline(task: str, max_seq_length: int, train_pairs: int, test_pairs:
     return {"task": task, "accuracy": float(model.score(x_test, y_test)),
             "majority": max(share, 1 - share), "train_pairs": len(train_rows),
             "test_pairs": len(test_rows)}
+
+
+def left_bigram_table(train_tokens: np.ndarray, vocab_size: int) -> np.ndarray:
+    """For every piece, the piece that most often follows it in ``train_tokens``
+    (ties: the smaller id); -1 for a piece never followed by anything."""
+    t = np.asarray(train_tokens, dtype=np.int64)
+    codes, counts = np.unique(t[:-1] * vocab_size + t[1:], return_counts=True)
+    left, right = codes // vocab_size, codes % vocab_size
+    order = np.lexsort((right, -counts, left))  # by left, then most frequent, then id
+    first = np.unique(left[order], return_index=True)[1]
+    table = np.full(vocab_size, -1, dtype=np.int64)
+    table[left[order][first]] = right[order][first]
+    return table
+
+
+def mask_rungs(input_ids: np.ndarray, mlm_labels: np.ndarray, train_tokens: np.ndarray,
+               vocab_size: int, mask_id: int) -> dict:
+    """Accuracy at the positions shown as [MASK] of two count-based predictors fitted on
+    the training split: the most frequent piece (unigram), and the most frequent
+    follower of the left neighbour where that neighbour is visible, else the unigram
+    guess (left bigram)."""
+    ids, labels = np.asarray(input_ids), np.asarray(mlm_labels)
+    if ids.shape != labels.shape:
+        raise ValueError(f"input_ids {ids.shape} and mlm_labels {labels.shape} differ")
+    at_mask = (labels != -100) & (ids == mask_id)
+    if not at_mask.any():
+        raise ValueError("no position is shown as [MASK]")
+    unigram = int(np.bincount(np.asarray(train_tokens, dtype=np.int64)).argmax())
+    follower = left_bigram_table(train_tokens, vocab_size)
+    rows, cols = np.nonzero(at_mask)
+    targets = labels[rows, cols]
+    left = np.where(cols > 0, ids[rows, np.maximum(cols - 1, 0)], mask_id)
+    visible = (cols > 0) & (left != mask_id)
+    guess = np.where(visible, follower[left], -1)
+    guess = np.where(guess < 0, unigram, guess)
+    return {"unigram_at_mask": float((targets == unigram).mean()),
+            "bigram_at_mask": float((guess == targets).mean()),
+            "left_visible": float(visible.mean()), "targets": int(len(targets))}
