@@ -170,3 +170,23 @@ def test_mask_rungs_on_a_hand_built_corpus():
                      "left_visible": 0.5, "targets": 4}
     with pytest.raises(ValueError, match="no position"):
         mask_rungs(ids, np.full_like(labels, -100), train, 8, M)
+
+
+@pytest.mark.parametrize("profile", ["cpu", "gpu"])
+def test_every_planned_model_takes_a_training_step(profile):
+    """The cpu and gpu profiles are not run in CI; each distinct model they would train
+    (24 layers for the gpu transitions) must at least build and take one finite step."""
+    models = {}
+    for config in claims.planned_runs(profile, [0], calibration={"ratio": 2.0}):
+        models.setdefault(config_hash(config.model.to_dict()), config)
+    assert len(models) >= 8
+    torch.manual_seed(0)
+    for config in models.values():
+        model = AlbertForPreTraining(config.model)
+        ids = torch.randint(5, config.vocab_size, (2, 12))
+        labels = torch.full_like(ids, -100)
+        labels[:, 3] = ids[:, 3]
+        out = model(ids, torch.zeros_like(ids), torch.ones_like(ids), mlm_labels=labels,
+                    sentence_labels=torch.tensor([0, 1]))
+        out.loss.backward()
+        assert torch.isfinite(out.loss), config.model
