@@ -58,6 +58,18 @@ def test_training_lowers_the_loss(tmp_path):
     assert out["metrics"]["steps"] == 40 and out["metrics"]["tokens"] > 40 * 8 * 10
 
 
+def test_curve_points_record_their_held_out_sample(tmp_path):
+    """A curve point on the whole held-out set at the last step equals the final
+    evaluation; a limited one says how many sequences it used."""
+    whole = pretrain(tiny_run(), tmp_path / "whole", quiet=True, curve_examples=None)
+    last = whole["curve"][-1]
+    assert last["step"] == 16 and last["examples"] == 64
+    assert last["mlm_accuracy"] == whole["metrics"]["mlm_accuracy"]
+    assert last["mlm_loss"] == pytest.approx(whole["metrics"]["mlm_loss"])
+    part = pretrain(tiny_run(), tmp_path / "part", quiet=True, curve_examples=16)
+    assert {p["examples"] for p in part["curve"]} == {16}
+
+
 _CHILD = """
 import sys, time, torch
 from pathlib import Path

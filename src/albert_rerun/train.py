@@ -376,9 +376,15 @@ def _load_checkpoint(path: Path, model, optimizer):
         return None
 
 
+CURVE_EXAMPLES = 128  # held-out sequences per learning-curve point (the final eval: all)
+
+
 def pretrain(config: RunConfig, workdir: Path, checkpoint_every: int = 100,
-             quiet: bool = False) -> dict:
-    """Train (or resume) one run in ``workdir``; return metrics and the model state."""
+             quiet: bool = False, curve_examples: int | None = CURVE_EXAMPLES) -> dict:
+    """Train (or resume) one run in ``workdir``; return metrics and the model state.
+
+    Curve points are scored on the first ``curve_examples`` held-out sequences (None:
+    all of them, as the final evaluation); each point records how many it used."""
     import warnings
     with warnings.catch_warnings():  # tqdm.auto warns in kernels without ipywidgets
         warnings.simplefilter("ignore")
@@ -430,10 +436,11 @@ def pretrain(config: RunConfig, workdir: Path, checkpoint_every: int = 100,
             bar.set_postfix(loss=f"{loss:.2f}",
                             tok_s=f"{state['tokens'] / max(state['seconds'], 1e-9):,.0f}")
             if config.curve_every and state["step"] % config.curve_every == 0:
-                point = evaluate(model, held_out, config.objective, device,
-                                 limit=min(128, config.eval_examples))
+                examples = min(curve_examples or config.eval_examples, config.eval_examples)
+                point = evaluate(model, held_out, config.objective, device, limit=examples)
                 state["curve"].append({"step": state["step"], "seconds": state["seconds"],
-                                       "tokens": state["tokens"], "train_loss": loss, **point})
+                                       "tokens": state["tokens"], "train_loss": loss,
+                                       "examples": examples, **point})
             if state["step"] % checkpoint_every == 0:
                 _save_checkpoint(checkpoint, model, optimizer, state)
     finally:
@@ -459,7 +466,8 @@ def pretrain(config: RunConfig, workdir: Path, checkpoint_every: int = 100,
     return {"metrics": metrics, "curve": state["curve"], "model": model}
 
 
-def run(config: RunConfig, store: Path, quiet: bool = False, fresh: bool = False) -> dict:
+def run(config: RunConfig, store: Path, quiet: bool = False, fresh: bool = False,
+        curve_examples: int | None = CURVE_EXAMPLES) -> dict:
     """The stored result of ``config`` under ``store``, training it if missing."""
     resolved = config.to_dict()
     name = config_hash(resolved)
@@ -471,7 +479,7 @@ def run(config: RunConfig, store: Path, quiet: bool = False, fresh: bool = False
             return stored
     workdir = store / "checkpoints" / name
     started = time.time()
-    outcome = pretrain(config, workdir, quiet=quiet)
+    outcome = pretrain(config, workdir, quiet=quiet, curve_examples=curve_examples)
     result = {"config": resolved, "hash": name, "metrics": outcome["metrics"],
               "curve": outcome["curve"], "provenance": record(),
               "wall_seconds": time.time() - started}
