@@ -67,7 +67,7 @@ def topic_baseline(task: str, max_seq_length: int, train_pairs: int, test_pairs:
 def left_bigram_table(train_tokens: np.ndarray, vocab_size: int) -> np.ndarray:
     """For every piece, the piece that most often follows it in ``train_tokens``
     (ties: the smaller id); -1 for a piece never followed by anything."""
-    t = np.asarray(train_tokens, dtype=np.int64)
+    t = np.asarray(train_tokens, dtype=np.int64)  # no copy when already int64
     codes, counts = np.unique(t[:-1] * vocab_size + t[1:], return_counts=True)
     left, right = codes // vocab_size, codes % vocab_size
     order = np.lexsort((right, -counts, left))  # by left, then most frequent, then id
@@ -89,7 +89,8 @@ def mask_rungs(input_ids: np.ndarray, mlm_labels: np.ndarray, train_tokens: np.n
     at_mask = (labels != -100) & (ids == mask_id)
     if not at_mask.any():
         raise ValueError("no position is shown as [MASK]")
-    unigram = int(np.bincount(np.asarray(train_tokens, dtype=np.int64)).argmax())
+    train_tokens = np.asarray(train_tokens, dtype=np.int64)
+    unigram = int(np.bincount(train_tokens).argmax())
     follower = left_bigram_table(train_tokens, vocab_size)
     rows, cols = np.nonzero(at_mask)
     targets = labels[rows, cols]

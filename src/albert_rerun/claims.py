@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from .profiles import PROFILES, pretraining_config
-from .results import atomic_write_json, config_hash, results_dir
+from .results import atomic_write_json, config_hash, result_path, results_dir
 from .train import RunConfig, run
 
 SCHEMES = ("none", "attention", "ffn", "all")
@@ -285,7 +285,7 @@ def train_all(profile: str, seeds=None, device: str = "auto", workers: int | Non
     configs = planned_runs(profile, seeds, device, calibration)
     store = results_dir(profile)
     missing = configs if fresh else [
-        c for c in configs if not (store / f"{config_hash(c.to_dict())}.json").exists()]
+        c for c in configs if not result_path(store, c).exists()]
     print(f"{len(configs)} runs, {len(missing)} to train", flush=True)
     if workers <= 1:
         _worker((0, None, missing, profile, fresh))

@@ -44,6 +44,17 @@ def atomic_write_json(path: Path, payload: dict) -> None:
         raise
 
 
+def result_path(store: Path, config) -> Path:
+    """Where the result of a run config lives in ``store``: named by its hash."""
+    return store / f"{config_hash(config.to_dict())}.json"
+
+
+def stored_result(store: Path, config):
+    """The verified stored result of ``config`` in ``store``, or None (missing, corrupt or
+    stale; the last two are reported)."""
+    return load_result(result_path(store, config), config.to_dict())
+
+
 def load_result(path: Path, expected_config: dict):
     """A stored result if it is whole and made by ``expected_config``; else None."""
     if not path.exists():

@@ -24,7 +24,7 @@ from .model import AlbertForPreTraining
 from .pretraining_data import (MaskingConfig, OBJECTIVES, create_instances, mask_batch,
                                tokenize_split, tokenizer_arrays)
 from .provenance import record
-from .results import atomic_write_json, config_hash, load_result
+from .results import atomic_write_json, load_result, result_path
 from .tokenizer import Tokenizer
 
 log = logging.getLogger(__name__)
@@ -470,8 +470,8 @@ def run(config: RunConfig, store: Path, quiet: bool = False, fresh: bool = False
         curve_examples: int | None = CURVE_EXAMPLES) -> dict:
     """The stored result of ``config`` under ``store``, training it if missing."""
     resolved = config.to_dict()
-    name = config_hash(resolved)
-    path = store / f"{name}.json"
+    path = result_path(store, config)
+    name = path.stem
     fresh = fresh or os.environ.get("ALBERT_RERUN_FRESH") == "1"
     if not fresh:
         stored = load_result(path, resolved)
