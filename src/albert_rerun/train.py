@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 import torch
+import torch.nn.functional as F
 
 from .config import ModelConfig
 from .finetune import FinetuneProtocol, cls_features, finetune, linear_probe
@@ -253,7 +254,7 @@ def evaluate(model, held_out: HeldOut, objective: str, device, batch_size: int =
     for name, data in held_out.sets.items():
         n = len(data["input_ids"]) if limit is None else min(limit, len(data["input_ids"]))
         correct = total = sentence_correct = masked_correct = masked_total = 0
-        loss_sum = 0.0
+        loss_sum = masked_loss_sum = 0.0
         for start in range(0, n, batch_size):
             batch = {k: v[start:min(n, start + batch_size)].to(device) for k, v in data.items()
                      if k != "original_ids"}
@@ -262,6 +263,7 @@ def evaluate(model, held_out: HeldOut, objective: str, device, batch_size: int =
             selected = batch["mlm_labels"] != -100
             targets = batch["mlm_labels"][selected]
             hits = out.mlm_logits.argmax(-1) == targets
+            losses = F.cross_entropy(out.mlm_logits.float(), targets, reduction="none")
             correct += hits.sum().item()
             total += targets.numel()
             # where the input shows [MASK], only context can tell the word
@@ -269,12 +271,14 @@ def evaluate(model, held_out: HeldOut, objective: str, device, batch_size: int =
             masked_correct += hits[at_mask].sum().item()
             masked_total += at_mask.sum().item()
             loss_sum += out.mlm_loss.item() * targets.numel()
+            masked_loss_sum += losses[at_mask].sum().item()
             sentence_correct += (out.sentence_logits.argmax(-1)
                                  == batch["sentence_labels"]).sum().item()
         if name == objective:
             metrics["mlm_accuracy"] = correct / total
             metrics["mlm_accuracy_at_mask"] = masked_correct / max(1, masked_total)
             metrics["mlm_loss"] = loss_sum / total
+            metrics["mlm_loss_at_mask"] = masked_loss_sum / max(1, masked_total)  # nats
         if name in ("sop", "nsp"):
             metrics[f"{name}_accuracy_head"] = sentence_correct / n
             share = data["sentence_labels"][:n].float().mean().item()
