@@ -166,10 +166,33 @@ def test_mask_rungs_on_a_hand_built_corpus():
     rungs = mask_rungs(ids, labels, train, vocab_size=8, mask_id=M)
     # targets 2, 5, 3, 5. Unigram (5): 2 of 4. Bigram: after 1 -> 2 (hit); after 4,
     # never seen -> unigram 5 (hit); left is [MASK] -> 5 (miss); first position -> 5 (hit)
+    losses = {k: rungs.pop(k) for k in ("unigram_loss_at_mask", "bigram_loss_at_mask",
+                                        "unigram_loss_se")}
     assert rungs == {"unigram_at_mask": 0.5, "bigram_at_mask": 0.75,
                      "left_visible": 0.5, "targets": 4}
+    # add-one unigram over 11 tokens and 8 pieces: p(5) = 6/19, p(2) = 3/19, p(3) = 2/19.
+    # Witten-Bell after 1 (seen 3 times, 2 distinct followers, 1 -> 2 twice):
+    # p(2 | 1) = (2 + 2 * 3/19) / (3 + 2) = 44/95; 4 was never a left neighbour: unigram
+    assert losses["unigram_loss_at_mask"] == pytest.approx(
+        -np.mean(np.log([3 / 19, 6 / 19, 2 / 19, 6 / 19])))
+    assert losses["bigram_loss_at_mask"] == pytest.approx(
+        -np.mean(np.log([44 / 95, 6 / 19, 2 / 19, 6 / 19])))
+    assert losses["unigram_loss_se"] == pytest.approx(
+        np.std(np.log([3 / 19, 6 / 19, 2 / 19, 6 / 19]), ddof=1) / 2)
     with pytest.raises(ValueError, match="no position"):
         mask_rungs(ids, np.full_like(labels, -100), train, 8, M)
+
+
+def test_left_bigram_probabilities_sum_to_one_after_every_piece():
+    from albert_rerun.baselines import LeftBigram
+    train = np.random.default_rng(0).integers(0, 9, 200)
+    train[train == 4] = 3  # 4 never occurs, so it is never a left neighbour either
+    model = LeftBigram(train, vocab_size=10)
+    grid_left, grid_right = np.meshgrid(np.arange(10), np.arange(10), indexing="ij")
+    table = model.probability(grid_left, grid_right)
+    assert (table > 0).all()
+    np.testing.assert_allclose(table.sum(axis=1), 1.0)
+    np.testing.assert_allclose(table[4], model.unigram)  # an unseen left: the unigram
 
 
 @pytest.mark.parametrize("profile", ["cpu", "gpu"])

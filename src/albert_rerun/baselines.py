@@ -3,7 +3,9 @@
 Rungs for masked-token prediction (the recipe chapter): the most frequent training piece,
 and the piece that most often follows the visible left neighbour in the training split.
 A model below the first rung has learned nothing; one above the second reads more
-context than one neighbour.
+context than one neighbour. The same two models as probabilities (add-one unigram,
+Witten-Bell interpolated left bigram) give cross-entropy rungs, which move before the
+top guess does.
 
 A topic-only baseline for the sentence-pair tasks (claim 4, SOP vs NSP).
 
@@ -77,12 +79,37 @@ def left_bigram_table(train_tokens: np.ndarray, vocab_size: int) -> np.ndarray:
     return table
 
 
+class LeftBigram:
+    """Left-bigram probabilities from counts, interpolated with an add-one unigram by
+    Witten-Bell (no tuned parameter): p(y | l) = (c(l, y) + T(l) p(y)) / (c(l) + T(l)),
+    where c(l) counts the pieces following l and T(l) the distinct ones."""
+
+    def __init__(self, train_tokens: np.ndarray, vocab_size: int):
+        t = np.asarray(train_tokens, dtype=np.int64)
+        self.vocab_size = vocab_size
+        self.unigram = (np.bincount(t, minlength=vocab_size) + 1.0) / (len(t) + vocab_size)
+        self.codes, self.pair_counts = np.unique(t[:-1] * vocab_size + t[1:],
+                                                 return_counts=True)
+        self.left_counts = np.bincount(t[:-1], minlength=vocab_size).astype(float)
+        self.followers = np.bincount(self.codes // vocab_size, minlength=vocab_size)
+
+    def probability(self, left: np.ndarray, right: np.ndarray) -> np.ndarray:
+        """p(right | left), elementwise."""
+        left, right = np.asarray(left, dtype=np.int64), np.asarray(right, dtype=np.int64)
+        codes = left * self.vocab_size + right
+        at = np.clip(np.searchsorted(self.codes, codes), 0, len(self.codes) - 1)
+        pair = np.where(self.codes[at] == codes, self.pair_counts[at], 0)
+        seen, distinct = self.left_counts[left], self.followers[left]
+        return (pair + distinct * self.unigram[right]) / np.maximum(seen + distinct, 1) \
+            + np.where(seen == 0, self.unigram[right], 0.0)
+
+
 def mask_rungs(input_ids: np.ndarray, mlm_labels: np.ndarray, train_tokens: np.ndarray,
                vocab_size: int, mask_id: int) -> dict:
-    """Accuracy at the positions shown as [MASK] of two count-based predictors fitted on
-    the training split: the most frequent piece (unigram), and the most frequent
-    follower of the left neighbour where that neighbour is visible, else the unigram
-    guess (left bigram)."""
+    """Accuracy and cross-entropy (nats) at the positions shown as [MASK] of two
+    count-based predictors fitted on the training split: the unigram (its top guess is
+    the most frequent piece), and the left bigram (its top guess the most frequent
+    follower of the left neighbour) where that neighbour is visible, else the unigram."""
     ids, labels = np.asarray(input_ids), np.asarray(mlm_labels)
     if ids.shape != labels.shape:
         raise ValueError(f"input_ids {ids.shape} and mlm_labels {labels.shape} differ")
@@ -98,6 +125,14 @@ def mask_rungs(input_ids: np.ndarray, mlm_labels: np.ndarray, train_tokens: np.n
     visible = (cols > 0) & (left != mask_id)
     guess = np.where(visible, follower[left], -1)
     guess = np.where(guess < 0, unigram, guess)
+    bigram = LeftBigram(train_tokens, vocab_size)
+    p_unigram = bigram.unigram[targets]
+    p_bigram = np.where(visible, bigram.probability(np.where(visible, left, 0), targets),
+                        p_unigram)
     return {"unigram_at_mask": float((targets == unigram).mean()),
             "bigram_at_mask": float((guess == targets).mean()),
+            "unigram_loss_at_mask": float(-np.log(p_unigram).mean()),
+            # the sampling noise of a mean loss over these targets, for thresholds
+            "unigram_loss_se": float(np.log(p_unigram).std(ddof=1) / np.sqrt(len(targets))),
+            "bigram_loss_at_mask": float(-np.log(p_bigram).mean()),
             "left_visible": float(visible.mean()), "targets": int(len(targets))}
