@@ -156,3 +156,26 @@ def test_smoke_profile_albert_and_bert_rerun_bit_identically(tmp_path):
                     "sentiment_accuracy", "genre_accuracy"):
             assert 0.0 <= first[key] <= 1.0
         assert first["genre_majority"] < 0.5 and first["sentiment_majority"] < 0.6
+
+
+def test_loss_at_mask_is_the_cross_entropy_where_mask_is_shown(tmp_path):
+    """Checked against the full (B, T, V) logits: only targets whose input is [MASK]."""
+    from albert_rerun.pretraining_data import tokenize_split
+    from albert_rerun.tokenizer import Tokenizer
+    from albert_rerun.train import HeldOut, evaluate
+    config = tiny_run(max_steps=8)
+    model = pretrain(config, tmp_path, quiet=True)["model"].eval()
+    tokenizer = Tokenizer()
+    held_out = HeldOut(config, tokenizer, tokenize_split("validation", tokenizer))
+    data = held_out.sets[config.objective]
+    with torch.no_grad():
+        logits = model(data["input_ids"], data["token_type_ids"], data["attention_mask"],
+                       full_logits=True).mlm_logits
+    where = (data["mlm_labels"] != -100) & (data["input_ids"] == tokenizer.mask_id)
+    expected = torch.nn.functional.cross_entropy(logits[where], data["mlm_labels"][where])
+    every_target = torch.nn.functional.cross_entropy(logits.flatten(0, 1),
+                                                     data["mlm_labels"].flatten())
+    metrics = evaluate(model, held_out, config.objective, torch.device("cpu"))
+    assert metrics["mlm_loss_at_mask"] == pytest.approx(expected.item(), rel=1e-6)
+    # the loss over every target is a different number, well beyond that tolerance
+    assert abs(every_target.item() - expected.item()) > 1e-5 * expected.item()

@@ -69,23 +69,17 @@ def topic_baseline(task: str, max_seq_length: int, train_pairs: int, test_pairs:
 def left_bigram_table(train_tokens: np.ndarray, vocab_size: int) -> np.ndarray:
     """For every piece, the piece that most often follows it in ``train_tokens``
     (ties: the smaller id); -1 for a piece never followed by anything."""
-    t = np.asarray(train_tokens, dtype=np.int64)  # no copy when already int64
-    codes, counts = np.unique(t[:-1] * vocab_size + t[1:], return_counts=True)
-    left, right = codes // vocab_size, codes % vocab_size
-    order = np.lexsort((right, -counts, left))  # by left, then most frequent, then id
-    first = np.unique(left[order], return_index=True)[1]
-    table = np.full(vocab_size, -1, dtype=np.int64)
-    table[left[order][first]] = right[order][first]
-    return table
+    return LeftBigram(train_tokens, vocab_size).top_followers()
 
 
 class LeftBigram:
-    """Left-bigram probabilities from counts, interpolated with an add-one unigram by
-    Witten-Bell (no tuned parameter): p(y | l) = (c(l, y) + T(l) p(y)) / (c(l) + T(l)),
-    where c(l) counts the pieces following l and T(l) the distinct ones."""
+    """Left-bigram counts of a token stream, and their probabilities interpolated with an
+    add-one unigram by Witten-Bell (no tuned parameter):
+    p(y | l) = (c(l, y) + T(l) p(y)) / (c(l) + T(l)), where c(l) counts the pieces
+    following l and T(l) the distinct ones; a piece never seen on the left gets p(y)."""
 
     def __init__(self, train_tokens: np.ndarray, vocab_size: int):
-        t = np.asarray(train_tokens, dtype=np.int64)
+        t = np.asarray(train_tokens, dtype=np.int64)  # no copy when already int64
         self.vocab_size = vocab_size
         self.unigram = (np.bincount(t, minlength=vocab_size) + 1.0) / (len(t) + vocab_size)
         self.codes, self.pair_counts = np.unique(t[:-1] * vocab_size + t[1:],
@@ -93,15 +87,23 @@ class LeftBigram:
         self.left_counts = np.bincount(t[:-1], minlength=vocab_size).astype(float)
         self.followers = np.bincount(self.codes // vocab_size, minlength=vocab_size)
 
+    def top_followers(self) -> np.ndarray:
+        """The most frequent follower of every piece (ties: the smaller id); -1 if none."""
+        left, right = self.codes // self.vocab_size, self.codes % self.vocab_size
+        order = np.lexsort((right, -self.pair_counts, left))  # left, most frequent, id
+        first = np.unique(left[order], return_index=True)[1]
+        table = np.full(self.vocab_size, -1, dtype=np.int64)
+        table[left[order][first]] = right[order][first]
+        return table
+
     def probability(self, left: np.ndarray, right: np.ndarray) -> np.ndarray:
         """p(right | left), elementwise."""
         left, right = np.asarray(left, dtype=np.int64), np.asarray(right, dtype=np.int64)
         codes = left * self.vocab_size + right
         at = np.clip(np.searchsorted(self.codes, codes), 0, len(self.codes) - 1)
         pair = np.where(self.codes[at] == codes, self.pair_counts[at], 0)
-        seen, distinct = self.left_counts[left], self.followers[left]
-        return (pair + distinct * self.unigram[right]) / np.maximum(seen + distinct, 1) \
-            + np.where(seen == 0, self.unigram[right], 0.0)
+        seen, distinct, p = self.left_counts[left], self.followers[left], self.unigram[right]
+        return np.where(seen > 0, (pair + distinct * p) / np.maximum(seen + distinct, 1), p)
 
 
 def mask_rungs(input_ids: np.ndarray, mlm_labels: np.ndarray, train_tokens: np.ndarray,
@@ -116,16 +118,15 @@ def mask_rungs(input_ids: np.ndarray, mlm_labels: np.ndarray, train_tokens: np.n
     at_mask = (labels != -100) & (ids == mask_id)
     if not at_mask.any():
         raise ValueError("no position is shown as [MASK]")
-    train_tokens = np.asarray(train_tokens, dtype=np.int64)
-    unigram = int(np.bincount(train_tokens).argmax())
-    follower = left_bigram_table(train_tokens, vocab_size)
+    bigram = LeftBigram(train_tokens, vocab_size)  # one pass over the training counts
+    unigram = int(bigram.unigram.argmax())  # add-one keeps the most frequent piece first
+    follower = bigram.top_followers()
     rows, cols = np.nonzero(at_mask)
     targets = labels[rows, cols]
     left = np.where(cols > 0, ids[rows, np.maximum(cols - 1, 0)], mask_id)
     visible = (cols > 0) & (left != mask_id)
     guess = np.where(visible, follower[left], -1)
     guess = np.where(guess < 0, unigram, guess)
-    bigram = LeftBigram(train_tokens, vocab_size)
     p_unigram = bigram.unigram[targets]
     p_bigram = np.where(visible, bigram.probability(np.where(visible, left, 0), targets),
                         p_unigram)

@@ -263,7 +263,6 @@ def evaluate(model, held_out: HeldOut, objective: str, device, batch_size: int =
             selected = batch["mlm_labels"] != -100
             targets = batch["mlm_labels"][selected]
             hits = out.mlm_logits.argmax(-1) == targets
-            losses = F.cross_entropy(out.mlm_logits.float(), targets, reduction="none")
             correct += hits.sum().item()
             total += targets.numel()
             # where the input shows [MASK], only context can tell the word
@@ -271,7 +270,8 @@ def evaluate(model, held_out: HeldOut, objective: str, device, batch_size: int =
             masked_correct += hits[at_mask].sum().item()
             masked_total += at_mask.sum().item()
             loss_sum += out.mlm_loss.item() * targets.numel()
-            masked_loss_sum += losses[at_mask].sum().item()
+            masked_loss_sum += F.cross_entropy(out.mlm_logits[at_mask].float(),
+                                               targets[at_mask], reduction="sum").item()
             sentence_correct += (out.sentence_logits.argmax(-1)
                                  == batch["sentence_labels"]).sum().item()
         if name == objective:
