@@ -179,3 +179,36 @@ def test_loss_at_mask_is_the_cross_entropy_where_mask_is_shown(tmp_path):
     assert metrics["mlm_loss_at_mask"] == pytest.approx(expected.item(), rel=1e-6)
     # the loss over every target is a different number, well beyond that tolerance
     assert abs(every_target.item() - expected.item()) > 1e-5 * expected.item()
+
+
+def test_commit_override_applies_only_where_set(monkeypatch):
+    from albert_rerun.provenance import git_commit
+    monkeypatch.delenv("ALBERT_RERUN_GIT_COMMIT", raising=False)
+    here = git_commit()
+    monkeypatch.setenv("ALBERT_RERUN_GIT_COMMIT", "abc123+copy")
+    assert git_commit() == "abc123+copy" != here
+
+
+def test_grid_schedules_end_at_the_cpu_budget():
+    from albert_rerun.recipe import CPU_BUDGET, GRID, SHAPES, grid
+    seconds = {shape: 0.01 * (k + 3) for k, shape in enumerate(SHAPES)}
+    configs = grid("cuda", {"step_seconds": seconds})
+    assert len(configs) == len(GRID) == len(set(configs))
+    for (shape, optimizer, lr), config in zip(GRID, configs.values()):
+        H, L, B, T = SHAPES[shape]
+        assert (config.model.hidden_size, config.model.num_hidden_layers, config.batch_size,
+                config.max_seq_length) == (H, L, B, T)
+        assert (config.optimizer, config.learning_rate, config.device) == (optimizer, lr, "cuda")
+        # rounded to 100 steps: within 50 steps' time of the budget
+        assert abs(config.max_steps * seconds[shape] - CPU_BUDGET) <= 50 * seconds[shape]
+
+
+def test_grid_reports_a_failed_run_and_finishes_the_others(tmp_path, capsys):
+    from albert_rerun.recipe import run_grid
+    good = tiny_run(max_steps=2, finetune=None)
+    bad = good.replace(seed=1, probe_examples=1)  # a one-class probe cannot be fitted
+    run_grid([("good", good, tmp_path), ("bad", bad, tmp_path)], 2, 600)
+    run_grid([("late", good.replace(seed=2), tmp_path)], 1, -1)
+    out = capsys.readouterr().out
+    assert "good: 2 steps" in out and "bad: FAILED" in out and "late: not started" in out
+    assert len(list(tmp_path.glob("*.json"))) == 1

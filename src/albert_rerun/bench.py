@@ -3,8 +3,12 @@
 In ONE run, on identical configs and batches: tokens/s of a full training step
 (forward, backward, AdamW) for our AlbertForPreTraining and HF's
 AlbertForPreTraining (ALBERT-style, all shared) and BertForPreTraining (BERT-style),
-the machine's measured fp32 matmul peak, and each model's share of that peak in
-useful FLOPs. Timings are reported, never asserted.
+the machine's measured matmul peak, and each model's share of that peak in useful
+FLOPs. Timings are reported, never asserted.
+
+On a CPU everything runs in fp32 against the fp32 matmul peak. With ``--device cuda``
+both implementations run under bf16 autocast (as training does there), at the GPU
+profile's sizes, against the measured bf16 matmul peak.
 """
 from __future__ import annotations
 
@@ -17,26 +21,44 @@ import torch
 from .config import ModelConfig
 from .model import AlbertForPreTraining
 from .provenance import record
+from .train import autocast
 
 SIZES = [  # (label, H, layers, E, batch, seq): the cpu-profile size, then wider
     ("cpu-profile H128", 128, 4, 64, 32, 128),
     ("H256", 256, 6, 128, 32, 128),
     ("H512", 512, 6, 128, 16, 128),
 ]
+GPU_SIZES = [  # the gpu profile's model and batch, then BERT-base's width and depth
+    ("gpu-profile H256", 256, 12, 128, 256, 128),
+    ("H768 L12", 768, 12, 128, 64, 128),
+]
 VOCAB = 8000
 MASKED = 20  # predictions per sequence, as the profiles
 
 
-def matmul_peak(seconds: float = 3.0) -> float:
-    """Best fp32 GFLOP/s of square matmuls (n = 512..2048) on this machine, now."""
+def _sync(device: torch.device) -> None:
+    if device.type == "cuda":
+        torch.cuda.synchronize(device)
+
+
+def matmul_peak(seconds: float = 3.0, device: torch.device = torch.device("cpu")) -> float:
+    """Best GFLOP/s of square matmuls on random data, now: fp32 with n = 512..2048 on
+    a CPU; bf16 with n = 4096..8192 on a GPU."""
     best = 0.0
-    for n in (512, 1024, 2048):
-        a, b = torch.randn(n, n), torch.randn(n, n)
-        torch.mm(a, b)
+    cuda = device.type == "cuda"
+    for n in ((4096, 8192) if cuda else (512, 1024, 2048)):
+        dtype = torch.bfloat16 if cuda else torch.float32
+        a, b = (torch.randn(n, n, device=device, dtype=dtype) for _ in range(2))
+        for _ in range(3 if cuda else 1):
+            torch.mm(a, b)
+        _sync(device)
         reps, start = 0, time.perf_counter()
         while time.perf_counter() - start < seconds / 3:
             torch.mm(a, b)
             reps += 1
+            if cuda and reps % 10 == 0:
+                _sync(device)
+        _sync(device)
         best = max(best, 2 * n ** 3 * reps / (time.perf_counter() - start) / 1e9)
     return best
 
@@ -64,12 +86,15 @@ def _batch(batch: int, seq: int, seed: int = 0):
     return ids, types, mask, labels, torch.randint(0, 2, (batch,), generator=g)
 
 
-def _time_steps(step, warmup: int, steps: int) -> float:
+def _time_steps(step, warmup: int, steps: int,
+                device: torch.device = torch.device("cpu")) -> float:
     for _ in range(warmup):
         step()
+    _sync(device)
     start = time.perf_counter()
     for _ in range(steps):
         step()
+    _sync(device)
     return (time.perf_counter() - start) / steps
 
 
@@ -88,9 +113,11 @@ def _hf_config(config: ModelConfig, bert: bool):
         classifier_dropout_prob=0.0, **common))
 
 
-def measure(label, H, layers, E, batch, seq, steps: int, peak: float) -> list:
+def measure(label, H, layers, E, batch, seq, steps: int, peak: float,
+            device: torch.device = torch.device("cpu")) -> list:
     rows = []
-    ids, types, mask, labels, sentence = _batch(batch, seq)
+    ids, types, mask, labels, sentence = (t.to(device) for t in _batch(batch, seq))
+    cuda = device.type == "cuda"
     for style in ("albert", "bert"):
         config = ModelConfig(vocab_size=VOCAB, embedding_size=E if style == "albert" else H,
                              hidden_size=H, num_hidden_layers=layers,
@@ -99,30 +126,37 @@ def measure(label, H, layers, E, batch, seq, steps: int, peak: float) -> list:
                              sharing="all" if style == "albert" else "none",
                              hidden_act="gelu_new")
         flops = useful_flops(config, batch, seq, MASKED)
-        ours = AlbertForPreTraining(config).train()
-        theirs = _hf_config(config, bert=style == "bert").train()
+        ours = AlbertForPreTraining(config).to(device).train()
+        theirs = _hf_config(config, bert=style == "bert").to(device).train()
         contenders = {"ours": ours, "HF": theirs}
         optimizers = {k: torch.optim.AdamW(m.parameters(), lr=1e-4) for k, m in contenders.items()}
 
         def ours_step():
-            ours(ids, types, mask, mlm_labels=labels, sentence_labels=sentence).loss.backward()
+            with autocast(device):
+                loss = ours(ids, types, mask, mlm_labels=labels, sentence_labels=sentence).loss
+            loss.backward()
             optimizers["ours"].step()
             optimizers["ours"].zero_grad(set_to_none=True)
 
         def hf_step():
             kwargs = {"next_sentence_label" if style == "bert" else "sentence_order_label": sentence}
-            theirs(input_ids=ids, token_type_ids=types, attention_mask=mask, labels=labels,
-                   **kwargs).loss.backward()
+            with autocast(device):
+                loss = theirs(input_ids=ids, token_type_ids=types, attention_mask=mask,
+                              labels=labels, **kwargs).loss
+            loss.backward()
             optimizers["HF"].step()
             optimizers["HF"].zero_grad(set_to_none=True)
 
-        seconds = {"ours": _time_steps(ours_step, 2, steps), "HF": _time_steps(hf_step, 2, steps)}
+        warmup = 5 if cuda else 2
+        seconds = {"ours": _time_steps(ours_step, warmup, steps, device),
+                   "HF": _time_steps(hf_step, warmup, steps, device)}
         for name, s in seconds.items():
             rows.append({"size": label, "style": style, "implementation": name,
                          "tokens_per_s": batch * seq / s, "step_s": s,
                          "useful_gflops": flops / s / 1e9,
                          "fraction_of_peak": flops / s / 1e9 / peak})
         rows[-2]["speedup_vs_HF"] = seconds["HF"] / seconds["ours"]
+        del ours, theirs, contenders, optimizers
     return rows
 
 
@@ -130,22 +164,30 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--steps", type=int, default=4, help="timed steps per model")
     parser.add_argument("--output", default=None, help="write the JSON record here")
+    parser.add_argument("--device", default="cpu", choices=("cpu", "cuda"),
+                        help="cuda: bf16 autocast at the GPU sizes, against the bf16 peak")
     args = parser.parse_args(argv)
+    device = torch.device(args.device)
+    if device.type == "cuda" and not torch.cuda.is_available():
+        parser.error("--device cuda but no CUDA device is available")
     torch.set_num_threads(max(1, len(os.sched_getaffinity(0))))
     torch.manual_seed(0)
-    peak = matmul_peak()
-    print(f"fp32 matmul peak: {peak:.1f} GFLOP/s on {torch.get_num_threads()} threads")
+    precision = "bf16" if device.type == "cuda" else "fp32"
+    peak = matmul_peak(device=device)
+    print(f"{precision} matmul peak: {peak:.1f} GFLOP/s on {args.device}"
+          + ("" if device.type == "cuda" else f" ({torch.get_num_threads()} threads)"))
     rows = []
-    for size in SIZES:
-        rows += measure(*size, steps=args.steps, peak=peak)
+    steps = args.steps * (5 if device.type == "cuda" else 1)
+    for size in (GPU_SIZES if device.type == "cuda" else SIZES):
+        rows += measure(*size, steps=steps, peak=peak, device=device)
         for row in rows[-4:]:
             extra = f"  {row['speedup_vs_HF']:.2f}x HF" if "speedup_vs_HF" in row else ""
             print(f"{row['size']:>17} {row['style']:>6} {row['implementation']:>4}: "
                   f"{row['tokens_per_s']:8,.0f} tok/s  {row['fraction_of_peak']:5.1%} of peak"
                   f"{extra}", flush=True)
-    peak_after = matmul_peak()
-    record_ = {"matmul_peak_gflops": peak, "matmul_peak_after_gflops": peak_after,
-               "rows": rows, "provenance": record()}
+    peak_after = matmul_peak(device=device)
+    record_ = {"device": args.device, "precision": precision, "matmul_peak_gflops": peak,
+               "matmul_peak_after_gflops": peak_after, "rows": rows, "provenance": record()}
     if args.output:
         from pathlib import Path
         from .results import atomic_write_json

@@ -141,7 +141,7 @@ def calibrate(profile: str, device: str = "auto", repeats: int = 3, steps: int =
     from .bench import _batch
     from .model import AlbertForPreTraining
     from .provenance import record
-    from .train import cpu_threads, make_optimizer, resolve_device
+    from .train import autocast, cpu_threads, make_optimizer, resolve_device
 
     configs = {"BERT-style": bert_style(profile), "wide ALBERT-style": wide_albert(profile)}
     key = config_hash({k: v.to_dict() for k, v in configs.items()})
@@ -168,7 +168,10 @@ def calibrate(profile: str, device: str = "auto", repeats: int = 3, steps: int =
                     if target.type == "cuda":
                         torch.cuda.synchronize()
                     started = time.perf_counter()
-                model(ids, types, mask, mlm_labels=labels, sentence_labels=sentence).loss.backward()
+                with autocast(target):
+                    loss = model(ids, types, mask, mlm_labels=labels,
+                                 sentence_labels=sentence).loss
+                loss.backward()
                 optimizer.step()
                 optimizer.zero_grad(set_to_none=True)
             if target.type == "cuda":
@@ -440,7 +443,7 @@ def throughput(profile: str, device: str = "auto", fresh: bool = False) -> dict:
     from . import paper
     from .model import AlbertForPreTraining
     from .provenance import record
-    from .train import cpu_threads, resolve_device
+    from .train import autocast, cpu_threads, resolve_device
 
     batch, seq, steps, divisor = THROUGHPUT_SHAPES[profile]
     configs = {name: table1_config(name, divisor) for name in paper.TABLE1}
@@ -466,7 +469,9 @@ def throughput(profile: str, device: str = "auto", fresh: bool = False) -> dict:
             if target.type == "cuda":
                 torch.cuda.synchronize()
             started = time.perf_counter()
-            model(ids, mlm_labels=labels).loss.backward()
+            with autocast(target):
+                loss = model(ids, mlm_labels=labels).loss
+            loss.backward()
             model.zero_grad(set_to_none=True)
             if target.type == "cuda":
                 torch.cuda.synchronize()

@@ -14,7 +14,10 @@ PACKAGES = ("torch", "numpy", "sentencepiece", "pandas", "matplotlib", "transfor
 
 
 def git_commit() -> str:
-    """HEAD's hash, with '+dirty' when tracked files differ; 'unknown' outside git."""
+    """HEAD's hash, with '+dirty' when tracked files differ; outside git, the value of
+    $ALBERT_RERUN_GIT_COMMIT (set when a copy of the tree runs elsewhere) or 'unknown'."""
+    if os.environ.get("ALBERT_RERUN_GIT_COMMIT"):
+        return os.environ["ALBERT_RERUN_GIT_COMMIT"]
     try:
         root = repo_root()
         head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True,

@@ -62,11 +62,176 @@ def recipe_store():
     return repo_root() / "data" / "results" / "recipe"
 
 
+# -- the wider search: batch, learning rate, width, depth, sequence length ---------------
+# Each schedule is sized to end after CPU_BUDGET seconds of training on this 2-core CPU
+# (step times measured here by step_seconds); the runs themselves can go anywhere (a lent
+# GPU trains them side by side), and the chapter converts their steps back into this
+# CPU's seconds.
+
+CPU_BUDGET = 300.0  # "within the first minutes": every grid schedule ends at 5 minutes here
+GRID_THREADS = 2  # the thread count the budget is measured at (the recipe runs' count)
+SHAPES = {  # name: (hidden size, layers, batch, sequence length)
+    "H128-L4-B32-T64": (128, 4, 32, 64), "H128-L4-B16-T64": (128, 4, 16, 64),
+    "H128-L4-B8-T64": (128, 4, 8, 64), "H128-L2-B16-T64": (128, 2, 16, 64),
+    "H128-L2-B8-T64": (128, 2, 8, 64), "H64-L4-B16-T64": (64, 4, 16, 64),
+    "H64-L4-B32-T64": (64, 4, 32, 64), "H256-L4-B8-T64": (256, 4, 8, 64),
+    "H128-L4-B32-T32": (128, 4, 32, 32), "H128-L4-B16-T32": (128, 4, 16, 32),
+}
+GRID = [  # (shape, optimizer, learning rate), most informative first
+    ("H128-L4-B16-T64", "lamb", 5e-3), ("H128-L4-B8-T64", "lamb", 5e-3),
+    ("H128-L4-B16-T64", "lamb", 1e-2), ("H128-L4-B8-T64", "lamb", 2.5e-3),
+    ("H128-L4-B32-T64", "lamb", 1e-2), ("H128-L2-B16-T64", "lamb", 5e-3),
+    ("H64-L4-B16-T64", "lamb", 5e-3), ("H128-L4-B8-T64", "lamb", 1e-2),
+    ("H128-L4-B16-T64", "lamb", 2.5e-3), ("H128-L2-B8-T64", "lamb", 5e-3),
+    ("H128-L2-B16-T64", "lamb", 1e-2), ("H64-L4-B16-T64", "lamb", 1e-2),
+    ("H128-L4-B32-T32", "lamb", 5e-3), ("H128-L4-B16-T32", "lamb", 5e-3),
+    ("H128-L4-B32-T64", "lamb", 5e-3), ("H256-L4-B8-T64", "lamb", 5e-3),
+    ("H128-L4-B16-T64", "adamw", 2e-3), ("H64-L4-B32-T64", "lamb", 5e-3),
+    ("H128-L2-B8-T64", "lamb", 1e-2), ("H128-L4-B8-T64", "adamw", 1e-3),
+]
+
+
+def shape_run(shape: str, optimizer: str = "lamb", learning_rate: float = 5e-3,
+              steps: int = 100, device: str = "cpu") -> RunConfig:
+    """The chosen recipe (init 0.05, sinusoidal positions) at a grid shape."""
+    H, L, B, T = SHAPES[shape]
+    model = base_model(hidden_size=H, num_hidden_layers=L, embedding_size=H // 2,
+                       intermediate_size=4 * H, num_attention_heads=max(2, H // 64),
+                       initializer_range=0.05, position_init="sinusoidal")
+    return base_run(model=model, batch_size=B, max_seq_length=T,
+                    max_predictions=max(5, round(0.15 * T)), optimizer=optimizer,
+                    learning_rate=learning_rate, max_steps=steps,
+                    warmup_steps=max(2, steps // 20), curve_every=max(25, steps // 24),
+                    device=device)
+
+
+def step_seconds(shapes=tuple(SHAPES), threads: int = GRID_THREADS, steps: int = 20) -> dict:
+    """Seconds per training step of each shape on this CPU (LAMB, random batches)."""
+    import time
+
+    import torch
+
+    from .model import AlbertForPreTraining
+    from .train import make_optimizer
+    torch.set_num_threads(threads)
+    out = {}
+    for shape in shapes:
+        config = shape_run(shape)
+        B, T, P = config.batch_size, config.max_seq_length, config.max_predictions
+        torch.manual_seed(0)
+        model = AlbertForPreTraining(config.model).train()
+        optimizer = make_optimizer(model, config)
+        ids = torch.randint(5, config.vocab_size, (B, T))
+        labels = torch.full((B, T), -100)
+        labels[:, 1:1 + P] = ids[:, 1:1 + P]
+        types, mask = torch.zeros_like(ids), torch.ones_like(ids)
+        sentence = torch.randint(0, 2, (B,))
+
+        def step():
+            model(ids, types, mask, mlm_labels=labels, sentence_labels=sentence).loss.backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            optimizer.step()
+            optimizer.zero_grad(set_to_none=True)
+        for _ in range(3):
+            step()
+        started = time.perf_counter()
+        for _ in range(steps):
+            step()
+        out[shape] = (time.perf_counter() - started) / steps
+    return out
+
+
+def grid_store():
+    return repo_root() / "data" / "results" / "recipe-grid"
+
+
+def step_seconds_record(measure: bool = False) -> dict:
+    """The stored step times the grid's schedules are sized by (measured if asked or
+    missing)."""
+    import json
+
+    from .provenance import record
+    from .results import atomic_write_json
+    path = grid_store() / "step-seconds.json"
+    if path.exists() and not measure:
+        return json.loads(path.read_text())
+    stored = {"threads": GRID_THREADS, "step_seconds": step_seconds(), "provenance": record()}
+    atomic_write_json(path, stored)
+    return stored
+
+
+def grid(device: str = "cpu", measured: dict | None = None) -> dict:
+    """Every grid candidate with its schedule sized to CPU_BUDGET seconds here."""
+    seconds = (measured or step_seconds_record())["step_seconds"]
+    out = {}
+    for shape, optimizer, lr in GRID:
+        steps = max(100, int(round(CPU_BUDGET / seconds[shape] / 100)) * 100)
+        out[f"{shape}-{optimizer}-{lr:g}"] = shape_run(shape, optimizer, lr, steps, device)
+    return out
+
+
+def _grid_worker(job):
+    import os
+    import time
+    name, config, store, deadline = job
+    if time.time() > deadline:
+        return name, None
+    os.environ.setdefault("ALBERT_RERUN_THREADS", "1")
+    started = time.time()
+    try:
+        result = run(config, store, quiet=True, curve_examples=None)
+    except Exception as error:  # one failed run must not stop the others
+        return name, f"{type(error).__name__}: {error}"
+    return name, (result["metrics"], time.time() - started)
+
+
+def run_grid(jobs: list, workers: int, seconds: float) -> None:
+    """Train (name, config, store) jobs in ``workers`` processes side by side; no job
+    starts after ``seconds``. Finished runs are stored as they end."""
+    import time
+    from multiprocessing import get_context
+    deadline = time.time() + seconds
+    with get_context("spawn").Pool(workers, maxtasksperchild=1) as pool:
+        for name, outcome in pool.imap_unordered(
+                _grid_worker, [(*job, deadline) for job in jobs]):
+            if outcome is None:
+                print(f"{name}: not started (deadline)", flush=True)
+                continue
+            if isinstance(outcome, str):
+                print(f"{name}: FAILED {outcome}", flush=True)
+                continue
+            m, wall = outcome
+            print(f"{name}: {m['steps']} steps, loss at [MASK] {m['mlm_loss_at_mask']:.3f}, "
+                  f"MLM {m['mlm_accuracy']:.3f}, {wall:.0f} s", flush=True)
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--only", nargs="*", default=None, choices=tuple(CANDIDATES))
     parser.add_argument("--fresh", action="store_true", help="retrain even if stored")
+    parser.add_argument("--grid", action="store_true",
+                        help="train the wider grid instead (data/results/recipe-grid)")
+    parser.add_argument("--device", default="cpu", choices=("cpu", "cuda"),
+                        help="where the grid runs train (their schedules are this CPU's)")
+    parser.add_argument("--workers", type=int, default=1, help="grid runs side by side")
+    parser.add_argument("--seconds", type=float, default=float("inf"),
+                        help="start no grid run after this many seconds")
+    parser.add_argument("--measure", action="store_true",
+                        help="measure this CPU's step times for the grid (else stored)")
     args = parser.parse_args(argv)
+    if args.measure:
+        print(step_seconds_record(measure=True)["step_seconds"])
+    if args.grid:
+        store = grid_store() / args.device
+        # first the chosen recipe itself, so that the device's curves can be set beside
+        # the ones this CPU measured for the same config
+        chosen = "lamb-5e-3-init-0.05-sinusoidal-long"
+        jobs = [(chosen, CANDIDATES[chosen].replace(device=args.device), store)]
+        jobs += [(n, c, store) for n, c in grid(args.device).items()]
+        run_grid(jobs, args.workers, args.seconds)
+        return 0
+    if args.measure:
+        return 0
     store = recipe_store()
     for name in args.only or CANDIDATES:
         # every curve point on the whole held-out set, so that a curve and the chapter's

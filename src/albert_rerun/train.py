@@ -101,6 +101,11 @@ def resolve_device(device: str) -> torch.device:
     return torch.device(device)
 
 
+def autocast(device: torch.device):
+    """bf16 autocast on a GPU (training, calibration and timings alike); fp32 on a CPU."""
+    return torch.autocast(device.type, dtype=torch.bfloat16, enabled=device.type == "cuda")
+
+
 def learning_rate(config: RunConfig, step: int, elapsed: float) -> float:
     """Linear warm-up, then linear decay to 0 at the budget (steps or seconds)."""
     if step < config.warmup_steps:
@@ -410,8 +415,6 @@ def pretrain(config: RunConfig, workdir: Path, checkpoint_every: int = 100,
     held_out = HeldOut(config, tokenizer, tokenize_split("validation", tokenizer))
     train_corpus = tokenize_split("train", tokenizer).subset(config.train_documents)
     stream = BatchStream(config, tokenizer, train_corpus, state["step"])
-    autocast = torch.autocast("cuda", dtype=torch.bfloat16) if device.type == "cuda" \
-        else torch.autocast("cpu", enabled=False)
     bar = tqdm(total=config.max_steps, initial=state["step"], disable=quiet,
                desc=f"{config.objective} H{config.model.hidden_size}", leave=False)
     try:
@@ -423,7 +426,7 @@ def pretrain(config: RunConfig, workdir: Path, checkpoint_every: int = 100,
             for group in optimizer.param_groups:
                 group["lr"] = learning_rate(config, step, state["seconds"])
             torch.manual_seed(config.seed * 1_000_003 + step)  # dropout, step-determined
-            with autocast:
+            with autocast(device):
                 out = model(batch["input_ids"], batch["token_type_ids"],
                             batch["attention_mask"], mlm_labels=batch["mlm_labels"],
                             sentence_labels=(batch["sentence_labels"]
