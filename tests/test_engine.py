@@ -190,11 +190,12 @@ def test_commit_override_applies_only_where_set(monkeypatch):
 
 
 def test_grid_schedules_end_at_the_cpu_budget():
-    from albert_rerun.recipe import CPU_BUDGET, GRID, SHAPES, grid
+    from albert_rerun.recipe import CPU_BUDGET, FOLLOW_UP, GRID, SHAPES, grid
     seconds = {shape: 0.01 * (k + 3) for k, shape in enumerate(SHAPES)}
     configs = grid("cuda", {"step_seconds": seconds})
-    assert len(configs) == len(GRID) == len(set(configs))
-    for (shape, optimizer, lr), config in zip(GRID, configs.values()):
+    assert len(configs) == len(GRID) + len(FOLLOW_UP)
+    for (shape, optimizer, lr, *seed), config in zip(GRID + FOLLOW_UP, configs.values()):
+        assert config.seed == (seed[0] if seed else 0)
         H, L, B, T = SHAPES[shape]
         assert (config.model.hidden_size, config.model.num_hidden_layers, config.batch_size,
                 config.max_seq_length) == (H, L, B, T)

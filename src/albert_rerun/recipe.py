@@ -76,6 +76,8 @@ SHAPES = {  # name: (hidden size, layers, batch, sequence length)
     "H128-L2-B8-T64": (128, 2, 8, 64), "H64-L4-B16-T64": (64, 4, 16, 64),
     "H64-L4-B32-T64": (64, 4, 32, 64), "H256-L4-B8-T64": (256, 4, 8, 64),
     "H128-L4-B32-T32": (128, 4, 32, 32), "H128-L4-B16-T32": (128, 4, 16, 32),
+    "H128-L2-B32-T64": (128, 2, 32, 64), "H64-L2-B16-T64": (64, 2, 16, 64),
+    "H64-L4-B8-T64": (64, 4, 8, 64),
 }
 GRID = [  # (shape, optimizer, learning rate), most informative first
     ("H128-L4-B16-T64", "lamb", 5e-3), ("H128-L4-B8-T64", "lamb", 5e-3),
@@ -88,6 +90,18 @@ GRID = [  # (shape, optimizer, learning rate), most informative first
     ("H128-L4-B32-T64", "lamb", 5e-3), ("H256-L4-B8-T64", "lamb", 5e-3),
     ("H128-L4-B16-T64", "adamw", 2e-3), ("H64-L4-B32-T64", "lamb", 5e-3),
     ("H128-L2-B8-T64", "lamb", 1e-2), ("H128-L4-B8-T64", "adamw", 1e-3),
+]
+
+
+# The second round: the three that read context within the budget, at two more seeds,
+# and their neighbours (shape, optimizer, learning rate, seed).
+FOLLOW_UP = [
+    ("H128-L2-B16-T64", "lamb", 1e-2, 1), ("H128-L2-B16-T64", "lamb", 1e-2, 2),
+    ("H128-L2-B16-T64", "lamb", 5e-3, 1), ("H128-L2-B16-T64", "lamb", 5e-3, 2),
+    ("H64-L4-B16-T64", "lamb", 5e-3, 1), ("H64-L4-B16-T64", "lamb", 5e-3, 2),
+    ("H128-L2-B32-T64", "lamb", 1e-2, 0), ("H128-L2-B16-T64", "lamb", 2e-2, 0),
+    ("H64-L2-B16-T64", "lamb", 5e-3, 0), ("H64-L4-B8-T64", "lamb", 5e-3, 0),
+    ("H128-L2-B16-T64", "adamw", 2e-3, 0),
 ]
 
 
@@ -147,26 +161,38 @@ def grid_store():
 
 def step_seconds_record(measure: bool = False) -> dict:
     """The stored step times the grid's schedules are sized by (measured if asked or
-    missing)."""
+    missing; shapes added since are measured and added)."""
     import json
 
     from .provenance import record
     from .results import atomic_write_json
     path = grid_store() / "step-seconds.json"
     if path.exists() and not measure:
-        return json.loads(path.read_text())
-    stored = {"threads": GRID_THREADS, "step_seconds": step_seconds(), "provenance": record()}
+        stored = json.loads(path.read_text())
+        missing = [shape for shape in SHAPES if shape not in stored["step_seconds"]]
+        if not missing:
+            return stored
+        stored["step_seconds"].update(step_seconds(missing))
+        stored.setdefault("added", []).append({"shapes": missing, "provenance": record()})
+    else:
+        stored = {"threads": GRID_THREADS, "step_seconds": step_seconds(),
+                  "provenance": record()}
     atomic_write_json(path, stored)
     return stored
 
 
-def grid(device: str = "cpu", measured: dict | None = None) -> dict:
-    """Every grid candidate with its schedule sized to CPU_BUDGET seconds here."""
+def grid(device: str = "cpu", measured: dict | None = None, entries=None) -> dict:
+    """Every grid candidate (``entries``, default GRID then FOLLOW_UP) with its schedule
+    sized to CPU_BUDGET seconds here."""
     seconds = (measured or step_seconds_record())["step_seconds"]
     out = {}
-    for shape, optimizer, lr in GRID:
+    for shape, optimizer, lr, *seed in (GRID + FOLLOW_UP if entries is None else entries):
         steps = max(100, int(round(CPU_BUDGET / seconds[shape] / 100)) * 100)
-        out[f"{shape}-{optimizer}-{lr:g}"] = shape_run(shape, optimizer, lr, steps, device)
+        config = shape_run(shape, optimizer, lr, steps, device)
+        name = f"{shape}-{optimizer}-{lr:g}"
+        if seed and seed[0]:
+            config, name = config.replace(seed=seed[0]), f"{name}-seed{seed[0]}"
+        out[name] = config
     return out
 
 
@@ -216,6 +242,8 @@ def main(argv=None) -> int:
     parser.add_argument("--workers", type=int, default=1, help="grid runs side by side")
     parser.add_argument("--seconds", type=float, default=float("inf"),
                         help="start no grid run after this many seconds")
+    parser.add_argument("--follow-up", action="store_true",
+                        help="with --grid: only the second round (FOLLOW_UP)")
     parser.add_argument("--measure", action="store_true",
                         help="measure this CPU's step times for the grid (else stored)")
     args = parser.parse_args(argv)
@@ -226,8 +254,10 @@ def main(argv=None) -> int:
         # first the chosen recipe itself, so that the device's curves can be set beside
         # the ones this CPU measured for the same config
         chosen = "lamb-5e-3-init-0.05-sinusoidal-long"
-        jobs = [(chosen, CANDIDATES[chosen].replace(device=args.device), store)]
-        jobs += [(n, c, store) for n, c in grid(args.device).items()]
+        jobs = [] if args.follow_up else [
+            (chosen, CANDIDATES[chosen].replace(device=args.device), store)]
+        entries = FOLLOW_UP if args.follow_up else None
+        jobs += [(n, c, store) for n, c in grid(args.device, entries=entries).items()]
         run_grid(jobs, args.workers, args.seconds)
         return 0
     if args.measure:
