@@ -213,3 +213,8 @@ def test_grid_reports_a_failed_run_and_finishes_the_others(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "good: 2 steps" in out and "bad: FAILED" in out and "late: not started" in out
     assert len(list(tmp_path.glob("*.json"))) == 1
+
+
+def test_a_diverged_run_stops_with_a_clear_error(tmp_path):
+    with pytest.raises(FloatingPointError, match="diverged at step"):
+        pretrain(tiny_run(learning_rate=1e12, max_steps=8), tmp_path / "w", quiet=True)

@@ -436,6 +436,9 @@ def pretrain(config: RunConfig, workdir: Path, checkpoint_every: int = 100,
             optimizer.step()
             optimizer.zero_grad(set_to_none=True)
             loss = out.loss.item()
+            if not np.isfinite(loss):  # NaN features would only fail later, obscurely
+                raise FloatingPointError(f"the run diverged at step {step + 1}: training "
+                                         f"loss {loss}; lower the learning rate")
             state["seconds"] += time.perf_counter() - started
             state["tokens"] += int(batch["attention_mask"].sum())
             state["step"] = step + 1
