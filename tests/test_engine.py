@@ -218,3 +218,16 @@ def test_grid_reports_a_failed_run_and_finishes_the_others(tmp_path, capsys):
 def test_a_diverged_run_stops_with_a_clear_error(tmp_path):
     with pytest.raises(FloatingPointError, match="diverged at step"):
         pretrain(tiny_run(learning_rate=1e12, max_steps=8), tmp_path / "w", quiet=True)
+
+
+def test_bench_measures_both_implementations_and_refuses_a_missing_gpu(capsys):
+    from albert_rerun import bench
+    rows = bench.measure("tiny", 32, 2, 16, 2, 16, steps=1, peak=1.0)
+    assert [(r["style"], r["implementation"]) for r in rows] == [
+        ("albert", "ours"), ("albert", "HF"), ("bert", "ours"), ("bert", "HF")]
+    assert all(r["tokens_per_s"] > 0 and r["fraction_of_peak"] > 0 for r in rows)
+    assert rows[0]["speedup_vs_HF"] == rows[1]["step_s"] / rows[0]["step_s"]
+    if not torch.cuda.is_available():
+        with pytest.raises(SystemExit):
+            bench.main(["--device", "cuda"])
+        assert "no CUDA device" in capsys.readouterr().err

@@ -27,7 +27,8 @@ PROFILES = {
     "cpu": Profile("cpu", "the published book: the sizes a 2-core CPU affords", 3,
                    "minutes for the exact chapters on 2 CPU cores"),
     "gpu": Profile("gpu", "larger models and more seeds for one modern GPU", 5,
-                   "about 8 minutes per empirical chapter on one H100/H200"),
+                   "hours on one H200 (not run as a whole): masking a batch on one CPU "
+                   "core bounds each run at minutes"),
 }
 
 
