@@ -172,3 +172,21 @@ def test_prediction_cap(validation, tokenizer):
         ids = inst.input_ids[k, :inst.lengths[k]].astype(np.int64)
         _, labels, _ = mask_sequence(ids, arrays, MaskingConfig(max_predictions=5), rng)
         assert 1 <= (labels != -100).sum() <= 5
+
+
+def test_ngram_draw_is_numpys_choice_draw_for_draw(validation, tokenizer, monkeypatch):
+    """The fast n-gram draw gives the batches rng.choice gave, so stored runs stay valid."""
+    import albert_rerun.pretraining_data as pipeline
+    arrays = tokenizer_arrays(tokenizer)
+    inst = create_instances(validation, tokenizer, "sop", 128, seed=3)
+    rows = np.arange(min(400, len(inst)))
+    config = MaskingConfig(max_predictions=19)
+    fast = pipeline.mask_batch(inst, rows, arrays, config, np.random.default_rng(11))
+
+    def numpy_choice(rng, cdfs, available):
+        p = NGRAM_PROBABILITIES[:available] / NGRAM_PROBABILITIES[:available].sum()
+        return int(rng.choice(available, p=p)) + 1
+    monkeypatch.setattr(pipeline, "draw_ngram", numpy_choice)
+    reference = pipeline.mask_batch(inst, rows, arrays, config, np.random.default_rng(11))
+    assert np.array_equal(fast[0], reference[0]) and np.array_equal(fast[1], reference[1])
+    assert (fast[1] != -100).sum() > 1000  # a real test: many masked positions compared
