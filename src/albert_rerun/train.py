@@ -275,8 +275,10 @@ def evaluate(model, held_out: HeldOut, objective: str, device, batch_size: int =
             masked_correct += hits[at_mask].sum().item()
             masked_total += at_mask.sum().item()
             loss_sum += out.mlm_loss.item() * targets.numel()
-            masked_loss_sum += F.cross_entropy(out.mlm_logits[at_mask].float(),
-                                               targets[at_mask], reduction="sum").item()
+            # per-target losses, then the sum where [MASK] is shown: the order of summation
+            # the stored runs were computed with, so that they rerun bit-identically
+            losses = F.cross_entropy(out.mlm_logits.float(), targets, reduction="none")
+            masked_loss_sum += losses[at_mask].sum().item()
             sentence_correct += (out.sentence_logits.argmax(-1)
                                  == batch["sentence_labels"]).sum().item()
         if name == objective:
