@@ -138,7 +138,7 @@ def calibrate(profile: str, device: str = "auto", repeats: int = 3, steps: int =
 
     import torch
 
-    from .bench import _batch
+    from .bench import _batch, _sync
     from .model import AlbertForPreTraining
     from .provenance import record
     from .train import autocast, cpu_threads, make_optimizer, resolve_device
@@ -165,8 +165,7 @@ def calibrate(profile: str, device: str = "auto", repeats: int = 3, steps: int =
         for name, (model, optimizer) in models.items():
             for k in range(steps + 1):
                 if k == 1:
-                    if target.type == "cuda":
-                        torch.cuda.synchronize()
+                    _sync(target)
                     started = time.perf_counter()
                 with autocast(target):
                     loss = model(ids, types, mask, mlm_labels=labels,
@@ -174,8 +173,7 @@ def calibrate(profile: str, device: str = "auto", repeats: int = 3, steps: int =
                 loss.backward()
                 optimizer.step()
                 optimizer.zero_grad(set_to_none=True)
-            if target.type == "cuda":
-                torch.cuda.synchronize()
+            _sync(target)
             seconds[name].append((time.perf_counter() - started) / steps)
     step_seconds = {name: statistics.median(values) for name, values in seconds.items()}
     result = {"configs": {k: v.to_dict() for k, v in configs.items()},
@@ -441,6 +439,7 @@ def throughput(profile: str, device: str = "auto", fresh: bool = False) -> dict:
     import torch
 
     from . import paper
+    from .bench import _sync
     from .model import AlbertForPreTraining
     from .provenance import record
     from .train import autocast, cpu_threads, resolve_device
@@ -466,15 +465,13 @@ def throughput(profile: str, device: str = "auto", fresh: bool = False) -> dict:
         model = AlbertForPreTraining(config).to(target).train()
         timings = []
         for k in range(steps + 1):
-            if target.type == "cuda":
-                torch.cuda.synchronize()
+            _sync(target)
             started = time.perf_counter()
             with autocast(target):
                 loss = model(ids, mlm_labels=labels).loss
             loss.backward()
             model.zero_grad(set_to_none=True)
-            if target.type == "cuda":
-                torch.cuda.synchronize()
+            _sync(target)
             if k:  # the first step warms up
                 timings.append(time.perf_counter() - started)
         rows[name] = {"step_seconds": min(timings), "tokens_per_second": batch * seq / min(timings)}

@@ -121,10 +121,9 @@ def shape_run(shape: str, optimizer: str = "lamb", learning_rate: float = 5e-3,
 
 def step_seconds(shapes=tuple(SHAPES), threads: int = GRID_THREADS, steps: int = 20) -> dict:
     """Seconds per training step of each shape on this CPU (LAMB, random batches)."""
-    import time
-
     import torch
 
+    from .bench import _time_steps
     from .model import AlbertForPreTraining
     from .train import make_optimizer
     torch.set_num_threads(threads)
@@ -146,12 +145,7 @@ def step_seconds(shapes=tuple(SHAPES), threads: int = GRID_THREADS, steps: int =
             torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
             optimizer.step()
             optimizer.zero_grad(set_to_none=True)
-        for _ in range(3):
-            step()
-        started = time.perf_counter()
-        for _ in range(steps):
-            step()
-        out[shape] = (time.perf_counter() - started) / steps
+        out[shape] = _time_steps(step, 3, steps)
     return out
 
 
