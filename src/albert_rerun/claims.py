@@ -37,7 +37,7 @@ class ClaimSizes:
 
 CLAIM_SIZES = {
     "smoke": ClaimSizes((8, 16, 32), 2, 2),
-    "cpu": ClaimSizes((32, 64, 128), 2, 4),
+    "cpu": ClaimSizes((16, 32, 64), 2, 4),
     "gpu": ClaimSizes((64, 128, 256), 2, 24),
 }
 
@@ -130,7 +130,7 @@ def _stored_measurement(path, fresh: bool):
         return None
 
 
-def calibrate(profile: str, device: str = "auto", repeats: int = 3, steps: int = 8,
+def calibrate(profile: str, device: str = "auto", repeats: int = 5, steps: int = 20,
               fresh: bool = False) -> dict:
     """Seconds per training step of the BERT-style and wide ALBERT-style models, measured
     interleaved in one process; stored so the book's equal-time budgets are reproducible."""
@@ -215,18 +215,27 @@ def collect(conditions: dict, seeds, profile: str, device: str = "auto",
     return pd.DataFrame(rows)
 
 
-def claim_groups(profile: str, calibration: dict | None = None) -> list:
-    """The claims' condition dicts, in the order the driver trains them."""
-    return [asymmetry(profile), sop_nsp(profile), dropout(profile), transitions(profile),
-            embedding_sweep(profile), grouped(profile), wall_clock(profile, calibration)]
+CLAIMS = ("asymmetry", "sop_nsp", "dropout", "transitions", "embedding_sweep", "grouped",
+          "wall_clock")
+
+
+def claim_groups(profile: str, calibration: dict | None = None, names=CLAIMS) -> list:
+    """The named claims' condition dicts, in the order given (the driver's order)."""
+    unknown = [n for n in names if n not in CLAIMS]
+    if unknown:
+        raise ValueError(f"unknown claim(s) {unknown}; choose from {CLAIMS}")
+    makers = {"asymmetry": asymmetry, "sop_nsp": sop_nsp, "dropout": dropout,
+              "transitions": transitions, "embedding_sweep": embedding_sweep,
+              "grouped": grouped, "wall_clock": lambda p: wall_clock(p, calibration)}
+    return [makers[name](profile) for name in names]
 
 
 def planned_runs(profile: str, seeds, device: str = "auto",
-                 calibration: dict | None = None) -> list:
-    """Every distinct seeded run of the six claims: claim by claim, seed by seed, so that
-    an interrupted driver leaves whole claims behind it."""
+                 calibration: dict | None = None, names=CLAIMS) -> list:
+    """Every distinct seeded run of the named claims: claim by claim, seed by seed, so
+    that an interrupted driver leaves whole claims behind it."""
     seen, out = set(), []
-    for group in claim_groups(profile, calibration):
+    for group in claim_groups(profile, calibration, names):
         for seed in seeds:
             for config in group.values():
                 seeded = with_seed(config, seed, device)
@@ -238,19 +247,28 @@ def planned_runs(profile: str, seeds, device: str = "auto",
 
 
 def _worker(args):
-    index, threads, configs, profile, *rest = args
-    fresh = bool(rest and rest[0])
+    index, threads, configs, profile, fresh, deadline = args
     if threads:
         os.environ["ALBERT_RERUN_THREADS"] = str(threads)
     store = results_dir(profile)
     for config in configs:
+        if time.time() > deadline:
+            print(f"[worker {index}] {config_hash(config.to_dict())}: not started "
+                  f"(deadline)", flush=True)
+            return False
         started = time.time()
-        result = run(config, store, quiet=True, fresh=fresh)
+        try:
+            result = run(config, store, quiet=True, fresh=fresh)
+        except Exception as error:  # one failed run must not stop the others
+            print(f"[worker {index}] {config_hash(config.to_dict())}: FAILED "
+                  f"{type(error).__name__}: {error}", flush=True)
+            return False
         m = result["metrics"]
         print(f"[worker {index}] {result['hash']} {config.model.sharing:>9} "
               f"E={config.model.embedding_size} H={config.model.hidden_size} "
               f"{config.objective} seed {config.seed} steps {m['steps']}: MLM "
               f"{m['mlm_accuracy']:.3f} ({time.time() - started:.0f} s)", flush=True)
+    return True
 
 
 def default_workers() -> int:
@@ -262,12 +280,14 @@ def default_workers() -> int:
 
 
 def train_all(profile: str, seeds=None, device: str = "auto", workers: int | None = None,
-              fresh: bool = False) -> int:
+              fresh: bool = False, names=CLAIMS, seconds: float = float("inf")) -> int:
     """Measure the step-time calibration and the throughput table, then train every run
-    the chapters need that is not stored (all of them when ``fresh``); returns the count
-    trained."""
+    the named claims need that is not stored (all of them when ``fresh``); no run starts
+    after ``seconds``. Returns the number of runs trained; a failed run is reported and
+    the others go on (the count leaves it out)."""
     from multiprocessing import get_context
 
+    deadline = time.time() + seconds
     seeds = range(seeds or PROFILES[profile].default_seeds)
     workers = workers or default_workers()
     saved = os.environ.get("ALBERT_RERUN_THREADS")
@@ -283,20 +303,17 @@ def train_all(profile: str, seeds=None, device: str = "auto", workers: int | Non
             os.environ["ALBERT_RERUN_THREADS"] = saved
     print(f"step-time ratio wide/BERT-style: {calibration['ratio']:.2f}", flush=True)
     throughput(profile, device, fresh=fresh)
-    configs = planned_runs(profile, seeds, device, calibration)
+    configs = planned_runs(profile, seeds, device, calibration, names)
     store = results_dir(profile)
     missing = configs if fresh else [
         c for c in configs if not result_path(store, c).exists()]
     print(f"{len(configs)} runs, {len(missing)} to train", flush=True)
     if workers <= 1:
-        _worker((0, None, missing, profile, fresh))
-        return len(missing)
+        return sum(_worker((0, None, [c], profile, fresh, deadline)) for c in missing)
     threads = max(1, len(os.sched_getaffinity(0)) // workers)
-    jobs = [(k, threads, [c], profile, fresh) for k, c in enumerate(missing)]
+    jobs = [(k, threads, [c], profile, fresh, deadline) for k, c in enumerate(missing)]
     with get_context("spawn").Pool(workers, maxtasksperchild=1) as pool:
-        for _ in pool.imap_unordered(_worker, jobs):
-            pass
-    return len(missing)
+        return sum(pool.imap_unordered(_worker, jobs))
 
 
 def main(argv=None) -> int:
@@ -307,8 +324,14 @@ def main(argv=None) -> int:
     parser.add_argument("--workers", type=int, default=None,
                         help="parallel training processes (default: 2 on a CPU, 1 on a GPU)")
     parser.add_argument("--fresh", action="store_true", help="retrain even if stored")
+    parser.add_argument("--claims", nargs="+", default=list(CLAIMS), choices=CLAIMS,
+                        metavar="CLAIM", help=f"which claims' runs, in this order "
+                        f"(default: all, {' '.join(CLAIMS)})")
+    parser.add_argument("--seconds", type=float, default=float("inf"),
+                        help="start no run after this many seconds (default: no limit)")
     args = parser.parse_args(argv)
-    train_all(args.profile, args.seeds, args.device, args.workers, args.fresh)
+    train_all(args.profile, args.seeds, args.device, args.workers, args.fresh,
+              args.claims, args.seconds)
     return 0
 
 
