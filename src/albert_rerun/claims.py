@@ -280,9 +280,11 @@ def default_workers() -> int:
 
 
 def train_all(profile: str, seeds=None, device: str = "auto", workers: int | None = None,
-              fresh: bool = False, names=CLAIMS, seconds: float = float("inf")) -> int:
+              fresh: bool = False, names=CLAIMS, seconds: float = float("inf"),
+              exclude=()) -> int:
     """Measure the step-time calibration and the throughput table, then train every run
-    the named claims need that is not stored (all of them when ``fresh``); no run starts
+    the named claims need that is not stored (all of them when ``fresh``) and that the
+    ``exclude`` claims do not also need (another machine trains those); no run starts
     after ``seconds``. Returns the number of runs trained; a failed run is reported and
     the others go on (the count leaves it out)."""
     from multiprocessing import get_context
@@ -304,6 +306,10 @@ def train_all(profile: str, seeds=None, device: str = "auto", workers: int | Non
     print(f"step-time ratio wide/BERT-style: {calibration['ratio']:.2f}", flush=True)
     throughput(profile, device, fresh=fresh)
     configs = planned_runs(profile, seeds, device, calibration, names)
+    if exclude:
+        elsewhere = {config_hash(c.to_dict())
+                     for c in planned_runs(profile, seeds, device, calibration, exclude)}
+        configs = [c for c in configs if config_hash(c.to_dict()) not in elsewhere]
     store = results_dir(profile)
     missing = configs if fresh else [
         c for c in configs if not result_path(store, c).exists()]
@@ -329,9 +335,11 @@ def main(argv=None) -> int:
                         f"(default: all, {' '.join(CLAIMS)})")
     parser.add_argument("--seconds", type=float, default=float("inf"),
                         help="start no run after this many seconds (default: no limit)")
+    parser.add_argument("--exclude", nargs="+", default=[], choices=CLAIMS, metavar="CLAIM",
+                        help="leave out the runs these claims need (another machine's share)")
     args = parser.parse_args(argv)
     train_all(args.profile, args.seeds, args.device, args.workers, args.fresh,
-              args.claims, args.seconds)
+              args.claims, args.seconds, args.exclude)
     return 0
 
 
