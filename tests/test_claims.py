@@ -213,3 +213,58 @@ def test_every_planned_model_takes_a_training_step(profile):
                     sentence_labels=torch.tensor([0, 1]))
         out.loss.backward()
         assert torch.isfinite(out.loss), config.model
+
+
+def test_cpu_profile_trains_the_grids_fastest_four_layer_recipe():
+    """The profile must be the recipe the first chapter measured (everything that shapes
+    training; evaluation sizes and fine-tuning may differ)."""
+    from albert_rerun.recipe import grid
+    candidate = grid("cpu")["H64-L4-B16-T64-lamb-0.005"].to_dict()
+    base = claims.base("cpu").to_dict()
+    for field in ("model", "objective", "max_seq_length", "batch_size", "max_predictions",
+                  "optimizer", "learning_rate", "warmup_steps", "max_steps", "weight_decay",
+                  "train_documents"):
+        assert base[field] == candidate[field], field
+    assert claims.base("cpu").model.embedding_size in claims.CLAIM_SIZES["cpu"].embedding_sizes
+
+
+def test_driver_shares_runs_between_machines_and_honours_its_deadline(
+        tmp_path, monkeypatch, capsys):
+    import re
+    monkeypatch.setenv("ALBERT_RERUN_RESULTS", str(tmp_path))
+    # the measurements are not what is tested here (and take most of a minute)
+    monkeypatch.setattr(claims, "calibrate", lambda *args, **kwargs: {"ratio": 2.0})
+    monkeypatch.setattr(claims, "throughput", lambda *args, **kwargs: {})
+    trained = claims.train_all("smoke", seeds=2, workers=1, names=("dropout", "sop_nsp"),
+                               exclude=("asymmetry",), seconds=-1)
+    out = capsys.readouterr().out
+    # per seed: dropout 0.1, and SOP's "none" and "nsp"; the base run is asymmetry's
+    assert trained == 0 and "6 runs, 6 to train" in out
+    assert out.count("not started (deadline)") == 6
+    stored = [p for p in (tmp_path / "smoke").glob("*.json")
+              if re.fullmatch(r"[0-9a-f]{16}\.json", p.name)]
+    assert stored == []
+
+
+def test_a_failed_claim_run_is_reported_and_the_worker_goes_on(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("ALBERT_RERUN_RESULTS", str(tmp_path))
+    good = claims.base("smoke").replace(max_steps=2, finetune=None)
+    bad = good.replace(seed=1, probe_examples=1)  # a one-class probe cannot be fitted
+    assert claims._worker((0, 1, [bad], "smoke", False, float("inf"))) is False
+    assert claims._worker((1, 1, [good], "smoke", False, float("inf"))) is True
+    out = capsys.readouterr().out
+    assert "FAILED" in out and "steps 2: MLM" in out
+
+
+def test_context_reading_counts_runs_below_their_own_objectives_line():
+    from albert_rerun.baselines import reference_levels
+    config = claims.base("smoke")
+    line = reference_levels(config)["reads_context"]
+    conditions = {"sop": config, "nsp": config.replace(objective="nsp")}
+    frame = pd.DataFrame({"condition": ["sop", "sop", "nsp"],
+                          "mlm_loss_at_mask": [line - 0.01, line + 0.01, line - 5]})
+    assert "Of these 3 runs, 2 of 3 end below" in claims.context_reading(frame, conditions)
+    frame["mlm_loss_at_mask"] = line + 5
+    assert "none end below" in claims.context_reading(frame, conditions)
+    frame["mlm_loss_at_mask"] = line - 5
+    assert "all end below" in claims.context_reading(frame, conditions)

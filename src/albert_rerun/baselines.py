@@ -137,3 +137,26 @@ def mask_rungs(input_ids: np.ndarray, mlm_labels: np.ndarray, train_tokens: np.n
             "unigram_loss_se": float(np.log(p_unigram).std(ddof=1) / np.sqrt(len(targets))),
             "bigram_loss_at_mask": float(-np.log(p_bigram).mean()),
             "left_visible": float(visible.mean()), "targets": int(len(targets))}
+
+
+def reference_levels(config) -> dict:
+    """What a model scores at [MASK] without reading context, on the held-out MLM set a
+    run with ``config`` is scored on (its vocabulary, objective, length and size; the
+    rungs are fitted on the training split). ``reads_context`` is the cross-entropy a
+    run must end below to read context: two standard errors under the unigram's."""
+    from .train import HeldOut  # train imports the data modules this one does
+
+    tok = Tokenizer(vocab_size=config.vocab_size)
+    sets = HeldOut(config, tok, tokenize_split("validation", tok)).sets[config.objective]
+    ids, labels = sets["input_ids"].numpy(), sets["mlm_labels"].numpy()
+    selected = labels != -100
+    targets, shown = labels[selected], ids[selected]
+    at_mask = shown == tok.mask_id
+    top = np.bincount(targets[at_mask]).argmax()
+    rungs = mask_rungs(ids, labels, tokenize_split("train", tok).tokens, tok.vocab_size,
+                       tok.mask_id)
+    return {"tokenizer": tok, "targets": targets, "at_mask": at_mask, "top": top,
+            "plateau": float(((shown == targets) | (at_mask & (targets == top))).mean()),
+            "unigram": float((targets == top).mean()),  # the most frequent piece everywhere
+            "rungs": rungs,
+            "reads_context": rungs["unigram_loss_at_mask"] - 2 * rungs["unigram_loss_se"]}

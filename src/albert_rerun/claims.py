@@ -130,6 +130,18 @@ def _stored_measurement(path, fresh: bool):
         return None
 
 
+def _calibration_configs(profile: str) -> dict:
+    return {"BERT-style": bert_style(profile), "wide ALBERT-style": wide_albert(profile)}
+
+
+def calibration_path(profile: str, directory=None):
+    """Where the calibration of ``profile``'s current sizes is stored (in ``directory``,
+    default the profile's results directory)."""
+    configs = _calibration_configs(profile)
+    key = config_hash({k: v.to_dict() for k, v in configs.items()})
+    return (directory or results_dir(profile)) / f"calibration-{key}.json"
+
+
 def calibrate(profile: str, device: str = "auto", repeats: int = 5, steps: int = 20,
               fresh: bool = False) -> dict:
     """Seconds per training step of the BERT-style and wide ALBERT-style models, measured
@@ -143,9 +155,8 @@ def calibrate(profile: str, device: str = "auto", repeats: int = 5, steps: int =
     from .provenance import record
     from .train import autocast, cpu_threads, make_optimizer, resolve_device
 
-    configs = {"BERT-style": bert_style(profile), "wide ALBERT-style": wide_albert(profile)}
-    key = config_hash({k: v.to_dict() for k, v in configs.items()})
-    path = results_dir(profile) / f"calibration-{key}.json"
+    configs = _calibration_configs(profile)
+    path = calibration_path(profile)
     stored = _stored_measurement(path, fresh)
     if stored is not None:
         return stored
@@ -391,6 +402,28 @@ def scale_short(frame: pd.DataFrame, config: RunConfig) -> str:
     return (f"{parameter_count(config) / 1e6:.2f}M params, {int(frame['steps'].max()):,} "
             f"steps, {_tokens_text(float(frame['tokens'].mean()))} tokens, "
             f"{_seeds_text(frame)}")
+
+
+def context_reading(frame: pd.DataFrame, conditions: dict) -> str:
+    """One sentence: how many of a chapter's runs end reading context, i.e. below the
+    reads-context line at [MASK] of their own held-out set (baselines.reference_levels;
+    the first chapter explains the line)."""
+    from .baselines import reference_levels
+    levels, below = {}, 0
+    for condition, loss in zip(frame["condition"], frame["mlm_loss_at_mask"]):
+        config = conditions[condition]
+        key = (config.vocab_size, config.objective, config.max_seq_length,
+               config.max_predictions, config.eval_examples)
+        if key not in levels:
+            levels[key] = reference_levels(config)["reads_context"]
+        below += bool(loss < levels[key])
+    share = ("all" if below == len(frame) else "none" if below == 0 else
+             f"{below} of {len(frame)}")
+    return (f"Of these {len(frame)} runs, {share} end below the unigram's cross-entropy at "
+            f"[MASK] by two standard errors, the line that says a model reads context "
+            f"(first chapter): these are models in their first minutes of training, and "
+            f"differences between conditions are differences in how fast they learn, "
+            f"not in what they finally learn.")
 
 
 def downstream_majority(frame: pd.DataFrame) -> float:
