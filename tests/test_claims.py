@@ -218,12 +218,13 @@ def test_every_planned_model_takes_a_training_step(profile):
 def test_cpu_profile_trains_the_grids_fastest_four_layer_recipe():
     """The profile must be the recipe the first chapter measured (everything that shapes
     training; evaluation sizes and fine-tuning may differ)."""
-    from albert_rerun.recipe import grid
+    from albert_rerun.recipe import TRAINING_FIELDS, grid
     candidate = grid("cpu")["H64-L4-B16-T64-lamb-0.005"].to_dict()
     base = claims.base("cpu").to_dict()
-    for field in ("model", "objective", "max_seq_length", "batch_size", "max_predictions",
-                  "optimizer", "learning_rate", "warmup_steps", "max_steps", "weight_decay",
-                  "train_documents"):
+    assert set(TRAINING_FIELDS) >= {
+        "model", "objective", "max_seq_length", "batch_size", "max_predictions", "optimizer",
+        "learning_rate", "warmup_steps", "max_steps", "weight_decay", "train_documents"}
+    for field in TRAINING_FIELDS:
         assert base[field] == candidate[field], field
     assert claims.base("cpu").model.embedding_size in claims.CLAIM_SIZES["cpu"].embedding_sizes
 

@@ -139,11 +139,25 @@ def mask_rungs(input_ids: np.ndarray, mlm_labels: np.ndarray, train_tokens: np.n
             "left_visible": float(visible.mean()), "targets": int(len(targets))}
 
 
+_LEVELS: dict = {}
+
+
 def reference_levels(config) -> dict:
     """What a model scores at [MASK] without reading context, on the held-out MLM set a
     run with ``config`` is scored on (its vocabulary, objective, length and size; the
     rungs are fitted on the training split). ``reads_context`` is the cross-entropy a
-    run must end below to read context: two standard errors under the unigram's."""
+    run must end below to read context: two standard errors under the unigram's.
+
+    Computed once per held-out set in a process (the rungs fit the training split's
+    bigram counts); callers must not modify the returned arrays."""
+    key = (config.vocab_size, config.objective, config.max_seq_length,
+           config.max_predictions, config.eval_examples)  # all that HeldOut's set depends on
+    if key not in _LEVELS:
+        _LEVELS[key] = _reference_levels(config)
+    return _LEVELS[key]
+
+
+def _reference_levels(config) -> dict:
     from .train import HeldOut  # train imports the data modules this one does
 
     tok = Tokenizer(vocab_size=config.vocab_size)

@@ -409,14 +409,8 @@ def context_reading(frame: pd.DataFrame, conditions: dict) -> str:
     reads-context line at [MASK] of their own held-out set (baselines.reference_levels;
     the first chapter explains the line)."""
     from .baselines import reference_levels
-    levels, below = {}, 0
-    for condition, loss in zip(frame["condition"], frame["mlm_loss_at_mask"]):
-        config = conditions[condition]
-        key = (config.vocab_size, config.objective, config.max_seq_length,
-               config.max_predictions, config.eval_examples)
-        if key not in levels:
-            levels[key] = reference_levels(config)["reads_context"]
-        below += bool(loss < levels[key])
+    below = sum(bool(loss < reference_levels(conditions[condition])["reads_context"])
+                for condition, loss in zip(frame["condition"], frame["mlm_loss_at_mask"]))
     share = ("all" if below == len(frame) else "none" if below == 0 else
              f"{below} of {len(frame)}")
     return (f"Of these {len(frame)} runs, {share} end below the unigram's cross-entropy at "

@@ -105,6 +105,13 @@ FOLLOW_UP = [
 ]
 
 
+# what shapes a run's training (model, data, optimizer, schedule); a profile adopts a
+# grid candidate when these agree (evaluation sizes and fine-tuning may differ)
+TRAINING_FIELDS = ("model", "objective", "max_seq_length", "batch_size", "max_predictions",
+                   "optimizer", "learning_rate", "warmup_steps", "max_steps", "weight_decay",
+                   "train_documents")
+
+
 def shape_run(shape: str, optimizer: str = "lamb", learning_rate: float = 5e-3,
               steps: int = 100, device: str = "cpu") -> RunConfig:
     """The chosen recipe (init 0.05, sinusoidal positions) at a grid shape."""
