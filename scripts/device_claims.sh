@@ -21,8 +21,10 @@ STORE=$($PY -c "from albert_rerun.results import results_dir; print(results_dir(
 mkdir -p "$OUT" "$STORE"
 MARK=$(mktemp)
 
+# the records train_all reads for this profile's current sizes (claims.calibration_path,
+# claims.throughput_path), not merely any stored one
 for kind in calibration throughput; do
-  if ! compgen -G "$STORE/$kind-*.json" >/dev/null; then
+  if ! $PY -c "import sys; from albert_rerun import claims; sys.exit(not claims.${kind}_path('$PROFILE').exists())"; then
     echo "no stored $kind for profile $PROFILE: measure it on the machine the profile" \
          "is sized for and commit it first" >&2
     exit 2

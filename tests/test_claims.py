@@ -251,8 +251,7 @@ def test_a_failed_claim_run_is_reported_and_the_worker_goes_on(tmp_path, monkeyp
     monkeypatch.setenv("ALBERT_RERUN_RESULTS", str(tmp_path))
     good = claims.base("smoke").replace(max_steps=2, finetune=None)
     bad = good.replace(seed=1, probe_examples=1)  # a one-class probe cannot be fitted
-    assert claims._worker((0, 1, [bad], "smoke", False, float("inf"))) is False
-    assert claims._worker((1, 1, [good], "smoke", False, float("inf"))) is True
+    assert claims.train_runs([bad, good], "smoke") == 1
     out = capsys.readouterr().out
     assert "FAILED" in out and "steps 2: MLM" in out
 

@@ -257,29 +257,31 @@ def planned_runs(profile: str, seeds, device: str = "auto",
     return out
 
 
-def _worker(args):
-    index, threads, configs, profile, fresh, deadline = args
-    if threads:
-        os.environ["ALBERT_RERUN_THREADS"] = str(threads)
+def train_runs(configs: list, profile: str, workers: int = 1, fresh: bool = False,
+               seconds: float = float("inf")) -> int:
+    """Train these runs into the profile's store (``workers`` side by side, the cores
+    shared among them), reporting each; returns how many finished (failed runs and runs
+    not started by the deadline are reported and left out)."""
+    from .train import run_many
+    threads = max(1, len(os.sched_getaffinity(0)) // workers) if workers > 1 else None
     store = results_dir(profile)
-    for config in configs:
-        if time.time() > deadline:
-            print(f"[worker {index}] {config_hash(config.to_dict())}: not started "
-                  f"(deadline)", flush=True)
-            return False
-        started = time.time()
-        try:
-            result = run(config, store, quiet=True, fresh=fresh)
-        except Exception as error:  # one failed run must not stop the others
-            print(f"[worker {index}] {config_hash(config.to_dict())}: FAILED "
-                  f"{type(error).__name__}: {error}", flush=True)
-            return False
-        m = result["metrics"]
-        print(f"[worker {index}] {result['hash']} {config.model.sharing:>9} "
-              f"E={config.model.embedding_size} H={config.model.hidden_size} "
-              f"{config.objective} seed {config.seed} steps {m['steps']}: MLM "
-              f"{m['mlm_accuracy']:.3f} ({time.time() - started:.0f} s)", flush=True)
-    return True
+    jobs = [(config, config, store, {"fresh": fresh}) for config in configs]
+    done = 0
+    for config, outcome in run_many(jobs, workers, seconds, threads):
+        key = config_hash(config.to_dict())
+        if outcome is None:
+            print(f"{key}: not started (deadline)", flush=True)
+        elif isinstance(outcome, str):
+            print(f"{key}: FAILED {outcome}", flush=True)
+        else:
+            result, wall = outcome
+            m = result["metrics"]
+            print(f"{result['hash']} {config.model.sharing:>9} "
+                  f"E={config.model.embedding_size} H={config.model.hidden_size} "
+                  f"{config.objective} seed {config.seed} steps {m['steps']}: MLM "
+                  f"{m['mlm_accuracy']:.3f} ({wall:.0f} s)", flush=True)
+            done += 1
+    return done
 
 
 def default_workers() -> int:
@@ -298,9 +300,6 @@ def train_all(profile: str, seeds=None, device: str = "auto", workers: int | Non
     ``exclude`` claims do not also need (another machine trains those); no run starts
     after ``seconds``. Returns the number of runs trained; a failed run is reported and
     the others go on (the count leaves it out)."""
-    from multiprocessing import get_context
-
-    deadline = time.time() + seconds
     seeds = range(seeds or PROFILES[profile].default_seeds)
     workers = workers or default_workers()
     saved = os.environ.get("ALBERT_RERUN_THREADS")
@@ -325,12 +324,7 @@ def train_all(profile: str, seeds=None, device: str = "auto", workers: int | Non
     missing = configs if fresh else [
         c for c in configs if not result_path(store, c).exists()]
     print(f"{len(configs)} runs, {len(missing)} to train", flush=True)
-    if workers <= 1:
-        return sum(_worker((0, None, [c], profile, fresh, deadline)) for c in missing)
-    threads = max(1, len(os.sched_getaffinity(0)) // workers)
-    jobs = [(k, threads, [c], profile, fresh, deadline) for k, c in enumerate(missing)]
-    with get_context("spawn").Pool(workers, maxtasksperchild=1) as pool:
-        return sum(pool.imap_unordered(_worker, jobs))
+    return train_runs(missing, profile, workers, fresh, seconds)
 
 
 def main(argv=None) -> int:
@@ -491,22 +485,33 @@ def table1_config(name: str, divisor: int = 1):
                           num_attention_heads=max(1, config.num_attention_heads // divisor))
 
 
+def _throughput_configs(profile: str) -> dict:
+    from . import paper
+    return {name: table1_config(name, THROUGHPUT_SHAPES[profile][3]) for name in paper.TABLE1}
+
+
+def throughput_path(profile: str, device: str = "auto"):
+    """Where the throughput table of ``profile`` on ``device`` is stored."""
+    batch, seq, steps, _ = THROUGHPUT_SHAPES[profile]
+    key = config_hash({"models": {k: c.to_dict() for k, c in
+                                  _throughput_configs(profile).items()},
+                       "batch": batch, "seq": seq, "steps": steps, "device": device})
+    return results_dir(profile) / f"throughput-{key}.json"
+
+
 def throughput(profile: str, device: str = "auto", fresh: bool = False) -> dict:
     """Training tokens/s (forward + backward) of the six Table 1 models on this machine,
     at a short sequence length, one after another in one process; stored like a run."""
     import torch
 
-    from . import paper
     from .bench import _sync
     from .model import AlbertForPreTraining
     from .provenance import record
     from .train import autocast, cpu_threads, resolve_device
 
     batch, seq, steps, divisor = THROUGHPUT_SHAPES[profile]
-    configs = {name: table1_config(name, divisor) for name in paper.TABLE1}
-    key = config_hash({"models": {k: c.to_dict() for k, c in configs.items()}, "batch": batch,
-                       "seq": seq, "steps": steps, "device": device})
-    path = results_dir(profile) / f"throughput-{key}.json"
+    configs = _throughput_configs(profile)
+    path = throughput_path(profile, device)
     stored = _stored_measurement(path, fresh)
     if stored is not None:
         return stored

@@ -197,39 +197,28 @@ def grid(device: str = "cpu", measured: dict | None = None, entries=None) -> dic
     return out
 
 
-def _grid_worker(job):
-    import os
-    import time
-    name, config, store, deadline = job
-    if time.time() > deadline:
-        return name, None
-    os.environ.setdefault("ALBERT_RERUN_THREADS", "1")
-    started = time.time()
-    try:
-        result = run(config, store, quiet=True, curve_examples=None)
-    except Exception as error:  # one failed run must not stop the others
-        return name, f"{type(error).__name__}: {error}"
-    return name, (result["metrics"], time.time() - started)
-
-
 def run_grid(jobs: list, workers: int, seconds: float) -> None:
-    """Train (name, config, store) jobs in ``workers`` processes side by side; no job
-    starts after ``seconds``. Finished runs are stored as they end."""
-    import time
-    from multiprocessing import get_context
-    deadline = time.time() + seconds
-    with get_context("spawn").Pool(workers, maxtasksperchild=1) as pool:
-        for name, outcome in pool.imap_unordered(
-                _grid_worker, [(*job, deadline) for job in jobs]):
-            if outcome is None:
-                print(f"{name}: not started (deadline)", flush=True)
-                continue
-            if isinstance(outcome, str):
-                print(f"{name}: FAILED {outcome}", flush=True)
-                continue
-            m, wall = outcome
-            print(f"{name}: {m['steps']} steps, loss at [MASK] {m['mlm_loss_at_mask']:.3f}, "
-                  f"MLM {m['mlm_accuracy']:.3f}, {wall:.0f} s", flush=True)
+    """Train (name, config, store) jobs in ``workers`` processes side by side, one torch
+    thread each unless $ALBERT_RERUN_THREADS says otherwise; no job starts after
+    ``seconds``. Finished runs are stored as they end."""
+    import os
+
+    from .train import run_many
+    threads = int(os.environ.get("ALBERT_RERUN_THREADS") or 1)
+    options = {"curve_examples": None}  # every curve point on the whole held-out set
+    for name, outcome in run_many([(name, config, store, options)
+                                   for name, config, store in jobs],
+                                  workers, seconds, threads):
+        if outcome is None:
+            print(f"{name}: not started (deadline)", flush=True)
+            continue
+        if isinstance(outcome, str):
+            print(f"{name}: FAILED {outcome}", flush=True)
+            continue
+        result, wall = outcome
+        m = result["metrics"]
+        print(f"{name}: {m['steps']} steps, loss at [MASK] {m['mlm_loss_at_mask']:.3f}, "
+              f"MLM {m['mlm_accuracy']:.3f}, {wall:.0f} s", flush=True)
 
 
 def main(argv=None) -> int:

@@ -501,6 +501,36 @@ def run(config: RunConfig, store: Path, quiet: bool = False, fresh: bool = False
     return result
 
 
+def _run_job(job):
+    label, config, store, options, threads, deadline = job
+    if time.time() > deadline:
+        return label, None
+    if threads:
+        os.environ["ALBERT_RERUN_THREADS"] = str(threads)
+    started = time.time()
+    try:
+        result = run(config, store, quiet=True, **options)
+    except Exception as error:  # one failed run must not stop the others
+        return label, f"{type(error).__name__}: {error}"
+    return label, (result, time.time() - started)
+
+
+def run_many(jobs, workers: int, seconds: float = float("inf"), threads: int | None = None):
+    """Train (label, config, store, run options) jobs, ``workers`` processes side by side
+    (in this process when ``workers`` <= 1), each run at ``threads`` torch threads (None:
+    as configured); no job starts after ``seconds``. Yields (label, outcome) as runs end:
+    outcome is None for a job not started by the deadline, the error's text for a run
+    that failed (the others go on), else (result, wall seconds)."""
+    deadline = time.time() + seconds
+    tasks = [(*job, threads, deadline) for job in jobs]
+    if workers <= 1:
+        yield from map(_run_job, tasks)
+        return
+    from multiprocessing import get_context
+    with get_context("spawn").Pool(workers, maxtasksperchild=1) as pool:
+        yield from pool.imap_unordered(_run_job, tasks)
+
+
 def main(argv=None) -> int:
     """Pretrain one model at a profile and print its metrics (stored results reused)."""
     import argparse
