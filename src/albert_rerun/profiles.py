@@ -24,12 +24,11 @@ class Profile:
 PROFILES = {
     "smoke": Profile("smoke", "seconds per notebook; what CI executes and compares", 1,
                      "about 1 minute on 2 CPU cores"),
-    "cpu": Profile("cpu", "the published book: the sizes a 2-core CPU affords", 3,
-                   "about 2 minutes on 2 CPU cores from the committed results; training "
-                   "its 48 runs there takes about 3.5 hours"),
-    "gpu": Profile("gpu", "larger models and more seeds for one modern GPU", 5,
-                   "hours on one H200 (not run as a whole): masking a batch on one CPU "
-                   "core bounds each run at minutes"),
+    "cpu": Profile("cpu", "the published book: the sizes a 2-core CPU affords", 5,
+                   "a few minutes on 2 CPU cores from the committed results; training and "
+                   "evaluating its runs there takes about 6 hours"),
+    "gpu": Profile("gpu", "models a CPU cannot train, sized for 15 minutes of one H200", 5,
+                   "about 10 minutes of one H200 for its runs (predicted, not yet run)"),
 }
 
 
@@ -66,51 +65,102 @@ def notebook_setup(profile: str, seeds=None, device: str = "auto") -> Settings:
     return Settings(chosen, tuple(range(count)), device)
 
 
-# -- pretraining sizes per profile ------------------------------------------------------
+# -- pretraining and evaluation sizes per profile -----------------------------------------
 # The recipe comes from the search in notebooks/00_recipe.md: LAMB 5e-3 with init std
 # 0.05 and sinusoidal position tables. The cpu size is the grid's fastest 4-layer
 # candidate (H 64, E 32, batch 16, sequence 64), on the grid's schedule: 5,400 steps,
-# sized to end after 5 minutes of training on 2 CPU cores; every seed of it read context
-# (went below the unigram line at [MASK]) after about 4 of them.
+# sized to end after 5 minutes of training on 2 CPU cores. The gpu size is the first
+# that a CPU cannot train in a session (H 256, 12 layers, batch 128 x 128).
+
+@dataclass(frozen=True)
+class Sizes:
+    hidden: int
+    layers: int
+    heads: int
+    embedding: int
+    seq: int
+    batch: int
+    steps: int
+    documents: int  # training documents (0: all)
+    learning_rate: float
+    distinct_epochs: int  # 0: every epoch's pairs built anew
+
+
+SIZES = {
+    "smoke": Sizes(32, 2, 2, 16, 32, 8, 20, 60, 5e-3, 0),
+    "cpu": Sizes(64, 4, 2, 32, 64, 16, 5400, 0, 5e-3, 0),
+    "gpu": Sizes(256, 12, 4, 128, 128, 128, 6000, 0, 5e-3, 4),
+}
+
 
 def pretraining_config(profile: str, style: str = "albert", **changes):
-    """The base RunConfig of a profile; ``style`` albert (E < H, all shared) or bert.
+    """The base PretrainConfig of a profile; ``style`` albert (E < H, all shared) or bert.
 
-    ``changes`` override RunConfig fields; ``model_changes`` (a dict) override model
+    ``changes`` override PretrainConfig fields; ``model_changes`` (a dict) override model
     fields, e.g. ``pretraining_config("cpu", model_changes={"sharing": "ffn"})``.
     """
-    from .config import ModelConfig
-    from .finetune import FinetuneProtocol
-    from .train import RunConfig
+    from .engine.config import PretrainConfig
+    from .model.config import ModelConfig
 
     if profile not in PROFILES:
         raise ValueError(f"profile must be one of {tuple(PROFILES)}, got {profile!r}")
     if style not in ("albert", "bert"):
         raise ValueError(f"style must be 'albert' or 'bert', got {style!r}")
     model_changes = changes.pop("model_changes", {})
-    sizes = {
-        # H, layers, heads, E, T, batch, steps, documents, eval, probe, finetune train/eval
-        "smoke": (32, 2, 2, 16, 32, 8, 20, 60, 64, 128, (200, 200)),
-        "cpu": (64, 4, 2, 32, 64, 16, 5400, 0, 512, 512, (1000, 500)),
-        "gpu": (256, 12, 4, 128, 128, 256, 4000, 0, 2048, 4096, (0, 0)),
-    }[profile]
-    H, layers, heads, E, T, batch, steps, documents, evals, probes, finetune_n = sizes
-    model = ModelConfig(vocab_size=8000, embedding_size=E if style == "albert" else H,
-                        hidden_size=H, num_hidden_layers=layers, num_attention_heads=heads,
-                        intermediate_size=4 * H, max_position_embeddings=max(T, 128),
+    s = SIZES[profile]
+    model = ModelConfig(vocab_size=8000, embedding_size=s.embedding if style == "albert"
+                        else s.hidden, hidden_size=s.hidden, num_hidden_layers=s.layers,
+                        num_attention_heads=s.heads, intermediate_size=4 * s.hidden,
+                        max_position_embeddings=max(s.seq, 128),
                         sharing="all" if style == "albert" else "none",
                         initializer_range=0.05, position_init="sinusoidal")
     if model_changes:
         model = model.replace(**model_changes)
-    # few fine-tuning examples (cost) get a larger learning rate than the full split
-    protocol = FinetuneProtocol(max_train_examples=finetune_n[0],
-                                max_eval_examples=finetune_n[1], max_seq_length=min(128, T),
-                                learning_rate=1e-4 if finetune_n[0] == 0 else 5e-4)
-    values = dict(model=model, objective="sop", max_seq_length=T, batch_size=batch,
-                  max_predictions=max(5, round(0.15 * T)), optimizer="lamb",
-                  learning_rate=5e-3, warmup_steps=max(2, steps // 20), max_steps=steps,
-                  eval_examples=evals, probe_examples=probes,
-                  curve_every=max(1, steps // 8), train_documents=documents,
-                  finetune=protocol, device="auto")
+    values = dict(model=model, objective="sop", max_seq_length=s.seq, batch_size=s.batch,
+                  max_predictions=max(5, round(0.15 * s.seq)), optimizer="lamb",
+                  learning_rate=s.learning_rate, warmup_steps=max(2, s.steps // 20),
+                  max_steps=s.steps, curve_every=max(1, s.steps // 8),
+                  curve_examples=min(256, 16 * s.batch), train_documents=s.documents,
+                  distinct_epochs=s.distinct_epochs)
     values.update(changes)
-    return RunConfig(**values)
+    return PretrainConfig(**values)
+
+
+def eval_config(profile: str):
+    """How every model of a profile is evaluated (one EvalConfig: one evaluation hash)."""
+    from .engine.evaluate import EvalConfig
+    from .engine.finetune import FinetuneProtocol
+
+    s = SIZES[profile]
+    small = profile == "smoke"
+    rates = finetune_rates(profile)
+    protocol = FinetuneProtocol(learning_rate=rates["pretrained"],
+                                untrained_learning_rate=rates["untrained"],
+                                epochs=1 if small else 3, max_seq_length=min(128, s.seq),
+                                max_train_examples=200 if small else 0)
+    return EvalConfig(max_seq_length=s.seq, max_predictions=max(5, round(0.15 * s.seq)),
+                      mlm_sequences=64 if small else 4096,
+                      pair_examples=64 if small else 1024,
+                      probe_pairs=128 if small else 2048,
+                      transition_sequences=16 if small else 64,
+                      train_mlm_sequences=64 if small else 512,
+                      task_examples=200 if small else 0, finetune=protocol)
+
+
+# Fine-tuning learning rates: picked on validation from FINETUNE_GRID by the driver's
+# pilot (claims.driver.finetune_rates) and stored in <results>/<profile>/choices/; until
+# a profile has its pilot (and always at smoke, whose runs learn nothing to pick by),
+# these defaults stand.
+FINETUNE_GRID = (1e-4, 3e-4, 1e-3, 3e-3)
+DEFAULT_FINETUNE_RATES = {"pretrained": 3e-4, "untrained": 1e-3}
+
+
+def finetune_rates(profile: str) -> dict:
+    """{"pretrained": lr, "untrained": lr} for a profile (the pilot's, where stored)."""
+    import json
+
+    from .engine.store import results_dir
+    path = results_dir(profile) / "choices" / "finetune-rates.json"
+    if profile == "smoke" or not path.is_file():
+        return dict(DEFAULT_FINETUNE_RATES)
+    return json.loads(path.read_text())["chosen"]

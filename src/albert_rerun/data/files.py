@@ -12,7 +12,7 @@ import re
 from functools import lru_cache
 from pathlib import Path
 
-from .paths import repo_root
+from ..paths import repo_root
 
 SPLITS = ("train", "validation", "test")
 TASKS = {"sentiment": "movie-review snippets, label = sign of the mean human rating",
@@ -119,3 +119,14 @@ def sentences(paragraph: str) -> list:
     if tail:
         pieces.append(tail)
     return pieces
+
+
+def verify_inputs(vocab_sizes=(8000,)) -> None:
+    """Check every data file a pretraining run and its evaluation read (corpus splits,
+    tokenizer, task splits) against the manifest; the first missing or corrupt one stops
+    with its name, both checksums and how to restore it. Runs call this before step 0."""
+    names = [f"corpus/{split}.jsonl.xz" for split in ("train", "validation")]
+    names += [f"tasks/{task}/{split}.jsonl.xz" for task in TASKS for split in SPLITS]
+    names += [f"tokenizer/spm_unigram_{v}.model" for v in vocab_sizes]
+    for name in names:
+        verified(name)

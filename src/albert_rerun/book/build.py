@@ -14,9 +14,9 @@ import sys
 import time
 from pathlib import Path
 
-from .paths import repo_root
-from .profiles import PROFILES
-from .provenance import record
+from ..paths import repo_root
+from ..profiles import PROFILES
+from ..engine.provenance import record
 
 KERNEL = "python3"
 
@@ -66,10 +66,12 @@ def write_environment_page(root: Path, profile: str, timings: dict) -> Path:
 
 def write_profiles_page(root: Path) -> Path:
     """The methods page's table of what each profile trains, read from the code."""
-    from .claims import CLAIM_SIZES, base
+    from ..claims.conditions import CLAIM_SIZES, base
+    from ..profiles import eval_config
     rows = ["| | " + " | ".join(f"`{p}`" for p in PROFILES) + " |",
             "|---|" + "---|" * len(PROFILES)]
     configs = {p: base(p) for p in PROFILES}
+    evals = {p: eval_config(p) for p in PROFILES}
 
     def row(label, value):
         rows.append(f"| {label} | " + " | ".join(str(value(p, configs[p])) for p in PROFILES)
@@ -83,13 +85,17 @@ def write_profiles_page(root: Path) -> Path:
     row("steps (warm-up)", lambda p, c: f"{c.max_steps:,} ({c.warmup_steps})")
     row("optimizer, peak learning rate", lambda p, c: f"{c.optimizer}, {c.learning_rate:g}")
     row("training documents", lambda p, c: c.train_documents or "all")
-    row("held-out sequences, probe pairs", lambda p, c: f"{c.eval_examples}, {c.probe_examples}")
-    row("fine-tuning examples (train; eval)", lambda p, c: (
-        f"{c.finetune.max_train_examples or 'all'}; {c.finetune.max_eval_examples or 'all'}"))
-    row("fine-tuning learning rate, length", lambda p, c: (
-        f"{c.finetune.learning_rate:g}, {c.finetune.max_seq_length}"))
+    row("held-out MLM sequences; SOP and NSP test pairs; probe training pairs",
+        lambda p, c: f"{evals[p].mlm_sequences}; {evals[p].pair_examples}; "
+        f"{evals[p].probe_pairs}")
+    row("fine-tuning (sentiment): examples, epochs, length", lambda p, c: (
+        f"{evals[p].finetune.max_train_examples or 'all'}, {evals[p].finetune.epochs}, "
+        f"{evals[p].finetune.max_seq_length}"))
+    row("fine-tuning learning rate: pretrained, random init", lambda p, c: (
+        f"{evals[p].finetune.learning_rate:g}, {evals[p].finetune.untrained_learning_rate:g}"))
     row("seeds per condition", lambda p, c: PROFILES[p].default_seeds)
-    row("depth of the transition models", lambda p, c: CLAIM_SIZES[p].transition_layers)
+    row("depth of the transition models (their share of the steps)", lambda p, c: (
+        f"{CLAIM_SIZES[p].transition_layers} ({CLAIM_SIZES[p].transition_step_share:g})"))
     page = root / "book" / "_generated" / "profiles.md"
     page.parent.mkdir(parents=True, exist_ok=True)
     page.write_text("\n".join(rows) + "\n")
@@ -147,7 +153,7 @@ def main(argv=None) -> int:
         shutil.rmtree(root / "_build" / "html")  # no stale page survives a rebuild
     # Train what the chapters need first, in parallel workers; the notebooks then read
     # the stored results. FRESH recomputes here, once, not again in every notebook.
-    from .claims import train_all
+    from ..claims.driver import train_all
     train_all(args.profile, fresh=args.fresh)
     timings = execute_chapters(root, args.profile)
     write_environment_page(root, args.profile, timings)

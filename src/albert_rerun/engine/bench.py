@@ -18,10 +18,10 @@ import time
 
 import torch
 
-from .config import ModelConfig
-from .model import AlbertForPreTraining
+from ..model.config import ModelConfig
+from ..model.modeling import AlbertForPreTraining
+from .pretrain import autocast
 from .provenance import record
-from .train import autocast
 
 SIZES = [  # (label, H, layers, E, batch, seq): the cpu-profile size, then wider
     ("cpu-profile H128", 128, 4, 64, 32, 128),
@@ -72,6 +72,36 @@ def useful_flops(config: ModelConfig, batch: int, seq: int, masked: int) -> floa
     projection = 2 * tokens * E * H if config.has_projection else 0
     head = 2 * batch * masked * (H * E + E * V) + 2 * batch * H * H
     return 3 * (L * layer + projection + head)
+
+
+def stored_flop_rate(device_kind: str) -> float:
+    """Achieved training FLOP/s from stored measurements, for time predictions: on
+    ``cuda`` the H200 bench's rate of our model at the gpu profile's size
+    (data/results/bench/h200-cuda.json); on ``cpu`` the median over the cpu profile's
+    stored runs (tokens/s times FLOPs per token)."""
+    import json
+    import statistics
+
+    from ..paths import repo_root
+    results = repo_root() / "data" / "results"
+    if device_kind == "cuda":
+        rows = json.loads((results / "bench" / "h200-cuda.json").read_text())["rows"]
+        row = next(r for r in rows if r["implementation"] == "ours"
+                   and r["size"].startswith("gpu-profile"))
+        return row["useful_gflops"] * 1e9
+    from .config import PretrainConfig
+    rates = []
+    for path in sorted((results / "cpu" / "pretrain").glob("*.json")):
+        run = json.loads(path.read_text())
+        config = PretrainConfig.from_dict(run["config"])
+        if config.max_steps == 0:
+            continue
+        flops = useful_flops(config.model, config.batch_size, config.max_seq_length,
+                             config.max_predictions)
+        rates.append(flops * run["metrics"]["steps"] / run["metrics"]["train_seconds"])
+    if not rates:
+        raise FileNotFoundError("no stored cpu-profile runs to predict a time from")
+    return statistics.median(rates)
 
 
 def _batch(batch: int, seq: int, seed: int = 0):
@@ -190,7 +220,7 @@ def main(argv=None) -> int:
                "matmul_peak_after_gflops": peak_after, "rows": rows, "provenance": record()}
     if args.output:
         from pathlib import Path
-        from .results import atomic_write_json
+        from .store import atomic_write_json
         atomic_write_json(Path(args.output), record_)
     print(f"matmul peak re-measured at the end: {peak_after:.1f} GFLOP/s")
     return 0

@@ -21,8 +21,8 @@ from __future__ import annotations
 import numpy as np
 from scipy import sparse
 
-from .pretraining_data import create_instances, tokenize_split
-from .tokenizer import Tokenizer
+from ..data.corpus import create_instances, tokenize_split
+from ..data.tokenizer import Tokenizer
 
 
 def bag_of_words_pairs(instances, rows, tokenizer: Tokenizer) -> sparse.csr_matrix:
@@ -42,28 +42,70 @@ def bag_of_words_pairs(instances, rows, tokenizer: Tokenizer) -> sparse.csr_matr
     return sparse.csr_matrix((values, (data_rows, columns)), shape=(len(rows), 3 * V))
 
 
-def topic_baseline(task: str, max_seq_length: int, train_pairs: int, test_pairs: int,
-                   tokenizer: Tokenizer | None = None, seed: int = 0) -> dict:
+def topic_baseline(task: str, eval_config, train_pairs: int, seed: int = 0) -> dict:
     """Held-out accuracy of the bag-of-words classifier on ``task`` (sop or nsp) pairs,
-    trained on pairs from the training split, tested on the validation split (the same
-    held-out pairs the pretrained models are evaluated on: same builder, same seed)."""
+    trained on pairs from the training split (``seed`` draws them), tested on the common
+    held-out pairs every pretrained model is scored on (engine.evaluate.pair_set); with
+    per-pair correctness for intervals that resample the test pairs."""
     from sklearn.linear_model import LogisticRegression
 
-    tokenizer = tokenizer or Tokenizer()
+    from ..engine.evaluate import PROBE_SEED, pair_set
+    from ..engine.finetune import correctness
+
+    tokenizer = Tokenizer(vocab_size=eval_config.vocab_size)
     train = create_instances(tokenize_split("train", tokenizer), tokenizer, task,
-                             max_seq_length, seed=999 + seed, limit=train_pairs)
-    test = create_instances(tokenize_split("validation", tokenizer), tokenizer, task,
-                            max_seq_length, seed=12345, limit=test_pairs)
-    train_rows = np.arange(min(train_pairs, len(train.lengths)))
-    test_rows = np.arange(min(test_pairs, len(test.lengths)))
+                             eval_config.max_seq_length, seed=PROBE_SEED + 1 + seed,
+                             limit=train_pairs)
+    test = pair_set(task, eval_config.max_seq_length, eval_config.pair_examples,
+                    eval_config.vocab_size)
+    train_rows = np.arange(len(train.lengths))
     x_train = bag_of_words_pairs(train, train_rows, tokenizer)
-    x_test = bag_of_words_pairs(test, test_rows, tokenizer)
-    y_train, y_test = train.sentence_labels[train_rows], test.sentence_labels[test_rows]
-    model = LogisticRegression(max_iter=2000, C=1.0).fit(x_train, y_train)
+    x_test = _bag_of_words_tensors(test, tokenizer)
+    model = LogisticRegression(max_iter=2000, C=1.0).fit(x_train, train.sentence_labels)
+    y_test = test["labels"]
+    predictions = model.predict(x_test)
     share = float(y_test.mean())
-    return {"task": task, "accuracy": float(model.score(x_test, y_test)),
+    return {"task": task, "seed": seed, "accuracy": float((predictions == y_test).mean()),
             "majority": max(share, 1 - share), "train_pairs": len(train_rows),
-            "test_pairs": len(test_rows)}
+            "test_pairs": len(y_test), "correct": correctness(predictions, y_test)}
+
+
+def _bag_of_words_tensors(data: dict, tokenizer) -> sparse.csr_matrix:
+    from ..data.corpus import Instances
+    ids = data["input_ids"].numpy()
+    instances = Instances(ids, data["token_type_ids"].numpy(),
+                          data["attention_mask"].numpy().sum(1), data["labels"])
+    return bag_of_words_pairs(instances, np.arange(len(ids)), tokenizer)
+
+
+def downstream_controls(task: str, examples: int = 0) -> dict:
+    """The two controls that need no pretraining, on a task's test split: always the
+    most frequent training label, and a bag-of-words logistic regression (scikit-learn:
+    binary unigram and bigram counts, C picked on validation), with per-item correctness."""
+    from sklearn.feature_extraction.text import CountVectorizer
+    from sklearn.linear_model import LogisticRegression
+
+    from ..data.files import load_task
+    from ..engine.finetune import correctness
+    splits = {split: load_task(task, split)[:2] for split in ("train", "validation", "test")}
+    if examples:  # the first examples of each split, as a smoke evaluation scores
+        splits = {k: (x[:examples], y[:examples]) for k, (x, y) in splits.items()}
+    vectorizer = CountVectorizer(binary=True, ngram_range=(1, 2), min_df=1 if examples else 2)
+    x_train = vectorizer.fit_transform(splits["train"][0])
+    x_validation, x_test = (vectorizer.transform(splits[s][0]) for s in ("validation", "test"))
+    y_train, y_validation, y_test = (np.array(splits[s][1]) for s in
+                                     ("train", "validation", "test"))
+    fitted = [(LogisticRegression(max_iter=5000, C=C).fit(x_train, y_train), C)
+              for C in (0.1, 0.3, 1.0, 3.0)]
+    model, C = max(fitted, key=lambda mc: mc[0].score(x_validation, y_validation))
+    majority = int(np.bincount(y_train).argmax())
+    predictions = model.predict(x_test)
+    return {"task": task, "test_examples": len(y_test),
+            "majority_accuracy": float((y_test == majority).mean()),
+            "majority_correct": correctness(np.full(len(y_test), majority), y_test),
+            "bag_of_words_accuracy": float((predictions == y_test).mean()),
+            "bag_of_words_correct": correctness(predictions, y_test), "bag_of_words_C": C,
+            "bag_of_words_validation_accuracy": float(model.score(x_validation, y_validation))}
 
 
 def left_bigram_table(train_tokens: np.ndarray, vocab_size: int) -> np.ndarray:
@@ -142,35 +184,26 @@ def mask_rungs(input_ids: np.ndarray, mlm_labels: np.ndarray, train_tokens: np.n
 _LEVELS: dict = {}
 
 
-def reference_levels(config) -> dict:
-    """What a model scores at [MASK] without reading context, on the held-out MLM set a
-    run with ``config`` is scored on (its vocabulary, objective, length and size; the
-    rungs are fitted on the training split). ``reads_context`` is the cross-entropy a
-    run must end below to read context: two standard errors under the unigram's.
-
-    Computed once per held-out set in a process (the rungs fit the training split's
-    bigram counts); callers must not modify the returned arrays."""
-    key = (config.vocab_size, config.objective, config.max_seq_length,
-           config.max_predictions, config.eval_examples)  # all that HeldOut's set depends on
+def reference_levels(eval_config) -> dict:
+    """What a model scores at [MASK] without reading context, on the common held-out MLM
+    set of ``eval_config`` (the rungs are fitted on the training split). ``reads_context``
+    is the cross-entropy a run must end below to read context: two standard errors under
+    the unigram's. Computed once per set in a process."""
+    key = (eval_config.vocab_size, eval_config.max_seq_length, eval_config.max_predictions,
+           eval_config.mlm_sequences)
     if key not in _LEVELS:
-        _LEVELS[key] = _reference_levels(config)
+        _LEVELS[key] = _reference_levels(eval_config)
     return _LEVELS[key]
 
 
-def _reference_levels(config) -> dict:
-    from .train import HeldOut  # train imports the data modules this one does
-
-    tok = Tokenizer(vocab_size=config.vocab_size)
-    sets = HeldOut(config, tok, tokenize_split("validation", tok)).sets[config.objective]
-    ids, labels = sets["input_ids"].numpy(), sets["mlm_labels"].numpy()
-    selected = labels != -100
-    targets, shown = labels[selected], ids[selected]
-    at_mask = shown == tok.mask_id
-    top = np.bincount(targets[at_mask]).argmax()
+def _reference_levels(eval_config) -> dict:
+    from ..engine.evaluate import mlm_set
+    tok = Tokenizer(vocab_size=eval_config.vocab_size)
+    data = mlm_set(eval_config.max_seq_length, eval_config.max_predictions,
+                   eval_config.mlm_sequences, eval_config.vocab_size)
+    ids, labels = data["input_ids"].numpy(), data["mlm_labels"].numpy()
     rungs = mask_rungs(ids, labels, tokenize_split("train", tok).tokens, tok.vocab_size,
                        tok.mask_id)
-    return {"tokenizer": tok, "targets": targets, "at_mask": at_mask, "top": top,
-            "plateau": float(((shown == targets) | (at_mask & (targets == top))).mean()),
-            "unigram": float((targets == top).mean()),  # the most frequent piece everywhere
-            "rungs": rungs,
-            "reads_context": rungs["unigram_loss_at_mask"] - 2 * rungs["unigram_loss_se"]}
+    return {"rungs": rungs,
+            "reads_context": rungs["unigram_loss_at_mask"] - 2 * rungs["unigram_loss_se"],
+            "distance": rungs["unigram_loss_at_mask"] - rungs["bigram_loss_at_mask"]}

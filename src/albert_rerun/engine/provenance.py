@@ -7,10 +7,11 @@ import platform
 import subprocess
 from importlib import metadata
 
-from .paths import repo_root
+from ..paths import repo_root
 
 PACKAGES = ("torch", "numpy", "sentencepiece", "pandas", "matplotlib", "transformers",
-            "jupyter-book", "sphinx", "myst-nb", "papermill", "jupytext", "nbval")
+            "jupyter-book", "sphinx", "myst-nb", "papermill", "jupytext", "nbval",
+            "statsmodels", "scikit-learn", "safetensors", "pytorch-optimizer")
 
 
 def git_commit() -> str:

@@ -10,7 +10,7 @@ import io
 import json
 from pathlib import Path
 
-from .data import data_dir, load_documents, sentences, verified
+from .files import data_dir, load_documents, sentences, verified
 
 TOKENIZER_DIR = "tokenizer"
 DEFAULT_VOCAB_SIZE = 8000

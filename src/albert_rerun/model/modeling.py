@@ -245,8 +245,10 @@ class AlbertForPreTraining(nn.Module):
 
     def forward(self, input_ids, token_type_ids=None, attention_mask=None,
                 mlm_labels=None, sentence_labels=None, output_hidden_states=False,
-                full_logits: bool = False) -> PreTrainingOutput:
-        """mlm_labels: (B, T) token ids, -100 where not predicted.
+                full_logits: bool = False, mlm_positions=None) -> PreTrainingOutput:
+        """mlm_labels: (B, T) token ids, -100 where not predicted; or, with
+        ``mlm_positions`` (B, P), (B, P) labels of those positions (-100 for padding
+        slots): the static layout of the official code, the training engine's.
 
         With labels and ``full_logits=False`` the V-way logits are computed only at
         the masked positions, the largest saving at small H.
@@ -255,7 +257,13 @@ class AlbertForPreTraining(nn.Module):
                                                output_hidden_states)
         sentence_logits = self.sentence_head(pooled)
         mlm_loss = sentence_loss = None
-        if mlm_labels is not None and not full_logits:
+        if mlm_positions is not None:
+            index = mlm_positions[..., None].expand(-1, -1, sequence.shape[-1])
+            mlm_logits = self.mlm_head(sequence.gather(1, index))  # (B, P, V)
+            if mlm_labels is not None:
+                mlm_loss = F.cross_entropy(mlm_logits.flatten(0, 1).float(),
+                                           mlm_labels.flatten(), ignore_index=-100)
+        elif mlm_labels is not None and not full_logits:
             selected = mlm_labels != -100
             mlm_logits = self.mlm_head(sequence[selected])  # (N, V)
             mlm_loss = F.cross_entropy(mlm_logits, mlm_labels[selected])
@@ -265,7 +273,7 @@ class AlbertForPreTraining(nn.Module):
                 mlm_loss = F.cross_entropy(mlm_logits.flatten(0, 1), mlm_labels.flatten(),
                                            ignore_index=-100)
         if sentence_labels is not None:
-            sentence_loss = F.cross_entropy(sentence_logits, sentence_labels)
+            sentence_loss = F.cross_entropy(sentence_logits.float(), sentence_labels)
         losses = [l for l in (mlm_loss, sentence_loss) if l is not None]
         loss = sum(losses) if losses else None
         return PreTrainingOutput(loss, mlm_loss, sentence_loss, mlm_logits,

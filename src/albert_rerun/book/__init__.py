@@ -1,0 +1,1 @@
+"""The book: papermill executes the chapters, Jupyter Book renders them (``build``)."""

@@ -1,0 +1,221 @@
+"""Seeds to intervals, tests and verdicts; the book's decisions as one Holm family.
+
+Every comparison is a **decision**: an estimated difference (condition A minus B, or a
+value minus a reference), its 95% interval, a two-sided test of "no difference" and a
+TOST test of "equivalent within the margin", computed one of two ways:
+
+- ``paired_t``: over seeds, paired by seed (statsmodels' ``DescrStatsW`` and
+  ``ttost_paired``); for metrics where the seed is the main source of noise (the
+  cross-entropy of 4,096 held-out sequences, layer transitions);
+- ``bootstrap``: over seeds and test items together (a two-level paired bootstrap), for
+  accuracies on a fixed test set, whose items carry noise of their own.
+
+A verdict follows from the two p-values, at 5% (raw) or after Holm's adjustment over
+the whole book's family (``holm``, statsmodels' ``multipletests``):
+
+- the paper predicts a direction: **equivalent** (within the margin) if the TOST
+  rejects, else **reproduced** / **contradicted** if the difference test rejects on the
+  paper's / the other side, else **inconclusive**;
+- the paper predicts no difference (``paper_sign`` 0): **reproduced** if the TOST
+  rejects, **contradicted** if only the difference test does, else **inconclusive**.
+"""
+from __future__ import annotations
+
+import warnings
+from dataclasses import asdict, dataclass
+
+import numpy as np
+from scipy import stats as _stats
+
+ALPHA = 0.05
+VERDICTS = ("reproduced", "contradicted", "equivalent", "inconclusive")
+
+
+@dataclass(frozen=True)
+class Interval:
+    mean: float
+    low: float
+    high: float
+    n: int
+
+    @property
+    def half_width(self) -> float:
+        return (self.high - self.low) / 2
+
+    def excludes(self, value: float = 0.0) -> bool:
+        return not self.low <= value <= self.high
+
+    def __str__(self) -> str:
+        return f"{self.mean:.3f} [{self.low:.3f}, {self.high:.3f}] (n={self.n})"
+
+
+def mean_interval(values, confidence: float = 0.95) -> Interval:
+    """Mean and two-sided t-interval; one value gives an infinitely wide interval."""
+    x = np.asarray(values, dtype=float)
+    if x.ndim != 1 or len(x) == 0 or not np.isfinite(x).all():
+        raise ValueError(f"need a non-empty 1-d array of finite values, got {values!r}")
+    mean = float(x.mean())
+    if len(x) == 1:
+        return Interval(mean, -np.inf, np.inf, 1)
+    half = float(_stats.t.ppf(0.5 + confidence / 2, len(x) - 1) * x.std(ddof=1) / np.sqrt(len(x)))
+    return Interval(mean, mean - half, mean + half, len(x))
+
+
+def summarize(frame, metric: str, by: str = "condition", scale: float = 1.0,
+              confidence: float = 0.95):
+    """Per-condition mean and t-interval of ``metric`` over seeds (rows of ``frame``),
+    in the order the conditions first appear; ``scale`` = 100 gives percentages."""
+    import pandas as pd
+    rows = []
+    for name in dict.fromkeys(frame[by]):
+        values = frame.loc[frame[by] == name, metric] * scale
+        i = mean_interval(values.to_numpy(), confidence)
+        rows.append({by: name, "mean": i.mean, "low": i.low, "high": i.high, "n": i.n})
+    return pd.DataFrame(rows).set_index(by)
+
+
+# -- one decision ---------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Decision:
+    """One comparison of the book: what is compared, its numbers and its p-values."""
+
+    key: str  # unique in the book, e.g. "asymmetry/attention-ffn/E=32"
+    claim: str  # the chapter's claim, e.g. "asymmetry"
+    label: str  # one line for tables
+    estimate: float
+    low: float
+    high: float
+    n_seeds: int
+    p_difference: float  # two-sided, H0: no difference
+    p_equivalence: float  # TOST, H0: |difference| >= margin
+    margin: float
+    paper_sign: int  # +1 / -1: the paper's direction of A - B; 0: the paper says none
+    unit: str
+    method: str  # "paired t over seeds" | "bootstrap over seeds and items"
+    paper: str = ""  # the paper's figure, as text
+
+    def verdict(self, p_difference: float | None = None,
+                p_equivalence: float | None = None, alpha: float = ALPHA) -> str:
+        p_d = self.p_difference if p_difference is None else p_difference
+        p_e = self.p_equivalence if p_equivalence is None else p_equivalence
+        return verdict_of(self.estimate, p_d, p_e, self.paper_sign, alpha)
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def verdict_of(estimate: float, p_difference: float, p_equivalence: float, paper_sign: int,
+               alpha: float = ALPHA) -> str:
+    """The rule in this module's docstring."""
+    if paper_sign not in (-1, 0, 1):
+        raise ValueError("paper_sign must be -1, 0 or +1")
+    equivalent, different = p_equivalence < alpha, p_difference < alpha
+    if paper_sign == 0:
+        return "reproduced" if equivalent else "contradicted" if different else "inconclusive"
+    if equivalent:
+        return "equivalent"
+    if different:
+        return "reproduced" if np.sign(estimate) == paper_sign else "contradicted"
+    return "inconclusive"
+
+
+def paired_t(a, b=None, margin: float = 0.0, confidence: float = 0.95) -> dict:
+    """Paired t statistics of a - b over seeds (b None: of a itself, against 0): mean,
+    t-interval, two-sided p of no difference, TOST p of equivalence within ``margin``
+    (statsmodels). Zero spread gives p 0 or 1 as the sign dictates, not a warning."""
+    from statsmodels.stats.weightstats import DescrStatsW, ttost_paired
+    a = np.asarray(a, dtype=float)
+    b = np.zeros_like(a) if b is None else np.asarray(b, dtype=float)
+    if a.shape != b.shape or a.ndim != 1:
+        raise ValueError(f"paired values need equal 1-d shapes, got {a.shape}, {b.shape}")
+    d = a - b
+    n = len(d)
+    if n < 2:
+        return {"estimate": float(d.mean()), "low": -np.inf, "high": np.inf, "n": n,
+                "p_difference": 1.0, "p_equivalence": 1.0}
+    mean = float(d.mean())
+    if np.ptp(d) == 0:  # no spread: the t statistics are infinite
+        return {"estimate": mean, "low": mean, "high": mean, "n": n,
+                "p_difference": 0.0 if mean != 0 else 1.0,
+                "p_equivalence": 0.0 if abs(mean) < margin else 1.0}
+    stats = DescrStatsW(d)
+    low, high = stats.tconfint_mean(alpha=1 - confidence)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        p_equivalence = (float(ttost_paired(a, b, -margin, margin)[0]) if margin > 0 else 1.0)
+    return {"estimate": mean, "low": float(low), "high": float(high), "n": n,
+            "p_difference": float(stats.ttest_mean(0)[1]), "p_equivalence": p_equivalence}
+
+
+def correct_matrix(strings) -> np.ndarray:
+    """Per-item correctness strings ('1'/'0', one per seed) as a (seeds, items) array."""
+    rows = [np.frombuffer(s.encode(), dtype=np.uint8) - ord("0") for s in strings]
+    if len({len(r) for r in rows}) != 1:
+        raise ValueError("correctness strings of different lengths: not the same test set")
+    return np.stack(rows).astype(float)
+
+
+def bootstrap(a, b=None, margin: float = 0.0, resamples: int = 20000, seed: int = 0,
+              confidence: float = 0.95, offset: float = 0.0) -> dict:
+    """Two-level paired bootstrap of mean(a) - mean(b) - offset over seeds and items.
+
+    ``a`` and ``b`` are (seeds, items) arrays paired by seed and item (b None: zero; a
+    constant reference goes in ``offset``). Each resample draws the seeds and the items
+    with replacement. The interval is the percentile interval; the p-values are those at
+    which it would just touch 0 (difference) or the margin (TOST: the larger of the two
+    one-sided tail shares beyond +/- margin)."""
+    a = np.asarray(a, dtype=float)
+    b = np.zeros_like(a) if b is None else np.asarray(b, dtype=float)
+    if a.shape != b.shape or a.ndim != 2:
+        raise ValueError(f"need paired (seeds, items) arrays, got {a.shape} and {b.shape}")
+    d = a - b
+    S, N = d.shape
+    rng = np.random.default_rng(seed)
+    item_weights = rng.multinomial(N, np.full(N, 1 / N), size=resamples).T  # (N, R)
+    seed_weights = rng.multinomial(S, np.full(S, 1 / S), size=resamples).T  # (S, R)
+    draws = ((d @ item_weights) * seed_weights).sum(0) / (S * N) - offset
+    estimate = float(d.mean() - offset)
+    tail = (1 - confidence) / 2
+    low, high = np.quantile(draws, [tail, 1 - tail])
+    p_difference = min(1.0, 2 * min((draws <= 0).mean(), (draws >= 0).mean()))
+    p_equivalence = (max((draws >= margin).mean(), (draws <= -margin).mean())
+                     if margin > 0 else 1.0)
+    return {"estimate": estimate, "low": float(low), "high": float(high), "n": S,
+            "p_difference": float(max(p_difference, 1 / resamples)),
+            "p_equivalence": float(max(p_equivalence, 1 / resamples))}
+
+
+def decision(key: str, claim: str, label: str, numbers: dict, margin: float,
+             paper_sign: int, unit: str, method: str, paper: str = "") -> Decision:
+    return Decision(key=key, claim=claim, label=label, estimate=numbers["estimate"],
+                    low=numbers["low"], high=numbers["high"], n_seeds=numbers["n"],
+                    p_difference=numbers["p_difference"],
+                    p_equivalence=numbers["p_equivalence"], margin=margin,
+                    paper_sign=paper_sign, unit=unit, method=method, paper=paper)
+
+
+# -- the family -----------------------------------------------------------------------
+
+def holm(decisions, alpha: float = ALPHA):
+    """Every decision's raw and Holm-adjusted p-values and verdicts, as one table.
+
+    The family is all decisions' tests together, two per decision (the difference test
+    and the TOST), adjusted with statsmodels' ``multipletests(method="holm")``."""
+    import pandas as pd
+    from statsmodels.stats.multitest import multipletests
+    decisions = list(decisions)
+    keys = [d.key for d in decisions]
+    if len(set(keys)) != len(keys):
+        raise ValueError("decision keys must be unique in a family")
+    if not decisions:
+        return pd.DataFrame()
+    raw = np.array([[d.p_difference, d.p_equivalence] for d in decisions]).ravel()
+    adjusted = multipletests(raw, alpha=alpha, method="holm")[1].reshape(-1, 2)
+    rows = []
+    for d, (p_d, p_e) in zip(decisions, adjusted):
+        rows.append({**d.to_dict(), "p_difference_holm": float(p_d),
+                     "p_equivalence_holm": float(p_e), "verdict": d.verdict(alpha=alpha),
+                     "verdict_holm": d.verdict(p_d, p_e, alpha)})
+    return pd.DataFrame(rows).set_index("key")
+

@@ -1,0 +1,299 @@
+"""Evaluation of a stored pretrained model, apart from its pretraining.
+
+Every model is scored on the same held-out sets, whatever its pretraining objective:
+
+- **MLM**: one set of in-order segment pairs from the validation documents, masked
+  once by the numpy reference (``data.masking``); the primary metric is the
+  cross-entropy (nats) at the positions shown as [MASK], accuracy beside it; per-sequence
+  sums are kept for intervals that resample sequences;
+- **SOP and NSP**: one set of SOP pairs and one of NSP pairs from the validation
+  documents, scored by the model's own sentence-pair head (meaningful where it was
+  trained with that head) and by a frozen-encoder probe trained on pairs from the
+  training documents, for every model;
+- **layer transitions** (Figure 1) on the first held-out sequences;
+- the **training-split MLM loss** (for the dropout claim's overfitting gap);
+- **downstream**: fine-tuned sentiment (``finetune.finetune``) and frozen-encoder probes
+  of both tasks.
+
+Results are stored keyed by (pretraining hash, evaluation hash): ``store.eval_path``.
+"""
+from __future__ import annotations
+
+import dataclasses
+import time
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+from ..data.corpus import create_instances, tokenize_split
+from ..data.files import load_task
+from ..data.masking import MaskingConfig, mask_batch, tokenizer_arrays
+from ..data.tokenizer import Tokenizer
+from ..model.modeling import AlbertForPreTraining
+from .finetune import (FinetuneProtocol, encode_texts, finetune, logistic_probe, mean_pooled,
+                       padded, pair_features)
+from .provenance import record
+from .store import atomic_write_json, config_hash, eval_path, load_weights, stored_eval
+
+MLM_SEED, PAIR_SEED, PROBE_SEED, TRAIN_MLM_SEED = 12345, 23456, 999, 777
+
+
+@dataclass(frozen=True)
+class EvalConfig:
+    """Everything that determines an evaluation's result, given the weights."""
+
+    max_seq_length: int = 128
+    max_predictions: int = 20
+    vocab_size: int = 8000
+    mlm_sequences: int = 4096  # the common held-out MLM set (at most the split's)
+    pair_examples: int = 1024  # each of the common SOP and NSP test sets
+    probe_pairs: int = 2048  # training pairs for the SOP/NSP probes
+    transition_sequences: int = 64
+    train_mlm_sequences: int = 512
+    task_examples: int = 0  # per split of the downstream tasks (0: all; smoke: a few)
+    probe_tasks: tuple = ("sentiment", "genre")  # frozen-encoder probes
+    finetune_tasks: tuple = ("sentiment",)
+    finetune: FinetuneProtocol | None = field(default_factory=FinetuneProtocol)
+
+    def to_dict(self) -> dict:
+        values = dataclasses.asdict(self)
+        values["probe_tasks"], values["finetune_tasks"] = (list(self.probe_tasks),
+                                                           list(self.finetune_tasks))
+        return values
+
+    def replace(self, **changes) -> "EvalConfig":
+        return dataclasses.replace(self, **changes)
+
+    @property
+    def key(self) -> str:
+        return config_hash(self.to_dict())
+
+
+# -- the common held-out sets ----------------------------------------------------------
+
+def _tensors(instances, rows, ids=None) -> dict:
+    T = instances.input_ids.shape[1]
+    source = instances.input_ids[rows] if ids is None else ids
+    return {"input_ids": torch.from_numpy(source.astype(np.int64)),
+            "token_type_ids": torch.from_numpy(instances.token_type_ids[rows].astype(np.int64)),
+            "attention_mask": torch.from_numpy(
+                (np.arange(T)[None, :] < instances.lengths[rows, None]).astype(np.int64))}
+
+
+@lru_cache(maxsize=8)
+def mlm_set(max_seq_length: int, max_predictions: int, sequences: int,
+            vocab_size: int = 8000, split: str = "validation", seed: int = MLM_SEED) -> dict:
+    """In-order pairs of ``split``, masked once (numpy reference, fixed seed). The first
+    k sequences of a larger set are the k of a smaller one (curve points use them)."""
+    tokenizer = Tokenizer(vocab_size=vocab_size)
+    instances = create_instances(tokenize_split(split, tokenizer), tokenizer, "none",
+                                 max_seq_length, seed=seed, limit=sequences)
+    rows = np.arange(len(instances))
+    ids, labels = mask_batch(instances, rows, tokenizer_arrays(tokenizer),
+                             MaskingConfig(max_predictions=max_predictions),
+                             np.random.default_rng(seed + 1))
+    return {**_tensors(instances, rows, ids),
+            "original_ids": torch.from_numpy(instances.input_ids.astype(np.int64)),
+            "mlm_labels": torch.from_numpy(labels), "mask_id": tokenizer.mask_id}
+
+
+@lru_cache(maxsize=8)
+def pair_set(task: str, max_seq_length: int, examples: int, vocab_size: int = 8000,
+             split: str = "validation", seed: int = PAIR_SEED) -> dict:
+    """Unmasked SOP or NSP pairs with their labels."""
+    tokenizer = Tokenizer(vocab_size=vocab_size)
+    instances = create_instances(tokenize_split(split, tokenizer), tokenizer, task,
+                                 max_seq_length, seed=seed, limit=examples)
+    rows = np.arange(len(instances))
+    return {**_tensors(instances, rows),
+            "labels": instances.sentence_labels.copy()}
+
+
+@torch.no_grad()
+def score_mlm(model, data: dict, device, limit: int | None = None,
+              batch_size: int = 128) -> dict:
+    """Cross-entropy and accuracy over all predicted positions and at those shown as
+    [MASK]; with per-sequence sums of the loss at [MASK] and of its count."""
+    model.eval()
+    n = len(data["input_ids"]) if limit is None else min(limit, len(data["input_ids"]))
+    loss_at_mask = np.zeros(n)
+    count_at_mask = np.zeros(n, dtype=np.int64)
+    totals = {"loss": 0.0, "correct": 0, "n": 0, "correct_at_mask": 0}
+    for start in range(0, n, batch_size):
+        stop = min(n, start + batch_size)
+        batch = {k: data[k][start:stop].to(device) for k in
+                 ("input_ids", "token_type_ids", "attention_mask", "mlm_labels")}
+        out = model(batch["input_ids"], batch["token_type_ids"], batch["attention_mask"],
+                    mlm_labels=batch["mlm_labels"])
+        selected = batch["mlm_labels"] != -100
+        targets = batch["mlm_labels"][selected]
+        losses = F.cross_entropy(out.mlm_logits.float(), targets, reduction="none")
+        hits = out.mlm_logits.argmax(-1) == targets
+        at_mask = batch["input_ids"][selected] == data["mask_id"]
+        row = selected.nonzero()[:, 0].cpu().numpy() + start
+        np.add.at(loss_at_mask, row[at_mask.cpu().numpy()],
+                  losses[at_mask].double().cpu().numpy())
+        np.add.at(count_at_mask, row[at_mask.cpu().numpy()], 1)
+        totals["loss"] += float(losses.double().sum())
+        totals["correct"] += int(hits.sum())
+        totals["n"] += int(targets.numel())
+        totals["correct_at_mask"] += int(hits[at_mask].sum())
+    model.train()
+    masked = int(count_at_mask.sum())
+    return {"mlm_loss": totals["loss"] / totals["n"],
+            "mlm_accuracy": totals["correct"] / totals["n"],
+            "mlm_loss_at_mask": float(loss_at_mask.sum() / max(1, masked)),
+            "mlm_accuracy_at_mask": totals["correct_at_mask"] / max(1, masked),
+            "sequence_loss_at_mask": loss_at_mask, "sequence_count_at_mask": count_at_mask}
+
+
+@torch.no_grad()
+def head_accuracy(model, data: dict, device, batch_size: int = 128) -> str:
+    """Per-pair correctness of the model's own sentence-pair head."""
+    model.eval()
+    predictions = []
+    for start in range(0, len(data["labels"]), batch_size):
+        batch = {k: data[k][start:start + batch_size].to(device) for k in
+                 ("input_ids", "token_type_ids", "attention_mask")}
+        out = model(batch["input_ids"], batch["token_type_ids"], batch["attention_mask"])
+        predictions.append(out.sentence_logits.argmax(-1).cpu().numpy())
+    model.train()
+    return "".join("1" if p == y else "0"
+                   for p, y in zip(np.concatenate(predictions), data["labels"]))
+
+
+@torch.no_grad()
+def layer_transitions(model, data: dict, device, limit: int = 64) -> dict:
+    """Figure 1's measure: L2 distance and angle (degrees) between each layer's input and
+    output, per token, averaged over the non-padding tokens of held-out sequences. The
+    first layer's input is the embedding output (after the E -> H projection where
+    there is one)."""
+    model.eval()
+    inputs = {k: data[k][:limit].to(device) for k in ("token_type_ids", "attention_mask")}
+    states = model.albert(data["original_ids"][:limit].to(device), inputs["token_type_ids"],
+                          inputs["attention_mask"], output_hidden_states=True)[2]
+    keep = inputs["attention_mask"].bool()
+    distances, angles = [], []
+    for before, after in zip(states[:-1], states[1:]):
+        a, b = before.double()[keep], after.double()[keep]  # arccos near 1 needs float64
+        distances.append((b - a).norm(dim=-1).mean().item())
+        cosine = F.cosine_similarity(a, b, dim=-1).clamp(-1, 1)
+        angles.append(torch.rad2deg(torch.arccos(cosine)).mean().item())
+    model.train()
+    return {"transition_l2": distances, "transition_angle": angles}
+
+
+def _string_mean(correct: str) -> float:
+    return sum(c == "1" for c in correct) / len(correct)
+
+
+def sentence_pairs(model, config: EvalConfig, device) -> dict:
+    """Own-head and probe accuracy on the common SOP and NSP test pairs."""
+    metrics = {}
+    for task in ("sop", "nsp"):
+        test = pair_set(task, config.max_seq_length, config.pair_examples, config.vocab_size)
+        train = pair_set(task, config.max_seq_length, config.probe_pairs, config.vocab_size,
+                         split="train", seed=PROBE_SEED)
+        keys = ("input_ids", "token_type_ids", "attention_mask")
+        head = head_accuracy(model, test, device)
+        probe = logistic_probe(pair_features(model, {k: train[k] for k in keys}, device),
+                               train["labels"],
+                               pair_features(model, {k: test[k] for k in keys}, device),
+                               test["labels"])
+        share = float(test["labels"].mean())
+        metrics.update({f"{task}_accuracy_head": _string_mean(head), f"{task}_head_correct": head,
+                        f"{task}_accuracy_probe": probe["accuracy"],
+                        f"{task}_probe_correct": probe["correct"],
+                        f"{task}_majority": max(share, 1 - share)})
+    return metrics
+
+
+@lru_cache(maxsize=8)
+def _task_inputs(task: str, split: str, max_seq_length: int, vocab_size: int,
+                 examples: int = 0):
+    texts, labels, _ = load_task(task, split)
+    if examples:
+        texts, labels = texts[:examples], labels[:examples]
+    encoded = encode_texts(Tokenizer(vocab_size=vocab_size), texts, max_seq_length)
+    ids, mask = padded(encoded, range(len(encoded)))
+    return {"input_ids": ids, "token_type_ids": torch.zeros_like(ids),
+            "attention_mask": mask}, np.array(labels)
+
+
+def downstream_probes(model, config: EvalConfig, device) -> dict:
+    metrics = {}
+    for task in config.probe_tasks:
+        features = {}
+        for split in ("train", "validation", "test"):
+            inputs, labels = _task_inputs(task, split, config.max_seq_length, config.vocab_size,
+                                          config.task_examples)
+            features[split] = (mean_pooled(model, inputs, device), labels)
+        probe = logistic_probe(*features["train"], *features["test"],
+                               validation=features["validation"])
+        metrics.update({f"{task}_probe_accuracy": probe["accuracy"],
+                        f"{task}_probe_correct": probe["correct"], f"{task}_probe_C": probe["C"]})
+    return metrics
+
+
+@torch.no_grad()
+def train_split_mlm(model, config: EvalConfig, device) -> dict:
+    """MLM loss on fixed training-split sequences (the overfitting gap's other half)."""
+    data = mlm_set(config.max_seq_length, config.max_predictions, config.train_mlm_sequences,
+                   config.vocab_size, split="train", seed=TRAIN_MLM_SEED)
+    scored = score_mlm(model, data, device)
+    return {"train_mlm_loss": scored["mlm_loss"],
+            "train_mlm_loss_at_mask": scored["mlm_loss_at_mask"]}
+
+
+def evaluate(model, model_config, config: EvalConfig, device, seed: int,
+             untrained: bool) -> dict:
+    """Every metric of one model (see the module's docstring)."""
+    tokenizer = Tokenizer(vocab_size=config.vocab_size)
+    data = mlm_set(config.max_seq_length, config.max_predictions, config.mlm_sequences,
+                   config.vocab_size)
+    mlm = score_mlm(model, data, device)
+    metrics = {k: v for k, v in mlm.items() if not k.startswith("sequence_")}
+    metrics["sequence_loss_at_mask"] = [round(float(x), 4) for x in mlm["sequence_loss_at_mask"]]
+    metrics["mlm_sequences"] = len(data["input_ids"])
+    metrics.update(sentence_pairs(model, config, device))
+    metrics.update(layer_transitions(model, data, device, config.transition_sequences))
+    metrics.update(train_split_mlm(model, config, device))
+    metrics.update(downstream_probes(model, config, device))
+    if config.finetune is not None:
+        state = {k: v.detach().cpu() for k, v in model.state_dict().items()}
+        lr = (config.finetune.untrained_learning_rate if untrained
+              else config.finetune.learning_rate)
+        for task in config.finetune_tasks:
+            outcome = finetune(state, model_config, task, config.finetune, seed, device,
+                               tokenizer, lr, config.task_examples)
+            metrics.update({f"{task}_accuracy": outcome["test_accuracy"],
+                            f"{task}_correct": outcome["test_correct"],
+                            f"{task}_validation_accuracy": outcome["validation_accuracy"],
+                            f"{task}_best_epoch": outcome["best_epoch"]})
+    return metrics
+
+
+def evaluate_stored(store, pretrain_result: dict, config: EvalConfig, device,
+                    fresh: bool = False) -> dict:
+    """The stored evaluation of a stored pretraining run, computing it if missing; the
+    weights are read (and checked against their SHA-256) before anything runs."""
+    from .config import PretrainConfig
+    if not fresh:
+        stored = stored_eval(store, pretrain_result["hash"], config)
+        if stored is not None:
+            return stored
+    pretrain_config = PretrainConfig.from_dict(pretrain_result["config"])
+    state = load_weights(store, pretrain_result)
+    model = AlbertForPreTraining(pretrain_config.model).to(device)
+    model.load_state_dict(state)
+    started = time.time()
+    metrics = evaluate(model, pretrain_config.model, config, device, pretrain_config.seed,
+                       untrained=pretrain_config.max_steps == 0)
+    result = {"pretrain_hash": pretrain_result["hash"], "eval_config": config.to_dict(),
+              "eval_hash": config.key, "metrics": metrics, "provenance": record(),
+              "wall_seconds": time.time() - started}
+    atomic_write_json(eval_path(store, pretrain_result["hash"], config), result)
+    return result

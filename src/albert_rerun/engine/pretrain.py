@@ -1,0 +1,378 @@
+"""The pretraining engine: a PretrainConfig in, stored weights and a learning curve out.
+
+The step stays on the device: segment pairs of a whole epoch sit there as tensors,
+masks are drawn there in chunks of many steps at once (``data.device_masking``), every
+shape is static (``max_predictions`` masked slots per sequence), the loss is read only
+every ``LOG_EVERY`` steps and at curve points, and a GPU trains under bf16 autocast.
+``compile=True`` runs the model through ``torch.compile``.
+
+Every run is deterministic given its config and where it runs: the pairs of epoch e are
+built with seed (seed, e), the masks of chunk c with (seed, c), dropout of step s with
+(seed, s). A run killed at any point resumes from its last checkpoint and ends as the
+uninterrupted run would.
+"""
+from __future__ import annotations
+
+import os
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from ..data.corpus import create_instances, tokenize_split
+from ..data.device_masking import TokenTables, mask_tokens
+from ..data.files import verify_inputs
+from ..data.masking import MaskingConfig
+from ..data.tokenizer import Tokenizer
+from ..model.modeling import AlbertForPreTraining
+from .config import PretrainConfig
+from .provenance import record
+from .store import atomic_write_json, config_hash, pretrain_path, save_weights, stored_pretrain
+
+LOG_EVERY = 50  # steps between reads of the training loss (each read waits for the device)
+CHUNK_SEQUENCES = 1024  # sequences masked in one call (steps per chunk: this / batch)
+
+
+def cpu_threads() -> int:
+    """Threads for torch: the cores this process may use, or $ALBERT_RERUN_THREADS (set by
+    the drivers when they run several single-threaded workers side by side)."""
+    return int(os.environ.get("ALBERT_RERUN_THREADS") or 0) or max(1, len(os.sched_getaffinity(0)))
+
+
+def resolve_device(device: str) -> torch.device:
+    if device == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    if device == "cuda" and not torch.cuda.is_available():
+        raise ValueError("device 'cuda' asked for, but no CUDA device is available")
+    return torch.device(device)
+
+
+def autocast(device: torch.device):
+    """bf16 autocast on a GPU (training, calibration and timings alike); fp32 on a CPU."""
+    return torch.autocast(device.type, dtype=torch.bfloat16, enabled=device.type == "cuda")
+
+
+def sync(device: torch.device) -> None:
+    if device.type == "cuda":
+        torch.cuda.synchronize(device)
+
+
+def learning_rate(config: PretrainConfig, step: int) -> float:
+    """Linear warm-up, then linear decay to 0 at ``max_steps``."""
+    if step < config.warmup_steps:
+        return config.learning_rate * (step + 1) / config.warmup_steps
+    progress = (step - config.warmup_steps) / max(1, config.max_steps - config.warmup_steps)
+    return config.learning_rate * max(0.0, 1.0 - progress)
+
+
+def make_optimizer(model: torch.nn.Module, config: PretrainConfig):
+    """LayerNorm weights and biases get no weight decay (as the official LAMB)."""
+    decay, no_decay = [], []
+    for parameter in model.parameters():
+        (no_decay if parameter.dim() < 2 else decay).append(parameter)
+    groups = [{"params": decay, "weight_decay": config.weight_decay},
+              {"params": no_decay, "weight_decay": 0.0}]
+    if config.optimizer == "lamb":
+        import warnings
+        with warnings.catch_warnings():  # it imports tqdm.auto, which warns in kernels
+            warnings.simplefilter("ignore")
+            from pytorch_optimizer import Lamb
+        return Lamb(groups, lr=config.learning_rate, betas=(0.9, 0.999), eps=1e-6,
+                    max_grad_norm=0.0)
+    fused = next(model.parameters()).device.type == "cuda"
+    return torch.optim.AdamW(groups, lr=config.learning_rate, betas=(0.9, 0.999), eps=1e-6,
+                             fused=fused or None)
+
+
+# -- the data stream ------------------------------------------------------------------
+
+class DeviceStream:
+    """Masked batches for steps start, start + 1, ... as device tensors.
+
+    Epoch e's segment pairs are built (numpy, one pass over the corpus) in a background
+    thread while epoch e - 1 trains, then moved to the device whole. Masks are drawn for
+    a chunk of steps at a time, seeded by the chunk, so resuming at any step redraws
+    exactly the masks the uninterrupted run drew."""
+
+    def __init__(self, config: PretrainConfig, tokenizer: Tokenizer, corpus, device,
+                 start_step: int = 0):
+        self.config, self.tokenizer, self.corpus, self.device = config, tokenizer, corpus, device
+        self.tables = TokenTables.from_tokenizer(tokenizer, device)
+        self.masking = MaskingConfig(max_predictions=config.max_predictions)
+        self.chunk_steps = max(1, CHUNK_SEQUENCES // config.batch_size)
+        self.epochs: dict = {}  # epoch -> (tensors, first step, steps)
+        self._pending: dict = {}
+        self.chunk = (None, None)
+        self.generator = torch.Generator(device=device)
+        first, epoch = 0, 0  # find the epoch of start_step (epochs differ in length)
+        while True:
+            tensors, steps = self._epoch(epoch)
+            if first + steps > start_step:
+                break
+            self.epochs.pop(epoch, None)
+            first += steps
+            epoch += 1
+        self.epochs[epoch] = (tensors, first, steps)
+
+    def _build(self, epoch: int):
+        cycle = self.config.distinct_epochs
+        source = epoch % cycle if cycle else epoch
+        instances = create_instances(self.corpus, self.tokenizer, self.config.objective,
+                                     self.config.max_seq_length,
+                                     seed=self.config.seed * 1000 + source,
+                                     sop_random_for_single=self.config.sop_random_for_single)
+        order = np.random.default_rng([self.config.seed, epoch, 7]).permutation(len(instances))
+        steps = len(instances) // self.config.batch_size
+        if steps == 0:
+            raise ValueError(f"the training corpus yields {len(instances)} segment pairs, "
+                             f"fewer than one batch of {self.config.batch_size}")
+        rows = order[:steps * self.config.batch_size]
+        tensors = {"input_ids": torch.from_numpy(instances.input_ids[rows].astype(np.int64)),
+                   "token_type_ids": torch.from_numpy(
+                       instances.token_type_ids[rows].astype(np.int64)),
+                   "lengths": torch.from_numpy(instances.lengths[rows].astype(np.int64)),
+                   "sentence_labels": torch.from_numpy(instances.sentence_labels[rows])}
+        return tensors, steps
+
+    def _prefetch(self, epoch: int) -> None:
+        box = {}
+        thread = threading.Thread(target=lambda: box.update(value=self._build(epoch)),
+                                  daemon=True)
+        thread.start()
+        self._pending[epoch] = (thread, box)
+
+    def _epoch(self, epoch: int):
+        if epoch in self._pending:
+            thread, box = self._pending.pop(epoch)
+            thread.join()
+            if "value" not in box:
+                raise RuntimeError(f"building the segment pairs of epoch {epoch} failed")
+            tensors, steps = box["value"]
+        else:
+            tensors, steps = self._build(epoch)
+        return {k: v.to(self.device) for k, v in tensors.items()}, steps
+
+    def _rows(self, step: int):
+        """(epoch tensors, slice) of one step's sequences."""
+        epoch = max(e for e, (_, first, _) in self.epochs.items() if first <= step)
+        tensors, first, steps = self.epochs[epoch]
+        if step >= first + steps:  # the next epoch starts here
+            tensors, next_steps = self._epoch(epoch + 1)
+            self.epochs = {epoch + 1: (tensors, first + steps, next_steps)}
+            return self._rows(step)
+        k = step - first
+        if k >= 0.8 * steps and epoch + 1 not in self._pending:  # build the next one
+            self._prefetch(epoch + 1)
+        B = self.config.batch_size
+        return tensors, slice(k * B, (k + 1) * B)
+
+    def _mask_chunk(self, chunk: int) -> dict:
+        steps = range(chunk * self.chunk_steps, (chunk + 1) * self.chunk_steps)
+        parts = [self._rows(step) for step in steps]
+        joined = {k: torch.cat([tensors[k][rows] for tensors, rows in parts])
+                  for k in parts[0][0]}
+        self.generator.manual_seed(self.config.seed * 1_000_003 + chunk + 11)
+        masked, positions, labels, _ = mask_tokens(joined["input_ids"], joined["lengths"],
+                                                   self.tables, self.masking, self.generator)
+        T = joined["input_ids"].shape[1]
+        attention = (torch.arange(T, device=self.device)[None, :]
+                     < joined["lengths"][:, None]).long()
+        return {"input_ids": masked, "token_type_ids": joined["token_type_ids"],
+                "attention_mask": attention, "mlm_positions": positions, "mlm_labels": labels,
+                "sentence_labels": joined["sentence_labels"]}
+
+    def batch(self, step: int) -> dict:
+        chunk, offset = divmod(step, self.chunk_steps)
+        if self.chunk[0] != chunk:
+            self.chunk = (chunk, self._mask_chunk(chunk))
+        B = self.config.batch_size
+        return {k: v[offset * B:(offset + 1) * B] for k, v in self.chunk[1].items()}
+
+    def close(self) -> None:
+        for thread, _ in self._pending.values():
+            thread.join()
+
+
+# -- checkpoints -----------------------------------------------------------------------
+
+def _save_checkpoint(path: Path, model, optimizer, state: dict) -> None:
+    payload = {"model": model.state_dict(), "optimizer": optimizer.state_dict(), **state}
+    partial = path.with_suffix(".partial")
+    torch.save(payload, partial)
+    os.replace(partial, path)  # atomic
+
+
+def _load_checkpoint(path: Path, model, optimizer):
+    """The saved state, or None (with a warning) when absent or corrupt."""
+    if not path.exists():
+        return None
+    try:
+        payload = torch.load(path, weights_only=True, map_location="cpu")
+        model.load_state_dict(payload["model"])
+        optimizer.load_state_dict(payload["optimizer"])
+        return {k: v for k, v in payload.items() if k not in ("model", "optimizer")}
+    except Exception as error:
+        print(f"warning: checkpoint {path} is corrupt ({error}); starting the run over")
+        path.unlink(missing_ok=True)
+        return None
+
+
+# -- the run ---------------------------------------------------------------------------
+
+def pretrain(config: PretrainConfig, workdir: Path, device: str = "auto",
+             compile: bool = False, checkpoint_every: int = 500, quiet: bool = False) -> dict:
+    """Train (or resume) one run in ``workdir``; return its metrics, curve and model."""
+    import warnings
+    with warnings.catch_warnings():  # tqdm.auto warns in kernels without ipywidgets
+        warnings.simplefilter("ignore")
+        from tqdm.auto import tqdm
+
+    from .evaluate import mlm_set, score_mlm
+
+    target = resolve_device(device)
+    torch.set_num_threads(cpu_threads())
+    verify_inputs()  # every data file a run and its evaluation read, before step 0
+    tokenizer = Tokenizer(vocab_size=config.vocab_size)
+    if tokenizer.vocab_size != config.model.vocab_size:
+        raise ValueError(f"model vocab_size {config.model.vocab_size} != tokenizer's "
+                         f"{tokenizer.vocab_size}")
+    torch.manual_seed(config.seed)
+    model = AlbertForPreTraining(config.model).to(target)
+    optimizer = make_optimizer(model, config)
+    workdir.mkdir(parents=True, exist_ok=True)
+    checkpoint = workdir / "checkpoint.pt"
+    state = _load_checkpoint(checkpoint, model, optimizer) or {
+        "step": 0, "seconds": 0.0, "tokens": 0, "curve": [], "loss_sum": 0.0,
+        "loss_steps": 0}
+    if config.max_steps == 0:  # the initialized model
+        return {"metrics": {"steps": 0, "tokens": 0, "train_seconds": 0.0},
+                "curve": [], "model": model}
+    curve_set = mlm_set(config.max_seq_length, config.max_predictions,
+                        config.curve_examples, config.vocab_size)
+    corpus = tokenize_split("train", tokenizer).subset(config.train_documents)
+    stream = DeviceStream(config, tokenizer, corpus, target, state["step"])
+    step_model = torch.compile(model) if compile else model
+    sentence = config.objective != "none"
+    bar = tqdm(total=config.max_steps, initial=state["step"], disable=quiet,
+               desc=f"{config.objective} H{config.model.hidden_size}", leave=False)
+    loss_sum = torch.zeros((), device=target)
+    tokens = torch.zeros((), dtype=torch.long, device=target)
+    started = time.perf_counter()
+
+    def settle():  # fold the device-side sums into the state; stop the clock
+        nonlocal started, loss_sum, tokens
+        sync(target)
+        state["seconds"] += time.perf_counter() - started
+        state["loss_sum"] += float(loss_sum)
+        state["tokens"] += int(tokens)
+        loss_sum.zero_()
+        tokens.zero_()
+
+    try:
+        while state["step"] < config.max_steps:
+            step = state["step"]
+            batch = stream.batch(step)
+            for group in optimizer.param_groups:
+                group["lr"] = learning_rate(config, step)
+            torch.manual_seed(config.seed * 1_000_003 + step)  # dropout, step-determined
+            with autocast(target):
+                out = step_model(batch["input_ids"], batch["token_type_ids"],
+                                 batch["attention_mask"], mlm_positions=batch["mlm_positions"],
+                                 mlm_labels=batch["mlm_labels"],
+                                 sentence_labels=batch["sentence_labels"] if sentence else None)
+            out.loss.backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            optimizer.step()
+            optimizer.zero_grad(set_to_none=True)
+            loss_sum += out.loss.detach()
+            tokens += batch["attention_mask"].sum()
+            state["step"] = step + 1
+            state["loss_steps"] += 1
+            done = state["step"]
+            curve_point = config.curve_every and done % config.curve_every == 0
+            if done % LOG_EVERY == 0 or curve_point or done == config.max_steps:
+                settle()
+                mean = state["loss_sum"] / state["loss_steps"]
+                if not np.isfinite(mean):  # NaN features would only fail later, obscurely
+                    raise FloatingPointError(f"the run diverged by step {done}: training "
+                                             f"loss {mean}; lower the learning rate")
+                bar.update(done - bar.n)
+                bar.set_postfix(loss=f"{mean:.2f}",
+                                tok_s=f"{state['tokens'] / max(state['seconds'], 1e-9):,.0f}")
+                if curve_point:
+                    point = score_mlm(model, curve_set, target)
+                    state["curve"].append({
+                        "step": done, "seconds": state["seconds"], "tokens": state["tokens"],
+                        "train_loss": mean, "examples": config.curve_examples,
+                        **{k: v for k, v in point.items() if not k.startswith("sequence_")}})
+                state["loss_sum"], state["loss_steps"] = 0.0, 0
+                if done % checkpoint_every == 0 and done < config.max_steps:
+                    _save_checkpoint(checkpoint, model, optimizer, state)
+                started = time.perf_counter()
+    finally:
+        stream.close()
+        bar.close()
+    metrics = {"steps": state["step"], "train_seconds": state["seconds"],
+               "tokens": state["tokens"],
+               "tokens_per_second": state["tokens"] / max(state["seconds"], 1e-9),
+               "step_seconds": state["seconds"] / max(1, state["step"])}
+    return {"metrics": metrics, "curve": state["curve"], "model": model}
+
+
+def run(config: PretrainConfig, store: Path, device: str = "auto", compile: bool = False,
+        quiet: bool = False, fresh: bool = False) -> dict:
+    """The stored result of ``config`` under ``store``, training it if missing."""
+    fresh = fresh or os.environ.get("ALBERT_RERUN_FRESH") == "1"
+    if not fresh:
+        stored = stored_pretrain(store, config)
+        if stored is not None:
+            return stored
+    name = config_hash(config.to_dict())
+    workdir = store / "checkpoints" / name
+    started = time.time()
+    outcome = pretrain(config, workdir, device=device, compile=compile, quiet=quiet)
+    path = pretrain_path(store, config)
+    weights = save_weights(path.with_suffix(".safetensors"), outcome["model"].state_dict())
+    result = {"config": config.to_dict(), "hash": name, "metrics": outcome["metrics"],
+              "curve": outcome["curve"], "weights": weights, "provenance": record(),
+              "runtime": {"device": str(resolve_device(device)), "compile": compile,
+                          "threads": torch.get_num_threads()},
+              "wall_seconds": time.time() - started}
+    atomic_write_json(path, result)
+    (workdir / "checkpoint.pt").unlink(missing_ok=True)
+    try:
+        workdir.rmdir()
+    except OSError:
+        pass
+    return result
+
+
+def main(argv=None) -> int:
+    """Pretrain one model at a profile and print its result (stored results reused)."""
+    import argparse
+    import json
+
+    from ..profiles import PROFILES, pretraining_config
+    from .store import results_dir
+    parser = argparse.ArgumentParser(description=main.__doc__)
+    parser.add_argument("--profile", default="smoke", choices=tuple(PROFILES))
+    parser.add_argument("--style", default="albert", choices=("albert", "bert"))
+    parser.add_argument("--objective", default="sop", choices=("sop", "nsp", "none"))
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--device", default="auto", choices=("auto", "cpu", "cuda"))
+    parser.add_argument("--compile", action="store_true", help="torch.compile the model")
+    parser.add_argument("--fresh", action="store_true", help="retrain even if stored")
+    parser.add_argument("--store", default=None, help="results folder (default: data/results)")
+    args = parser.parse_args(argv)
+    config = pretraining_config(args.profile, args.style, objective=args.objective,
+                                seed=args.seed)
+    store = Path(args.store) / args.profile if args.store else results_dir(args.profile)
+    result = run(config, store, args.device, args.compile, fresh=args.fresh)
+    print(json.dumps({"hash": result["hash"], **result["metrics"]}, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
