@@ -7,7 +7,7 @@ PROFILE ?= cpu
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: book test notebooks claims bench recipe venv clean
+.PHONY: book test notebooks claims bench venv clean
 
 venv: $(STAMP)
 
@@ -32,14 +32,12 @@ notebooks: $(STAMP)
 claims: $(STAMP)
 	$(BIN)/python -m albert_rerun.claims --profile $(PROFILE) $(if $(FRESH),--fresh,)
 
-# Throughput of our model vs HF transformers' and the machine's matmul peak, in one run.
+# At the cpu profile's size, in one run: the training loop beside the bare step, HF
+# transformers' models and the loop of commit be70d44, torch.compile off and on, the
+# matmul peak (minutes, most of them compiling; ratios in the JSON). On a GPU:
+# scripts/device_gpu.sh.
 bench: $(STAMP)
-	$(BIN)/python -m albert_rerun.bench --output data/results/bench/$$(hostname).json
-
-# The recipe search behind the profiles: trains the candidates not stored in
-# data/results/recipe (all eight: about an hour on 2 cores, 21 minutes of it the 6,000-step one).
-recipe: $(STAMP)
-	$(BIN)/python -m albert_rerun.recipe
+	$(BIN)/python -m albert_rerun.engine.bench --output data/results/bench/$$(hostname)-cpu.json
 
 clean:
 	rm -rf _build book/chapters book/_generated

@@ -1,21 +1,40 @@
-"""The book builds at the smoke profile with warnings as errors, and renders in a browser.
+"""The book builds at the smoke profile with warnings as errors, and every page of it
+works in a browser when served from a sub-path, as GitHub Pages serves a project.
 
 The build happens in a temporary copy of the book sources, so a test run never
-overwrites the chapters `make book` executed.
+overwrites the chapters `make book` executed. The browser check opens every page in
+headless Chromium (Playwright driving Debian's chromium; no browser is downloaded) over
+Python's http.server at http://127.0.0.1:PORT/<name>/, and on each page requires: no
+console error and no failed request, every internal link and #anchor resolving, every
+image loaded, the math rendered. It saves a screenshot of the ledger at 1280 px and the
+time of each check in test-artifacts/.
+
+ALBERT_RERUN_BOOK=<root> checks a book already built there (say, by `make book` at the
+cpu profile) instead of building the smoke one.
 """
+import functools
+import json
 import os
-import re
 import shutil
 import subprocess
+import threading
+import time
+from html.parser import HTMLParser
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from urllib.parse import unquote, urlsplit
 
 import pytest
+import yaml
 
-from albert_rerun.book import build_html, execute_chapters, write_environment_page
+from albert_rerun.book.build import (build_html, execute_chapters, write_environment_page,
+                                     write_runs_page)
 from albert_rerun.paths import repo_root
 
 ROOT = repo_root()
+ARTIFACTS = ROOT / "test-artifacts"
 BOOK_SOURCES = ("_config.yml", "_toc.yml", "book", "notebooks")
+SUB_PATH = "albert-rerun"  # the <repo> of https://<owner>.github.io/<repo>/
 
 
 def _copy_sources(target: Path) -> Path:
@@ -32,12 +51,28 @@ def _copy_sources(target: Path) -> Path:
 
 @pytest.fixture(scope="session")
 def built_book(tmp_path_factory):
-    """Execute the chapters at smoke and build the HTML once for the session."""
+    """Execute the chapters at smoke and build the HTML once for the session (or the
+    book built at $ALBERT_RERUN_BOOK)."""
+    if os.environ.get("ALBERT_RERUN_BOOK"):
+        return Path(os.environ["ALBERT_RERUN_BOOK"])
     root = _copy_sources(tmp_path_factory.mktemp("book"))
     timings = execute_chapters(root, "smoke")
     write_environment_page(root, "smoke", timings)
+    write_runs_page(root, "smoke")
     build_html(root)  # -W -n --keep-going: raises on any warning
     return root
+
+
+def toc_pages(toc: Path = ROOT / "_toc.yml") -> list:
+    """The HTML pages the book has: its table of contents plus Sphinx's own pages."""
+    spec = yaml.safe_load(toc.read_text())
+    files = [spec["root"]] + [chapter["file"] for part in spec.get("parts", [])
+                              for chapter in part["chapters"]]
+    return ["index.html", "genindex.html", "search.html"] + [f"{f}.html" for f in files]
+
+
+PAGES = toc_pages(Path(os.environ.get("ALBERT_RERUN_BOOK", ROOT)) / "_toc.yml")
+LEDGER = next(page for page in PAGES if page.endswith("ledger.html"))
 
 
 @pytest.mark.slow
@@ -45,21 +80,49 @@ def test_book_builds_with_all_pages(built_book):
     html = built_book / "_build" / "html"
     chapters = [f"book/chapters/{source.stem}.html"
                 for source in sorted((built_book / "notebooks").glob("[0-9][0-9]_*.md"))]
-    assert len(chapters) == 9  # the recipe and the eight claims
-    for page in ("book/intro.html", "book/ledger.html", "book/methods.html",
-                 "book/bibliography.html", *chapters):
+    for page in PAGES + chapters:
         assert (html / page).is_file(), page
-    ledger = (html / "book" / "ledger.html").read_text()
-    # every verdict cell is glued from a chapter: none is left pending
-    assert "reproduced" in ledger and "pending" not in ledger
-    assert ledger.count("inconclusive") + ledger.count("reproduced") >= 8
+    # the browser check below covers every page that was built
+    built = {str(p.relative_to(html)) for p in html.rglob("*.html")
+             if p.relative_to(html).parts[0] not in ("_static", "_sources", "_downloads")}
+    assert built == set(PAGES)
     methods = (html / "book" / "methods.html").read_text()
     assert "git commit" in methods and "torch" in methods
     assert "seeds per condition" in methods  # the generated profile table
     # MathJax is served from the book itself, not a CDN
     assert (html / "_static" / "mathjax" / "tex-mml-chtml.js").is_file()
-    assert 'src="../_static/mathjax/tex-mml-chtml.js' in ledger or "mathjax/tex-mml-chtml.js" in ledger
-    assert "cdn.jsdelivr.net/npm/mathjax" not in ledger
+    ledger = (html / LEDGER).read_text()
+    assert "mathjax/tex-mml-chtml.js" in ledger and "cdn.jsdelivr.net/npm/mathjax" not in ledger
+
+
+@pytest.mark.slow
+def test_methods_page_links_the_runs_csv_and_times_every_notebook(built_book):
+    html = built_book / "_build" / "html"
+    methods = (html / "book" / "methods.html").read_text()
+    csv, = (html / "_downloads").rglob("runs-*.csv")
+    assert f'href="../{csv.relative_to(html)}"' in methods
+    header = csv.read_text().splitlines()[0].split(",")
+    assert {"hash", "config.model.hidden_size", "commit"} <= set(header)
+    for source in (built_book / "notebooks").glob("[0-9][0-9]_*.md"):
+        assert f"<td><p>{source.stem}</p></td>" in methods, source.stem
+
+
+@pytest.mark.slow
+def test_chapters_fold_their_code_and_drop_papermills_cells(built_book):
+    import nbformat
+    for chapter in sorted((built_book / "book" / "chapters").glob("*.ipynb")):
+        cells = [c for c in nbformat.read(chapter, as_version=4).cells
+                 if c.cell_type == "code"]
+        for cell in cells:
+            tags = set(cell.metadata.get("tags", []))
+            if tags & {"parameters", "injected-parameters"}:
+                assert "remove-cell" in tags, chapter.name
+            else:
+                assert tags & {"hide-input", "remove-input", "remove-cell", "hide-cell"}
+        assert any("injected-parameters" in c.metadata.get("tags", []) for c in cells)
+        page = (built_book / "_build" / "html" / "book" / "chapters"
+                / chapter.with_suffix(".html").name).read_text()
+        assert "injected-parameters" not in page and "tag_parameters" not in page
 
 
 @pytest.mark.slow
@@ -75,55 +138,216 @@ def test_unknown_citation_key_fails_the_build(built_book, tmp_path):
 # -- the browser check -----------------------------------------------------------------
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
-                  "--no-first-run", "--disable-background-networking",
-                  "--disable-component-update", "--disable-sync"]
-
-
-def _render(url: str, profile_dir: Path, screenshot: Path = None) -> str:
-    """The DOM after Chromium loaded and ran the page's scripts."""
-    flags = CHROMIUM_FLAGS + [f"--user-data-dir={profile_dir}", "--window-size=1280,900"]
-    if screenshot is not None:
-        subprocess.run([CHROMIUM, *flags, f"--screenshot={screenshot}", url],
-                       capture_output=True, timeout=120, check=True)
-    return subprocess.run([CHROMIUM, *flags, "--virtual-time-budget=5000", "--dump-dom", url],
-                          capture_output=True, text=True, timeout=120, check=True).stdout
+CHROMIUM_FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                  "--disable-background-networking", "--disable-component-update",
+                  "--disable-sync"]
+PAGE_TIMEOUT_MS = 60_000
 
 
 @pytest.fixture(scope="session")
-def chromium():
+def browser():
+    """Headless Debian chromium under Playwright (skipped without it, except in CI)."""
     if CHROMIUM is None:
         if os.environ.get("CI"):
             pytest.fail("chromium is required in CI (.ci/run installs Debian's chromium)")
         pytest.skip("chromium not installed: `apt-get install chromium` to run the browser check")
-    return CHROMIUM
+    from playwright.sync_api import sync_playwright
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
+        yield chromium
+        chromium.close()
+
+
+class _QuietHandler(SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture(scope="session")
+def served_book(built_book, tmp_path_factory):
+    """The built HTML copied to <tmp>/<SUB_PATH>/ and served from <tmp> on 127.0.0.1:
+    yields (base URL, the served copy's folder)."""
+    site = tmp_path_factory.mktemp("site")
+    shutil.copytree(built_book / "_build" / "html", site / SUB_PATH)
+    server = ThreadingHTTPServer(("127.0.0.1", 0),
+                                 functools.partial(_QuietHandler, directory=str(site)))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/{SUB_PATH}/", site / SUB_PATH
+    server.shutdown()
+    thread.join()
+
+
+@pytest.fixture(scope="session")
+def check_times():
+    """Seconds of each check on each page (and what it counted), written to
+    test-artifacts/browser-checks.json at the end of the session."""
+    times = {}
+    yield times
+    ARTIFACTS.mkdir(exist_ok=True)
+    (ARTIFACTS / "browser-checks.json").write_text(json.dumps(times, indent=1) + "\n")
+
+
+class _Ids(HTMLParser):
+    """The id and name attributes of a page: the targets its anchors may name."""
+
+    def __init__(self):
+        super().__init__()
+        self.ids = set()
+
+    def handle_starttag(self, tag, attrs):
+        self.ids.update(value for key, value in attrs if key in ("id", "name") and value)
+
+
+@functools.lru_cache(maxsize=None)
+def _ids_of(path: Path) -> frozenset:
+    parser = _Ids()
+    parser.feed(path.read_text(errors="replace"))
+    return frozenset(parser.ids)
+
+
+def broken_links(hrefs, base_url: str, site: Path) -> list:
+    """Every same-origin link that leaves the book's sub-path, names a missing file or
+    names an anchor its target lacks."""
+    base = urlsplit(base_url)
+    problems = []
+    for href in sorted(set(hrefs)):
+        url = urlsplit(href)
+        if url.scheme not in ("http", "https") or url.netloc != base.netloc:
+            continue  # external or mailto: not this book's to check offline
+        if not url.path.startswith(base.path):
+            problems.append(f"{href}: outside the book's sub-path {base.path}")
+            continue
+        relative = unquote(url.path[len(base.path):])
+        target = site / relative
+        if relative == "" or relative.endswith("/"):
+            target = target / "index.html"
+        if not target.is_file():
+            problems.append(f"{href}: no file {relative or 'index.html'}")
+        elif url.fragment and unquote(url.fragment) not in _ids_of(target):
+            problems.append(f"{href}: no id {unquote(url.fragment)!r} in {relative}")
+    return problems
+
+
+# Each check's script, run in the page. Images: lazy ones made eager, then each waited
+# for. Math: MathJax waited for, then every .math element must hold its rendering.
+IMAGES = """async () => {
+  const images = Array.from(document.images);
+  images.forEach(img => { img.loading = "eager"; });
+  await Promise.all(images.map(img => img.decode().catch(() => null)));
+  return images.map(img => ({src: img.currentSrc || img.src, width: img.naturalWidth}));
+}"""
+MATH = """async () => {
+  if (window.MathJax && MathJax.startup) { await MathJax.startup.promise; }
+  const math = Array.from(document.querySelectorAll(".math"));
+  return {count: math.length, unrendered: math.filter(m => !m.querySelector("mjx-container"))
+                                              .map(m => m.textContent.slice(0, 60))};
+}"""
+LINKS = '() => Array.from(document.querySelectorAll("a[href]"), a => a.href)'
+VISIBLE_CODE = """() => Array.from(document.querySelectorAll("div.cell_input"))
+                      .filter(c => c.offsetParent !== null).length"""
+
+
+def _timed(times: dict, name: str, check):
+    started = time.perf_counter()
+    result = check()
+    times[name] = round(time.perf_counter() - started, 3)
+    return result
+
+
+def _open(page, base_url: str, path: str, site: Path) -> None:
+    page.goto(base_url + path, wait_until="load", timeout=PAGE_TIMEOUT_MS)
+    if 'http-equiv="refresh"' in (site / path).read_text().lower():  # index.html
+        page.wait_for_url(lambda url: url != base_url + path, timeout=PAGE_TIMEOUT_MS)
+        page.wait_for_load_state("load")
+
+
+def inspect_page(browser, base_url: str, path: str, site: Path, times: dict) -> dict:
+    """Load the page ``path`` of the book at ``base_url`` and run every check on it,
+    timing each in ``times`` (seconds); returns what failed, and what was counted."""
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    errors = []
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda e: errors.append(f"uncaught: {e}"))
+    page.on("requestfailed", lambda r: errors.append(f"request failed: {r.url}"))
+    page.on("response", lambda r: errors.append(f"HTTP {r.status}: {r.url}")
+            if r.status >= 400 else None)
+    _timed(times, "load", lambda: _open(page, base_url, path, site))
+    images = _timed(times, "images", lambda: page.evaluate(IMAGES))
+    math = _timed(times, "math", lambda: page.evaluate(MATH))
+    links = page.evaluate(LINKS)
+    broken = _timed(times, "links", lambda: broken_links(links, base_url, site))
+    visible_code = _timed(times, "folded_code", lambda: page.evaluate(VISIBLE_CODE))
+    failures = {"console": errors, "links": broken,
+                "images": [i["src"] for i in images if i["width"] == 0],
+                "math": math["unrendered"],
+                "final_url": [] if f"/{SUB_PATH}/" in page.url else [page.url]}
+    page.close()
+    counts = {"links": len(links), "images": len(images), "math": math["count"],
+              "visible_code": visible_code}
+    return {**failures, "counts": counts}
 
 
 @pytest.mark.slow
-def test_browser_renders_index_and_a_claim_chapter(built_book, chromium, tmp_path):
-    html = built_book / "_build" / "html"
-    # index.html redirects to the introduction
-    assert "book/intro.html" in (html / "index.html").read_text()
-    intro = _render((html / "book" / "intro.html").as_uri(), tmp_path / "p1",
-                    screenshot=tmp_path / "intro.png")
-    assert re.search(r"<title>[^<]*ALBERT, re-run", intro)
-    assert (tmp_path / "intro.png").stat().st_size > 10_000
+@pytest.mark.parametrize("page", PAGES)
+def test_every_page_works_in_a_browser_from_a_sub_path(page, browser, served_book,
+                                                       check_times):
+    base_url, site = served_book
+    times = {}
+    started = time.perf_counter()
+    result = inspect_page(browser, base_url, page, site, times)
+    times["total"] = round(time.perf_counter() - started, 3)
+    counts = result.pop("counts")
+    check_times[page] = {"seconds": times, "counts": counts}
+    assert result == {"console": [], "links": [], "images": [], "math": [], "final_url": []}
+    if page.startswith("book/chapters/"):
+        assert counts["visible_code"] == 0, "code cells are shown unfolded"
 
-    chapter_path = html / "book" / "chapters" / "02_sharing_reductions.html"
-    chapter = _render(chapter_path.as_uri(), tmp_path / "p2")
-    assert re.search(r"<title>Claim 2", chapter)
-    # a figure with its caption and an image that exists on disk
-    figure = re.search(r'<figure[^>]*id="fig-grouped-sharing".*?</figure>', chapter, re.S)
-    assert figure, "the grouped-sharing figure did not render"
-    image = re.search(r'<img[^>]*src="([^"]+)"', figure.group(0)).group(1)
-    assert (chapter_path.parent / image).resolve().is_file()
-    assert "Parameters of ALBERT-base" in figure.group(0)
-    # MathJax rendered the math (offline, from the vendored copy)
-    assert "mjx-container" in chapter
-    # a citation links into the bibliography, and its target exists there
-    link = re.search(r'<a[^>]*href="([^"]*bibliography\.html)#([^"]+)"', chapter)
-    assert link, "no citation link into the bibliography"
-    bibliography = _render((chapter_path.parent / link.group(1)).resolve().as_uri(),
-                           tmp_path / "p3")
-    assert f'id="{link.group(2)}"' in bibliography
-    assert "albert: a lite bert" in bibliography.lower()
+
+@pytest.mark.slow
+def test_the_browser_check_catches_a_broken_page(browser, served_book, tmp_path):
+    """The checks can fail: a page with a console error, a dead link, a dead anchor, a
+    missing image and raw math reports each of them."""
+    base_url, site = served_book
+    (site / "broken.html").write_text(
+        '<html><body><script>console.error("boom")</script>'
+        '<a href="nowhere.html">x</a><a href="book/intro.html#no-such-id">y</a>'
+        '<a href="/elsewhere.html">z</a><img src="missing.png">'
+        '<span class="math">\\(x\\)</span></body></html>')
+    result = inspect_page(browser, base_url, "broken.html", site, {})
+    assert any("boom" in e for e in result["console"])
+    assert any("missing.png" in e for e in result["console"])  # the failed request
+    links = "\n".join(result["links"])
+    assert len(result["links"]) == 3, links
+    assert "outside the book's sub-path" in links and "no file nowhere.html" in links
+    assert "no id 'no-such-id' in book/intro.html" in links
+    assert len(result["images"]) == 1 and result["math"] == ["\\(x\\)"]
+
+
+@pytest.mark.slow
+def test_ledger_fits_1280_px_and_is_saved_as_a_screenshot(browser, served_book):
+    base_url, _ = served_book
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    page.goto(base_url + LEDGER, wait_until="load", timeout=PAGE_TIMEOUT_MS)
+    page.evaluate("async () => { if (window.MathJax) await MathJax.startup.promise; }")
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "ledger-1280.png"), full_page=True)
+    tables = page.evaluate("""() => Array.from(document.querySelectorAll("article table"),
+      table => {
+        let overflow = 0;  // the most any scrolling box around the table hides sideways
+        for (let box = table.parentElement; box && box !== document.body; box = box.parentElement) {
+          if (["auto", "scroll"].includes(getComputedStyle(box).overflowX)) {
+            overflow = Math.max(overflow, box.scrollWidth - box.clientWidth);
+          }
+        }
+        return {right: table.getBoundingClientRect().right, overflow: overflow,
+                first: table.innerText.slice(0, 40)};
+      })""")
+    width, page_overflow = page.evaluate(
+        "() => [window.innerWidth, document.documentElement.scrollWidth - window.innerWidth]")
+    page.close()
+    assert tables, "the ledger has no table"
+    for table in tables:  # every column on screen, nothing scrolled out of sight
+        assert table["right"] <= width and table["overflow"] <= 1, table
+    assert page_overflow <= 1
+    assert (ARTIFACTS / "ledger-1280.png").stat().st_size > 20_000

@@ -79,3 +79,64 @@ def test_package_import_does_not_import_transformers():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout.strip()
     assert out == "False"
+
+
+# -- the pretraining and evaluation configs ---------------------------------------------
+
+def _pretrain(**changes):
+    from albert_rerun.profiles import pretraining_config
+    return pretraining_config("smoke", **changes)
+
+
+@pytest.mark.parametrize("changes, field", [
+    ({"objective": "mlm-only"}, "objective"),
+    ({"optimizer": "sgd"}, "optimizer"),
+    ({"max_seq_length": 256}, "max_seq_length"),  # beyond max_position_embeddings
+    ({"max_seq_length": 4}, "max_seq_length"),
+    ({"batch_size": 0}, "batch_size"),
+    ({"max_predictions": 40}, "max_predictions"),  # more than the sequence holds
+    ({"max_steps": -1}, "max_steps"),
+    ({"max_steps": 10, "warmup_steps": 20}, "warmup_steps"),
+    ({"learning_rate": -1e-3}, "learning_rate"),
+    ({"seed": 1.5}, "seed"),
+    ({"distinct_epochs": True}, "distinct_epochs"),
+    ({"model": {"hidden_size": 32}}, "model"),
+])
+def test_invalid_pretrain_config_names_the_field(changes, field):
+    with pytest.raises(ValueError, match=field):
+        _pretrain(**changes)
+
+
+@pytest.mark.parametrize("changes, field", [
+    ({"mlm_sequences": 0}, "mlm_sequences"),
+    ({"max_predictions": 200}, "max_predictions"),
+    ({"pair_examples": 2.0}, "pair_examples"),
+    ({"task_examples": -1}, "task_examples"),
+    ({"probe_tasks": ("sentiment", "topic")}, "probe_tasks"),
+    ({"finetune_tasks": "sentiment"}, "finetune_tasks"),  # a string, not a tuple
+    ({"finetune": {"epochs": 3}}, "finetune"),
+])
+def test_invalid_eval_config_names_the_field(changes, field):
+    from albert_rerun.engine.evaluate import EvalConfig
+    with pytest.raises(ValueError, match=field):
+        EvalConfig(**changes)
+
+
+def test_pretrain_config_round_trip_and_unknown_field():
+    from albert_rerun.engine.config import PretrainConfig
+    config = _pretrain(objective="nsp", seed=3)
+    assert PretrainConfig.from_dict(config.to_dict()) == config
+    with pytest.raises(ValueError, match="unknown fields.*max_seconds"):
+        PretrainConfig.from_dict({**config.to_dict(), "max_seconds": 60})  # engine v1's
+    with pytest.raises(ValueError, match="unknown fields.*num_layers"):
+        PretrainConfig.from_dict({**config.to_dict(),
+                                  "model": {**config.model.to_dict(), "num_layers": 2}})
+
+
+def test_untrained_control_is_shared_by_objectives_and_keeps_model_and_seed():
+    from albert_rerun.engine.config import untrained
+    sop, nsp = _pretrain(seed=2), _pretrain(seed=2, objective="nsp", learning_rate=1e-3)
+    control = untrained(sop)
+    assert control == untrained(nsp)
+    assert (control.max_steps, control.model, control.seed) == (0, sop.model, 2)
+    assert untrained(sop.replace(seed=3)) != control

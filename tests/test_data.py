@@ -1,24 +1,15 @@
-"""Real data: checksums, the tokenizer, ALBERT's segment pairs and n-gram masking."""
-import shutil
+"""Real data: checksums, the tokenizer, ALBERT's segment pairs and n-gram masking
+(the numpy reference; the torch version is tested against it in test_masking.py)."""
 from collections import Counter
 
 import numpy as np
 import pytest
 
-from albert_rerun import data
-from albert_rerun.pretraining_data import (NGRAM_PROBABILITIES, MaskingConfig, create_instances,
-                                           mask_sequence, tokenize_split, tokenizer_arrays)
-from albert_rerun.tokenizer import Tokenizer
-
-
-@pytest.fixture(scope="module")
-def tokenizer():
-    return Tokenizer()
-
-
-@pytest.fixture(scope="module")
-def validation(tokenizer, tmp_path_factory):
-    return tokenize_split("validation", tokenizer, cache_dir=tmp_path_factory.mktemp("cache"))
+from albert_rerun.data import files as data
+from albert_rerun.data import masking
+from albert_rerun.data.corpus import create_instances, tokenize_split
+from albert_rerun.data.masking import (NGRAM_PROBABILITIES, MaskingConfig, mask_sequence,
+                                       tokenizer_arrays)
 
 
 def test_manifest_covers_corpus_tasks_and_tokenizer():
@@ -45,28 +36,27 @@ def test_genre_task_shares_brown_document_split():
     assert not {r["id"].rsplit("/", 1)[0] for r in test_rows} & train_docs
 
 
-def test_corrupt_file_names_file_checksums_and_fix(tmp_path, monkeypatch):
-    fake = tmp_path / "data"
-    shutil.copytree(data.data_dir(), fake, ignore=shutil.ignore_patterns("cache", "results"))
-    target = fake / "tasks" / "sentiment" / "validation.jsonl.xz"
-    blob = bytearray(target.read_bytes())
-    blob[100] ^= 0xFF
-    target.write_bytes(bytes(blob))
-    monkeypatch.setattr(data, "data_dir", lambda: fake)
-    data.manifest.cache_clear()
-    try:
-        with pytest.raises(data.DataError) as info:
-            data.load_task("sentiment", "validation")
-        message = str(info.value)
-        assert "tasks/sentiment/validation.jsonl.xz is corrupt" in message
-        assert data.sha256(target) in message and data.manifest()[
-            "tasks/sentiment/validation.jsonl.xz"] in message
-        assert "data/build.py" in message
-        target.unlink()
-        with pytest.raises(data.DataError, match="is missing"):
-            data.load_task("sentiment", "validation")
-    finally:
-        data.manifest.cache_clear()
+def test_every_committed_data_file_matches_the_manifest():
+    data.verify_inputs(vocab_sizes=(4000, 8000))
+    for split in data.SPLITS:
+        data.verified(f"corpus/{split}.jsonl.xz")
+
+
+def test_corrupt_file_names_file_checksums_and_fix(data_copy, flip_byte):
+    target = data_copy("tasks/sentiment/validation.jsonl.xz")
+    flip_byte(target)
+    with pytest.raises(data.DataError) as info:
+        data.load_task("sentiment", "validation")
+    message = str(info.value)
+    assert "tasks/sentiment/validation.jsonl.xz is corrupt" in message
+    assert data.sha256(target) in message
+    assert data.manifest()["tasks/sentiment/validation.jsonl.xz"] in message
+    assert "data/build.py" in message
+    with pytest.raises(data.DataError, match="validation.jsonl.xz is corrupt"):
+        data.verify_inputs()
+    target.unlink()
+    with pytest.raises(data.DataError, match="is missing"):
+        data.load_task("sentiment", "validation")
 
 
 def test_sentence_splitter_keeps_quotes_and_abbreviations():
@@ -96,17 +86,78 @@ def test_instances_layout(validation, tokenizer, objective):
     assert (inst.lengths <= 64).all()
     ends = inst.input_ids[np.arange(len(inst)), inst.lengths - 1]
     assert (ends == tokenizer.sep_id).all()
+    # every objective lays out [CLS] A [SEP] B [SEP], B as token type 1
+    assert ((inst.input_ids == tokenizer.sep_id).sum(1) == 2).all()
+    first_sep = (inst.input_ids == tokenizer.sep_id).argmax(1)
+    assert (inst.token_type_ids[np.arange(len(inst)), first_sep + 1] == 1).all()
+    assert (inst.token_type_ids[np.arange(len(inst)), first_sep] == 0).all()
     if objective == "none":
-        assert (inst.sentence_labels == -1).all() and (inst.token_type_ids == 0).all()
+        assert (inst.sentence_labels == -1).all()
     else:
         share = inst.sentence_labels.mean()
         # NSP: a one-sentence chunk always takes a random B (the official rule), so
         # slightly more than half the pairs are negatives at short lengths.
         low, high = (0.45, 0.55) if objective == "sop" else (0.5, 0.65)
         assert low < share < high, share
-        assert ((inst.input_ids == tokenizer.sep_id).sum(1) == 2).all()
     again = create_instances(validation, tokenizer, objective, 64, seed=3)
     assert np.array_equal(inst.input_ids, again.input_ids)  # deterministic given the seed
+
+
+class _Text:
+    """Find token runs in a tokenized split (one bytes search per run)."""
+
+    def __init__(self, corpus):
+        self.stream = corpus.tokens.astype(np.int32).tobytes()
+        self.document_ends = corpus.sentence_starts[corpus.document_starts][1:]
+
+    def find(self, run: np.ndarray, start: int) -> int:
+        key = run.astype(np.int32).tobytes()
+        at = self.stream.find(key, 4 * start)
+        while at >= 0 and at % 4:  # only whole tokens
+            at = self.stream.find(key, at + 1)
+        return -1 if at < 0 else at // 4
+
+    def in_order(self, a: np.ndarray, b: np.ndarray) -> bool:
+        """Whether some occurrence of A is followed by B later in the same document
+        (truncation may have cut the end of A or the start of B between them)."""
+        i = self.find(a, 0)
+        while i >= 0:
+            end = self.document_ends[np.searchsorted(self.document_ends, i, "right")]
+            j = self.find(b, i + len(a))
+            if 0 <= j and j + len(b) <= end:
+                return True
+            i = self.find(a, i + 1)
+        return False
+
+
+def test_no_sentence_loss_pairs_are_in_order_and_sop_swaps_are_not(validation, tokenizer):
+    """objective 'none': A then B as in the text, label -1; SOP's label-1 pairs are
+    the reverse (which the same check sees: it can fail)."""
+    text = _Text(validation)
+
+    def segments(inst, k):
+        ids = inst.input_ids[k, :inst.lengths[k]]
+        cut = int(np.flatnonzero(ids == tokenizer.sep_id)[0])
+        return ids[1:cut], ids[cut + 1:-1]
+
+    none = create_instances(validation, tokenizer, "none", 64, seed=5)
+    assert (none.sentence_labels == -1).all()
+    assert all(text.in_order(*segments(none, k)) for k in range(200))
+    sop = create_instances(validation, tokenizer, "sop", 64, seed=5)
+    swapped = np.flatnonzero(sop.sentence_labels == 1)[:100]
+    kept = np.flatnonzero(sop.sentence_labels == 0)[:100]
+    assert all(text.in_order(*segments(sop, k)) for k in kept)
+    assert np.mean([text.in_order(*segments(sop, k)) for k in swapped]) < 0.2
+
+
+def test_corrupt_corpus_stops_tokenizing_even_with_its_cache(data_copy, flip_byte, tokenizer):
+    from albert_rerun.data.corpus import _cache_key
+    tokenize_split("validation", tokenizer)  # the cache exists (linked, or built here)
+    key = _cache_key("validation", tokenizer)
+    assert (data.data_dir() / "cache" / f"tokens-validation-{key}.npz").is_file()
+    flip_byte(data_copy("corpus/validation.jsonl.xz"))
+    with pytest.raises(data.DataError, match="corpus/validation.jsonl.xz is corrupt"):
+        tokenize_split("validation", tokenizer)
 
 
 def test_short_sequences_at_the_official_rate(validation, tokenizer):
@@ -176,17 +227,16 @@ def test_prediction_cap(validation, tokenizer):
 
 def test_ngram_draw_is_numpys_choice_draw_for_draw(validation, tokenizer, monkeypatch):
     """The fast n-gram draw gives the batches rng.choice gave, so stored runs stay valid."""
-    import albert_rerun.pretraining_data as pipeline
     arrays = tokenizer_arrays(tokenizer)
     inst = create_instances(validation, tokenizer, "sop", 128, seed=3)
     rows = np.arange(min(400, len(inst)))
     config = MaskingConfig(max_predictions=19)
-    fast = pipeline.mask_batch(inst, rows, arrays, config, np.random.default_rng(11))
+    fast = masking.mask_batch(inst, rows, arrays, config, np.random.default_rng(11))
 
     def numpy_choice(rng, cdfs, available):
         p = NGRAM_PROBABILITIES[:available] / NGRAM_PROBABILITIES[:available].sum()
         return int(rng.choice(available, p=p)) + 1
-    monkeypatch.setattr(pipeline, "draw_ngram", numpy_choice)
-    reference = pipeline.mask_batch(inst, rows, arrays, config, np.random.default_rng(11))
+    monkeypatch.setattr(masking, "draw_ngram", numpy_choice)
+    reference = masking.mask_batch(inst, rows, arrays, config, np.random.default_rng(11))
     assert np.array_equal(fast[0], reference[0]) and np.array_equal(fast[1], reference[1])
     assert (fast[1] != -100).sum() > 1000  # a real test: many masked positions compared

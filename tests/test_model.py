@@ -1,6 +1,9 @@
+import pytest
 import torch
 
 from albert_rerun import AlbertForPreTraining, AlbertForSequenceClassification, ModelConfig
+
+pytestmark = pytest.mark.usefixtures("single_thread")
 
 
 def _batch(config, B=3, T=11, seed=0):
@@ -33,6 +36,25 @@ def test_masked_only_logits_equal_full_logits(tiny_config):
     full = model(ids, types, mask, mlm_labels=labels, full_logits=True)
     torch.testing.assert_close(fast.mlm_loss, full.mlm_loss)
     torch.testing.assert_close(fast.mlm_logits, full.mlm_logits[labels != -100])
+
+
+def test_static_layout_gives_the_loss_of_the_masked_positions(tiny_config):
+    """mlm_positions (B, P) with -100 in padding slots (the training engine's layout):
+    the same loss and logits as labels over (B, T)."""
+    model = AlbertForPreTraining(tiny_config).eval()
+    ids, types, mask, labels = _batch(tiny_config)
+    P = 3
+    positions = torch.zeros(len(ids), P, dtype=torch.long)
+    slot_labels = torch.full((len(ids), P), -100)
+    for row in range(len(ids)):
+        where = (labels[row] != -100).nonzero()[:, 0]
+        positions[row, :len(where)] = where
+        slot_labels[row, :len(where)] = labels[row, where]
+    static = model(ids, types, mask, mlm_labels=slot_labels, mlm_positions=positions)
+    dynamic = model(ids, types, mask, mlm_labels=labels)
+    assert static.mlm_logits.shape == (len(ids), P, tiny_config.vocab_size)
+    torch.testing.assert_close(static.mlm_loss, dynamic.mlm_loss)
+    torch.testing.assert_close(static.mlm_logits[slot_labels != -100], dynamic.mlm_logits)
 
 
 def test_all_shared_layers_apply_the_same_block(tiny_config):

@@ -2,7 +2,7 @@ import pytest
 import torch
 
 from albert_rerun import AlbertForPreTraining, ModelConfig, preset
-from albert_rerun.params import closed_form, encoder_total, layer_parameters, module_counts
+from albert_rerun.model.params import closed_form, encoder_total, layer_parameters, module_counts
 
 
 def _build_on_meta(config):

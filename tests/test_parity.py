@@ -9,9 +9,10 @@ import torch
 transformers = pytest.importorskip("transformers")
 
 from albert_rerun import AlbertForPreTraining, ModelConfig  # noqa: E402
-from albert_rerun.convert import from_hf_albert, from_hf_bert  # noqa: E402
+from albert_rerun.model.convert import from_hf_albert, from_hf_bert  # noqa: E402
 
 ATOL = RTOL = 2e-5
+pytestmark = pytest.mark.usefixtures("single_thread")
 
 
 def _hf_albert_config(c: ModelConfig):

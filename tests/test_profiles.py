@@ -1,6 +1,20 @@
-import pytest
+"""What smoke, cpu and gpu mean: sizes, the recipe the cpu profile adopted, and every
+model the cpu and gpu profiles would train (they are not trained in CI)."""
+import json
 
-from albert_rerun.profiles import PROFILES, pretraining_config
+import pytest
+import torch
+
+from albert_rerun import AlbertForPreTraining, ModelConfig
+from albert_rerun.claims import conditions as C
+from albert_rerun.claims.driver import planned_controls, planned_runs
+from albert_rerun.engine.pretrain import make_optimizer
+from albert_rerun.engine.store import config_hash
+from albert_rerun.paths import repo_root
+from albert_rerun.profiles import (PROFILES, eval_config, finetune_config, finetune_rates,
+                                   pretraining_config)
+
+pytestmark = pytest.mark.usefixtures("single_thread")
 
 
 @pytest.mark.parametrize("profile", list(PROFILES))
@@ -21,6 +35,16 @@ def test_profile_sizes_grow():
     assert sizes == sorted(sizes) and len(set(sizes)) == 3
 
 
+def test_the_gpu_profile_trains_models_a_cpu_cannot():
+    """Issue 12: H >= 256, T = 128, batch >= 128; Figure 1's 24 layers for transitions."""
+    config = pretraining_config("gpu")
+    assert config.model.hidden_size >= 256 and config.max_seq_length == 128
+    assert config.batch_size >= 128
+    transitions = C.transitions("gpu")
+    assert {c.model.num_hidden_layers for c in transitions.values()} == {24}
+    assert {c.model.num_hidden_layers for c in C.transitions("cpu").values()} == {12}
+
+
 def test_overrides_and_bad_values():
     config = pretraining_config("cpu", objective="nsp", seed=3,
                                 model_changes={"sharing": "ffn"})
@@ -31,3 +55,81 @@ def test_overrides_and_bad_values():
         pretraining_config("cpu", "roberta")
     with pytest.raises(ValueError, match="sharing"):
         pretraining_config("cpu", model_changes={"sharing": "half"})
+
+
+@pytest.mark.parametrize("profile", list(PROFILES))
+def test_evaluation_scores_the_profiles_sequences(profile):
+    evaluation, config = eval_config(profile), pretraining_config(profile)
+    assert (evaluation.max_seq_length, evaluation.max_predictions) == (
+        config.max_seq_length, config.max_predictions)
+    small = profile == "smoke"
+    assert (evaluation.task_examples > 0) == small and (evaluation.mlm_sequences < 1000) == small
+    tuning = finetune_config(profile)  # fine-tuning: its own evaluation, its own key
+    assert tuning.protocol.max_seq_length <= config.max_seq_length
+    assert tuning.key != evaluation.key
+    assert (tuning.protocol.max_train_examples == 0) == (not small)  # the whole split
+
+
+def test_finetune_rates_default_until_the_pilot_is_stored(results):
+    from albert_rerun.profiles import DEFAULT_FINETUNE_RATES
+    assert finetune_rates("cpu") == DEFAULT_FINETUNE_RATES
+    before = finetune_config("cpu").key
+    choice = results / "cpu" / "choices" / "finetune-rates.json"
+    choice.parent.mkdir(parents=True)
+    choice.write_text(json.dumps({"chosen": {"pretrained": 1e-3, "untrained": 3e-3}}))
+    assert finetune_rates("cpu") == {"pretrained": 1e-3, "untrained": 3e-3}
+    assert finetune_config("cpu").protocol.learning_rate == 1e-3
+    assert finetune_config("cpu").key != before  # a new pick is a new evaluation
+    assert finetune_rates("smoke") == DEFAULT_FINETUNE_RATES  # smoke never picks
+
+
+def _grid_run(shape, optimizer, learning_rate, seed=0):
+    """The stored recipe-grid run (engine v1) of a shape and optimizer, at ``seed``."""
+    H, L, B, T = shape
+    for path in sorted((repo_root() / "data" / "results" / "recipe-grid").glob("*/*.json")):
+        result = json.loads(path.read_text())
+        c = result.get("config")
+        if c and (c["model"]["hidden_size"], c["model"]["num_hidden_layers"], c["batch_size"],
+                  c["max_seq_length"], c["optimizer"], c["learning_rate"], c["seed"]) == (
+                H, L, B, T, optimizer, learning_rate, seed):
+            return c
+    raise LookupError(f"no stored grid run H{H}-L{L}-B{B}-T{T}-{optimizer}-{learning_rate:g}")
+
+
+def test_cpu_profile_is_the_grids_chosen_shape():
+    """The cpu profile trains the recipe grid's H64-L4-B16-T64 LAMB 5e-3 candidate on its
+    schedule: the same model, optimizer and schedule fields (evaluation sizes and the
+    curve's spacing may differ)."""
+    stored = _grid_run((64, 4, 16, 64), "lamb", 5e-3)
+    profile = pretraining_config("cpu")
+    assert ModelConfig.from_dict(stored["model"]) == profile.model
+    for field in ("objective", "max_seq_length", "batch_size", "max_predictions", "optimizer",
+                  "learning_rate", "warmup_steps", "max_steps", "weight_decay",
+                  "train_documents"):
+        assert getattr(profile, field) == stored[field], field
+    assert (profile.model.embedding_size, profile.model.num_attention_heads) == (32, 2)
+
+
+@pytest.mark.parametrize("profile", ["cpu", "gpu"])
+def test_every_planned_model_takes_a_training_step(profile):
+    """Each distinct model the profile would train (24 layers for the gpu transitions,
+    the wide models of the wall-clock claim and its sweep, the controls) builds and
+    takes one finite step."""
+    runs = planned_runs(profile, [0], C.CLAIMS, wide_learning_rate=5e-3)
+    runs += list(C.wide_sweep(profile).values()) + planned_controls(runs)
+    models = {}
+    for config in runs:
+        models.setdefault(config_hash(config.model.to_dict()), config)
+    assert len(models) >= 12
+    torch.manual_seed(0)
+    for config in models.values():
+        model = AlbertForPreTraining(config.model)
+        ids = torch.randint(5, config.vocab_size, (2, 12))
+        positions = torch.tensor([[3, 5], [1, 0]])
+        labels = torch.stack([ids[0, [3, 5]], torch.tensor([ids[1, 1], -100])])
+        out = model(ids, torch.zeros_like(ids), torch.ones_like(ids), mlm_labels=labels,
+                    mlm_positions=positions, sentence_labels=torch.tensor([0, 1]))
+        out.loss.backward()
+        assert torch.isfinite(out.loss), config.model
+        make_optimizer(model, config).step()
+        assert all(torch.isfinite(p).all() for p in model.parameters()), config.model

@@ -27,7 +27,7 @@ PROFILES = {
     "cpu": Profile("cpu", "the published book: the sizes a 2-core CPU affords", 5,
                    "a few minutes on 2 CPU cores from the committed results; training and "
                    "evaluating its runs there takes about 6 hours"),
-    "gpu": Profile("gpu", "models a CPU cannot train, sized for 15 minutes of one H200", 5,
+    "gpu": Profile("gpu", "models a CPU cannot train, sized for 15 minutes of one H200", 3,
                    "about 10 minutes of one H200 for its runs (predicted, not yet run)"),
 }
 
@@ -41,10 +41,13 @@ class Settings:
     device: str
 
 
-def notebook_setup(profile: str, seeds=None, device: str = "auto") -> Settings:
+def notebook_setup(profile: str, seeds=None, device: str = "auto",
+                   allow_cpu: bool = False) -> Settings:
     """Validate papermill parameters; raise ValueError naming the parameter.
 
-    ``seeds=None`` means the profile's default number of seeds.
+    ``seeds=None`` means the profile's default number of seeds. The gpu profile without
+    a CUDA device stops with the predicted training time of its runs on this CPU, unless
+    ``allow_cpu``.
     """
     if not isinstance(profile, str) or profile not in PROFILES:
         raise ValueError(f"parameter 'profile' must be one of {tuple(PROFILES)}, "
@@ -62,7 +65,26 @@ def notebook_setup(profile: str, seeds=None, device: str = "auto") -> Settings:
                              "available; use 'auto' or 'cpu'")
     chosen = PROFILES[profile]
     count = seeds or chosen.default_seeds
+    if profile == "gpu" and not allow_cpu:
+        import torch
+        if device == "cpu" or not torch.cuda.is_available():
+            raise ValueError(f"profile 'gpu' without a CUDA device: {_cpu_prediction(count)}; "
+                             f"pass allow_cpu=True to train it here anyway")
     return Settings(chosen, tuple(range(count)), device)
+
+
+def _cpu_prediction(seeds: int) -> str:
+    """The gpu profile's predicted training time on this CPU, in words."""
+    from .claims.driver import planned_pretraining, predicted_seconds
+    from .engine.bench import stored_flop_rate
+    configs = [c for stage in planned_pretraining("gpu", seeds).values() for c in stage]
+    try:
+        hours = predicted_seconds(configs, "cpu") / 3600
+    except FileNotFoundError as error:
+        return f"its {len(configs)} runs would train for many hours here ({error})"
+    rate = stored_flop_rate("cpu") / 1e9
+    return (f"its {len(configs)} runs would train for about {hours:,.0f} hours here "
+            f"(predicted at {rate:,.1f} GFLOP/s, the stored cpu runs' training rate)")
 
 
 # -- pretraining and evaluation sizes per profile -----------------------------------------
@@ -86,10 +108,14 @@ class Sizes:
     distinct_epochs: int  # 0: every epoch's pairs built anew
 
 
+# The gpu profile's learning rate and warm-up come from a search on the GPU
+# (claims.gpu_search) stored under this name in results_dir("gpu")/choices/.
+GPU_SEARCH_CHOICE = "gpu-learning-rate"
+
 SIZES = {
     "smoke": Sizes(32, 2, 2, 16, 32, 8, 20, 60, 5e-3, 0),
     "cpu": Sizes(64, 4, 2, 32, 64, 16, 5400, 0, 5e-3, 0),
-    "gpu": Sizes(256, 12, 4, 128, 128, 128, 6000, 0, 5e-3, 4),
+    "gpu": Sizes(256, 12, 4, 128, 128, 128, 2000, 0, 5e-3, 4),
 }
 
 
@@ -116,9 +142,14 @@ def pretraining_config(profile: str, style: str = "albert", **changes):
                         initializer_range=0.05, position_init="sinusoidal")
     if model_changes:
         model = model.replace(**model_changes)
+    learning_rate, warmup = s.learning_rate, max(2, s.steps // 20)
+    searched = gpu_search_choice() if profile == "gpu" else None
+    if searched:
+        learning_rate = searched["learning_rate"]
+        warmup = max(2, round(searched["warmup_share"] * s.steps))
     values = dict(model=model, objective="sop", max_seq_length=s.seq, batch_size=s.batch,
                   max_predictions=max(5, round(0.15 * s.seq)), optimizer="lamb",
-                  learning_rate=s.learning_rate, warmup_steps=max(2, s.steps // 20),
+                  learning_rate=learning_rate, warmup_steps=warmup,
                   max_steps=s.steps, curve_every=max(1, s.steps // 8),
                   curve_examples=min(256, 16 * s.batch), train_documents=s.documents,
                   distinct_epochs=s.distinct_epochs)
@@ -126,25 +157,45 @@ def pretraining_config(profile: str, style: str = "albert", **changes):
     return PretrainConfig(**values)
 
 
+def gpu_search_choice():
+    """The gpu profile's stored learning-rate pick ({"learning_rate", "warmup_share",
+    ...}), or None before the search (claims.gpu_search) has run."""
+    import json
+
+    from .engine.store import results_dir
+    path = results_dir("gpu") / "choices" / f"{GPU_SEARCH_CHOICE}.json"
+    return json.loads(path.read_text()) if path.is_file() else None
+
+
 def eval_config(profile: str):
     """How every model of a profile is evaluated (one EvalConfig: one evaluation hash)."""
     from .engine.evaluate import EvalConfig
-    from .engine.finetune import FinetuneProtocol
 
     s = SIZES[profile]
+    small = profile == "smoke"
+    return EvalConfig(max_seq_length=s.seq, max_predictions=max(5, round(0.15 * s.seq)),
+                      mlm_sequences=64 if small else 4096,
+                      pair_examples=64 if small else 1024,
+                      probe_pairs=128 if small else 1024,
+                      transition_sequences=16 if small else 64,
+                      train_mlm_sequences=64 if small else 512,
+                      task_examples=200 if small else 0, finetune=None)
+
+
+def finetune_config(profile: str):
+    """How a profile fine-tunes (FinetuneEval): sentiment, the whole training split (a
+    sample at smoke), at the pilot's learning rates."""
+    from .engine.evaluate import FinetuneEval
+    from .engine.finetune import FinetuneProtocol
+
     small = profile == "smoke"
     rates = finetune_rates(profile)
     protocol = FinetuneProtocol(learning_rate=rates["pretrained"],
                                 untrained_learning_rate=rates["untrained"],
-                                epochs=1 if small else 3, max_seq_length=min(128, s.seq),
+                                epochs=1 if small else 3,
+                                max_seq_length=min(128, SIZES[profile].seq),
                                 max_train_examples=200 if small else 0)
-    return EvalConfig(max_seq_length=s.seq, max_predictions=max(5, round(0.15 * s.seq)),
-                      mlm_sequences=64 if small else 4096,
-                      pair_examples=64 if small else 1024,
-                      probe_pairs=128 if small else 2048,
-                      transition_sequences=16 if small else 64,
-                      train_mlm_sequences=64 if small else 512,
-                      task_examples=200 if small else 0, finetune=protocol)
+    return FinetuneEval(protocol=protocol, task_examples=200 if small else 0)
 
 
 # Fine-tuning learning rates: picked on validation from FINETUNE_GRID by the driver's

@@ -2,6 +2,8 @@
 
 ``python -m albert_rerun.book --profile cpu`` is what ``make book`` runs;
 ``--notebooks-only`` refreshes the committed smoke-profile outputs that nbval checks.
+The executed chapters fold their code (``fold_code``); the methods page gets the
+build's environment and timings and a CSV of every published run.
 """
 from __future__ import annotations
 
@@ -44,11 +46,34 @@ def execute(source: Path, output: Path, parameters: dict | None, cwd: Path) -> f
     return time.perf_counter() - start
 
 
+# Cell tags that already say how a cell shows; fold_code leaves such cells alone.
+VISIBILITY_TAGS = {"remove-cell", "remove-input", "remove-output", "hide-cell",
+                   "hide-input", "hide-output"}
+PAPERMILL_TAGS = {"parameters", "injected-parameters"}
+
+
+def fold_code(notebook_path: Path) -> None:
+    """Tag an executed chapter for reading: papermill's parameter cells ``remove-cell``,
+    every other code cell ``hide-input`` (its code folded, its output shown), unless
+    the author tagged it already."""
+    import nbformat
+    notebook = nbformat.read(notebook_path, as_version=4)
+    for cell in notebook.cells:
+        if cell.cell_type != "code":
+            continue
+        tags = cell.metadata.setdefault("tags", [])
+        if PAPERMILL_TAGS & set(tags):
+            tags.append("remove-cell")
+        elif not VISIBILITY_TAGS & set(tags):
+            tags.append("hide-input")
+    nbformat.write(notebook, notebook_path)
+
+
 def write_environment_page(root: Path, profile: str, timings: dict) -> Path:
     """The methods page's record of what built this copy of the book."""
     info = record()
-    lines = [f"| profile | `{profile}`: {PROFILES[profile].description} |",
-             "|---|---|",
+    lines = ["| | |", "|---|---|",
+             f"| profile | `{profile}`: {PROFILES[profile].description} |",
              f"| git commit | `{info['git_commit']}` |",
              f"| built (UTC) | {info['utc_time']} |"]
     lines += [f"| {key} | {value} |" for key, value in info["machine"].items()]
@@ -61,6 +86,26 @@ def write_environment_page(root: Path, profile: str, timings: dict) -> Path:
                     + "\n".join(rows) + "\n")
     (page.parent / "environment.json").write_text(json.dumps(
         {**info, "profile": profile, "timings_s": timings}, indent=1))
+    return page
+
+
+def write_runs_page(root: Path, profile: str) -> Path:
+    """``book/_generated/runs-<profile>.csv``, every published run's config and metrics,
+    and the methods page's paragraph that links it."""
+    from .provenance import write_runs_csv
+    generated = root / "book" / "_generated"
+    name = f"runs-{profile}.csv"
+    runs = write_runs_csv(profile, generated / name)
+    evaluations = int(runs["eval_hash"].notna().sum()) if "eval_hash" in runs else 0
+    page = generated / "runs.md"
+    page.write_text(
+        f"{{download}}`{name} <_generated/{name}>` holds the {len(runs)} rows of this "
+        f"build's store (`data/results/{profile}/`): one per pretraining run and "
+        f"evaluation of it ({evaluations} evaluated), {runs.shape[1]} columns: the run's "
+        "hash, its config (`config.*`), its training figures (`pretrain.*`), the machine "
+        "and commit that trained it, and the evaluation's scalar metrics (`eval.*`; "
+        "`eval_current` marks the evaluation this book reads). Learning curves and "
+        "per-item records stay in the JSON files.\n")
     return page
 
 
@@ -111,6 +156,7 @@ def execute_chapters(root: Path, profile: str) -> dict:
         print(f"executing {source.name} at profile {profile!r}", flush=True)
         timings[source.stem] = round(execute(source, target, {"profile": profile},
                                              root / "notebooks"), 1)
+        fold_code(target)
     return timings
 
 
@@ -157,6 +203,7 @@ def main(argv=None) -> int:
     train_all(args.profile, fresh=args.fresh)
     timings = execute_chapters(root, args.profile)
     write_environment_page(root, args.profile, timings)
+    write_runs_page(root, args.profile)
     if not args.no_html:
         build_html(root)
         print(f"book built: {root / '_build' / 'html' / 'index.html'}")

@@ -62,17 +62,27 @@ def margins(levels: dict) -> dict:
 
 # -- the runs ----------------------------------------------------------------------------
 
-def _control_metrics(store, config, eval_config) -> dict:
+CONTROL_METRICS = ("sentiment_accuracy", "sentiment_correct", "sentiment_probe_accuracy",
+                   "sentiment_probe_correct", "genre_probe_accuracy", "genre_probe_correct",
+                   CE, "transition_l2", "transition_angle", "sop_accuracy_probe",
+                   "nsp_accuracy_probe")
+
+
+def _evaluations(store, key: str, configs) -> dict:
+    """The metrics of every stored evaluation of run ``key`` under ``configs``."""
+    from ..engine.store import stored_eval
+    out = {}
+    for config in configs:
+        stored = stored_eval(store, key, config)
+        out.update(stored["metrics"] if stored else {})
+    return out
+
+
+def _control_metrics(store, config, configs) -> dict:
     from ..engine.config import untrained
-    from ..engine.store import config_hash, stored_eval
-    control = stored_eval(store, config_hash(untrained(config).to_dict()), eval_config)
-    if control is None:
-        return {}
-    return {f"control_{k}": v for k, v in control["metrics"].items()
-            if k in ("sentiment_accuracy", "sentiment_correct", "sentiment_probe_accuracy",
-                     "sentiment_probe_correct", "genre_probe_accuracy", "genre_probe_correct",
-                     CE, "transition_l2", "transition_angle", "sop_accuracy_probe",
-                     "nsp_accuracy_probe")}
+    from ..engine.store import config_hash
+    control = _evaluations(store, config_hash(untrained(config).to_dict()), configs)
+    return {f"control_{k}": v for k, v in control.items() if k in CONTROL_METRICS}
 
 
 def load_runs(profile: str, conditions: dict, seeds, device: str = "auto",
@@ -82,8 +92,9 @@ def load_runs(profile: str, conditions: dict, seeds, device: str = "auto",
     evaluated here when ``train_missing`` (one after another), else MissingRuns names
     every one of them."""
     from ..engine.store import config_hash, results_dir, stored_eval, stored_pretrain
-    from ..profiles import eval_config
+    from ..profiles import eval_config, finetune_config
     store, evaluation = results_dir(profile), eval_config(profile)
+    both = (evaluation, finetune_config(profile))
     seeded = [(name, seed, C.seeded(config, seed)) for name, config in conditions.items()
               for seed in seeds]
     missing = [(name, seed, config) for name, seed, config in seeded
@@ -100,13 +111,18 @@ def load_runs(profile: str, conditions: dict, seeds, device: str = "auto",
     rows = []
     for name, seed, config in seeded:
         run = stored_pretrain(store, config)
-        evaluated = stored_eval(store, run["hash"], evaluation)
         rows.append({"condition": name, "seed": seed, "hash": run["hash"],
                      **run["metrics"], "curve": run["curve"], "machine": _machine(run),
                      "commit": run["provenance"]["git_commit"],
-                     "wall_seconds": run["wall_seconds"], **evaluated["metrics"],
-                     **(_control_metrics(store, config, evaluation) if controls else {})})
-    return pd.DataFrame(rows)
+                     "wall_seconds": run["wall_seconds"],
+                     **_evaluations(store, run["hash"], both),
+                     **(_control_metrics(store, config, both) if controls else {})})
+    frame = pd.DataFrame(rows)
+    for column in ("sentiment_accuracy", "sentiment_correct", "control_sentiment_accuracy",
+                   "control_sentiment_correct"):  # fine-tuned only where the driver did
+        if column not in frame:
+            frame[column] = np.nan
+    return frame
 
 
 def _machine(run: dict) -> str:
@@ -115,19 +131,20 @@ def _machine(run: dict) -> str:
 
 
 def _train_and_evaluate(profile: str, configs: list, device: str, controls: bool) -> None:
-    from ..engine.config import untrained
+    """Train and evaluate missing runs and their controls in this process (a notebook at
+    a small profile); fine-tuning is downstream_gate's."""
     from ..engine.evaluate import evaluate_stored
     from ..engine.pretrain import resolve_device, run
     from ..engine.store import results_dir
     from ..profiles import eval_config
+    from .driver import CONTROL_SEEDS
     store, evaluation = results_dir(profile), eval_config(profile)
     target = resolve_device(device)
     todo = list(configs)
     if controls:
-        todo += C.controls([c for c in configs if c.seed < 3])
+        todo += C.controls([c for c in configs if c.seed < CONTROL_SEEDS])
     for config in todo:
-        result = run(config, store, device, quiet=True)
-        evaluate_stored(store, result, evaluation, target)
+        evaluate_stored(store, run(config, store, device, quiet=True), evaluation, target)
 
 
 def pair_of(frame: pd.DataFrame, metric: str, a, b):
@@ -233,16 +250,18 @@ def interval_text(estimate, low, high, unit="") -> str:
     return f"{estimate:+.{digits}f} [{low:+.{digits}f}, {high:+.{digits}f}]"
 
 
-def _levels(profile: str) -> dict:
+def levels(profile: str) -> dict:
+    """The rungs and reads-context line of the profile's common held-out MLM set."""
     from ..profiles import eval_config
     from .baselines import reference_levels
     return reference_levels(eval_config(profile))
 
 
-def asymmetry(profile: str, seeds=None, device="auto", train_missing=False) -> Chapter:
+def asymmetry(profile: str, seeds=None, device="auto", train_missing=False,
+              present: bool = True) -> Chapter:
     """Claim 3: Table 4's eight cells and grouped sharing."""
     seeds = seeds or C.default_seeds(profile)
-    m = margins(_levels(profile))
+    m = margins(levels(profile))
     cells, groups = C.asymmetry(profile), C.grouped(profile)
     runs = load_runs(profile, cells, seeds, device, train_missing)
     grouped = load_runs(profile, {f"G={g}": c for g, c in groups.items()}, seeds, device,
@@ -250,19 +269,43 @@ def asymmetry(profile: str, seeds=None, device="auto", train_missing=False) -> C
     b = C.base(profile)
     small, H = b.model.embedding_size, b.model.hidden_size
     decisions = asymmetry_decisions(runs, grouped, small, H, sorted(groups), m)
-    return Chapter("asymmetry", pd.concat([runs, grouped]), decisions)
+    chapter = Chapter("asymmetry", runs, decisions, extra={"grouped": grouped})
+    table = metrics_table(runs, {"params (M)": pd.Series(
+        {k: round(parameter_count(c) / 1e6, 3) for k, c in cells.items()})})
+    table["paper params (M)"] = [paper.TABLE4_PARAMS[(128 if cells[k].model.embedding_size
+                                                      == small else 768, cells[k].model.sharing)]
+                                 for k in table.index]
+    table["paper Avg"] = [paper.TABLE4_AVG[(128 if cells[k].model.embedding_size == small
+                                            else 768, cells[k].model.sharing)]
+                          for k in table.index]
+    chapter.tables["cells"] = table
+    costs = {}
+    for e in (small, H):
+        for scheme in ("attention", "ffn", "all"):
+            d = ce_decision(runs, "", "", "", f"E={e}, {scheme}", f"E={e}, none", m["ce"], -1)
+            paper_e = 128 if e == small else 768
+            costs[(e, scheme)] = {"CE minus not shared (nats)": interval_text(
+                d.estimate, d.low, d.high, "nats"),
+                "paper Avg minus not shared": round(paper.TABLE4_AVG[(paper_e, scheme)]
+                                                    - paper.TABLE4_AVG[(paper_e, "none")], 1)}
+    chapter.tables["costs"] = pd.DataFrame(costs).T.rename_axis(["E", "shared"])
+    chapter.tables["grouped"] = metrics_table(grouped, {"params (M)": pd.Series(
+        {f"G={g}": round(parameter_count(c) / 1e6, 3) for g, c in groups.items()})})
+    chapter.texts.update(scale_gap=scale_gap(runs, b), scale_short=scale_short(runs, b),
+                         context=context_reading(pd.concat([runs, grouped]), profile))
+    return downstream(chapter, profile) if present else chapter
 
 
 def asymmetry_decisions(runs, grouped, small: int, H: int, groups, m: dict) -> list:
     def paper_gap(e, a, b):
         return f"{paper.TABLE4_AVG[(e, a)] - paper.TABLE4_AVG[(e, b)]:+.1f} Avg"
     out = []
-    for e, paper_e in ((small, 128), (H, 768)):
-        out.append(ce_decision(runs, f"asymmetry/attention-ffn/E={e}", "asymmetry",
+    for e, paper_e, name in ((small, 128, "small-E"), (H, 768, "E=H")):
+        out.append(ce_decision(runs, f"asymmetry/attention-ffn/{name}", "asymmetry",
                                f"attention-shared minus FFN-shared, E = {e}",
                                f"E={e}, attention", f"E={e}, ffn", m["ce"], -1,
                                paper_gap(paper_e, "attention", "ffn")))
-    out.append(ce_decision(runs, f"asymmetry/attention-none/E={small}", "asymmetry",
+    out.append(ce_decision(runs, "asymmetry/attention-none/small-E", "asymmetry",
                            f"attention-shared minus not shared, E = {small}",
                            f"E={small}, attention", f"E={small}, none", m["ce"], 0,
                            paper_gap(128, "attention", "none")))
@@ -274,19 +317,41 @@ def asymmetry_decisions(runs, grouped, small: int, H: int, groups, m: dict) -> l
 
 
 def sop_nsp(profile: str, seeds=None, device="auto", train_missing=False,
-            topic_seeds=None) -> Chapter:
+            present: bool = True, topic_seeds=None) -> Chapter:
     """Claim 4: Table 5 through the probes, and the topic-only baseline."""
     from ..profiles import eval_config
     from .baselines import topic_baseline
     seeds = seeds or C.default_seeds(profile)
-    m = margins(_levels(profile))
+    m = margins(levels(profile))
     runs = load_runs(profile, C.sop_nsp(profile), seeds, device, train_missing)
     evaluation = eval_config(profile)
     pairs = {"smoke": 400, "cpu": 8000, "gpu": 20000}[profile]
-    topic = pd.DataFrame([topic_baseline(task, evaluation, pairs, seed)
+    topic = pd.DataFrame([stored_baseline(profile, f"topic-{task}-{seed}", topic_baseline,
+                                          task, evaluation, pairs, seed)
                           for task in ("nsp", "sop") for seed in (topic_seeds or seeds)])
-    return Chapter("sop_nsp", runs, sop_nsp_decisions(runs, topic, m),
-                   extra={"topic": topic})
+    chapter = Chapter("sop_nsp", runs, sop_nsp_decisions(runs, topic, m),
+                      extra={"topic": topic})
+    table = metrics_table(runs, {
+        "SOP, own head %": summary(runs, "sop_accuracy_head", 100, 1),
+        "SOP, probe %": summary(runs, "sop_accuracy_probe", 100, 1),
+        "NSP, own head %": summary(runs, "nsp_accuracy_head", 100, 1),
+        "NSP, probe %": summary(runs, "nsp_accuracy_probe", 100, 1)})
+    table["paper MLM / NSP / SOP"] = [" / ".join(map(str, paper.TABLE5[k][:3]))
+                                      for k in table.index]
+    table.index.name = "trained with"
+    chapter.tables["objectives"] = table
+    topic_table = topic.groupby("task").agg(accuracy=("accuracy", "mean"),
+                                            majority=("majority", "first"),
+                                            train_pairs=("train_pairs", "first"),
+                                            test_pairs=("test_pairs", "first"))
+    topic_table[["accuracy", "majority"]] *= 100
+    chapter.tables["topic"] = topic_table.round(1)
+    chapter.texts.update(
+        scale_gap=scale_gap(runs, C.base(profile)), scale_short=scale_short(runs, C.base(profile)),
+        context=context_reading(runs, profile),
+        majority=(f"The held-out pairs are {100 * runs['sop_majority'].iloc[0]:.1f}% one label "
+                  f"(SOP) and {100 * runs['nsp_majority'].iloc[0]:.1f}% (NSP)."))
+    return downstream(chapter, profile) if present else chapter
 
 
 def sop_nsp_decisions(runs, topic, m: dict) -> list:
@@ -315,13 +380,24 @@ def sop_nsp_decisions(runs, topic, m: dict) -> list:
     return out
 
 
-def dropout(profile: str, seeds=None, device="auto", train_missing=False) -> Chapter:
+def dropout(profile: str, seeds=None, device="auto", train_missing=False,
+            present: bool = True) -> Chapter:
     """Claim 5: no dropout against dropout 0.1, and the no-overfitting premise."""
     seeds = seeds or C.default_seeds(profile)
-    m = margins(_levels(profile))
+    m = margins(levels(profile))
     runs = load_runs(profile, C.dropout(profile), seeds, device, train_missing)
     runs["overfitting gap"] = runs[CE] - runs["train_mlm_loss_at_mask"]
-    return Chapter("dropout", runs, dropout_decisions(runs, m))
+    chapter = Chapter("dropout", runs, dropout_decisions(runs, m))
+    chapter.tables["runs"] = metrics_table(runs, {
+        "training CE at [MASK]": summary(runs, "train_mlm_loss_at_mask"),
+        "gap (held-out minus training)": summary(runs, "overfitting gap")})
+    chapter.tables["runs"]["paper Avg (xxlarge)"] = [paper.TABLE8_AVG["without dropout"],
+                                                     paper.TABLE8_AVG["with dropout"]]
+    b = C.base(profile)
+    chapter.texts.update(scale_gap=scale_gap(runs, b), scale_short=scale_short(runs, b),
+                         context=context_reading(runs, profile),
+                         passes=passes_sentence(passes_over_data(runs, b)))
+    return downstream(chapter, profile) if present else chapter
 
 
 def dropout_decisions(runs, m: dict) -> list:
@@ -335,13 +411,14 @@ def dropout_decisions(runs, m: dict) -> list:
                         metric="overfitting gap")]
 
 
-def wall_clock(profile: str, seeds=None, device="auto", train_missing=False) -> Chapter:
+def wall_clock(profile: str, seeds=None, device="auto", train_missing=False,
+               present: bool = True) -> Chapter:
     """Claim 6 (b): the wide ALBERT-style model against the BERT-style one at equal
     training FLOPs."""
     from .driver import choices_path
     from ..engine.store import read_json
     seeds = seeds or C.default_seeds(profile)
-    m = margins(_levels(profile))
+    m = margins(levels(profile))
     choice = read_json(choices_path(profile, "wide-learning-rate"))
     if choice is None:
         if not train_missing:
@@ -351,10 +428,34 @@ def wall_clock(profile: str, seeds=None, device="auto", train_missing=False) -> 
         from .driver import wide_learning_rate
         choice = {"learning_rate": wide_learning_rate(profile, device)}
         choice = read_json(choices_path(profile, "wide-learning-rate"))
-    runs = load_runs(profile, C.wall_clock(profile, choice["learning_rate"]), seeds,
-                     device, train_missing)
-    return Chapter("wall_clock", runs, wall_clock_decisions(runs, m),
-                   extra={"choice": choice})
+    conditions = C.wall_clock(profile, choice["learning_rate"])
+    runs = load_runs(profile, conditions, seeds, device, train_missing)
+    chapter = Chapter("wall_clock", runs, wall_clock_decisions(runs, m),
+                      extra={"choice": choice, "conditions": conditions})
+    flops = {k: C.step_flops(c) * c.max_steps for k, c in conditions.items()}
+    chapter.tables["runs"] = metrics_table(runs, {
+        "params (M)": pd.Series({k: round(parameter_count(c) / 1e6, 3)
+                                 for k, c in conditions.items()}),
+        "H": pd.Series({k: c.model.hidden_size for k, c in conditions.items()}),
+        "steps": pd.Series({k: c.max_steps for k, c in conditions.items()}),
+        "training PFLOPs": pd.Series({k: round(v / 1e15, 3) for k, v in flops.items()}),
+        "seconds per step": summary(runs, "step_seconds", 1, 4),
+        "training seconds": summary(runs, "train_seconds", 1, 0)})
+    sweep = pd.DataFrame({"learning rate": [float(k) for k in choice["mlm_loss_at_mask"]],
+                          "CE at [MASK] (nats)": list(choice["mlm_loss_at_mask"].values())})
+    chapter.tables["sweep"] = sweep.set_index("learning rate").round(4)
+    wide, bert = "wide ALBERT-style, equal FLOPs", "BERT-style"
+    step = runs.groupby("condition")["step_seconds"].mean()
+    chapter.texts.update(
+        flops_ratio=f"{C.step_flops(conditions[wide]) / C.step_flops(conditions[bert]):.2f}",
+        time_ratio=f"{step[wide] / step[bert]:.2f}",
+        equal_steps=f"{conditions[wide].max_steps:,}", bert_steps=f"{conditions[bert].max_steps:,}",
+        learning_rate=f"{choice['learning_rate']:g}",
+        time_machines=", ".join(sorted(set(runs["machine"]))),
+        scale_gap=scale_gap(runs, conditions[bert]),
+        scale_short=scale_short(runs, conditions[bert]),
+        context=context_reading(runs, profile))
+    return downstream(chapter, profile) if present else chapter
 
 
 def wall_clock_decisions(runs, m: dict) -> list:
@@ -365,13 +466,36 @@ def wall_clock_decisions(runs, m: dict) -> list:
                         "wide ALBERT-style, equal FLOPs", "BERT-style", m["ce"], -1, gap)]
 
 
-def transitions(profile: str, seeds=None, device="auto", train_missing=False) -> Chapter:
+def transitions(profile: str, seeds=None, device="auto", train_missing=False,
+                present: bool = True) -> Chapter:
     """Claim 7: Figure 1's layer transitions, trained and at initialization."""
     seeds = seeds or C.default_seeds(profile)
-    m = margins(_levels(profile))
-    runs = load_runs(profile, C.transitions(profile), seeds, device, train_missing)
-    runs = add_roughness(runs)
-    return Chapter("transitions", runs, transitions_decisions(runs, m))
+    m = margins(levels(profile))
+    conditions = C.transitions(profile)
+    runs = add_roughness(load_runs(profile, conditions, seeds, device, train_missing))
+    chapter = Chapter("transitions", runs, transitions_decisions(runs, m))
+    rows = []
+    for state, prefix in (("trained", ""), ("random init", "control_")):
+        for name in conditions:
+            part = runs[runs["condition"] == name].dropna(subset=[f"{prefix}roughness_l2"]) \
+                if f"{prefix}roughness_l2" in runs else runs.iloc[:0]
+            if part.empty:
+                continue
+            rows.append({"model": name, "state": state, "seeds": len(part),
+                         "first step, L2": part[f"{prefix}transition_l2"].map(
+                             lambda v: v[0]).mean(),
+                         "first step, angle": part[f"{prefix}transition_angle"].map(
+                             lambda v: v[0]).mean(),
+                         "roughness, L2": part[f"{prefix}roughness_l2"].mean(),
+                         "roughness, angle": part[f"{prefix}roughness_angle"].mean(),
+                         "last angle": part[f"{prefix}transition_angle"].map(
+                             lambda v: v[-1]).mean()})
+    chapter.tables["roughness"] = pd.DataFrame(rows).set_index(["model", "state"]).round(3)
+    b = conditions["ALBERT-style"]
+    chapter.texts.update(layers=str(b.model.num_hidden_layers), steps=f"{b.max_steps:,}",
+                         scale_gap=scale_gap(runs, b), scale_short=scale_short(runs, b),
+                         context=context_reading(runs, profile))
+    return downstream(chapter, profile) if present else chapter
 
 
 def add_roughness(runs: pd.DataFrame) -> pd.DataFrame:
@@ -404,16 +528,29 @@ def transitions_decisions(runs, m: dict) -> list:
     return out
 
 
-def embedding_sweep(profile: str, seeds=None, device="auto", train_missing=False) -> Chapter:
+def embedding_sweep(profile: str, seeds=None, device="auto", train_missing=False,
+                    present: bool = True) -> Chapter:
     """Claim 8: Table 3's E sweep, not shared and all shared."""
     seeds = seeds or C.default_seeds(profile)
-    m = margins(_levels(profile))
+    m = margins(levels(profile))
     runs = load_runs(profile, C.embedding_sweep(profile), seeds, device, train_missing)
     b = C.base(profile)
     sizes = C.CLAIM_SIZES[profile].embedding_sizes
-    return Chapter("embedding_sweep", runs,
-                   embedding_decisions(runs, min(sizes), b.model.embedding_size,
-                                       b.model.hidden_size, m))
+    conditions = C.embedding_sweep(profile)
+    chapter = Chapter("embedding_sweep", runs,
+                      embedding_decisions(runs, min(sizes), b.model.embedding_size,
+                                          b.model.hidden_size, m))
+    table = metrics_table(runs, {"params (M)": pd.Series(
+        {k: round(parameter_count(c) / 1e6, 3) for k, c in conditions.items()})})
+    chapter.tables["sweep"] = table
+    chapter.tables["paper"] = pd.DataFrame(
+        [{"sharing": sh, "E": e, "params (M)": paper.TABLE3_PARAMS[(sh, e)],
+          "Avg": paper.TABLE3_AVG[(sh, e)]} for (sh, e) in paper.TABLE3_AVG]).set_index(
+        ["sharing", "E"])
+    chapter.texts.update(small=str(min(sizes)), mid=str(b.model.embedding_size),
+                         H=str(b.model.hidden_size), scale_gap=scale_gap(runs, b),
+                         scale_short=scale_short(runs, b), context=context_reading(runs, profile))
+    return downstream(chapter, profile) if present else chapter
 
 
 def embedding_decisions(runs, small: int, mid: int, H: int, m: dict) -> list:
@@ -428,27 +565,63 @@ def embedding_decisions(runs, small: int, mid: int, H: int, m: dict) -> list:
                         f"{p[('all', 128)] - p[('all', 768)]:+.1f} Avg (128 vs 768)")]
 
 
-def downstream_gate(profile: str, seeds=None, device="auto", train_missing=False) -> Chapter:
-    """Pretraining against its random-initialization control, downstream: the base run
-    fine-tuned on sentiment minus the same architecture fine-tuned from scratch. Where
-    this does not favour pretraining, no downstream comparison between pretraining
-    conditions is made."""
+def downstream_gate(profile: str, seeds=None, device="auto", train_missing=False,
+                    present: bool = True) -> Chapter:
+    """Pretraining against its random-initialization control, downstream, for the base
+    run: sentiment fine-tuned, and the sentiment probe of frozen features, each minus the
+    same architecture from random initialization. Where this does not favour pretraining,
+    no downstream comparison between pretraining conditions is made."""
+    from ..engine.evaluate import evaluate_stored
+    from ..engine.pretrain import resolve_device
+    from ..engine.store import results_dir, stored_eval, stored_pretrain
+    from ..profiles import finetune_config
+    from .driver import finetune_targets
     seeds = seeds or C.default_seeds(profile)
-    m = margins(_levels(profile))
+    m = margins(levels(profile))
+    store, tuning = results_dir(profile), finetune_config(profile)
+    untuned = [c for c in finetune_targets(profile, seeds)
+               if (run := stored_pretrain(store, c)) is None
+               or stored_eval(store, run["hash"], tuning) is None]
+    if untuned and not train_missing:
+        raise MissingRuns(f"{len(untuned)} fine-tuning evaluations missing at profile "
+                          f"{profile!r} (the base runs and their controls); run `python -m "
+                          f"albert_rerun.claims --profile {profile} --stages finetune`")
+    for config in untuned:
+        evaluate_stored(store, stored_pretrain(store, config) or _pretrained(profile, config),
+                        tuning, resolve_device(device))
     runs = load_runs(profile, {"base": C.base(profile)}, seeds, device, train_missing)
-    return Chapter("downstream", runs, [gate_decision(runs, m)])
+    return Chapter("downstream", runs, gate_decisions(runs, m))
 
 
-def gate_decision(runs, m: dict) -> Decision:
-    with_control = runs.dropna(subset=["control_sentiment_correct"])
-    frame = pd.concat([with_control.assign(condition="pretrained"),
-                       with_control.assign(condition="random init",
-                                           sentiment_correct=with_control[
-                                               "control_sentiment_correct"])])
-    return accuracy_decision(frame, "downstream/pretrained-random", "downstream",
-                             "sentiment, fine-tuned: pretrained minus random init",
-                             "pretrained", "random init", "sentiment_correct",
-                             m["downstream"], +1, "pretraining helps (implicit)")
+def _pretrained(profile: str, config) -> dict:
+    from ..engine.pretrain import run
+    from ..engine.store import results_dir
+    return run(config, results_dir(profile), quiet=True)
+
+
+def gate_decisions(runs, m: dict) -> list:
+    return [gain_decision(runs, "downstream/finetuned", "downstream",
+                          "sentiment fine-tuned: pretrained base minus random init",
+                          "sentiment_correct", m["downstream"]),
+            gain_decision(runs, "downstream/probe", "downstream",
+                          "sentiment probe: pretrained base minus random init",
+                          "sentiment_probe_correct", m["downstream"])]
+
+
+def passes_sentence(passes: float) -> str:
+    return (f"The runs made {passes:.2f} passes over the training tokens, so "
+            + ("no training sequence was seen twice: the regime the paper describes (a "
+               "model that has not begun to overfit) holds here by construction."
+               if passes < 1 else "some training sequences were seen more than once."))
+
+
+def passes_over_data(frame: pd.DataFrame, config) -> float:
+    """Tokens a run saw divided by the tokens of its training documents: below 1, no
+    training sequence was seen twice."""
+    from ..data.corpus import tokenize_split
+    from ..data.tokenizer import Tokenizer
+    corpus = tokenize_split("train", Tokenizer()).subset(config.train_documents)
+    return float(frame["tokens"].max()) / len(corpus.tokens)
 
 
 CHAPTERS = {"asymmetry": asymmetry, "sop_nsp": sop_nsp, "dropout": dropout,
@@ -457,12 +630,291 @@ CHAPTERS = {"asymmetry": asymmetry, "sop_nsp": sop_nsp, "dropout": dropout,
 
 
 def book_decisions(profile: str, seeds=None, device="auto", train_missing=False) -> list:
-    """Every decision of the book at ``profile``: the family the ledger adjusts."""
+    """Every decision of the book at ``profile``: the family the ledger adjusts (the
+    chapters' tables and downstream summaries are not built for it)."""
     out = []
     for make in CHAPTERS.values():
-        out += make(profile, seeds, device, train_missing).decisions
+        out += make(profile, seeds, device, train_missing, present=False).decisions
     return out
 
 
 def book_family(profile: str, seeds=None, device="auto", train_missing=False) -> pd.DataFrame:
     return holm(book_decisions(profile, seeds, device, train_missing))
+
+
+# -- what the pages show -------------------------------------------------------------------
+
+def summary(frame: pd.DataFrame, metric: str, scale: float = 1.0, digits: int = 3,
+            by: str = "condition") -> pd.Series:
+    """'mean [low, high]' (95% t-interval over seeds) of ``metric`` per condition, in the
+    order the conditions first appear; '(1 seed)' where there is one."""
+    from .stats import summarize
+    table = summarize(frame.dropna(subset=[metric]), metric, by=by, scale=scale)
+
+    def cell(row):
+        if not np.isfinite(row["low"]):
+            return f"{row['mean']:.{digits}f} (1 seed)"
+        return f"{row['mean']:.{digits}f} [{row['low']:.{digits}f}, {row['high']:.{digits}f}]"
+    return table.apply(cell, axis=1)
+
+
+def metrics_table(frame: pd.DataFrame, extra: dict | None = None) -> pd.DataFrame:
+    """The chapter's main table: cross-entropy at [MASK] first, accuracies beside it."""
+    columns = {"CE at [MASK] (nats)": summary(frame, CE),
+               "MLM acc. at [MASK] %": summary(frame, "mlm_accuracy_at_mask", 100, 1),
+               "MLM acc. %": summary(frame, "mlm_accuracy", 100, 1)}
+    table = pd.DataFrame(columns)
+    for name, values in (extra or {}).items():
+        table[name] = values
+    table.index.name = "condition"
+    return table
+
+
+def parameter_count(config) -> int:
+    from ..model.params import closed_form
+    return int(sum(closed_form(config.model).values()))
+
+
+def _tokens_text(tokens: float) -> str:
+    return f"{tokens / 1e6:.1f}M" if tokens >= 1e6 else f"{tokens:,.0f}"
+
+
+def scale_gap(frame: pd.DataFrame, config) -> str:
+    """One sentence: parameters, steps and tokens of our runs against the paper's."""
+    full = frame[frame["steps"] == frame["steps"].max()]
+    tokens = float(full["tokens"].mean())
+    paper_tokens = paper.PAPER_STEPS * paper.PAPER_BATCH * paper.PAPER_SEQ
+    return (f"Scale gap: ours {parameter_count(config) / 1e6:.2f}M parameters (base), "
+            f"{int(full['steps'].max()):,} steps, {_tokens_text(tokens)} tokens per run, "
+            f"{full['seed'].nunique()} seeds; the paper's ablations 12M (ALBERT-base) to 108M "
+            f"parameters, {paper.PAPER_STEPS:,} steps of {paper.PAPER_BATCH} x "
+            f"{paper.PAPER_SEQ} tokens ({paper_tokens / 1e9:.0f}B tokens, "
+            f"{paper_tokens / tokens:,.0f}x ours), one run per cell.")
+
+
+def scale_short(frame: pd.DataFrame, config) -> str:
+    full = frame[frame["steps"] == frame["steps"].max()]
+    return (f"{parameter_count(config) / 1e6:.2f}M params, {int(full['steps'].max()):,} steps, "
+            f"{_tokens_text(float(full['tokens'].mean()))} tokens, "
+            f"{full['seed'].nunique()} seeds")
+
+
+def context_reading(frame: pd.DataFrame, profile: str) -> str:
+    """How many of a chapter's runs end below the reads-context line (the unigram's
+    cross-entropy at [MASK] minus two standard errors) of the common held-out set."""
+    rungs = levels(profile)
+    below = int((frame[CE] < rungs["reads_context"]).sum())
+    share = ("all" if below == len(frame) else "none" if below == 0 else
+             f"{below} of {len(frame)}")
+    gained = float((rungs["rungs"]["unigram_loss_at_mask"] - frame[CE]).mean())
+    return (f"Of these {len(frame)} runs, {share} end below the unigram's cross-entropy at "
+            f"[MASK] by two standard errors, the line that says a model reads context; on "
+            f"average they sit {gained:.3f} nats below the unigram rung and "
+            f"{rungs['distance'] - gained:.3f} above the left-bigram rung: models in their "
+            f"first minutes of learning, whose differences are differences in how fast they "
+            f"learn.")
+
+
+def verdict_sentence(d: Decision, family: pd.DataFrame | None = None) -> str:
+    """'reproduced (Holm: inconclusive): -0.021 [-0.030, -0.012] nats' for a page."""
+    holm_text = ""
+    if family is not None and d.key in family.index:
+        holm_text = f" (after Holm's adjustment over the book: {family.loc[d.key, 'verdict_holm']})"
+    return (f"{d.verdict()}{holm_text}: {interval_text(d.estimate, d.low, d.high, d.unit)} "
+            f"{d.unit}, margin ±{d.margin:.3g}")
+
+
+def margins_text(profile: str) -> dict:
+    """The margins and the rungs they come from, as sentences for the rule's prose."""
+    reference = levels(profile)
+    m = margins(reference)
+    r = reference["rungs"]
+    return {"ce_margin": f"{m['ce']:.3f}",
+            "rungs": (f"the unigram's {r['unigram_loss_at_mask']:.3f} nats and the left "
+                      f"bigram's {r['bigram_loss_at_mask']:.3f} nats at [MASK] on the "
+                      f"{r['targets']:,} [MASK] targets of the held-out set"),
+            "ce_reason": MARGIN_REASONS["ce"]}
+
+
+# -- downstream, against its three controls -------------------------------------------------
+
+def downstream_controls(profile: str) -> dict:
+    """Majority label and bag of words on each task's test split, stored once per
+    profile (results_dir/baselines/), as every evaluation scores the same split."""
+    from ..profiles import eval_config
+    from .baselines import downstream_controls as compute
+    examples = eval_config(profile).task_examples
+    return {task: stored_baseline(profile, f"downstream-{task}", compute, task, examples)
+            for task in ("sentiment", "genre")}
+
+
+def stored_baseline(profile: str, name: str, function, *arguments) -> dict:
+    """A baseline's result from results_dir(profile)/baselines/, computed once."""
+    from ..engine.provenance import record
+    from ..engine.store import atomic_write_json, config_hash, read_json, results_dir
+    key = config_hash({"name": name, "arguments": [str(a) for a in arguments]})
+    path = results_dir(profile) / "baselines" / f"{name}-{key}.json"
+    stored = read_json(path)
+    if stored is None:
+        stored = {"result": function(*arguments), "provenance": record()}
+        atomic_write_json(path, stored)
+    return stored["result"]
+
+
+def gain_decision(runs: pd.DataFrame, key: str, claim: str, label: str, correct: str,
+                  margin: float) -> Decision:
+    """Pretrained minus the same architecture from random initialization, on one
+    downstream measure (per-item correctness column ``correct``; its control's is
+    ``control_<correct>``), over the seeds that have a control."""
+    part = runs.dropna(subset=[correct, f"control_{correct}"])
+    frame = pd.concat([part.assign(condition="pretrained"),
+                       part.assign(condition="random init", **{correct: part[f"control_{correct}"]})])
+    return accuracy_decision(frame, key, claim, label, "pretrained", "random init", correct,
+                             margin, +1, "pretraining helps (implicit in every Avg)")
+
+
+def downstream(chapter: Chapter, profile: str) -> Chapter:
+    """Adds to a chapter its downstream table: per condition, the frozen-encoder probes
+    of sentiment and genre (and fine-tuned sentiment where the driver fine-tuned: the base
+    runs), each beside the same architecture from random initialization, with the
+    majority label and bag of words for the task; and per condition the probe's
+    pretrained minus random init (bootstrap over seeds and items, the seeds with a
+    control)."""
+    runs = chapter.runs
+    controls = downstream_controls(profile)
+    columns = {"sentiment probe %": "sentiment_probe_accuracy",
+               "same, random init %": "control_sentiment_probe_accuracy",
+               "genre probe %": "genre_probe_accuracy",
+               "genre, random init %": "control_genre_probe_accuracy",
+               "sentiment fine-tuned %": "sentiment_accuracy",
+               "fine-tuned from random init %": "control_sentiment_accuracy"}
+    table = pd.DataFrame({name: summary(runs, metric, 100, 1)
+                          for name, metric in columns.items() if runs[metric].notna().any()})
+    m = margins(levels(profile))
+    gains = {name: gain_decision(runs[runs["condition"] == name], f"gain/{name}",
+                                 chapter.claim, str(name), "sentiment_probe_correct",
+                                 m["downstream"])
+             for name in dict.fromkeys(runs["condition"])}
+    table["sentiment probe: pretrained minus random init"] = pd.Series(
+        {k: interval_text(d.estimate, d.low, d.high, "points") for k, d in gains.items()})
+    table.index.name = "condition"
+    s, g = controls["sentiment"], controls["genre"]
+    chapter.tables["downstream"] = table
+    chapter.tables["downstream_controls"] = pd.DataFrame(
+        {"majority label %": [100 * s["majority_accuracy"], 100 * g["majority_accuracy"]],
+         "bag of words %": [100 * s["bag_of_words_accuracy"], 100 * g["bag_of_words_accuracy"]]},
+        index=pd.Index(["sentiment (test)", "genre (test)"], name="control")).round(1)
+    chapter.extra["downstream_gains"] = gains
+    chapter.texts["downstream"] = downstream_sentence(runs, gains, s)
+    return chapter
+
+
+def downstream_sentence(runs: pd.DataFrame, gains: dict, sentiment: dict) -> str:
+    beats = [k for k, d in gains.items() if d.low > 0]
+    tuned = runs["sentiment_accuracy"].dropna()
+    text = (f"On the sentiment test split the majority label scores "
+            f"{100 * sentiment['majority_accuracy']:.1f}% and bag of words "
+            f"{100 * sentiment['bag_of_words_accuracy']:.1f}%; a probe on these models' "
+            f"frozen features scores {100 * runs['sentiment_probe_accuracy'].min():.1f} to "
+            f"{100 * runs['sentiment_probe_accuracy'].max():.1f}%")
+    if len(tuned):
+        text += (f", and fine-tuning the base model {100 * tuned.min():.1f} to "
+                 f"{100 * tuned.max():.1f}%")
+    text += ". "
+    if beats:
+        text += (f"The probe of pretrained features beats the same architecture at random "
+                 f"initialization (95% interval above 0) for {', '.join(map(str, beats))}; "
+                 f"downstream differences between conditions are read only among those, and "
+                 f"the fine-tuned comparison only where fine-tuning beats its control too "
+                 f"(the {{doc}}`09_ledger` tests it for the base model).")
+    else:
+        text += ("No condition's probe beats the same architecture at random initialization "
+                 "(no interval of pretrained minus random init lies above 0): pretraining had "
+                 "no measurable downstream effect at this scale, and no downstream comparison "
+                 "between pretraining conditions is made.")
+    return text
+
+
+# -- the ledger --------------------------------------------------------------------------
+
+CLAIM_TITLES = {
+    "asymmetry": ("3", "Sharing attention is nearly free; sharing the FFN costs (Table 4)",
+                  "03_asymmetry"),
+    "sop_nsp": ("4", "SOP beats NSP; NSP models only topic (Table 5)", "04_sop_nsp"),
+    "dropout": ("5", "Removing dropout helps (Table 8, Figure 2b)", "05_dropout"),
+    "wall_clock": ("6", "The wide ALBERT wins at equal compute (Table 6)", "06_wall_clock"),
+    "transitions": ("7", "Layer transitions are smoother under sharing (Figure 1)",
+                    "07_transitions"),
+    "embedding_sweep": ("8", "Not shared improves with E; all-shared best at a small E "
+                             "(Table 3)", "08_embedding_size"),
+    "downstream": ("-", "Pretraining helps downstream (the premise of every Avg column)",
+                   "03_asymmetry"),
+}
+
+
+def ledger_table(family: pd.DataFrame) -> pd.DataFrame:
+    """One row per decision, grouped by claim: the paper's figure, ours, the raw and the
+    Holm-adjusted verdicts."""
+    rows = []
+    for key, row in family.iterrows():
+        number, title, _ = CLAIM_TITLES[row["claim"]]
+        rows.append({"#": number, "claim": title, "decision": row["label"],
+                     "paper": row["paper"],
+                     "ours": f"{interval_text(row['estimate'], row['low'], row['high'], row['unit'])}"
+                             f" {row['unit']}",
+                     "margin": f"±{row['margin']:.3g}", "verdict": row["verdict"],
+                     "verdict (Holm)": row["verdict_holm"]})
+    return pd.DataFrame(rows).set_index(["#", "claim", "decision"])
+
+
+def verdict_counts(family: pd.DataFrame) -> str:
+    """'Of 19 decisions, at 5%: 6 reproduced, ...; after Holm: ...'."""
+    def counts(column):
+        c = family[column].value_counts()
+        return ", ".join(f"{c.get(v, 0)} {v}" for v in ("reproduced", "contradicted",
+                                                        "equivalent", "inconclusive"))
+    return (f"Of {len(family)} decisions, at 5% each: {counts('verdict')}; after Holm's "
+            f"adjustment over the {2 * len(family)} tests of the family: "
+            f"{counts('verdict_holm')}.")
+
+
+def published_profiles(current: str) -> list:
+    """The profiles whose stored results cover the whole book: ``current`` first, then
+    cpu and gpu where complete (a missing run leaves a profile out)."""
+    from ..engine.store import results_dir
+    out = [current]
+    for profile in ("cpu", "gpu"):
+        evaluated = results_dir(profile) / "eval"
+        if profile == current or not evaluated.is_dir() or not any(evaluated.iterdir()):
+            continue
+        try:
+            book_decisions(profile)
+        except (MissingRuns, FileNotFoundError, TypeError, KeyError):
+            continue
+        out.append(profile)
+    return out
+
+
+def training_hours(profile: str) -> float:
+    """Hours of pretraining the profile's stored runs recorded, all of them together."""
+    from ..engine.store import read_json, results_dir
+    total = 0.0
+    for path in (results_dir(profile) / "pretrain").glob("*.json"):
+        run = read_json(path)
+        total += run["metrics"]["train_seconds"] if run else 0.0
+    return total / 3600
+
+
+def training_compute(profile: str) -> float:
+    """Training FLOPs of one base run of the profile (the scale axis of the ledger)."""
+    b = C.base(profile)
+    return C.step_flops(b) * b.max_steps
+
+
+def finetune_grid_text(profile: str) -> str:
+    """The fine-tuning grid and the pilot's picks, for the methods page."""
+    from ..profiles import FINETUNE_GRID, finetune_rates
+    rates = finetune_rates(profile)
+    grid = ", ".join(f"{lr:g}" for lr in FINETUNE_GRID)
+    return (f"{grid} (picked at the `{profile}` profile: {rates['pretrained']:g} for "
+            f"pretrained encoders, {rates['untrained']:g} from random initialization)")

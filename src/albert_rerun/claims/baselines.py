@@ -86,10 +86,10 @@ def downstream_controls(task: str, examples: int = 0) -> dict:
     from sklearn.linear_model import LogisticRegression
 
     from ..data.files import load_task
-    from ..engine.finetune import correctness
+    from ..engine.finetune import correctness, subsample
     splits = {split: load_task(task, split)[:2] for split in ("train", "validation", "test")}
-    if examples:  # the first examples of each split, as a smoke evaluation scores
-        splits = {k: (x[:examples], y[:examples]) for k, (x, y) in splits.items()}
+    if examples:  # the subsets a smoke evaluation scores
+        splits = {k: subsample(x, y, examples) for k, (x, y) in splits.items()}
     vectorizer = CountVectorizer(binary=True, ngram_range=(1, 2), min_df=1 if examples else 2)
     x_train = vectorizer.fit_transform(splits["train"][0])
     x_validation, x_test = (vectorizer.transform(splits[s][0]) for s in ("validation", "test"))

@@ -9,9 +9,15 @@ Stages, each over the runs not yet stored (all with ``--fresh``):
    winner is stored in ``choices/`` before any comparison run is configured;
 2. every pretraining run of the chosen claims, claim by claim, seed by seed, and the
    random-initialization controls (zero steps: the initialized weights);
-3. the fine-tuning learning-rate pilot on the base run's seed 0 and its control, whose
-   picks are stored in ``choices/`` before any reported evaluation;
-4. the evaluation of every run and control (``engine.evaluate``).
+3. the evaluation of every run and control (``engine.evaluate``: held-out MLM, SOP and
+   NSP by head and probe, transitions, downstream probes);
+4. fine-tuning (``engine.evaluate.FinetuneEval``), after a learning-rate pilot on the base
+   run's seed 0 and its control whose picks are stored in ``choices/`` first. It costs
+   minutes a model where the probes cost seconds, so by default it runs where a
+   downstream comparison can be made: the base run's seeds and their random-init
+   controls, the book's test of whether pretraining helps downstream at all. Only where
+   it does is a comparison between pretraining conditions meaningful; ``--finetune-all``
+   fine-tunes every run.
 
 Runs go to worker processes side by side (``--workers``); under torchrun each rank
 takes a disjoint share of every stage (``engine.runner.shard``) and the ranks meet
@@ -20,6 +26,7 @@ between stages.
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import time
 
@@ -43,10 +50,11 @@ def pretrain_job(config_dict: dict, profile: str, device: str, compile: bool,
     return {"hash": result["hash"], "metrics": result["metrics"]}
 
 
-def eval_job(pretrain_hash: str, profile: str, device: str, fresh: bool) -> dict:
+def eval_job(pretrain_hash: str, profile: str, device: str, fresh: bool,
+             kind: str = "evaluate") -> dict:
     from ..engine.evaluate import evaluate_stored
     from ..engine.pretrain import resolve_device
-    from ..profiles import eval_config
+    from ..profiles import eval_config, finetune_config
     store = results_dir(profile)
     result = read_json(store / "pretrain" / f"{pretrain_hash}.json")
     if result is None:
@@ -54,8 +62,8 @@ def eval_job(pretrain_hash: str, profile: str, device: str, fresh: bool) -> dict
     import torch
     from ..engine.pretrain import cpu_threads
     torch.set_num_threads(cpu_threads())
-    outcome = evaluate_stored(store, result, eval_config(profile), resolve_device(device),
-                              fresh=fresh)
+    config = finetune_config(profile) if kind == "finetune" else eval_config(profile)
+    outcome = evaluate_stored(store, result, config, resolve_device(device), fresh=fresh)
     return {"hash": pretrain_hash, "metrics": {k: v for k, v in outcome["metrics"].items()
                                                if isinstance(v, float)}}
 
@@ -113,17 +121,17 @@ def _train(configs: list, profile: str, device: str, workers: int, compile: bool
 
 
 def _evaluate(hashes: list, profile: str, device: str, workers: int, fresh: bool,
-              seconds: float) -> int:
-    from ..profiles import eval_config
+              seconds: float, kind: str = "evaluate") -> int:
+    from ..profiles import eval_config, finetune_config
     store = results_dir(profile)
-    config = eval_config(profile)
+    config = finetune_config(profile) if kind == "finetune" else eval_config(profile)
     rank, world = rank_and_world()
     missing = [h for h in hashes if fresh or stored_eval(store, h, config) is None]
     mine = shard(missing, rank, world)
-    print(f"[evaluate] {len(hashes)} runs, {len(missing)} to evaluate, {len(mine)} on rank "
+    print(f"[{kind}] {len(hashes)} runs, {len(missing)} to do, {len(mine)} on rank "
           f"{rank}", flush=True)
-    jobs = [(h, eval_job, (h, profile, device, fresh)) for h in mine]
-    done = _report(run_many(jobs, workers, seconds, worker_threads(workers)), "evaluate")
+    jobs = [(h, eval_job, (h, profile, device, fresh, kind)) for h in mine]
+    done = _report(run_many(jobs, workers, seconds, worker_threads(workers)), kind)
     _sync_ranks()
     return done
 
@@ -147,6 +155,32 @@ def _report(outcomes, label: str) -> int:
 
 # -- the two choices made before the comparisons ----------------------------------------
 
+def held_out_scores(profile: str, configs: dict, device: str = "auto"):
+    """{key: held-out cross-entropy at [MASK]} of the stored runs of ``configs`` ({key:
+    config}) on the profile's evaluation MLM set; None if one is not stored."""
+    import torch
+
+    from ..engine.evaluate import mlm_set, score_mlm
+    from ..engine.pretrain import resolve_device
+    from ..engine.store import load_weights
+    from ..model.modeling import AlbertForPreTraining
+    from ..profiles import eval_config
+    store, evaluation = results_dir(profile), eval_config(profile)
+    results = {key: stored_pretrain(store, config) for key, config in configs.items()}
+    if any(result is None for result in results.values()):
+        return None
+    data = mlm_set(evaluation.max_seq_length, evaluation.max_predictions,
+                   evaluation.mlm_sequences, evaluation.vocab_size)
+    scores = {}
+    for key, config in configs.items():
+        model = AlbertForPreTraining(config.model)
+        model.load_state_dict(load_weights(store, results[key]))
+        scores[key] = score_mlm(model, data, resolve_device(device))["mlm_loss_at_mask"]
+        del model
+        torch.cuda.empty_cache() if torch.cuda.is_available() else None
+    return scores
+
+
 def wide_learning_rate(profile: str, device: str = "auto", workers: int = 1,
                        compile: bool = False, fresh: bool = False) -> float:
     """The wide model's learning rate: the sweep's lowest held-out cross-entropy at
@@ -158,24 +192,10 @@ def wide_learning_rate(profile: str, device: str = "auto", workers: int = 1,
     sweep = C.wide_sweep(profile)
     _train(list(sweep.values()), profile, device, workers, compile, fresh, float("inf"),
            "wide sweep")
-    import torch
-
-    from ..engine.evaluate import mlm_set, score_mlm
-    from ..engine.pretrain import resolve_device
-    from ..engine.store import load_weights
-    from ..model.modeling import AlbertForPreTraining
-    from ..profiles import eval_config
-    store, evaluation = results_dir(profile), eval_config(profile)
-    data = mlm_set(evaluation.max_seq_length, evaluation.max_predictions,
-                   evaluation.mlm_sequences, evaluation.vocab_size)
-    scores = {}
-    for lr, config in sweep.items():
-        result = stored_pretrain(store, config)
-        model = AlbertForPreTraining(config.model)
-        model.load_state_dict(load_weights(store, result))
-        scores[lr] = score_mlm(model, data, resolve_device(device))["mlm_loss_at_mask"]
-        del model
-        torch.cuda.empty_cache() if torch.cuda.is_available() else None
+    scores = held_out_scores(profile, sweep, device)
+    if scores is None:
+        raise RuntimeError("the wide model's sweep runs are not all stored (one failed?): "
+                           "see the [wide sweep] lines above")
     chosen = min(scores, key=scores.get)
     rank, _ = rank_and_world()
     if rank == 0:
@@ -201,7 +221,7 @@ def finetune_rates(profile: str, device: str = "auto", fresh: bool = False) -> d
     from ..engine.finetune import learning_rate_pilot
     from ..engine.pretrain import cpu_threads, resolve_device
     from ..engine.store import load_weights
-    from ..profiles import eval_config
+    from ..profiles import finetune_config
     store = results_dir(profile)
     base = C.seeded(C.base(profile), 0)
     runs = {"pretrained": base, "untrained": untrained(base)}
@@ -209,7 +229,7 @@ def finetune_rates(profile: str, device: str = "auto", fresh: bool = False) -> d
     torch.set_num_threads(cpu_threads())
     states = {name: load_weights(store, stored_pretrain(store, config))
               for name, config in runs.items()}
-    protocol = eval_config(profile).finetune
+    protocol = finetune_config(profile).protocol
     started = time.time()
     outcome = learning_rate_pilot(states, base.model, "sentiment", protocol, FINETUNE_GRID,
                                   resolve_device(device), Tokenizer(vocab_size=base.vocab_size))
@@ -232,10 +252,79 @@ def predicted_seconds(configs: list, device_kind: str) -> float:
     return sum(C.step_flops(c) * c.max_steps for c in configs) / rate
 
 
+def _swept_rate(profile: str) -> float:
+    """The wide model's stored learning rate, else the sweep's first candidate: for
+    planning only (a run's FLOPs do not depend on its learning rate)."""
+    stored = read_json(choices_path(profile, "wide-learning-rate"))
+    return stored["learning_rate"] if stored else C.WIDE_LEARNING_RATES[0]
+
+
+def planned_pretraining(profile: str, seeds=None, names=C.CLAIMS) -> dict:
+    """{stage: configs} of every pretraining run the named claims train at ``profile``,
+    in the driver's order: the gpu learning-rate search (gpu profile), the wide model's
+    sweep (with the wall-clock claim), each claim's new runs, the controls. Before the
+    sweep, the wall-clock claim's wide runs are planned at its first candidate rate."""
+    from .gpu_search import conditions as search_conditions
+    seeds = range(seeds) if isinstance(seeds, int) else (seeds or C.default_seeds(profile))
+    out = {}
+    if profile == "gpu":
+        out["gpu learning-rate search"] = list(search_conditions(profile).values())
+    if "wall_clock" in names:
+        out["wide sweep"] = list(C.wide_sweep(profile).values())
+    seen, runs = set(), []
+    for name in names:
+        new = [c for c in planned_runs(profile, seeds, [name], _swept_rate(profile))
+               if config_hash(c.to_dict()) not in seen]
+        seen.update(config_hash(c.to_dict()) for c in new)
+        out[name], runs = new, runs + new
+    out["controls"] = planned_controls(runs)
+    return out
+
+
+def claims_part(profile: str, part: int, parts: int, seeds=None, names=C.CLAIMS) -> list:
+    """The claims of part ``part`` (1 to ``parts``): consecutive claims of about equal
+    training FLOPs (each claim's runs not in an earlier claim; the wall-clock claim with
+    its sweep), so that each part leaves whole claims behind it."""
+    if not 1 <= part <= parts:
+        raise ValueError(f"part {part} outside 1..{parts}")
+    plan = planned_pretraining(profile, seeds, names)
+    flops = {name: sum(C.step_flops(c) * c.max_steps for c in plan[name]) for name in names}
+    flops["wall_clock"] = flops.get("wall_clock", 0) + sum(
+        C.step_flops(c) * c.max_steps for c in plan.get("wide sweep", []))
+    total, before, out = sum(flops[n] for n in names) or 1, 0.0, []
+    for name in names:  # a claim goes to the part holding the middle of its FLOPs
+        if max(1, math.ceil(parts * (before + flops[name] / 2) / total)) == part:
+            out.append(name)
+        before += flops[name]
+    return out
+
+
+def print_predicted(profile: str, device_kind: str = "cuda", seeds=None,
+                    names=C.CLAIMS) -> float:
+    """Print every planned run's predicted training seconds on ``device_kind`` (from
+    ``engine.bench.stored_flop_rate``) by stage, and the total; return the total."""
+    from ..engine.bench import stored_flop_rate
+    rate = stored_flop_rate(device_kind)
+    total = 0.0
+    print(f"predicted at {rate / 1e12:,.1f} TFLOP/s of training ({device_kind}, stored "
+          f"measurement)")
+    for stage, configs in planned_pretraining(profile, seeds, names).items():
+        seconds = [C.step_flops(c) * c.max_steps / rate for c in configs]
+        total += sum(seconds)
+        print(f"{stage}: {len(configs)} runs, {sum(seconds):,.0f} s")
+        for config, s in zip(configs, seconds):
+            m = config.model
+            print(f"  {config_hash(config.to_dict())} H{m.hidden_size} L{m.num_hidden_layers} "
+                  f"E{m.embedding_size} {m.sharing} G{m.num_hidden_groups} {config.objective} "
+                  f"seed {config.seed}, {config.max_steps} steps: {s:,.1f} s")
+    print(f"total: {total:,.0f} s ({total / 60:,.1f} minutes) of training")
+    return total
+
+
 def train_all(profile: str, seeds=None, device: str = "auto", workers: int | None = None,
               fresh: bool = False, names=C.CLAIMS, seconds: float = float("inf"),
-              compile: bool = False, stages=("pretrain", "evaluate"),
-              confirm_gpu_profile: bool = False) -> int:
+              compile: bool = False, stages=("pretrain", "evaluate", "finetune"),
+              confirm_gpu_profile: bool = False, finetune_all: bool = False) -> int:
     """Every stage above for the named claims; returns the number of runs and
     evaluations done. A failed run is reported and the others go on."""
     from ..data.files import verify_inputs
@@ -252,6 +341,13 @@ def train_all(profile: str, seeds=None, device: str = "auto", workers: int | Non
                          f"the stored cpu runs' FLOP rate); pass --yes-train-gpu-profile-on-"
                          f"cpu to go on")
     done = 0
+    if profile == "gpu" and "pretrain" in stages:  # its rate and warm-up come first
+        from .gpu_search import search
+        if search(profile, device, workers, compile, fresh,
+                  max(0.0, deadline - time.time())) is None:
+            print("[pretrain] the gpu learning-rate search is not complete: no claim run "
+                  "starts before its pick is stored", flush=True)
+            return done
     lr = None
     if "wall_clock" in names and "pretrain" in stages:
         lr = wide_learning_rate(profile, device, workers, compile, fresh)
@@ -262,14 +358,26 @@ def train_all(profile: str, seeds=None, device: str = "auto", workers: int | Non
     if "pretrain" in stages:
         done += _train(runs_and_controls, profile, device, workers, compile, fresh,
                        max(0.0, deadline - time.time()), "pretrain")
+    store = results_dir(profile)
     if "evaluate" in stages:
-        finetune_rates(profile, device)
-        store = results_dir(profile)
         ready = [config_hash(c.to_dict()) for c in runs_and_controls
                  if stored_pretrain(store, c) is not None]
         done += _evaluate(ready, profile, device, workers, fresh,
                           max(0.0, deadline - time.time()))
+    if "finetune" in stages:
+        finetune_rates(profile, device)
+        targets = runs_and_controls if finetune_all else finetune_targets(profile, seeds)
+        ready = [config_hash(c.to_dict()) for c in targets
+                 if stored_pretrain(store, c) is not None]
+        done += _evaluate(ready, profile, device, workers, fresh,
+                          max(0.0, deadline - time.time()), "finetune")
     return done
+
+
+def finetune_targets(profile: str, seeds) -> list:
+    """The runs fine-tuned by default: the base run's seeds and their controls."""
+    base = [C.seeded(C.base(profile), seed) for seed in seeds]
+    return base + planned_controls(base)
 
 
 def default_workers() -> int:
@@ -293,17 +401,36 @@ def main(argv=None) -> int:
     parser.add_argument("--claims", nargs="+", default=list(C.CLAIMS), choices=C.CLAIMS,
                         metavar="CLAIM", help=f"which claims' runs, in this order "
                         f"(default: all, {' '.join(C.CLAIMS)})")
-    parser.add_argument("--stages", nargs="+", default=["pretrain", "evaluate"],
-                        choices=("pretrain", "evaluate"))
+    parser.add_argument("--stages", nargs="+", default=["pretrain", "evaluate", "finetune"],
+                        choices=("pretrain", "evaluate", "finetune"))
+    parser.add_argument("--finetune-all", action="store_true",
+                        help="fine-tune every run, not only the base runs and their controls")
     parser.add_argument("--seconds", type=float, default=float("inf"),
                         help="start no run after this many seconds (default: no limit)")
+    parser.add_argument("--part", default=None, metavar="K/N",
+                        help="only part K of N of the claims (consecutive claims of about "
+                        "equal training FLOPs; e.g. 1/2 and 2/2 for two device calls)")
+    parser.add_argument("--predict", choices=("cpu", "cuda"), default=None,
+                        help="print each planned run's predicted training seconds on this "
+                        "device kind (stored measurements) and train nothing")
     parser.add_argument("--yes-train-gpu-profile-on-cpu", action="store_true",
                         dest="confirm", help="go on with the gpu profile without a GPU")
     args = parser.parse_args(argv)
+    if args.part:
+        try:
+            part, parts = (int(x) for x in args.part.split("/"))
+            args.claims = claims_part(args.profile, part, parts, args.seeds, args.claims)
+        except ValueError as error:
+            parser.error(f"--part must be K/N with 1 <= K <= N ({error})")
+        print(f"[part {args.part}] claims: {' '.join(args.claims) or '(none)'}", flush=True)
+    if args.predict:
+        print_predicted(args.profile, args.predict, args.seeds, args.claims)
+        return 0
     from ..engine.distributed import maybe_init
     with maybe_init():
         train_all(args.profile, args.seeds, args.device, args.workers, args.fresh,
-                  args.claims, args.seconds, args.compile, tuple(args.stages), args.confirm)
+                  args.claims, args.seconds, args.compile, tuple(args.stages), args.confirm,
+                  args.finetune_all)
     return 0
 
 

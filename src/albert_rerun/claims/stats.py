@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import asdict, dataclass
+from functools import lru_cache
 
 import numpy as np
 from scipy import stats as _stats
@@ -156,7 +157,18 @@ def correct_matrix(strings) -> np.ndarray:
     return np.stack(rows).astype(float)
 
 
-def bootstrap(a, b=None, margin: float = 0.0, resamples: int = 20000, seed: int = 0,
+@lru_cache(maxsize=16)
+def _resampling_weights(seeds: int, items: int, resamples: int, seed: int) -> tuple:
+    """How often each seed and each item is drawn in each resample: (S, R) and (N, R)
+    counts. The same shapes draw the same resamples, computed once (they are the
+    expensive part; the tests compare decisions on the same test set with them)."""
+    rng = np.random.default_rng(seed)
+    item_weights = rng.multinomial(items, np.full(items, 1 / items), size=resamples).T
+    seed_weights = rng.multinomial(seeds, np.full(seeds, 1 / seeds), size=resamples).T
+    return seed_weights.astype(float), item_weights.astype(float)
+
+
+def bootstrap(a, b=None, margin: float = 0.0, resamples: int = 10000, seed: int = 0,
               confidence: float = 0.95, offset: float = 0.0) -> dict:
     """Two-level paired bootstrap of mean(a) - mean(b) - offset over seeds and items.
 
@@ -171,9 +183,7 @@ def bootstrap(a, b=None, margin: float = 0.0, resamples: int = 20000, seed: int 
         raise ValueError(f"need paired (seeds, items) arrays, got {a.shape} and {b.shape}")
     d = a - b
     S, N = d.shape
-    rng = np.random.default_rng(seed)
-    item_weights = rng.multinomial(N, np.full(N, 1 / N), size=resamples).T  # (N, R)
-    seed_weights = rng.multinomial(S, np.full(S, 1 / S), size=resamples).T  # (S, R)
+    seed_weights, item_weights = _resampling_weights(S, N, resamples, seed)
     draws = ((d @ item_weights) * seed_weights).sum(0) / (S * N) - offset
     estimate = float(d.mean() - offset)
     tail = (1 - confidence) / 2

@@ -1,12 +1,28 @@
-"""torch.distributed through torchrun: run-level sharding and DDP.
+"""torch.distributed through torchrun: run-level sharding and DDP for one large run.
 
 ``maybe_init`` starts a process group when torchrun launched this process (WORLD_SIZE >
 1): NCCL where every rank has a GPU, gloo otherwise (the CPU tests use gloo).
+
+Two ways past one process:
+
+- **many runs**: ``torchrun --nproc_per_node N -m albert_rerun.claims ...`` gives each
+  rank a disjoint share of the missing runs (``runner.shard``); every run trains in one
+  process, as it would alone;
+- **one run**: ``torchrun --nproc_per_node N -m albert_rerun.engine.distributed ...``
+  trains one run with DistributedDataParallel. Every rank builds and masks the same
+  global batch as the single-process run (same pairs, order and masks; at these sizes
+  the duplicated masking is cheap beside the step) and computes the step on its slice
+  of it; DDP averages the gradients. Each rank's MLM loss is weighted by its share of
+  the batch's masked tokens, so the averaged gradient is the gradient of the global
+  batch's loss: the run equals the single-process run up to the order of floating-point
+  sums. Dropout draws differ (each rank draws its slice's), so the equality holds for
+  runs without dropout, as every base run is.
 """
 from __future__ import annotations
 
 import contextlib
 import os
+from dataclasses import dataclass
 
 
 @contextlib.contextmanager
@@ -26,3 +42,106 @@ def maybe_init():
         yield
     finally:
         dist.destroy_process_group()
+
+
+@dataclass(frozen=True)
+class BatchShare:
+    """This rank's slice of every global batch, and the loss that makes DDP's averaged
+    gradient the global batch's gradient."""
+
+    rank: int
+    world: int
+
+    def slice(self, batch: dict) -> dict:
+        size = len(batch["input_ids"]) // self.world
+        return {k: v[self.rank * size:(self.rank + 1) * size] for k, v in batch.items()}
+
+    def loss(self, out, local: dict, global_batch: dict):
+        """This rank's loss, such that the mean over ranks is the global batch's loss:
+        the MLM cross-entropy (a mean over this slice's masked tokens) weighted by the
+        slice's share of the batch's masked tokens, times the world; the sentence-pair
+        loss (a mean over equal slices) as it is."""
+        masked = (local["mlm_labels"] != -100).sum()
+        total = (global_batch["mlm_labels"] != -100).sum()
+        loss = out.mlm_loss * (masked * self.world / total)
+        return loss if out.sentence_loss is None else loss + out.sentence_loss
+
+    def reduce(self, value):
+        """The sum over ranks of a device tensor, in place (the ranks' loss shares)."""
+        import torch.distributed as dist
+        dist.all_reduce(value)
+        return value
+
+
+def batch_share(batch_size: int):
+    """This process's BatchShare under an initialized process group of more than one
+    rank, else None (a single-process run)."""
+    import torch.distributed as dist
+    if not (dist.is_available() and dist.is_initialized()) or dist.get_world_size() == 1:
+        return None
+    world = dist.get_world_size()
+    if batch_size % world:
+        raise ValueError(f"batch_size {batch_size} does not split over {world} ranks")
+    return BatchShare(dist.get_rank(), world)
+
+
+def wrap(model, device, sentence_loss: bool):
+    """``model`` in DistributedDataParallel (its parameters broadcast from rank 0).
+    Without a sentence-pair loss the pooler and the sentence head get no gradient (alone,
+    their gradients stay None and the optimizer skips them): they are frozen, so that
+    DDP waits for no gradient of theirs."""
+    import torch
+    from torch.nn.parallel import DistributedDataParallel
+    if not sentence_loss:
+        for module in (model.albert.pooler, model.sentence_head):
+            module.requires_grad_(False)
+    ids = [torch.cuda.current_device()] if device.type == "cuda" else None  # maybe_init's
+    return DistributedDataParallel(model, device_ids=ids)
+
+
+def barrier() -> None:
+    """Wait for every rank (no-op without a process group)."""
+    import torch.distributed as dist
+    if dist.is_available() and dist.is_initialized():
+        dist.barrier()
+
+
+def main(argv=None) -> int:
+    """Train one run of a profile with DDP over torchrun's ranks (stored results
+    reused); without torchrun, the same run in one process."""
+    import argparse
+    import json
+    from pathlib import Path
+
+    from ..profiles import PROFILES, pretraining_config
+    from .pretrain import run
+    from .runner import rank_and_world
+    from .store import results_dir
+    parser = argparse.ArgumentParser(description=main.__doc__)
+    parser.add_argument("--profile", default="smoke", choices=tuple(PROFILES))
+    parser.add_argument("--style", default="albert", choices=("albert", "bert"))
+    parser.add_argument("--objective", default="sop", choices=("sop", "nsp", "none"))
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--steps", type=int, default=None, help="default: the profile's")
+    parser.add_argument("--device", default="auto", choices=("auto", "cpu", "cuda"))
+    parser.add_argument("--compile", action="store_true", help="torch.compile the model")
+    parser.add_argument("--fresh", action="store_true", help="retrain even if stored")
+    parser.add_argument("--store", default=None, help="results folder (default: the "
+                        "profile's, under $ALBERT_RERUN_RESULTS or data/results)")
+    args = parser.parse_args(argv)
+    changes = dict(objective=args.objective, seed=args.seed)
+    config = pretraining_config(args.profile, args.style, **changes)
+    if args.steps is not None:
+        from ..claims.conditions import with_steps
+        config = with_steps(config, args.steps)
+    store = Path(args.store) if args.store else results_dir(args.profile)
+    with maybe_init():
+        result = run(config, store, args.device, args.compile, quiet=True, fresh=args.fresh,
+                     ddp=True)
+    if rank_and_world()[0] == 0:
+        print(json.dumps({"hash": result["hash"], **result["metrics"]}, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -22,19 +22,19 @@ from __future__ import annotations
 import dataclasses
 import time
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import lru_cache, partial
 
 import numpy as np
 import torch
 import torch.nn.functional as F
 
 from ..data.corpus import create_instances, tokenize_split
-from ..data.files import load_task
+from ..data.files import TASKS, load_task
 from ..data.masking import MaskingConfig, mask_batch, tokenizer_arrays
 from ..data.tokenizer import Tokenizer
 from ..model.modeling import AlbertForPreTraining
 from .finetune import (FinetuneProtocol, encode_texts, finetune, logistic_probe, mean_pooled,
-                       padded, pair_features)
+                       padded, pair_features, subsample)
 from .provenance import record
 from .store import atomic_write_json, config_hash, eval_path, load_weights, stored_eval
 
@@ -54,9 +54,30 @@ class EvalConfig:
     transition_sequences: int = 64
     train_mlm_sequences: int = 512
     task_examples: int = 0  # per split of the downstream tasks (0: all; smoke: a few)
+    probe_train_examples: int = 2000  # training examples of the downstream probes
     probe_tasks: tuple = ("sentiment", "genre")  # frozen-encoder probes
     finetune_tasks: tuple = ("sentiment",)
     finetune: FinetuneProtocol | None = field(default_factory=FinetuneProtocol)
+
+    def __post_init__(self):
+        for name, low in (("max_seq_length", 8), ("max_predictions", 1), ("vocab_size", 1),
+                          ("mlm_sequences", 1), ("pair_examples", 1), ("probe_pairs", 2),
+                          ("transition_sequences", 1), ("train_mlm_sequences", 1),
+                          ("task_examples", 0), ("probe_train_examples", 0)):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < low:
+                raise ValueError(f"EvalConfig.{name} must be an integer >= {low}, "
+                                 f"got {value!r}")
+        if self.max_predictions > self.max_seq_length:
+            raise ValueError("EvalConfig.max_predictions exceeds max_seq_length")
+        for name in ("probe_tasks", "finetune_tasks"):
+            tasks = getattr(self, name)
+            if isinstance(tasks, str) or not set(tasks) <= set(TASKS):
+                raise ValueError(f"EvalConfig.{name} must be a tuple of tasks from "
+                                 f"{tuple(TASKS)}, got {tasks!r}")
+        if self.finetune is not None and not isinstance(self.finetune, FinetuneProtocol):
+            raise ValueError(f"EvalConfig.finetune must be a FinetuneProtocol or None, got "
+                             f"{type(self.finetune).__name__}")
 
     def to_dict(self) -> dict:
         values = dataclasses.asdict(self)
@@ -151,21 +172,6 @@ def score_mlm(model, data: dict, device, limit: int | None = None,
 
 
 @torch.no_grad()
-def head_accuracy(model, data: dict, device, batch_size: int = 128) -> str:
-    """Per-pair correctness of the model's own sentence-pair head."""
-    model.eval()
-    predictions = []
-    for start in range(0, len(data["labels"]), batch_size):
-        batch = {k: data[k][start:start + batch_size].to(device) for k in
-                 ("input_ids", "token_type_ids", "attention_mask")}
-        out = model(batch["input_ids"], batch["token_type_ids"], batch["attention_mask"])
-        predictions.append(out.sentence_logits.argmax(-1).cpu().numpy())
-    model.train()
-    return "".join("1" if p == y else "0"
-                   for p, y in zip(np.concatenate(predictions), data["labels"]))
-
-
-@torch.no_grad()
 def layer_transitions(model, data: dict, device, limit: int = 64) -> dict:
     """Figure 1's measure: L2 distance and angle (degrees) between each layer's input and
     output, per token, averaged over the non-padding tokens of held-out sequences. The
@@ -193,21 +199,22 @@ def _string_mean(correct: str) -> float:
 def sentence_pairs(model, config: EvalConfig, device) -> dict:
     """Own-head and probe accuracy on the common SOP and NSP test pairs."""
     metrics = {}
+    keys = ("input_ids", "token_type_ids", "attention_mask")
     for task in ("sop", "nsp"):
         test = pair_set(task, config.max_seq_length, config.pair_examples, config.vocab_size)
         train = pair_set(task, config.max_seq_length, config.probe_pairs, config.vocab_size,
                          split="train", seed=PROBE_SEED)
-        keys = ("input_ids", "token_type_ids", "attention_mask")
-        head = head_accuracy(model, test, device)
+        test_x, head = pair_features(model, {k: test[k] for k in keys}, device, with_head=True)
         probe = logistic_probe(pair_features(model, {k: train[k] for k in keys}, device),
-                               train["labels"],
-                               pair_features(model, {k: test[k] for k in keys}, device),
-                               test["labels"])
+                               train["labels"], test_x, test["labels"])
+        head_correct = "".join("1" if p == y else "0" for p, y in zip(head, test["labels"]))
         share = float(test["labels"].mean())
-        metrics.update({f"{task}_accuracy_head": _string_mean(head), f"{task}_head_correct": head,
+        metrics.update({f"{task}_accuracy_head": _string_mean(head_correct),
+                        f"{task}_head_correct": head_correct,
                         f"{task}_accuracy_probe": probe["accuracy"],
                         f"{task}_probe_correct": probe["correct"],
                         f"{task}_majority": max(share, 1 - share)})
+    model.train()
     return metrics
 
 
@@ -215,8 +222,7 @@ def sentence_pairs(model, config: EvalConfig, device) -> dict:
 def _task_inputs(task: str, split: str, max_seq_length: int, vocab_size: int,
                  examples: int = 0):
     texts, labels, _ = load_task(task, split)
-    if examples:
-        texts, labels = texts[:examples], labels[:examples]
+    texts, labels = subsample(texts, labels, examples)
     encoded = encode_texts(Tokenizer(vocab_size=vocab_size), texts, max_seq_length)
     ids, mask = padded(encoded, range(len(encoded)))
     return {"input_ids": ids, "token_type_ids": torch.zeros_like(ids),
@@ -228,8 +234,10 @@ def downstream_probes(model, config: EvalConfig, device) -> dict:
     for task in config.probe_tasks:
         features = {}
         for split in ("train", "validation", "test"):
+            examples = config.task_examples or (config.probe_train_examples
+                                                if split == "train" else 0)
             inputs, labels = _task_inputs(task, split, config.max_seq_length, config.vocab_size,
-                                          config.task_examples)
+                                          examples)
             features[split] = (mean_pooled(model, inputs, device), labels)
         probe = logistic_probe(*features["train"], *features["test"],
                                validation=features["validation"])
@@ -263,23 +271,65 @@ def evaluate(model, model_config, config: EvalConfig, device, seed: int,
     metrics.update(train_split_mlm(model, config, device))
     metrics.update(downstream_probes(model, config, device))
     if config.finetune is not None:
-        state = {k: v.detach().cpu() for k, v in model.state_dict().items()}
-        lr = (config.finetune.untrained_learning_rate if untrained
-              else config.finetune.learning_rate)
-        for task in config.finetune_tasks:
-            outcome = finetune(state, model_config, task, config.finetune, seed, device,
-                               tokenizer, lr, config.task_examples)
-            metrics.update({f"{task}_accuracy": outcome["test_accuracy"],
-                            f"{task}_correct": outcome["test_correct"],
-                            f"{task}_validation_accuracy": outcome["validation_accuracy"],
-                            f"{task}_best_epoch": outcome["best_epoch"]})
+        metrics.update(finetuned(model, model_config, config.finetune, config.finetune_tasks,
+                                 config.task_examples, config.vocab_size, device, seed,
+                                 untrained))
     return metrics
 
 
-def evaluate_stored(store, pretrain_result: dict, config: EvalConfig, device,
-                    fresh: bool = False) -> dict:
-    """The stored evaluation of a stored pretraining run, computing it if missing; the
-    weights are read (and checked against their SHA-256) before anything runs."""
+def finetuned(model, model_config, protocol: FinetuneProtocol, tasks, task_examples: int,
+              vocab_size: int, device, seed: int, untrained: bool) -> dict:
+    """Test accuracy of the model fine-tuned on each task (``finetune.finetune``), at the
+    protocol's rate for pretrained or for untrained encoders."""
+    tokenizer = Tokenizer(vocab_size=vocab_size)
+    state = {k: v.detach().cpu() for k, v in model.state_dict().items()}
+    lr = protocol.untrained_learning_rate if untrained else protocol.learning_rate
+    metrics = {}
+    for task in tasks:
+        outcome = finetune(state, model_config, task, protocol, seed, device, tokenizer, lr,
+                           task_examples)
+        metrics.update({f"{task}_accuracy": outcome["test_accuracy"],
+                        f"{task}_correct": outcome["test_correct"],
+                        f"{task}_validation_accuracy": outcome["validation_accuracy"],
+                        f"{task}_validation_by_epoch": outcome["validation_by_epoch"],
+                        f"{task}_best_epoch": outcome["best_epoch"]})
+    return metrics
+
+
+@dataclass(frozen=True)
+class FinetuneEval:
+    """A fine-tuning evaluation, stored apart from the probes' (``EvalConfig``): it costs
+    minutes a model where the probes cost seconds, so the driver runs it where a
+    downstream comparison can be made (see claims.driver)."""
+
+    protocol: FinetuneProtocol = field(default_factory=FinetuneProtocol)
+    tasks: tuple = ("sentiment",)
+    task_examples: int = 0
+    vocab_size: int = 8000
+
+    def __post_init__(self):
+        if not isinstance(self.protocol, FinetuneProtocol):
+            raise ValueError("FinetuneEval.protocol must be a FinetuneProtocol")
+        if isinstance(self.tasks, str) or not set(self.tasks) <= set(TASKS):
+            raise ValueError(f"FinetuneEval.tasks must be a tuple of tasks from "
+                             f"{tuple(TASKS)}, got {self.tasks!r}")
+
+    def to_dict(self) -> dict:
+        return {**dataclasses.asdict(self), "tasks": list(self.tasks)}
+
+    @property
+    def key(self) -> str:
+        return config_hash(self.to_dict())
+
+    def measure(self, model, model_config, device, seed: int, untrained: bool) -> dict:
+        return finetuned(model, model_config, self.protocol, self.tasks, self.task_examples,
+                         self.vocab_size, device, seed, untrained)
+
+
+def evaluate_stored(store, pretrain_result: dict, config, device, fresh: bool = False) -> dict:
+    """The stored evaluation (an EvalConfig's or a FinetuneEval's) of a stored pretraining
+    run, computing it if missing; the weights are read (and checked against their SHA-256)
+    before anything runs."""
     from .config import PretrainConfig
     if not fresh:
         stored = stored_eval(store, pretrain_result["hash"], config)
@@ -290,8 +340,10 @@ def evaluate_stored(store, pretrain_result: dict, config: EvalConfig, device,
     model = AlbertForPreTraining(pretrain_config.model).to(device)
     model.load_state_dict(state)
     started = time.time()
-    metrics = evaluate(model, pretrain_config.model, config, device, pretrain_config.seed,
-                       untrained=pretrain_config.max_steps == 0)
+    measure = config.measure if isinstance(config, FinetuneEval) else partial(evaluate,
+                                                                                config=config)
+    metrics = measure(model=model, model_config=pretrain_config.model, device=device,
+                      seed=pretrain_config.seed, untrained=pretrain_config.max_steps == 0)
     result = {"pretrain_hash": pretrain_result["hash"], "eval_config": config.to_dict(),
               "eval_hash": config.key, "metrics": metrics, "provenance": record(),
               "wall_seconds": time.time() - started}

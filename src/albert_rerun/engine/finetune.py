@@ -23,7 +23,7 @@ from ..data.files import load_task
 from ..data.tokenizer import Tokenizer
 from ..model.modeling import AlbertForSequenceClassification
 
-PROBE_C_GRID = (0.01, 0.1, 1.0, 10.0)
+PROBE_C_GRID = (0.01, 0.1, 1.0)
 
 
 @dataclass(frozen=True)
@@ -98,7 +98,9 @@ def correctness(predictions, labels) -> str:
     return "".join("1" if p == y else "0" for p, y in zip(predictions, labels))
 
 
-def _subsample(texts, labels, limit, seed):
+def subsample(texts, labels, limit: int, seed: int = 0):
+    """``limit`` examples drawn with a fixed seed (all when ``limit`` is 0): the same
+    subset wherever a smoke evaluation or its controls need one."""
     if not limit or limit >= len(texts):
         return texts, labels
     rows = np.random.default_rng(seed).permutation(len(texts))[:limit]
@@ -112,7 +114,7 @@ def finetune(encoder_state: dict, model_config, task: str, protocol: FinetunePro
     the best validation accuracy, and every pass's validation accuracy (``eval_examples``
     > 0 scores only the first that many of each split: smoke runs)."""
     texts, labels, names = load_task(task, "train")
-    texts, labels = _subsample(texts, labels, protocol.max_train_examples, seed)
+    texts, labels = subsample(texts, labels, protocol.max_train_examples, seed)
     config = model_config.replace(classifier_dropout_prob=protocol.classifier_dropout)
     torch.manual_seed(seed)
     model = AlbertForSequenceClassification(config, num_labels=len(names)).to(device)
@@ -122,8 +124,7 @@ def finetune(encoder_state: dict, model_config, task: str, protocol: FinetunePro
     splits = {}
     for split in ("validation", "test"):
         x, y = load_task(task, split)[:2]
-        if eval_examples:
-            x, y = x[:eval_examples], y[:eval_examples]
+        x, y = subsample(x, y, eval_examples)
         splits[split] = (encode_texts(tokenizer, x, protocol.max_seq_length), np.array(y))
     rng = np.random.default_rng(seed)
     epochs = [length_batches(encoded, protocol.batch_size, rng)
@@ -181,41 +182,59 @@ def learning_rate_pilot(encoder_states: dict, model_config, task: str,
 # -- frozen-encoder probes ------------------------------------------------------------
 
 @torch.no_grad()
-def encoder_states(model, inputs: dict, device, batch_size: int = 128) -> list:
-    """Final hidden states per batch (float32 on the CPU), with their inputs."""
+def encoder_states(model, inputs: dict, device, batch_size: int = 128):
+    """Final hidden states and the sentence-pair head's prediction, batch by batch, in
+    batches of similar lengths each trimmed to its longest (no work on padding); yields
+    (rows, hidden states, inputs, head predictions), float32 on the CPU."""
     model.eval()
-    out = []
-    for start in range(0, len(inputs["input_ids"]), batch_size):
-        batch = {k: v[start:start + batch_size].to(device) for k, v in inputs.items()}
-        sequence, _, _ = model.albert(batch["input_ids"], batch["token_type_ids"],
-                                      batch["attention_mask"])
-        out.append((sequence.float().cpu(), {k: v.cpu() for k, v in batch.items()}))
+    lengths = inputs["attention_mask"].sum(1)
+    order = torch.argsort(lengths, stable=True)
+    for start in range(0, len(order), batch_size):
+        rows = order[start:start + batch_size]
+        T = int(lengths[rows].max())
+        batch = {k: v[rows, :T].to(device) for k, v in inputs.items()}
+        sequence, pooled, _ = model.albert(batch["input_ids"], batch["token_type_ids"],
+                                           batch["attention_mask"])
+        head = model.sentence_head(pooled).argmax(-1) if hasattr(model, "sentence_head") else None
+        yield (rows, sequence.float().cpu(), {k: v.cpu() for k, v in batch.items()},
+               None if head is None else head.cpu())
+
+
+def _in_order(parts: list, n: int) -> np.ndarray:
+    out = None
+    for rows, values in parts:
+        if out is None:
+            out = np.empty((n, *values.shape[1:]), dtype=values.dtype)
+        out[rows.numpy()] = values
     return out
 
 
 def mean_pooled(model, inputs: dict, device) -> np.ndarray:
     """Mean of the final hidden states over the non-padding tokens."""
-    features = []
-    for sequence, batch in encoder_states(model, inputs, device):
+    parts = []
+    for rows, sequence, batch, _ in encoder_states(model, inputs, device):
         mask = batch["attention_mask"][..., None].float()
-        features.append(((sequence * mask).sum(1) / mask.sum(1)).numpy())
-    return np.concatenate(features)
+        parts.append((rows, ((sequence * mask).sum(1) / mask.sum(1)).numpy()))
+    return _in_order(parts, len(inputs["input_ids"]))
 
 
-def pair_features(model, inputs: dict, device) -> np.ndarray:
-    """For a segment pair: [CLS] state, mean of segment A, mean of segment B."""
-    features = []
-    for sequence, batch in encoder_states(model, inputs, device):
+def pair_features(model, inputs: dict, device, with_head: bool = False):
+    """For a segment pair: [CLS] state, mean of segment A, mean of segment B; with
+    ``with_head`` also the model's own sentence-pair head's predictions (same pass)."""
+    parts, heads = [], []
+    for rows, sequence, batch, head in encoder_states(model, inputs, device):
         mask = batch["attention_mask"].bool()
         b = (batch["token_type_ids"] == 1) & mask
         a = (batch["token_type_ids"] == 0) & mask
         a[:, 0] = False  # [CLS] is reported on its own
-        parts = [sequence[:, 0]]
+        pieces = [sequence[:, 0]]
         for segment in (a, b):
             w = segment[..., None].float()
-            parts.append((sequence * w).sum(1) / w.sum(1).clamp(min=1))
-        features.append(torch.cat(parts, -1).numpy())
-    return np.concatenate(features)
+            pieces.append((sequence * w).sum(1) / w.sum(1).clamp(min=1))
+        parts.append((rows, torch.cat(pieces, -1).numpy()))
+        heads.append((rows, head.numpy()))
+    features = _in_order(parts, len(inputs["input_ids"]))
+    return (features, _in_order(heads, len(inputs["input_ids"]))) if with_head else features
 
 
 def logistic_probe(train_x, train_y, test_x, test_y, validation=None) -> dict:
@@ -227,7 +246,7 @@ def logistic_probe(train_x, train_y, test_x, test_y, validation=None) -> dict:
     from sklearn.preprocessing import StandardScaler
 
     def fit(C):
-        return make_pipeline(StandardScaler(), LogisticRegression(max_iter=3000, C=C)).fit(
+        return make_pipeline(StandardScaler(), LogisticRegression(max_iter=1000, C=C)).fit(
             train_x, train_y)
 
     if validation is None:

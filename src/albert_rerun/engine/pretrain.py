@@ -28,6 +28,7 @@ from ..data.masking import MaskingConfig
 from ..data.tokenizer import Tokenizer
 from ..model.modeling import AlbertForPreTraining
 from .config import PretrainConfig
+from .distributed import barrier, batch_share, wrap
 from .provenance import record
 from .store import atomic_write_json, config_hash, pretrain_path, save_weights, stored_pretrain
 
@@ -106,10 +107,14 @@ class DeviceStream:
         self._pending: dict = {}
         self.chunk = (None, None)
         self.generator = torch.Generator(device=device)
-        first, epoch = 0, 0  # find the epoch of start_step (epochs differ in length)
+        # find the epoch of the first step of start_step's chunk, whose masks are drawn
+        # together (a chunk may begin in the epoch before start_step's; epochs differ in
+        # length)
+        chunk_start = start_step - start_step % self.chunk_steps
+        first, epoch = 0, 0
         while True:
             tensors, steps = self._epoch(epoch)
-            if first + steps > start_step:
+            if first + steps > chunk_start:
                 break
             self.epochs.pop(epoch, None)
             first += steps
@@ -221,9 +226,39 @@ def _load_checkpoint(path: Path, model, optimizer):
 
 # -- the run ---------------------------------------------------------------------------
 
+def train_step(step_model, model, optimizer, config: PretrainConfig, batch: dict, step: int,
+               device: torch.device, share=None) -> torch.Tensor:
+    """One optimizer step of ``config``'s schedule on ``batch``; the loss, on the device
+    (reading it would wait for the device). ``step_model`` is ``model`` or its compiled
+    or DDP-wrapped form. ``share`` (a ``distributed.BatchShare``): train this rank's
+    slice of the global ``batch``; the returned loss is this rank's share of the global
+    batch's."""
+    rank, world = (0, 1) if share is None else (share.rank, share.world)
+    local = batch if share is None else share.slice(batch)
+    for group in optimizer.param_groups:
+        group["lr"] = learning_rate(config, step)
+    torch.manual_seed((config.seed * 1_000_003 + step) * world + rank)  # dropout, by step
+    sentence = config.objective != "none"
+    with autocast(device):
+        out = step_model(local["input_ids"], local["token_type_ids"], local["attention_mask"],
+                         mlm_positions=local["mlm_positions"], mlm_labels=local["mlm_labels"],
+                         sentence_labels=local["sentence_labels"] if sentence else None)
+    loss = out.loss if share is None else share.loss(out, local, batch)
+    loss.backward()
+    torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+    optimizer.step()
+    optimizer.zero_grad(set_to_none=True)
+    return loss.detach() / world
+
+
 def pretrain(config: PretrainConfig, workdir: Path, device: str = "auto",
-             compile: bool = False, checkpoint_every: int = 500, quiet: bool = False) -> dict:
-    """Train (or resume) one run in ``workdir``; return its metrics, curve and model."""
+             compile: bool = False, checkpoint_every: int = 500, quiet: bool = False,
+             ddp: bool = False) -> dict:
+    """Train (or resume) one run in ``workdir``; return its metrics, curve and model.
+
+    ``ddp``: under a process group of several ranks (``distributed.maybe_init``), train
+    the run with DistributedDataParallel, each rank on its slice of every global batch;
+    rank 0 writes the checkpoints. Without one, the single-process run."""
     import warnings
     with warnings.catch_warnings():  # tqdm.auto warns in kernels without ipywidgets
         warnings.simplefilter("ignore")
@@ -253,8 +288,9 @@ def pretrain(config: PretrainConfig, workdir: Path, device: str = "auto",
                         config.curve_examples, config.vocab_size)
     corpus = tokenize_split("train", tokenizer).subset(config.train_documents)
     stream = DeviceStream(config, tokenizer, corpus, target, state["step"])
-    step_model = torch.compile(model) if compile else model
-    sentence = config.objective != "none"
+    share = batch_share(config.batch_size) if ddp else None
+    step_model = model if share is None else wrap(model, target, config.objective != "none")
+    step_model = torch.compile(step_model) if compile else step_model
     bar = tqdm(total=config.max_steps, initial=state["step"], disable=quiet,
                desc=f"{config.objective} H{config.model.hidden_size}", leave=False)
     loss_sum = torch.zeros((), device=target)
@@ -263,6 +299,8 @@ def pretrain(config: PretrainConfig, workdir: Path, device: str = "auto",
 
     def settle():  # fold the device-side sums into the state; stop the clock
         nonlocal started, loss_sum, tokens
+        if share is not None:  # every rank's share of the global loss
+            share.reduce(loss_sum)
         sync(target)
         state["seconds"] += time.perf_counter() - started
         state["loss_sum"] += float(loss_sum)
@@ -274,25 +312,16 @@ def pretrain(config: PretrainConfig, workdir: Path, device: str = "auto",
         while state["step"] < config.max_steps:
             step = state["step"]
             batch = stream.batch(step)
-            for group in optimizer.param_groups:
-                group["lr"] = learning_rate(config, step)
-            torch.manual_seed(config.seed * 1_000_003 + step)  # dropout, step-determined
-            with autocast(target):
-                out = step_model(batch["input_ids"], batch["token_type_ids"],
-                                 batch["attention_mask"], mlm_positions=batch["mlm_positions"],
-                                 mlm_labels=batch["mlm_labels"],
-                                 sentence_labels=batch["sentence_labels"] if sentence else None)
-            out.loss.backward()
-            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-            optimizer.step()
-            optimizer.zero_grad(set_to_none=True)
-            loss_sum += out.loss.detach()
-            tokens += batch["attention_mask"].sum()
+            loss_sum += train_step(step_model, model, optimizer, config, batch, step, target,
+                                   share)
+            tokens += batch["attention_mask"].sum()  # the global batch's
             state["step"] = step + 1
             state["loss_steps"] += 1
             done = state["step"]
             curve_point = config.curve_every and done % config.curve_every == 0
-            if done % LOG_EVERY == 0 or curve_point or done == config.max_steps:
+            checkpoint_due = done % checkpoint_every == 0 and done < config.max_steps
+            if (done % LOG_EVERY == 0 or curve_point or checkpoint_due
+                    or done == config.max_steps):
                 settle()
                 mean = state["loss_sum"] / state["loss_steps"]
                 if not np.isfinite(mean):  # NaN features would only fail later, obscurely
@@ -308,7 +337,7 @@ def pretrain(config: PretrainConfig, workdir: Path, device: str = "auto",
                         "train_loss": mean, "examples": config.curve_examples,
                         **{k: v for k, v in point.items() if not k.startswith("sequence_")}})
                 state["loss_sum"], state["loss_steps"] = 0.0, 0
-                if done % checkpoint_every == 0 and done < config.max_steps:
+                if checkpoint_due and (share is None or share.rank == 0):
                     _save_checkpoint(checkpoint, model, optimizer, state)
                 started = time.perf_counter()
     finally:
@@ -322,8 +351,12 @@ def pretrain(config: PretrainConfig, workdir: Path, device: str = "auto",
 
 
 def run(config: PretrainConfig, store: Path, device: str = "auto", compile: bool = False,
-        quiet: bool = False, fresh: bool = False) -> dict:
-    """The stored result of ``config`` under ``store``, training it if missing."""
+        quiet: bool = False, fresh: bool = False, ddp: bool = False) -> dict:
+    """The stored result of ``config`` under ``store``, training it if missing.
+
+    Checkpoints every $ALBERT_RERUN_CHECKPOINT_EVERY steps (default 500; the torchrun
+    tests set a few). ``ddp``: one run over the process group's ranks (``pretrain``);
+    rank 0 stores the result, the others wait for it."""
     fresh = fresh or os.environ.get("ALBERT_RERUN_FRESH") == "1"
     if not fresh:
         stored = stored_pretrain(store, config)
@@ -332,13 +365,23 @@ def run(config: PretrainConfig, store: Path, device: str = "auto", compile: bool
     name = config_hash(config.to_dict())
     workdir = store / "checkpoints" / name
     started = time.time()
-    outcome = pretrain(config, workdir, device=device, compile=compile, quiet=quiet)
+    every = int(os.environ.get("ALBERT_RERUN_CHECKPOINT_EVERY") or 500)
+    outcome = pretrain(config, workdir, device=device, compile=compile, quiet=quiet,
+                       checkpoint_every=every, ddp=ddp)
+    share = batch_share(config.batch_size) if ddp else None
+    if share is not None and share.rank != 0:
+        barrier()  # rank 0 stores the result
+        return stored_pretrain(store, config)
     path = pretrain_path(store, config)
-    weights = save_weights(path.with_suffix(".safetensors"), outcome["model"].state_dict())
+    # zero-step runs (the random-initialization controls) keep only their checksum: the
+    # seed rebuilds them (store.load_weights), so they need no file in the repository
+    weights = save_weights(path.with_suffix(".safetensors"), outcome["model"].state_dict(),
+                           write=config.max_steps > 0)
     result = {"config": config.to_dict(), "hash": name, "metrics": outcome["metrics"],
               "curve": outcome["curve"], "weights": weights, "provenance": record(),
               "runtime": {"device": str(resolve_device(device)), "compile": compile,
-                          "threads": torch.get_num_threads()},
+                          "threads": torch.get_num_threads(),
+                          **({} if share is None else {"ranks": share.world})},
               "wall_seconds": time.time() - started}
     atomic_write_json(path, result)
     (workdir / "checkpoint.pt").unlink(missing_ok=True)
@@ -346,33 +389,6 @@ def run(config: PretrainConfig, store: Path, device: str = "auto", compile: bool
         workdir.rmdir()
     except OSError:
         pass
+    if share is not None:
+        barrier()
     return result
-
-
-def main(argv=None) -> int:
-    """Pretrain one model at a profile and print its result (stored results reused)."""
-    import argparse
-    import json
-
-    from ..profiles import PROFILES, pretraining_config
-    from .store import results_dir
-    parser = argparse.ArgumentParser(description=main.__doc__)
-    parser.add_argument("--profile", default="smoke", choices=tuple(PROFILES))
-    parser.add_argument("--style", default="albert", choices=("albert", "bert"))
-    parser.add_argument("--objective", default="sop", choices=("sop", "nsp", "none"))
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--device", default="auto", choices=("auto", "cpu", "cuda"))
-    parser.add_argument("--compile", action="store_true", help="torch.compile the model")
-    parser.add_argument("--fresh", action="store_true", help="retrain even if stored")
-    parser.add_argument("--store", default=None, help="results folder (default: data/results)")
-    args = parser.parse_args(argv)
-    config = pretraining_config(args.profile, args.style, objective=args.objective,
-                                seed=args.seed)
-    store = Path(args.store) / args.profile if args.store else results_dir(args.profile)
-    result = run(config, store, args.device, args.compile, fresh=args.fresh)
-    print(json.dumps({"hash": result["hash"], **result["metrics"]}, indent=1))
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -92,15 +92,17 @@ def stored_pretrain(store: Path, config):
     return result
 
 
-def save_weights(path: Path, state_dict: dict) -> dict:
-    """Write float16 safetensors atomically; return the record the run's JSON keeps."""
+def save_weights(path: Path, state_dict: dict, write: bool = True) -> dict:
+    """Write float16 safetensors atomically (unless ``write`` is False); return the
+    record the run's JSON keeps."""
     import torch
     from safetensors.torch import save
 
     tensors = {k: v.detach().to("cpu", torch.float16).contiguous()
                for k, v in state_dict.items()}
     payload = save(tensors, metadata={"dtype": WEIGHTS_DTYPE})
-    atomic_write_bytes(path, payload)
+    if write:
+        atomic_write_bytes(path, payload)
     return {"file": path.name, "sha256": hashlib.sha256(payload).hexdigest(),
             "bytes": len(payload), "dtype": WEIGHTS_DTYPE}
 
@@ -117,17 +119,33 @@ def load_weights(store: Path, result: dict) -> dict:
         raise WeightsError(f"result {result.get('hash')} records no weights: retrain it "
                            f"with --fresh")
     path = store / "pretrain" / record["file"]
-    fix = (f"restore it with `git checkout -- {path}` or retrain the run "
-           f"(python -m albert_rerun.claims --fresh-runs {result.get('hash')})")
-    if not path.is_file():
+    fix = (f"restore it with `git checkout -- {path}` or retrain the run with --fresh")
+    if not path.is_file() and result["config"]["max_steps"] == 0:
+        payload = _initial_weights(result["config"])  # a control: rebuilt from its seed
+    elif not path.is_file():
         raise WeightsError(f"weight file {path} is missing (expected sha256 "
                            f"{record['sha256']}); {fix}")
-    payload = path.read_bytes()
+    else:
+        payload = path.read_bytes()
     actual = hashlib.sha256(payload).hexdigest()
     if actual != record["sha256"]:
         raise WeightsError(f"weight file {path} is corrupt: sha256 {actual}, expected "
                            f"{record['sha256']}; {fix}")
     return {k: v.to(torch.float32) for k, v in load(payload).items()}
+
+
+def _initial_weights(config: dict) -> bytes:
+    """The float16 safetensors payload of a model at initialization (zero-step runs, the
+    random-initialization controls, are not committed: their seed rebuilds them)."""
+    import torch
+    from safetensors.torch import save
+
+    from ..model.config import ModelConfig
+    from ..model.modeling import AlbertForPreTraining
+    torch.manual_seed(config["seed"])
+    model = AlbertForPreTraining(ModelConfig.from_dict(config["model"]))
+    return save({k: v.detach().to(torch.float16).contiguous()
+                 for k, v in model.state_dict().items()}, metadata={"dtype": WEIGHTS_DTYPE})
 
 
 # -- evaluations --------------------------------------------------------------------

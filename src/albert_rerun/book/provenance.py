@@ -1,0 +1,121 @@
+"""What a reader needs to trace and redo the book's numbers.
+
+``chapter_footer`` is the paragraph that ends each empirical chapter: how many stored
+results it read, the machines and commits that made them, and the one command that
+recomputes them. ``published_runs`` flattens every stored run (its config, its
+pretraining figures and each evaluation's scalar metrics) into one table, which
+``make book`` writes as ``book/_generated/runs-<profile>.csv`` for readers who analyse
+the results without Python.
+"""
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+
+import pandas as pd
+
+MAX_TEXT = 64  # longer strings are per-item records (correctness strings), not metrics
+
+
+def short_commit(commit: str) -> str:
+    """A git hash cut to 7 digits, keeping a '+dirty' mark; other values as they are."""
+    head, dirty, _ = str(commit).partition("+dirty")
+    if len(head) == 40 and all(c in "0123456789abcdef" for c in head):
+        head = head[:7]
+    return head + ("+dirty" if dirty else "")
+
+
+def _counted(values) -> str:
+    """'a (3 runs), b (1 run)', most frequent first."""
+    return ", ".join(f"{value} ({n} run{'s' if n != 1 else ''})"
+                     for value, n in Counter(values).most_common())
+
+
+def recompute_command(profile: str, claims) -> str:
+    from ..claims.conditions import CLAIMS
+    unknown = [c for c in claims if c not in CLAIMS]
+    if unknown or not claims:
+        raise ValueError(f"claims must be a non-empty list from {CLAIMS}, got {list(claims)}")
+    return f"python -m albert_rerun.claims --profile {profile} --claims {' '.join(claims)} --fresh"
+
+
+def chapter_footer(runs: pd.DataFrame, profile: str, claims: list[str]) -> str:
+    """Markdown for the end of a chapter: the stored results ``runs`` holds (one row per
+    condition and seed, with columns ``machine``, ``commit`` and ``hash``; a run used by
+    two conditions counts once), their machines and commits, and the command that
+    retrains and re-evaluates them at ``profile``."""
+    missing = [c for c in ("machine", "commit", "hash") if c not in runs.columns]
+    if missing:
+        raise ValueError(f"runs lacks the columns {missing}")
+    if runs.empty:
+        raise ValueError("the chapter read no stored results")
+    distinct = runs.drop_duplicates("hash")
+    n = len(distinct)
+    return (f"**Where these numbers come from.** This chapter read {n} stored "
+            f"result{'s' if n != 1 else ''} of the `{profile}` profile "
+            f"(`data/results/{profile}/`), trained on "
+            f"{_counted(distinct['machine'])}, at commit"
+            f"{'s' if distinct['commit'].nunique() > 1 else ''} "
+            f"{_counted('`' + distinct['commit'].map(short_commit) + '`')}. "
+            "This command retrains and re-evaluates them:\n\n"
+            f"```bash\n{recompute_command(profile, claims)}\n```\n")
+
+
+# -- every published run as one table ---------------------------------------------------
+
+def flatten(record: dict, prefix: str = "") -> dict:
+    """Nested dicts as dotted columns; scalars and short strings kept, lists and long
+    strings (learning curves, per-item correctness, per-layer values) left out."""
+    out = {}
+    for key, value in record.items():
+        name = f"{prefix}{key}"
+        if isinstance(value, dict):
+            out.update(flatten(value, name + "."))
+        elif isinstance(value, str):
+            if len(value) <= MAX_TEXT:
+                out[name] = value
+        elif value is None or isinstance(value, (bool, int, float)):
+            out[name] = value
+    return out
+
+
+def _read(path: Path) -> dict:
+    return json.loads(path.read_text())
+
+
+def published_runs(store: Path, current_eval: str | None = None) -> pd.DataFrame:
+    """One row per stored pretraining run and evaluation of it (a run not yet evaluated
+    has one row without evaluation columns): ``hash``, ``config.*``, ``pretrain.*`` (its
+    metrics), ``machine.*`` and ``commit`` of the training, then ``eval_hash``,
+    ``eval_current`` (the evaluation the book reads: ``current_eval``) and ``eval.*``."""
+    evaluations = {}
+    for path in sorted(store.glob("eval/*/*.json")):
+        evaluations.setdefault(path.stem, []).append(_read(path))
+    rows = []
+    for path in sorted(store.glob("pretrain/*.json")):
+        run = _read(path)
+        base = {"hash": run.get("hash", path.stem),
+                **flatten(run.get("config", {}), "config."),
+                **flatten(run.get("metrics", {}), "pretrain."),
+                "pretrain.wall_seconds": run.get("wall_seconds"),
+                **flatten(run.get("provenance", {}).get("machine", {}), "machine."),
+                "commit": run.get("provenance", {}).get("git_commit")}
+        for evaluated in evaluations.get(base["hash"], [None]):
+            if evaluated is None:
+                rows.append(base)
+                continue
+            rows.append({**base, "eval_hash": evaluated.get("eval_hash"),
+                         "eval_current": evaluated.get("eval_hash") == current_eval,
+                         **flatten(evaluated.get("metrics", {}), "eval.")})
+    return pd.DataFrame(rows)
+
+
+def write_runs_csv(profile: str, path: Path) -> pd.DataFrame:
+    """The published runs of ``profile`` (``results_dir(profile)``) as a CSV at ``path``."""
+    from ..engine.store import results_dir
+    from ..profiles import eval_config
+    runs = published_runs(results_dir(profile), eval_config(profile).key)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    runs.to_csv(path, index=False)
+    return runs

@@ -1,0 +1,105 @@
+"""Table 2's speedup column: training throughput of the six Table 1 models on one machine.
+
+A measurement, stored like a run (results_dir(profile)/throughput-<hash>.json, with its
+provenance) so that the book shows the same numbers on every build; ``fresh`` measures
+again. Timings are medians of a few steps after a warm-up, one model after another in one
+process.
+"""
+from __future__ import annotations
+
+import json
+import os
+import time
+
+from ..engine.store import atomic_write_json, config_hash, results_dir
+from . import paper
+
+THROUGHPUT_SHAPES = {  # profile: (batch, sequence length, timed steps, width divisor)
+    "smoke": (1, 16, 1, 32), "cpu": (4, 64, 2, 1), "gpu": (32, 128, 5, 1)}
+
+
+def table1_config(name: str, divisor: int = 1):
+    """A Table 1 model; ``divisor`` > 1 shrinks every width (smoke: the code path only)."""
+    from ..model.config import preset
+    config = preset(name, hidden_dropout_prob=0.0, attention_probs_dropout_prob=0.0)
+    if divisor == 1:
+        return config
+    return config.replace(vocab_size=1000, hidden_size=config.hidden_size // divisor,
+                          intermediate_size=config.intermediate_size // divisor,
+                          embedding_size=max(8, config.embedding_size // divisor),
+                          num_attention_heads=max(1, config.num_attention_heads // divisor))
+
+
+def _configs(profile: str) -> dict:
+    return {name: table1_config(name, THROUGHPUT_SHAPES[profile][3]) for name in paper.TABLE1}
+
+
+def throughput_path(profile: str, device: str = "auto"):
+    """Where the throughput table of ``profile`` on ``device`` is stored."""
+    batch, seq, steps, _ = THROUGHPUT_SHAPES[profile]
+    key = config_hash({"models": {k: c.to_dict() for k, c in _configs(profile).items()},
+                       "batch": batch, "seq": seq, "steps": steps, "device": device})
+    return results_dir(profile) / f"throughput-{key}.json"
+
+
+def throughput(profile: str, device: str = "auto", fresh: bool = False) -> dict:
+    """Training tokens/s (forward + backward) of the six Table 1 models on this machine."""
+    import torch
+
+    from ..engine.pretrain import autocast, cpu_threads, resolve_device, sync
+    from ..engine.provenance import record
+    from ..model.modeling import AlbertForPreTraining
+
+    path = throughput_path(profile, device)
+    if path.exists() and not fresh and os.environ.get("ALBERT_RERUN_FRESH") != "1":
+        try:
+            return json.loads(path.read_text())
+        except ValueError:
+            print(f"warning: stored measurement {path} is corrupt; measuring again")
+    batch, seq, steps, divisor = THROUGHPUT_SHAPES[profile]
+    configs = _configs(profile)
+    torch.set_num_threads(cpu_threads())
+    target = resolve_device(device)
+    g = torch.Generator().manual_seed(0)
+    ids = torch.randint(5, configs["bert-base"].vocab_size, (batch, seq), generator=g).to(target)
+    labels = torch.full((batch, seq), -100)
+    labels[:, 1:1 + max(1, round(0.15 * seq))] = 7
+    labels = labels.to(target)
+    rows = {}
+    for name, config in configs.items():
+        torch.manual_seed(0)
+        model = AlbertForPreTraining(config).to(target).train()
+        timings = []
+        for k in range(steps + 1):
+            sync(target)
+            started = time.perf_counter()
+            with autocast(target):
+                loss = model(ids, mlm_labels=labels).loss
+            loss.backward()
+            model.zero_grad(set_to_none=True)
+            sync(target)
+            if k:  # the first step warms up
+                timings.append(time.perf_counter() - started)
+        rows[name] = {"step_seconds": min(timings), "tokens_per_second": batch * seq / min(timings)}
+        del model
+    reference = rows["bert-large"]["tokens_per_second"]
+    for row in rows.values():
+        row["speedup_vs_bert_large"] = row["tokens_per_second"] / reference
+    result = {"batch": batch, "seq": seq, "steps": steps, "width_divisor": divisor, "rows": rows,
+              "threads": torch.get_num_threads(), "provenance": record()}
+    atomic_write_json(path, result)
+    return result
+
+
+def throughput_table(measured: dict):
+    """Our speedups beside the paper's, with parameters; and the rank correlation."""
+    import pandas as pd
+
+    from ..model.params import closed_form
+    speed = pd.DataFrame(measured["rows"]).T[["tokens_per_second", "speedup_vs_bert_large"]]
+    speed["paper speedup"] = pd.Series(paper.TABLE2_SPEEDUP)
+    speed["params (M)"] = [round(sum(closed_form(table1_config(n)).values()) / 1e6)
+                           for n in speed.index]
+    rho = float(speed["speedup_vs_bert_large"].rank().corr(speed["paper speedup"].rank(),
+                                                           method="spearman"))
+    return speed.round(2), rho

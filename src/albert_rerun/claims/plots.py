@@ -1,0 +1,223 @@
+"""The book's pictures of what holds: a forest plot and effects against compute.
+
+Both take ``family``: the table ``stats.holm`` returns (index: decision key; columns
+claim, label, estimate, low, high, margin, paper_sign, unit, verdict, verdict_holm),
+with a ``profile`` column, one family per profile concatenated.
+
+Effects come in different units (nats, accuracy points, degrees...), so every one is
+drawn divided by its margin of practical equivalence: the band of equivalence is then
+[-1, 1] for all of them, and an interval inside it means "no difference that matters".
+Intervals wider than ``X_LIMIT`` margins (one seed gives an infinite one) are cut at
+the edge of the plot, and the cut end is drawn as an arrow head.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+X_LIMIT = 10.0  # the widest the effect axis goes, in margins
+PROFILE_MARKERS = {"smoke": "^", "cpu": "o", "gpu": "s"}
+VERDICT_COLOURS = {"reproduced": "tab:green", "contradicted": "tab:red",
+                   "equivalent": "tab:blue", "inconclusive": "tab:gray"}
+BAND_COLOUR = "0.88"
+PAPER_COLOUR = "0.35"
+REQUIRED = ("claim", "label", "estimate", "low", "high", "margin", "paper_sign",
+            "verdict", "verdict_holm", "profile")
+
+
+def scaled(family: pd.DataFrame) -> pd.DataFrame:
+    """``family`` with the estimate and its interval in margins (x, x_low, x_high)."""
+    missing = [c for c in REQUIRED if c not in family.columns]
+    if missing:
+        raise ValueError(f"the family lacks columns {missing} (stats.holm plus 'profile')")
+    if (family["margin"] <= 0).any():
+        bad = list(family.index[family["margin"] <= 0])
+        raise ValueError(f"decisions {bad} have no positive margin to scale by")
+    out = family.copy()
+    for name, column in (("x", "estimate"), ("x_low", "low"), ("x_high", "high")):
+        out[name] = family[column] / family["margin"]
+    return out
+
+
+def _limit(frame: pd.DataFrame) -> float:
+    """Half the width of the effect axis: a little past the widest finite value, at least
+    2.5 margins (the band stays visible), at most X_LIMIT."""
+    values = frame[["x", "x_low", "x_high"]].to_numpy(dtype=float)
+    values = np.abs(values[np.isfinite(values)])
+    return float(np.clip(1.15 * values.max(initial=0), 2.5, X_LIMIT))
+
+
+def marker(profile: str) -> str:
+    return PROFILE_MARKERS.get(profile, "D")
+
+
+def _rows(frame: pd.DataFrame) -> list:
+    """The decision keys in the order they first appear, grouped by claim."""
+    keys = list(dict.fromkeys(frame.index))
+    claims = list(dict.fromkeys(frame["claim"]))
+    claim_of = frame.groupby(level=0)["claim"].first()
+    return sorted(keys, key=lambda k: (claims.index(claim_of[k]), keys.index(k)))
+
+
+def _offsets(profiles: list, spread: float = 0.3) -> dict:
+    """Each profile's vertical offset within a row, so that profiles sit side by side."""
+    if len(profiles) == 1:
+        return {profiles[0]: 0.0}
+    return dict(zip(profiles, np.linspace(-spread / 2, spread / 2, len(profiles))))
+
+
+def _interval(ax, x, low, high, y, colour, style, gid, limit):
+    """One effect with its interval on a row; cut ends get an arrow head."""
+    lo, hi = np.clip([low, high], -limit, limit)
+    ax.plot([lo, hi], [y, y], color=colour, linewidth=1.6, gid=f"{gid}/interval")
+    for end, cut, head in ((lo, low < -limit, "<"), (hi, high > limit, ">")):
+        if cut:
+            ax.plot(end, y, head, color=colour, markersize=6)
+    ax.plot(np.clip(x, -limit, limit), y, style, color=colour, markersize=7,
+            markeredgecolor="black", markeredgewidth=0.6, gid=gid)
+
+
+def _band(ax, vertical: bool = True):
+    """The band of practical equivalence, +-1 margin, and the line of no difference."""
+    span = ax.axvspan if vertical else ax.axhspan
+    span(-1, 1, color=BAND_COLOUR, zorder=0, gid="equivalence-band")
+    (ax.axvline if vertical else ax.axhline)(0, color="0.5", linewidth=0.8, zorder=0.5)
+
+
+def _paper_direction(ax, sign: int, y: float, limit: float, gid: str):
+    """The paper's direction, drawn in the top of a row clear of the intervals: a
+    triangle near the edge on the paper's side, or a hollow diamond at zero where the
+    paper says there is no difference."""
+    top = y - 0.32
+    if sign == 0:
+        ax.plot(0, top, "D", markerfacecolor="none", markeredgecolor=PAPER_COLOUR,
+                markersize=7, gid=gid)
+    else:
+        ax.plot(sign * limit * 0.93, top, ">" if sign > 0 else "<", color=PAPER_COLOUR,
+                markersize=7, gid=gid)
+
+
+def _verdict_text(row) -> str:
+    if row["verdict"] == row["verdict_holm"]:
+        return f"{row['profile']}: {row['verdict']}"
+    return f"{row['profile']}: {row['verdict']} (Holm: {row['verdict_holm']})"
+
+
+def _legend(ax, profiles: list):
+    """Below the plot: the band, the profiles' markers, the paper's marks, the colours."""
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
+    handles = [Patch(color=BAND_COLOUR, label="within ±1 margin")]
+    handles += [Line2D([], [], linestyle="", marker=marker(p), color="white",
+                       markeredgecolor="black", label=f"{p} profile") for p in profiles]
+    handles += [Line2D([], [], linestyle="", marker=">", color=PAPER_COLOUR,
+                       label="paper's direction"),
+                Line2D([], [], linestyle="", marker="D", markerfacecolor="none",
+                       markeredgecolor=PAPER_COLOUR, label="paper: no difference")]
+    handles += [Patch(color=c, label=f"{v} (Holm)") for v, c in VERDICT_COLOURS.items()]
+    ax.figure.legend(handles=handles, loc="outside lower center", ncol=4, fontsize="small",
+                     frameon=False)
+
+
+def forest(family: pd.DataFrame, ax=None):
+    """Every decision's effect in margins with its 95% interval, one row per decision.
+
+    The shaded band is practical equivalence; a triangle at the edge marks the side the
+    paper predicts (a hollow diamond at 0: the paper predicts no difference); the
+    marker's shape is the profile, its colour the Holm-adjusted verdict, and the text on
+    the right gives each profile's raw verdict (and the Holm one where it differs).
+    Returns the axes; every decision's marker has the gid ``profile:key``."""
+    import matplotlib.pyplot as plt
+    frame = scaled(family)
+    keys = _rows(frame)
+    profiles = list(dict.fromkeys(frame["profile"]))
+    if ax is None:
+        _, ax = plt.subplots(figsize=(10, 1.6 + 0.45 * len(keys) * max(1, len(profiles) / 2)),
+                             layout="constrained")
+    limit = _limit(frame)
+    offsets = _offsets(profiles)
+    _band(ax)
+    for y, key in enumerate(keys):
+        rows = frame.loc[[key]]
+        _paper_direction(ax, int(rows["paper_sign"].iloc[0]), y, limit, f"paper:{key}")
+        for _, row in rows.iterrows():
+            gid = f"{row['profile']}:{key}"
+            _interval(ax, row["x"], row["x_low"], row["x_high"], y + offsets[row["profile"]],
+                      VERDICT_COLOURS[row["verdict_holm"]], marker(row["profile"]), gid,
+                      limit)
+        ax.text(1.01, y, "\n".join(_verdict_text(r) for _, r in rows.iterrows()),
+                transform=ax.get_yaxis_transform(), va="center", fontsize="small",
+                gid=f"verdict:{key}")
+    labels = [_row_label(frame.loc[[k]].iloc[0]) for k in keys]
+    ax.set_yticks(range(len(keys)), labels, fontsize="small")
+    ax.set_ylim(len(keys) - 0.5, -0.5)  # first decision on top
+    ax.set_xlim(-limit, limit)
+    ax.set_xlabel("effect / margin of practical equivalence (95% interval)")
+    _claim_separators(ax, frame, keys)
+    _legend(ax, profiles)
+    return ax
+
+
+def _row_label(row) -> str:
+    unit = f" {row['unit']}" if "unit" in row and row["unit"] else ""
+    return f"{row['claim']}: {row['label']} (margin {row['margin']:.3g}{unit})"
+
+
+def _claim_separators(ax, frame: pd.DataFrame, keys: list):
+    """A thin line between the rows of consecutive claims."""
+    claims = [frame.loc[[k], "claim"].iloc[0] for k in keys]
+    for y in range(1, len(keys)):
+        if claims[y] != claims[y - 1]:
+            ax.axhline(y - 0.5, color="0.7", linewidth=0.6)
+
+
+def scale_panel(family: pd.DataFrame, compute: dict, ax=None):
+    """Per claim, a panel of each decision's effect (in margins) against the training
+    compute of one run at each profile present (FLOPs, log scale): how a claim moves
+    with scale. ``compute`` maps profile to FLOPs (e.g. ``conditions.step_flops`` of the
+    profile's base run times its steps). ``ax``: one axes per claim, or None for a new
+    figure. Returns the axes in claim order; each point has the gid ``profile:key``."""
+    import matplotlib.pyplot as plt
+    frame = scaled(family)
+    missing = sorted(set(frame["profile"]) - set(compute))
+    if missing:
+        raise ValueError(f"no training compute given for profiles {missing}")
+    claims = list(dict.fromkeys(frame["claim"]))
+    if ax is None:
+        columns = min(4, len(claims))
+        rows = -(-len(claims) // columns)
+        _, ax = plt.subplots(rows, columns, figsize=(3.4 * columns, 2.8 * rows),
+                             squeeze=False, layout="constrained")
+    axes = list(np.ravel(ax))
+    if len(axes) < len(claims):
+        raise ValueError(f"{len(claims)} claims need as many axes, got {len(axes)}")
+    for extra in axes[len(claims):]:
+        extra.set_visible(False)
+    for panel, claim in zip(axes, claims):
+        _claim_panel(panel, frame[frame["claim"] == claim], compute)
+        panel.set_title(claim, fontsize="medium")
+    return axes[:len(claims)]
+
+
+def _claim_panel(ax, frame: pd.DataFrame, compute: dict):
+    """One claim: a line per decision through its profiles, ordered by compute."""
+    _band(ax, vertical=False)
+    limit = _limit(frame)
+    for key in dict.fromkeys(frame.index):
+        rows = frame.loc[[key]].assign(flops=lambda f: f["profile"].map(compute))
+        rows = rows.sort_values("flops")
+        y = np.clip(rows["x"].to_numpy(dtype=float), -limit, limit)
+        line, = ax.plot(rows["flops"], y, linewidth=1, alpha=0.7,
+                        label=rows["label"].iloc[0])
+        for (_, row), value in zip(rows.iterrows(), y):
+            low, high = np.clip([row["x_low"], row["x_high"]], -limit, limit)
+            ax.plot([row["flops"]] * 2, [low, high], color=line.get_color(), linewidth=1)
+            ax.plot(row["flops"], value, marker(row["profile"]), color=line.get_color(),
+                    markeredgecolor="black", markeredgewidth=0.5,
+                    gid=f"{row['profile']}:{key}")
+    ax.set_xscale("log")
+    ax.set_ylim(-limit, limit)
+    ax.set_xlabel("training FLOPs per run", fontsize="small")
+    ax.set_ylabel("effect / margin", fontsize="small")
+    ax.tick_params(labelsize="small")
+    ax.legend(fontsize=6, loc="best", frameon=False)

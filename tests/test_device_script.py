@@ -1,0 +1,56 @@
+"""scripts/device_gpu.sh, dry-run on the CPU at the smoke profile: it checks the tree,
+runs the bench at tiny sizes, the learning-rate search and its part's runs before a
+start deadline, packs the results into $OUT and prints each run's tokens/s; run again,
+it trains nothing that is stored."""
+import json
+import os
+import re
+import subprocess
+import tarfile
+from pathlib import Path
+
+from albert_rerun.paths import repo_root
+
+SCRIPT = repo_root() / "scripts" / "device_gpu.sh"
+
+
+def _call(tmp_path: Path, out: Path, *args) -> subprocess.CompletedProcess:
+    env = {**os.environ, "OUT": str(out), "ALBERT_RERUN_RESULTS": str(tmp_path / "results")}
+    return subprocess.run(["bash", str(SCRIPT), "--part", "1", "--dry-run", "--seconds", "120",
+                           "--reserve", "20", "--claims", "dropout", *args], cwd=repo_root(),
+                          env=env, capture_output=True, text=True, timeout=600)
+
+
+def test_device_script_dry_run_packs_results_and_reruns_only_what_is_missing(tmp_path):
+    out = tmp_path / "out"
+    first = _call(tmp_path, out)
+    assert first.returncode == 0, first.stdout[-3000:] + first.stderr[-3000:]
+    log = first.stdout
+    assert "data files match the manifest" in log and "== bench: exit 0" in log
+    assert "[gpu learning-rate search] picked LAMB" in log
+    assert "[part 1/2] claims: dropout" in log
+    bench = json.loads((out / "bench-cpu.json").read_text())
+    assert bench["profile"] == "smoke" and bench["ratios"]
+    with tarfile.open(out / "results.tgz") as packed:
+        names = packed.getnames()
+    assert "./choices/gpu-learning-rate.json" in names
+    runs = [n for n in names if n.startswith("./pretrain/")]
+    assert len(runs) == 6 + 4  # the search's six runs, the dropout claim's two and controls
+    assert re.search(r"^[0-9a-f]{16}: 20 steps, [\d,]+ tokens/s", log, re.M)
+    assert (out / "weights.tar.0").is_file() and (out / "part-1.log").is_file()
+
+    again = _call(tmp_path, tmp_path / "out2")
+    assert again.returncode == 0, again.stdout[-3000:]
+    assert "4 runs, 0 to train" in again.stdout
+    assert not re.search(r"^[0-9a-f]{16}: \d+ steps", again.stdout, re.M)
+
+
+def test_device_script_refuses_a_missing_gpu_without_dry_run(tmp_path):
+    import torch
+    if torch.cuda.is_available():
+        import pytest
+        pytest.skip("a GPU is present")
+    env = {**os.environ, "OUT": str(tmp_path), "ALBERT_RERUN_RESULTS": str(tmp_path / "r")}
+    done = subprocess.run(["bash", str(SCRIPT), "--part", "2"], cwd=repo_root(), env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 3 and "no GPU" in done.stdout

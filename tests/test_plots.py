@@ -1,0 +1,142 @@
+"""The forest plot and the compute panels, on synthetic families with known decisions."""
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+import pytest  # noqa: E402
+
+from albert_rerun.claims import plots  # noqa: E402
+from albert_rerun.claims.stats import decision, holm  # noqa: E402
+
+# key, claim, label, margin, paper_sign, unit, (estimate, half-width) in margins
+SPECS = [("asym/Esmall", "asymmetry", "attention minus FFN, small E", 0.04, 1, "nats", 3, 1),
+         ("asym/EH", "asymmetry", "attention minus FFN, E = H", 0.04, 1, "nats", 0.2, 0.5),
+         ("sop/head", "sop_nsp", "SOP head minus NSP head", 2.0, 1, "points", -2, 0.5),
+         ("dropout/ce", "dropout", "no dropout minus dropout", 0.04, -1, "nats", 0.5, 3),
+         ("grouped/trend", "grouped", "slope per doubling of G", 0.02, 0, "nats", 0.1, 0.4)]
+
+
+def family(profile: str, scale: float = 1.0, seeds: int = 3) -> pd.DataFrame:
+    """A holm() family whose p-values follow from the intervals (a small p where the
+    interval excludes 0 or lies inside the band)."""
+    out = []
+    for key, claim, label, margin, sign, unit, x, half in SPECS:
+        x, half = x * scale, half if seeds > 1 else np.inf
+        low, high = (x - half) * margin, (x + half) * margin
+        out.append(decision(key, claim, label, {
+            "estimate": x * margin, "low": low, "high": high, "n": seeds,
+            "p_difference": 0.001 if not low <= 0 <= high else 0.5,
+            "p_equivalence": 0.001 if -margin < low and high < margin else 0.5},
+            margin, sign, unit, "paired t over seeds"))
+    return holm(out).assign(profile=profile)
+
+
+@pytest.fixture(scope="module")
+def two_profiles():
+    return pd.concat([family("cpu"), family("gpu", scale=1.5)])
+
+
+def artists(ax, gid):
+    return [a for a in ax.get_children() if a.get_gid() == gid]
+
+
+def test_forest_draws_band_every_decision_and_both_profiles(two_profiles):
+    ax = plots.forest(two_profiles)
+    band, = artists(ax, "equivalence-band")
+    assert (band.get_x(), band.get_width()) == pytest.approx((-1, 2))  # +-1 margin
+    for profile, rows in two_profiles.groupby("profile"):
+        for key, row in rows.iterrows():
+            point, = artists(ax, f"{profile}:{key}")
+            assert point.get_marker() == plots.marker(profile)
+            assert point.get_xdata()[0] == pytest.approx(row["estimate"] / row["margin"])
+            low, high = artists(ax, f"{profile}:{key}/interval")[0].get_xdata()
+            assert (low, high) == pytest.approx((row["low"] / row["margin"],
+                                                 row["high"] / row["margin"]))
+    assert plots.marker("cpu") != plots.marker("gpu")
+    assert ax.get_ylim()[1] < ax.get_ylim()[0]  # the first decision on top
+    assert len(ax.get_yticklabels()) == len(SPECS)
+    plt.close(ax.figure)
+
+
+def test_forest_marks_the_papers_direction_and_both_verdicts(two_profiles):
+    ax = plots.forest(two_profiles)
+    expected = {1: ">", -1: "<", 0: "D"}
+    for key, _, _, _, sign, *_ in SPECS:
+        mark, = artists(ax, f"paper:{key}")
+        assert mark.get_marker() == expected[sign]
+        x = mark.get_xdata()[0]
+        assert np.sign(x) == sign
+        text, = artists(ax, f"verdict:{key}")
+        for profile in ("cpu", "gpu"):
+            row = two_profiles[two_profiles["profile"] == profile].loc[key]
+            line = next(l for l in text.get_text().splitlines() if l.startswith(profile))
+            assert row["verdict"] in line
+            if row["verdict_holm"] != row["verdict"]:
+                assert f"Holm: {row['verdict_holm']}" in line
+            else:
+                assert "Holm" not in line
+    # the synthetic family has each kind of verdict, so the test covers them
+    assert {"reproduced", "contradicted", "equivalent"} <= set(two_profiles["verdict"])
+    plt.close(ax.figure)
+
+
+def test_forest_colours_each_point_by_its_holm_verdict(two_profiles):
+    from matplotlib.colors import to_rgba
+    ax = plots.forest(two_profiles)
+    for key, row in two_profiles[two_profiles["profile"] == "cpu"].iterrows():
+        point, = artists(ax, f"cpu:{key}")
+        assert to_rgba(point.get_color()) == to_rgba(plots.VERDICT_COLOURS[row["verdict_holm"]])
+    plt.close(ax.figure)
+
+
+def test_one_seed_intervals_are_cut_at_the_edge():
+    ax = plots.forest(family("smoke", seeds=1))
+    low, high = ax.get_xlim()
+    for key, *_ in SPECS:
+        xs = artists(ax, f"smoke:{key}/interval")[0].get_xdata()
+        assert np.isfinite(xs).all() and low <= min(xs) and max(xs) <= high
+    assert high <= plots.X_LIMIT
+    plt.close(ax.figure)
+
+
+def test_forest_draws_into_given_axes(two_profiles):
+    figure, ax = plt.subplots()
+    assert plots.forest(two_profiles, ax=ax) is ax
+    plt.close(figure)
+
+
+def test_scale_panel_one_panel_per_claim_points_at_each_profiles_compute(two_profiles):
+    compute = {"cpu": 3e14, "gpu": 2e17}
+    axes = plots.scale_panel(two_profiles, compute)
+    claims = list(dict.fromkeys(two_profiles["claim"]))
+    assert [a.get_title() for a in axes] == claims
+    for panel, claim in zip(axes, claims):
+        assert panel.get_xscale() == "log"
+        band, = artists(panel, "equivalence-band")
+        assert (band.get_y(), band.get_height()) == pytest.approx((-1, 2))
+        rows = two_profiles[two_profiles["claim"] == claim]
+        for key, row in rows.iterrows():
+            point, = artists(panel, f"{row['profile']}:{key}")
+            assert point.get_xdata()[0] == compute[row["profile"]]
+            assert point.get_ydata()[0] == pytest.approx(row["estimate"] / row["margin"])
+    plt.close(axes[0].figure)
+
+
+def test_scale_panel_with_one_profile_and_missing_compute():
+    cpu = family("cpu")
+    axes = plots.scale_panel(cpu, {"cpu": 1e14})
+    assert len(axes) == cpu["claim"].nunique()
+    plt.close(axes[0].figure)
+    with pytest.raises(ValueError, match="gpu"):
+        plots.scale_panel(pd.concat([cpu, family("gpu")]), {"cpu": 1e14})
+
+
+def test_bad_families_are_refused():
+    cpu = family("cpu")
+    with pytest.raises(ValueError, match="profile"):
+        plots.forest(cpu.drop(columns="profile"))
+    with pytest.raises(ValueError, match="margin"):
+        plots.forest(cpu.assign(margin=0.0))
