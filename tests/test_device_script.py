@@ -16,9 +16,9 @@ SCRIPT = repo_root() / "scripts" / "device_gpu.sh"
 
 def _call(tmp_path: Path, out: Path, *args) -> subprocess.CompletedProcess:
     env = {**os.environ, "OUT": str(out), "ALBERT_RERUN_RESULTS": str(tmp_path / "results")}
-    return subprocess.run(["bash", str(SCRIPT), "--part", "1", "--dry-run", "--seconds", "120",
+    return subprocess.run(["bash", str(SCRIPT), "--part", "1", "--dry-run", "--seconds", "360",
                            "--reserve", "20", "--claims", "dropout", *args], cwd=repo_root(),
-                          env=env, capture_output=True, text=True, timeout=600)
+                          env=env, capture_output=True, text=True, timeout=900)
 
 
 def test_device_script_dry_run_packs_results_and_reruns_only_what_is_missing(tmp_path):

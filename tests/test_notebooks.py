@@ -11,7 +11,7 @@ import jupytext
 import nbformat
 import pytest
 
-from albert_rerun.book import execute, notebook_sources
+from albert_rerun.book.build import execute, notebook_sources
 from albert_rerun.paths import repo_root
 from albert_rerun.profiles import notebook_setup
 
@@ -20,7 +20,7 @@ SOURCES = notebook_sources(ROOT)
 
 
 def test_there_are_claim_notebooks():
-    assert len(SOURCES) == 9  # the recipe search and the eight claims
+    assert len(SOURCES) == 10  # the recipe search, the eight claims and the ledger
 
 
 @pytest.mark.parametrize("source", SOURCES, ids=lambda p: p.stem)

@@ -548,6 +548,7 @@ def embedding_sweep(profile: str, seeds=None, device="auto", train_missing=False
           "Avg": paper.TABLE3_AVG[(sh, e)]} for (sh, e) in paper.TABLE3_AVG]).set_index(
         ["sharing", "E"])
     chapter.texts.update(small=str(min(sizes)), mid=str(b.model.embedding_size),
+                         sizes=", ".join(str(e) for e in sizes),
                          H=str(b.model.hidden_size), scale_gap=scale_gap(runs, b),
                          scale_short=scale_short(runs, b), context=context_reading(runs, profile))
     return downstream(chapter, profile) if present else chapter

@@ -30,7 +30,9 @@ class ClaimSizes:
 
 CLAIM_SIZES = {
     "smoke": ClaimSizes((8, 16, 32), 2, 4, 1.0),
-    "cpu": ClaimSizes((16, 32, 64), 2, 12, 0.5),
+    # cpu: E = H/2 and H only, the asymmetry's stored cells; the H/4 point's runs did not
+    # fit the retrain's session (its planned E = 16 runs wait for a later one)
+    "cpu": ClaimSizes((32, 64), 2, 12, 0.5),
     "gpu": ClaimSizes((64, 128, 256), 2, 24, 0.5),
 }
 
