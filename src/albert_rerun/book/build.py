@@ -112,11 +112,12 @@ def write_runs_page(root: Path, profile: str) -> Path:
 def write_profiles_page(root: Path) -> Path:
     """The methods page's table of what each profile trains, read from the code."""
     from ..claims.conditions import CLAIM_SIZES, base
-    from ..profiles import eval_config
+    from ..profiles import eval_config, finetune_config
     rows = ["| | " + " | ".join(f"`{p}`" for p in PROFILES) + " |",
             "|---|" + "---|" * len(PROFILES)]
     configs = {p: base(p) for p in PROFILES}
     evals = {p: eval_config(p) for p in PROFILES}
+    tunes = {p: finetune_config(p).protocol for p in PROFILES}
 
     def row(label, value):
         rows.append(f"| {label} | " + " | ".join(str(value(p, configs[p])) for p in PROFILES)
@@ -134,10 +135,10 @@ def write_profiles_page(root: Path) -> Path:
         lambda p, c: f"{evals[p].mlm_sequences}; {evals[p].pair_examples}; "
         f"{evals[p].probe_pairs}")
     row("fine-tuning (sentiment): examples, epochs, length", lambda p, c: (
-        f"{evals[p].finetune.max_train_examples or 'all'}, {evals[p].finetune.epochs}, "
-        f"{evals[p].finetune.max_seq_length}"))
+        f"{tunes[p].max_train_examples or 'all'}, {tunes[p].epochs}, "
+        f"{tunes[p].max_seq_length}"))
     row("fine-tuning learning rate: pretrained, random init", lambda p, c: (
-        f"{evals[p].finetune.learning_rate:g}, {evals[p].finetune.untrained_learning_rate:g}"))
+        f"{tunes[p].learning_rate:g}, {tunes[p].untrained_learning_rate:g}"))
     row("seeds per condition", lambda p, c: PROFILES[p].default_seeds)
     row("depth of the transition models (their share of the steps)", lambda p, c: (
         f"{CLAIM_SIZES[p].transition_layers} ({CLAIM_SIZES[p].transition_step_share:g})"))

@@ -881,9 +881,13 @@ def verdict_counts(family: pd.DataFrame) -> str:
 
 def published_profiles(current: str) -> list:
     """The profiles whose stored results cover the whole book: ``current`` first, then
-    cpu and gpu where complete (a missing run leaves a profile out)."""
+    cpu and gpu where complete (a missing run leaves a profile out). The smoke profile,
+    CI's, shows itself only, so that its committed outputs do not depend on which other
+    results a checkout holds."""
     from ..engine.store import results_dir
     out = [current]
+    if current == "smoke":
+        return out
     for profile in ("cpu", "gpu"):
         evaluated = results_dir(profile) / "eval"
         if profile == current or not evaluated.is_dir() or not any(evaluated.iterdir()):
