@@ -24,8 +24,8 @@ class Profile:
 PROFILES = {
     "smoke": Profile("smoke", "seconds per notebook; what CI executes and compares", 1,
                      "about 1 minute on 2 CPU cores"),
-    # 3 seeds: the power analysis (claims.power) asks for 3-17 per comparison (median
-    # about 6) at 5%; the retrain had time for 3 (about 8 minutes a run on one core).
+    # 3 seeds: the plan, from the power analysis (claims.power; its table is on the
+    # ledger page), was 5; the retrain had time for 3 (about 8 minutes a run on one core).
     "cpu": Profile("cpu", "the published book: the sizes a 2-core CPU affords", 3,
                    "a few minutes on 2 CPU cores from the committed results; training and "
                    "evaluating its runs there takes about 4 hours"),
