@@ -256,7 +256,10 @@ class Chapter:
         for d in self.decisions:
             row = {"comparison": d.label, "ours": interval_text(d.estimate, d.low, d.high,
                                                                  d.unit),
-                   "margin": f"±{d.margin:.3g}", "paper": d.paper, "method": d.method,
+                   "margin": f"±{d.margin:.3g}",
+                   "paper's side": {-1: "negative", 0: "about zero", 1: "positive"}[
+                       d.paper_sign],
+                   "paper": d.paper, "method": d.method,
                    "verdict": d.verdict()}
             if family is not None and d.key in family.index:
                 row["verdict (Holm, whole book)"] = family.loc[d.key, "verdict_holm"]

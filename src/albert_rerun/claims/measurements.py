@@ -2,8 +2,8 @@
 
 A measurement, stored like a run (results_dir(profile)/throughput-<hash>.json, with its
 provenance) so that the book shows the same numbers on every build; ``fresh`` measures
-again. Timings are medians of a few steps after a warm-up, one model after another in one
-process.
+again. Timings are the fastest of a few steps after a warm-up (the least disturbed by
+other work), one model after another in one process.
 """
 from __future__ import annotations
 
