@@ -818,14 +818,18 @@ def downstream(chapter: Chapter, profile: str) -> Chapter:
                "sentiment fine-tuned %": "sentiment_accuracy",
                "fine-tuned from random init %": "control_sentiment_accuracy"}
     table = pd.DataFrame({name: summary(runs, metric, 100, 1)
-                          for name, metric in columns.items() if runs[metric].notna().any()})
+                          for name, metric in columns.items()
+                          if metric in runs and runs[metric].notna().any()})
     m = margins(levels(profile))
+    control = "control_sentiment_probe_correct"
     gains = {name: gain_decision(runs[runs["condition"] == name], f"gain/{name}",
                                  chapter.claim, str(name), "sentiment_probe_correct",
                                  m["downstream"])
-             for name in dict.fromkeys(runs["condition"])}
+             for name in dict.fromkeys(runs["condition"])
+             if control in runs and runs.loc[runs["condition"] == name, control].notna().any()}
     table["sentiment probe: pretrained minus random init"] = pd.Series(
-        {k: interval_text(d.estimate, d.low, d.high, "points") for k, d in gains.items()})
+        {k: interval_text(d.estimate, d.low, d.high, "points") for k, d in gains.items()},
+        dtype=object).reindex(table.index).fillna("no control evaluated")
     table.index.name = "condition"
     s, g = controls["sentiment"], controls["genre"]
     chapter.tables["downstream"] = table
