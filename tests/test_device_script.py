@@ -6,6 +6,7 @@ import json
 import os
 import re
 import subprocess
+import sys
 import tarfile
 from pathlib import Path
 
@@ -15,7 +16,8 @@ SCRIPT = repo_root() / "scripts" / "device_gpu.sh"
 
 
 def _call(tmp_path: Path, out: Path, *args) -> subprocess.CompletedProcess:
-    env = {**os.environ, "OUT": str(out), "ALBERT_RERUN_RESULTS": str(tmp_path / "results")}
+    env = {**os.environ, "OUT": str(out), "ALBERT_RERUN_RESULTS": str(tmp_path / "results"),
+           "PYTHON": sys.executable}  # the script's python: this one, not the PATH's
     return subprocess.run(["bash", str(SCRIPT), "--part", "1", "--dry-run", "--seconds", "360",
                            "--reserve", "20", "--claims", "dropout", *args], cwd=repo_root(),
                           env=env, capture_output=True, text=True, timeout=900)
@@ -50,7 +52,8 @@ def test_device_script_refuses_a_missing_gpu_without_dry_run(tmp_path):
     if torch.cuda.is_available():
         import pytest
         pytest.skip("a GPU is present")
-    env = {**os.environ, "OUT": str(tmp_path), "ALBERT_RERUN_RESULTS": str(tmp_path / "r")}
+    env = {**os.environ, "OUT": str(tmp_path), "ALBERT_RERUN_RESULTS": str(tmp_path / "r"),
+           "PYTHON": sys.executable}
     done = subprocess.run(["bash", str(SCRIPT), "--part", "2"], cwd=repo_root(), env=env,
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 3 and "no GPU" in done.stdout

@@ -450,8 +450,12 @@ def wall_clock(profile: str, seeds=None, device="auto", train_missing=False,
             raise MissingRuns(f"the wide model's learning-rate sweep is not stored at "
                               f"profile {profile!r}; run `python -m albert_rerun.claims "
                               f"--profile {profile} --claims wall_clock`")
+        import contextlib
+        import io
+
         from .driver import wide_learning_rate
-        choice = {"learning_rate": wide_learning_rate(profile, device)}
+        with contextlib.redirect_stdout(io.StringIO()):  # its progress lines carry timings
+            wide_learning_rate(profile, device)
         choice = read_json(choices_path(profile, "wide-learning-rate"))
     conditions = C.wall_clock(profile, choice["learning_rate"])
     runs = load_runs(profile, conditions, seeds, device, train_missing)
@@ -517,6 +521,7 @@ def transitions(profile: str, seeds=None, device="auto", train_missing=False,
                              lambda v: v[-1]).mean()})
     chapter.tables["roughness"] = pd.DataFrame(rows).set_index(["model", "state"]).round(3)
     b = conditions["ALBERT-style"]
+    chapter.texts["convergence"] = convergence_text(runs, m["angle"])
     chapter.texts.update(layers=str(b.model.num_hidden_layers), steps=f"{b.max_steps:,}",
                          scale_gap=scale_gap(runs, b), scale_short=scale_short(runs, b),
                          context=context_reading(runs, profile))
@@ -537,6 +542,23 @@ def add_roughness(runs: pd.DataFrame) -> pd.DataFrame:
                 roughness(v[1:]) if isinstance(v, list) else np.nan for v in runs[control]]
     runs["last_angle"] = [v[-1] for v in runs["transition_angle"]]
     return runs
+
+
+def convergence_text(runs: pd.DataFrame, margin: float) -> str:
+    """What the ALBERT-style model's angle curve does over the layers (mean over seeds):
+    whether, and from which layer, it stays within ``margin`` degrees of 0."""
+    curves = np.array(runs[runs["condition"] == "ALBERT-style"]["transition_angle"].tolist())
+    angle = curves.mean(0)
+    within = np.flatnonzero(angle < margin)
+    text = (f"The ALBERT-style model's angle between consecutive layers falls from "
+            f"{angle[0]:.1f} degrees at the first layer to {angle[-1]:.2g} at the last")
+    if len(within) and within[0] < len(angle) - 1 and (angle[within[0]:] < margin).all():
+        return text + (f": within the {margin:g}-degree margin of 0 from layer "
+                       f"{within[0] + 1} on, so at this scale its embeddings converge to a "
+                       f"fixed point, as a deep equilibrium model's do, which is what the "
+                       f"paper says ALBERT's do not (the decision's \"equivalent\" is this "
+                       f"convergence, against the paper)")
+    return text + ", so it does not converge to 0 within the layers trained"
 
 
 def transitions_decisions(runs, m: dict) -> list:
