@@ -28,7 +28,7 @@ import pytest
 import yaml
 
 from albert_rerun.book.build import (build_html, execute_chapters, write_environment_page,
-                                     write_runs_page)
+                                     write_forest, write_runs_page)
 from albert_rerun.paths import repo_root
 
 ROOT = repo_root()
@@ -64,6 +64,7 @@ def built_book(tmp_path_factory):
         timings = execute_chapters(root, "smoke")
         write_environment_page(root, "smoke", timings)
         write_runs_page(root, "smoke")
+        write_forest(root, "smoke")
     finally:
         if saved is None:
             os.environ.pop("ALBERT_RERUN_RESULTS")

@@ -3,7 +3,8 @@
 ``python -m albert_rerun.book --profile cpu`` is what ``make book`` runs;
 ``--notebooks-only`` refreshes the committed smoke-profile outputs that nbval checks.
 The executed chapters fold their code (``fold_code``); the methods page gets the
-build's environment and timings and a CSV of every published run.
+build's environment and timings and a CSV of every published run; the introduction
+gets the forest plot of the built profile's decisions.
 """
 from __future__ import annotations
 
@@ -148,6 +149,23 @@ def write_profiles_page(root: Path) -> Path:
     return page
 
 
+def write_forest(root: Path, profile: str) -> Path:
+    """``book/_generated/forest.png``, the introduction's forest plot of the book's
+    decisions at ``profile`` and at each other profile with stored results, drawn from
+    the stored results (as the ledger draws it), so that it is the built profile's."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import pandas as pd
+
+    from ..claims import analysis, plots
+    families = {p: analysis.book_family(p) for p in analysis.published_profiles(profile)}
+    ax = plots.forest(pd.concat([f.assign(profile=p) for p, f in families.items()]))
+    path = root / "book" / "_generated" / "forest.png"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    ax.figure.savefig(path, dpi=110, bbox_inches="tight")
+    return path
+
+
 def execute_chapters(root: Path, profile: str) -> dict:
     """Run every claim notebook at ``profile`` into book/chapters/."""
     write_profiles_page(root)
@@ -205,6 +223,7 @@ def main(argv=None) -> int:
     timings = execute_chapters(root, args.profile)
     write_environment_page(root, args.profile, timings)
     write_runs_page(root, args.profile)
+    write_forest(root, args.profile)
     if not args.no_html:
         build_html(root)
         print(f"book built: {root / '_build' / 'html' / 'index.html'}")
