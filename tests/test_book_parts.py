@@ -107,3 +107,20 @@ def test_each_script_once_whether_its_missing_file_name_is_none_or_empty():
     assert context["script_files"] is scripts  # changed in place
     assert [(s.filename, s.attributes.get("body")) for s in scripts] == [
         ("_static/doctools.js", None), (None, "const THEBE_JS_URL = 1"), ("", "const other = 2")]
+
+
+def test_profiles_page_gives_each_profiles_planned_runs_and_predicted_time(tmp_path):
+    from albert_rerun.book.build import write_profiles_page
+    from albert_rerun.claims.driver import planned_pretraining
+    from albert_rerun.profiles import PROFILES
+
+    rows = write_profiles_page(tmp_path).read_text().splitlines()
+    header = rows[0]
+    assert all(f"`{p}`" in header for p in PROFILES)
+    predicted = next(r for r in rows if r.startswith("| pretraining runs;"))
+    cells = [c.strip() for c in predicted.strip("|").split("|")][1:]
+    for profile, cell in zip(PROFILES, cells):
+        count = sum(len(v) for v in planned_pretraining(profile).values())
+        assert cell.startswith(f"{count}; "), (profile, cell)
+    assert cells[list(PROFILES).index("gpu")].endswith("on one H200")
+    assert cells[list(PROFILES).index("cpu")].endswith("h on one CPU worker")

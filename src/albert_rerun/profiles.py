@@ -18,19 +18,17 @@ class Profile:
     name: str
     description: str  # one line for the README and the methods page
     default_seeds: int  # seeds per condition for the empirical chapters
-    expected_minutes: str  # rough wall time of the whole book on the named machine
 
 
 PROFILES = {
-    "smoke": Profile("smoke", "seconds per notebook; what CI executes and compares", 1,
-                     "about 1 minute on 2 CPU cores"),
+    # Their predicted training times, from stored throughput, are on the methods page
+    # (book.build._predicted; `python -m albert_rerun.claims --predict`).
+    "smoke": Profile("smoke", "seconds per notebook; what CI executes and compares", 1),
     # 3 seeds: the plan, from the power analysis (claims.power; its table is on the
     # ledger page), was 5; the retrain had time for 3 (about 8 minutes a run on one core).
-    "cpu": Profile("cpu", "the published book: the sizes a 2-core CPU affords", 3,
-                   "a few minutes on 2 CPU cores from the committed results; training and "
-                   "evaluating its runs there takes about 4 hours"),
-    "gpu": Profile("gpu", "models a CPU cannot train, sized for 15 minutes of one H200", 3,
-                   "about 10 minutes of one H200 for its runs (predicted, not yet run)"),
+    "cpu": Profile("cpu", "the published book: the sizes a 2-core CPU affords", 3),
+    "gpu": Profile("gpu", "models a CPU cannot train, sized for one 15-minute H200 window "
+                   "if the engine reaches its 40% MFU target", 3),
 }
 
 

@@ -110,6 +110,19 @@ def write_runs_page(root: Path, profile: str) -> Path:
     return page
 
 
+def _predicted(profile: str) -> str:
+    """Every planned pretraining run of ``profile`` and its predicted training time, from
+    the stored throughput: the cpu runs' on a CPU, the H200 bench's for the gpu profile."""
+    from ..claims.driver import planned_pretraining, predicted_seconds
+    kind = "cuda" if profile == "gpu" else "cpu"
+    configs = [c for stage in planned_pretraining(profile).values() for c in stage]
+    seconds = predicted_seconds(configs, kind)
+    where = "one H200" if kind == "cuda" else "one CPU worker"
+    time = (f"{seconds / 3600:.1f} h" if seconds > 5400 else
+            f"{seconds / 60:.1f} min" if seconds > 120 else f"{seconds:.0f} s")
+    return f"{len(configs)}; {time} on {where}"
+
+
 def write_profiles_page(root: Path) -> Path:
     """The methods page's table of what each profile trains, read from the code."""
     from ..claims.conditions import CLAIM_SIZES, base
@@ -143,6 +156,8 @@ def write_profiles_page(root: Path) -> Path:
     row("seeds per condition", lambda p, c: PROFILES[p].default_seeds)
     row("depth of the transition models (their share of the steps)", lambda p, c: (
         f"{CLAIM_SIZES[p].transition_layers} ({CLAIM_SIZES[p].transition_step_share:g})"))
+    row("pretraining runs; their predicted training time in one process", lambda p, c: (
+        _predicted(p)))
     page = root / "book" / "_generated" / "profiles.md"
     page.parent.mkdir(parents=True, exist_ok=True)
     page.write_text("\n".join(rows) + "\n")
