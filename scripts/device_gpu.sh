@@ -33,9 +33,10 @@
 # Options: --part 1|2, --seconds S (the call's budget, default 570), --reserve R (default
 # 150: the longest run's time, so that a run started before the deadline ends in time),
 # --workers W (runs side by side, default 4; 1 with --dry-run), --claims C... (only these claims),
-# --dry-run (no GPU needed: the smoke profile on the CPU, a tiny bench; the test).
+# --dry-run (no GPU needed: the smoke profile on the CPU, a tiny bench; the test),
+# --no-bench (part 1 without its bench: a rerun that only completes the runs).
 set -uo pipefail
-PART=""; BUDGET=570; RESERVE=150; WORKERS=""; DRY=0; PROFILE=""; CLAIMS=()
+PART=""; BUDGET=570; RESERVE=150; WORKERS=""; DRY=0; PROFILE=""; CLAIMS=(); BENCH_ON=1
 while (( $# )); do
   case $1 in
     --part) PART=$2; shift 2 ;;
@@ -44,6 +45,7 @@ while (( $# )); do
     --workers) WORKERS=$2; shift 2 ;;
     --profile) PROFILE=$2; shift 2 ;;
     --dry-run) DRY=1; shift ;;
+    --no-bench) BENCH_ON=0; shift ;;
     --claims) shift; while (( $# )) && [[ $1 != --* ]]; do CLAIMS+=("$1"); shift; done ;;
     *) echo "unknown argument $1 (see the header of $0)" >&2; exit 2 ;;
   esac
@@ -115,9 +117,9 @@ step() {  # step NAME LIMIT COMMAND...: never past the call's budget; report, go
 trap 'kill $PACKER 2>/dev/null' EXIT
 
 # 2. the bench (part 1)
-if [[ $PART == 1 ]]; then
-  if (( DRY )); then
-    step bench 60 $PY -m albert_rerun.engine.bench --device cpu --profile "$PROFILE" \
+if [[ $PART == 1 ]] && (( BENCH_ON )); then
+  if (( DRY )); then  # seven child processes, each importing torch and transformers
+    step bench 150 $PY -m albert_rerun.engine.bench --device cpu --profile "$PROFILE" \
       --repeats 1 --loop-steps 4 --bare-steps 3 --hf-steps 2 --no-compile --no-today \
       --packed 2 --packed-seconds 1 --output "$OUT/bench-cpu.json"
   else

@@ -1,7 +1,7 @@
 """scripts/device_gpu.sh, dry-run on the CPU at the smoke profile: it checks the tree,
 runs the bench at tiny sizes, the learning-rate search and its part's runs before a
 start deadline, packs the results into $OUT and prints each run's tokens/s; run again,
-it trains nothing that is stored."""
+it trains nothing that is stored (and, with --no-bench, skips the bench)."""
 import json
 import os
 import re
@@ -41,8 +41,9 @@ def test_device_script_dry_run_packs_results_and_reruns_only_what_is_missing(tmp
     assert re.search(r"^[0-9a-f]{16}: 20 steps, [\d,]+ tokens/s", log, re.M)
     assert (out / "weights.tar.0").is_file() and (out / "part-1.log").is_file()
 
-    again = _call(tmp_path, tmp_path / "out2")
+    again = _call(tmp_path, tmp_path / "out2", "--no-bench")  # the bench ran above
     assert again.returncode == 0, again.stdout[-3000:]
+    assert "== bench" not in again.stdout
     assert "4 runs, 0 to train" in again.stdout
     assert not re.search(r"^[0-9a-f]{16}: \d+ steps", again.stdout, re.M)
 
