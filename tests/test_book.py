@@ -359,14 +359,28 @@ def test_ledger_fits_1280_px_and_is_saved_as_a_screenshot(browser, served_book):
             overflow = Math.max(overflow, box.scrollWidth - box.clientWidth);
           }
         }
+        const broken = [];  // words of a cell that the layout splits over two lines
+        for (const cell of table.querySelectorAll("td, th")) {
+          const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+          for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+            for (const m of node.data.matchAll(/[A-Za-z]{4,16}/g)) {
+              const range = document.createRange();
+              range.setStart(node, m.index);
+              range.setEnd(node, m.index + m[0].length);
+              const tops = new Set(Array.from(range.getClientRects(), r => Math.round(r.top)));
+              if (tops.size > 1) broken.push(m[0]);
+            }
+          }
+        }
         return {right: table.getBoundingClientRect().right, overflow: overflow,
-                first: table.innerText.slice(0, 40)};
+                broken: broken, first: table.innerText.slice(0, 40)};
       })""")
     width, page_overflow = page.evaluate(
         "() => [window.innerWidth, document.documentElement.scrollWidth - window.innerWidth]")
     page.close()
     assert tables, "the ledger has no table"
-    for table in tables:  # every column on screen, nothing scrolled out of sight
+    for table in tables:  # every column on screen, nothing scrolled out of sight,
         assert table["right"] <= width and table["overflow"] <= 1, table
+        assert not table["broken"], table  # and no word cut in two ("inconcl-usive")
     assert page_overflow <= 1
     assert (ARTIFACTS / "ledger-1280.png").stat().st_size > 20_000
