@@ -464,9 +464,18 @@ def wall_clock(profile: str, seeds=None, device="auto", train_missing=False,
         scale_gap=scale_gap(runs, conditions[bert]),
         scale_short=scale_short(runs, conditions[bert]),
         context=context_reading(runs, profile))
+    commits = runs.groupby("condition")["commit"].agg(
+        lambda c: ", ".join(sorted({str(x)[:7] for x in c})))
     chapter.extra["timing_texts"] = {
         "time_ratio": f"{step[wide] / step[bert]:.2f}",
-        "time_machines": ", ".join(sorted(set(runs["machine"])))}
+        "time_range": (f"{runs.loc[runs['condition'] == wide, 'step_seconds'].min():.3g}-"
+                       f"{runs.loc[runs['condition'] == wide, 'step_seconds'].max():.3g} s "
+                       f"per step against "
+                       f"{runs.loc[runs['condition'] == bert, 'step_seconds'].min():.3g}-"
+                       f"{runs.loc[runs['condition'] == bert, 'step_seconds'].max():.3g} s"),
+        "time_machines": ", ".join(sorted(set(runs["machine"]))),
+        "time_commits": f"the wide runs at {commits[wide]}, the BERT-style runs at "
+                        f"{commits[bert]}"}
     return downstream(chapter, profile) if present else chapter
 
 
@@ -864,7 +873,7 @@ def downstream_sentence(runs: pd.DataFrame, gains: dict, sentiment: dict) -> str
                  f"initialization (95% interval above 0) for {', '.join(map(str, beats))}; "
                  f"downstream differences between conditions are read only among those, and "
                  f"the fine-tuned comparison only where fine-tuning beats its control too "
-                 f"(the {{doc}}`09_ledger` tests it for the base model).")
+                 f"(the claims ledger tests it for the base model).")
     else:
         text += ("No condition's probe beats the same architecture at random initialization "
                  "(no interval of pretrained minus random init lies above 0): pretraining had "
