@@ -111,16 +111,26 @@ def test_each_script_once_whether_its_missing_file_name_is_none_or_empty():
 
 def test_profiles_page_gives_each_profiles_planned_runs_and_predicted_time(tmp_path):
     from albert_rerun.book.build import write_profiles_page
+    from albert_rerun.claims.conditions import step_flops
     from albert_rerun.claims.driver import planned_pretraining
+    from albert_rerun.engine.bench import stored_flop_rate
     from albert_rerun.profiles import PROFILES
 
     rows = write_profiles_page(tmp_path).read_text().splitlines()
-    header = rows[0]
-    assert all(f"`{p}`" in header for p in PROFILES)
-    predicted = next(r for r in rows if r.startswith("| pretraining runs;"))
-    cells = [c.strip() for c in predicted.strip("|").split("|")][1:]
-    for profile, cell in zip(PROFILES, cells):
-        count = sum(len(v) for v in planned_pretraining(profile).values())
-        assert cell.startswith(f"{count}; "), (profile, cell)
-    assert cells[list(PROFILES).index("gpu")].endswith("on one H200")
-    assert cells[list(PROFILES).index("cpu")].endswith("h on one CPU worker")
+    assert all(f"`{p}`" in rows[0] for p in PROFILES)
+    predicted = next(r for r in rows if r.startswith("| planned pretraining runs;"))
+    cells = dict(zip(PROFILES, [c.strip() for c in predicted.strip("|").split("|")][1:]))
+    for profile, cell in cells.items():
+        configs = [c for stage in planned_pretraining(profile).values() for c in stage]
+        trained = [c for c in configs if c.max_steps > 0]
+        assert 0 < len(trained) < len(configs)  # every profile plans zero-step controls
+        assert cell.startswith(f"{len(trained)} trained + {len(configs) - len(trained)} "
+                               "zero-step controls; "), (profile, cell)
+        if profile == "smoke":
+            assert "not predicted" in cell
+            continue
+        kind = "cuda" if profile == "gpu" else "cpu"
+        seconds = sum(step_flops(c) * c.max_steps for c in trained) / stored_flop_rate(kind)
+        number, unit = cell.split("; ")[1].split()[:2]
+        scale = {"h": 3600, "min": 60}[unit]  # printed to one decimal of its unit
+        assert float(number) * scale == pytest.approx(seconds, abs=0.05 * scale)

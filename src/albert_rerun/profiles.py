@@ -27,8 +27,8 @@ PROFILES = {
     # 3 seeds: the plan, from the power analysis (claims.power; its table is on the
     # ledger page), was 5; the retrain had time for 3 (about 8 minutes a run on one core).
     "cpu": Profile("cpu", "the published book: the sizes a 2-core CPU affords", 3),
-    "gpu": Profile("gpu", "models a CPU cannot train, sized for one 15-minute H200 window "
-                   "if the engine reaches its 40% MFU target", 3),
+    "gpu": Profile("gpu", "models a CPU cannot train, planned for two 10-minute calls on "
+                   "one H200 (not yet run)", 3),
 }
 
 

@@ -111,16 +111,27 @@ def write_runs_page(root: Path, profile: str) -> Path:
 
 
 def _predicted(profile: str) -> str:
-    """Every planned pretraining run of ``profile`` and its predicted training time, from
-    the stored throughput: the cpu runs' on a CPU, the H200 bench's for the gpu profile."""
-    from ..claims.driver import planned_pretraining, predicted_seconds
-    kind = "cuda" if profile == "gpu" else "cpu"
+    """The planned pretraining runs of ``profile`` (trained, and zero-step controls) and
+    the trained runs' predicted training time in one process, from stored throughput:
+    the cpu runs' FLOP rate on a CPU, the H200 bench's for the gpu profile. The smoke
+    profile's runs are too small for a FLOP rate to time them (start-up dominates)."""
+    from ..claims.driver import planned_pretraining
+    from ..claims.conditions import step_flops
+    from ..engine.bench import stored_flop_rate, stored_gpu_bench
     configs = [c for stage in planned_pretraining(profile).values() for c in stage]
-    seconds = predicted_seconds(configs, kind)
-    where = "one H200" if kind == "cuda" else "one CPU worker"
-    time = (f"{seconds / 3600:.1f} h" if seconds > 5400 else
-            f"{seconds / 60:.1f} min" if seconds > 120 else f"{seconds:.0f} s")
-    return f"{len(configs)}; {time} on {where}"
+    trained = [c for c in configs if c.max_steps > 0]
+    runs = f"{len(trained)} trained + {len(configs) - len(trained)} zero-step controls"
+    if profile == "smoke":
+        return f"{runs}; seconds each, not predicted (start-up bound)"
+    kind = "cuda" if profile == "gpu" else "cpu"
+    rate = stored_flop_rate(kind)
+    seconds = sum(step_flops(c) * c.max_steps for c in trained) / rate
+    time = f"{seconds / 3600:.1f} h" if seconds > 5400 else f"{seconds / 60:.1f} min"
+    if kind == "cpu":
+        return f"{runs}; {time} on one CPU worker (the stored cpu runs' rate)"
+    source = ("the gpu-profile bench" if stored_gpu_bench().name.startswith("gpu-profile")
+              else "the first H200 session's bare step at an older size")
+    return f"{runs}; {time} on one H200, at {rate / 1e12:.0f} TFLOP/s ({source})"
 
 
 def write_profiles_page(root: Path) -> Path:
@@ -156,8 +167,8 @@ def write_profiles_page(root: Path) -> Path:
     row("seeds per condition", lambda p, c: PROFILES[p].default_seeds)
     row("depth of the transition models (their share of the steps)", lambda p, c: (
         f"{CLAIM_SIZES[p].transition_layers} ({CLAIM_SIZES[p].transition_step_share:g})"))
-    row("pretraining runs; their predicted training time in one process", lambda p, c: (
-        _predicted(p)))
+    row("planned pretraining runs; the trained ones' predicted time in one process",
+        lambda p, c: _predicted(p))
     page = root / "book" / "_generated" / "profiles.md"
     page.parent.mkdir(parents=True, exist_ok=True)
     page.write_text("\n".join(rows) + "\n")
