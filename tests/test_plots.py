@@ -16,7 +16,7 @@ SPECS = [("asym/Esmall", "asymmetry", "attention minus FFN, small E", 0.04, 1, "
          ("asym/EH", "asymmetry", "attention minus FFN, E = H", 0.04, 1, "nats", 0.2, 0.5),
          ("sop/head", "sop_nsp", "SOP head minus NSP head", 2.0, 1, "points", -2, 0.5),
          ("dropout/ce", "dropout", "no dropout minus dropout", 0.04, -1, "nats", 0.5, 3),
-         ("grouped/trend", "grouped", "slope per doubling of G", 0.02, 0, "nats", 0.1, 0.4)]
+         ("grouped/first-step", "grouped", "G = 2 minus G = 1", 0.02, 0, "nats", 0.1, 0.4)]
 
 
 def family(profile: str, scale: float = 1.0, seeds: int = 3) -> pd.DataFrame:
