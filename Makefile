@@ -13,10 +13,8 @@ venv: $(STAMP)
 
 $(STAMP): requirements.txt pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	# --no-compile: pip byte-compiles every installed module (transformers alone has
-	# thousands) and that took half the set-up here; Python compiles what it imports.
-	$(BIN)/python -m pip install --quiet --no-compile -r requirements.txt
-	$(BIN)/python -m pip install --quiet --no-compile --no-deps -e .
+	$(BIN)/python -m pip install --quiet -r requirements.txt
+	$(BIN)/python -m pip install --quiet --no-deps -e .
 	touch $(STAMP)
 
 book: $(STAMP)
