@@ -115,8 +115,7 @@ def _predicted(profile: str) -> str:
     the trained runs' predicted training time in one process, from stored throughput:
     the cpu runs' FLOP rate on a CPU, the H200 bench's for the gpu profile. The smoke
     profile's runs are too small for a FLOP rate to time them (start-up dominates)."""
-    from ..claims.driver import planned_pretraining
-    from ..claims.conditions import step_flops
+    from ..claims.driver import planned_pretraining, predicted_seconds
     from ..engine.bench import stored_flop_rate, stored_gpu_bench
     configs = [c for stage in planned_pretraining(profile).values() for c in stage]
     trained = [c for c in configs if c.max_steps > 0]
@@ -124,14 +123,14 @@ def _predicted(profile: str) -> str:
     if profile == "smoke":
         return f"{runs}; seconds each, not predicted (start-up bound)"
     kind = "cuda" if profile == "gpu" else "cpu"
-    rate = stored_flop_rate(kind)
-    seconds = sum(step_flops(c) * c.max_steps for c in trained) / rate
+    seconds = predicted_seconds(trained, kind)
     time = f"{seconds / 3600:.1f} h" if seconds > 5400 else f"{seconds / 60:.1f} min"
     if kind == "cpu":
         return f"{runs}; {time} on one CPU worker (the stored cpu runs' rate)"
     source = ("the gpu-profile bench" if stored_gpu_bench().name.startswith("gpu-profile")
               else "the first H200 session's bare step at an older size")
-    return f"{runs}; {time} on one H200, at {rate / 1e12:.0f} TFLOP/s ({source})"
+    return (f"{runs}; {time} on one H200, at {stored_flop_rate(kind) / 1e12:.0f} TFLOP/s "
+            f"({source})")
 
 
 def write_profiles_page(root: Path) -> Path:

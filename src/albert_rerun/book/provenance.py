@@ -15,15 +15,9 @@ from pathlib import Path
 
 import pandas as pd
 
+from ..engine.provenance import short_commit
+
 MAX_TEXT = 64  # longer strings are per-item records (correctness strings), not metrics
-
-
-def short_commit(commit: str) -> str:
-    """A git hash cut to 7 digits, keeping a '+dirty' mark; other values as they are."""
-    head, dirty, _ = str(commit).partition("+dirty")
-    if len(head) == 40 and all(c in "0123456789abcdef" for c in head):
-        head = head[:7]
-    return head + ("+dirty" if dirty else "")
 
 
 def _counted(values) -> str:

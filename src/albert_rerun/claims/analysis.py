@@ -464,15 +464,15 @@ def wall_clock(profile: str, seeds=None, device="auto", train_missing=False,
         scale_gap=scale_gap(runs, conditions[bert]),
         scale_short=scale_short(runs, conditions[bert]),
         context=context_reading(runs, profile))
+    from ..engine.provenance import short_commit
     commits = runs.groupby("condition")["commit"].agg(
-        lambda c: ", ".join(sorted({str(x)[:7] for x in c})))
+        lambda c: ", ".join(sorted(set(c.map(short_commit)))))
+    spread = runs.groupby("condition")["step_seconds"].agg(["min", "max"])
     chapter.extra["timing_texts"] = {
         "time_ratio": f"{step[wide] / step[bert]:.2f}",
-        "time_range": (f"{runs.loc[runs['condition'] == wide, 'step_seconds'].min():.3g}-"
-                       f"{runs.loc[runs['condition'] == wide, 'step_seconds'].max():.3g} s "
-                       f"per step against "
-                       f"{runs.loc[runs['condition'] == bert, 'step_seconds'].min():.3g}-"
-                       f"{runs.loc[runs['condition'] == bert, 'step_seconds'].max():.3g} s"),
+        "time_range": (f"{spread.loc[wide, 'min']:.3g}-{spread.loc[wide, 'max']:.3g} s per "
+                       f"step against {spread.loc[bert, 'min']:.3g}-"
+                       f"{spread.loc[bert, 'max']:.3g} s"),
         "time_machines": ", ".join(sorted(set(runs["machine"]))),
         "time_commits": f"the wide runs at {commits[wide]}, the BERT-style runs at "
                         f"{commits[bert]}"}

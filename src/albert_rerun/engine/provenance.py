@@ -30,6 +30,14 @@ def git_commit() -> str:
         return "unknown"
 
 
+def short_commit(commit: str) -> str:
+    """A git hash cut to 7 digits, keeping a '+dirty' mark; other values as they are."""
+    head, dirty, _ = str(commit).partition("+dirty")
+    if len(head) == 40 and all(c in "0123456789abcdef" for c in head):
+        head = head[:7]
+    return head + ("+dirty" if dirty else "")
+
+
 def package_versions(names=PACKAGES) -> dict:
     """Installed versions of the packages that can change a result."""
     versions = {"python": platform.python_version()}
