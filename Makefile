@@ -6,6 +6,11 @@ VENV ?= .venv
 PROFILE ?= cpu
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+# pip installs without byte-compiling every module of every package (more than half of
+# the set-up's time, and most of those modules are never imported): Python compiles each
+# module on its first import and keeps it. That needs bytecode writing on, which some
+# machines turn off (PYTHONDONTWRITEBYTECODE=1), so make's commands run without it.
+unexport PYTHONDONTWRITEBYTECODE
 
 .PHONY: book test notebooks claims bench venv clean
 
@@ -13,8 +18,8 @@ venv: $(STAMP)
 
 $(STAMP): requirements.txt pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet -r requirements.txt
-	$(BIN)/python -m pip install --quiet --no-deps -e .
+	$(BIN)/python -m pip install --quiet --no-compile -r requirements.txt
+	$(BIN)/python -m pip install --quiet --no-compile --no-deps -e .
 	touch $(STAMP)
 
 book: $(STAMP)

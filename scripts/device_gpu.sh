@@ -118,9 +118,9 @@ trap 'kill $PACKER 2>/dev/null' EXIT
 
 # 2. the bench (part 1)
 if [[ $PART == 1 ]] && (( BENCH_ON )); then
-  if (( DRY )); then  # seven child processes, each importing torch and transformers
+  if (( DRY )); then  # five child processes (the loop, two bare steps, two loops packed)
     step bench 150 $PY -m albert_rerun.engine.bench --device cpu --profile "$PROFILE" \
-      --repeats 1 --loop-steps 4 --bare-steps 3 --hf-steps 2 --no-compile --no-today \
+      --repeats 1 --loop-steps 4 --bare-steps 3 --no-compile --no-today --no-hf \
       --packed 2 --packed-seconds 1 --output "$OUT/bench-cpu.json"
   else
     BENCH=data/results/bench/gpu-profile-cuda.json

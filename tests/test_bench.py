@@ -63,6 +63,8 @@ def test_the_cuda_path_is_the_same_plan_on_another_device():
     assert [{**s, "device": "cuda"} for s in cpu] == cuda
     assert {s["kind"] for s in cuda} == {"loop", "bare", "hf", "today"}
     assert {s["compile"] for s in cuda if s["kind"] in ("loop", "bare")} == {True, False}
+    without_hf = bench.plan("gpu", "cuda", 400, 100, 50, hf=False)
+    assert without_hf == [s for s in cuda if s["kind"] != "hf"]
     loop = cuda[0]  # timed over whole masking chunks
     assert loop["steps"] % 8 == 0 and loop["warmup"] % 8 == 0  # 1024 / batch 128
 

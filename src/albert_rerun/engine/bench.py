@@ -339,9 +339,11 @@ def label(spec: dict) -> str:
 # -- the whole bench ----------------------------------------------------------------------
 
 def plan(profile: str, device: str, loop_steps: int, bare_steps: int, hf_steps: int,
-         compile: bool = True, today: bool = True, threads: int | None = None) -> list:
+         compile: bool = True, today: bool = True, threads: int | None = None,
+         hf: bool = True) -> list:
     """The measurements, in the order each round runs them; each child process at
-    ``threads`` torch threads (None: the cores it may use)."""
+    ``threads`` torch threads (None: the cores it may use). ``hf=False`` leaves out HF
+    transformers' two models (a dry run's plumbing check)."""
     from ..profiles import pretraining_config
     from .pretrain import CHUNK_SEQUENCES
     chunk = max(1, CHUNK_SEQUENCES // pretraining_config(profile).batch_size)
@@ -357,7 +359,9 @@ def plan(profile: str, device: str, loop_steps: int, bare_steps: int, hf_steps: 
     specs = [spec("loop", steps=loop_steps, warmup=loop_warmup), spec("bare")]
     if today:
         specs.append(spec("today", steps=loop_steps, warmup=loop_warmup))
-    specs += [spec("hf", steps=hf_steps), spec("bare", "bert"), spec("hf", "bert", steps=hf_steps)]
+    specs += ([spec("hf", steps=hf_steps)] if hf else []) + [spec("bare", "bert")]
+    if hf:
+        specs.append(spec("hf", "bert", steps=hf_steps))
     if compile:  # compilation happens in the warm-up steps
         specs += [spec("loop", compiled=True, steps=loop_steps, warmup=loop_warmup),
                   spec("bare", compiled=True)]
@@ -418,7 +422,7 @@ def ratios(measurements: list) -> dict:
 def bench(profile: str, device: str, repeats: int, loop_steps: int, bare_steps: int,
           hf_steps: int, compile: bool = True, today: bool = True, packed=(),
           packed_seconds: float = 10.0, threads: int | None = None,
-          output: Path | None = None) -> dict:
+          output: Path | None = None, hf: bool = True) -> dict:
     """Every measurement of ``plan``, interleaved over ``repeats`` rounds, then the
     packed runs; the record (written to ``output`` after every round). The matmul peak
     is measured at the children's ``threads`` (None: all cores)."""
@@ -441,7 +445,7 @@ def bench(profile: str, device: str, repeats: int, loop_steps: int, bare_steps: 
             except (OSError, subprocess.CalledProcessError) as error:  # no git history
                 result["today_unavailable"] = f"{type(error).__name__}: {error}"
         specs = plan(profile, device, loop_steps, bare_steps, hf_steps, compile,
-                     today_src is not None, threads)
+                     today_src is not None, threads, hf)
         rounds: dict = {i: [] for i in range(len(specs))}
         for r in range(repeats):
             for i, spec in enumerate(specs):
@@ -523,6 +527,8 @@ def main(argv=None) -> int:
                         help="skip the torch.compile measurements")
     parser.add_argument("--no-today", dest="today", action="store_false",
                         help=f"skip the loop of commit {TODAY}")
+    parser.add_argument("--no-hf", dest="hf", action="store_false",
+                        help="skip HF transformers' ALBERT and BERT (a plumbing check)")
     parser.add_argument("--packed", type=int, nargs="*", default=None,
                         help="loops side by side (default: 2 on a CPU, 4 and 8 on a GPU)")
     parser.add_argument("--packed-seconds", type=float, default=10.0)
@@ -549,7 +555,8 @@ def main(argv=None) -> int:
                    args.bare_steps or (100 if cuda else 100),
                    args.hf_steps or (50 if cuda else 30), args.compile, args.today,
                    args.packed if args.packed is not None else ((4, 8) if cuda else (2,)),
-                   args.packed_seconds, threads, Path(args.output) if args.output else None)
+                   args.packed_seconds, threads, Path(args.output) if args.output else None,
+                   args.hf)
     report(result)
     return 0
 
