@@ -140,3 +140,23 @@ def test_bad_families_are_refused():
         plots.forest(cpu.drop(columns="profile"))
     with pytest.raises(ValueError, match="margin"):
         plots.forest(cpu.assign(margin=0.0))
+
+
+def test_stacked_labels_each_family_with_its_profile():
+    from albert_rerun.claims.analysis import stacked
+    cpu = family("cpu").drop(columns="profile")
+    gpu = family("gpu", scale=1.5).drop(columns="profile")
+    both = stacked({"cpu": cpu, "gpu": gpu})
+    assert list(both["profile"]) == ["cpu"] * len(cpu) + ["gpu"] * len(gpu)
+    pd.testing.assert_frame_equal(both.drop(columns="profile"), pd.concat([cpu, gpu]))
+
+
+def test_published_families_train_and_reseed_only_the_current_profile(monkeypatch):
+    from albert_rerun.claims import analysis
+    calls = []
+    monkeypatch.setattr(analysis, "published_profiles", lambda current: [current, "cpu"])
+    monkeypatch.setattr(analysis, "book_family",
+                        lambda *args: calls.append(args) or family(args[0]))
+    families = analysis.published_families("gpu", [0, 1], "cuda", train_missing=True)
+    assert list(families) == ["gpu", "cpu"]
+    assert calls == [("gpu", [0, 1], "cuda", True), ("cpu", None, "cuda", False)]

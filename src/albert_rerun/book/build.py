@@ -180,11 +180,8 @@ def write_forest(root: Path, profile: str) -> Path:
     the stored results (as the ledger draws it), so that it is the built profile's."""
     import matplotlib
     matplotlib.use("Agg")
-    import pandas as pd
-
     from ..claims import analysis, plots
-    families = {p: analysis.book_family(p) for p in analysis.published_profiles(profile)}
-    ax = plots.forest(pd.concat([f.assign(profile=p) for p, f in families.items()]))
+    ax = plots.forest(analysis.stacked(analysis.published_families(profile)))
     path = root / "book" / "_generated" / "forest.png"
     path.parent.mkdir(parents=True, exist_ok=True)
     ax.figure.savefig(path, dpi=110, bbox_inches="tight")

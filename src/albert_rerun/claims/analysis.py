@@ -946,6 +946,22 @@ def published_profiles(current: str) -> list:
     return out
 
 
+def published_families(current: str, seeds=None, device="auto",
+                       train_missing=False) -> dict:
+    """{profile: its book_family} for each of ``published_profiles(current)``: ``current``
+    at ``seeds`` (training what is missing where ``train_missing``), the others at the
+    seeds their stored results have."""
+    return {p: book_family(p, seeds if p == current else None, device,
+                           train_missing and p == current)
+            for p in published_profiles(current)}
+
+
+def stacked(families: dict) -> pd.DataFrame:
+    """The families of ``published_families`` in one frame with a ``profile`` column (what
+    the forest plot and the compute panels draw)."""
+    return pd.concat([family.assign(profile=p) for p, family in families.items()])
+
+
 def training_hours(profile: str) -> float:
     """Hours of pretraining the profile's stored runs recorded, all of them together."""
     from ..engine.store import read_json, results_dir
