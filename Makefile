@@ -25,8 +25,11 @@ $(STAMP): requirements.txt pyproject.toml
 book: $(STAMP)
 	$(BIN)/python -m albert_rerun.book --profile $(PROFILE) $(if $(FRESH),--fresh,)
 
+# Two pytest-xdist workers (one per core here; 0: one process); tests/conftest.py
+# groups the tests.
+TEST_WORKERS ?= 2
 test: $(STAMP)
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n $(TEST_WORKERS)
 
 # Refresh the committed smoke-profile outputs that nbval compares against.
 notebooks: $(STAMP)

@@ -19,7 +19,7 @@ def _call(tmp_path: Path, out: Path, *args) -> subprocess.CompletedProcess:
     env = {**os.environ, "OUT": str(out), "ALBERT_RERUN_RESULTS": str(tmp_path / "results"),
            "PYTHON": sys.executable}  # the script's python: this one, not the PATH's
     # two workers, as this CPU has two cores (on the GPU: four runs side by side)
-    return subprocess.run(["bash", str(SCRIPT), "--part", "1", "--dry-run", "--seconds", "360",
+    return subprocess.run(["bash", str(SCRIPT), "--part", "1", "--dry-run", "--seconds", "600",
                            "--reserve", "20", "--workers", "2", "--claims", "dropout", *args],
                           cwd=repo_root(),
                           env=env, capture_output=True, text=True, timeout=900)
