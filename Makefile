@@ -9,7 +9,8 @@ STAMP := $(VENV)/.installed
 # pip installs without byte-compiling every module of every package (more than half of
 # the set-up's time, and most of those modules are never imported): Python compiles each
 # module on its first import and keeps it. That needs bytecode writing on, which some
-# machines turn off (PYTHONDONTWRITEBYTECODE=1), so make's commands run without it.
+# machines turn off (PYTHONDONTWRITEBYTECODE=1), so make's commands run without it (a
+# .venv/bin/python run outside make on such a machine compiles what make has not).
 unexport PYTHONDONTWRITEBYTECODE
 
 .PHONY: book test notebooks claims bench venv clean

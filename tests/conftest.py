@@ -8,30 +8,8 @@ import torch
 # Deterministic, quiet CPU runs for every test.
 torch.manual_seed(0)
 
-if os.environ.get("PYTEST_XDIST_WORKER"):
-    # `make test` runs two pytest-xdist workers on a CPU of two cores: one torch thread
-    # each, here and in every process a test starts (kernels, torchrun ranks, scripts),
-    # or their threads spin against each other. The committed smoke outputs are the same
-    # at one thread as at two.
-    os.environ.setdefault("ALBERT_RERUN_THREADS", "1")
-    torch.set_num_threads(int(os.environ["ALBERT_RERUN_THREADS"]))
-
-
-@pytest.hookimpl(optionalhook=True)  # a hook of pytest-xdist
-def pytest_xdist_make_scheduler(config, log):
-    """pytest-xdist's work units for `make test` (-n 2): a test file runs on one worker,
-    so that its module fixtures are built once; the smoke book's build
-    (tests/test_book.py) and nbval's notebooks are one unit, run in that order, because
-    nbval reads the smoke runs the book's notebooks trained. (xdist's own --dist loadgroup
-    marks do not take under pytest 9.2, whose node ids xdist 3.8 cannot rename.)"""
-    from xdist.scheduler import LoadScopeScheduling
-
-    class BookThenNotebooks(LoadScopeScheduling):
-        def _split_scope(self, nodeid: str) -> str:
-            path = nodeid.split("::")[0]
-            return "book" if path.startswith("notebooks/") or path == "tests/test_book.py" \
-                else path
-    return BookThenNotebooks(config, log)
+# One torch thread (the root conftest.py sets $ALBERT_RERUN_THREADS for what tests start).
+torch.set_num_threads(int(os.environ.get("ALBERT_RERUN_THREADS", "1")))
 
 
 @pytest.fixture

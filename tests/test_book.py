@@ -56,10 +56,11 @@ def built_book(tmp_path_factory):
     if os.environ.get("ALBERT_RERUN_BOOK"):
         return Path(os.environ["ALBERT_RERUN_BOOK"])
     root = _copy_sources(tmp_path_factory.mktemp("book"))
-    # The notebooks train the smoke runs they miss into data/results/smoke (in a clean
-    # checkout, all of them), where nbval, later in the session, executes the committed
-    # notebooks: it then reads those runs instead of training them a second time, and its
-    # comparison checks that stored runs give the outputs committed from fresh training.
+    # The notebooks train the smoke runs into this worker's fresh results store (the root
+    # conftest.py's $ALBERT_RERUN_RESULTS), where nbval, next on the same worker, executes
+    # the committed notebooks: it reads those runs instead of training them a second
+    # time, and its comparison checks that stored runs give the outputs committed from
+    # fresh training.
     timings = execute_chapters(root, "smoke")
     write_environment_page(root, "smoke", timings)
     write_runs_page(root, "smoke")

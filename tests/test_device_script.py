@@ -18,7 +18,7 @@ SCRIPT = repo_root() / "scripts" / "device_gpu.sh"
 def _call(tmp_path: Path, out: Path, *args) -> subprocess.CompletedProcess:
     env = {**os.environ, "OUT": str(out), "ALBERT_RERUN_RESULTS": str(tmp_path / "results"),
            "PYTHON": sys.executable}  # the script's python: this one, not the PATH's
-    # two workers, as this CPU has two cores (on the GPU: four runs side by side)
+    # two workers, the script's parallel path (on the GPU: four runs side by side)
     return subprocess.run(["bash", str(SCRIPT), "--part", "1", "--dry-run", "--seconds", "600",
                            "--reserve", "20", "--workers", "2", "--claims", "dropout", *args],
                           cwd=repo_root(),
@@ -36,6 +36,7 @@ def test_device_script_dry_run_packs_results_and_reruns_only_what_is_missing(tmp
     bench = json.loads((out / "bench-cpu.json").read_text())
     assert bench["profile"] == "smoke" and "loop_over_bare" in bench["ratios"]
     assert {m["kind"] for m in bench["measurements"]} == {"loop", "bare"}  # no HF: a dry run
+    assert [p["parties"] for p in bench["packed"]] == [2]  # as many loops as --workers
     with tarfile.open(out / "results.tgz") as packed:
         names = packed.getnames()
     assert "./choices/gpu-learning-rate.json" in names

@@ -204,10 +204,12 @@ def execute_chapters(root: Path, profile: str) -> dict:
 def refresh_committed_notebooks(root: Path) -> None:
     """Re-execute notebooks/*.ipynb at their defaults (the smoke profile) for nbval.
 
-    The smoke runs go to a fresh temporary store, as in CI, so the committed outputs are
-    what a clean checkout computes."""
+    The smoke runs go to a fresh temporary store, as in CI's book build, so the committed
+    outputs are what a clean checkout computes; at one torch thread, as the tests run
+    them, so they do not depend on the cores of the machine that made them."""
     import tempfile
     os.environ["ALBERT_RERUN_RESULTS"] = tempfile.mkdtemp(prefix="albert-rerun-smoke-")
+    os.environ["ALBERT_RERUN_THREADS"] = "1"
     for source in notebook_sources(root):
         print(f"executing {source.name} at its default (smoke) parameters", flush=True)
         execute(source, source.with_suffix(".ipynb"), None, source.parent)

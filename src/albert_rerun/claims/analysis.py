@@ -119,7 +119,7 @@ def load_runs(profile: str, conditions: dict, seeds, device: str = "auto",
                      **(_control_metrics(store, config, both) if controls else {})})
     frame = pd.DataFrame(rows)
     for column in ("sentiment_accuracy", "sentiment_correct", "control_sentiment_accuracy",
-                   "control_sentiment_correct"):  # fine-tuned only where the driver did
+                   "control_sentiment_correct"):  # fine-tuned: the base runs only
         if column not in frame:
             frame[column] = np.nan
     return frame
@@ -818,7 +818,7 @@ def gain_decision(runs: pd.DataFrame, key: str, claim: str, label: str, correct:
 
 def downstream(chapter: Chapter, profile: str) -> Chapter:
     """Adds to a chapter its downstream table: per condition, the frozen-encoder probes
-    of sentiment and genre (and fine-tuned sentiment where the driver fine-tuned: the base
+    of sentiment and genre (and fine-tuned sentiment where it was fine-tuned: the base
     runs), each beside the same architecture from random initialization, with the
     majority label and bag of words for the task; and per condition the probe's
     pretrained minus random init (bootstrap over seeds and items, the seeds with a
@@ -834,6 +834,8 @@ def downstream(chapter: Chapter, profile: str) -> Chapter:
     table = pd.DataFrame({name: summary(runs, metric, 100, 1)
                           for name, metric in columns.items()
                           if metric in runs and runs[metric].notna().any()})
+    # the conditions in the chapter's order (columns with fewer rows would sort them)
+    table = table.reindex(list(dict.fromkeys(runs["condition"]))).fillna("not evaluated")
     m = margins(levels(profile))
     control = "control_sentiment_probe_correct"
     gains = {name: gain_decision(runs[runs["condition"] == name], f"gain/{name}",
@@ -856,17 +858,25 @@ def downstream(chapter: Chapter, profile: str) -> Chapter:
     return chapter
 
 
+def _percent_range(values: pd.Series) -> str:
+    """'48.5%' for one value (or equal ones), else '48.5 to 50.1%'."""
+    low, high = 100 * values.min(), 100 * values.max()
+    return f"{low:.1f}%" if f"{low:.1f}" == f"{high:.1f}" else f"{low:.1f} to {high:.1f}%"
+
+
 def downstream_sentence(runs: pd.DataFrame, gains: dict, sentiment: dict) -> str:
     beats = [k for k, d in gains.items() if d.low > 0]
     tuned = runs["sentiment_accuracy"].dropna()
+    untrained = runs["control_sentiment_accuracy"].dropna()
     text = (f"On the sentiment test split the majority label scores "
             f"{100 * sentiment['majority_accuracy']:.1f}% and bag of words "
             f"{100 * sentiment['bag_of_words_accuracy']:.1f}%; a probe on these models' "
             f"frozen features scores {100 * runs['sentiment_probe_accuracy'].min():.1f} to "
             f"{100 * runs['sentiment_probe_accuracy'].max():.1f}%")
     if len(tuned):
-        text += (f", and fine-tuning the base model {100 * tuned.min():.1f} to "
-                 f"{100 * tuned.max():.1f}%")
+        text += f", and fine-tuning the base model {_percent_range(tuned)}"
+        if len(untrained):
+            text += f" (from random initialization: {_percent_range(untrained)})"
     text += ". "
     if beats:
         text += (f"The probe of pretrained features beats the same architecture at random "
@@ -949,8 +959,8 @@ def published_profiles(current: str) -> list:
 def published_families(current: str, seeds=None, device="auto",
                        train_missing=False) -> dict:
     """{profile: its book_family} for each of ``published_profiles(current)``: ``current``
-    at ``seeds`` (training what is missing where ``train_missing``), the others at the
-    seeds their stored results have."""
+    at ``seeds`` (training what is missing where ``train_missing``), the others at their
+    profile's default seeds."""
     return {p: book_family(p, seeds if p == current else None, device,
                            train_missing and p == current)
             for p in published_profiles(current)}

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import os
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -107,11 +109,18 @@ def tokenize_split(split: str, tokenizer: Tokenizer, cache_dir: Path | None = No
     corpus = TokenizedCorpus(tokens, np.concatenate([[0], np.cumsum(lengths)]),
                              np.concatenate([[0], np.cumsum(per_document)]).astype(np.int64))
     cache_dir.mkdir(parents=True, exist_ok=True)
-    partial = path.with_suffix(".partial.npz")
-    np.savez(partial, tokens=corpus.tokens, sentence_starts=corpus.sentence_starts,
-             document_starts=corpus.document_starts,
-             digest=hashlib.sha256(corpus.tokens.tobytes()).hexdigest())
-    partial.replace(path)  # atomic: never a half-written cache entry
+    # a temporary file of this process's own, then one rename: processes that tokenize
+    # at once (two test workers) never write into or rename each other's file
+    handle, partial = tempfile.mkstemp(dir=cache_dir, prefix=".tmp-", suffix=".npz")
+    os.close(handle)
+    try:
+        np.savez(partial, tokens=corpus.tokens, sentence_starts=corpus.sentence_starts,
+                 document_starts=corpus.document_starts,
+                 digest=hashlib.sha256(corpus.tokens.tobytes()).hexdigest())
+        os.replace(partial, path)  # atomic: never a half-written cache entry
+    finally:
+        if os.path.exists(partial):
+            os.unlink(partial)
     return corpus
 
 
