@@ -1,15 +1,17 @@
-import os
 import shutil
 from pathlib import Path
 
 import pytest
 import torch
 
+from albert_rerun.engine.pretrain import cpu_threads
+
 # Deterministic, quiet CPU runs for every test.
 torch.manual_seed(0)
 
-# One torch thread (the root conftest.py sets $ALBERT_RERUN_THREADS for what tests start).
-torch.set_num_threads(int(os.environ.get("ALBERT_RERUN_THREADS", "1")))
+# One torch thread: the engine's own reading of $ALBERT_RERUN_THREADS, which the root
+# conftest.py sets for the tests and what they start.
+torch.set_num_threads(cpu_threads())
 
 
 @pytest.fixture

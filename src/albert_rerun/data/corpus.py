@@ -15,9 +15,8 @@ training device).
 from __future__ import annotations
 
 import hashlib
+import io
 import logging
-import os
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -108,19 +107,14 @@ def tokenize_split(split: str, tokenizer: Tokenizer, cache_dir: Path | None = No
         cursor += len(doc)
     corpus = TokenizedCorpus(tokens, np.concatenate([[0], np.cumsum(lengths)]),
                              np.concatenate([[0], np.cumsum(per_document)]).astype(np.int64))
-    cache_dir.mkdir(parents=True, exist_ok=True)
-    # a temporary file of this process's own, then one rename: processes that tokenize
-    # at once (two test workers) never write into or rename each other's file
-    handle, partial = tempfile.mkstemp(dir=cache_dir, prefix=".tmp-", suffix=".npz")
-    os.close(handle)
-    try:
-        np.savez(partial, tokens=corpus.tokens, sentence_starts=corpus.sentence_starts,
-                 document_starts=corpus.document_starts,
-                 digest=hashlib.sha256(corpus.tokens.tobytes()).hexdigest())
-        os.replace(partial, path)  # atomic: never a half-written cache entry
-    finally:
-        if os.path.exists(partial):
-            os.unlink(partial)
+    from ..engine.store import atomic_write_bytes
+    buffer = io.BytesIO()
+    np.savez(buffer, tokens=corpus.tokens, sentence_starts=corpus.sentence_starts,
+             document_starts=corpus.document_starts,
+             digest=hashlib.sha256(corpus.tokens.tobytes()).hexdigest())
+    # a temporary file of this process's own, then one rename: never a half-written cache
+    # entry, and processes that tokenize at once (two test workers) never clash
+    atomic_write_bytes(path, buffer.getvalue())
     return corpus
 
 

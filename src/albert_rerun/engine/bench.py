@@ -359,13 +359,11 @@ def plan(profile: str, device: str, loop_steps: int, bare_steps: int, hf_steps: 
     specs = [spec("loop", steps=loop_steps, warmup=loop_warmup), spec("bare")]
     if today:
         specs.append(spec("today", steps=loop_steps, warmup=loop_warmup))
-    specs += ([spec("hf", steps=hf_steps)] if hf else []) + [spec("bare", "bert")]
-    if hf:
-        specs.append(spec("hf", "bert", steps=hf_steps))
+    specs += [spec("hf", steps=hf_steps), spec("bare", "bert"), spec("hf", "bert", steps=hf_steps)]
     if compile:  # compilation happens in the warm-up steps
         specs += [spec("loop", compiled=True, steps=loop_steps, warmup=loop_warmup),
                   spec("bare", compiled=True)]
-    return specs
+    return specs if hf else [s for s in specs if s["kind"] != "hf"]
 
 
 def step_gflop(spec: dict) -> float:
