@@ -6,7 +6,7 @@ message naming the parameter and the allowed values.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 DEVICES = ("auto", "cpu", "cuda")
 
@@ -29,6 +29,11 @@ PROFILES = {
     "cpu": Profile("cpu", "the published book: the sizes a 2-core CPU affords", 3),
     "gpu": Profile("gpu", "models a CPU cannot train, planned for two 10-minute calls on "
                    "one H200 (not yet run)", 3),
+    # the cpu sizes at four times the steps, for the claims whose effects grow with
+    # training (claims.conditions.PROFILE_CLAIMS); about 30 minutes a run on one core, so
+    # it trains over several sessions (the driver's --hours, resumed by the same command)
+    "cpu-long": Profile("cpu-long", "the cpu sizes at four times the training, for the "
+                        "core claims; trained in resumable stretches", 3),
 }
 
 
@@ -117,6 +122,9 @@ SIZES = {
     "cpu": Sizes(64, 4, 2, 32, 64, 16, 5400, 0, 5e-3, 0),
     "gpu": Sizes(256, 12, 4, 128, 128, 128, 2000, 0, 5e-3, 4),
 }
+# cpu-long: the cpu profile on a schedule four times as long (warm-up share, curve points
+# and learning rate as at cpu: the same run as conditions.with_steps(cpu base, 21600))
+SIZES["cpu-long"] = replace(SIZES["cpu"], steps=4 * SIZES["cpu"].steps)
 
 
 def pretraining_config(profile: str, style: str = "albert", **changes):

@@ -80,15 +80,21 @@ def _unique(configs) -> list:
     return out
 
 
-def planned_runs(profile: str, seeds, names=C.CLAIMS, wide_learning_rate=None) -> list:
-    """Every distinct seeded pretraining run of the named claims: claim by claim, seed by
-    seed, so that an interrupted driver leaves whole claims behind it."""
+def planned_runs(profile: str, seeds, names=None, wide_learning_rate=None) -> list:
+    """Every distinct seeded pretraining run of the named claims (default: the profile's),
+    in training order: the base run's seeds first (every decision compares against it),
+    then claim by claim, condition by condition with all its seeds, so that a driver
+    stopped at a deadline leaves whole conditions, hence whole paired decisions, behind."""
+    names = C.profile_claims(profile) if names is None else names
     out = []
     for name in names:
         group = C.claim_conditions(profile, name, wide_learning_rate)
-        for seed in seeds:
-            out += [C.seeded(config, seed) for config in group.values()]
-    return _unique(out)
+        for config in group.values():
+            out += [C.seeded(config, seed) for seed in seeds]
+    base = {config_hash(C.seeded(C.base(profile), seed).to_dict()) for seed in seeds}
+    is_base = [config_hash(c.to_dict()) in base for c in out]
+    return _unique([c for c, b in zip(out, is_base) if b] +
+                   [c for c, b in zip(out, is_base) if not b])
 
 
 def planned_controls(runs: list) -> list:
@@ -259,13 +265,14 @@ def _swept_rate(profile: str) -> float:
     return stored["learning_rate"] if stored else C.WIDE_LEARNING_RATES[0]
 
 
-def planned_pretraining(profile: str, seeds=None, names=C.CLAIMS) -> dict:
+def planned_pretraining(profile: str, seeds=None, names=None) -> dict:
     """{stage: configs} of every pretraining run the named claims train at ``profile``,
     in the driver's order: the gpu learning-rate search (gpu profile), the wide model's
     sweep (with the wall-clock claim), each claim's new runs, the controls. Before the
     sweep, the wall-clock claim's wide runs are planned at its first candidate rate."""
     from .gpu_search import conditions as search_conditions
     seeds = range(seeds) if isinstance(seeds, int) else (seeds or C.default_seeds(profile))
+    names = C.profile_claims(profile) if names is None else names
     out = {}
     if profile == "gpu":
         out["gpu learning-rate search"] = list(search_conditions(profile).values())
@@ -281,12 +288,13 @@ def planned_pretraining(profile: str, seeds=None, names=C.CLAIMS) -> dict:
     return out
 
 
-def claims_part(profile: str, part: int, parts: int, seeds=None, names=C.CLAIMS) -> list:
+def claims_part(profile: str, part: int, parts: int, seeds=None, names=None) -> list:
     """The claims of part ``part`` (1 to ``parts``): consecutive claims of about equal
     training FLOPs (each claim's runs not in an earlier claim; the wall-clock claim with
     its sweep), so that each part leaves whole claims behind it."""
     if not 1 <= part <= parts:
         raise ValueError(f"part {part} outside 1..{parts}")
+    names = C.profile_claims(profile) if names is None else names
     plan = planned_pretraining(profile, seeds, names)
     flops = {name: sum(C.step_flops(c) * c.max_steps for c in plan[name]) for name in names}
     flops["wall_clock"] = flops.get("wall_clock", 0) + sum(
@@ -300,7 +308,7 @@ def claims_part(profile: str, part: int, parts: int, seeds=None, names=C.CLAIMS)
 
 
 def print_predicted(profile: str, device_kind: str = "cuda", seeds=None,
-                    names=C.CLAIMS) -> float:
+                    names=None) -> float:
     """Print every planned run's predicted training seconds on ``device_kind`` (from
     ``engine.bench.stored_flop_rate``) by stage, and the total; return the total."""
     from ..engine.bench import stored_flop_rate
@@ -322,7 +330,7 @@ def print_predicted(profile: str, device_kind: str = "cuda", seeds=None,
 
 
 def train_all(profile: str, seeds=None, device: str = "auto", workers: int | None = None,
-              fresh: bool = False, names=C.CLAIMS, seconds: float = float("inf"),
+              fresh: bool = False, names=None, seconds: float = float("inf"),
               compile: bool = False, stages=("pretrain", "evaluate", "finetune"),
               confirm_gpu_profile: bool = False, finetune_all: bool = False) -> int:
     """Every stage above for the named claims; returns the number of runs and
@@ -330,6 +338,7 @@ def train_all(profile: str, seeds=None, device: str = "auto", workers: int | Non
     from ..data.files import verify_inputs
     verify_inputs()  # a corrupt data file stops here, before any run starts
     seeds = range(seeds) if isinstance(seeds, int) else (seeds or C.default_seeds(profile))
+    names = C.profile_claims(profile) if names is None else names
     workers = workers or default_workers()
     deadline = time.time() + seconds
     import torch
@@ -398,9 +407,10 @@ def main(argv=None) -> int:
                         help="parallel training processes (default: 2 on a CPU, 1 on a GPU)")
     parser.add_argument("--fresh", action="store_true", help="retrain even if stored")
     parser.add_argument("--compile", action="store_true", help="torch.compile the models")
-    parser.add_argument("--claims", nargs="+", default=list(C.CLAIMS), choices=C.CLAIMS,
+    parser.add_argument("--claims", nargs="+", default=None, choices=C.CLAIMS,
                         metavar="CLAIM", help=f"which claims' runs, in this order "
-                        f"(default: all, {' '.join(C.CLAIMS)})")
+                        f"(default: the profile's; all of {' '.join(C.CLAIMS)} but at "
+                        f"cpu-long, {' '.join(C.PROFILE_CLAIMS['cpu-long'])})")
     parser.add_argument("--stages", nargs="+", default=["pretrain", "evaluate", "finetune"],
                         choices=("pretrain", "evaluate", "finetune"))
     parser.add_argument("--finetune-all", action="store_true",
