@@ -43,11 +43,20 @@ CONTROL_SEEDS = 3  # random-initialization controls per architecture (seeds 0, 1
 # -- job functions (importable: the spawn pool pickles them by name) --------------------
 
 def pretrain_job(config_dict: dict, profile: str, device: str, compile: bool,
-                 fresh: bool) -> dict:
-    from ..engine.pretrain import run
-    result = run(PretrainConfig.from_dict(config_dict), results_dir(profile), device,
-                 compile, quiet=True, fresh=fresh)
-    return {"hash": result["hash"], "metrics": result["metrics"]}
+                 fresh: bool, stop_at: float | None = None) -> dict:
+    """One run, trained or resumed (its metrics and last curve point's cross-entropy at
+    [MASK]); at ``stop_at`` it stops with a checkpoint and reports the step reached."""
+    from ..engine.pretrain import StoppedAtDeadline, run
+    try:
+        result = run(PretrainConfig.from_dict(config_dict), results_dir(profile), device,
+                     compile, quiet=True, fresh=fresh, stop_at=stop_at)
+    except StoppedAtDeadline as stopped:
+        return {"hash": config_hash(config_dict), "stopped": stopped.step,
+                "steps": stopped.steps}
+    metrics = dict(result["metrics"])
+    if result["curve"]:  # the curve's held-out sequences (a subset of the evaluation's)
+        metrics["curve_mlm_loss_at_mask"] = result["curve"][-1]["mlm_loss_at_mask"]
+    return {"hash": result["hash"], "metrics": metrics}
 
 
 def eval_job(pretrain_hash: str, profile: str, device: str, fresh: bool,
@@ -80,7 +89,8 @@ def _unique(configs) -> list:
     return out
 
 
-def planned_runs(profile: str, seeds, names=None, wide_learning_rate=None) -> list:
+def planned_runs(profile: str, seeds, names=None, wide_learning_rate=None,
+                 planning: bool = False) -> list:
     """Every distinct seeded pretraining run of the named claims (default: the profile's),
     in training order: the base run's seeds first (every decision compares against it),
     then claim by claim, condition by condition with all its seeds, so that a driver
@@ -88,7 +98,7 @@ def planned_runs(profile: str, seeds, names=None, wide_learning_rate=None) -> li
     names = C.profile_claims(profile) if names is None else names
     out = []
     for name in names:
-        group = C.claim_conditions(profile, name, wide_learning_rate)
+        group = C.claim_conditions(profile, name, wide_learning_rate, planning)
         for config in group.values():
             out += [C.seeded(config, seed) for seed in seeds]
     base = {config_hash(C.seeded(C.base(profile), seed).to_dict()) for seed in seeds}
@@ -111,23 +121,43 @@ def _sync_ranks() -> None:
         dist.barrier()
 
 
+def remaining_seconds(config: PretrainConfig, profile: str, device: str) -> float:
+    """Predicted training seconds left of one run (from its checkpoint's step, if any) at
+    the stored FLOP rate of this device kind (one worker's, on a CPU); 0 where none is
+    stored."""
+    from ..engine.bench import stored_flop_rate
+    from ..engine.pretrain import checkpoint_step, resolve_device
+    kind = "cuda" if resolve_device(device).type == "cuda" else "cpu"
+    try:
+        rate = stored_flop_rate(kind)
+    except (FileNotFoundError, KeyError, StopIteration):
+        return 0.0
+    workdir = results_dir(profile) / "checkpoints" / config_hash(config.to_dict())
+    steps = max(0, config.max_steps - checkpoint_step(workdir))
+    return C.step_flops(config) * steps / rate
+
+
 def _train(configs: list, profile: str, device: str, workers: int, compile: bool,
-           fresh: bool, seconds: float, label: str) -> int:
+           fresh: bool, seconds: float, label: str, finish_by: float | None = None) -> int:
+    """Train the missing ``configs``; with ``finish_by`` (a ``time.time()``), start only
+    the runs predicted to end before it and stop the running ones there (checkpointed)."""
     store = results_dir(profile)
     rank, world = rank_and_world()
     missing = [c for c in configs if fresh or stored_pretrain(store, c) is None]
     mine = shard(missing, rank, world)
     print(f"[{label}] {len(configs)} runs, {len(missing)} to train, {len(mine)} on rank "
           f"{rank}", flush=True)
-    jobs = [(config_hash(c.to_dict()), pretrain_job, (c.to_dict(), profile, device, compile,
-                                                      fresh)) for c in mine]
-    done = _report(run_many(jobs, workers, seconds, worker_threads(workers)), label)
+    jobs = [(config_hash(c.to_dict()), pretrain_job,
+             (c.to_dict(), profile, device, compile, fresh, finish_by),
+             remaining_seconds(c, profile, device) if finish_by else 0.0) for c in mine]
+    done = _report(run_many(jobs, workers, seconds, worker_threads(workers), finish_by),
+                   label)
     _sync_ranks()
     return done
 
 
 def _evaluate(hashes: list, profile: str, device: str, workers: int, fresh: bool,
-              seconds: float, kind: str = "evaluate") -> int:
+              seconds: float, kind: str = "evaluate", finish_by: float | None = None) -> int:
     from ..profiles import eval_config, finetune_config
     store = results_dir(profile)
     config = finetune_config(profile) if kind == "finetune" else eval_config(profile)
@@ -137,7 +167,8 @@ def _evaluate(hashes: list, profile: str, device: str, workers: int, fresh: bool
     print(f"[{kind}] {len(hashes)} runs, {len(missing)} to do, {len(mine)} on rank "
           f"{rank}", flush=True)
     jobs = [(h, eval_job, (h, profile, device, fresh, kind)) for h in mine]
-    done = _report(run_many(jobs, workers, seconds, worker_threads(workers)), kind)
+    done = _report(run_many(jobs, workers, seconds, worker_threads(workers), finish_by),
+                   kind)
     _sync_ranks()
     return done
 
@@ -149,11 +180,15 @@ def _report(outcomes, label: str) -> int:
             print(f"[{label}] {key}: not started (deadline)", flush=True)
         elif isinstance(outcome, str):
             print(f"[{label}] {key}: FAILED {outcome}", flush=True)
+        elif "stopped" in outcome[0]:
+            print(f"[{label}] {key}: stopped at the deadline at step {outcome[0]['stopped']}"
+                  f" of {outcome[0]['steps']}, checkpoint kept ({outcome[1]:.0f} s)",
+                  flush=True)
         else:
             metrics = outcome[0]["metrics"]
             shown = {k: round(metrics[k], 4) for k in
-                     ("steps", "tokens_per_second", "mlm_loss_at_mask", "sentiment_accuracy")
-                     if k in metrics}
+                     ("steps", "train_seconds", "tokens_per_second", "mlm_loss_at_mask",
+                      "curve_mlm_loss_at_mask", "sentiment_accuracy") if k in metrics}
             print(f"[{label}] {key} {shown} ({outcome[1]:.0f} s)", flush=True)
             done += 1
     return done
@@ -191,6 +226,13 @@ def wide_learning_rate(profile: str, device: str = "auto", workers: int = 1,
                        compile: bool = False, fresh: bool = False) -> float:
     """The wide model's learning rate: the sweep's lowest held-out cross-entropy at
     [MASK] (trained if missing), stored with the sweep's figures."""
+    if profile in C.SWEEP_FROM:  # another profile's pick; it is not swept again here
+        stored = read_json(_sweep_choice(profile))
+        if stored is None:
+            raise LookupError(f"profile {profile!r} takes the wide model's learning rate "
+                              f"of profile {C.SWEEP_FROM[profile]!r}, which has no stored "
+                              f"pick ({_sweep_choice(profile)}): run its sweep first")
+        return stored["learning_rate"]
     path = choices_path(profile, "wide-learning-rate")
     stored = None if fresh else read_json(path)
     if stored is not None:
@@ -261,8 +303,17 @@ def predicted_seconds(configs: list, device_kind: str) -> float:
 def _swept_rate(profile: str) -> float:
     """The wide model's stored learning rate, else the sweep's first candidate: for
     planning only (a run's FLOPs do not depend on its learning rate)."""
-    stored = read_json(choices_path(profile, "wide-learning-rate"))
+    stored = read_json(_sweep_choice(profile))
     return stored["learning_rate"] if stored else C.WIDE_LEARNING_RATES[0]
+
+
+def _sweep_choice(profile: str):
+    """Where the wide model's learning rate of ``profile`` is stored: its own choices/, or
+    those of the profile it takes the pick from (``conditions.SWEEP_FROM``)."""
+    source = C.SWEEP_FROM.get(profile)
+    if source is None:
+        return choices_path(profile, "wide-learning-rate")
+    return C._timing_store(source) / "choices" / "wide-learning-rate.json"
 
 
 def planned_pretraining(profile: str, seeds=None, names=None) -> dict:
@@ -276,11 +327,11 @@ def planned_pretraining(profile: str, seeds=None, names=None) -> dict:
     out = {}
     if profile == "gpu":
         out["gpu learning-rate search"] = list(search_conditions(profile).values())
-    if "wall_clock" in names:
+    if "wall_clock" in names and profile not in C.SWEEP_FROM:
         out["wide sweep"] = list(C.wide_sweep(profile).values())
     seen, runs = set(), []
     for name in names:
-        new = [c for c in planned_runs(profile, seeds, [name], _swept_rate(profile))
+        new = [c for c in planned_runs(profile, seeds, [name], _swept_rate(profile), True)
                if config_hash(c.to_dict()) not in seen]
         seen.update(config_hash(c.to_dict()) for c in new)
         out[name], runs = new, runs + new
@@ -314,8 +365,9 @@ def print_predicted(profile: str, device_kind: str = "cuda", seeds=None,
     from ..engine.bench import stored_flop_rate
     rate = stored_flop_rate(device_kind)
     total = 0.0
-    print(f"predicted at {rate / 1e12:,.1f} TFLOP/s of training ({device_kind}, stored "
-          f"measurement)")
+    shown = f"{rate / 1e12:,.1f} TFLOP/s" if rate >= 1e12 else f"{rate / 1e9:,.1f} GFLOP/s"
+    print(f"predicted at {shown} of training ({device_kind}, stored measurement; one "
+          f"worker's on a CPU)")
     for stage, configs in planned_pretraining(profile, seeds, names).items():
         seconds = [C.step_flops(c) * c.max_steps / rate for c in configs]
         total += sum(seconds)
@@ -329,18 +381,39 @@ def print_predicted(profile: str, device_kind: str = "cuda", seeds=None,
     return total
 
 
+def cpu_prediction_text(seeds: int) -> str:
+    """The gpu profile's predicted training time on this CPU, in words (what a gpu
+    notebook without a CUDA device stops with: claims.setup.notebook_setup)."""
+    from ..engine.bench import stored_flop_rate
+    configs = [c for stage in planned_pretraining("gpu", seeds).values() for c in stage]
+    try:
+        hours = predicted_seconds(configs, "cpu") / 3600
+    except FileNotFoundError as error:
+        return f"its {len(configs)} runs would train for many hours here ({error})"
+    rate = stored_flop_rate("cpu") / 1e9
+    return (f"its {len(configs)} runs would train for about {hours:,.0f} hours here "
+            f"(predicted at {rate:,.1f} GFLOP/s, the stored cpu runs' training rate)")
+
+
 def train_all(profile: str, seeds=None, device: str = "auto", workers: int | None = None,
               fresh: bool = False, names=None, seconds: float = float("inf"),
               compile: bool = False, stages=("pretrain", "evaluate", "finetune"),
-              confirm_gpu_profile: bool = False, finetune_all: bool = False) -> int:
+              confirm_gpu_profile: bool = False, finetune_all: bool = False,
+              hours: float | None = None) -> int:
     """Every stage above for the named claims; returns the number of runs and
-    evaluations done. A failed run is reported and the others go on."""
+    evaluations done. A failed run is reported and the others go on.
+
+    ``hours``: a wall-clock budget. No run starts that its predicted time (the stored
+    FLOP rate, from its checkpoint's step) says cannot end within it, and the running
+    ones stop at its end with a checkpoint; the same call later resumes them and trains
+    only what is missing."""
     from ..data.files import verify_inputs
     verify_inputs()  # a corrupt data file stops here, before any run starts
     seeds = range(seeds) if isinstance(seeds, int) else (seeds or C.default_seeds(profile))
     names = C.profile_claims(profile) if names is None else names
     workers = workers or default_workers()
-    deadline = time.time() + seconds
+    finish_by = None if hours is None else time.time() + hours * 3600
+    deadline = time.time() + (seconds if hours is None else min(seconds, hours * 3600))
     import torch
     if profile == "gpu" and not torch.cuda.is_available() and not confirm_gpu_profile:
         probe = planned_runs(profile, seeds, [n for n in names if n != "wall_clock"])
@@ -361,25 +434,35 @@ def train_all(profile: str, seeds=None, device: str = "auto", workers: int | Non
     if "wall_clock" in names and "pretrain" in stages:
         lr = wide_learning_rate(profile, device, workers, compile, fresh)
     elif "wall_clock" in names:
-        lr = read_json(choices_path(profile, "wide-learning-rate"))["learning_rate"]
+        lr = read_json(_sweep_choice(profile))["learning_rate"]
+    if ("wall_clock" in names and "pretrain" in stages
+            and C.TIMING_SOURCE[profile] == profile):
+        # the equal-time budget is this profile's BERT-style seconds: train those first
+        _train([C.seeded(C.bert_style(profile), seed) for seed in seeds], profile, device,
+               workers, compile, fresh, max(0.0, deadline - time.time()), "BERT-style first",
+               finish_by)
+    if "wall_clock" in names:
+        record = C.equal_time_steps(profile)
+        if rank_and_world()[0] == 0 and read_json(choices_path(profile, "equal-time")) != record:
+            atomic_write_json(choices_path(profile, "equal-time"), record)
     runs = planned_runs(profile, seeds, names, lr)
     runs_and_controls = runs + planned_controls(runs)
     if "pretrain" in stages:
         done += _train(runs_and_controls, profile, device, workers, compile, fresh,
-                       max(0.0, deadline - time.time()), "pretrain")
+                       max(0.0, deadline - time.time()), "pretrain", finish_by)
     store = results_dir(profile)
     if "evaluate" in stages:
         ready = [config_hash(c.to_dict()) for c in runs_and_controls
                  if stored_pretrain(store, c) is not None]
         done += _evaluate(ready, profile, device, workers, fresh,
-                          max(0.0, deadline - time.time()))
-    if "finetune" in stages:
+                          max(0.0, deadline - time.time()), finish_by=finish_by)
+    if "finetune" in stages and (finish_by is None or time.time() < finish_by):
         finetune_rates(profile, device)
         targets = runs_and_controls if finetune_all else finetune_targets(profile, seeds)
         ready = [config_hash(c.to_dict()) for c in targets
                  if stored_pretrain(store, c) is not None]
         done += _evaluate(ready, profile, device, workers, fresh,
-                          max(0.0, deadline - time.time()), "finetune")
+                          max(0.0, deadline - time.time()), "finetune", finish_by)
     return done
 
 
@@ -417,6 +500,10 @@ def main(argv=None) -> int:
                         help="fine-tune every run, not only the base runs and their controls")
     parser.add_argument("--seconds", type=float, default=float("inf"),
                         help="start no run after this many seconds (default: no limit)")
+    parser.add_argument("--hours", type=float, default=None,
+                        help="a wall-clock budget: start no run predicted to end after it, "
+                        "stop the running ones at its end with a checkpoint (the same "
+                        "command resumes them)")
     parser.add_argument("--part", default=None, metavar="K/N",
                         help="only part K of N of the claims (consecutive claims of about "
                         "equal training FLOPs; e.g. 1/2 and 2/2 for two device calls)")
@@ -426,6 +513,8 @@ def main(argv=None) -> int:
     parser.add_argument("--yes-train-gpu-profile-on-cpu", action="store_true",
                         dest="confirm", help="go on with the gpu profile without a GPU")
     args = parser.parse_args(argv)
+    if args.hours is not None and not args.hours > 0:
+        parser.error(f"--hours must be a positive number of hours, got {args.hours}")
     if args.part:
         try:
             part, parts = (int(x) for x in args.part.split("/"))
@@ -440,7 +529,7 @@ def main(argv=None) -> int:
     with maybe_init():
         train_all(args.profile, args.seeds, args.device, args.workers, args.fresh,
                   args.claims, args.seconds, args.compile, tuple(args.stages), args.confirm,
-                  args.finetune_all)
+                  args.finetune_all, args.hours)
     return 0
 
 

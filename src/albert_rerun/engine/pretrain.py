@@ -13,6 +13,7 @@ uninterrupted run would.
 """
 from __future__ import annotations
 
+import json
 import os
 import threading
 import time
@@ -202,11 +203,32 @@ class DeviceStream:
 
 # -- checkpoints -----------------------------------------------------------------------
 
+class StoppedAtDeadline(RuntimeError):
+    """A run stopped at its wall-clock deadline with a checkpoint written; the same call
+    later resumes it from that step."""
+
+    def __init__(self, step: int, steps: int):
+        super().__init__(f"stopped at the deadline at step {step} of {steps}; the "
+                         f"checkpoint resumes it")
+        self.step, self.steps = step, steps
+
+
 def _save_checkpoint(path: Path, model, optimizer, state: dict) -> None:
     payload = {"model": model.state_dict(), "optimizer": optimizer.state_dict(), **state}
     partial = path.with_suffix(".partial")
     torch.save(payload, partial)
     os.replace(partial, path)  # atomic
+    # the step reached, readable without loading the checkpoint (the driver's budget
+    # predicts a resumed run's time from its remaining steps)
+    atomic_write_json(path.with_name("progress.json"), {"step": state["step"]})
+
+
+def checkpoint_step(workdir: Path) -> int:
+    """The step a run's checkpoint in ``workdir`` has reached (0 without one)."""
+    try:
+        return int(json.loads((workdir / "progress.json").read_text())["step"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return 0
 
 
 def _load_checkpoint(path: Path, model, optimizer):
@@ -253,12 +275,17 @@ def train_step(step_model, model, optimizer, config: PretrainConfig, batch: dict
 
 def pretrain(config: PretrainConfig, workdir: Path, device: str = "auto",
              compile: bool = False, checkpoint_every: int = 500, quiet: bool = False,
-             ddp: bool = False) -> dict:
+             ddp: bool = False, stop_at: float | None = None) -> dict:
     """Train (or resume) one run in ``workdir``; return its metrics, curve and model.
 
     ``ddp``: under a process group of several ranks (``distributed.maybe_init``), train
     the run with DistributedDataParallel, each rank on its slice of every global batch;
-    rank 0 writes the checkpoints. Without one, the single-process run."""
+    rank 0 writes the checkpoints. Without one, the single-process run.
+
+    ``stop_at`` (a ``time.time()`` deadline): at the first loss read after it (every
+    ``LOG_EVERY`` steps and at curve points), write a checkpoint and raise
+    ``StoppedAtDeadline``; the next call resumes there and ends as the uninterrupted run
+    would."""
     import warnings
     with warnings.catch_warnings():  # tqdm.auto warns in kernels without ipywidgets
         warnings.simplefilter("ignore")
@@ -266,6 +293,8 @@ def pretrain(config: PretrainConfig, workdir: Path, device: str = "auto",
 
     from .evaluate import mlm_set, score_mlm
 
+    if ddp and stop_at is not None:  # ranks would read the clock at different times
+        raise ValueError("stop_at is for single-process runs, not DDP")
     target = resolve_device(device)
     torch.set_num_threads(cpu_threads())
     verify_inputs()  # every data file a run and its evaluation read, before step 0
@@ -337,8 +366,12 @@ def pretrain(config: PretrainConfig, workdir: Path, device: str = "auto",
                         "train_loss": mean, "examples": config.curve_examples,
                         **{k: v for k, v in point.items() if not k.startswith("sequence_")}})
                 state["loss_sum"], state["loss_steps"] = 0.0, 0
-                if checkpoint_due and (share is None or share.rank == 0):
+                stopping = (stop_at is not None and done < config.max_steps
+                             and time.time() >= stop_at)
+                if (checkpoint_due or stopping) and (share is None or share.rank == 0):
                     _save_checkpoint(checkpoint, model, optimizer, state)
+                if stopping:
+                    raise StoppedAtDeadline(done, config.max_steps)
                 started = time.perf_counter()
     finally:
         stream.close()
@@ -351,12 +384,14 @@ def pretrain(config: PretrainConfig, workdir: Path, device: str = "auto",
 
 
 def run(config: PretrainConfig, store: Path, device: str = "auto", compile: bool = False,
-        quiet: bool = False, fresh: bool = False, ddp: bool = False) -> dict:
+        quiet: bool = False, fresh: bool = False, ddp: bool = False,
+        stop_at: float | None = None) -> dict:
     """The stored result of ``config`` under ``store``, training it if missing.
 
     Checkpoints every $ALBERT_RERUN_CHECKPOINT_EVERY steps (default 500; the torchrun
     tests set a few). ``ddp``: one run over the process group's ranks (``pretrain``);
-    rank 0 stores the result, the others wait for it."""
+    rank 0 stores the result, the others wait for it. ``stop_at``: see ``pretrain``
+    (raises ``StoppedAtDeadline``, storing nothing but the checkpoint)."""
     fresh = fresh or os.environ.get("ALBERT_RERUN_FRESH") == "1"
     if not fresh:
         stored = stored_pretrain(store, config)
@@ -367,7 +402,7 @@ def run(config: PretrainConfig, store: Path, device: str = "auto", compile: bool
     started = time.time()
     every = int(os.environ.get("ALBERT_RERUN_CHECKPOINT_EVERY") or 500)
     outcome = pretrain(config, workdir, device=device, compile=compile, quiet=quiet,
-                       checkpoint_every=every, ddp=ddp)
+                       checkpoint_every=every, ddp=ddp, stop_at=stop_at)
     share = batch_share(config.batch_size) if ddp else None
     if share is not None and share.rank != 0:
         barrier()  # rank 0 stores the result
@@ -385,6 +420,7 @@ def run(config: PretrainConfig, store: Path, device: str = "auto", compile: bool
               "wall_seconds": time.time() - started}
     atomic_write_json(path, result)
     (workdir / "checkpoint.pt").unlink(missing_ok=True)
+    (workdir / "progress.json").unlink(missing_ok=True)
     try:
         workdir.rmdir()
     except OSError:

@@ -1,8 +1,9 @@
 """Running many jobs: side by side in worker processes, or shared between torchrun ranks.
 
 A job is a (label, function, arguments) triple whose function is importable (the spawn
-start method pickles it by name). One failed job is reported and the others go on; no
-job starts after a deadline.
+start method pickles it by name), or a quadruple with its predicted seconds. One failed
+job is reported and the others go on; no job starts after a deadline, nor one predicted
+to end after a ``finish_by`` time.
 """
 from __future__ import annotations
 
@@ -11,8 +12,9 @@ import time
 
 
 def _run_job(task):
-    label, function, arguments, threads, deadline = task
-    if time.time() > deadline:
+    label, function, arguments, predicted, threads, deadline, finish_by = task
+    now = time.time()
+    if now > deadline or (finish_by is not None and now + predicted > finish_by):
         return label, None
     if threads:
         os.environ["ALBERT_RERUN_THREADS"] = str(threads)
@@ -24,14 +26,18 @@ def _run_job(task):
     return label, (result, time.time() - started)
 
 
-def run_many(jobs, workers: int, seconds: float = float("inf"), threads: int | None = None):
-    """Run (label, function, arguments) jobs, ``workers`` processes side by side (in this
-    process when ``workers`` <= 1), each at ``threads`` torch threads (None: as
-    configured); no job starts after ``seconds``. Yields (label, outcome) as jobs end:
-    outcome is None for a job not started by the deadline, the error's text for a job
-    that failed (the others go on), else (result, wall seconds)."""
+def run_many(jobs, workers: int, seconds: float = float("inf"), threads: int | None = None,
+             finish_by: float | None = None):
+    """Run (label, function, arguments[, predicted seconds]) jobs, ``workers`` processes
+    side by side (in this process when ``workers`` <= 1), each at ``threads`` torch
+    threads (None: as configured); no job starts after ``seconds``, nor, given
+    ``finish_by`` (a ``time.time()``), one whose predicted seconds would end after it.
+    Yields (label, outcome) as jobs end: outcome is None for a job not started by the
+    deadline, the error's text for a job that failed (the others go on), else (result,
+    wall seconds)."""
     deadline = time.time() + seconds
-    tasks = [(*job, threads, deadline) for job in jobs]
+    tasks = [(*job[:3], job[3] if len(job) > 3 else 0.0, threads, deadline, finish_by)
+             for job in jobs]
     if workers <= 1:
         yield from map(_run_job, tasks)
         return
