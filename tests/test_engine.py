@@ -139,6 +139,33 @@ def test_a_run_resumed_from_its_checkpoint_ends_bit_identically(reference, tmp_p
     assert losses(resumed["curve"]) == losses(reference["curve"])
 
 
+def test_a_run_stopped_at_its_deadline_resumes_bit_identically(reference, tmp_path,
+                                                               monkeypatch):
+    """The driver's budget: a deadline already past stops the run at its first loss read
+    (step 4, the first curve point) with a checkpoint of its own (none is due before step
+    100 here); the same call without a deadline resumes there and ends as the
+    uninterrupted run."""
+    monkeypatch.setattr(engine, "CHUNK_SEQUENCES", CHUNK)
+    with pytest.raises(engine.StoppedAtDeadline) as stopped:
+        pretrain(TINY, tmp_path, device="cpu", checkpoint_every=100, quiet=True,
+                 stop_at=time.time() - 1)
+    assert (stopped.value.step, stopped.value.steps) == (4, 12)
+    assert engine.checkpoint_step(tmp_path) == 4
+    assert torch.load(tmp_path / "checkpoint.pt", weights_only=True)["step"] == 4
+    resumed = pretrain(TINY, tmp_path, device="cpu", checkpoint_every=100, quiet=True)
+    assert _same_weights(_state(resumed["model"]), reference["weights"])
+    losses = lambda curve: [(p["step"], p["train_loss"], p["mlm_loss_at_mask"]) for p in curve]
+    assert losses(resumed["curve"]) == losses(reference["curve"])
+    assert resumed["metrics"]["tokens"] == reference["metrics"]["tokens"]
+
+
+def test_a_deadline_after_the_last_step_changes_nothing(reference, tmp_path, monkeypatch):
+    monkeypatch.setattr(engine, "CHUNK_SEQUENCES", CHUNK)
+    out = pretrain(TINY, tmp_path, device="cpu", checkpoint_every=4, quiet=True,
+                   stop_at=time.time() + 3600)
+    assert _same_weights(_state(out["model"]), reference["weights"])
+
+
 def test_zero_steps_is_the_initialized_model(tmp_path):
     config = TINY.replace(max_steps=0, warmup_steps=0, seed=4)
     out = pretrain(config, tmp_path, device="cpu", quiet=True)

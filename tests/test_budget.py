@@ -1,0 +1,69 @@
+"""The driver's wall-clock budget (``--hours``) at the smoke profile: no run starts that
+its prediction says cannot end in time, what finished is stored, and the same call
+later trains only what is missing."""
+import time
+
+import pytest
+
+from albert_rerun.claims import conditions as C
+from albert_rerun.claims import driver
+from albert_rerun.engine import runner
+from albert_rerun.engine.store import config_hash, results_dir, stored_pretrain
+
+pytestmark = pytest.mark.usefixtures("single_thread")
+
+
+def _echo(x):
+    return x
+
+
+def test_the_runner_starts_no_job_predicted_to_end_after_the_budget():
+    finish_by = time.time() + 60
+    jobs = [("short", _echo, (1,), 1.0), ("long", _echo, (2,), 600.0),
+            ("unpredicted", _echo, (3,))]
+    outcomes = dict(runner.run_many(jobs, 1, finish_by=finish_by))
+    assert outcomes["short"][0] == 1 and outcomes["unpredicted"][0] == 3
+    assert outcomes["long"] is None  # reported as not started, nothing run
+    assert dict(runner.run_many(jobs, 1))["long"][0] == 2  # without a budget it runs
+
+
+def test_a_budget_stops_between_runs_and_the_same_call_resumes(monkeypatch):
+    """Base and dropout runs of one seed; the dropout run is predicted not to fit."""
+    dropout = C.seeded(C.dropout("smoke")["dropout 0.1"], 0)
+    long_run = config_hash(dropout.to_dict())
+    monkeypatch.setattr(driver, "remaining_seconds", lambda config, profile, device: (
+        10_000.0 if config_hash(config.to_dict()) == long_run else 0.0))
+    trained = []
+    real_job = driver.pretrain_job
+
+    def spy(config_dict, *arguments):
+        trained.append(config_hash(config_dict))
+        return real_job(config_dict, *arguments)
+    monkeypatch.setattr(driver, "pretrain_job", spy)
+    store = results_dir("smoke")
+    call = dict(profile="smoke", seeds=1, names=["dropout"], workers=1,
+                stages=("pretrain",))
+    driver.train_all(**call, hours=1.0)  # 3,600 s: the 10,000 s run does not start
+    assert long_run not in trained
+    assert stored_pretrain(store, dropout) is None
+    assert stored_pretrain(store, C.seeded(C.base("smoke"), 0)) is not None
+    first = len(trained)
+    driver.train_all(**call)  # the same call, no budget: only what is missing
+    assert trained[first:] == [long_run]
+    assert stored_pretrain(store, dropout) is not None
+
+
+def test_a_resumed_run_is_predicted_from_its_checkpoint(monkeypatch):
+    config = C.seeded(C.base("cpu-long"), 0)
+    whole = driver.remaining_seconds(config, "cpu-long", "cpu")
+    workdir = results_dir("cpu-long") / "checkpoints" / config_hash(config.to_dict())
+    workdir.mkdir(parents=True)
+    (workdir / "progress.json").write_text('{"step": 16200}')  # three quarters done
+    assert driver.remaining_seconds(config, "cpu-long", "cpu") == pytest.approx(whole / 4)
+    assert whole > 0
+
+
+def test_the_command_line_refuses_a_budget_that_is_not_positive(capsys):
+    with pytest.raises(SystemExit):
+        driver.main(["--profile", "smoke", "--hours", "0"])
+    assert "--hours must be a positive number" in capsys.readouterr().err
