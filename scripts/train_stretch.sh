@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# One stretch of a long profile's training, resumable across machines and sessions.
+#
+#   scripts/train_stretch.sh cpu-long 2.5     # profile, hours of budget
+#
+# Runs `python -m albert_rerun.claims --profile P --hours H` (every stage: no run starts
+# that its predicted time cannot finish; running runs stop at the deadline with a
+# checkpoint), then commits what the stretch left: finished runs with their fp16
+# weights, evaluations, choices, the log, and the checkpoints of interrupted runs (a few
+# MB each; .gitignore leaves checkpoints out, so they are added by force) so that a fresh
+# clone on another machine resumes them. Run the same command again for the next
+# stretch: it trains only what is missing. NO_COMMIT=1 leaves the commit to you.
+set -euo pipefail
+profile=${1:?usage: scripts/train_stretch.sh PROFILE HOURS}
+hours=${2:?usage: scripts/train_stretch.sh PROFILE HOURS}
+cd "$(dirname "$0")/.."
+python=${PYTHON:-.venv/bin/python}
+store=data/results/$profile
+mkdir -p "$store/logs"
+log="$store/logs/stretch-$(date -u +%Y%m%dT%H%M%SZ).log"
+echo "stretch of $profile, budget $hours h, log $log"
+"$python" -m albert_rerun.claims --profile "$profile" --hours "$hours" 2>&1 | tee "$log"
+if [ "${NO_COMMIT:-0}" = 1 ]; then exit 0; fi
+git add "$store"
+if [ -d "$store/checkpoints" ]; then git add -f "$store/checkpoints"; fi
+git add -u "$store"  # checkpoints of runs that finished since the last stretch are gone
+finished=$(grep -c '^\[pretrain\] [0-9a-f]\{16\} {' "$log" || true)
+stopped=$(grep -c 'stopped at the deadline' "$log" || true)
+git commit -m "$profile: a stretch of $hours h: $finished runs finished, $stopped stopped at \
+the deadline with checkpoints (log: $log)" -- "$store" || echo "nothing new to commit"
