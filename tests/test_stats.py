@@ -171,3 +171,55 @@ def test_a_decision_keeps_its_numbers_and_verdict():
     assert d.verdict() == "reproduced"
     assert d.verdict(p_difference=0.5) == "inconclusive"
     assert d.to_dict()["key"] == "k"
+
+
+# -- the competence gate ---------------------------------------------------------------
+
+RUNGS = {"rungs": {"unigram_loss_at_mask": 6.685, "bigram_loss_at_mask": 6.147},
+         "reads_context": 6.665, "distance": 6.685 - 6.147}
+
+
+def test_an_arm_level_is_the_share_of_the_first_rung_it_has_closed():
+    from albert_rerun.claims.stats import arm_level
+    assert arm_level("unigram", 6.685, RUNGS).level == pytest.approx(0.0)
+    assert arm_level("bigram", 6.147, RUNGS).level == pytest.approx(1.0)
+    base = arm_level("base", 6.518, RUNGS)
+    assert base.level == pytest.approx(0.31, abs=0.005) and base.reads_context
+    assert not arm_level("collapsed", 6.685, RUNGS).reads_context
+
+
+def test_the_gate_keeps_a_collapsed_arm_out_and_stages_the_rest():
+    from albert_rerun.claims.stats import EARLY, GATED, NO_MODEL, PAST, arm_level, gate
+    collapsed = gate([arm_level("BERT-style", 6.40, RUNGS),
+                      arm_level("ALBERT-style", 6.685, RUNGS)])
+    assert collapsed["stage"] == GATED and collapsed["failed_arms"] == "ALBERT-style"
+    early = gate([arm_level("a", 6.518, RUNGS), arm_level("b", 6.10, RUNGS)])
+    assert early["stage"] == EARLY and early["weakest_arm"] == "a"
+    assert gate([arm_level("a", 6.07, RUNGS), arm_level("b", 6.10, RUNGS)])["stage"] == PAST
+    assert gate([])["stage"] == NO_MODEL
+
+
+def test_a_gated_decision_is_not_testable_and_stays_out_of_holms_family():
+    from albert_rerun.claims.stats import NOT_TESTABLE, arm_level
+    strong = decision("strong", "c", "strong", {"estimate": 0.5, "low": 0.4, "high": 0.6,
+                                                  "n": 3, "p_difference": 0.001,
+                                                  "p_equivalence": 0.9},
+                      0.1, +1, "nats", "t")
+    borderline = decision("borderline", "c", "b", {"estimate": 0.5, "low": 0.1, "high": 0.9,
+                                                     "n": 3, "p_difference": 0.02,
+                                                     "p_equivalence": 0.9},
+                          0.1, +1, "nats", "t")
+    ok = [arm_level("a", 6.4, RUNGS), arm_level("b", 6.3, RUNGS)]
+    bad = [arm_level("a", 6.4, RUNGS), arm_level("b", 6.69, RUNGS)]
+    family = holm([strong.with_gate(bad), borderline.with_gate(ok)])
+    assert family.loc["strong", "verdict_holm"] == NOT_TESTABLE
+    assert family.loc["strong", "verdict"] == NOT_TESTABLE
+    assert not family.loc["strong", "in_family"]
+    assert np.isnan(family.loc["strong", "p_difference_holm"])
+    # one judged decision, two tests: 0.02 * 2 = 0.04 < 0.05; with the gated one in the
+    # family it would be 0.02 * 3 = 0.06
+    assert family.loc["borderline", "p_difference_holm"] == pytest.approx(0.04)
+    assert family.loc["borderline", "verdict_holm"] == "reproduced"
+    assert family.loc["borderline", "verdict_staged"].startswith(
+        "reproduced, early training: weakest arm at")
+    assert "b does not read context" in family.loc["strong", "verdict_staged"]

@@ -18,6 +18,15 @@ the whole book's family (``holm``, statsmodels' ``multipletests``):
   paper's / the other side, else **inconclusive**;
 - the paper predicts no difference (``paper_sign`` 0): **reproduced** if the TOST
   rejects, **contradicted** if only the difference test does, else **inconclusive**.
+
+The competence gate comes before any verdict (``gate``). A model's **level** is the
+share of the distance from the held-out set's unigram rung to its left-bigram rung that
+it has closed at [MASK] (0% reads no context, 100% reads its left neighbour as well as a
+bigram table). A decision is judged only if every model it compares (its arms) reads
+context on average over seeds, i.e. ends below the reads-context line (two standard
+errors under the unigram rung); otherwise it is **not testable at this scale** and names
+the arm that failed, and it stays out of Holm's family. A judged decision is **early
+training** while its weakest arm is below 100%, else **past the bigram rung**.
 """
 from __future__ import annotations
 
@@ -29,7 +38,60 @@ import numpy as np
 from scipy import stats as _stats
 
 ALPHA = 0.05
-VERDICTS = ("reproduced", "contradicted", "equivalent", "inconclusive")
+NOT_TESTABLE = "not testable at this scale"
+VERDICTS = ("reproduced", "contradicted", "equivalent", "inconclusive", NOT_TESTABLE)
+# The stages, in order. "no model" marks a decision that compares no trained model (the
+# book's own checks of its test sets): no gate applies to it.
+GATED, EARLY, PAST, NO_MODEL = ("not testable", "early training", "past the bigram rung",
+                                "no model")
+STAGES = (GATED, EARLY, PAST, NO_MODEL)
+
+
+@dataclass(frozen=True)
+class ArmLevel:
+    """One arm of a decision: its mean cross-entropy at [MASK] over seeds, its level (the
+    share of the unigram-to-left-bigram distance closed, 1.0 at the bigram rung) and
+    whether it reads context (mean below the reads-context line)."""
+
+    arm: str
+    ce: float
+    level: float
+    reads_context: bool
+
+
+def arm_level(arm: str, ce: float, rungs: dict) -> ArmLevel:
+    """``rungs``: baselines.reference_levels' dict (its "rungs", "reads_context",
+    "distance")."""
+    unigram = rungs["rungs"]["unigram_loss_at_mask"]
+    return ArmLevel(arm, float(ce), float((unigram - ce) / rungs["distance"]),
+                    bool(ce < rungs["reads_context"]))
+
+
+def gate(arms) -> dict:
+    """The stage of a decision from its arms' levels (the rule in the module docstring):
+    {"stage", "failed_arms", "weakest_arm", "weakest_level", "arm_levels"}."""
+    arms = list(arms)
+    if not arms:
+        return {"stage": NO_MODEL, "failed_arms": "", "weakest_arm": "",
+                "weakest_level": float("nan"), "arm_levels": ""}
+    weakest = min(arms, key=lambda a: a.level)
+    failed = [a.arm for a in arms if not a.reads_context]
+    stage = GATED if failed else EARLY if weakest.level < 1.0 else PAST
+    return {"stage": stage, "failed_arms": ", ".join(failed), "weakest_arm": weakest.arm,
+            "weakest_level": weakest.level,
+            "arm_levels": "; ".join(f"{a.arm}: {100 * a.level:.0f}%" for a in arms)}
+
+
+def staged_verdict(verdict: str, stage: str, weakest_level: float,
+                   failed_arms: str = "") -> str:
+    """A verdict with its stage, e.g. "equivalent, early training: weakest arm at 31%"."""
+    if stage == GATED:
+        return f"{NOT_TESTABLE} ({failed_arms} does not read context)"
+    if stage == EARLY:
+        return f"{verdict}, early training: weakest arm at {100 * weakest_level:.0f}%"
+    if stage == PAST:
+        return f"{verdict}, past the bigram rung"
+    return verdict
 
 
 @dataclass(frozen=True)
@@ -95,12 +157,30 @@ class Decision:
     unit: str
     method: str  # "paired t over seeds" | "bootstrap over seeds and items"
     paper: str = ""  # the paper's figure, as text
+    arms: tuple = ()  # the conditions whose models it compares (the gate reads them)
+    # the gate (``gate``): filled by ``with_gate``; "" before it is applied
+    stage: str = ""
+    failed_arms: str = ""
+    weakest_arm: str = ""
+    weakest_level: float = float("nan")
+    arm_levels: str = ""
 
     def verdict(self, p_difference: float | None = None,
                 p_equivalence: float | None = None, alpha: float = ALPHA) -> str:
+        if self.stage == GATED:
+            return NOT_TESTABLE
         p_d = self.p_difference if p_difference is None else p_difference
         p_e = self.p_equivalence if p_equivalence is None else p_equivalence
         return verdict_of(self.estimate, p_d, p_e, self.paper_sign, alpha)
+
+    def with_gate(self, levels) -> "Decision":
+        """This decision with the stage of its arms' ``ArmLevel``s."""
+        from dataclasses import replace
+        return replace(self, **gate(levels))
+
+    @property
+    def judged(self) -> bool:
+        return self.stage != GATED
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -210,8 +290,10 @@ def decision(key: str, claim: str, label: str, numbers: dict, margin: float,
 def holm(decisions, alpha: float = ALPHA):
     """Every decision's raw and Holm-adjusted p-values and verdicts, as one table.
 
-    The family is all decisions' tests together, two per decision (the difference test
-    and the TOST), adjusted with statsmodels' ``multipletests(method="holm")``."""
+    The family is the judged decisions' tests together (a decision the gate leaves out,
+    ``GATED``, is shown with its numbers, no adjusted p-values and the verdict "not
+    testable at this scale"), two per decision (the difference test and the TOST),
+    adjusted with statsmodels' ``multipletests(method="holm")``."""
     import pandas as pd
     from statsmodels.stats.multitest import multipletests
     decisions = list(decisions)
@@ -220,12 +302,20 @@ def holm(decisions, alpha: float = ALPHA):
         raise ValueError("decision keys must be unique in a family")
     if not decisions:
         return pd.DataFrame()
-    raw = np.array([[d.p_difference, d.p_equivalence] for d in decisions]).ravel()
-    adjusted = multipletests(raw, alpha=alpha, method="holm")[1].reshape(-1, 2)
+    judged = [d for d in decisions if d.judged]
+    adjusted = {}
+    if judged:
+        raw = np.array([[d.p_difference, d.p_equivalence] for d in judged]).ravel()
+        fitted = multipletests(raw, alpha=alpha, method="holm")[1].reshape(-1, 2)
+        adjusted = {d.key: (float(p_d), float(p_e)) for d, (p_d, p_e) in zip(judged, fitted)}
     rows = []
-    for d, (p_d, p_e) in zip(decisions, adjusted):
-        rows.append({**d.to_dict(), "p_difference_holm": float(p_d),
-                     "p_equivalence_holm": float(p_e), "verdict": d.verdict(alpha=alpha),
-                     "verdict_holm": d.verdict(p_d, p_e, alpha)})
+    for d in decisions:
+        p_d, p_e = adjusted.get(d.key, (float("nan"), float("nan")))
+        verdict_holm = d.verdict(p_d, p_e, alpha) if d.judged else NOT_TESTABLE
+        rows.append({**d.to_dict(), "p_difference_holm": p_d, "p_equivalence_holm": p_e,
+                     "verdict": d.verdict(alpha=alpha), "verdict_holm": verdict_holm,
+                     "in_family": d.judged,
+                     "verdict_staged": staged_verdict(verdict_holm, d.stage,
+                                                      d.weakest_level, d.failed_arms)})
     return pd.DataFrame(rows).set_index("key")
 
