@@ -1,29 +1,58 @@
-"""How many seeds: the power of the book's paired comparisons, from stored runs.
+"""How many seeds: the power of the book's own paired decisions, from its decision family.
 
-For a comparison with paired standard deviation ``sd`` (over seeds) and margin ``m``:
+``power_table(family)`` takes the family frame (``stats.holm`` of the book's decisions,
+``book_family(profile)``), so it reads the decisions a profile actually makes,
+at whatever profile, and nothing else: no comparison and no standard deviation is
+written here. Its rows are the decisions tested by the paired t over seeds (every
+cross-entropy decision, the overfitting gap, the transitions' roughness and angle). For
+each one the standard deviation of the paired per-seed differences is read back from
+the decision's own 95% t-interval (``paired_sd``: half-width = t(0.975, n - 1) SD /
+sqrt(n), exact for ``stats.paired_t``), and with the decision's own margin it gives:
 
-- **equivalence power**: the chance that the TOST declares "equivalent within m" when
-  the true difference is 0 (each one-sided test at ``alpha``; the pair's power is at
-  least 1 - 2 (1 - one side's), the usual bound);
-- **difference power**: the chance that the two-sided test rejects "no difference" when
-  the true difference is 2 m, an effect clearly outside the margin.
+- the **smallest detectable difference**: the true difference that a two-sided paired t
+  at ``alpha`` detects with probability ``power`` at ``seeds`` seeds (statsmodels'
+  ``TTestPower.solve_power``, a paired t being a one-sample t of the differences), in
+  the decision's unit and in margins;
+- the **seeds to detect the margin**: the fewest seeds for which a true difference of
+  one margin is detected with probability ``power``;
+- the **TOST power at a true 0**: the chance that the TOST (two one-sided paired t-tests
+  at ``alpha``, as ``stats.paired_t`` runs it) declares "equivalent within the margin"
+  when the true difference is 0, computed exactly (``tost_power``), and the fewest
+  seeds that give it ``power``.
 
-Both come from statsmodels' ``TTestPower`` (a paired t-test is a one-sample t-test of
-the differences). scipy's noncentral t, under it, returns NaN for large noncentrality at
-few degrees of freedom; there the same tail probability is integrated directly, P(T > t)
-= E over V ~ chi2(df) of P(Z > t sqrt(V / df) - nc) (the tests check the two agree where
-both are defined).
+The bootstrap decisions (accuracies on a fixed test set, over seeds and items) are
+left out: their test is not a t over seeds and their interval is the wider of two, so
+neither the SD nor the power of a t would be theirs.
+
+statsmodels' noncentral t (scipy's) returns NaN for large noncentrality at few degrees
+of freedom; there the same tail probability is integrated directly, P(T > t) = E over
+V ~ chi2(df) of P(Z > t sqrt(V / df) - nc) (the tests check the two agree where both
+are defined).
 """
 from __future__ import annotations
 
 import math
+import warnings
+from contextlib import contextmanager
+
+T_METHOD = "paired t over seeds"  # analysis.T_METHOD: the decisions this module reads
+
+
+# -- the power of a paired (one-sample) t --------------------------------------------------
+
+@contextmanager
+def _quiet():
+    """statsmodels' warnings off. Its warning module, imported first, sets "always" for
+    its ConvergenceWarning: imported inside the block, that filter would win."""
+    import statsmodels.tools.sm_exceptions  # noqa: F401
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        yield
 
 
 def _power(effect_size: float, n: int, alpha: float, alternative: str) -> float:
     from statsmodels.stats.power import TTestPower
-    import warnings
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
+    with _quiet():
         value = TTestPower().power(effect_size=effect_size, nobs=n, alpha=alpha,
                                    alternative=alternative)
     value = float(value)
@@ -47,116 +76,185 @@ def _power_by_integration(effect_size: float, n: int, alpha: float, alternative:
     return _noncentral_t_sf(t, df, nc) + (1 - _noncentral_t_sf(-t, df, nc))
 
 
-def equivalence_power(sd: float, margin: float, n: int, alpha: float) -> float:
+def detectable_effect(n: int, alpha: float = 0.05, power: float = 0.8) -> float:
+    """The standardized difference (difference / SD) that a two-sided paired t of ``n``
+    seeds at ``alpha`` detects with probability ``power``: statsmodels' solve_power,
+    checked, and solved again on ``_power`` where statsmodels' noncentral t fails."""
+    from scipy.optimize import brentq
+    from statsmodels.stats.power import TTestPower
     if n < 2:
+        return math.inf
+    with _quiet():
+        try:
+            effect = float(TTestPower().solve_power(nobs=n, alpha=alpha, power=power,
+                                                    alternative="two-sided"))
+        except (ValueError, RuntimeError, FloatingPointError):
+            effect = math.nan
+    if math.isfinite(effect) and abs(_power(effect, n, alpha, "two-sided") - power) < 1e-4:
+        return effect
+    high = 1.0
+    while _power(high, n, alpha, "two-sided") < power:
+        high *= 2
+    return brentq(lambda e: _power(e, n, alpha, "two-sided") - power, 0.0, high, xtol=1e-10)
+
+
+def _fewest(enough, hint: float | None = None, least: int = 2) -> int:
+    """The smallest n >= least with enough(n), for a predicate false then true in n."""
+    if hint is not None and math.isfinite(hint):
+        n = max(least, math.ceil(hint))
+        while n > least and enough(n - 1):
+            n -= 1
+        while not enough(n):
+            n += 1
+        return n
+    high = least
+    while not enough(high):
+        high *= 2
+    low = max(least, high // 2)
+    while low < high:  # enough(high) holds; the answer lies in [low, high]
+        mid = (low + high) // 2
+        low, high = (low, mid) if enough(mid) else (mid + 1, high)
+    return low
+
+
+def seeds_to_detect(effect_size: float, alpha: float = 0.05, power: float = 0.8) -> float:
+    """The fewest seeds (>= 2) at which a two-sided paired t at ``alpha`` detects a true
+    standardized difference ``effect_size`` with probability ``power``."""
+    from statsmodels.stats.power import TTestPower
+    if effect_size <= 0:
+        return math.inf
+    if math.isinf(effect_size):
+        return 2
+    with _quiet():
+        try:
+            hint = float(TTestPower().solve_power(effect_size=effect_size, nobs=None,
+                                                  alpha=alpha, power=power,
+                                                  alternative="two-sided"))
+        except (ValueError, RuntimeError, FloatingPointError):
+            hint = math.nan
+    return _fewest(lambda n: _power(effect_size, n, alpha, "two-sided") >= power,
+                   hint if math.isfinite(hint) else None)
+
+
+def tost_power(margin_in_sd: float, n: int, alpha: float = 0.05,
+               difference_in_sd: float = 0.0) -> float:
+    """The exact chance that the paired TOST at ``alpha`` (each one-sided t at alpha)
+    declares equivalence within +/- margin, with ``n`` seeds and a true difference
+    ``difference_in_sd``; margin and difference in SDs of the paired differences.
+
+    TOST rejects when |mean - 0| < margin - t(1 - alpha, n - 1) SE. Given the sample
+    variance, V = (n - 1) s^2 / SD^2 ~ chi2(n - 1), the mean is normal, so the chance
+    is an integral over V, taken over V's quantiles (sound at any n)."""
+    from scipy import integrate, stats
+    if n < 2 or margin_in_sd <= 0:
         return 0.0
-    one_side = _power(margin / sd, n, alpha, "larger")
-    return max(0.0, 1 - 2 * (1 - one_side))
+    if math.isinf(margin_in_sd):
+        return 1.0
+    df, root = n - 1, math.sqrt(n)
+    a, c = margin_in_sd * root, difference_in_sd * root
+    critical = stats.t.ppf(1 - alpha, df)
+    top = stats.chi2.cdf(df * (a / critical) ** 2, df)  # beyond it no sample can reject
 
-
-def difference_power(sd: float, margin: float, n: int, alpha: float) -> float:
-    if n < 2:
+    def given(u: float) -> float:
+        b = critical * math.sqrt(stats.chi2.ppf(u, df) / df)
+        return max(0.0, stats.norm.cdf(a - b - c) - stats.norm.cdf(b - a - c))
+    if top <= 0:
         return 0.0
-    return _power(2 * margin / sd, n, alpha, "two-sided")
+    return float(integrate.quad(given, 0.0, top, limit=200)[0])
 
 
-def seeds_needed(sd: float, margin: float, alpha: float, target: float = 0.8,
-                 most: int = 50) -> int | None:
-    """The fewest seeds (>= 3) with both powers >= ``target``; None if more than ``most``."""
-    for n in range(3, most + 1):
-        if (equivalence_power(sd, margin, n, alpha) >= target
-                and difference_power(sd, margin, n, alpha) >= target):
-            return n
-    return None
+def seeds_for_equivalence(margin_in_sd: float, alpha: float = 0.05,
+                          power: float = 0.8) -> float:
+    """The fewest seeds (>= 2) at which the TOST at ``alpha`` declares equivalence with
+    probability ``power`` when the true difference is 0."""
+    if margin_in_sd <= 0:
+        return math.inf
+    if math.isinf(margin_in_sd):
+        return 2
+    from scipy import stats
+    # the normal approximation, n = ((z(1 - alpha) + z(1 - (1 - power) / 2)) / margin)^2,
+    # as the starting point; the exact power decides
+    z = stats.norm.ppf(1 - alpha) + stats.norm.ppf(1 - (1 - power) / 2)
+    return _fewest(lambda n: tost_power(margin_in_sd, n, alpha) >= power,
+                   (z / margin_in_sd) ** 2)
 
 
-def power_table(comparisons: dict, margin: float, family_tests: int, seeds: int,
-                target: float = 0.8):
-    """One row per comparison (name: paired SD): seeds needed at the raw level and at
-    Holm's strictest level (alpha / family_tests), and both powers at ``seeds``."""
+# -- the book's decisions ------------------------------------------------------------------
+
+def paired_sd(low: float, high: float, n: int, confidence: float = 0.95) -> float:
+    """The SD of the paired per-seed differences behind a paired-t interval [low, high]
+    of ``n`` seeds (stats.paired_t: half-width = t(1/2 + confidence/2, n - 1) SD / sqrt n);
+    NaN with fewer than 2 seeds, 0 for an interval of no width (no spread)."""
+    from scipy import stats
+    if n < 2 or not (math.isfinite(low) and math.isfinite(high)):
+        return math.nan
+    return (high - low) / 2 * math.sqrt(n) / stats.t.ppf(0.5 + confidence / 2, n - 1)
+
+
+def power_table(family, seeds: int | None = None, alpha: float = 0.05,
+                power: float = 0.8):
+    """One row per paired-t decision of ``family`` (the frame of stats.holm, indexed by
+    decision key), in the family's order: its paired SD, read back from its interval,
+    and, at ``seeds`` seeds (None: the seeds the decision has), the smallest difference
+    a two-sided t at ``alpha`` detects with probability ``power`` (in its unit and in
+    its margins), the seeds that detect one margin, and the TOST's power, and seeds for
+    ``power``, at a true difference of 0. ``alpha``, ``power`` and ``seeds`` are kept in
+    the table's ``attrs`` for power_sentence."""
+    import numpy as np
     import pandas as pd
-    rows = []
-    strict = 0.05 / family_tests
-    for name, sd in comparisons.items():
-        rows.append({"comparison": name, "paired SD": sd,
-                     "seeds needed (5%)": seeds_needed(sd, margin, 0.05, target),
-                     "seeds needed (Holm's strictest)": seeds_needed(sd, margin, strict, target),
-                     f"equivalence power at {seeds} (5%)": equivalence_power(sd, margin, seeds, 0.05),
-                     f"difference power at {seeds} (5%)": difference_power(sd, margin, seeds, 0.05),
-                     f"equivalence power at {seeds} (Holm's strictest)":
-                         equivalence_power(sd, margin, seeds, strict)})
-    return pd.DataFrame(rows).set_index("comparison")
+    rows = {}
+    chosen = family[family["method"] == T_METHOD] if "method" in family else family.iloc[:0]
+    for key, d in chosen.iterrows():
+        sd, margin = paired_sd(d["low"], d["high"], int(d["n_seeds"])), float(d["margin"])
+        n = int(d["n_seeds"]) if seeds is None else int(seeds)
+        if math.isnan(sd):
+            detectable = ratio = to_detect = equivalence = for_equivalence = math.nan
+        else:
+            margin_in_sd = margin / sd if sd > 0 else math.inf
+            detectable = detectable_effect(n, alpha, power) * sd
+            ratio = detectable / margin
+            to_detect = seeds_to_detect(margin_in_sd, alpha, power)
+            equivalence = tost_power(margin_in_sd, n, alpha)
+            for_equivalence = seeds_for_equivalence(margin_in_sd, alpha, power)
+        rows[key] = {"comparison": d["label"], "unit": d["unit"], "margin": margin,
+                     "seeds": n, "paired SD": sd,
+                     "smallest detectable difference": detectable, "in margins": ratio, "seeds to detect the margin": to_detect,
+                     "TOST power at a true 0": equivalence,
+                     "seeds for the TOST at a true 0": for_equivalence}
+    table = pd.DataFrame.from_dict(rows, orient="index")
+    table.index.name = "key"
+    for column in ("seeds to detect the margin", "seeds for the TOST at a true 0"):
+        if column in table and np.isfinite(table[column]).all():
+            table[column] = table[column].astype(int)  # counts, where every one is finite
+    table.attrs.update(alpha=alpha, power=power, seeds=seeds)
+    return table
 
 
-# -- the archived runs of the previous cpu book ---------------------------------------------
-
-ARCHIVE = "cpu-v1"  # data/results/cpu-v1: the 48 runs of the previous cpu book (engine v1)
-
-
-def archived_runs(directory=None):
-    """The previous cpu book's runs (one row per run): what varied, the seed and the
-    cross-entropy at [MASK] on their held-out set (512 sequences of their own objective)."""
-    import json
-
-    import pandas as pd
-
-    from ..paths import repo_root
-    directory = directory or repo_root() / "data" / "results" / ARCHIVE
-    rows = []
-    for path in sorted(directory.glob("*.json")):
-        run = json.loads(path.read_text())
-        if "config" not in run or "metrics" not in run:
-            continue
-        c, m = run["config"], run["config"]["model"]
-        rows.append({"sharing": m["sharing"], "E": m["embedding_size"], "H": m["hidden_size"],
-                     "layers": m["num_hidden_layers"], "groups": m["num_hidden_groups"],
-                     "dropout": m["hidden_dropout_prob"], "objective": c["objective"],
-                     "steps": c["max_steps"], "seed": c["seed"],
-                     "ce": run["metrics"]["mlm_loss_at_mask"]})
-    return pd.DataFrame(rows)
+def _number(x: float) -> str:
+    return f"{x:,.0f}" if abs(x) >= 10 else f"{x:.2g}"
 
 
-def _select(frame, **values):
-    part = frame
-    for key, value in values.items():
-        part = part[part[key] == value]
-    return part.set_index("seed")["ce"]
+def _a(percent: str) -> str:
+    return f"an {percent}" if percent.startswith(("8", "11", "18")) else f"a {percent}"
 
 
-def archived_paired_sds(frame) -> dict:
-    """The paired standard deviation (over seeds) of the comparisons the previous cpu book
-    made that the new one makes again on the same metric (cross-entropy at [MASK])."""
-    base = dict(H=64, layers=4, objective="sop", dropout=0.0, steps=5400)
-    cells = {name: _select(frame, **{**base, **spec}) for name, spec in {
-        "all, E=32": dict(sharing="all", E=32, groups=1),
-        "none, E=32": dict(sharing="none", E=32), "attention, E=32": dict(sharing="attention", E=32),
-        "ffn, E=32": dict(sharing="ffn", E=32), "attention, E=64": dict(sharing="attention", E=64),
-        "ffn, E=64": dict(sharing="ffn", E=64), "none, E=64": dict(sharing="none", E=64),
-        "all, E=64": dict(sharing="all", E=64), "none, E=16": dict(sharing="none", E=16),
-        "dropout": dict(sharing="all", E=32, groups=1, dropout=0.1),
-        "G=2": dict(sharing="all", E=32, groups=2)}.items()}
-    pairs = {"attention minus FFN, E = 32": ("attention, E=32", "ffn, E=32"),
-             "attention minus FFN, E = 64": ("attention, E=64", "ffn, E=64"),
-             "attention minus not shared, E = 32": ("attention, E=32", "none, E=32"),
-             "no dropout minus dropout": ("all, E=32", "dropout"),
-             "not shared, E = 64 minus E = 16": ("none, E=64", "none, E=16"),
-             "all shared, E = 32 minus E = 64": ("all, E=32", "all, E=64"),
-             "G = 2 minus G = 1": ("G=2", "all, E=32")}
-    out = {}
-    for name, (a, b) in pairs.items():
-        d = (cells[a] - cells[b]).dropna()
-        if len(d) >= 2:
-            out[name] = float(d.std(ddof=1))
-    return out
-
-
-def power_sentence(table, seeds: int) -> str:
-    """What ``seeds`` seeds buy, read off a power_table."""
-    raw = table[f"equivalence power at {seeds} (5%)"]
-    strict = table[f"equivalence power at {seeds} (Holm's strictest)"]
-    needed = table["seeds needed (5%)"]
-    return (f"At 5% each, {seeds} seeds give {int((raw >= 0.8).sum())} of these "
-            f"{len(table)} comparisons at least an 80% chance of an equivalence call when "
-            f"there is no difference (from {raw.min():.0%} to {raw.max():.0%}); at Holm's "
-            f"strictest level {int((strict >= 0.8).sum())} of them. The median comparison "
-            f"would need {int(needed.median())} seeds at 5%.")
+def power_sentence(table, what: str = "decisions") -> str:
+    """What the seeds buy, read off a power_table or some of its rows (its alpha and
+    power from its attrs); ``what`` names the rows ("cross-entropy decisions")."""
+    if table.empty:
+        return "No decision of this family is a paired t over seeds."
+    alpha, power = table.attrs["alpha"], table.attrs["power"]
+    seeds = " or ".join(str(s) for s in sorted(set(table["seeds"])))
+    ratio, detect = table["in margins"], table["seeds to detect the margin"]
+    tost, for_tost = table["TOST power at a true 0"], table["seeds for the TOST at a true 0"]
+    chance = _a(f"{power:.0%}")
+    return (f"With {seeds} seeds, a paired t at {alpha:.0%} has {chance} chance to detect "
+            f"a true difference of {_number(ratio.min())} to {_number(ratio.max())} times "
+            f"the margin (median {_number(ratio.median())}) across these {len(table)} "
+            f"{what}; {int((ratio <= 1).sum())} of them would detect a difference the "
+            f"size of their margin. Doing so would take {_number(detect.min())} to "
+            f"{_number(detect.max())} seeds (median {_number(detect.median())}). Were the "
+            f"true difference 0, the TOST would declare equivalence with a chance of "
+            f"{tost.min():.0%} to {tost.max():.0%} (median {tost.median():.0%}); "
+            f"{chance} chance would take {_number(for_tost.min())} to "
+            f"{_number(for_tost.max())} seeds (median {_number(for_tost.median())}).")
