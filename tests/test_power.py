@@ -193,6 +193,13 @@ def test_a_decision_without_spread_and_one_with_one_seed():
                              "TOST power at a true 0"]].isna().all()
 
 
+def test_the_sentence_of_a_family_of_one_seed_each():
+    one = paired_t([3.1], [3.0], 0.02)
+    family = holm([decision("one", "c", "one", one, 0.02, -1, "nats", power.T_METHOD)])
+    sentence = power.power_sentence(power.power_table(family), "cross-entropy decisions")
+    assert "nan" not in sentence and "no power can be read" in sentence
+
+
 # -- the TOST ------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("margin, difference, n, alpha", [

@@ -244,6 +244,10 @@ def power_sentence(table, what: str = "decisions") -> str:
     if table.empty:
         return "No decision of this family is a paired t over seeds."
     alpha, power = table.attrs["alpha"], table.attrs["power"]
+    table = table[table["paired SD"].notna()]
+    if table.empty:  # one seed each (the smoke profile): no spread to read
+        return (f"With one seed per condition none of these {what} has a paired SD, so "
+                f"no power can be read off these runs.")
     seeds = " or ".join(str(s) for s in sorted(set(table["seeds"])))
     ratio, detect = table["in margins"], table["seeds to detect the margin"]
     tost, for_tost = table["TOST power at a true 0"], table["seeds for the TOST at a true 0"]
