@@ -29,11 +29,12 @@ import yaml
 
 from albert_rerun.book.build import (build_html, execute_chapters, write_environment_page,
                                      write_forest, write_runs_page)
+from albert_rerun.book.citation import write_citation_page
 from albert_rerun.paths import repo_root
 
 ROOT = repo_root()
 ARTIFACTS = ROOT / "test-artifacts"
-BOOK_SOURCES = ("_config.yml", "_toc.yml", "book", "notebooks")
+BOOK_SOURCES = ("_config.yml", "_toc.yml", "CITATION.cff", "book", "notebooks")
 SUB_PATH = "albert-rerun"  # the <repo> of https://<owner>.github.io/<repo>/
 
 
@@ -65,6 +66,7 @@ def built_book(tmp_path_factory):
     write_environment_page(root, "smoke", timings)
     write_runs_page(root, "smoke")
     write_forest(root, "smoke")
+    write_citation_page(root)
     build_html(root)  # -W -n --keep-going: raises on any warning
     return root
 

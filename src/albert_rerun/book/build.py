@@ -20,6 +20,7 @@ from pathlib import Path
 from ..paths import repo_root
 from ..profiles import PROFILES
 from ..engine.provenance import record
+from .citation import write_citation_page
 
 KERNEL = "python3"
 
@@ -248,6 +249,7 @@ def main(argv=None) -> int:
     write_environment_page(root, args.profile, timings)
     write_runs_page(root, args.profile)
     write_forest(root, args.profile)
+    write_citation_page(root)
     if not args.no_html:
         build_html(root)
         print(f"book built: {root / '_build' / 'html' / 'index.html'}")

@@ -1,0 +1,89 @@
+"""The book's citation, from ``CITATION.cff`` (the file GitHub's "Cite this repository"
+reads): the introduction shows it as a formatted reference and a BibTeX entry, both
+made from that file, so that the page and the repository cite the book alike.
+
+``CITATION.cff`` is checked against the Citation File Format 1.2.0 schema in the tests
+(tests/test_licences.py). The reference is formatted by pybtex (sphinxcontrib-bibtex's
+engine) in the book's bibliography style.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import yaml
+
+STYLE = "plain"  # as _config.yml's bibtex_default_style
+KEY = "albert_rerun"
+
+
+def read_citation(root: Path) -> dict:
+    return yaml.safe_load((root / "CITATION.cff").read_text())
+
+
+def _person(author: dict):
+    from pybtex.database import Person
+    if "name" in author:  # an entity: one name, kept whole
+        return Person("{" + author["name"] + "}")
+    return Person(first=author.get("given-names", ""), last=author["family-names"])
+
+
+def bibtex_entry(citation: dict):
+    """The book as a BibTeX ``@misc`` entry (as cffconvert and GitHub map software)."""
+    from pybtex.database import Entry
+    fields = {"title": "{" + citation["title"] + "}"}  # braces: keep the title's case
+    if "version" in citation:
+        fields["note"] = f"Version {citation['version']}"
+    url = citation.get("repository-code") or citation.get("url")
+    if url:
+        fields["url"] = url
+    return Entry("misc", fields=fields,
+                 persons={"author": [_person(a) for a in citation["authors"]]})
+
+
+def paper_key(citation: dict, bibfile: Path) -> str | None:
+    """The key in ``bibfile`` of the first work ``citation`` names under ``references``
+    (matched by title, case and braces aside), or None."""
+    from pybtex.database import parse_file
+    if not citation.get("references"):
+        return None
+
+    def plain(title: str) -> str:
+        return "".join(ch for ch in title.lower() if ch.isalnum())
+    wanted = plain(citation["references"][0]["title"])
+    for key, entry in parse_file(str(bibfile)).entries.items():
+        if plain(entry.fields.get("title", "")) == wanted:
+            return key
+    return None
+
+
+def citation_markdown(root: Path) -> str:
+    """The introduction's citation section body, from ``root/CITATION.cff``."""
+    from pybtex.database import BibliographyData
+    from pybtex.plugin import find_plugin
+    citation = read_citation(root)
+    bibliography = BibliographyData({KEY: bibtex_entry(citation)})
+    style = find_plugin("pybtex.style.formatting", STYLE)()
+    reference, = (" ".join(e.text.render_as("markdown").split())
+                  for e in style.format_bibliography(bibliography).entries)
+    lines = [" ".join(citation["message"].split()), "", f"> {reference}", "", "```bibtex",
+             bibliography.to_string("bibtex").strip(), "```", "",
+             "Both come from the repository's `CITATION.cff`, which GitHub's \"Cite this "
+             "repository\" reads."]
+    key = paper_key(citation, root / "book" / "references.bib")
+    if key:
+        lines[-1] += (f" It names the paper the book re-runs, {{cite:t}}`{key}`, under "
+                      "`references`.")
+    licences = " and ".join(citation.get("license", []))
+    if licences:
+        lines[-1] += (f" Licences: {licences} for the book's own files, and the data's "
+                      "sources' own for the data; `REUSE.toml` gives each file's licence "
+                      "and `LICENSES/` their texts.")
+    return "\n".join(lines) + "\n"
+
+
+def write_citation_page(root: Path) -> Path:
+    """``book/_generated/citation.md``, included by the introduction."""
+    page = root / "book" / "_generated" / "citation.md"
+    page.parent.mkdir(parents=True, exist_ok=True)
+    page.write_text(citation_markdown(root))
+    return page
