@@ -9,6 +9,7 @@ import torch
 from albert_rerun import profiles
 from albert_rerun.claims import conditions as C
 from albert_rerun.claims import driver, gpu_search
+from albert_rerun.claims.setup import notebook_setup
 
 
 def test_search_is_six_short_runs_at_the_base_size_and_an_unused_seed():
@@ -65,7 +66,7 @@ def test_predicted_gpu_time_lists_every_planned_run(capsys):
 def test_a_gpu_notebook_on_a_cpu_states_its_predicted_time(monkeypatch):
     monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
     with pytest.raises(ValueError, match=r"would train for about [\d,]+ hours here") as info:
-        profiles.notebook_setup("gpu")
+        notebook_setup("gpu")
     assert "allow_cpu=True" in str(info.value)
-    assert profiles.notebook_setup("gpu", allow_cpu=True).profile.name == "gpu"
-    assert profiles.notebook_setup("cpu").profile.name == "cpu"
+    assert notebook_setup("gpu", allow_cpu=True).profile.name == "gpu"
+    assert notebook_setup("cpu").profile.name == "cpu"

@@ -143,7 +143,7 @@ def test_bad_families_are_refused():
 
 
 def test_stacked_labels_each_family_with_its_profile():
-    from albert_rerun.claims.analysis import stacked
+    from albert_rerun.claims.ledger import stacked
     cpu = family("cpu").drop(columns="profile")
     gpu = family("gpu", scale=1.5).drop(columns="profile")
     both = stacked({"cpu": cpu, "gpu": gpu})
@@ -152,11 +152,11 @@ def test_stacked_labels_each_family_with_its_profile():
 
 
 def test_published_families_train_and_reseed_only_the_current_profile(monkeypatch):
-    from albert_rerun.claims import analysis
+    from albert_rerun.claims import ledger
     calls = []
-    monkeypatch.setattr(analysis, "published_profiles", lambda current: [current, "cpu"])
-    monkeypatch.setattr(analysis, "book_family",
+    monkeypatch.setattr(ledger, "published_profiles", lambda current: [current, "cpu"])
+    monkeypatch.setattr(ledger, "book_family",
                         lambda *args: calls.append(args) or family(args[0]))
-    families = analysis.published_families("gpu", [0, 1], "cuda", train_missing=True)
+    families = ledger.published_families("gpu", [0, 1], "cuda", train_missing=True)
     assert list(families) == ["gpu", "cpu"]
     assert calls == [("gpu", [0, 1], "cuda", True), ("cpu", None, "cuda", False)]

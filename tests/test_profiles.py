@@ -133,3 +133,24 @@ def test_every_planned_model_takes_a_training_step(profile):
         assert torch.isfinite(out.loss), config.model
         make_optimizer(model, config).step()
         assert all(torch.isfinite(p).all() for p in model.parameters()), config.model
+
+
+def test_profiles_is_configuration_and_imports_nothing_above_the_engine():
+    """In a fresh interpreter, importing albert_rerun.profiles and calling each of its
+    functions (the gpu profile's validation included) loads no claims module and not
+    the engine's bench: the configuration sits below the driver and the bench that
+    read it."""
+    import subprocess
+    import sys
+    code = ("import sys\n"
+            "from albert_rerun import profiles as p\n"
+            "for name in p.PROFILES:\n"
+            "    p.validate_parameters(name, None, 'cpu')\n"
+            "    p.pretraining_config(name, 'albert'), p.pretraining_config(name, 'bert')\n"
+            "    p.eval_config(name), p.finetune_config(name), p.finetune_rates(name)\n"
+            "p.gpu_search_choice()\n"
+            "print([m for m in sys.modules if m.startswith('albert_rerun.claims')\n"
+            "       or m.startswith('albert_rerun.engine.bench')])\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, cwd=repo_root())
+    assert out.stdout.strip() == "[]", out.stdout

@@ -1,8 +1,10 @@
 """Run profiles and the validation of a notebook's papermill parameters.
 
-One place defines what ``smoke``, ``cpu`` and ``gpu`` mean. A notebook calls
-:func:`notebook_setup` first so that a bad parameter stops it at once with a
-message naming the parameter and the allowed values.
+One place defines what ``smoke``, ``cpu`` and ``gpu`` mean. :func:`validate_parameters`
+checks a notebook's parameters, so that a bad one stops it at once with a message naming
+the parameter and the allowed values; notebooks call it through
+``claims.setup.notebook_setup``, which adds the gpu profile's predicted time on a CPU.
+This module is configuration: it imports nothing above the engine (a test checks it).
 """
 from __future__ import annotations
 
@@ -46,13 +48,10 @@ class Settings:
     device: str
 
 
-def notebook_setup(profile: str, seeds=None, device: str = "auto",
-                   allow_cpu: bool = False) -> Settings:
+def validate_parameters(profile: str, seeds=None, device: str = "auto") -> Settings:
     """Validate papermill parameters; raise ValueError naming the parameter.
 
-    ``seeds=None`` means the profile's default number of seeds. The gpu profile without
-    a CUDA device stops with the predicted training time of its runs on this CPU, unless
-    ``allow_cpu``.
+    ``seeds=None`` means the profile's default number of seeds.
     """
     if not isinstance(profile, str) or profile not in PROFILES:
         raise ValueError(f"parameter 'profile' must be one of {tuple(PROFILES)}, "
@@ -69,27 +68,7 @@ def notebook_setup(profile: str, seeds=None, device: str = "auto",
             raise ValueError("parameter 'device' is 'cuda' but no CUDA device is "
                              "available; use 'auto' or 'cpu'")
     chosen = PROFILES[profile]
-    count = seeds or chosen.default_seeds
-    if profile == "gpu" and not allow_cpu:
-        import torch
-        if device == "cpu" or not torch.cuda.is_available():
-            raise ValueError(f"profile 'gpu' without a CUDA device: {_cpu_prediction(count)}; "
-                             f"pass allow_cpu=True to train it here anyway")
-    return Settings(chosen, tuple(range(count)), device)
-
-
-def _cpu_prediction(seeds: int) -> str:
-    """The gpu profile's predicted training time on this CPU, in words."""
-    from .claims.driver import planned_pretraining, predicted_seconds
-    from .engine.bench import stored_flop_rate
-    configs = [c for stage in planned_pretraining("gpu", seeds).values() for c in stage]
-    try:
-        hours = predicted_seconds(configs, "cpu") / 3600
-    except FileNotFoundError as error:
-        return f"its {len(configs)} runs would train for many hours here ({error})"
-    rate = stored_flop_rate("cpu") / 1e9
-    return (f"its {len(configs)} runs would train for about {hours:,.0f} hours here "
-            f"(predicted at {rate:,.1f} GFLOP/s, the stored cpu runs' training rate)")
+    return Settings(chosen, tuple(range(seeds or chosen.default_seeds)), device)
 
 
 # -- pretraining and evaluation sizes per profile -----------------------------------------

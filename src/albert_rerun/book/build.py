@@ -181,8 +181,8 @@ def write_forest(root: Path, profile: str) -> Path:
     the stored results (as the ledger draws it), so that it is the built profile's."""
     import matplotlib
     matplotlib.use("Agg")
-    from ..claims import analysis, plots
-    ax = plots.forest(analysis.stacked(analysis.published_families(profile)))
+    from ..claims import ledger, plots
+    ax = plots.forest(ledger.stacked(ledger.published_families(profile)))
     path = root / "book" / "_generated" / "forest.png"
     path.parent.mkdir(parents=True, exist_ok=True)
     ax.figure.savefig(path, dpi=110, bbox_inches="tight")

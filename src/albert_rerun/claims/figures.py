@@ -1,4 +1,4 @@
-"""The chapters' figures, from the frames of claims.analysis (matplotlib).
+"""The chapters' figures, from the frames of the chapter modules (matplotlib).
 
 Every figure plots the primary metric, the held-out cross-entropy at [MASK] (lower is
 better), or Figure 1's layer transitions, with 95% t-intervals over seeds.
@@ -9,7 +9,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from .analysis import CE
+from .decisions import CE
 from .stats import summarize
 
 CE_LABEL = "cross-entropy at [MASK] (nats)"

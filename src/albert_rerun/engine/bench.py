@@ -35,6 +35,7 @@ from pathlib import Path
 import torch
 
 from ..model.config import ModelConfig
+from ..model.params import useful_flops
 
 TODAY = "be70d44"  # the engine before the device-side data stream (numpy masking)
 GPU_BENCH = "gpu-profile-cuda.json"  # under data/results/bench/
@@ -65,17 +66,6 @@ def matmul_peak(seconds: float = 3.0, device: torch.device = torch.device("cpu")
         _sync(device)
         best = max(best, 2 * n ** 3 * reps / (time.perf_counter() - start) / 1e9)
     return best
-
-
-def useful_flops(config: ModelConfig, batch: int, seq: int, masked: int) -> float:
-    """FLOPs of one training step counting only what the model needs (3x forward)."""
-    H, I, E, V, L = (config.hidden_size, config.intermediate_size, config.embedding_size,
-                     config.vocab_size, config.num_hidden_layers)
-    tokens = batch * seq
-    layer = 2 * tokens * (4 * H * H + 2 * H * I) + 2 * 2 * batch * seq * seq * H
-    projection = 2 * tokens * E * H if config.has_projection else 0
-    head = 2 * batch * masked * (H * E + E * V) + 2 * batch * H * H
-    return 3 * (L * layer + projection + head)
 
 
 def stored_gpu_bench() -> Path:

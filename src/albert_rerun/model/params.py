@@ -1,6 +1,7 @@
-"""Parameter accounting: a closed form per component, and the same read off a module.
+"""Parameter accounting: a closed form per component, and the same read off a module;
+and the FLOPs of a training step from the same sizes (``useful_flops``).
 
-The two must agree for every configuration and sharing scheme (tests check it);
+The two counts must agree for every configuration and sharing scheme (tests check it);
 the claim chapters then use whichever is convenient and show both.
 """
 from __future__ import annotations
@@ -95,3 +96,16 @@ def matching_conventions(config: ModelConfig, paper_millions: float) -> list:
     """Which counting conventions round (to the nearest million) to the paper's figure."""
     return [name for name, count in paper_conventions(config).items()
             if round(millions(count)) == paper_millions]
+
+
+# -- compute ------------------------------------------------------------------------------
+
+def useful_flops(config: ModelConfig, batch: int, seq: int, masked: int) -> float:
+    """FLOPs of one training step counting only what the model needs (3x forward)."""
+    H, I, E, V, L = (config.hidden_size, config.intermediate_size, config.embedding_size,
+                     config.vocab_size, config.num_hidden_layers)
+    tokens = batch * seq
+    layer = 2 * tokens * (4 * H * H + 2 * H * I) + 2 * 2 * batch * seq * seq * H
+    projection = 2 * tokens * E * H if config.has_projection else 0
+    head = 2 * batch * masked * (H * E + E * V) + 2 * batch * H * H
+    return 3 * (L * layer + projection + head)

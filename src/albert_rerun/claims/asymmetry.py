@@ -1,0 +1,73 @@
+"""Claim 3 (chapter 3): Table 4's eight cells (E small and E = H, four sharing
+schemes) and grouped sharing (G groups of layers)."""
+from __future__ import annotations
+
+import pandas as pd
+
+from . import conditions as C
+from . import paper
+from .decisions import Chapter, ce_decision, interval_text, levels, load_runs, margins
+from .downstream import downstream
+from .text import context_reading, metrics_table, parameter_count, scale_gap, scale_short
+
+
+def asymmetry(profile: str, seeds=None, device="auto", train_missing=False,
+              present: bool = True) -> Chapter:
+    """Claim 3: Table 4's eight cells and grouped sharing."""
+    seeds = seeds or C.default_seeds(profile)
+    m = margins(levels(profile))
+    cells, groups = C.asymmetry(profile), C.grouped(profile)
+    runs = load_runs(profile, cells, seeds, device, train_missing)
+    grouped = load_runs(profile, {f"G={g}": c for g, c in groups.items()}, seeds, device,
+                        train_missing)
+    b = C.base(profile)
+    small, H = b.model.embedding_size, b.model.hidden_size
+    decisions = asymmetry_decisions(runs, grouped, small, H, sorted(groups), m)
+    chapter = Chapter("asymmetry", runs, decisions, extra={"grouped": grouped})
+    table = metrics_table(runs, {"params (M)": pd.Series(
+        {k: round(parameter_count(c) / 1e6, 3) for k, c in cells.items()})})
+    table["paper params (M)"] = [paper.TABLE4_PARAMS[(128 if cells[k].model.embedding_size
+                                                      == small else 768, cells[k].model.sharing)]
+                                 for k in table.index]
+    table["paper Avg"] = [paper.TABLE4_AVG[(128 if cells[k].model.embedding_size == small
+                                            else 768, cells[k].model.sharing)]
+                          for k in table.index]
+    chapter.tables["cells"] = table
+    costs = {}
+    for e in (small, H):
+        for scheme in ("attention", "ffn", "all"):
+            d = ce_decision(runs, "", "", "", f"E={e}, {scheme}", f"E={e}, none", m["ce"], -1)
+            paper_e = 128 if e == small else 768
+            costs[(e, scheme)] = {"CE minus not shared (nats)": interval_text(
+                d.estimate, d.low, d.high, "nats"),
+                "paper Avg minus not shared": round(paper.TABLE4_AVG[(paper_e, scheme)]
+                                                    - paper.TABLE4_AVG[(paper_e, "none")], 1)}
+    chapter.tables["costs"] = pd.DataFrame(costs).T.rename_axis(["E", "shared"])
+    chapter.tables["grouped"] = metrics_table(grouped, {"params (M)": pd.Series(
+        {f"G={g}": round(parameter_count(c) / 1e6, 3) for g, c in groups.items()})})
+    chapter.texts.update(scale_gap=scale_gap(runs, b), scale_short=scale_short(runs, b),
+                         context=context_reading(pd.concat([runs, grouped]), profile))
+    return downstream(chapter, profile) if present else chapter
+
+
+def asymmetry_decisions(runs, grouped, small: int, H: int, groups, m: dict) -> list:
+    def paper_gap(e, a, b):
+        return f"{paper.TABLE4_AVG[(e, a)] - paper.TABLE4_AVG[(e, b)]:+.1f} Avg"
+    out = []
+    for e, paper_e, name in ((small, 128, "small-E"), (H, 768, "E=H")):
+        out.append(ce_decision(runs, f"asymmetry/attention-ffn/{name}", "asymmetry",
+                               f"attention-shared minus FFN-shared, E = {e}",
+                               f"E={e}, attention", f"E={e}, ffn", m["ce"], -1,
+                               paper_gap(paper_e, "attention", "ffn")))
+    out.append(ce_decision(runs, "asymmetry/attention-none/small-E", "asymmetry",
+                           f"attention-shared minus not shared, E = {small}",
+                           f"E={small}, attention", f"E={small}, none", m["ce"], 0,
+                           paper_gap(128, "attention", "none")))
+    # The first step away from sharing everything: G = 1 to the smallest G > 1. Not the
+    # asymmetry table's pair (G = L is "not shared"), and, unlike a least-squares slope
+    # over log2 G at G = 1, 2, 4 (which weighs only the end points), it reads G = 2.
+    first = min(g for g in groups if g > 1)
+    out.append(ce_decision(grouped, "asymmetry/groups-first-step", "asymmetry",
+                           f"G = {first} minus G = 1 (all shared)", f"G={first}", "G=1",
+                           m["ce"], -1, "more groups better (no numbers)"))
+    return out

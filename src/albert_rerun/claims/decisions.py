@@ -1,0 +1,272 @@
+"""The decision machinery every claim shares: stored runs in, decisions out.
+
+The functions that compute a decision from a frame of runs (``ce_decision``,
+``accuracy_decision``, ``gain_decision``...) take the frame, not the store, so that the
+tests can feed them synthetic runs with known answers; ``load_runs`` reads (or trains)
+a chapter's runs into such a frame. ``Chapter`` is what every chapter module returns.
+
+Metrics. The primary metric of every pretraining claim is the held-out cross-entropy
+at the positions shown as [MASK] (nats, lower is better), on the one held-out set every
+model is scored on; accuracy stands beside it. Margins of practical equivalence
+(``margins``) are fixed here, before any result, with their reasons. The book's family
+of decisions and its Holm adjustment are ``ledger.book_family`` (Holm: ``stats.holm``).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from . import conditions as C
+from .stats import Decision, bootstrap, correct_matrix, decision, paired_t
+
+
+CE = "mlm_loss_at_mask"
+T_METHOD = "paired t over seeds"
+B_METHOD = "bootstrap over seeds and items, or paired t if wider"
+
+
+class MissingRuns(LookupError):
+    """Stored runs a chapter needs are absent; the message names each one."""
+
+
+# -- margins -----------------------------------------------------------------------------
+
+MARGIN_REASONS = {
+    "ce": "a twentieth of the distance between the unigram and left-bigram rungs of the "
+          "held-out set: a difference smaller than that moves a model less than a twentieth "
+          "of the way from reading no context to reading its left neighbour",
+    "pairs": "2 points of SOP or NSP accuracy, about the binomial standard error of a "
+             "1,024-pair test set (1.6 points at 50%) and far below the paper's tested "
+             "differences (26.5 and 26.1 points); the paper's NSP-on-SOP figure, 2.0 "
+             "points above chance, sits on it",
+    "downstream": "1 point of accuracy, between the smallest downstream gain the paper "
+                  "reads (0.3 Avg: Tables 3 and 8) and its sharing costs (1.4 to 2.8)",
+    "roughness": "0.02: a change of the mean second difference of 2% of the curve's mean "
+                 "per layer, too small to see on a Figure 1 plot",
+    "angle": "1 degree, the resolution at which Figure 1 is read",
+}
+
+
+def margins(levels: dict) -> dict:
+    """The margins of practical equivalence (units: nats, accuracy points, roughness,
+    degrees), given the held-out set's rungs
+    (baselines.reference_levels)."""
+    ce = 0.05 * levels["distance"]
+    return {"ce": ce, "pairs": 2.0, "downstream": 1.0, "roughness": 0.02,
+            "angle": 1.0}
+
+
+def levels(profile: str) -> dict:
+    """The rungs and reads-context line of the profile's common held-out MLM set."""
+    from ..profiles import eval_config
+    from .baselines import reference_levels
+    return reference_levels(eval_config(profile))
+
+
+# -- the runs ----------------------------------------------------------------------------
+
+CONTROL_METRICS = ("sentiment_accuracy", "sentiment_correct", "sentiment_probe_accuracy",
+                   "sentiment_probe_correct", "genre_probe_accuracy", "genre_probe_correct",
+                   CE, "transition_l2", "transition_angle", "sop_accuracy_probe",
+                   "nsp_accuracy_probe", "sop_probe_correct", "nsp_probe_correct")
+
+
+def _evaluations(store, key: str, configs) -> dict:
+    """The metrics of every stored evaluation of run ``key`` under ``configs``."""
+    from ..engine.store import stored_eval
+    out = {}
+    for config in configs:
+        stored = stored_eval(store, key, config)
+        out.update(stored["metrics"] if stored else {})
+    return out
+
+
+def _control_metrics(store, config, configs) -> dict:
+    from ..engine.config import untrained
+    from ..engine.store import config_hash
+    control = _evaluations(store, config_hash(untrained(config).to_dict()), configs)
+    return {f"control_{k}": v for k, v in control.items() if k in CONTROL_METRICS}
+
+
+def load_runs(profile: str, conditions: dict, seeds, device: str = "auto",
+              train_missing: bool = False, controls: bool = True) -> pd.DataFrame:
+    """One row per (condition, seed): pretraining figures, evaluation metrics and the
+    random-initialization control's where it exists. Missing runs are trained and
+    evaluated here when ``train_missing`` (one after another), else MissingRuns names
+    every one of them."""
+    from ..engine.store import config_hash, results_dir, stored_eval, stored_pretrain
+    from ..profiles import eval_config, finetune_config
+    store, evaluation = results_dir(profile), eval_config(profile)
+    both = (evaluation, finetune_config(profile))
+    seeded = [(name, seed, C.seeded(config, seed)) for name, config in conditions.items()
+              for seed in seeds]
+    missing = [(name, seed, config) for name, seed, config in seeded
+               if stored_pretrain(store, config) is None
+               or stored_eval(store, config_hash(config.to_dict()), evaluation) is None]
+    if missing and train_missing:
+        _train_and_evaluate(profile, [c for _, _, c in missing], device, controls)
+    elif missing:
+        names = ", ".join(f"{name!r} seed {seed} ({config_hash(c.to_dict())})"
+                          for name, seed, c in missing)
+        raise MissingRuns(f"{len(missing)} stored runs missing at profile {profile!r}: "
+                          f"{names}; train them with `python -m albert_rerun.claims "
+                          f"--profile {profile}`")
+    rows = []
+    for name, seed, config in seeded:
+        run = stored_pretrain(store, config)
+        rows.append({"condition": name, "seed": seed, "hash": run["hash"],
+                     **run["metrics"], "curve": run["curve"], "machine": _machine(run),
+                     "commit": run["provenance"]["git_commit"],
+                     "wall_seconds": run["wall_seconds"],
+                     **_evaluations(store, run["hash"], both),
+                     **(_control_metrics(store, config, both) if controls else {})})
+    frame = pd.DataFrame(rows)
+    for column in ("sentiment_accuracy", "sentiment_correct", "control_sentiment_accuracy",
+                   "control_sentiment_correct"):  # fine-tuned: the base runs only
+        if column not in frame:
+            frame[column] = np.nan
+    return frame
+
+
+def _machine(run: dict) -> str:
+    machine = run["provenance"]["machine"]
+    return machine.get("gpu") or machine.get("cpu", "unknown")
+
+
+def _train_and_evaluate(profile: str, configs: list, device: str, controls: bool) -> None:
+    """Train and evaluate missing runs and their controls in this process (a notebook at
+    a small profile); fine-tuning is downstream_gate's."""
+    from ..engine.evaluate import evaluate_stored
+    from ..engine.pretrain import resolve_device, run
+    from ..engine.store import results_dir
+    from ..profiles import eval_config
+    from .driver import CONTROL_SEEDS
+    store, evaluation = results_dir(profile), eval_config(profile)
+    target = resolve_device(device)
+    todo = list(configs)
+    if controls:
+        todo += C.controls([c for c in configs if c.seed < CONTROL_SEEDS])
+    for config in todo:
+        evaluate_stored(store, run(config, store, device, quiet=True), evaluation, target)
+
+
+def stored_baseline(profile: str, name: str, function, *arguments) -> dict:
+    """A baseline's result from results_dir(profile)/baselines/, computed once."""
+    from ..engine.provenance import record
+    from ..engine.store import atomic_write_json, config_hash, read_json, results_dir
+    key = config_hash({"name": name, "arguments": [str(a) for a in arguments]})
+    path = results_dir(profile) / "baselines" / f"{name}-{key}.json"
+    stored = read_json(path)
+    if stored is None:
+        stored = {"result": function(*arguments), "provenance": record()}
+        atomic_write_json(path, stored)
+    return stored["result"]
+
+
+def pair_of(frame: pd.DataFrame, metric: str, a, b):
+    """metric(a) and metric(b) over the seeds both conditions have, in seed order."""
+    x = frame[frame["condition"] == a].set_index("seed")[metric]
+    y = frame[frame["condition"] == b].set_index("seed")[metric]
+    seeds = sorted(set(x.index) & set(y.index))
+    if not seeds:
+        raise ValueError(f"conditions {a!r} and {b!r} share no seed")
+    return x.loc[seeds].tolist(), y.loc[seeds].tolist()
+
+
+# -- decisions from frames ---------------------------------------------------------------
+
+def ce_decision(frame, key, claim, label, a, b, margin, paper_sign, paper_text="",
+                metric: str = CE) -> Decision:
+    """Cross-entropy (or another per-seed metric) of a minus b, paired t over seeds."""
+    x, y = pair_of(frame, metric, a, b)
+    return decision(key, claim, label, paired_t(x, y, margin), margin, paper_sign,
+                    "nats" if metric == CE else "", T_METHOD, paper_text)
+
+
+def accuracy_decision(frame, key, claim, label, a, b, correct: str, margin, paper_sign,
+                      paper_text="", b_correct: str | None = None,
+                      offset: float = 0.0) -> Decision:
+    """Accuracy points of a minus b on one fixed test set, paired by seed and item
+    (two-level bootstrap); ``b`` None compares a with ``offset`` (a fraction)."""
+    x = frame[frame["condition"] == a].set_index("seed")[correct]
+    if b is None:
+        seeds = sorted(x.index)
+        A = correct_matrix(x.loc[seeds])
+        numbers = conservative(bootstrap(100 * A, None, margin, offset=100 * offset),
+                               paired_t(100 * A.mean(1) - 100 * offset, None, margin))
+    else:
+        y = frame[frame["condition"] == b].set_index("seed")[b_correct or correct]
+        seeds = sorted(set(x.index) & set(y.dropna().index))
+        if not seeds:
+            raise ValueError(f"conditions {a!r} and {b!r} share no seed")
+        numbers = conservative(bootstrap(100 * correct_matrix(x.loc[seeds]),
+                                         100 * correct_matrix(y.loc[seeds]), margin),
+                               paired_t(100 * correct_matrix(x.loc[seeds]).mean(1),
+                                        100 * correct_matrix(y.loc[seeds]).mean(1), margin))
+    return decision(key, claim, label, numbers, margin, paper_sign, "points", B_METHOD,
+                    paper_text)
+
+
+def conservative(boot: dict, t: dict) -> dict:
+    """The more cautious of the item-and-seed bootstrap and the seed-level paired t on
+    per-seed accuracies: the wider interval, the larger p-values. With 3 seeds the
+    bootstrap alone is anti-conservative (it resamples 3 seeds without a t correction);
+    the t alone ignores nothing either (item noise sits inside each seed's mean), but
+    is exact only for normal seed means."""
+    if t["n"] < 2:  # one seed: no seed-level t; the bootstrap over items stands
+        return boot
+    return {"estimate": boot["estimate"], "low": min(boot["low"], t["low"]),
+            "high": max(boot["high"], t["high"]), "n": boot["n"],
+            "p_difference": max(boot["p_difference"], t["p_difference"]),
+            "p_equivalence": max(boot["p_equivalence"], t["p_equivalence"])}
+
+
+def gain_decision(runs: pd.DataFrame, key: str, claim: str, label: str, correct: str,
+                  margin: float) -> Decision:
+    """Pretrained minus the same architecture from random initialization, on one
+    downstream measure (per-item correctness column ``correct``; its control's is
+    ``control_<correct>``), over the seeds that have a control."""
+    part = runs.dropna(subset=[correct, f"control_{correct}"])
+    frame = pd.concat([part.assign(condition="pretrained"),
+                       part.assign(condition="random init", **{correct: part[f"control_{correct}"]})])
+    return accuracy_decision(frame, key, claim, label, "pretrained", "random init", correct,
+                             margin, +1, "pretraining helps (implicit in every Avg)")
+
+
+# -- what a chapter returns --------------------------------------------------------------
+
+@dataclass
+class Chapter:
+    """What a chapter shows: its runs, tables, decisions and glued sentences."""
+
+    claim: str
+    runs: pd.DataFrame
+    decisions: list
+    tables: dict = field(default_factory=dict)
+    texts: dict = field(default_factory=dict)
+    extra: dict = field(default_factory=dict)
+
+    def decision_table(self, family: pd.DataFrame | None = None) -> pd.DataFrame:
+        """The decisions, with the Holm-adjusted verdicts of ``family`` where given."""
+        rows = []
+        for d in self.decisions:
+            row = {"comparison": d.label, "ours": interval_text(d.estimate, d.low, d.high,
+                                                                 d.unit),
+                   "margin": f"±{d.margin:.3g}",
+                   "paper's side": {-1: "negative", 0: "about zero", 1: "positive"}[
+                       d.paper_sign],
+                   "paper": d.paper, "method": d.method,
+                   "verdict": d.verdict()}
+            if family is not None and d.key in family.index:
+                row["verdict (Holm, whole book)"] = family.loc[d.key, "verdict_holm"]
+            rows.append(row)
+        return pd.DataFrame(rows).set_index("comparison")
+
+
+def interval_text(estimate, low, high, unit="") -> str:
+    """'+0.012 [-0.003, +0.027]': an estimate and its interval, to the digits of
+    ``unit`` (3 for nats, 1 for accuracy points, else 2)."""
+    digits = 3 if unit.startswith("nats") else 1 if unit == "points" else 2
+    return f"{estimate:+.{digits}f} [{low:+.{digits}f}, {high:+.{digits}f}]"

@@ -1,0 +1,141 @@
+"""Downstream, against its three controls: the majority label and bag of words on each
+task's test split, and the same architecture from random initialization. ``downstream``
+adds a chapter's downstream table; ``downstream_gate`` is the book's test that
+pretraining helps at all (the premise of every downstream comparison)."""
+from __future__ import annotations
+
+import pandas as pd
+
+from . import conditions as C
+from .decisions import (Chapter, MissingRuns, gain_decision, interval_text, levels,
+                        load_runs, margins, stored_baseline)
+from .text import summary
+
+
+def downstream_controls(profile: str) -> dict:
+    """Majority label and bag of words on each task's test split, stored once per
+    profile (results_dir/baselines/), as every evaluation scores the same split."""
+    from ..profiles import eval_config
+    from .baselines import downstream_controls as compute
+    examples = eval_config(profile).task_examples
+    return {task: stored_baseline(profile, f"downstream-{task}", compute, task, examples)
+            for task in ("sentiment", "genre")}
+
+
+def downstream(chapter: Chapter, profile: str) -> Chapter:
+    """Adds to a chapter its downstream table: per condition, the frozen-encoder probes
+    of sentiment and genre (and fine-tuned sentiment where it was fine-tuned: the base
+    runs), each beside the same architecture from random initialization, with the
+    majority label and bag of words for the task; and per condition the probe's
+    pretrained minus random init (bootstrap over seeds and items, the seeds with a
+    control)."""
+    runs = chapter.runs
+    controls = downstream_controls(profile)
+    columns = {"sentiment probe %": "sentiment_probe_accuracy",
+               "same, random init %": "control_sentiment_probe_accuracy",
+               "genre probe %": "genre_probe_accuracy",
+               "genre, random init %": "control_genre_probe_accuracy",
+               "sentiment fine-tuned %": "sentiment_accuracy",
+               "fine-tuned from random init %": "control_sentiment_accuracy"}
+    table = pd.DataFrame({name: summary(runs, metric, 100, 1)
+                          for name, metric in columns.items()
+                          if metric in runs and runs[metric].notna().any()})
+    # the conditions in the chapter's order (columns with fewer rows would sort them)
+    table = table.reindex(list(dict.fromkeys(runs["condition"]))).fillna("not evaluated")
+    m = margins(levels(profile))
+    control = "control_sentiment_probe_correct"
+    gains = {name: gain_decision(runs[runs["condition"] == name], f"gain/{name}",
+                                 chapter.claim, str(name), "sentiment_probe_correct",
+                                 m["downstream"])
+             for name in dict.fromkeys(runs["condition"])
+             if control in runs and runs.loc[runs["condition"] == name, control].notna().any()}
+    table["sentiment probe: pretrained minus random init"] = pd.Series(
+        {k: interval_text(d.estimate, d.low, d.high, "points") for k, d in gains.items()},
+        dtype=object).reindex(table.index).fillna("no control evaluated")
+    table.index.name = "condition"
+    s, g = controls["sentiment"], controls["genre"]
+    chapter.tables["downstream"] = table
+    chapter.tables["downstream_controls"] = pd.DataFrame(
+        {"majority label %": [100 * s["majority_accuracy"], 100 * g["majority_accuracy"]],
+         "bag of words %": [100 * s["bag_of_words_accuracy"], 100 * g["bag_of_words_accuracy"]]},
+        index=pd.Index(["sentiment (test)", "genre (test)"], name="control")).round(1)
+    chapter.extra["downstream_gains"] = gains
+    chapter.texts["downstream"] = downstream_sentence(runs, gains, s)
+    return chapter
+
+
+def _percent_range(values: pd.Series) -> str:
+    """'48.5%' for one value (or equal ones), else '48.5 to 50.1%'."""
+    low, high = 100 * values.min(), 100 * values.max()
+    return f"{low:.1f}%" if f"{low:.1f}" == f"{high:.1f}" else f"{low:.1f} to {high:.1f}%"
+
+
+def downstream_sentence(runs: pd.DataFrame, gains: dict, sentiment: dict) -> str:
+    beats = [k for k, d in gains.items() if d.low > 0]
+    tuned = runs["sentiment_accuracy"].dropna()
+    untrained = runs["control_sentiment_accuracy"].dropna()
+    text = (f"On the sentiment test split the majority label scores "
+            f"{100 * sentiment['majority_accuracy']:.1f}% and bag of words "
+            f"{100 * sentiment['bag_of_words_accuracy']:.1f}%; a probe on these models' "
+            f"frozen features scores {100 * runs['sentiment_probe_accuracy'].min():.1f} to "
+            f"{100 * runs['sentiment_probe_accuracy'].max():.1f}%")
+    if len(tuned):
+        text += f", and fine-tuning the base model {_percent_range(tuned)}"
+        if len(untrained):
+            text += f" (from random initialization: {_percent_range(untrained)})"
+    text += ". "
+    if beats:
+        text += (f"The probe of pretrained features beats the same architecture at random "
+                 f"initialization (95% interval above 0) for {', '.join(map(str, beats))}; "
+                 f"downstream differences between conditions are read only among those, and "
+                 f"the fine-tuned comparison only where fine-tuning beats its control too "
+                 f"(the claims ledger tests it for the base model).")
+    else:
+        text += ("No condition's probe beats the same architecture at random initialization "
+                 "(no interval of pretrained minus random init lies above 0): pretraining had "
+                 "no measurable downstream effect at this scale, and no downstream comparison "
+                 "between pretraining conditions is made.")
+    return text
+
+
+def downstream_gate(profile: str, seeds=None, device="auto", train_missing=False,
+                    present: bool = True) -> Chapter:
+    """Pretraining against its random-initialization control, downstream, for the base
+    run: sentiment fine-tuned, and the sentiment probe of frozen features, each minus the
+    same architecture from random initialization. Where this does not favour pretraining,
+    no downstream comparison between pretraining conditions is made."""
+    from ..engine.evaluate import evaluate_stored
+    from ..engine.pretrain import resolve_device
+    from ..engine.store import results_dir, stored_eval, stored_pretrain
+    from ..profiles import finetune_config
+    from .driver import finetune_targets
+    seeds = seeds or C.default_seeds(profile)
+    m = margins(levels(profile))
+    store, tuning = results_dir(profile), finetune_config(profile)
+    untuned = [c for c in finetune_targets(profile, seeds)
+               if (run := stored_pretrain(store, c)) is None
+               or stored_eval(store, run["hash"], tuning) is None]
+    if untuned and not train_missing:
+        raise MissingRuns(f"{len(untuned)} fine-tuning evaluations missing at profile "
+                          f"{profile!r} (the base runs and their controls); run `python -m "
+                          f"albert_rerun.claims --profile {profile} --stages finetune`")
+    for config in untuned:
+        evaluate_stored(store, stored_pretrain(store, config) or _pretrained(profile, config),
+                        tuning, resolve_device(device))
+    runs = load_runs(profile, {"base": C.base(profile)}, seeds, device, train_missing)
+    return Chapter("downstream", runs, gate_decisions(runs, m))
+
+
+def _pretrained(profile: str, config) -> dict:
+    from ..engine.pretrain import run
+    from ..engine.store import results_dir
+    return run(config, results_dir(profile), quiet=True)
+
+
+def gate_decisions(runs, m: dict) -> list:
+    return [gain_decision(runs, "downstream/finetuned", "downstream",
+                          "sentiment fine-tuned: pretrained base minus random init",
+                          "sentiment_correct", m["downstream"]),
+            gain_decision(runs, "downstream/probe", "downstream",
+                          "sentiment probe: pretrained base minus random init",
+                          "sentiment_probe_correct", m["downstream"])]

@@ -1,0 +1,48 @@
+"""Claim 8 (chapter 8): Table 3's embedding-size sweep, not shared and all shared."""
+from __future__ import annotations
+
+import pandas as pd
+
+from . import conditions as C
+from . import paper
+from .decisions import Chapter, ce_decision, levels, load_runs, margins
+from .downstream import downstream
+from .text import context_reading, metrics_table, parameter_count, scale_gap, scale_short
+
+
+def embedding_sweep(profile: str, seeds=None, device="auto", train_missing=False,
+                    present: bool = True) -> Chapter:
+    """Claim 8: Table 3's E sweep, not shared and all shared."""
+    seeds = seeds or C.default_seeds(profile)
+    m = margins(levels(profile))
+    runs = load_runs(profile, C.embedding_sweep(profile), seeds, device, train_missing)
+    b = C.base(profile)
+    sizes = C.CLAIM_SIZES[profile].embedding_sizes
+    conditions = C.embedding_sweep(profile)
+    chapter = Chapter("embedding_sweep", runs,
+                      embedding_decisions(runs, min(sizes), b.model.embedding_size,
+                                          b.model.hidden_size, m))
+    table = metrics_table(runs, {"params (M)": pd.Series(
+        {k: round(parameter_count(c) / 1e6, 3) for k, c in conditions.items()})})
+    chapter.tables["sweep"] = table
+    chapter.tables["paper"] = pd.DataFrame(
+        [{"sharing": sh, "E": e, "params (M)": paper.TABLE3_PARAMS[(sh, e)],
+          "Avg": paper.TABLE3_AVG[(sh, e)]} for (sh, e) in paper.TABLE3_AVG]).set_index(
+        ["sharing", "E"])
+    chapter.texts.update(small=str(min(sizes)), mid=str(b.model.embedding_size),
+                         sizes=", ".join(str(e) for e in sizes),
+                         H=str(b.model.hidden_size), scale_gap=scale_gap(runs, b),
+                         scale_short=scale_short(runs, b), context=context_reading(runs, profile))
+    return downstream(chapter, profile) if present else chapter
+
+
+def embedding_decisions(runs, small: int, mid: int, H: int, m: dict) -> list:
+    p = paper.TABLE3_AVG
+    return [ce_decision(runs, "embedding/not-shared", "embedding_sweep",
+                        f"not shared: E = {H} minus E = {small}", f"none, E={H}",
+                        f"none, E={small}", m["ce"], -1,
+                        f"{p[('none', 768)] - p[('none', 64)]:+.1f} Avg (768 vs 64)"),
+            ce_decision(runs, "embedding/all-shared", "embedding_sweep",
+                        f"all shared: E = {mid} minus E = {H}", f"all, E={mid}",
+                        f"all, E={H}", m["ce"], -1,
+                        f"{p[('all', 128)] - p[('all', 768)]:+.1f} Avg (128 vs 768)")]

@@ -1,0 +1,131 @@
+"""The claims ledger (chapter 9): every chapter's decisions as one family, adjusted with
+Holm over the book (``book_family``), its table and counts, the profiles whose stored
+results cover the whole book, and the compute the runs took."""
+from __future__ import annotations
+
+import pandas as pd
+
+from . import conditions as C
+from .asymmetry import asymmetry
+from .decisions import MissingRuns, interval_text
+from .downstream import downstream_gate
+from .dropout import dropout
+from .embedding_size import embedding_sweep
+from .sop_nsp import sop_nsp
+from .stats import holm
+from .transitions import transitions
+from .wall_clock import wall_clock
+
+
+CHAPTERS = {"asymmetry": asymmetry, "sop_nsp": sop_nsp, "dropout": dropout,
+            "wall_clock": wall_clock, "transitions": transitions,
+            "embedding_sweep": embedding_sweep, "downstream": downstream_gate}
+
+
+def book_decisions(profile: str, seeds=None, device="auto", train_missing=False) -> list:
+    """Every decision of the book at ``profile``: the family the ledger adjusts (the
+    chapters' tables and downstream summaries are not built for it)."""
+    out = []
+    for make in CHAPTERS.values():
+        out += make(profile, seeds, device, train_missing, present=False).decisions
+    return out
+
+
+def book_family(profile: str, seeds=None, device="auto", train_missing=False) -> pd.DataFrame:
+    """``book_decisions`` as one frame with the raw and the Holm-adjusted verdicts
+    (stats.holm over the whole book)."""
+    return holm(book_decisions(profile, seeds, device, train_missing))
+
+
+CLAIM_TITLES = {
+    "asymmetry": ("3", "Sharing attention is nearly free; sharing the FFN costs (Table 4)",
+                  "03_asymmetry"),
+    "sop_nsp": ("4", "SOP beats NSP; NSP models only topic (Table 5)", "04_sop_nsp"),
+    "dropout": ("5", "Removing dropout helps (Table 8, Figure 2b)", "05_dropout"),
+    "wall_clock": ("6", "The wide ALBERT wins at equal compute (Table 6)", "06_wall_clock"),
+    "transitions": ("7", "Layer transitions are smoother under sharing (Figure 1)",
+                    "07_transitions"),
+    "embedding_sweep": ("8", "Not shared improves with E; all-shared best at a small E "
+                             "(Table 3)", "08_embedding_size"),
+    "downstream": ("-", "Pretraining helps downstream (the premise of every Avg column)",
+                   "03_asymmetry"),
+}
+
+
+def ledger_table(family: pd.DataFrame) -> pd.DataFrame:
+    """One row per decision, grouped by claim: the paper's figure, ours, the raw and the
+    Holm-adjusted verdicts."""
+    rows = []
+    for key, row in family.iterrows():
+        number, title, _ = CLAIM_TITLES[row["claim"]]
+        rows.append({"#": number, "claim": title, "decision": row["label"],
+                     "paper": row["paper"],
+                     "ours": f"{interval_text(row['estimate'], row['low'], row['high'], row['unit'])}"
+                             f" {row['unit']}",
+                     "margin": f"±{row['margin']:.3g}", "verdict": row["verdict"],
+                     "verdict (Holm)": row["verdict_holm"]})
+    return pd.DataFrame(rows).set_index(["#", "claim", "decision"])
+
+
+def verdict_counts(family: pd.DataFrame) -> str:
+    """'Of 19 decisions, at 5%: 6 reproduced, ...; after Holm: ...'."""
+    def counts(column):
+        c = family[column].value_counts()
+        return ", ".join(f"{c.get(v, 0)} {v}" for v in ("reproduced", "contradicted",
+                                                        "equivalent", "inconclusive"))
+    return (f"Of {len(family)} decisions, at 5% each: {counts('verdict')}; after Holm's "
+            f"adjustment over the {2 * len(family)} tests of the family: "
+            f"{counts('verdict_holm')}.")
+
+
+def published_profiles(current: str) -> list:
+    """The profiles whose stored results cover the whole book: ``current`` first, then
+    cpu and gpu where complete (a missing run leaves a profile out). The smoke profile,
+    CI's, shows itself only, so that its committed outputs do not depend on which other
+    results a checkout holds."""
+    from ..engine.store import results_dir
+    out = [current]
+    if current == "smoke":
+        return out
+    for profile in ("cpu", "gpu"):
+        evaluated = results_dir(profile) / "eval"
+        if profile == current or not evaluated.is_dir() or not any(evaluated.iterdir()):
+            continue
+        try:
+            book_decisions(profile)
+        except (MissingRuns, FileNotFoundError, TypeError, KeyError):
+            continue
+        out.append(profile)
+    return out
+
+
+def published_families(current: str, seeds=None, device="auto",
+                       train_missing=False) -> dict:
+    """{profile: its book_family} for each of ``published_profiles(current)``: ``current``
+    at ``seeds`` (training what is missing where ``train_missing``), the others at their
+    profile's default seeds."""
+    return {p: book_family(p, seeds if p == current else None, device,
+                           train_missing and p == current)
+            for p in published_profiles(current)}
+
+
+def stacked(families: dict) -> pd.DataFrame:
+    """The families of ``published_families`` in one frame with a ``profile`` column (what
+    the forest plot and the compute panels draw)."""
+    return pd.concat([family.assign(profile=p) for p, family in families.items()])
+
+
+def training_hours(profile: str) -> float:
+    """Hours of pretraining the profile's stored runs recorded, all of them together."""
+    from ..engine.store import read_json, results_dir
+    total = 0.0
+    for path in (results_dir(profile) / "pretrain").glob("*.json"):
+        run = read_json(path)
+        total += run["metrics"]["train_seconds"] if run else 0.0
+    return total / 3600
+
+
+def training_compute(profile: str) -> float:
+    """Training FLOPs of one base run of the profile (the scale axis of the ledger)."""
+    b = C.base(profile)
+    return C.step_flops(b) * b.max_steps

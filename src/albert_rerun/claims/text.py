@@ -1,0 +1,132 @@
+"""The sentences and tables the chapters' pages share: the scale of the runs against
+the paper's, whether they read context, a decision's verdict in words, the margins'
+rule, per-condition summaries and the main metrics table, passes over the data, the
+fine-tuning grid. (A decision's interval, ``interval_text``, is decisions'.)"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from . import paper
+from .decisions import CE, MARGIN_REASONS, interval_text, levels, margins
+from .stats import Decision
+
+
+def summary(frame: pd.DataFrame, metric: str, scale: float = 1.0, digits: int = 3,
+            by: str = "condition") -> pd.Series:
+    """'mean [low, high]' (95% t-interval over seeds) of ``metric`` per condition, in the
+    order the conditions first appear; '(1 seed)' where there is one."""
+    from .stats import summarize
+    table = summarize(frame.dropna(subset=[metric]), metric, by=by, scale=scale)
+
+    def cell(row):
+        if not np.isfinite(row["low"]):
+            return f"{row['mean']:.{digits}f} (1 seed)"
+        return f"{row['mean']:.{digits}f} [{row['low']:.{digits}f}, {row['high']:.{digits}f}]"
+    return table.apply(cell, axis=1)
+
+
+def metrics_table(frame: pd.DataFrame, extra: dict | None = None) -> pd.DataFrame:
+    """The chapter's main table: cross-entropy at [MASK] first, accuracies beside it."""
+    columns = {"CE at [MASK] (nats)": summary(frame, CE),
+               "MLM acc. at [MASK] %": summary(frame, "mlm_accuracy_at_mask", 100, 1),
+               "MLM acc. %": summary(frame, "mlm_accuracy", 100, 1)}
+    table = pd.DataFrame(columns)
+    for name, values in (extra or {}).items():
+        table[name] = values
+    table.index.name = "condition"
+    return table
+
+
+def parameter_count(config) -> int:
+    from ..model.params import closed_form
+    return int(sum(closed_form(config.model).values()))
+
+
+def _tokens_text(tokens: float) -> str:
+    return f"{tokens / 1e6:.1f}M" if tokens >= 1e6 else f"{tokens:,.0f}"
+
+
+def scale_gap(frame: pd.DataFrame, config) -> str:
+    """One sentence: parameters, steps and tokens of our runs against the paper's."""
+    full = frame[frame["steps"] == frame["steps"].max()]
+    tokens = float(full["tokens"].mean())
+    paper_tokens = paper.PAPER_STEPS * paper.PAPER_BATCH * paper.PAPER_SEQ
+    return (f"Scale gap: ours {parameter_count(config) / 1e6:.2f}M parameters (base), "
+            f"{int(full['steps'].max()):,} steps, {_tokens_text(tokens)} tokens per run, "
+            f"{full['seed'].nunique()} seeds; the paper's ablations 12M (ALBERT-base) to 108M "
+            f"parameters, {paper.PAPER_STEPS:,} steps of {paper.PAPER_BATCH} x "
+            f"{paper.PAPER_SEQ} tokens ({paper_tokens / 1e9:.0f}B tokens, "
+            f"{paper_tokens / tokens:,.0f}x ours), one run per cell.")
+
+
+def scale_short(frame: pd.DataFrame, config) -> str:
+    full = frame[frame["steps"] == frame["steps"].max()]
+    return (f"{parameter_count(config) / 1e6:.2f}M params, {int(full['steps'].max()):,} steps, "
+            f"{_tokens_text(float(full['tokens'].mean()))} tokens, "
+            f"{full['seed'].nunique()} seeds")
+
+
+def context_reading(frame: pd.DataFrame, profile: str) -> str:
+    """How many of a chapter's runs end below the reads-context line (the unigram's
+    cross-entropy at [MASK] minus two standard errors) of the common held-out set."""
+    rungs = levels(profile)
+    below = int((frame[CE] < rungs["reads_context"]).sum())
+    share = ("all" if below == len(frame) else "none" if below == 0 else
+             f"{below} of {len(frame)}")
+    gained = float((rungs["rungs"]["unigram_loss_at_mask"] - frame[CE]).mean())
+    text = (f"Of these {len(frame)} runs, {share} end below the unigram's cross-entropy at "
+            f"[MASK] by two standard errors, the line that says a model reads context; on "
+            f"average they sit {gained:.3f} nats below the unigram rung and "
+            f"{rungs['distance'] - gained:.3f} above the left-bigram rung")
+    if gained < 0.5 * rungs["distance"]:
+        return text + (": models early in learning, less than half way to reading their "
+                       "left neighbour, whose differences are differences in how fast they "
+                       "learn.")
+    return text + "."
+
+
+def verdict_sentence(d: Decision, family: pd.DataFrame | None = None) -> str:
+    """'reproduced (Holm: inconclusive): -0.021 [-0.030, -0.012] nats' for a page."""
+    holm_text = ""
+    if family is not None and d.key in family.index:
+        holm_text = f" (after Holm's adjustment over the book: {family.loc[d.key, 'verdict_holm']})"
+    return (f"{d.verdict()}{holm_text}: {interval_text(d.estimate, d.low, d.high, d.unit)} "
+            f"{d.unit}, margin ±{d.margin:.3g}")
+
+
+def margins_text(profile: str) -> dict:
+    """The margins and the rungs they come from, as sentences for the rule's prose."""
+    reference = levels(profile)
+    m = margins(reference)
+    r = reference["rungs"]
+    return {"ce_margin": f"{m['ce']:.3f}",
+            "rungs": (f"the unigram's {r['unigram_loss_at_mask']:.3f} nats and the left "
+                      f"bigram's {r['bigram_loss_at_mask']:.3f} nats at [MASK] on the "
+                      f"{r['targets']:,} [MASK] targets of the held-out set"),
+            "ce_reason": MARGIN_REASONS["ce"]}
+
+
+def passes_sentence(passes: float) -> str:
+    return (f"The runs made {passes:.2f} passes over the training tokens, so "
+            + ("no training sequence was seen twice: the regime the paper describes (a "
+               "model that has not begun to overfit) holds here by construction."
+               if passes < 1 else "some training sequences were seen more than once."))
+
+
+def passes_over_data(frame: pd.DataFrame, config) -> float:
+    """Tokens a run saw divided by the tokens of its training documents: below 1, no
+    training sequence was seen twice."""
+    from ..data.corpus import tokenize_split
+    from ..data.tokenizer import Tokenizer
+    corpus = tokenize_split("train", Tokenizer()).subset(config.train_documents)
+    return float(frame["tokens"].max()) / len(corpus.tokens)
+
+
+def finetune_grid_text(profile: str) -> str:
+    """The fine-tuning grid and the pilot's picks, for the methods page."""
+    from ..profiles import FINETUNE_GRID, finetune_rates
+    rates = finetune_rates(profile)
+    grid = ", ".join(f"{lr:g}" for lr in FINETUNE_GRID)
+    return (f"{grid} (picked at the `{profile}` profile: {rates['pretrained']:g} for "
+            f"pretrained encoders, {rates['untrained']:g} from random initialization)")

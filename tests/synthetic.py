@@ -1,0 +1,28 @@
+"""Synthetic runs whose answer is known, for the tests of the claims' decisions: per-seed
+offsets shared by every condition, small fixed per-run wobbles, and per-item
+correctness strings."""
+import numpy as np
+import pandas as pd
+
+from albert_rerun.claims.decisions import CE
+
+
+# Per-seed offsets shared by every condition (the seed's own luck, which pairing
+# removes), and small per-run wobbles, fixed so that every verdict is reproducible.
+SEED_OFFSET = np.array([0.06, -0.04, 0.01, -0.07, 0.03])
+WOBBLE = {"A": np.array([0.002, -0.001, 0.003, -0.002, 0.0]),
+          "B": np.array([-0.001, 0.002, -0.002, 0.001, 0.001]),
+          "C": np.array([0.001, 0.0, -0.001, 0.002, -0.002])}
+
+
+def runs(effects: dict, seeds: int = 5, scale: float = 1.0) -> pd.DataFrame:
+    """One row per (condition, seed): cross-entropy 6.5 + seed offset + effect + wobble
+    (times ``scale``)."""
+    return pd.DataFrame([{"condition": name, "seed": s,
+                          CE: 6.5 + SEED_OFFSET[s] + effect + scale * WOBBLE[name][s]}
+                         for name, effect in effects.items() for s in range(seeds)])
+
+
+def strings(rng, p, items):
+    """Per-item correctness ('1' right, '0' wrong) of ``items`` items at accuracy ``p``."""
+    return "".join("1" if x else "0" for x in rng.random(items) < p)
