@@ -93,10 +93,7 @@ def test_paired_sd_of_one_seed_and_of_no_spread():
 
 
 def test_method_is_the_one_the_decisions_record():
-    try:
-        from albert_rerun.claims.decisions import T_METHOD
-    except ImportError:  # before the split of claims.analysis
-        from albert_rerun.claims.analysis import T_METHOD
+    from albert_rerun.claims.decisions import T_METHOD
     assert power.T_METHOD == T_METHOD
 
 

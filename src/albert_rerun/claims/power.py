@@ -35,7 +35,7 @@ import math
 import warnings
 from contextlib import contextmanager
 
-T_METHOD = "paired t over seeds"  # analysis.T_METHOD: the decisions this module reads
+T_METHOD = "paired t over seeds"  # decisions.T_METHOD: the decisions this module reads
 
 
 # -- the power of a paired (one-sample) t --------------------------------------------------
