@@ -84,9 +84,13 @@ def test_planned_runs_are_distinct_seeded_and_claim_by_claim():
     hashes = [_hash(r) for r in runs]
     assert len(hashes) == len(set(hashes))
     assert {r.seed for r in runs} == {0, 1}
-    # the first runs are the asymmetry table's, seed 0 then seed 1
-    assert [(r.model.sharing, r.seed) for r in runs[:16]] == \
-        [(s, seed) for seed in (0, 1) for _ in range(2) for s in C.SCHEMES]
+    # the base run's seeds first (every decision compares against it), then the
+    # asymmetry table's cells condition by condition, each with all its seeds
+    base = [_hash(C.seeded(C.base("smoke"), seed)) for seed in (0, 1)]
+    assert hashes[:2] == base
+    cells = [_hash(C.seeded(c, seed)) for c in C.asymmetry("smoke").values()
+             for seed in (0, 1)]
+    assert hashes[2:16] == [h for h in cells if h not in base]
     every = {_hash(C.seeded(c, seed)) for name in C.CLAIMS
              for c in C.claim_conditions("smoke", name, 5e-3).values() for seed in (0, 1)}
     assert set(hashes) == every
@@ -182,3 +186,42 @@ def test_left_bigram_probabilities_sum_to_one_after_every_piece():
     assert (table > 0).all()
     np.testing.assert_allclose(table.sum(axis=1), 1.0)
     np.testing.assert_allclose(table[4], model.unigram)  # an unseen left: the unigram
+
+
+def test_cpu_long_plans_thirty_runs_of_the_core_claims_at_four_times_the_steps():
+    """Issue 18: the cpu sizes at 21,600 steps, ten conditions at three seeds."""
+    runs = driver.planned_runs("cpu-long", range(3), wide_learning_rate=5e-3)
+    assert len(runs) == 30 and {r.seed for r in runs} == {0, 1, 2}
+    assert {r.max_steps for r in runs if r.model.hidden_size == 64} == {21_600}
+    base = C.base("cpu-long")
+    assert _hash(base) == _hash(C.with_steps(C.base("cpu"), 21_600))
+    assert "grouped" not in C.profile_claims("cpu-long")
+    assert "transitions" not in C.profile_claims("cpu-long")
+    assert set(C.asymmetry("cpu-long")) == {"E=32, none", "E=32, attention", "E=32, ffn",
+                                            "E=32, all", "E=64, none", "E=64, all"}
+    assert list(C.wall_clock("cpu-long", 5e-3)) == ["BERT-style",
+                                                    "wide ALBERT-style, equal time"]
+
+
+def test_the_equal_time_budget_is_the_bert_style_runs_measured_seconds():
+    """Table 6's design: the wide model trains for the BERT-style model's training seconds
+    (the median of the stored cpu runs), at the wide model's measured seconds per step."""
+    from statistics import median
+
+    from albert_rerun.engine.store import stored_pretrain
+    budget = C.equal_time_steps("cpu")
+    store = C._timing_store("cpu")
+    bert = [stored_pretrain(store, C.seeded(C.bert_style("cpu"), s))["metrics"]
+            for s in range(3)]
+    assert budget["bert_seconds"] == median(m["train_seconds"] for m in bert)
+    assert budget["steps"] == round(budget["bert_seconds"] / budget["wide_step_seconds"])
+    # the wide model is slower per step than the BERT-style one, but it gets more steps
+    # at equal time than at equal FLOPs (the time ratio is below the FLOP ratio)
+    assert C.equal_flops_steps("cpu") < budget["steps"] < C.bert_style("cpu").max_steps
+    long = C.equal_time_steps("cpu-long")
+    assert long["bert_seconds"] == 4 * budget["bert_seconds"] and not long["estimate"]
+    # the gpu profile times its own runs: before they exist a plan may estimate from
+    # the cpu ratio, but nothing is configured for training from an estimate
+    with pytest.raises(LookupError, match="train those first"):
+        C.equal_time_steps("gpu")
+    assert C.equal_time_steps("gpu", planning=True)["estimate"]

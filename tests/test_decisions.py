@@ -164,3 +164,50 @@ def test_accuracy_decisions_widen_to_the_seed_level_t_where_seeds_disagree():
     assert d.low == min(boot["low"], t["low"]) and d.high == max(boot["high"], t["high"])
     assert d.p_difference == max(boot["p_difference"], t["p_difference"])
     assert t["high"] - t["low"] > boot["high"] - boot["low"]  # the t is the wider here
+
+
+# -- the competence gate on chapter frames ------------------------------------------------
+
+GATE_RUNGS = {"rungs": {"unigram_loss_at_mask": 6.685, "bigram_loss_at_mask": 6.147},
+              "reads_context": 6.665, "distance": 6.685 - 6.147}
+
+
+def test_decisions_name_their_arms_and_the_gate_reads_their_mean_cross_entropy():
+    frame = runs({"A": -0.3, "B": 0.3})  # A near 6.2 (reads context), B near 6.8 (does not)
+    d = _ce(frame, 0.01, -1)
+    assert d.arms == ("A", "B") and d.stage == ""
+    (gated,) = decisions.gated([d], frame, GATE_RUNGS)
+    assert gated.stage == "not testable" and gated.failed_arms == "B"
+    assert gated.verdict() == "not testable at this scale"
+    assert decisions.stage_text(gated) == "not testable at this scale (B does not read context)"
+    assert gated.estimate == d.estimate  # the measured difference stays
+    both = runs({"A": -0.3, "B": -0.2})
+    (early,) = decisions.gated([_ce(both, 0.01, -1)], both, GATE_RUNGS)
+    assert early.stage == "early training" and early.weakest_arm == "B"
+    level = (6.685 - both.loc[both["condition"] == "B", CE].mean()) / (6.685 - 6.147)
+    assert early.weakest_level == pytest.approx(level)
+    assert decisions.stage_text(early).startswith(f"{early.verdict()}, early training: "
+                                                  f"weakest arm at {100 * level:.0f}%")
+
+
+def test_a_check_of_the_test_sets_compares_no_model_and_is_not_gated():
+    frame = pd.DataFrame({"condition": ["nsp"] * 2, "seed": [0, 1],
+                          "correct": ["1101", "1110"]})
+    d = accuracy_decision(frame, "k", "c", "bag of words minus majority", "nsp", None,
+                          "correct", 2.0, +1, offset=0.5, arms=())
+    (staged,) = decisions.gated([d], frame, GATE_RUNGS)
+    assert staged.stage == "no model" and staged.judged
+
+
+def test_the_cost_of_sharing_everything_is_decided_at_each_e():
+    """Review error 8: Table 4's headline, all shared minus not shared, at both E; a
+    profile without the E = H attention and FFN cells (cpu-long) still gets it there."""
+    from albert_rerun.claims.asymmetry import asymmetry_decisions
+    names = {"A": "E=32, all", "B": "E=32, none", "C": "E=64, all"}
+    frame = runs({"A": 0.03, "B": 0.0, "C": 0.05}).replace({"condition": names})
+    frame = pd.concat([frame, runs({"A": 0.0}).replace({"condition": {"A": "E=64, none"}})])
+    out = {d.key: d for d in asymmetry_decisions(frame, frame.iloc[0:0], 32, 64, [], {"ce": 0.01})}
+    assert set(out) == {"asymmetry/all-none/small-E", "asymmetry/all-none/E=H"}
+    assert out["asymmetry/all-none/small-E"].paper_sign == +1
+    assert out["asymmetry/all-none/small-E"].verdict() == "reproduced"
+    assert out["asymmetry/all-none/E=H"].estimate == pytest.approx(0.05, abs=0.005)

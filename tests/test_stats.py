@@ -222,4 +222,4 @@ def test_a_gated_decision_is_not_testable_and_stays_out_of_holms_family():
     assert family.loc["borderline", "verdict_holm"] == "reproduced"
     assert family.loc["borderline", "verdict_staged"].startswith(
         "reproduced, early training: weakest arm at")
-    assert "b does not read context" in family.loc["strong", "verdict_staged"]
+    assert "(b does not read context)" in family.loc["strong", "verdict_staged"]

@@ -6,7 +6,8 @@ import pandas as pd
 
 from . import conditions as C
 from . import paper
-from .decisions import Chapter, ce_decision, interval_text, levels, load_runs, margins
+from .decisions import (Chapter, ce_decision, gated, interval_text, levels, load_runs,
+                        margins)
 from .downstream import downstream
 from .text import context_reading, metrics_table, parameter_count, scale_gap, scale_short
 
@@ -15,14 +16,18 @@ def asymmetry(profile: str, seeds=None, device="auto", train_missing=False,
               present: bool = True) -> Chapter:
     """Claim 3: Table 4's eight cells and grouped sharing."""
     seeds = seeds or C.default_seeds(profile)
-    m = margins(levels(profile))
-    cells, groups = C.asymmetry(profile), C.grouped(profile)
+    rungs = levels(profile)
+    m = margins(rungs)
+    cells = C.asymmetry(profile)
+    # grouped sharing where the profile carries it (cpu-long does not)
+    groups = C.grouped(profile) if "grouped" in C.profile_claims(profile) else {}
     runs = load_runs(profile, cells, seeds, device, train_missing)
-    grouped = load_runs(profile, {f"G={g}": c for g, c in groups.items()}, seeds, device,
-                        train_missing)
+    grouped = (load_runs(profile, {f"G={g}": c for g, c in groups.items()}, seeds, device,
+                         train_missing) if groups else runs.iloc[0:0])
     b = C.base(profile)
     small, H = b.model.embedding_size, b.model.hidden_size
-    decisions = asymmetry_decisions(runs, grouped, small, H, sorted(groups), m)
+    decisions = gated(asymmetry_decisions(runs, grouped, small, H, sorted(groups), m),
+                      pd.concat([runs, grouped]), rungs)
     chapter = Chapter("asymmetry", runs, decisions, extra={"grouped": grouped})
     table = metrics_table(runs, {"params (M)": pd.Series(
         {k: round(parameter_count(c) / 1e6, 3) for k, c in cells.items()})})
@@ -35,7 +40,7 @@ def asymmetry(profile: str, seeds=None, device="auto", train_missing=False,
     chapter.tables["cells"] = table
     costs = {}
     for e in (small, H):
-        for scheme in ("attention", "ffn", "all"):
+        for scheme in [s for s in ("attention", "ffn", "all") if f"E={e}, {s}" in cells]:
             d = ce_decision(runs, "", "", "", f"E={e}, {scheme}", f"E={e}, none", m["ce"], -1)
             paper_e = 128 if e == small else 768
             costs[(e, scheme)] = {"CE minus not shared (nats)": interval_text(
@@ -43,26 +48,44 @@ def asymmetry(profile: str, seeds=None, device="auto", train_missing=False,
                 "paper Avg minus not shared": round(paper.TABLE4_AVG[(paper_e, scheme)]
                                                     - paper.TABLE4_AVG[(paper_e, "none")], 1)}
     chapter.tables["costs"] = pd.DataFrame(costs).T.rename_axis(["E", "shared"])
-    chapter.tables["grouped"] = metrics_table(grouped, {"params (M)": pd.Series(
-        {f"G={g}": round(parameter_count(c) / 1e6, 3) for g, c in groups.items()})})
-    chapter.texts.update(scale_gap=scale_gap(runs, b), scale_short=scale_short(runs, b),
+    if groups:
+        chapter.tables["grouped"] = metrics_table(grouped, {"params (M)": pd.Series(
+            {f"G={g}": round(parameter_count(c) / 1e6, 3) for g, c in groups.items()})})
+    chapter.texts.update(scale_gap=scale_gap(runs, b, "asymmetry"),
+                         scale_short=scale_short(runs, b),
                          context=context_reading(pd.concat([runs, grouped]), profile))
     return downstream(chapter, profile) if present else chapter
 
 
 def asymmetry_decisions(runs, grouped, small: int, H: int, groups, m: dict) -> list:
+    """Table 4's decisions at both E where their cells are stored in ``runs``: the cost
+    of sharing everything (all shared minus not shared: the table's headline), the
+    asymmetry (attention-shared minus FFN-shared) and attention sharing's near-zero cost
+    (attention-shared minus not shared, small E); and grouped sharing's first step
+    where ``groups`` has more than one G."""
     def paper_gap(e, a, b):
         return f"{paper.TABLE4_AVG[(e, a)] - paper.TABLE4_AVG[(e, b)]:+.1f} Avg"
+    present = set(runs["condition"])
     out = []
     for e, paper_e, name in ((small, 128, "small-E"), (H, 768, "E=H")):
-        out.append(ce_decision(runs, f"asymmetry/attention-ffn/{name}", "asymmetry",
-                               f"attention-shared minus FFN-shared, E = {e}",
-                               f"E={e}, attention", f"E={e}, ffn", m["ce"], -1,
-                               paper_gap(paper_e, "attention", "ffn")))
-    out.append(ce_decision(runs, "asymmetry/attention-none/small-E", "asymmetry",
-                           f"attention-shared minus not shared, E = {small}",
-                           f"E={small}, attention", f"E={small}, none", m["ce"], 0,
-                           paper_gap(128, "attention", "none")))
+        if {f"E={e}, all", f"E={e}, none"} <= present:
+            # CE higher when all shared: the paper's Avg is lower, so its side is +
+            out.append(ce_decision(runs, f"asymmetry/all-none/{name}", "asymmetry",
+                                   f"all shared minus not shared, E = {e}",
+                                   f"E={e}, all", f"E={e}, none", m["ce"], +1,
+                                   paper_gap(paper_e, "all", "none")))
+        if {f"E={e}, attention", f"E={e}, ffn"} <= present:
+            out.append(ce_decision(runs, f"asymmetry/attention-ffn/{name}", "asymmetry",
+                                   f"attention-shared minus FFN-shared, E = {e}",
+                                   f"E={e}, attention", f"E={e}, ffn", m["ce"], -1,
+                                   paper_gap(paper_e, "attention", "ffn")))
+    if {f"E={small}, attention", f"E={small}, none"} <= present:
+        out.append(ce_decision(runs, "asymmetry/attention-none/small-E", "asymmetry",
+                               f"attention-shared minus not shared, E = {small}",
+                               f"E={small}, attention", f"E={small}, none", m["ce"], 0,
+                               paper_gap(128, "attention", "none")))
+    if len(groups) < 2:
+        return out
     # The first step away from sharing everything: G = 1 to the smallest G > 1. Not the
     # asymmetry table's pair (G = L is "not shared"), and, unlike a least-squares slope
     # over log2 G at G = 1, 2, 4 (which weighs only the end points), it reads G = 2.

@@ -10,16 +10,23 @@ at the positions shown as [MASK] (nats, lower is better), on the one held-out se
 model is scored on; accuracy stands beside it. Margins of practical equivalence
 (``margins``) are fixed here, before any result, with their reasons. The book's family
 of decisions and its Holm adjustment are ``ledger.book_family`` (Holm: ``stats.holm``).
+
+The competence gate (``gated``; the rule is ``stats.gate``'s): every decision names the
+conditions whose models it compares (its arms), and a chapter stages its decisions by
+those arms' mean cross-entropy at [MASK] before any verdict is read. A decision whose
+arm does not read context is "not testable at this scale".
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pandas as pd
 
 from . import conditions as C
-from .stats import Decision, bootstrap, correct_matrix, decision, paired_t
+from . import paper
+from .stats import (Decision, arm_level, bootstrap, correct_matrix, decision, paired_t,
+                    staged_verdict)
 
 
 CE = "mlm_loss_at_mask"
@@ -38,9 +45,13 @@ MARGIN_REASONS = {
           "held-out set: a difference smaller than that moves a model less than a twentieth "
           "of the way from reading no context to reading its left neighbour",
     "pairs": "2 points of SOP or NSP accuracy, about the binomial standard error of a "
-             "1,024-pair test set (1.6 points at 50%) and far below the paper's tested "
-             "differences (26.5 and 26.1 points); the paper's NSP-on-SOP figure, 2.0 "
-             "points above chance, sits on it",
+             "1,024-pair test set (1.6 points at 50%) and far below the differences the "
+             "paper's Table 5 shows for the decisions made here "
+             f"({paper.TABLE5['sop'][2] - paper.TABLE5['nsp'][2]:+.1f} points on SOP pairs, "
+             f"SOP-trained minus NSP-trained; "
+             f"{paper.TABLE5['sop'][1] - paper.TABLE5['none'][1]:+.1f} on NSP pairs, "
+             f"SOP-trained minus no sentence loss); the paper's NSP-on-SOP figure, "
+             f"{paper.TABLE5['nsp'][2] - 50:.1f} points above chance, sits on it",
     "downstream": "1 point of accuracy, between the smallest downstream gain the paper "
                   "reads (0.3 Avg: Tables 3 and 8) and its sharing costs (1.4 to 2.8)",
     "roughness": "0.02: a change of the mean second difference of 2% of the curve's mean "
@@ -177,19 +188,29 @@ def pair_of(frame: pd.DataFrame, metric: str, a, b):
 
 # -- decisions from frames ---------------------------------------------------------------
 
+def _arms(a, b, arms) -> tuple:
+    """The compared conditions: ``arms`` if given (() for a decision about no trained
+    model), else a and b."""
+    return tuple(arms) if arms is not None else tuple(
+        dict.fromkeys(x for x in (a, b) if x is not None))
+
+
 def ce_decision(frame, key, claim, label, a, b, margin, paper_sign, paper_text="",
-                metric: str = CE) -> Decision:
-    """Cross-entropy (or another per-seed metric) of a minus b, paired t over seeds."""
+                metric: str = CE, unit: str | None = None, arms=None) -> Decision:
+    """Cross-entropy (or another per-seed metric, in ``unit``) of a minus b, paired t
+    over seeds; its arms are a and b unless ``arms``."""
     x, y = pair_of(frame, metric, a, b)
-    return decision(key, claim, label, paired_t(x, y, margin), margin, paper_sign,
-                    "nats" if metric == CE else "", T_METHOD, paper_text)
+    unit = ("nats" if metric == CE else "") if unit is None else unit
+    return replace(decision(key, claim, label, paired_t(x, y, margin), margin, paper_sign,
+                            unit, T_METHOD, paper_text), arms=_arms(a, b, arms))
 
 
 def accuracy_decision(frame, key, claim, label, a, b, correct: str, margin, paper_sign,
                       paper_text="", b_correct: str | None = None,
-                      offset: float = 0.0) -> Decision:
+                      offset: float = 0.0, arms=None) -> Decision:
     """Accuracy points of a minus b on one fixed test set, paired by seed and item
-    (two-level bootstrap); ``b`` None compares a with ``offset`` (a fraction)."""
+    (two-level bootstrap); ``b`` None compares a with ``offset`` (a fraction). Its arms
+    are a and b unless ``arms``."""
     x = frame[frame["condition"] == a].set_index("seed")[correct]
     if b is None:
         seeds = sorted(x.index)
@@ -205,8 +226,8 @@ def accuracy_decision(frame, key, claim, label, a, b, correct: str, margin, pape
                                          100 * correct_matrix(y.loc[seeds]), margin),
                                paired_t(100 * correct_matrix(x.loc[seeds]).mean(1),
                                         100 * correct_matrix(y.loc[seeds]).mean(1), margin))
-    return decision(key, claim, label, numbers, margin, paper_sign, "points", B_METHOD,
-                    paper_text)
+    return replace(decision(key, claim, label, numbers, margin, paper_sign, "points",
+                            B_METHOD, paper_text), arms=_arms(a, b, arms))
 
 
 def conservative(boot: dict, t: dict) -> dict:
@@ -232,7 +253,36 @@ def gain_decision(runs: pd.DataFrame, key: str, claim: str, label: str, correct:
     frame = pd.concat([part.assign(condition="pretrained"),
                        part.assign(condition="random init", **{correct: part[f"control_{correct}"]})])
     return accuracy_decision(frame, key, claim, label, "pretrained", "random init", correct,
-                             margin, +1, "pretraining helps (implicit in every Avg)")
+                             margin, +1, "pretraining helps (implicit in every Avg)",
+                             arms=tuple(dict.fromkeys(part["condition"])))  # the trained arm
+
+
+# -- the competence gate -----------------------------------------------------------------
+
+def arm_levels(runs: pd.DataFrame, arms, rungs: dict) -> list:
+    """Each arm's ``stats.ArmLevel``: its mean cross-entropy at [MASK] over the seeds of
+    ``runs`` (the chapter's frame), against the held-out set's ``rungs`` (``levels``)."""
+    out = []
+    for arm in arms:
+        values = runs.loc[runs["condition"] == arm, CE].dropna()
+        if values.empty:
+            raise ValueError(f"arm {arm!r} has no run with {CE} in the frame")
+        out.append(arm_level(str(arm), float(values.mean()), rungs))
+    return out
+
+
+def gated(decisions, runs: pd.DataFrame, rungs: dict, untestable: dict | None = None) -> list:
+    """The decisions, each with the gate and stage of its arms (``stats.gate``);
+    ``untestable`` ({key: reason}) gates those decisions whatever their arms."""
+    untestable = untestable or {}
+    return [d.with_gate(arm_levels(runs, d.arms, rungs), untestable.get(d.key, ""))
+            for d in decisions]
+
+
+def stage_text(d: Decision) -> str:
+    """A decision's verdict with its stage, e.g. "equivalent, early training: weakest arm
+    at 31%" (``stats.staged_verdict``)."""
+    return staged_verdict(d.verdict(), d.stage, d.weakest_level, d.gate_reason)
 
 
 # -- what a chapter returns --------------------------------------------------------------
@@ -258,9 +308,10 @@ class Chapter:
                    "paper's side": {-1: "negative", 0: "about zero", 1: "positive"}[
                        d.paper_sign],
                    "paper": d.paper, "method": d.method,
-                   "verdict": d.verdict()}
+                   "arms' level": d.arm_levels or "no trained model",
+                   "verdict": stage_text(d)}
             if family is not None and d.key in family.index:
-                row["verdict (Holm, whole book)"] = family.loc[d.key, "verdict_holm"]
+                row["verdict (Holm, whole book)"] = family.loc[d.key, "verdict_staged"]
             rows.append(row)
         return pd.DataFrame(rows).set_index("comparison")
 

@@ -5,7 +5,7 @@ import pandas as pd
 
 from . import conditions as C
 from . import paper
-from .decisions import Chapter, ce_decision, levels, load_runs, margins
+from .decisions import Chapter, ce_decision, gated, levels, load_runs, margins
 from .downstream import downstream
 from .text import context_reading, metrics_table, parameter_count, scale_gap, scale_short
 
@@ -14,14 +14,15 @@ def embedding_sweep(profile: str, seeds=None, device="auto", train_missing=False
                     present: bool = True) -> Chapter:
     """Claim 8: Table 3's E sweep, not shared and all shared."""
     seeds = seeds or C.default_seeds(profile)
-    m = margins(levels(profile))
+    rungs = levels(profile)
+    m = margins(rungs)
     runs = load_runs(profile, C.embedding_sweep(profile), seeds, device, train_missing)
     b = C.base(profile)
     sizes = C.CLAIM_SIZES[profile].embedding_sizes
     conditions = C.embedding_sweep(profile)
     chapter = Chapter("embedding_sweep", runs,
-                      embedding_decisions(runs, min(sizes), b.model.embedding_size,
-                                          b.model.hidden_size, m))
+                      gated(embedding_decisions(runs, min(sizes), b.model.embedding_size,
+                                                b.model.hidden_size, m), runs, rungs))
     table = metrics_table(runs, {"params (M)": pd.Series(
         {k: round(parameter_count(c) / 1e6, 3) for k, c in conditions.items()})})
     chapter.tables["sweep"] = table
@@ -31,7 +32,8 @@ def embedding_sweep(profile: str, seeds=None, device="auto", train_missing=False
         ["sharing", "E"])
     chapter.texts.update(small=str(min(sizes)), mid=str(b.model.embedding_size),
                          sizes=", ".join(str(e) for e in sizes),
-                         H=str(b.model.hidden_size), scale_gap=scale_gap(runs, b),
+                         H=str(b.model.hidden_size),
+                         scale_gap=scale_gap(runs, b, "embedding_sweep"),
                          scale_short=scale_short(runs, b), context=context_reading(runs, profile))
     return downstream(chapter, profile) if present else chapter
 

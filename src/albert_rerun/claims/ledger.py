@@ -12,7 +12,7 @@ from .downstream import downstream_gate
 from .dropout import dropout
 from .embedding_size import embedding_sweep
 from .sop_nsp import sop_nsp
-from .stats import holm
+from .stats import EARLY, GATED, NO_MODEL, PAST, holm
 from .transitions import transitions
 from .wall_clock import wall_clock
 
@@ -33,7 +33,8 @@ def book_decisions(profile: str, seeds=None, device="auto", train_missing=False)
 
 def book_family(profile: str, seeds=None, device="auto", train_missing=False) -> pd.DataFrame:
     """``book_decisions`` as one frame with the raw and the Holm-adjusted verdicts
-    (stats.holm over the whole book)."""
+    (stats.holm over the book's judged decisions: those the competence gate lets
+    through)."""
     return holm(book_decisions(profile, seeds, device, train_missing))
 
 
@@ -53,8 +54,9 @@ CLAIM_TITLES = {
 
 
 def ledger_table(family: pd.DataFrame) -> pd.DataFrame:
-    """One row per decision, grouped by claim: the paper's figure, ours, the raw and the
-    Holm-adjusted verdicts."""
+    """One row per decision, grouped by claim: the paper's figure, ours (shown for every
+    decision, gated or not), the arms' levels, the raw verdict and the Holm-adjusted one
+    with its stage."""
     rows = []
     for key, row in family.iterrows():
         number, title, _ = CLAIM_TITLES[row["claim"]]
@@ -62,20 +64,64 @@ def ledger_table(family: pd.DataFrame) -> pd.DataFrame:
                      "paper": row["paper"],
                      "ours": f"{interval_text(row['estimate'], row['low'], row['high'], row['unit'])}"
                              f" {row['unit']}",
-                     "margin": f"±{row['margin']:.3g}", "verdict": row["verdict"],
-                     "verdict (Holm)": row["verdict_holm"]})
+                     "margin": f"±{row['margin']:.3g}",
+                     "arms' level": row["arm_levels"] or "no trained model",
+                     "verdict": row["verdict"],
+                     "verdict (Holm) and stage": row["verdict_staged"]})
     return pd.DataFrame(rows).set_index(["#", "claim", "decision"])
 
 
+VERDICT_ORDER = ("reproduced", "contradicted", "equivalent", "inconclusive")
+
+
+def stage_counts(family: pd.DataFrame) -> pd.DataFrame:
+    """Holm-adjusted verdicts counted by stage: rows the stages present (not testable,
+    early training, past the bigram rung, no trained model), columns the verdicts."""
+    judged = family[family["stage"] != GATED]
+    table = pd.crosstab(judged["stage"], judged["verdict_holm"]).reindex(
+        columns=list(VERDICT_ORDER), fill_value=0)
+    gated = int((family["stage"] == GATED).sum())
+    if gated:
+        table.loc[GATED] = 0
+        table["not testable"] = 0
+        table.loc[GATED, "not testable"] = gated
+    order = [s for s in (GATED, EARLY, PAST, NO_MODEL) if s in table.index]
+    return table.loc[order].rename_axis(index="stage", columns="verdict (Holm)")
+
+
 def verdict_counts(family: pd.DataFrame) -> str:
-    """'Of 19 decisions, at 5%: 6 reproduced, ...; after Holm: ...'."""
+    """'Of 21 decisions, 2 are not testable at this scale; of the 19 judged, at 5% each:
+    ...; after Holm's adjustment over their 38 tests: ...; by stage: ...'."""
+    judged = family[family["stage"] != GATED]
+
     def counts(column):
-        c = family[column].value_counts()
-        return ", ".join(f"{c.get(v, 0)} {v}" for v in ("reproduced", "contradicted",
-                                                        "equivalent", "inconclusive"))
-    return (f"Of {len(family)} decisions, at 5% each: {counts('verdict')}; after Holm's "
-            f"adjustment over the {2 * len(family)} tests of the family: "
-            f"{counts('verdict_holm')}.")
+        c = judged[column].value_counts()
+        return ", ".join(f"{c.get(v, 0)} {v}" for v in VERDICT_ORDER)
+    by_stage = "; ".join(
+        f"{stage}: {len(part)} ({counts_of(part)})" for stage, part in judged.groupby(
+            "stage", sort=False))
+    return (f"Of {len(family)} decisions, {len(family) - len(judged)} are not testable at "
+            f"this scale (an arm does not read context, or the design cannot fail); of the "
+            f"{len(judged)} judged, at 5% each: {counts('verdict')}; after Holm's adjustment "
+            f"over their {2 * len(judged)} tests (the family is the judged decisions): "
+            f"{counts('verdict_holm')}. By stage, after Holm: {by_stage}.")
+
+
+def counts_of(part: pd.DataFrame) -> str:
+    c = part["verdict_holm"].value_counts()
+    return ", ".join(f"{c[v]} {v}" for v in VERDICT_ORDER if c.get(v, 0))
+
+
+def changes(families: dict, before: str, after: str) -> pd.DataFrame:
+    """The decisions whose Holm verdict or stage differs between two profiles' families
+    (e.g. cpu and cpu-long), with both; decisions one profile lacks are left out."""
+    a, b = families[before], families[after]
+    shared = [k for k in a.index if k in b.index]
+    rows = [{"decision": a.loc[k, "label"], f"{before}": a.loc[k, "verdict_staged"],
+             f"{after}": b.loc[k, "verdict_staged"]}
+            for k in shared if (a.loc[k, "verdict_holm"], a.loc[k, "stage"])
+            != (b.loc[k, "verdict_holm"], b.loc[k, "stage"])]
+    return pd.DataFrame(rows, columns=["decision", before, after]).set_index("decision")
 
 
 def published_profiles(current: str) -> list:
@@ -87,7 +133,7 @@ def published_profiles(current: str) -> list:
     out = [current]
     if current == "smoke":
         return out
-    for profile in ("cpu", "gpu"):
+    for profile in ("cpu", "cpu-long", "gpu"):
         evaluated = results_dir(profile) / "eval"
         if profile == current or not evaluated.is_dir() or not any(evaluated.iterdir()):
             continue
@@ -129,3 +175,28 @@ def training_compute(profile: str) -> float:
     """Training FLOPs of one base run of the profile (the scale axis of the ledger)."""
     b = C.base(profile)
     return C.step_flops(b) * b.max_steps
+
+
+# The paper's ALBERT-style model behind each claim and its steps, for the compute axis
+# (paper.EXPERIMENT_SCALE names them; the wall-clock claim's is xxlarge at 125k steps,
+# the BERT-large side's equal time).
+PAPER_MODEL = {"asymmetry": ("albert-base", 125_000), "sop_nsp": ("albert-base", 125_000),
+               "dropout": ("albert-xxlarge", 1_000_000),
+               "wall_clock": ("albert-xxlarge", 125_000),
+               "transitions": ("albert-large", 125_000),
+               "embedding_sweep": ("albert-base", 125_000),
+               "downstream": ("albert-base", 125_000)}
+# Masked positions per 512-token sequence: the official code's default
+# max_predictions_per_seq (whether the paper's runs used it is not stated).
+PAPER_MASKED = 20
+
+
+def paper_compute() -> dict:
+    """{claim: training FLOPs of the paper's run} (model.params.useful_flops, batch 4096
+    x 512, as ``training_compute`` counts ours)."""
+    from ..model.config import preset
+    from ..model.params import useful_flops
+    from . import paper
+    return {claim: useful_flops(preset(name), paper.PAPER_BATCH, paper.PAPER_SEQ,
+                                PAPER_MASKED) * steps
+            for claim, (name, steps) in PAPER_MODEL.items()}

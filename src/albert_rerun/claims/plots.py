@@ -16,9 +16,15 @@ import numpy as np
 import pandas as pd
 
 X_LIMIT = 10.0  # the widest the effect axis goes, in margins
-PROFILE_MARKERS = {"smoke": "^", "cpu": "o", "gpu": "s"}
+PROFILE_MARKERS = {"smoke": "^", "cpu": "o", "cpu-long": "D", "gpu": "s"}
 VERDICT_COLOURS = {"reproduced": "tab:green", "contradicted": "tab:red",
-                   "equivalent": "tab:blue", "inconclusive": "tab:gray"}
+                   "equivalent": "tab:blue", "inconclusive": "tab:gray",
+                   "not testable at this scale": "0.6"}
+# The competence gate's stages (stats.gate), drawn by the marker's fill: hollow, not
+# testable (the interval is shown all the same, dashed); half filled, early training;
+# filled, past the bigram rung (and decisions about no trained model).
+STAGE_FILL = {"not testable": "none", "early training": "left",
+              "past the bigram rung": "full", "no model": "full", "": "full"}
 BAND_COLOUR = "0.88"
 PAPER_COLOUR = "0.35"
 REQUIRED = ("claim", "label", "estimate", "low", "high", "margin", "paper_sign",
@@ -66,15 +72,21 @@ def _offsets(profiles: list, spread: float = 0.3) -> dict:
     return dict(zip(profiles, np.linspace(-spread / 2, spread / 2, len(profiles))))
 
 
-def _interval(ax, x, low, high, y, colour, style, gid, limit):
-    """One effect with its interval on a row; cut ends get an arrow head."""
+def _interval(ax, x, low, high, y, colour, style, gid, limit, stage: str = ""):
+    """One effect with its interval on a row; cut ends get an arrow head; the marker's
+    fill is the decision's stage (``STAGE_FILL``)."""
     lo, hi = np.clip([low, high], -limit, limit)
-    ax.plot([lo, hi], [y, y], color=colour, linewidth=1.6, gid=f"{gid}/interval")
+    fill = STAGE_FILL.get(stage, "full")
+    ax.plot([lo, hi], [y, y], color=colour, linewidth=1.6, gid=f"{gid}/interval",
+            linestyle="--" if fill == "none" else "-")
     for end, cut, head in ((lo, low < -limit, "<"), (hi, high > limit, ">")):
         if cut:
             ax.plot(end, y, head, color=colour, markersize=6)
     ax.plot(np.clip(x, -limit, limit), y, style, color=colour, markersize=7,
-            markeredgecolor="black", markeredgewidth=0.6, gid=gid)
+            markeredgecolor="black", markeredgewidth=0.6, gid=gid,
+            fillstyle="full" if fill == "none" else fill,
+            markerfacecolor="white" if fill == "none" else colour,
+            markerfacecoloralt="white")
 
 
 def _band(ax, vertical: bool = True):
@@ -98,9 +110,14 @@ def _paper_direction(ax, sign: int, y: float, limit: float, gid: str):
 
 
 def _verdict_text(row) -> str:
+    stage = row.get("stage", "")
+    if stage == "not testable":
+        return f"{row['profile']}: not testable"
+    suffix = {"early training": ", early", "past the bigram rung": ", past bigram"}.get(
+        stage, "")
     if row["verdict"] == row["verdict_holm"]:
-        return f"{row['profile']}: {row['verdict']}"
-    return f"{row['profile']}: {row['verdict']} (Holm: {row['verdict_holm']})"
+        return f"{row['profile']}: {row['verdict']}{suffix}"
+    return f"{row['profile']}: {row['verdict']} (Holm: {row['verdict_holm']}){suffix}"
 
 
 def _legend(ax, profiles: list):
@@ -115,6 +132,13 @@ def _legend(ax, profiles: list):
                 Line2D([], [], linestyle="", marker="D", markerfacecolor="none",
                        markeredgecolor=PAPER_COLOUR, label="paper: no difference")]
     handles += [Patch(color=c, label=f"{v} (Holm)") for v, c in VERDICT_COLOURS.items()]
+    handles += [Line2D([], [], linestyle="", marker="o", color="0.3", markeredgecolor="black",
+                       fillstyle=fill, markerfacecoloralt="white", label=label)
+                for label, fill in (("past the bigram rung", "full"),
+                                    ("early training", "left"))]
+    handles += [Line2D([], [], linestyle="--", marker="o", color="0.6",
+                       markerfacecolor="white", markeredgecolor="black",
+                       label="not testable: an arm does not read context")]
     ax.figure.legend(handles=handles, loc="outside lower center", ncol=4, fontsize="small",
                      frameon=False)
 
@@ -144,7 +168,7 @@ def forest(family: pd.DataFrame, ax=None):
             gid = f"{row['profile']}:{key}"
             _interval(ax, row["x"], row["x_low"], row["x_high"], y + offsets[row["profile"]],
                       VERDICT_COLOURS[row["verdict_holm"]], marker(row["profile"]), gid,
-                      limit)
+                      limit, row.get("stage", ""))
         ax.text(1.01, y, "\n".join(_verdict_text(r) for _, r in rows.iterrows()),
                 transform=ax.get_yaxis_transform(), va="center", fontsize="small",
                 gid=f"verdict:{key}")
@@ -171,12 +195,14 @@ def _claim_separators(ax, frame: pd.DataFrame, keys: list):
             ax.axhline(y - 0.5, color="0.7", linewidth=0.6)
 
 
-def scale_panel(family: pd.DataFrame, compute: dict, ax=None):
+def scale_panel(family: pd.DataFrame, compute: dict, ax=None, paper_compute=None):
     """Per claim, a panel of each decision's effect (in margins) against the training
     compute of one run at each profile present (FLOPs, log scale): how a claim moves
     with scale. ``compute`` maps profile to FLOPs (e.g. ``conditions.step_flops`` of the
-    profile's base run times its steps). ``ax``: one axes per claim, or None for a new
-    figure. Returns the axes in claim order; each point has the gid ``profile:key``."""
+    profile's base run times its steps). ``paper_compute`` ({claim: FLOPs}) marks the
+    paper's own run on the axis (a dotted line, gid ``paper-compute:<claim>``); no line is
+    extrapolated to it. ``ax``: one axes per claim, or None for a new figure. Returns
+    the axes in claim order; each point has the gid ``profile:key``."""
     import matplotlib.pyplot as plt
     frame = scaled(family)
     missing = sorted(set(frame["profile"]) - set(compute))
@@ -195,6 +221,12 @@ def scale_panel(family: pd.DataFrame, compute: dict, ax=None):
         extra.set_visible(False)
     for panel, claim in zip(axes, claims):
         _claim_panel(panel, frame[frame["claim"] == claim], compute)
+        if paper_compute and claim in paper_compute:
+            panel.axvline(paper_compute[claim], color=PAPER_COLOUR, linestyle=":",
+                          linewidth=1, gid=f"paper-compute:{claim}")
+            panel.annotate("paper", (paper_compute[claim], 1), xycoords=("data", "axes fraction"),
+                           xytext=(-2, -2), textcoords="offset points", ha="right", va="top",
+                           fontsize=6, color=PAPER_COLOUR)
         panel.set_title(claim, fontsize="medium")
     return axes[:len(claims)]
 

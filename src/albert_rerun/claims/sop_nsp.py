@@ -6,7 +6,8 @@ import pandas as pd
 
 from . import conditions as C
 from . import paper
-from .decisions import Chapter, accuracy_decision, levels, load_runs, margins, stored_baseline
+from .decisions import (Chapter, accuracy_decision, gated, levels, load_runs, margins,
+                        stored_baseline)
 from .downstream import downstream
 from .text import context_reading, metrics_table, scale_gap, scale_short, summary
 
@@ -17,14 +18,15 @@ def sop_nsp(profile: str, seeds=None, device="auto", train_missing=False,
     from ..profiles import eval_config
     from .baselines import topic_baseline
     seeds = seeds or C.default_seeds(profile)
-    m = margins(levels(profile))
+    rungs = levels(profile)
+    m = margins(rungs)
     runs = load_runs(profile, C.sop_nsp(profile), seeds, device, train_missing)
     evaluation = eval_config(profile)
-    pairs = {"smoke": 400, "cpu": 8000, "gpu": 20000}[profile]
+    pairs = {"smoke": 400, "cpu": 8000, "cpu-long": 8000, "gpu": 20000}[profile]
     topic = pd.DataFrame([stored_baseline(profile, f"topic-{task}-{seed}", topic_baseline,
                                           task, evaluation, pairs, seed)
                           for task in ("nsp", "sop") for seed in (topic_seeds or seeds)])
-    chapter = Chapter("sop_nsp", runs, sop_nsp_decisions(runs, topic, m),
+    chapter = Chapter("sop_nsp", runs, gated(sop_nsp_decisions(runs, topic, m), runs, rungs),
                       extra={"topic": topic})
     table = metrics_table(runs, {
         "SOP, own head %": summary(runs, "sop_accuracy_head", 100, 1),
@@ -42,7 +44,8 @@ def sop_nsp(profile: str, seeds=None, device="auto", train_missing=False,
     topic_table[["accuracy", "majority"]] *= 100
     chapter.tables["topic"] = topic_table.round(1)
     chapter.texts.update(
-        scale_gap=scale_gap(runs, C.base(profile)), scale_short=scale_short(runs, C.base(profile)),
+        scale_gap=scale_gap(runs, C.base(profile), "sop_nsp"),
+        scale_short=scale_short(runs, C.base(profile)),
         context=context_reading(runs, profile),
         majority=(f"The held-out pairs are {100 * runs['sop_majority'].iloc[0]:.1f}% one label "
                   f"(SOP) and {100 * runs['nsp_majority'].iloc[0]:.1f}% (NSP)."))
@@ -71,5 +74,6 @@ def sop_nsp_decisions(runs, topic, m: dict) -> list:
                                      f"bag of words on {task.upper()} pairs minus majority",
                                      task, None, "correct", m["pairs"], sign,
                                      "argued, not measured",
-                                     offset=float(part["majority"].iloc[0])))
+                                     offset=float(part["majority"].iloc[0]),
+                                     arms=()))  # a check of the test sets: no model
     return out

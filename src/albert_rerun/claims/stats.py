@@ -73,20 +73,23 @@ def gate(arms) -> dict:
     arms = list(arms)
     if not arms:
         return {"stage": NO_MODEL, "failed_arms": "", "weakest_arm": "",
-                "weakest_level": float("nan"), "arm_levels": ""}
+                "weakest_level": float("nan"), "arm_levels": "", "gate_reason": ""}
     weakest = min(arms, key=lambda a: a.level)
     failed = [a.arm for a in arms if not a.reads_context]
     stage = GATED if failed else EARLY if weakest.level < 1.0 else PAST
     return {"stage": stage, "failed_arms": ", ".join(failed), "weakest_arm": weakest.arm,
             "weakest_level": weakest.level,
-            "arm_levels": "; ".join(f"{a.arm}: {100 * a.level:.0f}%" for a in arms)}
+            "arm_levels": "; ".join(f"{a.arm}: {100 * a.level:.0f}%" for a in arms),
+            "gate_reason": (f"{', '.join(failed)} {'does' if len(failed) == 1 else 'do'} "
+                            f"not read context" if failed else "")}
 
 
 def staged_verdict(verdict: str, stage: str, weakest_level: float,
-                   failed_arms: str = "") -> str:
-    """A verdict with its stage, e.g. "equivalent, early training: weakest arm at 31%"."""
+                   reason: str = "") -> str:
+    """A verdict with its stage, e.g. "equivalent, early training: weakest arm at 31%";
+    a gated one with its reason ("ALBERT-style does not read context")."""
     if stage == GATED:
-        return f"{NOT_TESTABLE} ({failed_arms} does not read context)"
+        return f"{NOT_TESTABLE} ({reason})" if reason else NOT_TESTABLE
     if stage == EARLY:
         return f"{verdict}, early training: weakest arm at {100 * weakest_level:.0f}%"
     if stage == PAST:
@@ -164,6 +167,7 @@ class Decision:
     weakest_arm: str = ""
     weakest_level: float = float("nan")
     arm_levels: str = ""
+    gate_reason: str = ""  # why a gated decision is not testable
 
     def verdict(self, p_difference: float | None = None,
                 p_equivalence: float | None = None, alpha: float = ALPHA) -> str:
@@ -173,10 +177,14 @@ class Decision:
         p_e = self.p_equivalence if p_equivalence is None else p_equivalence
         return verdict_of(self.estimate, p_d, p_e, self.paper_sign, alpha)
 
-    def with_gate(self, levels) -> "Decision":
-        """This decision with the stage of its arms' ``ArmLevel``s."""
+    def with_gate(self, levels, untestable: str = "") -> "Decision":
+        """This decision with the stage of its arms' ``ArmLevel``s; ``untestable`` (a
+        reason) gates it whatever its arms' levels (a premise the design cannot test)."""
         from dataclasses import replace
-        return replace(self, **gate(levels))
+        staged = gate(levels)
+        if untestable:
+            staged.update(stage=GATED, gate_reason=untestable)
+        return replace(self, **staged)
 
     @property
     def judged(self) -> bool:
@@ -316,6 +324,6 @@ def holm(decisions, alpha: float = ALPHA):
                      "verdict": d.verdict(alpha=alpha), "verdict_holm": verdict_holm,
                      "in_family": d.judged,
                      "verdict_staged": staged_verdict(verdict_holm, d.stage,
-                                                      d.weakest_level, d.failed_arms)})
+                                                      d.weakest_level, d.gate_reason)})
     return pd.DataFrame(rows).set_index("key")
 

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 
 from . import paper
-from .decisions import CE, MARGIN_REASONS, interval_text, levels, margins
+from .decisions import CE, MARGIN_REASONS, interval_text, levels, margins, stage_text
 from .stats import Decision
 
 
@@ -47,17 +47,20 @@ def _tokens_text(tokens: float) -> str:
     return f"{tokens / 1e6:.1f}M" if tokens >= 1e6 else f"{tokens:,.0f}"
 
 
-def scale_gap(frame: pd.DataFrame, config) -> str:
-    """One sentence: parameters, steps and tokens of our runs against the paper's."""
+def scale_gap(frame: pd.DataFrame, config, claim: str) -> str:
+    """One sentence: parameters, steps and tokens of our runs against those of the
+    paper's own experiment behind ``claim`` (``paper.EXPERIMENT_SCALE``)."""
     full = frame[frame["steps"] == frame["steps"].max()]
     tokens = float(full["tokens"].mean())
-    paper_tokens = paper.PAPER_STEPS * paper.PAPER_BATCH * paper.PAPER_SEQ
+    theirs = paper.EXPERIMENT_SCALE[claim]
+    models = "; ".join(f"{name} {params}M parameters, {steps:,} steps "
+                       f"({theirs.tokens(steps) / 1e9:,.0f}B tokens, "
+                       f"{theirs.tokens(steps) / tokens:,.0f}x ours)"
+                       for name, params, steps in theirs.models)
     return (f"Scale gap: ours {parameter_count(config) / 1e6:.2f}M parameters (base), "
             f"{int(full['steps'].max()):,} steps, {_tokens_text(tokens)} tokens per run, "
-            f"{full['seed'].nunique()} seeds; the paper's ablations 12M (ALBERT-base) to 108M "
-            f"parameters, {paper.PAPER_STEPS:,} steps of {paper.PAPER_BATCH} x "
-            f"{paper.PAPER_SEQ} tokens ({paper_tokens / 1e9:.0f}B tokens, "
-            f"{paper_tokens / tokens:,.0f}x ours), one run per cell.")
+            f"{full['seed'].nunique()} seeds; the paper's {theirs.source}: {models}, "
+            f"batches of {theirs.batch:,} x {theirs.seq} tokens, one run per cell.")
 
 
 def scale_short(frame: pd.DataFrame, config) -> str:
@@ -87,11 +90,14 @@ def context_reading(frame: pd.DataFrame, profile: str) -> str:
 
 
 def verdict_sentence(d: Decision, family: pd.DataFrame | None = None) -> str:
-    """'reproduced (Holm: inconclusive): -0.021 [-0.030, -0.012] nats' for a page."""
+    """'reproduced, early training: weakest arm at 31% (Holm: inconclusive): -0.021
+    [-0.030, -0.012] nats' for a page; a gated decision says which arm failed, and its
+    measured difference stands beside it all the same."""
     holm_text = ""
-    if family is not None and d.key in family.index:
-        holm_text = f" (after Holm's adjustment over the book: {family.loc[d.key, 'verdict_holm']})"
-    return (f"{d.verdict()}{holm_text}: {interval_text(d.estimate, d.low, d.high, d.unit)} "
+    if d.judged and family is not None and d.key in family.index:
+        holm_text = (f" (after Holm's adjustment over the book's judged decisions: "
+                     f"{family.loc[d.key, 'verdict_holm']})")
+    return (f"{stage_text(d)}{holm_text}: {interval_text(d.estimate, d.low, d.high, d.unit)} "
             f"{d.unit}, margin ±{d.margin:.3g}")
 
 

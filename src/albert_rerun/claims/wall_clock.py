@@ -1,41 +1,48 @@
 """Claim 6 (chapter 6): the wide ALBERT-style model against the BERT-style one at
-equal training FLOPs (Table 6)."""
+equal training time (Table 6's design) and equal training FLOPs."""
 from __future__ import annotations
 
 import pandas as pd
 
 from . import conditions as C
 from . import paper
-from .decisions import Chapter, MissingRuns, ce_decision, levels, load_runs, margins
+from .decisions import Chapter, MissingRuns, ce_decision, gated, levels, load_runs, margins
 from .downstream import downstream
 from .text import context_reading, metrics_table, parameter_count, scale_gap, scale_short, summary
 
 
 def wall_clock(profile: str, seeds=None, device="auto", train_missing=False,
                present: bool = True) -> Chapter:
-    """Claim 6 (b): the wide ALBERT-style model against the BERT-style one at equal
-    training FLOPs."""
-    from .driver import choices_path
+    """Claim 6: the wide ALBERT-style model against the BERT-style one for the BERT-style
+    model's measured training seconds (Table 6's design) and, where the profile affords
+    it, for its training FLOPs."""
     from ..engine.store import read_json
+    from .driver import _sweep_choice
     seeds = seeds or C.default_seeds(profile)
-    m = margins(levels(profile))
-    choice = read_json(choices_path(profile, "wide-learning-rate"))
+    rungs = levels(profile)
+    m = margins(rungs)
+    choice = read_json(_sweep_choice(profile))
     if choice is None:
-        if not train_missing:
-            raise MissingRuns(f"the wide model's learning-rate sweep is not stored at "
-                              f"profile {profile!r}; run `python -m albert_rerun.claims "
-                              f"--profile {profile} --claims wall_clock`")
+        if not train_missing or profile in C.SWEEP_FROM:
+            raise MissingRuns(f"the wide model's learning-rate sweep is not stored for "
+                              f"profile {profile!r} ({_sweep_choice(profile)}); run `python "
+                              f"-m albert_rerun.claims --profile "
+                              f"{C.SWEEP_FROM.get(profile, profile)} --claims wall_clock`")
         import contextlib
         import io
 
         from .driver import wide_learning_rate
         with contextlib.redirect_stdout(io.StringIO()):  # its progress lines carry timings
             wide_learning_rate(profile, device)
-        choice = read_json(choices_path(profile, "wide-learning-rate"))
+        choice = read_json(_sweep_choice(profile))
     conditions = C.wall_clock(profile, choice["learning_rate"])
+    budget = C.equal_time_steps(profile)
     runs = load_runs(profile, conditions, seeds, device, train_missing)
-    chapter = Chapter("wall_clock", runs, wall_clock_decisions(runs, m),
-                      extra={"choice": choice, "conditions": conditions})
+    bert = "BERT-style"
+    wides = [k for k in conditions if k != bert]
+    chapter = Chapter("wall_clock", runs, gated(wall_clock_decisions(runs, wides, m), runs,
+                                                rungs),
+                      extra={"choice": choice, "conditions": conditions, "budget": budget})
     flops = {k: C.step_flops(c) * c.max_steps for k, c in conditions.items()}
     chapter.tables["runs"] = metrics_table(runs, {
         "params (M)": pd.Series({k: round(parameter_count(c) / 1e6, 3)
@@ -51,21 +58,32 @@ def wall_clock(profile: str, seeds=None, device="auto", train_missing=False,
     sweep = pd.DataFrame({"learning rate": [float(k) for k in choice["mlm_loss_at_mask"]],
                           "CE at [MASK] (nats)": list(choice["mlm_loss_at_mask"].values())})
     chapter.tables["sweep"] = sweep.set_index("learning rate").round(4)
-    wide, bert = "wide ALBERT-style, equal FLOPs", "BERT-style"
-    step = runs.groupby("condition")["step_seconds"].mean()
+    wide = wides[0]  # the equal-time arm where the profile has it
     chapter.texts.update(
         flops_ratio=f"{C.step_flops(conditions[wide]) / C.step_flops(conditions[bert]):.2f}",
         equal_steps=f"{conditions[wide].max_steps:,}", bert_steps=f"{conditions[bert].max_steps:,}",
+        equal_flops_steps=f"{C.equal_flops_steps(profile):,}",
+        time_budget=(f"{budget['bert_seconds']:,.0f} s (the median training time of the "
+                     f"{budget['source']} profile's BERT-style runs"
+                     + (", scaled to this profile's steps" if budget["source"] != profile
+                        else "") + f") at {budget['wide_step_seconds']:.4f} s per wide "
+                     f"step (the median of the {budget['source']} profile's wide runs at "
+                     f"equal FLOPs)"),
         learning_rate=f"{choice['learning_rate']:g}",
-        scale_gap=scale_gap(runs, conditions[bert]),
+        learning_rate_source=(f"the {C.SWEEP_FROM[profile]} profile's sweep"
+                              if profile in C.SWEEP_FROM else "this profile's sweep"),
+        scale_gap=scale_gap(runs, conditions[bert], "wall_clock"),
         scale_short=scale_short(runs, conditions[bert]),
         context=context_reading(runs, profile))
     from ..engine.provenance import short_commit
     commits = runs.groupby("condition")["commit"].agg(
         lambda c: ", ".join(sorted(set(c.map(short_commit)))))
     spread = runs.groupby("condition")["step_seconds"].agg(["min", "max"])
+    step = runs.groupby("condition")["step_seconds"].mean()
+    seconds = runs.groupby("condition")["train_seconds"].mean()
     chapter.extra["timing_texts"] = {
         "time_ratio": f"{step[wide] / step[bert]:.2f}",
+        "seconds_ratio": f"{seconds[wide] / seconds[bert]:.2f}",
         "time_range": (f"{spread.loc[wide, 'min']:.3g}-{spread.loc[wide, 'max']:.3g} s per "
                        f"step against {spread.loc[bert, 'min']:.3g}-"
                        f"{spread.loc[bert, 'max']:.3g} s"),
@@ -75,9 +93,14 @@ def wall_clock(profile: str, seeds=None, device="auto", train_missing=False,
     return downstream(chapter, profile) if present else chapter
 
 
-def wall_clock_decisions(runs, m: dict) -> list:
+def wall_clock_decisions(runs, wides, m: dict) -> list:
+    """The wide model minus the BERT-style one on cross-entropy at [MASK], once per
+    budget in ``wides`` (condition names: "... equal time" is Table 6's design)."""
     p = paper.TABLE6
     gap = f"{p['albert-xxlarge'][2] - p['bert-large'][2]:+.1f} Avg (equal time)"
-    return [ce_decision(runs, "wall_clock/equal-flops", "wall_clock",
-                        "wide ALBERT-style minus BERT-style, equal training FLOPs",
-                        "wide ALBERT-style, equal FLOPs", "BERT-style", m["ce"], -1, gap)]
+    keys = {"wide ALBERT-style, equal time": ("wall_clock/equal-time", "equal training time"),
+            "wide ALBERT-style, equal FLOPs": ("wall_clock/equal-flops",
+                                               "equal training FLOPs")}
+    return [ce_decision(runs, keys[w][0], "wall_clock",
+                        f"wide ALBERT-style minus BERT-style, {keys[w][1]}", w, "BERT-style",
+                        m["ce"], -1, gap) for w in wides]

@@ -1,0 +1,48 @@
+"""claims.ledger's counts by stage and its list of decisions that change between two
+profiles, on synthetic families."""
+import pandas as pd
+import pytest
+
+from albert_rerun.claims import ledger
+from albert_rerun.claims.stats import arm_level, decision, holm
+
+RUNGS = {"rungs": {"unigram_loss_at_mask": 6.685, "bigram_loss_at_mask": 6.147},
+         "reads_context": 6.665, "distance": 6.685 - 6.147}
+
+
+def _d(key, p, ces):
+    numbers = {"estimate": 0.1, "low": 0.05, "high": 0.15, "n": 3, "p_difference": p,
+               "p_equivalence": 0.9}
+    return decision(key, "asymmetry", key, numbers, 0.02, +1, "nats", "t").with_gate(
+        [arm_level(f"arm{i}", ce, RUNGS) for i, ce in enumerate(ces)])
+
+
+def test_verdicts_are_counted_by_stage_and_gated_ones_apart():
+    family = holm([_d("early", 0.001, [6.5, 6.4]), _d("past", 0.001, [6.0, 6.1]),
+                   _d("collapsed", 0.001, [6.5, 6.685])])
+    table = ledger.stage_counts(family)
+    assert table.loc["early training", "reproduced"] == 1
+    assert table.loc["past the bigram rung", "reproduced"] == 1
+    assert table.loc["not testable", "not testable"] == 1
+    assert table.loc["not testable", "reproduced"] == 0
+    text = ledger.verdict_counts(family)
+    assert text.startswith("Of 3 decisions, 1 are not testable at this scale")
+    assert "over their 4 tests" in text  # the family is the two judged decisions
+
+
+def test_changes_between_profiles_list_verdict_or_stage_changes_only():
+    cpu = holm([_d("a", 0.001, [6.5, 6.4]), _d("b", 0.3, [6.5, 6.4]),
+                _d("c", 0.001, [6.5, 6.685])])
+    long = holm([_d("a", 0.001, [6.0, 6.1]), _d("b", 0.3, [6.5, 6.4]),
+                 _d("c", 0.001, [6.3, 6.3])])
+    out = ledger.changes({"cpu": cpu, "cpu-long": long}, "cpu", "cpu-long")
+    assert list(out.index) == ["a", "c"]  # a changed stage, c became testable; b did not
+    assert out.loc["c", "cpu"].startswith("not testable")
+    assert out.loc["a", "cpu-long"] == "reproduced, past the bigram rung"
+
+
+def test_the_paper_compute_is_the_albert_model_of_each_claim():
+    compute = ledger.paper_compute()
+    assert compute["dropout"] > compute["wall_clock"] > compute["transitions"] \
+        > compute["asymmetry"] == compute["sop_nsp"]
+    assert compute["asymmetry"] / ledger.training_compute("cpu") > 1e6
