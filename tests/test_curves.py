@@ -1,0 +1,116 @@
+"""claims.curves: the oscillation measure scores every monotone curve 0 whatever its
+pace, ranks noise above it and a zig-zag highest, and does not depend on the scale of
+the values; the old roughness, beside it, fails the monotone case (the reason for the
+new measure)."""
+import numpy as np
+import pandas as pd
+import pytest
+
+from albert_rerun.claims.curves import curve_table, oscillation, reversals, swing
+
+LAYERS = np.arange(11)
+STEADY = 10.0 - 0.8 * LAYERS  # a steady decline
+CONVEX = 0.4 * 0.2 ** LAYERS  # a decay that slows down: the collapsed ALBERT-style shape
+CONCAVE = np.sqrt(LAYERS + 1.0)  # a rise that slows down
+# the steady decline plus noise of one step's size, twenty draws
+NOISY_DRAWS = STEADY + np.random.default_rng(0).normal(0, 0.8, (20, len(LAYERS)))
+NOISY = NOISY_DRAWS[9]  # a draw with reversals (0.36), for the invariance tests
+ZIGZAG = 5.0 + 3.0 * (-1.0) ** LAYERS  # up and down at every layer
+
+
+def test_monotone_curves_score_zero_at_any_pace():
+    for curve in (STEADY, CONVEX, CONCAVE, STEADY[::-1], [1.0, 1.0, 2.0, 2.0, 3.0]):
+        assert oscillation(curve) == pytest.approx(0.0, abs=1e-12)
+        assert reversals(curve) == 0
+
+
+def test_order_monotone_then_noisy_then_zigzag():
+    monotone = max(oscillation(STEADY), oscillation(CONVEX))
+    noisy = np.array([oscillation(c) for c in NOISY_DRAWS])
+    zigzag = oscillation(ZIGZAG)
+    assert monotone == 0.0
+    assert (noisy >= monotone).all() and (noisy > monotone).mean() > 0.5  # most reverse
+    assert noisy.max() < zigzag
+    assert max(reversals(c) for c in NOISY_DRAWS) < reversals(ZIGZAG) == len(LAYERS) - 2
+
+
+def test_values_that_can_be_worked_out_by_hand():
+    assert oscillation([0.0, 1.0, 0.0]) == pytest.approx(1.0)  # once across and back
+    assert oscillation([0.0, 1.0, 0.0, 1.0]) == pytest.approx(1.0)  # back once, then on
+    assert oscillation([0.0, 2.0, 1.0, 3.0]) == pytest.approx(1 / 3)  # 1 back over 3
+    # more swings of the same depth, more oscillation
+    assert oscillation([0, 1] * 6) > oscillation([0, 1] * 3) > oscillation([0, 1])
+
+
+def test_scale_offset_and_direction_do_not_matter():
+    for curve in (NOISY, ZIGZAG, [3.0, 1.0, 2.0, 0.5]):
+        x = np.asarray(curve)
+        base = oscillation(x)
+        for transformed in (1e-6 * x, 250.0 * x + 40.0, -x, x[::-1]):
+            assert oscillation(transformed) == pytest.approx(base)
+            assert reversals(transformed) == reversals(x)
+
+
+def test_monotone_map_keeps_zero_and_reversals():
+    """The paper plots cosine similarity, the store holds the angle: a monotone map of a
+    curve keeps a monotone curve at 0 and keeps its reversals."""
+    angle = np.array([40.0, 12.0, 35.0, 8.0, 30.0, 5.0])
+    cosine = np.cos(np.radians(angle))
+    assert reversals(cosine) == reversals(angle) == 4
+    assert oscillation(cosine) > 0
+    assert oscillation(np.cos(np.radians(CONVEX))) == pytest.approx(0.0, abs=1e-12)
+
+
+def test_old_roughness_cannot_tell_a_slowing_decay_from_a_zig_zag():
+    """The reason for the new measure, kept as a test: the old one scores a decay that
+    slows down as high as a gentle zig-zag; the new one keeps them apart."""
+    from albert_rerun.claims.transitions import roughness
+    gentle = 5.0 + 0.5 * (-1.0) ** LAYERS
+    assert roughness(CONVEX) > roughness(gentle)
+    assert oscillation(CONVEX) == 0.0 < oscillation(gentle)
+
+
+def test_edge_cases():
+    assert oscillation([2.0, 2.0, 2.0, 2.0]) == 0.0  # constant: nothing reverses
+    assert oscillation([1.0, 3.0]) == 0.0 and oscillation([1.0]) == 0.0
+    assert reversals([2.0, 2.0, 2.0]) == 0 and reversals([1.0]) == 0
+    for bad in ([], [1.0, np.nan, 2.0], [1.0, np.inf, 0.0]):
+        with pytest.raises(ValueError):
+            oscillation(bad)
+        with pytest.raises(ValueError):
+            reversals(bad)
+    with pytest.raises(ValueError, match="one-dimensional"):
+        oscillation([[1.0, 2.0], [3.0, 4.0]])
+    with pytest.raises(ValueError, match="mean is 0"):
+        swing([-1.0, 1.0])
+    with pytest.raises(ValueError, match="tolerance"):
+        reversals(ZIGZAG, tolerance=1.0)
+
+
+def test_reversals_ignore_float_noise_on_a_converged_tail():
+    tail = np.concatenate([[0.4, 0.02, 1e-3], 1e-7 * (1 + 0.3 * (-1.0) ** np.arange(6))])
+    assert reversals(tail) == 0 and reversals(tail, tolerance=0.0) > 0
+    assert oscillation(tail) < 1e-5  # the noise is weighed by its depth
+
+
+def test_swing_is_range_over_level():
+    assert swing([1.0, 2.0, 3.0]) == pytest.approx(1.0)
+    assert swing(ZIGZAG[:10]) == pytest.approx(6.0 / 5.0)  # five highs, five lows
+
+
+def test_curve_table_reads_runs_and_controls_and_skips_the_first_transition():
+    runs = pd.DataFrame({
+        "condition": ["BERT-style", "ALBERT-style"], "seed": [0, 0],
+        "transition_l2": [[99.0, 1.0, 3.0, 1.0, 3.0], [99.0, 4.0, 2.0, 1.0, 0.5]],
+        "transition_angle": [[0.0, 10.0, 30.0, 10.0, 30.0], [0.0, 40.0, 20.0, 10.0, 5.0]],
+        "control_transition_l2": [[1.0, 1.5, 1.4, 1.6, 1.5], np.nan],
+        "control_transition_angle": [[9.0, 11.0, 10.5, 11.5, 11.0], np.nan]})
+    table = curve_table(runs).set_index(["model", "state", "measure"])
+    assert len(table) == 6  # the ALBERT-style run has no control
+    assert table.loc[("ALBERT-style", "trained", "l2"), "oscillation"] == 0.0
+    # without skipping, the first value (99) would make the BERT-style curve a decline
+    assert table.loc[("BERT-style", "trained", "l2"), "oscillation"] == pytest.approx(1.0)
+    assert table.loc[("BERT-style", "trained", "l2"), "reversals"] == 2
+    assert table.loc[("BERT-style", "random init", "angle"), "oscillation"] > 0
+    whole = curve_table(runs, skip_first=False).set_index(["model", "state", "measure"])
+    assert whole.loc[("BERT-style", "trained", "l2"), "oscillation"] < 0.1
