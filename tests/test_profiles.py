@@ -115,7 +115,7 @@ def test_every_planned_model_takes_a_training_step(profile):
     """Each distinct model the profile would train (24 layers for the gpu transitions,
     the wide models of the wall-clock claim and its sweep, the controls) builds and
     takes one finite step."""
-    runs = planned_runs(profile, [0], C.CLAIMS, wide_learning_rate=5e-3)
+    runs = planned_runs(profile, [0], C.CLAIMS, wide_learning_rate=5e-3, planning=True)
     runs += list(C.wide_sweep(profile).values()) + planned_controls(runs)
     models = {}
     for config in runs:

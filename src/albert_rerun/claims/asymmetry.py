@@ -13,7 +13,7 @@ from .text import context_reading, metrics_table, parameter_count, scale_gap, sc
 
 
 def asymmetry(profile: str, seeds=None, device="auto", train_missing=False,
-              present: bool = True) -> Chapter:
+              present: bool = True, partial: bool = False) -> Chapter:
     """Claim 3: Table 4's eight cells and grouped sharing."""
     seeds = seeds or C.default_seeds(profile)
     rungs = levels(profile)
@@ -21,7 +21,8 @@ def asymmetry(profile: str, seeds=None, device="auto", train_missing=False,
     cells = C.asymmetry(profile)
     # grouped sharing where the profile carries it (cpu-long does not)
     groups = C.grouped(profile) if "grouped" in C.profile_claims(profile) else {}
-    runs = load_runs(profile, cells, seeds, device, train_missing)
+    runs = load_runs(profile, cells, seeds, device, train_missing, partial=partial)
+    cells = {k: c for k, c in cells.items() if k in set(runs["condition"])}
     grouped = (load_runs(profile, {f"G={g}": c for g, c in groups.items()}, seeds, device,
                          train_missing) if groups else runs.iloc[0:0])
     b = C.base(profile)
@@ -40,7 +41,8 @@ def asymmetry(profile: str, seeds=None, device="auto", train_missing=False,
     chapter.tables["cells"] = table
     costs = {}
     for e in (small, H):
-        for scheme in [s for s in ("attention", "ffn", "all") if f"E={e}, {s}" in cells]:
+        for scheme in [s for s in ("attention", "ffn", "all")
+                       if {f"E={e}, {s}", f"E={e}, none"} <= set(cells)]:
             d = ce_decision(runs, "", "", "", f"E={e}, {scheme}", f"E={e}, none", m["ce"], -1)
             paper_e = 128 if e == small else 768
             costs[(e, scheme)] = {"CE minus not shared (nats)": interval_text(

@@ -245,6 +245,11 @@ PROFILE_CLAIMS = {"cpu-long": ("asymmetry", "sop_nsp", "dropout", "embedding_swe
                                "wall_clock")}
 
 
+# Profiles trained in stretches over several sessions (the driver's --hours): until they
+# are complete, the book shows the decisions whose runs are all stored.
+STRETCH_PROFILES = ("cpu-long",)
+
+
 def profile_claims(profile: str) -> tuple:
     """The claims ``profile`` trains and its chapters show."""
     return PROFILE_CLAIMS.get(profile, CLAIMS)

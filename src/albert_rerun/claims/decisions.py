@@ -56,6 +56,10 @@ MARGIN_REASONS = {
                   "reads (0.3 Avg: Tables 3 and 8) and its sharing costs (1.4 to 2.8)",
     "roughness": "0.02: a change of the mean second difference of 2% of the curve's mean "
                  "per layer, too small to see on a Figure 1 plot",
+    "oscillation": "0.25 of the curve's range travelled against its overall direction: a "
+                   "single reversal a quarter of the curve's height deep, the smallest "
+                   "zig-zag a reader of a Figure 1-sized plot would call one (a monotone "
+                   "curve scores 0, one swing across the range and back 1)",
     "angle": "1 degree, the resolution at which Figure 1 is read",
 }
 
@@ -66,7 +70,7 @@ def margins(levels: dict) -> dict:
     (baselines.reference_levels)."""
     ce = 0.05 * levels["distance"]
     return {"ce": ce, "pairs": 2.0, "downstream": 1.0, "roughness": 0.02,
-            "angle": 1.0}
+            "oscillation": 0.25, "angle": 1.0}
 
 
 def levels(profile: str) -> dict:
@@ -102,11 +106,14 @@ def _control_metrics(store, config, configs) -> dict:
 
 
 def load_runs(profile: str, conditions: dict, seeds, device: str = "auto",
-              train_missing: bool = False, controls: bool = True) -> pd.DataFrame:
+              train_missing: bool = False, controls: bool = True,
+              partial: bool = False) -> pd.DataFrame:
     """One row per (condition, seed): pretraining figures, evaluation metrics and the
     random-initialization control's where it exists. Missing runs are trained and
     evaluated here when ``train_missing`` (one after another), else MissingRuns names
-    every one of them."""
+    every one of them; with ``partial`` (a profile still training in stretches) the
+    conditions missing a seed are left out instead, and MissingRuns is raised only when
+    no condition is complete."""
     from ..engine.store import config_hash, results_dir, stored_eval, stored_pretrain
     from ..profiles import eval_config, finetune_config
     store, evaluation = results_dir(profile), eval_config(profile)
@@ -118,6 +125,9 @@ def load_runs(profile: str, conditions: dict, seeds, device: str = "auto",
                or stored_eval(store, config_hash(config.to_dict()), evaluation) is None]
     if missing and train_missing:
         _train_and_evaluate(profile, [c for _, _, c in missing], device, controls)
+    elif missing and partial and len({n for n, _, _ in missing}) < len(conditions):
+        incomplete = {name for name, _, _ in missing}
+        seeded = [(n, s, c) for n, s, c in seeded if n not in incomplete]
     elif missing:
         names = ", ".join(f"{name!r} seed {seed} ({config_hash(c.to_dict())})"
                           for name, seed, c in missing)
@@ -174,6 +184,12 @@ def stored_baseline(profile: str, name: str, function, *arguments) -> dict:
         stored = {"result": function(*arguments), "provenance": record()}
         atomic_write_json(path, stored)
     return stored["result"]
+
+
+def available(runs: pd.DataFrame, *conditions) -> bool:
+    """Whether every one of ``conditions`` has runs in the frame (a partial profile's
+    decisions are made only where both arms are complete)."""
+    return set(conditions) <= set(runs["condition"])
 
 
 def pair_of(frame: pd.DataFrame, metric: str, a, b):

@@ -2,23 +2,22 @@
 no-overfitting premise."""
 from __future__ import annotations
 
-from dataclasses import replace
-
 from . import conditions as C
 from . import paper
-from .decisions import CE, Chapter, ce_decision, gated, levels, load_runs, margins
+from .decisions import CE, Chapter, available, ce_decision, gated, levels, load_runs, margins
 from .downstream import downstream
 from .text import (context_reading, metrics_table, passes_over_data, passes_sentence,
                    scale_gap, scale_short, summary)
 
 
 def dropout(profile: str, seeds=None, device="auto", train_missing=False,
-            present: bool = True) -> Chapter:
+            present: bool = True, partial: bool = False) -> Chapter:
     """Claim 5: no dropout against dropout 0.1, and the no-overfitting premise."""
     seeds = seeds or C.default_seeds(profile)
     rungs = levels(profile)
     m = margins(rungs)
-    runs = load_runs(profile, C.dropout(profile), seeds, device, train_missing)
+    runs = load_runs(profile, C.dropout(profile), seeds, device, train_missing,
+                     partial=partial)
     runs["overfitting gap"] = runs[CE] - runs["train_mlm_loss_at_mask"]
     b = C.base(profile)
     passes = passes_over_data(runs, b)
@@ -27,8 +26,9 @@ def dropout(profile: str, seeds=None, device="auto", train_missing=False,
     chapter.tables["runs"] = metrics_table(runs, {
         "training CE at [MASK]": summary(runs, "train_mlm_loss_at_mask"),
         "gap (held-out minus training)": summary(runs, "overfitting gap")})
-    chapter.tables["runs"]["paper Avg (xxlarge)"] = [paper.TABLE8_AVG["without dropout"],
-                                                     paper.TABLE8_AVG["with dropout"]]
+    chapter.tables["runs"]["paper Avg (xxlarge)"] = chapter.tables["runs"].index.map(
+        {"no dropout": paper.TABLE8_AVG["without dropout"],
+         "dropout 0.1": paper.TABLE8_AVG["with dropout"]})
     chapter.texts.update(scale_gap=scale_gap(runs, b, "dropout"),
                          scale_short=scale_short(runs, b),
                          context=context_reading(runs, profile),
@@ -38,22 +38,24 @@ def dropout(profile: str, seeds=None, device="auto", train_missing=False,
 
 def dropout_decisions(runs, m: dict) -> list:
     """The effect (no dropout minus dropout 0.1, cross-entropy at [MASK]) and the
-    paper's premise, that the model without dropout does not overfit: its held-out minus
-    training cross-entropy at [MASK], against 0 within the CE margin. The premise fails
-    if the no-dropout model's held-out loss sits more than a margin above its training
-    loss."""
-    from .decisions import T_METHOD
-    from .stats import decision, paired_t
+    paper's premise, that the model without dropout does not overfit: its overfitting gap
+    (held-out minus training cross-entropy at [MASK]) minus the dropout model's, against
+    0 within the CE margin. The difference of gaps removes what the two share (the
+    training and held-out documents differ: the gap is 0.13 nats at the cpu profile,
+    below one pass over the data); it fails if the model without dropout overfits by
+    more than a margin beyond the regularized one. Below one pass over the data it
+    cannot fail, and ``premise_untestable`` gates it out."""
     p = paper.TABLE8_AVG
-    gap = runs[runs["condition"] == "no dropout"].sort_values("seed")["overfitting gap"]
+    if not available(runs, "no dropout", "dropout 0.1"):
+        return []
     return [ce_decision(runs, "dropout/ce", "dropout", "no dropout minus dropout 0.1",
                         "no dropout", "dropout 0.1", m["ce"], -1,
                         f"{p['without dropout'] - p['with dropout']:+.1f} Avg (xxlarge)"),
-            replace(decision("dropout/premise", "dropout",
-                             "no dropout: held-out minus training CE at [MASK] (overfitting)",
-                             paired_t(gap.to_numpy(), None, m["ce"]), m["ce"], 0, "nats",
-                             T_METHOD, "does not overfit, even after 1M steps (argued)"),
-                    arms=("no dropout",))]
+            ce_decision(runs, "dropout/premise", "dropout",
+                        "overfitting gap (held-out minus training CE at [MASK]), no dropout "
+                        "minus dropout 0.1", "no dropout", "dropout 0.1", m["ce"], 0,
+                        "does not overfit, even after 1M steps (argued)",
+                        metric="overfitting gap", unit="nats")]
 
 
 def premise_untestable(passes: float) -> dict:

@@ -5,21 +5,23 @@ import pandas as pd
 
 from . import conditions as C
 from . import paper
-from .decisions import Chapter, ce_decision, gated, levels, load_runs, margins
+from .decisions import Chapter, available, ce_decision, gated, levels, load_runs, margins
 from .downstream import downstream
 from .text import context_reading, metrics_table, parameter_count, scale_gap, scale_short
 
 
 def embedding_sweep(profile: str, seeds=None, device="auto", train_missing=False,
-                    present: bool = True) -> Chapter:
+                    present: bool = True, partial: bool = False) -> Chapter:
     """Claim 8: Table 3's E sweep, not shared and all shared."""
     seeds = seeds or C.default_seeds(profile)
     rungs = levels(profile)
     m = margins(rungs)
-    runs = load_runs(profile, C.embedding_sweep(profile), seeds, device, train_missing)
+    runs = load_runs(profile, C.embedding_sweep(profile), seeds, device, train_missing,
+                     partial=partial)
     b = C.base(profile)
     sizes = C.CLAIM_SIZES[profile].embedding_sizes
-    conditions = C.embedding_sweep(profile)
+    conditions = {k: c for k, c in C.embedding_sweep(profile).items()
+                  if k in set(runs["condition"])}
     chapter = Chapter("embedding_sweep", runs,
                       gated(embedding_decisions(runs, min(sizes), b.model.embedding_size,
                                                 b.model.hidden_size, m), runs, rungs))
@@ -40,11 +42,15 @@ def embedding_sweep(profile: str, seeds=None, device="auto", train_missing=False
 
 def embedding_decisions(runs, small: int, mid: int, H: int, m: dict) -> list:
     p = paper.TABLE3_AVG
-    return [ce_decision(runs, "embedding/not-shared", "embedding_sweep",
-                        f"not shared: E = {H} minus E = {small}", f"none, E={H}",
-                        f"none, E={small}", m["ce"], -1,
-                        f"{p[('none', 768)] - p[('none', 64)]:+.1f} Avg (768 vs 64)"),
-            ce_decision(runs, "embedding/all-shared", "embedding_sweep",
-                        f"all shared: E = {mid} minus E = {H}", f"all, E={mid}",
-                        f"all, E={H}", m["ce"], -1,
-                        f"{p[('all', 128)] - p[('all', 768)]:+.1f} Avg (128 vs 768)")]
+    out = []
+    if available(runs, f"none, E={H}", f"none, E={small}"):
+        out.append(ce_decision(runs, "embedding/not-shared", "embedding_sweep",
+                               f"not shared: E = {H} minus E = {small}", f"none, E={H}",
+                               f"none, E={small}", m["ce"], -1,
+                               f"{p[('none', 768)] - p[('none', 64)]:+.1f} Avg (768 vs 64)"))
+    if available(runs, f"all, E={mid}", f"all, E={H}"):
+        out.append(ce_decision(runs, "embedding/all-shared", "embedding_sweep",
+                               f"all shared: E = {mid} minus E = {H}", f"all, E={mid}",
+                               f"all, E={H}", m["ce"], -1,
+                               f"{p[('all', 128)] - p[('all', 768)]:+.1f} Avg (128 vs 768)"))
+    return out

@@ -6,13 +6,14 @@ import pandas as pd
 
 from . import conditions as C
 from . import paper
-from .decisions import Chapter, MissingRuns, ce_decision, gated, levels, load_runs, margins
+from .decisions import (Chapter, MissingRuns, available, ce_decision, gated, levels,
+                        load_runs, margins)
 from .downstream import downstream
 from .text import context_reading, metrics_table, parameter_count, scale_gap, scale_short, summary
 
 
 def wall_clock(profile: str, seeds=None, device="auto", train_missing=False,
-               present: bool = True) -> Chapter:
+               present: bool = True, partial: bool = False) -> Chapter:
     """Claim 6: the wide ALBERT-style model against the BERT-style one for the BERT-style
     model's measured training seconds (Table 6's design) and, where the profile affords
     it, for its training FLOPs."""
@@ -37,9 +38,13 @@ def wall_clock(profile: str, seeds=None, device="auto", train_missing=False,
         choice = read_json(_sweep_choice(profile))
     conditions = C.wall_clock(profile, choice["learning_rate"])
     budget = C.equal_time_steps(profile)
-    runs = load_runs(profile, conditions, seeds, device, train_missing)
+    runs = load_runs(profile, conditions, seeds, device, train_missing, partial=partial)
     bert = "BERT-style"
-    wides = [k for k in conditions if k != bert]
+    wides = [k for k in conditions if k != bert and available(runs, k, bert)]
+    if not wides:
+        raise MissingRuns(f"no wide run of profile {profile!r} is complete beside the "
+                          f"BERT-style runs")
+    conditions = {k: c for k, c in conditions.items() if k in set(runs["condition"])}
     chapter = Chapter("wall_clock", runs, gated(wall_clock_decisions(runs, wides, m), runs,
                                                 rungs),
                       extra={"choice": choice, "conditions": conditions, "budget": budget})
