@@ -23,8 +23,11 @@ $(STAMP): requirements.txt pyproject.toml
 	$(BIN)/python -m pip install --quiet --no-compile --no-deps -e .
 	touch $(STAMP)
 
+# REPOSITORY=owner/name (the Pages workflow passes $GITHUB_REPOSITORY): the book's
+# repository button and the chapters' launch buttons (Colab, Binder); none without it.
 book: $(STAMP)
-	$(BIN)/python -m albert_rerun.book --profile $(PROFILE) $(if $(FRESH),--fresh,)
+	$(BIN)/python -m albert_rerun.book --profile $(PROFILE) $(if $(FRESH),--fresh,) \
+		$(if $(REPOSITORY),--repository $(REPOSITORY),)
 
 # Two pytest-xdist workers (one per core here; 0: one process); tests/conftest.py
 # groups the tests.

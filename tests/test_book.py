@@ -1,13 +1,18 @@
 """The book builds at the smoke profile with warnings as errors, and every page of it
-works in a browser when served from a sub-path, as GitHub Pages serves a project.
+works in a browser when served from a sub-path, as GitHub Pages serves a project: in two
+builds, without a repository (as `make book` builds it here) and with one (as the Pages
+workflow does: the repository button and the chapters' launch buttons), the second
+rendering the first one's executed chapters again.
 
 The build happens in a temporary copy of the book sources, so a test run never
 overwrites the chapters `make book` executed. The browser check opens every page in
 headless Chromium (Playwright driving Debian's chromium; no browser is downloaded) over
 Python's http.server at http://127.0.0.1:PORT/<name>/, and on each page requires: no
 console error and no failed request, every internal link and #anchor resolving, every
-image loaded, the math rendered. It saves a screenshot of the ledger at 1280 px and the
-time of each check in test-artifacts/.
+image loaded, the math rendered; on a chapter, its "Rerun this chapter" box and the
+download of its .ipynb and .md, and the launch buttons' targets where the build has a
+repository, none where it has not. It saves a screenshot of the ledger at 1280 px and
+the time of each check in test-artifacts/.
 
 ALBERT_RERUN_BOOK=<root> checks a book already built there (say, by `make book` at the
 cpu profile) instead of building the smoke one.
@@ -15,6 +20,7 @@ cpu profile) instead of building the smoke one.
 import functools
 import json
 import os
+import re
 import shutil
 import subprocess
 import threading
@@ -30,12 +36,15 @@ import yaml
 from albert_rerun.book.build import (build_html, execute_chapters, write_environment_page,
                                      write_forest, write_runs_page)
 from albert_rerun.book.citation import write_citation_page
+from albert_rerun.book.rerun import BOX_CLASS, LAUNCH_BUTTONS
 from albert_rerun.paths import repo_root
 
 ROOT = repo_root()
 ARTIFACTS = ROOT / "test-artifacts"
 BOOK_SOURCES = ("_config.yml", "_toc.yml", "CITATION.cff", "book", "notebooks")
 SUB_PATH = "albert-rerun"  # the <repo> of https://<owner>.github.io/<repo>/
+REPOSITORY = "example-owner/albert-rerun"  # the second build's GitHub repository
+BUILDS = ("plain", "with-repository")
 
 
 def _copy_sources(target: Path) -> Path:
@@ -71,6 +80,15 @@ def built_book(tmp_path_factory):
     return root
 
 
+@pytest.fixture(scope="session")
+def built_book_with_repository(built_book, tmp_path_factory) -> Path:
+    """The same executed chapters rendered again with REPOSITORY (no notebook runs
+    twice): the folder whose _build/html holds it."""
+    output = tmp_path_factory.mktemp("with-repository")
+    build_html(built_book, REPOSITORY, output)
+    return output
+
+
 def toc_pages(toc: Path = ROOT / "_toc.yml") -> list:
     """The HTML pages the book has: its table of contents plus Sphinx's own pages."""
     spec = yaml.safe_load(toc.read_text())
@@ -96,6 +114,10 @@ def test_book_builds_with_all_pages(built_book):
     assert built == set(PAGES)
     methods = (html / "book" / "methods.html").read_text()
     assert "git commit" in methods and "torch" in methods
+    # the introduction's citation from CITATION.cff: the reference and the BibTeX entry
+    intro = re.sub(r"<[^>]+>", "", (html / "book" / "intro.html").read_text())
+    citation = yaml.safe_load((built_book / "CITATION.cff").read_text())
+    assert citation["title"] in intro and "@misc{albert_rerun" in intro
     assert "seeds per condition" in methods  # the generated profile table
     # MathJax is served from the book itself, not a CDN
     assert (html / "_static" / "mathjax" / "tex-mml-chtml.js").is_file()
@@ -171,12 +193,10 @@ class _QuietHandler(SimpleHTTPRequestHandler):
         pass
 
 
-@pytest.fixture(scope="session")
-def served_book(built_book, tmp_path_factory):
-    """The built HTML copied to <tmp>/<SUB_PATH>/ and served from <tmp> on 127.0.0.1:
-    yields (base URL, the served copy's folder)."""
-    site = tmp_path_factory.mktemp("site")
-    shutil.copytree(built_book / "_build" / "html", site / SUB_PATH)
+def _serve(html: Path, site: Path):
+    """``html`` copied to <site>/<SUB_PATH>/ and served from <site> on 127.0.0.1: yields
+    (base URL, the served copy's folder)."""
+    shutil.copytree(html, site / SUB_PATH)
     server = ThreadingHTTPServer(("127.0.0.1", 0),
                                  functools.partial(_QuietHandler, directory=str(site)))
     thread = threading.Thread(target=server.serve_forever, daemon=True)
@@ -184,6 +204,19 @@ def served_book(built_book, tmp_path_factory):
     yield f"http://127.0.0.1:{server.server_address[1]}/{SUB_PATH}/", site / SUB_PATH
     server.shutdown()
     thread.join()
+
+
+@pytest.fixture(scope="session")
+def served_book(built_book, tmp_path_factory):
+    """The book built without a repository, served from a sub-path."""
+    yield from _serve(built_book / "_build" / "html", tmp_path_factory.mktemp("site"))
+
+
+@pytest.fixture(scope="session")
+def served_book_with_repository(built_book_with_repository, tmp_path_factory):
+    """The book built with REPOSITORY, served from a sub-path."""
+    yield from _serve(built_book_with_repository / "_build" / "html",
+                      tmp_path_factory.mktemp("site-with-repository"))
 
 
 @pytest.fixture(scope="session")
@@ -256,6 +289,16 @@ LINKS = '() => Array.from(document.querySelectorAll("a[href]"), a => a.href)'
 # under content-visibility: hidden, so it keeps an offsetParent while nothing shows.
 VISIBLE_CODE = """() => Array.from(document.querySelectorAll("div.cell_input"))
                       .filter(c => c.checkVisibility()).length"""
+# The header's buttons (sphinx-book-theme's groups) and the chapter's rerun box.
+BUTTONS = """(box) => {
+  const hrefs = sel => Array.from(document.querySelectorAll(sel), a => a.href);
+  return {launch: hrefs(".dropdown-launch-buttons a"),
+          downloads: hrefs(".dropdown-download-buttons a"),
+          repository: hrefs("a.btn-source-repository-button"),
+          box: Array.from(document.querySelectorAll("." + box),
+                          b => [b.querySelector(".admonition-title").textContent.trim(),
+                                (b.textContent.match(/papermill /g) || []).length])};
+}"""
 
 
 def _timed(times: dict, name: str, check):
@@ -294,6 +337,7 @@ def inspect_page(browser, base_url: str, path: str, site: Path, times: dict) -> 
     links = page.evaluate(LINKS)
     broken = _timed(times, "links", lambda: broken_links(links, base_url, site))
     visible_code = _timed(times, "folded_code", lambda: page.evaluate(VISIBLE_CODE))
+    buttons = _timed(times, "buttons", lambda: page.evaluate(BUTTONS, BOX_CLASS))
     failures = {"console": errors, "links": broken,
                 "images": [i["src"] for i in images if i["width"] == 0],
                 "math": math["unrendered"],
@@ -301,23 +345,55 @@ def inspect_page(browser, base_url: str, path: str, site: Path, times: dict) -> 
     page.close()
     counts = {"links": len(links), "images": len(images), "math": math["count"],
               "visible_code": visible_code}
-    return {**failures, "counts": counts}
+    return {**failures, "counts": counts, "buttons": buttons}
+
+
+def launch_targets(stem: str) -> set:
+    """The launch buttons' links for chapter ``stem`` of a book built with REPOSITORY:
+    the repository's own notebook, on its main branch."""
+    path = f"notebooks/{stem}.ipynb"
+    return {f"{LAUNCH_BUTTONS['colab_url']}/github/{REPOSITORY}/blob/main/{path}",
+            f"{LAUNCH_BUTTONS['binderhub_url']}/v2/gh/{REPOSITORY}/main?urlpath=tree/{path}"}
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("build", BUILDS)
 @pytest.mark.parametrize("page", PAGES)
-def test_every_page_works_in_a_browser_from_a_sub_path(page, browser, served_book,
+def test_every_page_works_in_a_browser_from_a_sub_path(page, build, browser, request,
                                                        check_times):
-    base_url, site = served_book
+    base_url, site = request.getfixturevalue(
+        "served_book" if build == "plain" else "served_book_with_repository")
     times = {}
     started = time.perf_counter()
     result = inspect_page(browser, base_url, page, site, times)
     times["total"] = round(time.perf_counter() - started, 3)
-    counts = result.pop("counts")
-    check_times[page] = {"seconds": times, "counts": counts}
+    counts, buttons = result.pop("counts"), result.pop("buttons")
+    check_times[f"{build}/{page}"] = {"seconds": times, "counts": counts}
     assert result == {"console": [], "links": [], "images": [], "math": [], "final_url": []}
-    if page.startswith("book/chapters/"):
+    chapter = page.startswith("book/chapters/")
+    if chapter:
+        stem = Path(page).stem
         assert counts["visible_code"] == 0, "code cells are shown unfolded"
+        # one box, with a papermill command per profile (or fewer: a profile without
+        # the chapter's claim says so instead)
+        (title, commands), = buttons["box"]
+        assert title == "Rerun this chapter" and commands >= 1
+        # the executed notebook and its MyST source (both resolve: the link check above)
+        names = {urlsplit(url).path.rsplit("/", 1)[-1] for url in buttons["downloads"]}
+        assert {f"{stem}.ipynb", f"{stem}.md"} <= names, buttons["downloads"]
+    else:
+        assert buttons["box"] == []
+    if build == "plain":  # no repository, no button that needs one
+        assert buttons["launch"] == [] and buttons["repository"] == [], buttons
+        return
+    assert buttons["repository"] == [f"https://github.com/{REPOSITORY}"]
+    if chapter:
+        assert set(buttons["launch"]) == launch_targets(stem), buttons["launch"]
+        tracked = subprocess.run(["git", "-C", str(ROOT), "ls-files", "--error-unmatch",
+                                  f"notebooks/{stem}.ipynb"], capture_output=True)
+        assert tracked.returncode == 0, "the launch target is not in the repository"
+    else:
+        assert buttons["launch"] == []
 
 
 @pytest.mark.slow

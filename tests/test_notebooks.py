@@ -13,6 +13,7 @@ import pytest
 
 from albert_rerun.book.build import execute, notebook_sources
 from albert_rerun.paths import repo_root
+from albert_rerun.profiles import PROFILES
 from albert_rerun.claims.setup import notebook_setup
 
 ROOT = repo_root()
@@ -38,7 +39,9 @@ def test_committed_ipynb_matches_its_md(source):
 
 @pytest.mark.parametrize("source", SOURCES, ids=lambda p: p.stem)
 def test_notebook_has_parameters_and_validates_them_first(source):
-    cells = [c for c in jupytext.read(source).cells if c.cell_type == "code"]
+    # after the Colab bootstrap cell (tests/test_rerun.py), which does nothing here
+    cells = [c for c in jupytext.read(source).cells if c.cell_type == "code"
+             and "bootstrap" not in c.metadata.get("tags", [])]
     assert "parameters" in cells[0].metadata.get("tags", [])
     for name in ("profile", "seeds", "device"):
         assert f"{name} =" in cells[0].source
@@ -62,14 +65,15 @@ def test_bad_papermill_parameter_stops_notebook_at_first_cell(tmp_path):
     source = SOURCES[0]
     with pytest.raises(papermill.PapermillExecutionError) as info:
         execute(source, tmp_path / "out.ipynb", {"profile": "huge"}, source.parent)
-    assert "parameter 'profile' must be one of ('smoke', 'cpu', 'gpu')" in str(info.value)
+    assert f"parameter 'profile' must be one of {tuple(PROFILES)}" in str(info.value)
     executed = nbformat.read(tmp_path / "out.ipynb", as_version=4)
     code = [c for c in executed.cells if c.cell_type == "code"]
-    # parameters, injected parameters, then the validating cell fails; nothing after runs
+    # bootstrap, parameters, injected parameters, then the validating cell fails; nothing
+    # after it runs
     failed = [i for i, c in enumerate(code)
               if any(o.get("output_type") == "error" for o in c.get("outputs", []))]
-    assert failed == [2]
-    assert all(c.get("execution_count") is None for c in code[3:])
+    assert failed == [3]
+    assert all(c.get("execution_count") is None for c in code[4:])
 
 
 def test_nbval_fails_when_a_committed_number_changes(tmp_path):

@@ -190,7 +190,9 @@ def write_forest(root: Path, profile: str) -> Path:
 
 
 def execute_chapters(root: Path, profile: str) -> dict:
-    """Run every claim notebook at ``profile`` into book/chapters/."""
+    """Run every claim notebook at ``profile`` into book/chapters/, each with its "Rerun
+    this chapter" box (``rerun.add_rerun_box``)."""
+    from .rerun import add_rerun_box
     write_profiles_page(root)
     timings = {}
     for source in notebook_sources(root):
@@ -199,6 +201,7 @@ def execute_chapters(root: Path, profile: str) -> dict:
         timings[source.stem] = round(execute(source, target, {"profile": profile},
                                              root / "notebooks"), 1)
         fold_code(target)
+        add_rerun_box(target, source.stem)
     return timings
 
 
@@ -216,11 +219,18 @@ def refresh_committed_notebooks(root: Path) -> None:
         execute(source, source.with_suffix(".ipynb"), None, source.parent)
 
 
-def build_html(root: Path) -> None:
-    """jupyter-book build with warnings as errors; raises on failure."""
+def build_html(root: Path, repository: str | None = None, output: Path | None = None) -> None:
+    """jupyter-book build with warnings as errors; raises on failure. ``repository``
+    (GitHub's owner/name) adds its button and the chapters' launch buttons
+    (``rerun.repository_config``); ``output``: build into ``output/_build/html``."""
+    from .rerun import repository_config
     jb = Path(sys.executable).with_name("jupyter-book")
     command = [str(jb) if jb.exists() else "jupyter-book", "build", str(root),
                "-W", "-n", "--keep-going"]
+    if repository:
+        command += ["--config", str(repository_config(root, repository))]
+    if output:
+        command += ["--path-output", str(output)]
     subprocess.run(command, check=True)
 
 
@@ -231,6 +241,10 @@ def main(argv=None) -> int:
     parser.add_argument("--notebooks-only", action="store_true",
                         help="refresh notebooks/*.ipynb at the smoke profile and stop")
     parser.add_argument("--no-html", action="store_true", help="execute, do not build")
+    parser.add_argument("--repository", default=None, metavar="OWNER/NAME",
+                        help="the GitHub repository the book is published from (the Pages "
+                             "workflow passes $GITHUB_REPOSITORY): its button and the "
+                             "chapters' launch buttons; none without it")
     parser.add_argument("--fresh", action="store_true",
                         help="recompute every pretraining run, the step-time calibration and "
                              "the throughput table instead of reusing stored results")
@@ -251,7 +265,7 @@ def main(argv=None) -> int:
     write_forest(root, args.profile)
     write_citation_page(root)
     if not args.no_html:
-        build_html(root)
+        build_html(root, args.repository)
         print(f"book built: {root / '_build' / 'html' / 'index.html'}")
     return 0
 

@@ -1,0 +1,238 @@
+"""How a reader reruns a chapter, on every chapter page.
+
+- ``rerun_box``: the "Rerun this chapter" box that the book build puts under each
+  chapter's introduction (``add_rerun_box``): the papermill command at every profile,
+  with the number of the chapter's pretraining runs, how many are stored, and their
+  predicted training time from the stored throughput on a CPU and on one GPU.
+- ``repository_config``: the Jupyter Book configuration with a repository (GitHub's
+  ``owner/name``, which the Pages workflow passes in): the repository button and the
+  launch buttons for Colab and Binder. A build without one shows neither.
+- A Sphinx extension (``_config.yml``: ``sphinx.extra_extensions``) that points each
+  chapter's launch buttons at its notebook in the repository (``notebooks/<name>.ipynb``:
+  the page is rendered from a copy executed at the book's profile, which the repository
+  does not hold) and adds the chapter's ``.md`` source to the page's download button.
+"""
+from __future__ import annotations
+
+import functools
+import re
+from pathlib import Path
+
+import yaml
+
+# The claims whose runs each chapter trains and reads, as its footer's command names them
+# (tests/test_rerun.py checks that); () trains nothing, None is every claim the profile
+# carries (the ledger).
+CHAPTER_CLAIMS = {
+    "00_recipe": (), "01_embedding_share": (), "02_sharing_reductions": (),
+    "03_asymmetry": ("asymmetry", "grouped"), "04_sop_nsp": ("sop_nsp",),
+    "05_dropout": ("dropout",), "06_wall_clock": ("wall_clock",),
+    "07_transitions": ("transitions",), "08_embedding_size": ("embedding_sweep",),
+    "09_ledger": None,
+}
+# sphinx-book-theme's launch buttons, set only with a repository (they need its URL).
+LAUNCH_BUTTONS = {"colab_url": "https://colab.research.google.com",
+                  "binderhub_url": "https://mybinder.org", "notebook_interface": "classic"}
+REPOSITORY = re.compile(r"[A-Za-z0-9][A-Za-z0-9-]*/[A-Za-z0-9._-]+")
+BOX_CLASS = "rerun-chapter"
+# The tag of every chapter's first cell, which installs the package in Colab or Binder
+# (the same cell in every chapter; tests/test_rerun.py runs it on a file:// clone).
+BOOTSTRAP_TAG = "bootstrap"
+
+
+# -- the box ----------------------------------------------------------------------------
+
+def papermill_command(stem: str, profile: str) -> str:
+    """The command that runs chapter ``stem`` at ``profile`` from the repository's root
+    (the gpu profile on the GPU, which its notebooks require)."""
+    from .build import KERNEL
+    device = " -p device cuda" if profile == "gpu" else ""
+    return (f".venv/bin/papermill notebooks/{stem}.ipynb {stem}-{profile}.ipynb "
+            f"-k {KERNEL} --cwd notebooks -p profile {profile}{device}")
+
+
+def gpu_name() -> str:
+    """The GPU of the stored measurement that times the GPU predictions
+    (``engine.bench.stored_gpu_bench``), as its record names it."""
+    import json
+
+    from ..engine.bench import stored_gpu_bench
+    record = json.loads(stored_gpu_bench().read_text())
+    return record.get("provenance", {}).get("machine", {}).get("gpu") or "GPU"
+
+
+def duration(seconds: float) -> str:
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    if seconds < 5400:
+        return f"{seconds / 60:.0f} min"
+    hours = seconds / 3600
+    return f"{hours:,.0f} h" if hours >= 100 else f"{hours:.1f} h"
+
+
+@functools.lru_cache(maxsize=None)
+def planned(profile: str, claims: tuple) -> tuple:
+    """(trained runs, zero-step controls) that ``claims`` pretrain at ``profile``, in the
+    driver's plan (``claims.driver.planned_pretraining``)."""
+    from ..claims.driver import planned_pretraining
+    configs = [c for stage in planned_pretraining(profile, names=list(claims)).values()
+               for c in stage]
+    return [c for c in configs if c.max_steps > 0], [c for c in configs if c.max_steps == 0]
+
+
+def runs_text(profile: str, claims) -> str:
+    """'N runs and M zero-step controls, K of them stored in ...; predicted ...'."""
+    from ..claims.driver import predicted_seconds
+    from ..engine.store import stored_pretrain
+    from ..paths import repo_root
+    trained, controls = planned(profile, tuple(claims))
+    store = repo_root() / "data" / "results" / profile
+    stored = sum(stored_pretrain(store, c) is not None for c in trained + controls)
+    text = (f"{len(trained)} pretraining runs and {len(controls)} zero-step controls, "
+            f"{stored} of them stored in `data/results/{profile}/`")
+    if profile == "smoke":
+        return text + "; seconds each (start-up bound, not predicted)"
+    cpu, gpu = (duration(predicted_seconds(trained, kind)) for kind in ("cpu", "cuda"))
+    lower = "" if profile == "gpu" else (" (at its rate for the gpu profile's size: a "
+                                         "lower bound, as smaller models use less of "
+                                         "the GPU)")
+    return (f"{text}; training them is predicted to take {cpu} on one CPU worker and "
+            f"{gpu} on one {gpu_name()}{lower}")
+
+
+def profile_paragraph(stem: str, profile: str) -> list:
+    """The box's lines for one profile: what the chapter trains there, and the command
+    (none where the profile carries none of the chapter's claims)."""
+    from ..claims.conditions import profile_claims
+    claims = CHAPTER_CLAIMS[stem]
+    carried = profile_claims(profile)
+    head = f"**`{profile}`**"
+    if claims == ():
+        return [f"{head}:", "", "```bash", papermill_command(stem, profile), "```", ""]
+    mine = carried if claims is None else [c for c in claims if c in carried]
+    left = [] if claims is None else [c for c in claims if c not in carried]
+    if not mine:
+        return [f"{head} does not carry this chapter's claim{'s' * (len(left) > 1)} "
+                f"({', '.join(left)}): its claims are {', '.join(carried)}.", ""]
+    names = ", ".join(mine) + (f"; it does not carry {', '.join(left)}" if left else "")
+    body = (f"{'every claim' if claims is None else 'this chapter'} ({names}): "
+            + runs_text(profile, mine))
+    if claims is not None:  # the chapter builds the book's decision family first
+        trained, _ = planned(profile, tuple(carried))
+        body += (f". The chapter first builds the book's decision family, which trains "
+                 f"whatever of the profile's {len(trained)} runs is missing")
+    return [f"{head}: {body}.", "", "```bash", papermill_command(stem, profile), "```", ""]
+
+
+def rerun_box(stem: str) -> str:
+    """The "Rerun this chapter" box of chapter ``stem`` (MyST markdown)."""
+    from ..profiles import PROFILES
+    if stem not in CHAPTER_CLAIMS:
+        raise ValueError(f"no claims listed for chapter {stem!r} in CHAPTER_CLAIMS")
+    trains = CHAPTER_CLAIMS[stem] != ()
+    lines = ["::::{admonition} Rerun this chapter", f":class: dropdown {BOX_CLASS}", "",
+             f"This page is `notebooks/{stem}.ipynb` (its source: `notebooks/{stem}.md`; "
+             "the download button above gives both) executed at the book's profile. "
+             "Opened in Colab or Binder (the launch button, in a book built with its "
+             "repository), its first cell installs the package; set `profile` and "
+             "`device` in its parameters cell and run all. From a clone, after "
+             "`make venv`, papermill runs it at each profile from the repository's root"
+             + (":" if trains else "; it trains nothing at any of them:"), ""]
+    for profile in PROFILES:
+        lines += profile_paragraph(stem, profile)
+    if not trains:
+        return "\n".join(lines + ["::::", ""])
+    lines += ["Stored results make a rerun quick (seconds to minutes): the chapter reads "
+              "every stored run and evaluation and trains only what is missing. "
+              "`make book FRESH=1` retrains and re-evaluates every run first (and the "
+              "chapter's footer gives the command that does it for this chapter's runs "
+              "alone). Predictions: the stored cpu runs' training rate and the stored GPU "
+              "measurement, as on the {doc}`/book/methods` page.", "::::", ""]
+    return "\n".join(lines)
+
+
+def add_rerun_box(notebook_path: Path, stem: str) -> None:
+    """Insert the box after the first markdown cell (the title and introduction)."""
+    import nbformat
+    notebook = nbformat.read(notebook_path, as_version=4)
+    first = next(i for i, c in enumerate(notebook.cells) if c.cell_type == "markdown")
+    cell = nbformat.v4.new_markdown_cell(rerun_box(stem))
+    cell.metadata["tags"] = [BOX_CLASS]
+    notebook.cells.insert(first + 1, cell)
+    nbformat.write(notebook, notebook_path)
+
+
+# -- the repository's buttons -----------------------------------------------------------
+
+def repository_config(root: Path, repository: str, branch: str = "main") -> Path:
+    """``_config.yml`` with the repository ``owner/name`` on GitHub: its button and the
+    launch buttons. Written to ``_build/`` (the build's, not a source) for
+    ``jupyter-book build --config``; relative paths in it stay relative to ``root``."""
+    if not REPOSITORY.fullmatch(repository):
+        raise ValueError(f"repository must be GitHub's owner/name, got {repository!r}")
+    config = yaml.safe_load((root / "_config.yml").read_text())
+    config["repository"] = {"url": f"https://github.com/{repository}", "branch": branch,
+                            "path_to_book": ""}
+    config["launch_buttons"] = dict(LAUNCH_BUTTONS)
+    config.setdefault("html", {})["use_repository_button"] = True
+    path = root / "_build" / "_config.repository.yml"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(yaml.safe_dump(config, sort_keys=False))
+    return path
+
+
+# -- the Sphinx extension -----------------------------------------------------------------
+
+def _chapter_source(app, pagename: str) -> Path | None:
+    """notebooks/<name>.md of a chapter page (book/chapters/<name>), else None."""
+    if not pagename.startswith("book/chapters/"):
+        return None
+    source = Path(app.srcdir) / "notebooks" / f"{Path(pagename).name}.md"
+    return source if source.is_file() else None
+
+
+def _group(context: dict, label: str):
+    return next((b for b in context.get("header_buttons", [])
+                 if b.get("type") == "group" and b.get("label") == label), None)
+
+
+def chapter_buttons(app, pagename, templatename, context, doctree) -> None:
+    """On a chapter page: the launch buttons open ``notebooks/<name>.ipynb``, and the
+    download button offers ``notebooks/<name>.md`` beside the executed ``.ipynb``."""
+    from shutil import copyfile
+
+    from sphinx.util import logging
+    source = _chapter_source(app, pagename)
+    if source is None:
+        return
+    logger = logging.getLogger(__name__)
+    launch = _group(context, "launch-buttons")
+    if launch is not None:
+        rendered, target = f"{pagename}.ipynb", f"notebooks/{source.stem}.ipynb"
+        for button in launch["buttons"]:
+            if button.get("type") != "link":
+                continue
+            if not button["url"].endswith(rendered):
+                logger.warning(f"launch button {button['url']} does not end with "
+                               f"{rendered}: cannot point it at {target}")
+                continue
+            button["url"] = button["url"][: -len(rendered)] + target
+    downloads = _group(context, "download-buttons")
+    if downloads is None:
+        logger.warning(f"{pagename}: no download button to add the .md source to")
+        return
+    copy = Path(app.outdir) / "_sources" / f"{pagename}.md"
+    copy.parent.mkdir(parents=True, exist_ok=True)
+    copyfile(source, copy)
+    at = next((i + 1 for i, b in enumerate(downloads["buttons"])
+               if b.get("label") == "download-source-button"), 0)
+    downloads["buttons"].insert(at, {
+        "type": "link", "url": f"{context['pathto']('_sources', 1)}/{pagename}.md",
+        "text": ".md", "tooltip": "Download the notebook's MyST source",
+        "icon": "fab fa-markdown", "label": "download-md-button"})
+
+
+def setup(app):
+    # after sphinx-book-theme's header and launch buttons (priority 501)
+    app.connect("html-page-context", chapter_buttons, priority=600)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}
