@@ -46,3 +46,18 @@ def test_the_paper_compute_is_the_albert_model_of_each_claim():
     assert compute["dropout"] > compute["wall_clock"] > compute["transitions"] \
         > compute["asymmetry"] == compute["sop_nsp"]
     assert compute["asymmetry"] / ledger.training_compute("cpu") > 1e6
+
+
+def test_the_reading_follows_each_decisions_numbers():
+    """Review error 9: an 'equivalent' whose interval excludes 0 on the paper's side is an
+    effect there, smaller than the margin, not 'the paper's direction is not seen'."""
+    def row(low, high, verdict, sign=-1, stage="early training"):
+        return pd.Series({"low": low, "high": high, "paper_sign": sign, "stage": stage,
+                          "verdict_holm": verdict, "gate_reason": "x does not read context"})
+    dropout = ledger.reading(row(-0.011, -0.005, "equivalent"))
+    assert "excludes 0 on the paper's side" in dropout and "smaller than the margin" in dropout
+    assert ledger.reading(row(-0.01, 0.01, "equivalent")) == \
+        "within the margin and consistent with 0"
+    assert "does not predict" in ledger.reading(row(0.005, 0.01, "equivalent"))
+    assert ledger.reading(row(-0.5, 0.5, "x", stage="not testable")).startswith("not testable")
+    assert "spans 0" in ledger.reading(row(-0.5, 0.5, "inconclusive"))

@@ -32,7 +32,7 @@ from ..data.tokenizer import Tokenizer
 
 
 # The training pairs the chapter's topic baseline is fitted on, per profile.
-TOPIC_TRAIN_PAIRS = {"smoke": 400, "cpu": 8000, "gpu": 20000}
+TOPIC_TRAIN_PAIRS = {"smoke": 400, "cpu": 8000, "cpu-long": 8000, "gpu": 20000}
 
 
 def segment_pieces(instances, rows=None) -> list:

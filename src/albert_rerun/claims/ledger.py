@@ -83,7 +83,8 @@ def ledger_table(family: pd.DataFrame) -> pd.DataFrame:
                      "margin": f"±{row['margin']:.3g}",
                      "arms' level": row["arm_levels"] or "no trained model",
                      "verdict": row["verdict"],
-                     "verdict (Holm) and stage": row["verdict_staged"]})
+                     "verdict (Holm) and stage": row["verdict_staged"],
+                     "what the numbers say": reading(row)})
     return pd.DataFrame(rows).set_index(["#", "claim", "decision"])
 
 
@@ -217,3 +218,59 @@ def paper_compute() -> dict:
     return {claim: useful_flops(preset(name), paper.PAPER_BATCH, paper.PAPER_SEQ,
                                 PAPER_MASKED) * steps
             for claim, (name, steps) in PAPER_MODEL.items()}
+
+
+def beside(make, current: str, seeds=None) -> list:
+    """The same chapter at the other profiles with stored results, for the page of
+    ``current``: [(profile, Chapter)] built by ``make`` (a chapter function), partially
+    for a profile still training in stretches; none at smoke (CI's book shows itself
+    only) and none where a profile has no complete condition of the chapter."""
+    out = []
+    for profile in published_profiles(current)[1:]:
+        try:
+            extra = {"partial": True} if profile in C.STRETCH_PROFILES else {}
+            out.append((profile, make(profile, None, "auto", False, present=False, **extra)))
+        except MissingRuns:
+            continue
+    return out
+
+
+def stretch_progress(profile: str) -> str:
+    """'12 of 30 runs stored (in training)' for a profile trained in stretches."""
+    from ..engine.store import results_dir, stored_pretrain
+    from .driver import _sweep_choice, planned_runs
+    from ..engine.store import read_json
+    chosen = read_json(_sweep_choice(profile))
+    runs = planned_runs(profile, C.default_seeds(profile), None,
+                        chosen["learning_rate"] if chosen else None)
+    stored = sum(stored_pretrain(results_dir(profile), r) is not None for r in runs)
+    return f"{stored} of {len(runs)} runs stored" + (
+        " (still training in stretches)" if stored < len(runs) else "")
+
+
+def reading(row) -> str:
+    """What a decision's numbers say, in words that follow them (review: "equivalent, so
+    the paper's direction is not seen" was false for a decision whose interval excludes 0
+    on the paper's side): from its stage, verdict, interval and the paper's sign."""
+    if row["stage"] == GATED:
+        return f"not testable: {row['gate_reason']}"
+    low, high, sign = row["low"], row["high"], int(row["paper_sign"])
+    side = 0 if low <= 0 <= high else (1 if low > 0 else -1)
+    where = ("the paper's side" if sign and side == sign else
+             "the side the paper does not predict" if sign else
+             "one side, where the paper says there is none")
+    verdict = row["verdict_holm"]
+    if verdict == "equivalent":
+        if side:
+            return (f"within the margin, yet its interval excludes 0 on {where}: an effect "
+                    f"there, smaller than the margin")
+        return "within the margin and consistent with 0"
+    if verdict in ("reproduced", "contradicted"):
+        if sign == 0:
+            return ("within the margin, as the paper says" if verdict == "reproduced" else
+                    f"excludes 0 on {where}, and is not shown within the margin")
+        return f"excludes 0 on {where}, and is not shown within the margin"
+    if side:
+        return (f"excludes 0 on {where} at 5%, but not after Holm's adjustment, nor within "
+                f"the margin")
+    return "its interval spans 0 and reaches past the margin: neither shown"

@@ -573,7 +573,7 @@ def vocabulary_comparison(runs: dict, table: pd.DataFrame, vocabulary: int):
                         f"sampling noise of a mean loss over the held-out targets): one seed "
                         f"cannot tell them apart")
     if winner != vocabulary:  # a deviation from the rule above, said as one
-        verdict += (f". **Deviation from the rule:** the rule picks the {winner:,}-piece "
+        verdict += (f". Deviation from the rule: the rule picks the {winner:,}-piece "
                     f"vocabulary, but the profiles keep {vocabulary:,} pieces. The reason: "
                     f"the wider grid below and every claim's runs are trained with "
                     f"{vocabulary:,} pieces, and following the rule would retrain all of "

@@ -16,14 +16,14 @@ def sop_nsp(profile: str, seeds=None, device="auto", train_missing=False,
             present: bool = True, topic_seeds=None, partial: bool = False) -> Chapter:
     """Claim 4: Table 5 through the probes, and the topic-only baseline."""
     from ..profiles import eval_config
-    from .baselines import topic_baseline
+    from .baselines import TOPIC_TRAIN_PAIRS, topic_baseline
     seeds = seeds or C.default_seeds(profile)
     rungs = levels(profile)
     m = margins(rungs)
     runs = load_runs(profile, C.sop_nsp(profile), seeds, device, train_missing,
                      partial=partial)
     evaluation = eval_config(profile)
-    pairs = {"smoke": 400, "cpu": 8000, "cpu-long": 8000, "gpu": 20000}[profile]
+    pairs = TOPIC_TRAIN_PAIRS[profile]
     topic = pd.DataFrame([stored_baseline(profile, f"topic-{task}-{seed}", topic_baseline,
                                           task, evaluation, pairs, seed)
                           for task in ("nsp", "sop") for seed in (topic_seeds or seeds)])
@@ -50,6 +50,12 @@ def sop_nsp(profile: str, seeds=None, device="auto", train_missing=False,
         context=context_reading(runs, profile),
         majority=(f"The held-out pairs are {100 * runs['sop_majority'].iloc[0]:.1f}% one label "
                   f"(SOP) and {100 * runs['nsp_majority'].iloc[0]:.1f}% (NSP)."))
+    if present:  # what the bag of words reads (a finding of the book; no model involved)
+        from .baselines import bag_of_words_findings, findings_tables
+        findings = stored_baseline(profile, "bag-of-words-findings", bag_of_words_findings,
+                                   profile)
+        chapter.extra["bow"] = findings_tables(findings)
+        chapter.texts["bow"] = findings["text"]
     return downstream(chapter, profile) if present else chapter
 
 

@@ -136,3 +136,24 @@ def finetune_grid_text(profile: str) -> str:
     grid = ", ".join(f"{lr:g}" for lr in FINETUNE_GRID)
     return (f"{grid} (picked at the `{profile}` profile: {rates['pretrained']:g} for "
             f"pretrained encoders, {rates['untrained']:g} from random initialization)")
+
+
+def gate_rule(profile: str) -> str:
+    """The competence gate and the stages (``stats.gate``), with the profile's numbers:
+    the sentence every empirical chapter's verdict rule glues before its results."""
+    rungs = levels(profile)
+    r = rungs["rungs"]
+    return (f"Before any verdict, each model compared (an arm) is placed on the held-out "
+            f"set's first rung: its level is the share of the distance from the "
+            f"unigram rung ({r['unigram_loss_at_mask']:.3f} nats at [MASK], 0%) to the "
+            f"left-bigram rung ({r['bigram_loss_at_mask']:.3f} nats, 100%) that its mean "
+            f"cross-entropy over seeds has closed. A decision is judged only if every "
+            f"arm reads context: its mean ends below {rungs['reads_context']:.3f} nats, "
+            f"two standard errors under the unigram rung. Otherwise it reads not testable "
+            f"at this scale, names the arm that failed, keeps its measured difference "
+            f"beside it, and stays out of Holm's family; so does a premise the design "
+            f"cannot fail. A judged decision whose weakest arm is below 100% is labelled "
+            f"early training, with that arm's level; one whose arms all pass the "
+            f"bigram rung, past the bigram rung. Decisions on other metrics (pair "
+            f"probes, layer angles, downstream) take the gate and stage of the same "
+            f"models.")
