@@ -1,0 +1,50 @@
+"""Each chapter module's decision function on synthetic runs with a planted answer, and
+on a partial profile (only the decisions whose arms are all in the frame)."""
+import numpy as np
+import pandas as pd
+import pytest
+from synthetic import runs, strings
+
+from albert_rerun.claims import embedding_size, sop_nsp, wall_clock
+
+
+def test_wall_clock_decides_once_per_budget_the_profile_has():
+    names = {"A": "wide ALBERT-style, equal time", "B": "BERT-style",
+             "C": "wide ALBERT-style, equal FLOPs"}
+    frame = runs({"A": -0.05, "B": 0.0, "C": 0.02}).replace({"condition": names})
+    both = {d.key: d for d in wall_clock.wall_clock_decisions(
+        frame, [names["A"], names["C"]], {"ce": 0.01})}
+    assert both["wall_clock/equal-time"].verdict() == "reproduced"  # the wide model wins
+    assert both["wall_clock/equal-flops"].verdict() == "contradicted"
+    assert both["wall_clock/equal-time"].arms == (names["A"], "BERT-style")
+    only_time = wall_clock.wall_clock_decisions(frame, [names["A"]], {"ce": 0.01})
+    assert [d.key for d in only_time] == ["wall_clock/equal-time"]
+
+
+def test_embedding_decisions_are_made_only_where_both_sizes_are_stored():
+    names = {"A": "none, E=64", "B": "none, E=32", "C": "all, E=32"}
+    frame = runs({"A": -0.04, "B": 0.0, "C": 0.0}).replace({"condition": names})
+    out = embedding_size.embedding_decisions(frame, 32, 32, 64, {"ce": 0.01})
+    assert [d.key for d in out] == ["embedding/not-shared"]  # "all, E=64" is missing
+    assert out[0].verdict() == "reproduced"
+
+
+def test_sop_nsp_decisions_on_planted_probes_and_a_partial_frame():
+    rng = np.random.default_rng(0)
+    items, rows = 400, []
+    for condition, sop_p, nsp_p in (("sop", 0.8, 0.7), ("nsp", 0.5, 0.7), ("none", 0.5, 0.5)):
+        for seed in range(3):
+            rows.append({"condition": condition, "seed": seed,
+                         "sop_probe_correct": strings(rng, sop_p, items),
+                         "nsp_probe_correct": strings(rng, nsp_p, items),
+                         "control_sop_probe_correct": strings(rng, 0.5, items)})
+    frame = pd.DataFrame(rows)
+    topic = pd.DataFrame([{"task": t, "seed": s, "correct": strings(rng, 0.6, items),
+                           "majority": 0.5} for t in ("nsp", "sop") for s in range(3)])
+    out = {d.key: d for d in sop_nsp.sop_nsp_decisions(frame, topic, {"pairs": 2.0})}
+    assert out["sop_nsp/sop-pairs/sop-nsp"].verdict() == "reproduced"
+    assert out["sop_nsp/sop-pairs/sop-nsp"].estimate == pytest.approx(30, abs=6)
+    assert out["sop_nsp/topic/nsp"].arms == ()  # a check of the pair sets, no model
+    partial = sop_nsp.sop_nsp_decisions(frame[frame["condition"] == "sop"], topic,
+                                        {"pairs": 2.0})
+    assert [d.key for d in partial] == ["sop_nsp/topic/nsp", "sop_nsp/topic/sop"]
