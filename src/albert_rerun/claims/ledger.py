@@ -44,6 +44,8 @@ def book_decisions(profile: str, seeds=None, device="auto", train_missing=False)
                             partial=True).decisions
         except MissingRuns:
             continue
+    if partial:  # checks of the test sets compare no model: they are the cpu book's
+        out = [d for d in out if d.arms]
     return out
 
 
