@@ -25,3 +25,28 @@ def test_downstream_gain_on_per_item_correctness():
     assert finetuned.verdict() == "reproduced" and finetuned.low < 15 < finetuned.high
     assert probe.verdict() in ("inconclusive", "equivalent") and probe.low < 0 < probe.high
     assert finetuned.key != probe.key
+
+
+def test_per_condition_gains_are_worded_as_descriptive_not_as_findings():
+    """Review error 7: one unadjusted interval above 0, outside the family and on an arm
+    that does not read context, was written as 'the probe ... beats random
+    initialization'."""
+    from dataclasses import replace
+
+    from albert_rerun.claims.stats import decision
+    numbers = {"estimate": 3.0, "low": 0.5, "high": 5.5, "n": 3, "p_difference": 0.02,
+               "p_equivalence": 0.9}
+    above = replace(decision("gain/wide", "wall_clock", "wide", numbers, 1.0, +1, "points",
+                             "b"), stage="not testable", gate_reason="wide does not read context")
+    spans = replace(decision("gain/bert", "wall_clock", "bert",
+                             {**numbers, "low": -1.0}, 1.0, +1, "points", "b"),
+                    stage="early training")
+    runs = pd.DataFrame({"sentiment_probe_accuracy": [0.55, 0.56],
+                         "sentiment_accuracy": [np.nan, np.nan],
+                         "control_sentiment_accuracy": [np.nan, np.nan]})
+    text = downstream.downstream_sentence(runs, {"wide": above, "bert": spans},
+                                          {"majority_accuracy": 0.5,
+                                           "bag_of_words_accuracy": 0.7})
+    assert "beats" not in text and "descriptive, not findings" in text
+    assert "2 unadjusted intervals outside the book's family" in text
+    assert "1 lie above 0" in text and "wide do not read context" in text
