@@ -16,7 +16,9 @@ def test_wall_clock_decides_once_per_budget_the_profile_has():
         frame, [names["A"], names["C"]], {"ce": 0.01})}
     assert both["wall_clock/equal-time"].verdict() == "reproduced"  # the wide model wins
     assert both["wall_clock/equal-flops"].verdict() == "contradicted"
-    assert both["wall_clock/equal-time"].arms == (names["A"], "BERT-style")
+    # a budget claim: the gate reads the reference arm only (a wide model that does not
+    # learn within the budget is the outcome)
+    assert both["wall_clock/equal-time"].arms == ("BERT-style",)
     only_time = wall_clock.wall_clock_decisions(frame, [names["A"]], {"ce": 0.01})
     assert [d.key for d in only_time] == ["wall_clock/equal-time"]
 
@@ -48,3 +50,8 @@ def test_sop_nsp_decisions_on_planted_probes_and_a_partial_frame():
     partial = sop_nsp.sop_nsp_decisions(frame[frame["condition"] == "sop"], topic,
                                         {"pairs": 2.0})
     assert [d.key for d in partial] == ["sop_nsp/topic/nsp", "sop_nsp/topic/sop"]
+
+
+def test_the_all_shared_peak_needs_a_sweep_that_reaches_a_small_e():
+    assert "embedding/all-shared" in embedding_size.peak_gate((32, 64), 64)  # the cpu sweep
+    assert embedding_size.peak_gate((64, 128, 256), 256) == {}  # gpu: E = H/4 is there

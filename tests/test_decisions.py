@@ -222,3 +222,19 @@ def test_the_pairs_margin_quotes_table_5s_own_differences():
     nsp = paper.TABLE5["sop"][1] - paper.TABLE5["none"][1]
     assert f"{sop:+.1f} points on SOP pairs" in reason and f"{nsp:+.1f} on NSP pairs" in reason
     assert "26.1" not in reason and round(sop, 1) == 34.5
+
+
+def test_partial_sharing_decisions_wait_for_a_resolved_whole_cost():
+    """Review: where all shared minus not shared is within two margins, attention minus
+    FFN cannot reach the paper's side and attention minus not shared is equivalent by
+    construction; both are gated as a design that cannot fail."""
+    from albert_rerun.claims.asymmetry import asymmetry_decisions, resolution_gate
+    names = {"A": "E=32, all", "B": "E=32, none", "C": "E=32, attention"}
+    small = runs({"A": 0.03, "B": 0.0, "C": 0.01}).replace({"condition": names})
+    ffn = runs({"A": 0.02}).replace({"condition": {"A": "E=32, ffn"}})
+    frame = pd.concat([small, ffn])
+    made = asymmetry_decisions(frame, frame.iloc[0:0], 32, 64, [], {"ce": 0.02})
+    gate = resolution_gate(made, 0.02)
+    assert set(gate) == {"asymmetry/attention-ffn/small-E", "asymmetry/attention-none/small-E"}
+    assert "cannot fail" in gate["asymmetry/attention-none/small-E"]
+    assert resolution_gate(made, 0.01) == {}  # 0.03 nats is three margins of 0.01

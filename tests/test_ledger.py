@@ -53,6 +53,7 @@ def test_the_reading_follows_each_decisions_numbers():
     effect there, smaller than the margin, not 'the paper's direction is not seen'."""
     def row(low, high, verdict, sign=-1, stage="early training"):
         return pd.Series({"low": low, "high": high, "paper_sign": sign, "stage": stage,
+                          "margin": 0.0269,
                           "verdict_holm": verdict, "gate_reason": "x does not read context"})
     dropout = ledger.reading(row(-0.011, -0.005, "equivalent"))
     assert "excludes 0 on the paper's side" in dropout and "smaller than the margin" in dropout
@@ -60,4 +61,7 @@ def test_the_reading_follows_each_decisions_numbers():
         "within the margin and consistent with 0"
     assert "does not predict" in ledger.reading(row(0.005, 0.01, "equivalent"))
     assert ledger.reading(row(-0.5, 0.5, "x", stage="not testable")).startswith("not testable")
-    assert "spans 0" in ledger.reading(row(-0.5, 0.5, "inconclusive"))
+    assert "reaches past the margin" in ledger.reading(row(-0.5, 0.5, "inconclusive"))
+    # review: an interval inside the margin is not one that "reaches past" it
+    inside = ledger.reading(row(-0.002, 0.010, "inconclusive"))
+    assert "lies within the margin" in inside and "past" not in inside

@@ -272,3 +272,10 @@ def test_a_table_is_a_frame_indexed_by_key():
     table = power.power_table(_family({"a": 0.01}))
     assert isinstance(table, pd.DataFrame) and table.index.name == "key"
     assert table.attrs == {"alpha": 0.05, "power": 0.8, "seeds": None}
+
+
+def test_the_sd_of_three_seeds_is_uncertain_by_a_factor_of_about_half_to_six():
+    from albert_rerun.claims import power
+    text = power.sd_uncertainty(3)
+    assert "2 degrees of freedom" in text and "from 0.5 to 6.3 times" in text
+    assert power.sd_uncertainty(1) == "one seed gives no SD"

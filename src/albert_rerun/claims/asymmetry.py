@@ -27,8 +27,8 @@ def asymmetry(profile: str, seeds=None, device="auto", train_missing=False,
                          train_missing) if groups else runs.iloc[0:0])
     b = C.base(profile)
     small, H = b.model.embedding_size, b.model.hidden_size
-    decisions = gated(asymmetry_decisions(runs, grouped, small, H, sorted(groups), m),
-                      pd.concat([runs, grouped]), rungs)
+    made = asymmetry_decisions(runs, grouped, small, H, sorted(groups), m)
+    decisions = gated(made, pd.concat([runs, grouped]), rungs, resolution_gate(made, m["ce"]))
     chapter = Chapter("asymmetry", runs, decisions, extra={"grouped": grouped})
     table = metrics_table(runs, {"params (M)": pd.Series(
         {k: round(parameter_count(c) / 1e6, 3) for k, c in cells.items()})})
@@ -57,6 +57,30 @@ def asymmetry(profile: str, seeds=None, device="auto", train_missing=False,
                          scale_short=scale_short(runs, b),
                          context=context_reading(pd.concat([runs, grouped]), profile))
     return downstream(chapter, profile) if present else chapter
+
+
+RESOLVING_MARGINS = 2.0  # the whole sharing cost, in margins, that sub-costs need
+
+
+def resolution_gate(decisions, margin: float) -> dict:
+    """{key: reason} for the decisions at an E whose design cannot fail there: attention-
+    and FFN-only sharing cost something between nothing and the cost of sharing
+    everything, so where that whole cost (all shared minus not shared) is under
+    ``RESOLVING_MARGINS`` margins, "attention minus FFN" cannot reach the paper's side
+    beyond the noise, and "attention minus not shared" is equivalent almost by
+    construction (review). They wait for a scale at which the whole cost is resolved."""
+    whole = {d.key.rsplit("/", 1)[1]: d for d in decisions
+             if d.key.startswith("asymmetry/all-none/")}
+    out = {}
+    for d in decisions:
+        name = d.key.rsplit("/", 1)[1]
+        if (d.key.startswith(("asymmetry/attention-ffn/", "asymmetry/attention-none/"))
+                and name in whole and abs(whole[name].estimate) < RESOLVING_MARGINS * margin):
+            out[d.key] = (f"the whole cost of sharing everything at this E, "
+                          f"{whole[name].estimate:+.3f} nats, is under {RESOLVING_MARGINS:g} "
+                          f"margins: the partial schemes' costs lie between 0 and it, so "
+                          f"this design cannot fail")
+    return out
 
 
 def asymmetry_decisions(runs, grouped, small: int, H: int, groups, m: dict) -> list:

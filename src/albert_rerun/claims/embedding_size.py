@@ -24,7 +24,8 @@ def embedding_sweep(profile: str, seeds=None, device="auto", train_missing=False
                   if k in set(runs["condition"])}
     chapter = Chapter("embedding_sweep", runs,
                       gated(embedding_decisions(runs, min(sizes), b.model.embedding_size,
-                                                b.model.hidden_size, m), runs, rungs))
+                                                b.model.hidden_size, m), runs, rungs,
+                            peak_gate(sizes, b.model.hidden_size)))
     table = metrics_table(runs, {"params (M)": pd.Series(
         {k: round(parameter_count(c) / 1e6, 3) for k, c in conditions.items()})})
     chapter.tables["sweep"] = table
@@ -38,6 +39,18 @@ def embedding_sweep(profile: str, seeds=None, device="auto", train_missing=False
                          scale_gap=scale_gap(runs, b, "embedding_sweep"),
                          scale_short=scale_short(runs, b), context=context_reading(runs, profile))
     return downstream(chapter, profile) if present else chapter
+
+
+def peak_gate(sizes, H: int) -> dict:
+    """The all-shared decision needs the sweep to reach a small E: Table 3's all-shared
+    models peak at E = 128 = H/6, and at H/3 (E = 256) the paper's model is already worse
+    than at E = H, so a sweep of two sizes that stops at H/2 cannot locate the peak
+    (review). Until the sweep has three sizes, one at or below H/4, it is not testable."""
+    if len(sizes) >= 3 and min(sizes) <= H / 4:
+        return {}
+    return {"embedding/all-shared": f"the sweep has E = {', '.join(map(str, sizes))} only: "
+                                    f"Table 3's peak (E = H/6) needs three sizes, one at "
+                                    f"or below H/4, so this design cannot test it"}
 
 
 def embedding_decisions(runs, small: int, mid: int, H: int, m: dict) -> list:

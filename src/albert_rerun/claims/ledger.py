@@ -99,31 +99,40 @@ def stage_counts(family: pd.DataFrame) -> pd.DataFrame:
     judged = family[family["stage"] != GATED]
     table = pd.crosstab(judged["stage"], judged["verdict_holm"]).reindex(
         columns=list(VERDICT_ORDER), fill_value=0)
+    if NO_MODEL in table.index:
+        table = table.rename(index={NO_MODEL: "no model (raw, outside the family)"})
     gated = int((family["stage"] == GATED).sum())
     if gated:
         table.loc[GATED] = 0
         table["not testable"] = 0
         table.loc[GATED, "not testable"] = gated
-    order = [s for s in (GATED, EARLY, PAST, NO_MODEL) if s in table.index]
+    order = [s for s in (GATED, EARLY, PAST, "no model (raw, outside the family)")
+             if s in table.index]
     return table.loc[order].rename_axis(index="stage", columns="verdict (Holm)")
 
 
 def verdict_counts(family: pd.DataFrame) -> str:
     """'Of 21 decisions, 2 are not testable at this scale; of the 19 judged, at 5% each:
     ...; after Holm's adjustment over their 38 tests: ...; by stage: ...'."""
-    judged = family[family["stage"] != GATED]
+    judged = family[family["in_family"]]
+    checks = family[family["stage"] == NO_MODEL]
+    gated = family[family["stage"] == GATED]
 
     def counts(column):
         c = judged[column].value_counts()
         return ", ".join(f"{c.get(v, 0)} {v}" for v in VERDICT_ORDER)
     by_stage = "; ".join(
-        f"{stage}: {len(part)} ({counts_of(part)})" for stage, part in judged.groupby(
-            "stage", sort=False))
-    return (f"Of {len(family)} decisions, {len(family) - len(judged)} are not testable at "
-            f"this scale (an arm does not read context, or the design cannot fail); of the "
-            f"{len(judged)} judged, at 5% each: {counts('verdict')}; after Holm's adjustment "
-            f"over their {2 * len(judged)} tests (the family is the judged decisions): "
-            f"{counts('verdict_holm')}. By stage, after Holm: {by_stage}.")
+        f"{stage}: {len(part)} ({counts_of(part) or 'none'})"
+        for stage, part in judged.groupby("stage", sort=False))
+    text = (f"Of {len(family)} decisions, {len(gated)} are not testable at this scale (an "
+            f"arm does not read context, or the design cannot fail)")
+    if len(checks):
+        text += (f" and {len(checks)} check the test sets rather than a model (outside "
+                 f"Holm's family)")
+    return (text + f"; of the {len(judged)} judged, at 5% each: {counts('verdict')}; after "
+            f"Holm's adjustment over their {2 * len(judged)} tests (the family is the "
+            f"judged decisions): {counts('verdict_holm')}. By stage, after Holm: "
+            f"{by_stage or 'none judged'}.")
 
 
 def counts_of(part: pd.DataFrame) -> str:
@@ -272,7 +281,11 @@ def reading(row) -> str:
             return ("within the margin, as the paper says" if verdict == "reproduced" else
                     f"excludes 0 on {where}, and is not shown within the margin")
         return f"excludes 0 on {where}, and is not shown within the margin"
+    inside = -row["margin"] < low and high < row["margin"]
     if side:
-        return (f"excludes 0 on {where} at 5%, but not after Holm's adjustment, nor within "
-                f"the margin")
+        return (f"excludes 0 on {where} at 5%, but not after Holm's adjustment"
+                + ("; its interval lies within the margin" if inside else ""))
+    if inside:
+        return ("its 95% interval spans 0 and lies within the margin, but equivalence is "
+                "not shown after Holm's adjustment")
     return "its interval spans 0 and reaches past the margin: neither shown"

@@ -78,8 +78,8 @@ PAPER_BATCH, PAPER_SEQ, PAPER_STEPS = 4096, 512, 125_000
 # The scale of the paper's own experiment behind each chapter (review: one sentence for
 # every chapter was wrong for Tables 6 and 8 and Figure 1). Each: the source, the models
 # as (name, parameters in M, steps), batch and sequence length (Sec. 4.1's, unless
-# stated). Figure 1's models are the 24-layer large models of Table 2, trained for
-# Table 2's 125k steps (the figure does not restate it).
+# stated). Figure 1's models are the 24-layer large models of Table 2; their 125k steps
+# are Table 2's, an inference (the figure does not state them).
 @dataclass(frozen=True)
 class ExperimentScale:
     source: str
@@ -106,7 +106,7 @@ EXPERIMENT_SCALE = {
         (("BERT-large", TABLE1["bert-large"][4], TABLE6["bert-large"][0]),
          ("ALBERT-xxlarge", TABLE1["albert-xxlarge"][4], TABLE6["albert-xxlarge"][0]))),
     "transitions": ExperimentScale(
-        "Figure 1 (24-layer BERT-large and ALBERT-large)",
+        "Figure 1 (24-layer BERT-large and ALBERT-large; steps inferred from Table 2)",
         (("BERT-large", TABLE1["bert-large"][4], PAPER_STEPS),
          ("ALBERT-large", TABLE1["albert-large"][4], PAPER_STEPS))),
     "embedding_sweep": ExperimentScale("Table 3 (ALBERT-base shape, E = 64 to 768)",

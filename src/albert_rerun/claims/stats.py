@@ -94,6 +94,8 @@ def staged_verdict(verdict: str, stage: str, weakest_level: float,
         return f"{verdict}, early training: weakest arm at {100 * weakest_level:.0f}%"
     if stage == PAST:
         return f"{verdict}, past the bigram rung"
+    if stage == NO_MODEL:
+        return f"{verdict} at 5% (a check of the test sets, outside Holm's family)"
     return verdict
 
 
@@ -310,7 +312,9 @@ def holm(decisions, alpha: float = ALPHA):
         raise ValueError("decision keys must be unique in a family")
     if not decisions:
         return pd.DataFrame()
-    judged = [d for d in decisions if d.judged]
+    # the family: the judged decisions about trained models (a check of the test sets,
+    # "no model", stands outside it with its raw verdict, as the throughput ranking does)
+    judged = [d for d in decisions if d.judged and d.stage != NO_MODEL]
     adjusted = {}
     if judged:
         raw = np.array([[d.p_difference, d.p_equivalence] for d in judged]).ravel()
@@ -319,10 +323,11 @@ def holm(decisions, alpha: float = ALPHA):
     rows = []
     for d in decisions:
         p_d, p_e = adjusted.get(d.key, (float("nan"), float("nan")))
-        verdict_holm = d.verdict(p_d, p_e, alpha) if d.judged else NOT_TESTABLE
+        verdict_holm = (d.verdict(p_d, p_e, alpha) if d.key in adjusted else
+                        d.verdict(alpha=alpha) if d.stage == NO_MODEL else NOT_TESTABLE)
         rows.append({**d.to_dict(), "p_difference_holm": p_d, "p_equivalence_holm": p_e,
                      "verdict": d.verdict(alpha=alpha), "verdict_holm": verdict_holm,
-                     "in_family": d.judged,
+                     "in_family": d.key in adjusted,
                      "verdict_staged": staged_verdict(verdict_holm, d.stage,
                                                       d.weakest_level, d.gate_reason)})
     return pd.DataFrame(rows).set_index("key")

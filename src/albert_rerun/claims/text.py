@@ -57,7 +57,7 @@ def scale_gap(frame: pd.DataFrame, config, claim: str) -> str:
                        f"({theirs.tokens(steps) / 1e9:,.0f}B tokens, "
                        f"{theirs.tokens(steps) / tokens:,.0f}x ours)"
                        for name, params, steps in theirs.models)
-    return (f"Scale gap: ours {parameter_count(config) / 1e6:.2f}M parameters (base), "
+    return (f"Scale gap: ours {parameter_count(config) / 1e6:.2f}M parameters, "
             f"{int(full['steps'].max()):,} steps, {_tokens_text(tokens)} tokens per run, "
             f"{full['seed'].nunique()} seeds; the paper's {theirs.source}: {models}, "
             f"batches of {theirs.batch:,} x {theirs.seq} tokens, one run per cell.")
@@ -82,6 +82,9 @@ def context_reading(frame: pd.DataFrame, profile: str) -> str:
             f"[MASK] by two standard errors, the line that says a model reads context; on "
             f"average they sit {gained:.3f} nats below the unigram rung and "
             f"{rungs['distance'] - gained:.3f} above the left-bigram rung")
+    if below == 0:
+        return text + (": none of them reads context, so their differences say nothing "
+                       "about the claim (the gate keeps them out of every verdict).")
     if gained < 0.5 * rungs["distance"]:
         return text + (": models early in learning, less than half way to reading their "
                        "left neighbour, whose differences are differences in how fast they "

@@ -109,8 +109,15 @@ def convergence_text(runs: pd.DataFrame, margin: float, rungs: dict) -> str:
                 f"context. Its layers map every input towards the same output, so the "
                 f"angles fall to 0; that is a model that has not learned, not the fixed "
                 f"point of a trained one. It cannot test Figure 1's claim either way: the "
-                f"chapter's decisions are not testable at this scale, and the claim waits "
-                f"for a model that learns (the gpu profile's 24 layers)")
+                f"chapter's decisions are not testable here. The likelier cause is the "
+                f"recipe rather than the scale: these {len(angle)}-layer models train for "
+                f"a share of the base schedule at the learning rate tuned for the 4-layer "
+                f"base, and the paper warm-started its deepest models from shallower "
+                f"ones. The claim waits for a recipe that trains this depth (a learning "
+                f"rate of its own, or a warm start) as much as for the gpu profile's 24 "
+                f"layers. At initialization the tied ALBERT-style stack already scores an "
+                f"oscillation of 0 (see the table), so a future decision should compare "
+                f"trained minus initialized curves")
     within = np.flatnonzero(angle < margin)
     if len(within) and within[0] < len(angle) - 1 and (angle[within[0]:] < margin).all():
         return text + (f": within the {margin:g}-degree margin of 0 from layer "
