@@ -289,3 +289,33 @@ def reading(row) -> str:
         return ("its 95% interval spans 0 and lies within the margin, but equivalence is "
                 "not shown after Holm's adjustment")
     return "its interval spans 0 and reaches past the margin: neither shown"
+
+
+def stretch_summary(profile: str) -> pd.DataFrame:
+    """The stored runs of a profile still training in stretches, one row per evaluated
+    run (its architecture, objective, dropout, seed, steps, cross-entropy at [MASK] and
+    level on the first rung): what has landed before any of its decisions is complete."""
+    from ..engine.store import results_dir, stored_eval, stored_pretrain
+    from ..profiles import eval_config
+    from .decisions import CE, levels
+    from .driver import _sweep_choice, planned_runs
+    from ..engine.store import read_json
+    from .stats import arm_level
+    chosen = read_json(_sweep_choice(profile))
+    store, evaluation, rungs = results_dir(profile), eval_config(profile), levels(profile)
+    rows = []
+    for config in planned_runs(profile, C.default_seeds(profile), None,
+                               chosen["learning_rate"] if chosen else None):
+        run = stored_pretrain(store, config)
+        scored = run and stored_eval(store, run["hash"], evaluation)
+        if not scored:
+            continue
+        m = config.model
+        ce = scored["metrics"][CE]
+        rows.append({"H": m.hidden_size, "E": m.embedding_size, "sharing": m.sharing,
+                     "objective": config.objective, "dropout": m.hidden_dropout_prob,
+                     "seed": config.seed, "steps": config.max_steps,
+                     "CE at [MASK] (nats)": round(ce, 4),
+                     "level %": round(100 * arm_level("", ce, rungs).level, 1),
+                     "hash": run["hash"]})
+    return pd.DataFrame(rows)
