@@ -16,9 +16,7 @@ def test_wall_clock_decides_once_per_budget_the_profile_has():
         frame, [names["A"], names["C"]], {"ce": 0.01})}
     assert both["wall_clock/equal-time"].verdict() == "reproduced"  # the wide model wins
     assert both["wall_clock/equal-flops"].verdict() == "contradicted"
-    # a budget claim: the gate reads the reference arm only (a wide model that does not
-    # learn within the budget is the outcome)
-    assert both["wall_clock/equal-time"].arms == ("BERT-style",)
+    assert both["wall_clock/equal-time"].arms == (names["A"], "BERT-style")
     only_time = wall_clock.wall_clock_decisions(frame, [names["A"]], {"ce": 0.01})
     assert [d.key for d in only_time] == ["wall_clock/equal-time"]
 

@@ -24,7 +24,8 @@ VERDICT_COLOURS = {"reproduced": "tab:green", "contradicted": "tab:red",
 # testable (the interval is shown all the same, dashed); half filled, early training;
 # filled, past the bigram rung (and decisions about no trained model).
 STAGE_FILL = {"not testable": "none", "early training": "left",
-              "past the bigram rung": "full", "no model": "full", "": "full"}
+              "past the bigram rung": "full", "no model": "bottom", "": "full"}
+CHECK_COLOUR = "tab:purple"  # a check of the test sets (no trained model, no paper figure)
 BAND_COLOUR = "0.88"
 PAPER_COLOUR = "0.35"
 REQUIRED = ("claim", "label", "estimate", "low", "high", "margin", "paper_sign",
@@ -113,6 +114,8 @@ def _verdict_text(row) -> str:
     stage = row.get("stage", "")
     if stage == "not testable":
         return f"{row['profile']}: not testable"
+    if stage == "no model":
+        return f"{row['profile']}: check, {row['verdict']} at 5%"
     suffix = {"early training": ", early", "past the bigram rung": ", past bigram"}.get(
         stage, "")
     if row["verdict"] == row["verdict_holm"]:
@@ -138,7 +141,11 @@ def _legend(ax, profiles: list):
                                     ("early training", "left"))]
     handles += [Line2D([], [], linestyle="--", marker="o", color="0.6",
                        markerfacecolor="white", markeredgecolor="black",
-                       label="not testable: an arm does not read context")]
+                       label="not testable: an arm does not read context"),
+                Line2D([], [], linestyle="-", marker="o", color=CHECK_COLOUR,
+                       fillstyle="bottom", markerfacecoloralt="white",
+                       markeredgecolor="black",
+                       label="a check of the test sets (no model, outside Holm)")]
     ax.figure.legend(handles=handles, loc="outside lower center", ncol=4, fontsize="small",
                      frameon=False)
 
@@ -163,12 +170,14 @@ def forest(family: pd.DataFrame, ax=None):
     _band(ax)
     for y, key in enumerate(keys):
         rows = frame.loc[[key]]
-        _paper_direction(ax, int(rows["paper_sign"].iloc[0]), y, limit, f"paper:{key}")
+        if rows.get("stage", pd.Series([""])).iloc[0] != "no model":  # no paper figure
+            _paper_direction(ax, int(rows["paper_sign"].iloc[0]), y, limit, f"paper:{key}")
         for _, row in rows.iterrows():
             gid = f"{row['profile']}:{key}"
+            check = row.get("stage", "") == "no model"  # a check of the test sets
             _interval(ax, row["x"], row["x_low"], row["x_high"], y + offsets[row["profile"]],
-                      VERDICT_COLOURS[row["verdict_holm"]], marker(row["profile"]), gid,
-                      limit, row.get("stage", ""))
+                      CHECK_COLOUR if check else VERDICT_COLOURS[row["verdict_holm"]],
+                      marker(row["profile"]), gid, limit, row.get("stage", ""))
         ax.text(1.01, y, "\n".join(_verdict_text(r) for _, r in rows.iterrows()),
                 transform=ax.get_yaxis_transform(), va="center", fontsize="small",
                 gid=f"verdict:{key}")
@@ -183,8 +192,12 @@ def forest(family: pd.DataFrame, ax=None):
 
 
 def _row_label(row) -> str:
+    """The row's claim, decision and margin, wrapped so that long labels do not squeeze
+    the plotting area away."""
+    import textwrap
     unit = f" {row['unit']}" if "unit" in row and row["unit"] else ""
-    return f"{row['claim']}: {row['label']} (margin {row['margin']:.3g}{unit})"
+    return textwrap.fill(f"{row['claim']}: {row['label']} (margin {row['margin']:.3g}{unit})",
+                         48)
 
 
 def _claim_separators(ax, frame: pd.DataFrame, keys: list):

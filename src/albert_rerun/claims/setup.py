@@ -19,6 +19,9 @@ def notebook_setup(profile: str, seeds=None, device: str = "auto",
     ``allow_cpu``.
     """
     settings = validate_parameters(profile, seeds, device)
+    import pandas as pd
+    # the chapters' tables carry sentences (a gated verdict's reason): shown whole
+    pd.set_option("display.max_colwidth", None)
     if profile == "gpu" and not allow_cpu:
         import torch
         if device == "cpu" or not torch.cuda.is_available():

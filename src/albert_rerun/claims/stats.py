@@ -67,6 +67,11 @@ def arm_level(arm: str, ce: float, rungs: dict) -> ArmLevel:
                     bool(ce < rungs["reads_context"]))
 
 
+def _percent(level: float) -> str:
+    """A level as a whole percentage, "0%" rather than "-0%" at the unigram rung."""
+    return f"{100 * level:.0f}%".replace("-0%", "0%")
+
+
 def gate(arms) -> dict:
     """The stage of a decision from its arms' levels (the rule in the module docstring):
     {"stage", "failed_arms", "weakest_arm", "weakest_level", "arm_levels"}."""
@@ -79,7 +84,7 @@ def gate(arms) -> dict:
     stage = GATED if failed else EARLY if weakest.level < 1.0 else PAST
     return {"stage": stage, "failed_arms": ", ".join(failed), "weakest_arm": weakest.arm,
             "weakest_level": weakest.level,
-            "arm_levels": "; ".join(f"{a.arm}: {100 * a.level:.0f}%" for a in arms),
+            "arm_levels": "; ".join(f"{a.arm}: {_percent(a.level)}" for a in arms),
             "gate_reason": (f"{', '.join(failed)} {'does' if len(failed) == 1 else 'do'} "
                             f"not read context" if failed else "")}
 
@@ -91,7 +96,7 @@ def staged_verdict(verdict: str, stage: str, weakest_level: float,
     if stage == GATED:
         return f"{NOT_TESTABLE} ({reason})" if reason else NOT_TESTABLE
     if stage == EARLY:
-        return f"{verdict}, early training: weakest arm at {100 * weakest_level:.0f}%"
+        return f"{verdict}, early training: weakest arm at {_percent(weakest_level)}"
     if stage == PAST:
         return f"{verdict}, past the bigram rung"
     if stage == NO_MODEL:

@@ -85,6 +85,11 @@ def context_reading(frame: pd.DataFrame, profile: str) -> str:
     if below == 0:
         return text + (": none of them reads context, so their differences say nothing "
                        "about the claim (the gate keeps them out of every verdict).")
+    if below < len(frame):
+        return text + (f": {len(frame) - below} of the {len(frame)} do not read context, "
+                       f"and the decisions that compare them are gated out; those that do "
+                       f"are early in learning, whose differences are differences in how "
+                       f"fast they learn.")
     if gained < 0.5 * rungs["distance"]:
         return text + (": models early in learning, less than half way to reading their "
                        "left neighbour, whose differences are differences in how fast they "
@@ -97,7 +102,8 @@ def verdict_sentence(d: Decision, family: pd.DataFrame | None = None) -> str:
     [-0.030, -0.012] nats' for a page; a gated decision says which arm failed, and its
     measured difference stands beside it all the same."""
     holm_text = ""
-    if d.judged and family is not None and d.key in family.index:
+    if (family is not None and d.key in family.index
+            and bool(family.loc[d.key, "in_family"])):
         holm_text = (f" (after Holm's adjustment over the book's judged decisions: "
                      f"{family.loc[d.key, 'verdict_holm']})")
     return (f"{stage_text(d)}{holm_text}: {interval_text(d.estimate, d.low, d.high, d.unit)} "

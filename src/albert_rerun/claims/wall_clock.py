@@ -103,6 +103,11 @@ def wall_clock(profile: str, seeds=None, device="auto", train_missing=False,
     chapter.extra["timing_texts"] = {
         "time_ratio": f"{step[wide] / step[bert]:.2f}",
         "seconds_ratio": f"{seconds[wide] / seconds[bert]:.2f}",
+        "budget_held": ("the budget held" if seconds[wide] <= 1.1 * seconds[bert] else
+                        "the budget did not hold: the wide runs were trained beside other "
+                        "work on this machine, so their seconds overran it; the steps, fixed "
+                        "before from the stored timings, are the design, and the seconds are "
+                        "shown as measured"),
         "time_range": (f"{spread.loc[wide, 'min']:.3g}-{spread.loc[wide, 'max']:.3g} s per "
                        f"step against {spread.loc[bert, 'min']:.3g}-"
                        f"{spread.loc[bert, 'max']:.3g} s"),
@@ -120,9 +125,9 @@ def wall_clock_decisions(runs, wides, m: dict) -> list:
     keys = {"wide ALBERT-style, equal time": ("wall_clock/equal-time", "equal training time"),
             "wide ALBERT-style, equal FLOPs": ("wall_clock/equal-flops",
                                                "equal training FLOPs")}
-    # A budget claim: a wide model that does not learn within the budget is the outcome,
-    # not a reason to withhold the verdict (review), so the gate reads the reference arm
-    # only (the BERT-style model must read context for the comparison to mean anything).
+    # Both arms are gated, as everywhere: a wide model that has not left the plateau
+    # within its budget, under a learning rate its sweep could not choose, measures how
+    # long the plateau lasts, not Table 6's claim (second review).
     return [ce_decision(runs, keys[w][0], "wall_clock",
                         f"wide ALBERT-style minus BERT-style, {keys[w][1]}", w, "BERT-style",
-                        m["ce"], -1, gap, arms=("BERT-style",)) for w in wides]
+                        m["ce"], -1, gap) for w in wides]
