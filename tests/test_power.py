@@ -279,3 +279,13 @@ def test_the_sd_of_three_seeds_is_uncertain_by_a_factor_of_about_half_to_six():
     text = power.sd_uncertainty(3)
     assert "2 degrees of freedom" in text and "from 0.5 to 6.3 times" in text
     assert power.sd_uncertainty(1) == "one seed gives no SD"
+
+
+def test_an_empty_family_gives_an_empty_table_with_its_columns():
+    import pandas as pd
+
+    from albert_rerun.claims import power
+    from albert_rerun.claims.stats import holm
+    table = power.power_table(holm([]).reindex(columns=["label", "method"]))
+    assert table.empty and "unit" in table.columns
+    assert table[table["unit"] == "nats"].empty

@@ -221,8 +221,11 @@ def power_table(family, seeds: int | None = None, alpha: float = 0.05,
                      "smallest detectable difference": detectable, "in margins": ratio, "seeds to detect the margin": to_detect,
                      "TOST power at a true 0": equivalence,
                      "seeds for the TOST at a true 0": for_equivalence}
-    table = pd.DataFrame.from_dict(rows, orient="index")
-    table.index.name = "key"
+    columns = ["comparison", "unit", "margin", "seeds", "paired SD",
+               "smallest detectable difference", "in margins", "seeds to detect the margin",
+               "TOST power at a true 0", "seeds for the TOST at a true 0"]
+    table = pd.DataFrame.from_dict(rows, orient="index").reindex(columns=columns)
+    table.index.name = "key"  # an empty family gives an empty table with these columns
     for column in ("seeds to detect the margin", "seeds for the TOST at a true 0"):
         if column in table and np.isfinite(table[column]).all():
             table[column] = table[column].astype(int)  # counts, where every one is finite
