@@ -559,9 +559,14 @@ def findings_tables(findings: dict) -> dict:
     """``bag_of_words_findings``' lists as the DataFrames the chapter prints."""
     import pandas as pd
     variants = pd.DataFrame(findings["variants"])
-    return {"features": {task: pd.DataFrame(rows) for task, rows in
+    name = next(c for c in variants.columns if c.startswith("input"))
+    variants = variants.set_index(name)[["SOP %", "SOP minus majority", "NSP %",
+                                         "NSP minus majority"]].round(1)
+    order = ["segment", "piece", "weight", "weight x sd", "favours", "pairs", "first piece %"]
+    # columns by name: a stored JSON has its keys sorted, a fresh result not
+    return {"features": {task: pd.DataFrame(rows)[order] for task, rows in
                          findings["features"].items()},
-            "variants": variants.set_index(variants.columns[0]),
+            "variants": variants,
             "starts": pd.DataFrame(findings["starts"]).set_index(["task", "label"]),
             "by_start": pd.DataFrame(findings["by_start"]).set_index(
                 ["task", "begins a sentence"])}

@@ -181,8 +181,8 @@ def stored_baseline(profile: str, name: str, function, *arguments) -> dict:
     path = results_dir(profile) / "baselines" / f"{name}-{key}.json"
     stored = read_json(path)
     if stored is None:
-        stored = {"result": function(*arguments), "provenance": record()}
-        atomic_write_json(path, stored)
+        atomic_write_json(path, {"result": function(*arguments), "provenance": record()})
+        stored = read_json(path)  # as every later read sees it (JSON: keys sorted)
     return stored["result"]
 
 
