@@ -49,7 +49,8 @@ def asymmetry(profile: str, seeds=None, device="auto", train_missing=False,
                 d.estimate, d.low, d.high, "nats"),
                 "paper Avg minus not shared": round(paper.TABLE4_AVG[(paper_e, scheme)]
                                                     - paper.TABLE4_AVG[(paper_e, "none")], 1)}
-    chapter.tables["costs"] = pd.DataFrame(costs).T.rename_axis(["E", "shared"])
+    chapter.tables["costs"] = (pd.DataFrame(costs).T.rename_axis(["E", "shared"]) if costs
+                               else pd.DataFrame())  # a partial profile may have none yet
     if groups:
         chapter.tables["grouped"] = metrics_table(grouped, {"params (M)": pd.Series(
             {f"G={g}": round(parameter_count(c) / 1e6, 3) for g, c in groups.items()})})
