@@ -254,5 +254,5 @@ def test_findings_at_the_smoke_profile_are_json_and_make_the_chapter_tables():
     from albert_rerun.profiles import eval_config
     chapter = B.topic_baseline("sop", eval_config("smoke"), B.TOPIC_TRAIN_PAIRS["smoke"], 0)
     assert tables["variants"].loc["whole bag (the chapter's)", "SOP %"] == pytest.approx(
-        100 * chapter["accuracy"])
+        100 * chapter["accuracy"], abs=0.05)  # the page's table is rounded to 0.1 point
     assert findings["text"].startswith("On SOP pairs")
