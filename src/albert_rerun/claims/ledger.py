@@ -246,14 +246,19 @@ def beside(make, current: str, seeds=None) -> list:
     return out
 
 
+def _stretch_runs(profile: str) -> list:
+    """Every seeded pretraining run a profile plans, at its stored wide learning rate."""
+    from ..engine.store import read_json
+    from .driver import _sweep_choice, planned_runs
+    chosen = read_json(_sweep_choice(profile))
+    return planned_runs(profile, C.default_seeds(profile), None,
+                        chosen["learning_rate"] if chosen else None)
+
+
 def stretch_progress(profile: str) -> str:
     """'12 of 30 runs stored (in training)' for a profile trained in stretches."""
     from ..engine.store import results_dir, stored_pretrain
-    from .driver import _sweep_choice, planned_runs
-    from ..engine.store import read_json
-    chosen = read_json(_sweep_choice(profile))
-    runs = planned_runs(profile, C.default_seeds(profile), None,
-                        chosen["learning_rate"] if chosen else None)
+    runs = _stretch_runs(profile)
     stored = sum(stored_pretrain(results_dir(profile), r) is not None for r in runs)
     return f"{stored} of {len(runs)} runs stored" + (
         " (still training in stretches)" if stored < len(runs) else "")
@@ -298,14 +303,10 @@ def stretch_summary(profile: str) -> pd.DataFrame:
     from ..engine.store import results_dir, stored_eval, stored_pretrain
     from ..profiles import eval_config
     from .decisions import CE, levels
-    from .driver import _sweep_choice, planned_runs
-    from ..engine.store import read_json
     from .stats import arm_level
-    chosen = read_json(_sweep_choice(profile))
     store, evaluation, rungs = results_dir(profile), eval_config(profile), levels(profile)
     rows = []
-    for config in planned_runs(profile, C.default_seeds(profile), None,
-                               chosen["learning_rate"] if chosen else None):
+    for config in _stretch_runs(profile):
         run = stored_pretrain(store, config)
         scored = run and stored_eval(store, run["hash"], evaluation)
         if not scored:

@@ -13,7 +13,7 @@ from dataclasses import replace
 from .curves import oscillation
 from .decisions import CE, T_METHOD, Chapter, ce_decision, gated, levels, load_runs, margins
 from .downstream import downstream
-from .stats import decision, paired_t
+from .stats import arm_level, decision, paired_t
 from .text import context_reading, scale_gap, scale_short
 
 
@@ -97,10 +97,11 @@ def convergence_text(runs: pd.DataFrame, margin: float, rungs: dict) -> str:
     angle = curves.mean(0)
     ce = float(albert[CE].mean())
     unigram = rungs["rungs"]["unigram_loss_at_mask"]
-    level = (unigram - ce) / rungs["distance"]
+    standing = arm_level("ALBERT-style", ce, rungs)
+    level = standing.level
     text = (f"The ALBERT-style model's angle between consecutive layers falls from "
             f"{angle[0]:.1f} degrees at the first layer to {angle[-1]:.2g} at the last")
-    if ce >= rungs["reads_context"]:
+    if not standing.reads_context:
         accuracy = 100 * float(albert["mlm_accuracy_at_mask"].mean())
         return (text + f". But this {len(angle)}-layer ALBERT-style run collapsed: its "
                 f"cross-entropy at [MASK] is {ce:.3f} nats, at the unigram rung ({unigram:.3f}; "

@@ -6,8 +6,8 @@ import pandas as pd
 
 from . import conditions as C
 from . import paper
-from .decisions import (Chapter, MissingRuns, available, ce_decision, gated, levels,
-                        load_runs, margins)
+from .decisions import (Chapter, MissingRuns, arm_levels, available, ce_decision, gated,
+                        levels, load_runs, margins)
 from .downstream import downstream
 from .text import context_reading, metrics_table, parameter_count, scale_gap, scale_short, summary
 
@@ -64,10 +64,8 @@ def wall_clock(profile: str, seeds=None, device="auto", train_missing=False,
                           "CE at [MASK] (nats)": list(choice["mlm_loss_at_mask"].values())})
     chapter.tables["sweep"] = sweep.set_index("learning rate").round(4)
     wide = wides[0]  # the equal-time arm where the profile has it
-    from .stats import arm_level
-    levels_text = "; ".join(
-        f"{k}: {100 * arm_level(k, runs.loc[runs['condition'] == k, 'mlm_loss_at_mask'].mean(), rungs).level:.0f}%"
-        for k in conditions)
+    from .stats import gate
+    levels_text = gate(arm_levels(runs, conditions, rungs))["arm_levels"]
     swept = list(choice["mlm_loss_at_mask"].values())
     if min(swept) >= rungs["reads_context"]:
         sweep_reading = (f"all {len(swept)} candidates of the sweep end above the "
