@@ -1,5 +1,7 @@
 """claims.ledger's counts by stage and its list of decisions that change between two
 profiles, on synthetic families."""
+from dataclasses import replace
+
 import pandas as pd
 import pytest
 
@@ -65,3 +67,58 @@ def test_the_reading_follows_each_decisions_numbers():
     # review: an interval inside the margin is not one that "reaches past" it
     inside = ledger.reading(row(-0.002, 0.010, "inconclusive"))
     assert "lies within the margin" in inside and "past" not in inside
+
+
+def test_pending_decisions_enter_holm_as_tests_at_one():
+    """A profile still training is adjusted over its planned family: two made decisions
+    and two pending ones give the made ones exactly the adjustment they would get beside
+    two null decisions, which a two-decision family would not."""
+    made = [_d("a", 0.004, [6.5, 6.4]), _d("b", 0.02, [6.5, 6.4])]
+    nulls = [replace(_d(k, 1.0, [6.5, 6.4]), p_equivalence=1.0) for k in ("c", "d")]
+    padded = holm(made, pending=2)
+    complete = holm(made + nulls)
+    for key in ("a", "b"):
+        assert padded.loc[key, "p_difference_holm"] == pytest.approx(
+            complete.loc[key, "p_difference_holm"])
+    assert padded.loc["a", "p_difference_holm"] > holm(made).loc["a", "p_difference_holm"]
+    assert list(padded.index) == ["a", "b"]  # the pending ones are not rows
+    with pytest.raises(ValueError, match="pending"):
+        holm(made, pending=-1)
+
+
+def test_a_partial_profile_is_padded_to_its_planned_family_and_marked_interim(monkeypatch):
+    """cpu-long plans the cpu decisions whose arms it trains: here cpu's "a" and "b" (its
+    arms arm0, arm1 are planned) but not "g" (grouped sharing, which cpu-long does not
+    train); with "a" made, one decision is pending."""
+    def made(key, arms):
+        return replace(_d(key, 0.004, [6.5, 6.4]), claim="asymmetry", arms=tuple(arms))
+    books = {"cpu": [made("a", ("E=32, all", "E=32, none")),
+                     made("b", ("E=32, attention", "E=32, ffn")),
+                     made("g", ("G=2", "G=1"))],
+             "cpu-long": [made("a", ("E=32, all", "E=32, none"))]}
+    monkeypatch.setattr(ledger, "book_decisions", lambda profile, *a, **k: books[profile])
+    assert ledger.planned_keys("cpu-long") == ["a", "b"]
+    family = ledger.book_family("cpu-long")
+    assert family.loc["a", "p_difference_holm"] == pytest.approx(4 * 0.004)  # 2 + 2 tests
+    assert bool(family.loc["a", "interim"])
+    assert family.loc["a", "verdict_staged"].startswith("interim: ")
+    assert "interim" not in ledger.book_family("cpu")
+    assert ledger.verdict_counts(family).startswith(
+        "Interim, still training: 1 of the 2 planned decisions are made so far")
+    assert ledger.verdict_counts(ledger.book_family("cpu")).startswith("Of 3 decisions")
+
+
+def test_changes_say_why_a_gate_differs_and_count_what_is_comparable():
+    cpu = holm([_d("a", 0.001, [6.5, 6.4]), _d("c", 0.001, [6.5, 6.685]),
+                _d("e", 0.3, [6.5, 6.4])])
+    long = holm([_d("a", 0.001, [6.5, 6.4]), _d("c", 0.001, [6.3, 6.3])])
+    families = {"cpu": cpu, "cpu-long": long}
+    out = ledger.changes(families, "cpu", "cpu-long")
+    assert list(out.index) == ["c"]
+    assert out.loc["c", "why not testable"].startswith("cpu: ")
+    assert "does not read context" in out.loc["c", "why not testable"]
+    text = ledger.changes_text(families, "cpu", "cpu-long")
+    assert text.startswith("2 of the 3 model decisions at cpu are made at cpu-long so far")
+    assert "1 of them change" in text
+    same = ledger.changes_text({"cpu": cpu, "cpu-long": cpu}, "cpu", "cpu-long")
+    assert same.endswith("none of them changes verdict or stage.")

@@ -160,3 +160,22 @@ def test_published_families_train_and_reseed_only_the_current_profile(monkeypatc
     families = ledger.published_families("gpu", [0, 1], "cuda", train_missing=True)
     assert list(families) == ["gpu", "cpu"]
     assert calls == [("gpu", [0, 1], "cuda", True), ("cpu", None, "cuda", False)]
+
+
+def test_a_profile_still_training_is_marked_interim_in_legend_text_and_panel():
+    """ledger.book_family marks a partial profile's rows ``interim``: the forest's legend
+    and verdict text say so, and the compute panel draws its points hollow."""
+    frame = pd.concat([family("cpu"), family("gpu", scale=1.5).assign(interim=True)])
+    ax = plots.forest(frame)
+    labels = [t.get_text() for t in ax.figure.legends[0].get_texts()]
+    assert "gpu profile (interim: still training)" in labels and "cpu profile" in labels
+    key = SPECS[0][0]
+    text, = artists(ax, f"verdict:{key}")
+    assert any(line.startswith("gpu (interim): ") for line in text.get_text().splitlines())
+    plt.close(ax.figure)
+    axes = plots.scale_panel(frame, {"cpu": 1e13, "gpu": 1e15})
+    points = {p: artists(a, f"{p}:{key}") for a in axes for p in ("cpu", "gpu")
+              if artists(a, f"{p}:{key}")}
+    assert points["gpu"][0].get_markerfacecolor() in ("white", (1.0, 1.0, 1.0, 1.0))
+    assert points["cpu"][0].get_markerfacecolor() not in ("white", (1.0, 1.0, 1.0, 1.0))
+    plt.close(axes[0].figure)

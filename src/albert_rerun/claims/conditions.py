@@ -142,6 +142,9 @@ TIMING_SOURCE = {"smoke": "cpu", "cpu": "cpu", "cpu-long": "cpu", "gpu": "gpu"}
 # A profile whose wide model takes another profile's swept learning rate instead of
 # sweeping (three 21,600-step sweep runs would cost more than the claim's own runs).
 SWEEP_FROM = {"cpu-long": "cpu"}
+# A profile trained in stretches plans its decisions as the complete profile whose sizes
+# it takes: those of that profile's decisions whose arms it trains (ledger.planned_keys).
+PLANNED_FROM = {"cpu-long": "cpu"}
 
 
 def wall_clock_budgets(profile: str) -> tuple:

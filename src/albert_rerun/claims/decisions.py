@@ -111,18 +111,28 @@ def load_runs(profile: str, conditions: dict, seeds, device: str = "auto",
     """One row per (condition, seed): pretraining figures, evaluation metrics and the
     random-initialization control's where it exists. Missing runs are trained and
     evaluated here when ``train_missing`` (one after another), else MissingRuns names
-    every one of them; with ``partial`` (a profile still training in stretches) the
+    every one of them (a run of seeds 0-2 whose random-init control is not evaluated
+    counts as missing where ``controls``); with ``partial`` (a profile still training in stretches) the
     conditions missing a seed are left out instead, and MissingRuns is raised only when
     no condition is complete."""
+    from ..engine.config import untrained
     from ..engine.store import config_hash, results_dir, stored_eval, stored_pretrain
     from ..profiles import eval_config, finetune_config
     store, evaluation = results_dir(profile), eval_config(profile)
     both = (evaluation, finetune_config(profile))
+    from .driver import CONTROL_SEEDS
     seeded = [(name, seed, C.seeded(config, seed)) for name, config in conditions.items()
               for seed in seeds]
+
+    def scored(config) -> bool:
+        return stored_eval(store, config_hash(config.to_dict()), evaluation) is not None
+
+    # a run counts as missing until its control is evaluated too (review: a partial
+    # profile whose controls were not yet scored lost its control columns, and with
+    # them every decision that subtracts the control)
     missing = [(name, seed, config) for name, seed, config in seeded
-               if stored_pretrain(store, config) is None
-               or stored_eval(store, config_hash(config.to_dict()), evaluation) is None]
+               if stored_pretrain(store, config) is None or not scored(config)
+               or (controls and seed < CONTROL_SEEDS and not scored(untrained(config)))]
     if missing and train_missing:
         _train_and_evaluate(profile, [c for _, _, c in missing], device, controls)
     elif missing and partial and len({n for n, _, _ in missing}) < len(conditions):
@@ -325,9 +335,10 @@ class Chapter:
                        d.paper_sign],
                    "paper": d.paper, "method": d.method,
                    "arms' level": d.arm_levels or "no trained model",
-                   "verdict": stage_text(d)}
+                   "verdict at 5%, unadjusted": stage_text(d)}
             if family is not None and d.key in family.index:
-                row["verdict (Holm, whole book)"] = family.loc[d.key, "verdict_staged"]
+                row["verdict (Holm, this profile's family)"] = family.loc[d.key,
+                                                                          "verdict_staged"]
             rows.append(row)
         return pd.DataFrame(rows).set_index("comparison")
 

@@ -51,9 +51,37 @@ def book_decisions(profile: str, seeds=None, device="auto", train_missing=False)
 
 def book_family(profile: str, seeds=None, device="auto", train_missing=False) -> pd.DataFrame:
     """``book_decisions`` as one frame with the raw and the Holm-adjusted verdicts
-    (stats.holm over the book's judged decisions: those the competence gate lets
-    through)."""
-    return holm(book_decisions(profile, seeds, device, train_missing))
+    (stats.holm over the profile's judged decisions: those the competence gate lets
+    through). Each profile is its own family. A profile still training in stretches is
+    adjusted over its planned family (``planned_keys``): the decisions not yet made
+    count as pending tests at p = 1, and its rows are marked ``interim``."""
+    made = book_decisions(profile, seeds, device, train_missing)
+    if profile not in C.STRETCH_PROFILES:
+        return holm(made)
+    planned = planned_keys(profile)
+    family = holm(made, pending=len(set(planned) - {d.key for d in made}))
+    if len(family):
+        family["interim"] = True
+        family["verdict_staged"] = "interim: " + family["verdict_staged"]
+        family.attrs["planned"] = len(set(planned) | set(family.index))
+    return family
+
+
+def planned_keys(profile: str) -> list:
+    """The decisions a profile trained in stretches makes once complete: those of its
+    ``conditions.PLANNED_FROM`` profile's book (which trains a superset of its
+    conditions) whose arms it trains, in the claims it carries; the base model's
+    downstream test always. Empty where that profile's results are not stored."""
+    source = C.PLANNED_FROM[profile]
+    try:
+        reference = book_decisions(source)
+    except MissingRuns:
+        return []
+    trained = {claim: set(C.claim_conditions(profile, claim, 1.0))
+               for claim in C.profile_claims(profile)}
+    trained["downstream"] = {"base"}
+    return [d.key for d in reference
+            if d.arms and d.claim in trained and set(d.arms) <= trained[d.claim]]
 
 
 CLAIM_TITLES = {
@@ -124,8 +152,12 @@ def verdict_counts(family: pd.DataFrame) -> str:
     by_stage = "; ".join(
         f"{stage}: {len(part)} ({counts_of(part) or 'none'})"
         for stage, part in judged.groupby("stage", sort=False))
-    text = (f"Of {len(family)} decisions, {len(gated)} are not testable at this scale (an "
-            f"arm does not read context, or the design cannot fail)")
+    planned = family.attrs.get("planned")
+    text = (f"Interim, still training: {len(family)} of the {planned} planned decisions "
+            f"are made so far (the others enter Holm's family as tests at p = 1). "
+            if planned else "")
+    text += (f"Of {len(family)} decisions, {len(gated)} are not testable at this scale (an "
+             f"arm does not read context, or the design cannot fail)")
     if len(checks):
         text += (f" and {len(checks)} check the test sets rather than a model (outside "
                  f"Holm's family)")
@@ -142,14 +174,36 @@ def counts_of(part: pd.DataFrame) -> str:
 
 def changes(families: dict, before: str, after: str) -> pd.DataFrame:
     """The decisions whose Holm verdict or stage differs between two profiles' families
-    (e.g. cpu and cpu-long), with both; decisions one profile lacks are left out."""
+    (e.g. cpu and cpu-long), with both and, where either is not testable, why (review: a
+    gate that opens because an interval widened is not a model that learned more);
+    decisions one profile lacks are left out (``changes_text`` counts them)."""
     a, b = families[before], families[after]
     shared = [k for k in a.index if k in b.index]
-    rows = [{"decision": a.loc[k, "label"], f"{before}": a.loc[k, "verdict_staged"],
-             f"{after}": b.loc[k, "verdict_staged"]}
-            for k in shared if (a.loc[k, "verdict_holm"], a.loc[k, "stage"])
-            != (b.loc[k, "verdict_holm"], b.loc[k, "stage"])]
-    return pd.DataFrame(rows, columns=["decision", before, after]).set_index("decision")
+    columns = ["decision", before, after, "why not testable"]
+    rows = []
+    for k in shared:
+        if (a.loc[k, "verdict_holm"], a.loc[k, "stage"]) == (b.loc[k, "verdict_holm"],
+                                                             b.loc[k, "stage"]):
+            continue
+        why = "; ".join(f"{p}: {f.loc[k, 'gate_reason']}" for p, f in ((before, a),
+                                                                      (after, b))
+                        if f.loc[k, "stage"] == GATED)
+        rows.append({"decision": a.loc[k, "label"], before: a.loc[k, "verdict_staged"],
+                     after: b.loc[k, "verdict_staged"], "why not testable": why or "-"})
+    return pd.DataFrame(rows, columns=columns).set_index("decision")
+
+
+def changes_text(families: dict, before: str, after: str) -> str:
+    """'4 of the 22 decisions at cpu are made at cpu-long so far; 1 of them changes
+    verdict or stage (below).' The count a changes table needs to be read by."""
+    a, b = families[before], families[after]
+    shared = [k for k in a.index if k in b.index and a.loc[k, "stage"] != NO_MODEL]
+    changed = len(changes(families, before, after))
+    model = int((a["stage"] != NO_MODEL).sum())
+    return (f"{len(shared)} of the {model} model decisions at {before} are made at {after}"
+            f"{' so far' if after in C.STRETCH_PROFILES else ''}; "
+            + (f"{changed} of them change verdict or stage (below)." if changed else
+               "none of them changes verdict or stage."))
 
 
 def published_profiles(current: str) -> list:
@@ -168,8 +222,8 @@ def published_profiles(current: str) -> list:
         try:
             if not book_decisions(profile):
                 continue
-        except (MissingRuns, FileNotFoundError, TypeError, KeyError):
-            continue
+        except MissingRuns:  # anything else is a bug, and stops the build (review: a
+            continue         # KeyError here once hid a whole profile without a word)
         out.append(profile)
     return out
 
@@ -231,18 +285,32 @@ def paper_compute() -> dict:
             for claim, (name, steps) in PAPER_MODEL.items()}
 
 
-def beside(make, current: str, seeds=None) -> list:
-    """The same chapter at the other profiles with stored results, for the page of
-    ``current``: [(profile, Chapter)] built by ``make`` (a chapter function), partially
-    for a profile still training in stretches; none at smoke (CI's book shows itself
-    only) and none where a profile has no complete condition of the chapter."""
+def beside_sections(make, current: str, seeds=None) -> list:
+    """What a chapter shows under "the same decisions at other profiles": for each other
+    profile with stored results, a heading (its scale, and for a profile training in
+    stretches, its progress), its scale gap to the paper, and its decisions with the
+    Holm verdict of that profile's own family (``book_family``); a profile none of
+    whose decisions of this chapter is complete says so. At a profile still training,
+    the checks of the test sets are left out: they compare no model and are the
+    complete profile's. Items to ``display`` in order."""
+    from IPython.display import Markdown
     out = []
     for profile in published_profiles(current)[1:]:
+        partial = profile in C.STRETCH_PROFILES
+        progress = f"; {stretch_progress(profile)}" if partial else ""
         try:
-            extra = {"partial": True} if profile in C.STRETCH_PROFILES else {}
-            out.append((profile, make(profile, None, "auto", False, present=False, **extra)))
+            chapter = make(profile, None, "auto", False, present=False,
+                           **({"partial": True} if partial else {}))
         except MissingRuns:
+            out.append(Markdown(f"**{profile}**{progress}: no decision of this chapter "
+                                f"has all its runs stored yet."))
             continue
+        if partial:
+            chapter.decisions = [d for d in chapter.decisions if d.arms]
+        out.append(Markdown(f"**{profile}** ({chapter.texts['scale_short']}{progress}). "
+                            f"{chapter.texts.get('scale_gap', '')}"))
+        out.append(chapter.decision_table(book_family(profile)) if chapter.decisions else
+                   Markdown("No decision of this chapter has all its runs stored yet."))
     return out
 
 
@@ -256,12 +324,31 @@ def _stretch_runs(profile: str) -> list:
 
 
 def stretch_progress(profile: str) -> str:
-    """'12 of 30 runs stored (in training)' for a profile trained in stretches."""
-    from ..engine.store import results_dir, stored_pretrain
+    """'12 of 30 runs trained, 12 evaluated; 18 of 24 random-init controls evaluated;
+    6 of 6 fine-tunings; still training in stretches' for a profile trained in
+    stretches: what its interim decisions stand on."""
+    from ..engine.config import untrained
+    from ..engine.store import config_hash, results_dir, stored_eval, stored_pretrain
+    from ..profiles import eval_config, finetune_config
+    from .driver import finetune_targets, planned_controls
+    store, evaluation = results_dir(profile), eval_config(profile)
     runs = _stretch_runs(profile)
-    stored = sum(stored_pretrain(results_dir(profile), r) is not None for r in runs)
-    return f"{stored} of {len(runs)} runs stored" + (
-        " (still training in stretches)" if stored < len(runs) else "")
+    controls = planned_controls(runs)
+    tuned = finetune_targets(profile, C.default_seeds(profile))
+
+    def scored(config, how=evaluation) -> bool:
+        return stored_eval(store, config_hash(config.to_dict()), how) is not None
+    trained = sum(stored_pretrain(store, r) is not None for r in runs)
+    evaluated = sum(scored(r) for r in runs)
+    controls_scored = sum(scored(c) for c in controls)
+    tuning = finetune_config(profile)
+    finetuned = sum(scored(c, tuning) for c in tuned)
+    done = trained == len(runs) and evaluated == trained
+    return (f"{trained} of {len(runs)} runs trained, {evaluated} evaluated; "
+            f"{controls_scored} of {len(controls)} random-init controls evaluated; "
+            f"{finetuned} of {len(tuned)} fine-tunings"
+            + ("" if done else "; still training in stretches, so its verdicts are "
+               "interim"))
 
 
 def reading(row) -> str:

@@ -110,26 +110,41 @@ def _paper_direction(ax, sign: int, y: float, limit: float, gid: str):
                 markersize=7, gid=gid)
 
 
+def _interim(row) -> bool:
+    """Whether the row's profile is still training (ledger.book_family marks it)."""
+    value = row.get("interim", False)
+    return bool(value) and not pd.isna(value)
+
+
 def _verdict_text(row) -> str:
     stage = row.get("stage", "")
+    who = f"{row['profile']} (interim)" if _interim(row) else row["profile"]
     if stage == "not testable":
-        return f"{row['profile']}: not testable"
+        return f"{who}: not testable"
     if stage == "no model":
-        return f"{row['profile']}: check, {row['verdict']} at 5%"
+        return f"{who}: check, {row['verdict']} at 5%"
     suffix = {"early training": ", early", "past the bigram rung": ", past bigram"}.get(
         stage, "")
     if row["verdict"] == row["verdict_holm"]:
-        return f"{row['profile']}: {row['verdict']}{suffix}"
-    return f"{row['profile']}: {row['verdict']} (Holm: {row['verdict_holm']}){suffix}"
+        return f"{who}: {row['verdict']}{suffix}"
+    return f"{who}: {row['verdict']} (Holm: {row['verdict_holm']}){suffix}"
 
 
-def _legend(ax, profiles: list):
+def _profile_label(frame: pd.DataFrame, profile: str) -> str:
+    rows = frame[frame["profile"] == profile]
+    interim = any(_interim(r) for _, r in rows.iterrows())
+    return f"{profile} profile" + (" (interim: still training)" if interim else "")
+
+
+def _legend(ax, profiles: list, frame: pd.DataFrame | None = None):
     """Below the plot: the band, the profiles' markers, the paper's marks, the colours."""
     from matplotlib.lines import Line2D
     from matplotlib.patches import Patch
     handles = [Patch(color=BAND_COLOUR, label="within ±1 margin")]
     handles += [Line2D([], [], linestyle="", marker=marker(p), color="white",
-                       markeredgecolor="black", label=f"{p} profile") for p in profiles]
+                       markeredgecolor="black",
+                       label=_profile_label(frame, p) if frame is not None
+                       else f"{p} profile") for p in profiles]
     handles += [Line2D([], [], linestyle="", marker=">", color=PAPER_COLOUR,
                        label="paper's direction"),
                 Line2D([], [], linestyle="", marker="D", markerfacecolor="none",
@@ -187,7 +202,7 @@ def forest(family: pd.DataFrame, ax=None):
     ax.set_xlim(-limit, limit)
     ax.set_xlabel("effect / margin of practical equivalence (95% interval)")
     _claim_separators(ax, frame, keys)
-    _legend(ax, profiles)
+    _legend(ax, profiles, frame)
     return ax
 
 
@@ -259,6 +274,8 @@ def _claim_panel(ax, frame: pd.DataFrame, compute: dict):
             ax.plot([row["flops"]] * 2, [low, high], color=line.get_color(), linewidth=1)
             ax.plot(row["flops"], value, marker(row["profile"]), color=line.get_color(),
                     markeredgecolor="black", markeredgewidth=0.5,
+                    # a profile still training: hollow, its estimate interim
+                    markerfacecolor="white" if _interim(row) else line.get_color(),
                     gid=f"{row['profile']}:{key}")
     ax.set_xscale("log")
     ax.set_ylim(-limit, limit)

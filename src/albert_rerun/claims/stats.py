@@ -302,13 +302,21 @@ def decision(key: str, claim: str, label: str, numbers: dict, margin: float,
 
 # -- the family -----------------------------------------------------------------------
 
-def holm(decisions, alpha: float = ALPHA):
+def holm(decisions, alpha: float = ALPHA, pending: int = 0):
     """Every decision's raw and Holm-adjusted p-values and verdicts, as one table.
 
     The family is the judged decisions' tests together (a decision the gate leaves out,
     ``GATED``, is shown with its numbers, no adjusted p-values and the verdict "not
     testable at this scale"), two per decision (the difference test and the TOST),
-    adjusted with statsmodels' ``multipletests(method="holm")``."""
+    adjusted with statsmodels' ``multipletests(method="holm")``.
+
+    ``pending``: decisions planned but not yet made (a profile still training). Each
+    enters the family as two tests at p = 1, so that the adjustment of those made is
+    the one the complete family would give them at worst (review: a one-decision family
+    adjusted nothing, and the same p-value read "contradicted" there and "inconclusive"
+    in the complete one)."""
+    if pending < 0:
+        raise ValueError(f"pending must be >= 0, got {pending}")
     import pandas as pd
     from statsmodels.stats.multitest import multipletests
     decisions = list(decisions)
@@ -322,8 +330,9 @@ def holm(decisions, alpha: float = ALPHA):
     judged = [d for d in decisions if d.judged and d.stage != NO_MODEL]
     adjusted = {}
     if judged:
-        raw = np.array([[d.p_difference, d.p_equivalence] for d in judged]).ravel()
-        fitted = multipletests(raw, alpha=alpha, method="holm")[1].reshape(-1, 2)
+        raw = np.array([[d.p_difference, d.p_equivalence] for d in judged]
+                       + [[1.0, 1.0]] * pending).ravel()
+        fitted = multipletests(raw, alpha=alpha, method="holm")[1].reshape(-1, 2)[:len(judged)]
         adjusted = {d.key: (float(p_d), float(p_e)) for d, (p_d, p_e) in zip(judged, fitted)}
     rows = []
     for d in decisions:

@@ -104,7 +104,7 @@ def verdict_sentence(d: Decision, family: pd.DataFrame | None = None) -> str:
     holm_text = ""
     if (family is not None and d.key in family.index
             and bool(family.loc[d.key, "in_family"])):
-        holm_text = (f" (after Holm's adjustment over the book's judged decisions: "
+        holm_text = (f" (after Holm's adjustment over this profile's judged decisions: "
                      f"{family.loc[d.key, 'verdict_holm']})")
     return (f"{stage_text(d)}{holm_text}: {interval_text(d.estimate, d.low, d.high, d.unit)} "
             f"{d.unit}, margin ±{d.margin:.3g}")
