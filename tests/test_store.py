@@ -1,5 +1,6 @@
 """The results store: float16 safetensors weights checked by SHA-256, evaluations keyed
 by (pretraining hash, evaluation hash), and what a corrupt file does."""
+from dataclasses import replace
 import hashlib
 import json
 from pathlib import Path
@@ -88,6 +89,25 @@ def test_a_corrupt_or_missing_weight_file_names_the_file_and_both_checksums(tmp_
         store.load_weights(folder, result)
     with pytest.raises(store.WeightsError, match="records no weights"):
         store.load_weights(folder, {**result, "weights": None})
+
+
+def test_a_control_is_rebuilt_from_its_seed_and_a_different_rebuild_is_named(tmp_path):
+    """Zero-step controls are not committed: their seed rebuilds them, bit for bit on the
+    machine that made them. Made on another CPU type the rebuild can differ (it does at
+    E = H = 64 between Intel and AMD), and the error says so and how to remake it."""
+    control = replace(CONFIG, max_steps=0)
+    payload = store._initial_weights(control.to_dict())
+    result = {"hash": "c0ffee", "config": control.to_dict(),
+              "provenance": {"machine": {"cpu": "Some CPU"}},
+              "weights": {"file": "c0ffee.safetensors", "dtype": "float16",
+                          "sha256": hashlib.sha256(payload).hexdigest()}}
+    (tmp_path / "pretrain").mkdir()
+    loaded = store.load_weights(tmp_path, result)  # no file: rebuilt, and it matches
+    assert loaded.keys() == AlbertForPreTraining(CONFIG.model).state_dict().keys()
+    other = {**result, "weights": {**result["weights"], "sha256": "0" * 64}}
+    with pytest.raises(store.WeightsError, match=r"control c0ffee rebuilt from its seed "
+                       r"here.*recorded on Some CPU.*c0ffee\.json"):
+        store.load_weights(tmp_path, other)
 
 
 def test_evaluation_is_keyed_by_pretraining_and_evaluation_hash(tmp_path, monkeypatch):

@@ -128,6 +128,15 @@ def load_weights(store: Path, result: dict) -> dict:
     else:
         payload = path.read_bytes()
     actual = hashlib.sha256(payload).hexdigest()
+    if actual != record["sha256"] and not path.is_file():
+        made_on = result.get("provenance", {}).get("machine", {}).get("cpu", "another CPU")
+        raise WeightsError(
+            f"control {result['hash']} rebuilt from its seed here has sha256 {actual}, "
+            f"not the {record['sha256']} it recorded on {made_on}: initialization is not "
+            f"bit-identical across CPU types (measured: every E = H = 64 control made on "
+            f"an Intel Xeon differs on an AMD EPYC; the others match). Evaluate it where "
+            f"it was made, or delete {store / 'pretrain' / (result['hash'] + '.json')} so "
+            f"that the driver makes the control again here (its evaluations go with it)")
     if actual != record["sha256"]:
         raise WeightsError(f"weight file {path} is corrupt: sha256 {actual}, expected "
                            f"{record['sha256']}; {fix}")
