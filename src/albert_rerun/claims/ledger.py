@@ -174,23 +174,16 @@ def counts_of(part: pd.DataFrame) -> str:
 
 def changes(families: dict, before: str, after: str) -> pd.DataFrame:
     """The decisions whose Holm verdict or stage differs between two profiles' families
-    (e.g. cpu and cpu-long), with both and, where either is not testable, why (review: a
-    gate that opens because an interval widened is not a model that learned more);
+    (e.g. cpu and cpu-long), with both staged verdicts (a gated one carries its reason:
+    a gate that opens because an interval widened is not a model that learned more);
     decisions one profile lacks are left out (``changes_text`` counts them)."""
     a, b = families[before], families[after]
     shared = [k for k in a.index if k in b.index]
-    columns = ["decision", before, after, "why not testable"]
-    rows = []
-    for k in shared:
-        if (a.loc[k, "verdict_holm"], a.loc[k, "stage"]) == (b.loc[k, "verdict_holm"],
-                                                             b.loc[k, "stage"]):
-            continue
-        why = "; ".join(f"{p}: {f.loc[k, 'gate_reason']}" for p, f in ((before, a),
-                                                                      (after, b))
-                        if f.loc[k, "stage"] == GATED)
-        rows.append({"decision": a.loc[k, "label"], before: a.loc[k, "verdict_staged"],
-                     after: b.loc[k, "verdict_staged"], "why not testable": why or "-"})
-    return pd.DataFrame(rows, columns=columns).set_index("decision")
+    rows = [{"decision": a.loc[k, "label"], f"{before}": a.loc[k, "verdict_staged"],
+             f"{after}": b.loc[k, "verdict_staged"]}
+            for k in shared if (a.loc[k, "verdict_holm"], a.loc[k, "stage"])
+            != (b.loc[k, "verdict_holm"], b.loc[k, "stage"])]
+    return pd.DataFrame(rows, columns=["decision", before, after]).set_index("decision")
 
 
 def changes_text(families: dict, before: str, after: str) -> str:
@@ -202,7 +195,8 @@ def changes_text(families: dict, before: str, after: str) -> str:
     model = int((a["stage"] != NO_MODEL).sum())
     return (f"{len(shared)} of the {model} model decisions at {before} are made at {after}"
             f"{' so far' if after in C.STRETCH_PROFILES else ''}; "
-            + (f"{changed} of them change verdict or stage (below)." if changed else
+            + (f"{changed} of them {'changes' if changed == 1 else 'change'} verdict or "
+               f"stage (below)." if changed else
                "none of them changes verdict or stage."))
 
 
@@ -302,8 +296,9 @@ def beside_sections(make, current: str, seeds=None) -> list:
             chapter = make(profile, None, "auto", False, present=False,
                            **({"partial": True} if partial else {}))
         except MissingRuns:
-            out.append(Markdown(f"**{profile}**{progress}: no decision of this chapter "
-                                f"has all its runs stored yet."))
+            out.append(Markdown(f"**{profile}**" + (f" ({progress[2:]})" if progress else "")
+                                + ": no decision of this chapter has all its runs stored "
+                                  "yet."))
             continue
         if partial:
             chapter.decisions = [d for d in chapter.decisions if d.arms]
