@@ -53,6 +53,22 @@ def test_a_budget_stops_between_runs_and_the_same_call_resumes(monkeypatch):
     assert stored_pretrain(store, dropout) is not None
 
 
+def test_the_budget_bounds_training_and_the_evaluations_follow_it():
+    """A stretch that trains to its deadline still evaluates what is stored (the first
+    cpu-long stretches evaluated nothing: the evaluations were cut by the same
+    deadline). Here the budget is already spent when the evaluate stage begins."""
+    from albert_rerun.engine.store import stored_eval
+    from albert_rerun.profiles import eval_config
+    call = dict(profile="smoke", seeds=1, names=["dropout"], workers=1)
+    driver.train_all(**call, stages=("pretrain",))
+    store, evaluation = results_dir("smoke"), eval_config("smoke")
+    runs = driver.planned_runs("smoke", range(1), ["dropout"])
+    assert all(stored_eval(store, config_hash(r.to_dict()), evaluation) is None for r in runs)
+    driver.train_all(**call, stages=("pretrain", "evaluate"), hours=1e-9)
+    for config in runs + driver.planned_controls(runs):
+        assert stored_eval(store, config_hash(config.to_dict()), evaluation) is not None
+
+
 def test_a_resumed_run_is_predicted_from_its_checkpoint(monkeypatch):
     config = C.seeded(C.base("cpu-long"), 0)
     whole = driver.remaining_seconds(config, "cpu-long", "cpu")

@@ -403,10 +403,11 @@ def train_all(profile: str, seeds=None, device: str = "auto", workers: int | Non
     """Every stage above for the named claims; returns the number of runs and
     evaluations done. A failed run is reported and the others go on.
 
-    ``hours``: a wall-clock budget. No run starts that its predicted time (the stored
-    FLOP rate, from its checkpoint's step) says cannot end within it, and the running
-    ones stop at its end with a checkpoint; the same call later resumes them and trains
-    only what is missing."""
+    ``hours``: a wall-clock budget for pretraining. No run starts that its predicted
+    time (the stored FLOP rate, from its checkpoint's step) says cannot end within it,
+    and the running ones stop at its end with a checkpoint; the same call later resumes
+    them and trains only what is missing. The evaluations and fine-tunings of the stored
+    runs follow it, unbounded."""
     from ..data.files import verify_inputs
     verify_inputs()  # a corrupt data file stops here, before any run starts
     seeds = range(seeds) if isinstance(seeds, int) else (seeds or C.default_seeds(profile))
@@ -451,19 +452,36 @@ def train_all(profile: str, seeds=None, device: str = "auto", workers: int | Non
         done += _train(runs_and_controls, profile, device, workers, compile, fresh,
                        max(0.0, deadline - time.time()), "pretrain", finish_by)
     store = results_dir(profile)
+    # The budget bounds pretraining. The evaluations and fine-tunings of what is stored
+    # follow it, unbounded (a minute or two a run on a CPU): cut by the same deadline,
+    # a stretch that trained to its end evaluated nothing and left runs without their
+    # evaluations (the first cpu-long stretches did).
+    def left() -> float:
+        return float("inf") if hours is not None else max(0.0, deadline - time.time())
     if "evaluate" in stages:
         ready = [config_hash(c.to_dict()) for c in runs_and_controls
                  if stored_pretrain(store, c) is not None]
-        done += _evaluate(ready, profile, device, workers, fresh,
-                          max(0.0, deadline - time.time()), finish_by=finish_by)
-    if "finetune" in stages and (finish_by is None or time.time() < finish_by):
+        done += _evaluate(ready, profile, device, workers, fresh, left())
+    if "finetune" in stages and left() > 0:
+        if not finetune_ready(profile, seeds):
+            print("[finetune] waits for the base run's first seed and its control",
+                  flush=True)
+            return done
         finetune_rates(profile, device)
         targets = runs_and_controls if finetune_all else finetune_targets(profile, seeds)
         ready = [config_hash(c.to_dict()) for c in targets
                  if stored_pretrain(store, c) is not None]
-        done += _evaluate(ready, profile, device, workers, fresh,
-                          max(0.0, deadline - time.time()), "finetune", finish_by)
+        done += _evaluate(ready, profile, device, workers, fresh, left(), "finetune")
     return done
+
+
+def finetune_ready(profile: str, seeds) -> bool:
+    """Whether the fine-tuning stage can start: the pilot needs the base run's seed 0
+    and its control stored (a stretch may end before them)."""
+    store = results_dir(profile)
+    first = C.seeded(C.base(profile), list(seeds)[0])
+    return all(stored_pretrain(store, c) is not None
+               for c in [first, *planned_controls([first])])
 
 
 def finetune_targets(profile: str, seeds) -> list:
@@ -501,9 +519,10 @@ def main(argv=None) -> int:
     parser.add_argument("--seconds", type=float, default=float("inf"),
                         help="start no run after this many seconds (default: no limit)")
     parser.add_argument("--hours", type=float, default=None,
-                        help="a wall-clock budget: start no run predicted to end after it, "
-                        "stop the running ones at its end with a checkpoint (the same "
-                        "command resumes them)")
+                        help="a wall-clock budget for pretraining: start no run predicted "
+                        "to end after it, stop the running ones at its end with a "
+                        "checkpoint (the same command resumes them); the evaluations and "
+                        "fine-tunings of the stored runs follow it")
     parser.add_argument("--part", default=None, metavar="K/N",
                         help="only part K of N of the claims (consecutive claims of about "
                         "equal training FLOPs; e.g. 1/2 and 2/2 for two device calls)")
