@@ -240,16 +240,22 @@ def test_the_pairs_margin_quotes_table_5s_own_differences():
 
 
 def test_partial_sharing_decisions_wait_for_a_resolved_whole_cost():
-    """Review: where all shared minus not shared is within two margins, attention minus
-    FFN cannot reach the paper's side and attention minus not shared is equivalent by
-    construction; both are gated as a design that cannot fail."""
+    """Review: where all shared minus not shared is within one margin to the far end of
+    its interval, both partial costs are too: attention minus FFN cannot differ by a
+    margin and attention minus not shared is equivalent by construction; both are gated
+    as a design that cannot fail. A whole cost under two margins does not suffice (the
+    partial costs could then differ by more than one: the gate's former threshold)."""
     from albert_rerun.claims.asymmetry import asymmetry_decisions, resolution_gate
     names = {"A": "E=32, all", "B": "E=32, none", "C": "E=32, attention"}
     small = runs({"A": 0.03, "B": 0.0, "C": 0.01}).replace({"condition": names})
     ffn = runs({"A": 0.02}).replace({"condition": {"A": "E=32, ffn"}})
     frame = pd.concat([small, ffn])
     made = asymmetry_decisions(frame, frame.iloc[0:0], 32, 64, [], {"ce": 0.02})
-    gate = resolution_gate(made, 0.02)
+    whole = next(d for d in made if d.key == "asymmetry/all-none/small-E")
+    far = max(abs(whole.low), abs(whole.high))
+    assert 0.03 <= far < 0.04
+    gate = resolution_gate(made, 0.05)
     assert set(gate) == {"asymmetry/attention-ffn/small-E", "asymmetry/attention-none/small-E"}
     assert "cannot reach the margin" in gate["asymmetry/attention-none/small-E"]
-    assert resolution_gate(made, 0.01) == {}  # 0.03 nats is three margins of 0.01
+    assert resolution_gate(made, 0.02) == {}  # under two margins of 0.02, not under one
+    assert resolution_gate(made, 0.01) == {}

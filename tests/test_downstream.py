@@ -50,3 +50,28 @@ def test_per_condition_gains_are_worded_as_descriptive_not_as_findings():
     assert "beats" not in text and "descriptive, not findings" in text
     assert "2 unadjusted intervals outside the book's family" in text
     assert "1 lie above 0" in text and "wide do not read context" in text
+
+
+def test_fine_tuning_repeats_are_read_from_two_profiles_stores(results):
+    """The same control fine-tuned under the same protocol at two profiles (stored as
+    each profile's evaluation of the same pretraining hash): its two accuracies and
+    machines, and the spread in the text, in points and in margins; a model fine-tuned
+    at one profile only is not a repeat."""
+    from albert_rerun.engine.store import atomic_write_json, results_dir
+
+    def store(profile, model, accuracy, cpu):
+        atomic_write_json(results_dir(profile) / "eval" / "ft1" / f"{model}.json", {
+            "eval_config": {"protocol": {"learning_rate": 1e-3}},
+            "metrics": {"sentiment_accuracy": accuracy},
+            "provenance": {"machine": {"cpu": cpu, "torch_threads": 1}}})
+    store("cpu", "c0", 0.740, "Intel Xeon")
+    store("cpu-long", "c0", 0.750, "AMD EPYC")
+    store("cpu", "only-here", 0.700, "Intel Xeon")
+    repeats = downstream.finetune_repeats(("cpu", "cpu-long"))
+    assert list(repeats["model"]) == ["c0", "c0"]
+    assert list(repeats["accuracy %"].round(1)) == [74.0, 75.0]
+    assert list(repeats["machine"]) == ["Intel Xeon", "AMD EPYC"]
+    text = downstream.finetune_repeat_text(repeats)
+    assert "The same 1 random-init models" in text and "differ by 1.0 to 1.0 points" in text
+    assert "1.0 times the downstream decisions' margin of 1 point" in text
+    assert downstream.finetune_repeat_text(repeats.iloc[:0]) == ""

@@ -187,9 +187,12 @@ def finetune_repeat_text(repeats: pd.DataFrame) -> str:
     gaps = (wide.max(axis=1) - wide.min(axis=1)).to_numpy()
     machines = " and ".join(dict.fromkeys(repeats["machine"]))
     profiles = " and ".join(f"`{p}`" for p in dict.fromkeys(repeats["profile"]))
+    margin = margins({"distance": 0.0})["downstream"]
     return (f"The same {len(wide)} random-init models, fine-tuned with the same protocol "
             f"and seed at {profiles} (on {machines}), differ by {gaps.min():.1f} to "
             f"{gaps.max():.1f} points (mean {gaps.mean():.1f}): fine-tuning is not "
             f"bit-reproducible across machines, and a fine-tuned accuracy carries about "
-            f"that much noise beyond the pretraining seed's. The two profiles' downstream "
-            f"decisions share these control models, so they are not independent.")
+            f"that much noise beyond the pretraining seed's, up to "
+            f"{gaps.max() / margin:.1f} times the downstream decisions' margin of "
+            f"{margin:g} point. The two profiles' downstream decisions share these "
+            f"control models, so they are not independent.")

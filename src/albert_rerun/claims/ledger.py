@@ -64,6 +64,7 @@ def book_family(profile: str, seeds=None, device="auto", train_missing=False) ->
         family["interim"] = True
         family["verdict_staged"] = "interim: " + family["verdict_staged"]
         family.attrs["planned"] = len(set(planned) | set(family.index))
+        family.attrs["pending"] = len(set(planned) - set(family.index))
     return family
 
 
@@ -99,6 +100,11 @@ CLAIM_TITLES = {
 }
 
 
+def _interim(row) -> bool:
+    value = row.get("interim", False)
+    return bool(value) and not pd.isna(value)
+
+
 def ledger_table(family: pd.DataFrame) -> pd.DataFrame:
     """One row per decision, grouped by claim: the paper's figure, ours (shown for every
     decision, gated or not), the arms' levels, the raw verdict and the Holm-adjusted one
@@ -112,7 +118,7 @@ def ledger_table(family: pd.DataFrame) -> pd.DataFrame:
                              f" {row['unit']}",
                      "margin": f"±{row['margin']:.3g}",
                      "arms' level": row["arm_levels"] or "no trained model",
-                     "verdict": row["verdict"],
+                     "verdict": ("interim: " if _interim(row) else "") + row["verdict"],
                      "verdict (Holm) and stage": row["verdict_staged"],
                      "what the numbers say": reading(row)})
     return pd.DataFrame(rows).set_index(["#", "claim", "decision"])
@@ -161,10 +167,12 @@ def verdict_counts(family: pd.DataFrame) -> str:
     if len(checks):
         text += (f" and {len(checks)} check the test sets rather than a model (outside "
                  f"Holm's family)")
+    pending = family.attrs.get("pending", 0)
+    tests = (f"their {2 * len(judged)} tests and the {2 * pending} of the decisions not "
+             f"yet made" if pending else f"their {2 * len(judged)} tests")
     return (text + f"; of the {len(judged)} judged, at 5% each: {counts('verdict')}; after "
-            f"Holm's adjustment over their {2 * len(judged)} tests (the family is the "
-            f"judged decisions): {counts('verdict_holm')}. By stage, after Holm: "
-            f"{by_stage or 'none judged'}.")
+            f"Holm's adjustment over {tests} (the family is the judged decisions): "
+            f"{counts('verdict_holm')}. By stage, after Holm: {by_stage or 'none judged'}.")
 
 
 def counts_of(part: pd.DataFrame) -> str:
@@ -304,8 +312,14 @@ def beside_sections(make, current: str, seeds=None) -> list:
             chapter.decisions = [d for d in chapter.decisions if d.arms]
         out.append(Markdown(f"**{profile}** ({chapter.texts['scale_short']}{progress}). "
                             f"{chapter.texts.get('scale_gap', '')}"))
-        out.append(chapter.decision_table(book_family(profile)) if chapter.decisions else
-                   Markdown("No decision of this chapter has all its runs stored yet."))
+        if not chapter.decisions:
+            out.append(Markdown("No decision of this chapter has all its runs stored yet."))
+            continue
+        table = chapter.decision_table(book_family(profile))
+        if partial:  # every verdict of a profile still training is interim
+            column = "verdict at 5%, unadjusted"
+            table[column] = "interim: " + table[column]
+        out.append(table)
     return out
 
 
