@@ -112,15 +112,15 @@ def load_runs(profile: str, conditions: dict, seeds, device: str = "auto",
     random-initialization control's where it exists. Missing runs are trained and
     evaluated here when ``train_missing`` (one after another), else MissingRuns names
     every one of them (a run of seeds 0-2 whose random-init control is not evaluated
-    counts as missing where ``controls``); with ``partial`` (a profile still training in stretches) the
-    conditions missing a seed are left out instead, and MissingRuns is raised only when
-    no condition is complete."""
+    counts as missing where ``controls``); with ``partial`` (a profile still training
+    in stretches) the conditions missing a seed are left out instead, and MissingRuns
+    is raised only when no condition is complete."""
     from ..engine.config import untrained
     from ..engine.store import config_hash, results_dir, stored_eval, stored_pretrain
     from ..profiles import eval_config, finetune_config
+    from .driver import CONTROL_SEEDS
     store, evaluation = results_dir(profile), eval_config(profile)
     both = (evaluation, finetune_config(profile))
-    from .driver import CONTROL_SEEDS
     seeded = [(name, seed, C.seeded(config, seed)) for name, config in conditions.items()
               for seed in seeds]
 

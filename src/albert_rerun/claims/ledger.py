@@ -12,7 +12,7 @@ from .downstream import downstream_gate
 from .dropout import dropout
 from .embedding_size import embedding_sweep
 from .sop_nsp import sop_nsp
-from .stats import EARLY, GATED, NO_MODEL, PAST, holm
+from .stats import EARLY, GATED, NO_MODEL, PAST, holm, is_interim
 from .transitions import transitions
 from .wall_clock import wall_clock
 
@@ -100,11 +100,6 @@ CLAIM_TITLES = {
 }
 
 
-def _interim(row) -> bool:
-    value = row.get("interim", False)
-    return bool(value) and not pd.isna(value)
-
-
 def ledger_table(family: pd.DataFrame) -> pd.DataFrame:
     """One row per decision, grouped by claim: the paper's figure, ours (shown for every
     decision, gated or not), the arms' levels, the raw verdict and the Holm-adjusted one
@@ -118,7 +113,7 @@ def ledger_table(family: pd.DataFrame) -> pd.DataFrame:
                              f" {row['unit']}",
                      "margin": f"±{row['margin']:.3g}",
                      "arms' level": row["arm_levels"] or "no trained model",
-                     "verdict": ("interim: " if _interim(row) else "") + row["verdict"],
+                     "verdict": ("interim: " if is_interim(row) else "") + row["verdict"],
                      "verdict (Holm) and stage": row["verdict_staged"],
                      "what the numbers say": reading(row)})
     return pd.DataFrame(rows).set_index(["#", "claim", "decision"])
@@ -336,7 +331,6 @@ def stretch_progress(profile: str) -> str:
     """'12 of 30 runs trained, 12 evaluated; 18 of 24 random-init controls evaluated;
     6 of 6 fine-tunings; still training in stretches' for a profile trained in
     stretches: what its interim decisions stand on."""
-    from ..engine.config import untrained
     from ..engine.store import config_hash, results_dir, stored_eval, stored_pretrain
     from ..profiles import eval_config, finetune_config
     from .driver import finetune_targets, planned_controls

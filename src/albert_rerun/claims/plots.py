@@ -15,6 +15,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from .stats import is_interim
+
 X_LIMIT = 10.0  # the widest the effect axis goes, in margins
 PROFILE_MARKERS = {"smoke": "^", "cpu": "o", "cpu-long": "D", "gpu": "s"}
 VERDICT_COLOURS = {"reproduced": "tab:green", "contradicted": "tab:red",
@@ -110,15 +112,9 @@ def _paper_direction(ax, sign: int, y: float, limit: float, gid: str):
                 markersize=7, gid=gid)
 
 
-def _interim(row) -> bool:
-    """Whether the row's profile is still training (ledger.book_family marks it)."""
-    value = row.get("interim", False)
-    return bool(value) and not pd.isna(value)
-
-
 def _verdict_text(row) -> str:
     stage = row.get("stage", "")
-    who = f"{row['profile']} (interim)" if _interim(row) else row["profile"]
+    who = f"{row['profile']} (interim)" if is_interim(row) else row["profile"]
     if stage == "not testable":
         return f"{who}: not testable"
     if stage == "no model":
@@ -132,7 +128,7 @@ def _verdict_text(row) -> str:
 
 def _profile_label(frame: pd.DataFrame, profile: str) -> str:
     rows = frame[frame["profile"] == profile]
-    interim = any(_interim(r) for _, r in rows.iterrows())
+    interim = any(is_interim(r) for _, r in rows.iterrows())
     return f"{profile} profile" + (" (interim: still training)" if interim else "")
 
 
@@ -275,7 +271,7 @@ def _claim_panel(ax, frame: pd.DataFrame, compute: dict):
             ax.plot(row["flops"], value, marker(row["profile"]), color=line.get_color(),
                     markeredgecolor="black", markeredgewidth=0.5,
                     # a profile still training: hollow, its estimate interim
-                    markerfacecolor="white" if _interim(row) else line.get_color(),
+                    markerfacecolor="white" if is_interim(row) else line.get_color(),
                     gid=f"{row['profile']}:{key}")
     ax.set_xscale("log")
     ax.set_ylim(-limit, limit)

@@ -302,6 +302,14 @@ def decision(key: str, claim: str, label: str, numbers: dict, margin: float,
 
 # -- the family -----------------------------------------------------------------------
 
+def is_interim(row) -> bool:
+    """Whether a row of a family belongs to a profile still training (ledger.book_family
+    marks such a family's rows ``interim``; other families have no such column, and
+    a stacked frame has NaN in it for their rows)."""
+    value = row.get("interim", False)
+    return bool(value) and value == value  # NaN != NaN
+
+
 def holm(decisions, alpha: float = ALPHA, pending: int = 0):
     """Every decision's raw and Holm-adjusted p-values and verdicts, as one table.
 
