@@ -17,6 +17,9 @@ def test_wall_clock_decides_once_per_budget_the_profile_has():
     assert both["wall_clock/equal-time"].verdict() == "reproduced"  # the wide model wins
     assert both["wall_clock/equal-flops"].verdict() == "contradicted"
     assert both["wall_clock/equal-time"].arms == (names["A"], "BERT-style")
+    # Table 6 is at equal time: its figure stands beside that decision only
+    assert both["wall_clock/equal-time"].paper == "+1.5 Avg (equal time)"
+    assert both["wall_clock/equal-flops"].paper.startswith("none")
     only_time = wall_clock.wall_clock_decisions(frame, [names["A"]], {"ce": 0.01})
     assert [d.key for d in only_time] == ["wall_clock/equal-time"]
 
@@ -53,3 +56,22 @@ def test_sop_nsp_decisions_on_planted_probes_and_a_partial_frame():
 def test_the_all_shared_peak_needs_a_sweep_that_reaches_a_small_e():
     assert "embedding/all-shared" in embedding_size.peak_gate((32, 64), 64)  # the cpu sweep
     assert embedding_size.peak_gate((64, 128, 256), 256) == {}  # gpu: E = H/4 is there
+
+
+def test_asymmetry_costs_table_says_which_rows_are_decisions():
+    """Review: the costs table repeated three decisions' rows with nothing to say so."""
+    from albert_rerun.claims import asymmetry
+    effects = {"E=32, none": 0.0, "E=32, attention": 0.001, "E=32, ffn": 0.01,
+               "E=32, all": 0.03, "E=64, none": -0.02, "E=64, attention": -0.01,
+               "E=64, ffn": 0.0, "E=64, all": 0.01}
+    frame = pd.concat([runs({"A": v}).assign(condition=k) for k, v in effects.items()])
+    decisions = asymmetry.asymmetry_decisions(frame, frame.iloc[0:0], 32, 64, [], {"ce": 0.01})
+    costs = asymmetry.costs_table(frame, decisions, 32, 64, 0.01)
+    assert len(costs) == 6
+    decided = costs.index[costs["a decision"].str.startswith("yes")].tolist()
+    assert decided == [(32, "attention"), (32, "all"), (64, "all")]
+    assert costs.loc[(32, "all"), "CE minus not shared (nats)"].startswith("+0.030")
+    assert costs.loc[(32, "ffn"), "paper Avg minus not shared"] == -1.4
+    partial = frame[frame["condition"].isin(["E=32, all", "E=32, none"])]
+    assert asymmetry.costs_table(partial, [], 32, 64, 0.01)["a decision"].tolist() == [
+        "no: Table 4's shape only"]

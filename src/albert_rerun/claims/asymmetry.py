@@ -39,18 +39,7 @@ def asymmetry(profile: str, seeds=None, device="auto", train_missing=False,
                                             else 768, cells[k].model.sharing)]
                           for k in table.index]
     chapter.tables["cells"] = table
-    costs = {}
-    for e in (small, H):
-        for scheme in [s for s in ("attention", "ffn", "all")
-                       if {f"E={e}, {s}", f"E={e}, none"} <= set(cells)]:
-            d = ce_decision(runs, "", "", "", f"E={e}, {scheme}", f"E={e}, none", m["ce"], -1)
-            paper_e = 128 if e == small else 768
-            costs[(e, scheme)] = {"CE minus not shared (nats)": interval_text(
-                d.estimate, d.low, d.high, "nats"),
-                "paper Avg minus not shared": round(paper.TABLE4_AVG[(paper_e, scheme)]
-                                                    - paper.TABLE4_AVG[(paper_e, "none")], 1)}
-    chapter.tables["costs"] = (pd.DataFrame(costs).T.rename_axis(["E", "shared"]) if costs
-                               else pd.DataFrame())  # a partial profile may have none yet
+    chapter.tables["costs"] = costs_table(runs, decisions, small, H, m["ce"])
     if groups:
         chapter.tables["grouped"] = metrics_table(grouped, {"params (M)": pd.Series(
             {f"G={g}": round(parameter_count(c) / 1e6, 3) for g, c in groups.items()})})
@@ -58,6 +47,30 @@ def asymmetry(profile: str, seeds=None, device="auto", train_missing=False,
                          scale_short=scale_short(runs, b),
                          context=context_reading(pd.concat([runs, grouped]), profile))
     return downstream(chapter, profile) if present else chapter
+
+
+def costs_table(runs, decisions, small: int, H: int, margin: float) -> pd.DataFrame:
+    """Table 4's shape: every scheme's cost against not shared at each E where both cells
+    are in ``runs`` (cross-entropy minus not shared, paired t) beside the paper's Avg
+    difference. Three of the six are decisions of the verdict table (which gives their
+    Holm verdicts); the column "a decision" says which, so that the table reads as the
+    shape they come from and not as a second set of results (second review). Empty
+    where a partial profile has no pair yet."""
+    judged = {tuple(d.arms) for d in decisions}
+    costs = {}
+    for e in (small, H):
+        for scheme in [s for s in ("attention", "ffn", "all")
+                       if {f"E={e}, {s}", f"E={e}, none"} <= set(runs["condition"])]:
+            d = ce_decision(runs, "", "", "", f"E={e}, {scheme}", f"E={e}, none", margin, -1)
+            paper_e = 128 if e == small else 768
+            costs[(e, scheme)] = {
+                "CE minus not shared (nats)": interval_text(d.estimate, d.low, d.high, "nats"),
+                "paper Avg minus not shared": round(paper.TABLE4_AVG[(paper_e, scheme)]
+                                                    - paper.TABLE4_AVG[(paper_e, "none")], 1),
+                "a decision": ("yes: its verdict below"
+                               if (f"E={e}, {scheme}", f"E={e}, none") in judged
+                               else "no: Table 4's shape only")}
+    return pd.DataFrame(costs).T.rename_axis(["E", "shared"]) if costs else pd.DataFrame()
 
 
 RESOLVING_MARGINS = 1.0  # the whole sharing cost, in margins, that sub-costs need
