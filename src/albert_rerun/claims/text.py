@@ -26,6 +26,25 @@ def summary(frame: pd.DataFrame, metric: str, scale: float = 1.0, digits: int = 
     return table.apply(cell, axis=1)
 
 
+def spread(frame: pd.DataFrame, metric: str, digits: int = 3,
+           by: str = "condition") -> pd.Series:
+    """'median (min-max)' of ``metric`` per condition, in the order the conditions first
+    appear: for measurements that are not a sample from one distribution, such as the
+    seconds of runs trained on different machines or beside different loads, where a
+    t-interval over three seeds would claim a spread the data do not have (and reach below
+    zero); '(1 run)' where there is one."""
+    frame = frame.dropna(subset=[metric])
+    order = list(dict.fromkeys(frame[by]))
+    groups = frame.groupby(by)[metric]
+
+    def cell(values) -> str:
+        if len(values) == 1:
+            return f"{values.iloc[0]:,.{digits}f} (1 run)"
+        return (f"{values.median():,.{digits}f} ({values.min():,.{digits}f}-"
+                f"{values.max():,.{digits}f})")
+    return pd.Series({k: cell(groups.get_group(k)) for k in order})
+
+
 def metrics_table(frame: pd.DataFrame, extra: dict | None = None) -> pd.DataFrame:
     """The chapter's main table: cross-entropy at [MASK] first, accuracies beside it."""
     columns = {"CE at [MASK] (nats)": summary(frame, CE),
@@ -47,19 +66,45 @@ def _tokens_text(tokens: float) -> str:
     return f"{tokens / 1e6:.1f}M" if tokens >= 1e6 else f"{tokens:,.0f}"
 
 
-def scale_gap(frame: pd.DataFrame, config, claim: str) -> str:
+def scale_gap(frame: pd.DataFrame, config, claim: str, arms: dict | None = None) -> str:
     """One sentence: parameters, steps and tokens of our runs against those of the
-    paper's own experiment behind ``claim`` (``paper.EXPERIMENT_SCALE``)."""
-    full = frame[frame["steps"] == frame["steps"].max()]
-    tokens = float(full["tokens"].mean())
+    paper's own experiment behind ``claim`` (``paper.EXPERIMENT_SCALE``).
+
+    ``arms`` ({label: (config, condition)}, in the order of the paper's models): where a
+    claim's arms differ in size and steps (the wide model against the BERT-style one),
+    each arm's own parameters, steps and tokens from its own runs, and each of the
+    paper's models is set against the arm in its place (the first arm stands in for
+    any model past the arms). Without it, the runs at the most steps stand for all
+    (``config``)."""
     theirs = paper.EXPERIMENT_SCALE[claim]
+
+    def own(rows: pd.DataFrame) -> tuple:
+        rows = rows[rows["steps"] == rows["steps"].max()]
+        return int(rows["steps"].max()), float(rows["tokens"].mean())
+    if arms:
+        sizes = {label: (parameter_count(c), *own(frame[frame["condition"] == k]))
+                 for label, (c, k) in arms.items()}
+        labels = list(sizes)
+        ours = "; ".join(f"{label} {n / 1e6:.2f}M parameters, {steps:,} steps, "
+                         f"{_tokens_text(tokens)} tokens"
+                         for label, (n, steps, tokens) in sizes.items())
+        ours += f" per run, {frame['seed'].nunique()} seeds"
+        against = [(sizes[labels[i if i < len(labels) else 0]][2],
+                    f"ours of the {labels[i if i < len(labels) else 0]} arm")
+                   for i in range(len(theirs.models))]
+    else:
+        _, tokens = own(frame)
+        full = frame[frame["steps"] == frame["steps"].max()]
+        ours = (f"{parameter_count(config) / 1e6:.2f}M parameters, "
+                f"{int(full['steps'].max()):,} steps, {_tokens_text(tokens)} tokens per run, "
+                f"{full['seed'].nunique()} seeds")
+        against = [(tokens, "ours")] * len(theirs.models)
     models = "; ".join(f"{name} {params}M parameters, {steps:,} steps "
                        f"({theirs.tokens(steps) / 1e9:,.0f}B tokens, "
-                       f"{theirs.tokens(steps) / tokens:,.0f}x ours)"
-                       for name, params, steps in theirs.models)
-    return (f"Scale gap: ours {parameter_count(config) / 1e6:.2f}M parameters, "
-            f"{int(full['steps'].max()):,} steps, {_tokens_text(tokens)} tokens per run, "
-            f"{full['seed'].nunique()} seeds; the paper's {theirs.source}: {models}, "
+                       f"{theirs.tokens(steps) / tokens:,.0f}x {whose})"
+                       for (name, params, steps), (tokens, whose)
+                       in zip(theirs.models, against))
+    return (f"Scale gap: ours {ours}; the paper's {theirs.source}: {models}, "
             f"batches of {theirs.batch:,} x {theirs.seq} tokens, one run per cell.")
 
 
