@@ -124,3 +124,65 @@ def test_changes_say_why_a_gate_differs_and_count_what_is_comparable():
     assert "1 of them changes verdict or stage" in text
     same = ledger.changes_text({"cpu": cpu, "cpu-long": cpu}, "cpu", "cpu-long")
     assert same.endswith("none of them changes verdict or stage.")
+
+
+def test_each_decision_is_costed_at_its_costlier_arms_training_flops():
+    """ledger.costed: a decision's train_flops is one run of its costlier arm at the
+    profile (the compute panels' x), so the E = H decisions sit above the small-E ones;
+    the wall-clock chapter's own conditions are used; a decision about no trained model
+    keeps NaN; an arm the conditions do not name stops the build."""
+    from albert_rerun.claims import conditions as C
+    from albert_rerun.claims.decisions import Chapter
+    cells = C.asymmetry("cpu")
+
+    def flops(config):
+        return C.step_flops(config) * config.max_steps
+
+    def made(key, arms):
+        return replace(_d(key, 0.004, [6.5, 6.4]), arms=tuple(arms))
+    chapter = Chapter("asymmetry", pd.DataFrame(), [
+        made("small", ("E=32, all", "E=32, none")), made("EH", ("E=64, all", "E=64, none")),
+        made("mixed", ("E=32, all", "E=64, none")), made("groups", ("G=2", "G=1")),
+        made("check", ())])
+    out = {d.key: d.train_flops for d in ledger.costed(chapter, "cpu")}
+    assert out["small"] == flops(cells["E=32, none"])
+    assert out["EH"] == flops(cells["E=64, none"]) > out["small"]
+    assert out["mixed"] == max(flops(cells["E=32, all"]), flops(cells["E=64, none"]))
+    assert out["groups"] == flops(C.grouped("cpu")[2])
+    assert out["check"] != out["check"]  # NaN: the panel places it at the base run
+    wide = C.wide_albert("cpu", 500)
+    timed = Chapter("wall_clock", pd.DataFrame(), [made("w", ("wide", "BERT-style"))],
+                    extra={"conditions": {"wide": wide, "BERT-style": C.bert_style("cpu")}})
+    assert ledger.costed(timed, "cpu")[0].train_flops == max(
+        flops(wide), flops(C.bert_style("cpu")))
+    with pytest.raises(ValueError, match="E=99"):
+        ledger.costed(Chapter("asymmetry", pd.DataFrame(), [made("x", ("E=99, all",))]),
+                      "cpu")
+
+
+def test_book_decisions_are_computed_once_per_state_of_the_store(monkeypatch, results):
+    """A chapter asks for the same profiles' decisions several times; the second call at
+    the same store state reuses the first, and a file written to the store (a run that
+    finished meanwhile) makes the next call compute again."""
+    calls = []
+
+    def compute(profile, seeds, device, train_missing):
+        calls.append(profile)
+        return [_d(f"{profile}-{len(calls)}", 0.01, [6.5, 6.4])]
+    monkeypatch.setattr(ledger, "_book_decisions", compute)
+    monkeypatch.setattr(ledger, "_DECISIONS", {})
+    first = ledger.book_decisions("cpu")
+    assert ledger.book_decisions("cpu") == first and calls == ["cpu"]
+    ledger.book_decisions("cpu", seeds=range(2))  # other arguments: computed
+    assert calls == ["cpu", "cpu"]
+    store = results / "cpu" / "pretrain"
+    store.mkdir(parents=True)
+    (store / "0123456789abcdef.json").write_text("{}")
+    again = ledger.book_decisions("cpu")
+    assert calls == ["cpu", "cpu", "cpu"] and again != first
+    (store / "0123456789abcdef.json").write_text("{} ")  # rewritten: size changes
+    ledger.book_decisions("cpu")
+    assert len(calls) == 4
+    mutated = ledger.book_decisions("cpu")
+    mutated.clear()  # a caller's list is its own
+    assert len(ledger.book_decisions("cpu")) == 1 and len(calls) == 4

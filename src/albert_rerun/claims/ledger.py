@@ -22,11 +22,55 @@ CHAPTERS = {"asymmetry": asymmetry, "sop_nsp": sop_nsp, "dropout": dropout,
             "embedding_sweep": embedding_sweep, "downstream": downstream_gate}
 
 
+def store_state() -> tuple:
+    """Every file under the results root ($ALBERT_RERUN_RESULTS, else data/results) as
+    (path, size, mtime): the state a profile's decisions are computed from (a profile's
+    own store, and the cpu store that cpu-long's equal-time budget and planned family
+    read). About 500 files for the committed results, a few milliseconds."""
+    import os
+
+    from ..engine.store import results_dir
+    root = results_dir("cpu").parent
+    state = []
+    for folder, _, files in os.walk(root):
+        for name in files:
+            path = os.path.join(folder, name)
+            try:
+                stat = os.stat(path)
+            except FileNotFoundError:  # a temporary file renamed meanwhile
+                continue
+            state.append((path, stat.st_size, stat.st_mtime_ns))
+    return str(root), tuple(sorted(state))
+
+
+_DECISIONS: dict = {}  # (arguments, store_state()) -> decisions; see book_decisions
+
+
 def book_decisions(profile: str, seeds=None, device="auto", train_missing=False) -> list:
     """Every decision of the book at ``profile``: the family the ledger adjusts (the
     chapters' tables and downstream summaries are not built for it). A profile trained
     in stretches (``conditions.STRETCH_PROFILES``) gives the decisions of its claims whose
-    runs are all stored so far; a chapter with none is left out."""
+    runs are all stored so far; a chapter with none is left out. Each decision carries
+    its arms' training FLOPs (``costed``).
+
+    Computed once per state of the results store in a process: a chapter's page asks
+    for the same profiles' decisions several times (its own family, the profiles it
+    shows beside it, a stretch profile's planned family from cpu's), about 12 s of CPU
+    each at cpu. The key is the store's every file with its size and modification time
+    (``store_state``), so a run written or removed, by this process or another, is a new
+    state; a call that trains what is missing is keyed on the state it leaves."""
+    key = (profile, None if seeds is None else tuple(seeds), str(device), bool(train_missing))
+    cached = _DECISIONS.get((key, store_state()))
+    if cached is not None:
+        return list(cached)
+    out = _book_decisions(profile, seeds, device, train_missing)
+    if len(_DECISIONS) > 32:
+        _DECISIONS.clear()
+    _DECISIONS[(key, store_state())] = tuple(out)
+    return list(out)
+
+
+def _book_decisions(profile: str, seeds, device, train_missing) -> list:
     out = []
     partial = profile in C.STRETCH_PROFILES
     claims = set(C.profile_claims(profile)) | {"downstream"}
@@ -34,18 +78,54 @@ def book_decisions(profile: str, seeds=None, device="auto", train_missing=False)
         if claim not in claims and not (claim == "asymmetry" and "grouped" in claims):
             continue
         if not partial:
-            out += make(profile, seeds, device, train_missing, present=False).decisions
+            out += costed(make(profile, seeds, device, train_missing, present=False), profile)
             continue
         try:
             if claim == "downstream":
-                out += make(profile, seeds, device, train_missing, present=False).decisions
+                chapter = make(profile, seeds, device, train_missing, present=False)
             else:
-                out += make(profile, seeds, device, train_missing, present=False,
-                            partial=True).decisions
+                chapter = make(profile, seeds, device, train_missing, present=False,
+                               partial=True)
         except MissingRuns:
             continue
+        out += costed(chapter, profile)
     if partial:  # checks of the test sets compare no model: they are the cpu book's
         out = [d for d in out if d.arms]
+    return out
+
+
+def arm_configs(chapter, profile: str) -> dict:
+    """{condition name: config} of a chapter's arms at ``profile``: the wall-clock
+    chapter's own conditions (they depend on its sweep and timing), the base run for the
+    downstream test, Table 4's cells and the grouped models (``G=<g>``, as the chapter
+    names them) for the asymmetry chapter, else the claim's ``conditions``."""
+    if "conditions" in chapter.extra:
+        return dict(chapter.extra["conditions"])
+    if chapter.claim == "downstream":
+        return {"base": C.base(profile)}
+    if chapter.claim == "asymmetry":
+        groups = C.grouped(profile) if "grouped" in C.profile_claims(profile) else {}
+        return {**C.asymmetry(profile), **{f"G={g}": c for g, c in groups.items()}}
+    return C.claim_conditions(profile, chapter.claim)
+
+
+def costed(chapter, profile: str) -> list:
+    """The chapter's decisions, each with ``train_flops``: the training FLOPs of one run
+    of its costlier arm (``conditions.step_flops`` times its steps), where the compute
+    panels place it. The larger, not the mean: the compute the comparison had to reach
+    (the wide model against the BERT-style one at equal time is placed at the wide
+    model's). A decision about no trained model keeps NaN; an arm the chapter's
+    conditions do not name is a bug and stops the build."""
+    from dataclasses import replace
+    configs = arm_configs(chapter, profile)
+    out = []
+    for d in chapter.decisions:
+        unknown = [a for a in d.arms if a not in configs]
+        if unknown:
+            raise ValueError(f"decision {d.key!r}: arms {unknown} are not among the "
+                             f"{chapter.claim} conditions at profile {profile!r}")
+        flops = [C.step_flops(configs[a]) * configs[a].max_steps for a in d.arms]
+        out.append(replace(d, train_flops=max(flops)) if flops else d)
     return out
 
 
@@ -252,7 +332,8 @@ def training_hours(profile: str) -> float:
 
 
 def training_compute(profile: str) -> float:
-    """Training FLOPs of one base run of the profile (the scale axis of the ledger)."""
+    """Training FLOPs of one base run of the profile (the compute panels place a decision
+    about no trained model there; the others at their arms', ``costed``)."""
     b = C.base(profile)
     return C.step_flops(b) * b.max_steps
 
