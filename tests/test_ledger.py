@@ -183,6 +183,10 @@ def test_book_decisions_are_computed_once_per_state_of_the_store(monkeypatch, re
     (store / "0123456789abcdef.json").write_text("{} ")  # rewritten: size changes
     ledger.book_decisions("cpu")
     assert len(calls) == 4
+    (results / "cpu" / "checkpoints" / "x").mkdir(parents=True)  # read by no decision
+    (results / "cpu" / "checkpoints" / "x" / "state.pt").write_text("step 100")
+    ledger.book_decisions("cpu")
+    assert len(calls) == 4
     mutated = ledger.book_decisions("cpu")
     mutated.clear()  # a caller's list is its own
     assert len(ledger.book_decisions("cpu")) == 1 and len(calls) == 4

@@ -26,13 +26,16 @@ def store_state() -> tuple:
     """Every file under the results root ($ALBERT_RERUN_RESULTS, else data/results) as
     (path, size, mtime): the state a profile's decisions are computed from (a profile's
     own store, and the cpu store that cpu-long's equal-time budget and planned family
-    read). About 500 files for the committed results, a few milliseconds."""
+    read). About 500 files for the committed results, a few milliseconds. Checkpoints
+    and logs are left out: no decision reads them, and a run training beside a build
+    rewrites its checkpoint every few minutes."""
     import os
 
     from ..engine.store import results_dir
     root = results_dir("cpu").parent
     state = []
-    for folder, _, files in os.walk(root):
+    for folder, folders, files in os.walk(root):
+        folders[:] = [f for f in folders if f not in ("checkpoints", "logs")]
         for name in files:
             path = os.path.join(folder, name)
             try:
