@@ -125,6 +125,35 @@ def test_scale_panel_one_panel_per_claim_points_at_each_profiles_compute(two_pro
     plt.close(axes[0].figure)
 
 
+def test_scale_panel_places_each_decision_at_its_arms_compute():
+    """A decision sits at its arms' training FLOPs (``train_flops``), not at its profile's
+    base run: two decisions of one profile whose arms differ in FLOPs sit apart (the old
+    panel drew both at the profile's compute); one without (a check of the test sets)
+    sits at its profile's compute."""
+    arms = {"asym/Esmall": 1e13, "asym/EH": 3e13}
+    frame = pd.concat([family("cpu").assign(train_flops=family("cpu").index.map(arms)),
+                       family("gpu", scale=1.5).assign(
+                           train_flops=family("gpu").index.map(
+                               {k: 100 * v for k, v in arms.items()}))])
+    compute = {"cpu": 9e12, "gpu": 9e14}
+    axes = plots.scale_panel(frame, compute)
+    panel = axes[0]
+    assert panel.get_title() == "asymmetry"
+    x = {(p, k): artists(panel, f"{p}:{k}")[0].get_xdata()[0]
+         for p in ("cpu", "gpu") for k in arms}
+    assert x[("cpu", "asym/Esmall")] == 1e13 and x[("cpu", "asym/EH")] == 3e13
+    assert x[("gpu", "asym/Esmall")] == 1e15 and x[("gpu", "asym/EH")] == 3e15
+    sop = axes[1]
+    assert artists(sop, "cpu:sop/head")[0].get_xdata()[0] == compute["cpu"]
+    assert "costlier arm" in panel.get_xlabel()
+    plt.close(panel.figure)
+    # compute is needed only where a decision has no FLOPs of its own
+    only = frame[frame["claim"] == "asymmetry"]
+    plt.close(plots.scale_panel(only, {})[0].figure)
+    with pytest.raises(ValueError, match="cpu"):
+        plots.scale_panel(frame, {"gpu": 9e14})
+
+
 def test_scale_panel_with_one_profile_and_missing_compute():
     cpu = family("cpu")
     axes = plots.scale_panel(cpu, {"cpu": 1e14})

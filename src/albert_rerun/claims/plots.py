@@ -221,15 +221,23 @@ def _claim_separators(ax, frame: pd.DataFrame, keys: list):
 
 def scale_panel(family: pd.DataFrame, compute: dict, ax=None, paper_compute=None):
     """Per claim, a panel of each decision's effect (in margins) against the training
-    compute of one run at each profile present (FLOPs, log scale): how a claim moves
-    with scale. ``compute`` maps profile to FLOPs (e.g. ``conditions.step_flops`` of the
-    profile's base run times its steps). ``paper_compute`` ({claim: FLOPs}) marks the
-    paper's own run on the axis (a dotted line, gid ``paper-compute:<claim>``); no line is
-    extrapolated to it. ``ax``: one axes per claim, or None for a new figure. Returns
-    the axes in claim order; each point has the gid ``profile:key``."""
+    compute of its arms at each profile present (FLOPs, log scale): how a claim moves
+    with scale. A decision sits at the training FLOPs of one run of its costlier arm (the
+    family's ``train_flops`` column, which ``ledger.book_decisions`` fills; the larger of
+    the two arms', not their mean), so two decisions of one profile whose arms differ in
+    size sit apart. ``compute`` maps profile to FLOPs (e.g. ``conditions.step_flops`` of
+    the profile's base run times its steps): the place of a decision without
+    ``train_flops`` (a check of the test sets, or a family without the column).
+    ``paper_compute`` ({claim: FLOPs}) marks the paper's own run on the axis (a dotted
+    line, gid ``paper-compute:<claim>``); no line is extrapolated to it. ``ax``: one axes
+    per claim, or None for a new figure. Returns the axes in claim order; each point has
+    the gid ``profile:key``."""
     import matplotlib.pyplot as plt
     frame = scaled(family)
-    missing = sorted(set(frame["profile"]) - set(compute))
+    own = (frame["train_flops"] if "train_flops" in frame
+           else pd.Series(np.nan, index=frame.index))
+    frame["flops"] = own.where(own.notna() & (own > 0), frame["profile"].map(compute))
+    missing = sorted(set(frame.loc[frame["flops"].isna(), "profile"]))
     if missing:
         raise ValueError(f"no training compute given for profiles {missing}")
     claims = list(dict.fromkeys(frame["claim"]))
@@ -244,7 +252,7 @@ def scale_panel(family: pd.DataFrame, compute: dict, ax=None, paper_compute=None
     for extra in axes[len(claims):]:
         extra.set_visible(False)
     for panel, claim in zip(axes, claims):
-        _claim_panel(panel, frame[frame["claim"] == claim], compute)
+        _claim_panel(panel, frame[frame["claim"] == claim])
         if paper_compute and claim in paper_compute:
             panel.axvline(paper_compute[claim], color=PAPER_COLOUR, linestyle=":",
                           linewidth=1, gid=f"paper-compute:{claim}")
@@ -255,13 +263,13 @@ def scale_panel(family: pd.DataFrame, compute: dict, ax=None, paper_compute=None
     return axes[:len(claims)]
 
 
-def _claim_panel(ax, frame: pd.DataFrame, compute: dict):
-    """One claim: a line per decision through its profiles, ordered by compute."""
+def _claim_panel(ax, frame: pd.DataFrame):
+    """One claim: a line per decision through its profiles, ordered by compute (the
+    ``flops`` column: where ``scale_panel`` places each row)."""
     _band(ax, vertical=False)
     limit = _limit(frame)
     for key in dict.fromkeys(frame.index):
-        rows = frame.loc[[key]].assign(flops=lambda f: f["profile"].map(compute))
-        rows = rows.sort_values("flops")
+        rows = frame.loc[[key]].sort_values("flops")
         y = np.clip(rows["x"].to_numpy(dtype=float), -limit, limit)
         line, = ax.plot(rows["flops"], y, linewidth=1, alpha=0.7,
                         label=rows["label"].iloc[0])
@@ -275,7 +283,7 @@ def _claim_panel(ax, frame: pd.DataFrame, compute: dict):
                     gid=f"{row['profile']}:{key}")
     ax.set_xscale("log")
     ax.set_ylim(-limit, limit)
-    ax.set_xlabel("training FLOPs per run", fontsize="small")
+    ax.set_xlabel("training FLOPs, one run of the costlier arm", fontsize="small")
     ax.set_ylabel("effect / margin", fontsize="small")
     ax.tick_params(labelsize="small")
     ax.legend(fontsize=6, loc="best", frameon=False)

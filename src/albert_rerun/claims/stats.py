@@ -168,6 +168,9 @@ class Decision:
     method: str  # "paired t over seeds" | "bootstrap over seeds and items"
     paper: str = ""  # the paper's figure, as text
     arms: tuple = ()  # the conditions whose models it compares (the gate reads them)
+    # training FLOPs of one run of its costlier arm (ledger.book_decisions fills it; the
+    # compute panels place the decision there); NaN for a decision about no trained model
+    train_flops: float = float("nan")
     # the gate (``gate``): filled by ``with_gate``; "" before it is applied
     stage: str = ""
     failed_arms: str = ""
