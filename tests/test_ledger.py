@@ -159,3 +159,34 @@ def test_each_decision_is_costed_at_its_costlier_arms_training_flops():
         ledger.costed(Chapter("asymmetry", pd.DataFrame(), [made("x", ("E=99, all",))]),
                       "cpu")
 
+
+def test_book_decisions_are_computed_once_per_state_of_the_store(monkeypatch, results):
+    """A chapter asks for the same profiles' decisions several times; the second call at
+    the same store state reuses the first, and a file written to the store (a run that
+    finished meanwhile) makes the next call compute again."""
+    calls = []
+
+    def compute(profile, seeds, device, train_missing):
+        calls.append(profile)
+        return [_d(f"{profile}-{len(calls)}", 0.01, [6.5, 6.4])]
+    monkeypatch.setattr(ledger, "_book_decisions", compute)
+    monkeypatch.setattr(ledger, "_DECISIONS", {})
+    first = ledger.book_decisions("cpu")
+    assert ledger.book_decisions("cpu") == first and calls == ["cpu"]
+    ledger.book_decisions("cpu", seeds=range(2))  # other arguments: computed
+    assert calls == ["cpu", "cpu"]
+    store = results / "cpu" / "pretrain"
+    store.mkdir(parents=True)
+    (store / "0123456789abcdef.json").write_text("{}")
+    again = ledger.book_decisions("cpu")
+    assert calls == ["cpu", "cpu", "cpu"] and again != first
+    (store / "0123456789abcdef.json").write_text("{} ")  # rewritten: size changes
+    ledger.book_decisions("cpu")
+    assert len(calls) == 4
+    (results / "cpu" / "checkpoints" / "x").mkdir(parents=True)  # read by no decision
+    (results / "cpu" / "checkpoints" / "x" / "state.pt").write_text("step 100")
+    ledger.book_decisions("cpu")
+    assert len(calls) == 4
+    mutated = ledger.book_decisions("cpu")
+    mutated.clear()  # a caller's list is its own
+    assert len(ledger.book_decisions("cpu")) == 1 and len(calls) == 4

@@ -22,12 +22,58 @@ CHAPTERS = {"asymmetry": asymmetry, "sop_nsp": sop_nsp, "dropout": dropout,
             "embedding_sweep": embedding_sweep, "downstream": downstream_gate}
 
 
+def store_state() -> tuple:
+    """Every file under the results root ($ALBERT_RERUN_RESULTS, else data/results) as
+    (path, size, mtime): the state a profile's decisions are computed from (a profile's
+    own store, and the cpu store that cpu-long's equal-time budget and planned family
+    read). About 500 files for the committed results, a few milliseconds. Checkpoints
+    and logs are left out: no decision reads them, and a run training beside a build
+    rewrites its checkpoint every few minutes."""
+    import os
+
+    from ..engine.store import results_dir
+    root = results_dir("cpu").parent
+    state = []
+    for folder, folders, files in os.walk(root):
+        folders[:] = [f for f in folders if f not in ("checkpoints", "logs")]
+        for name in files:
+            path = os.path.join(folder, name)
+            try:
+                stat = os.stat(path)
+            except FileNotFoundError:  # a temporary file renamed meanwhile
+                continue
+            state.append((path, stat.st_size, stat.st_mtime_ns))
+    return str(root), tuple(sorted(state))
+
+
+_DECISIONS: dict = {}  # (arguments, store_state()) -> decisions; see book_decisions
+
+
 def book_decisions(profile: str, seeds=None, device="auto", train_missing=False) -> list:
     """Every decision of the book at ``profile``: the family the ledger adjusts (the
     chapters' tables and downstream summaries are not built for it). A profile trained
     in stretches (``conditions.STRETCH_PROFILES``) gives the decisions of its claims whose
     runs are all stored so far; a chapter with none is left out. Each decision carries
-    its arms' training FLOPs (``costed``)."""
+    its arms' training FLOPs (``costed``).
+
+    Computed once per state of the results store in a process: a chapter's page asks
+    for the same profiles' decisions several times (its own family, the profiles it
+    shows beside it, a stretch profile's planned family from cpu's), about 12 s of CPU
+    each at cpu. The key is the store's every file with its size and modification time
+    (``store_state``), so a run written or removed, by this process or another, is a new
+    state; a call that trains what is missing is keyed on the state it leaves."""
+    key = (profile, None if seeds is None else tuple(seeds), str(device), bool(train_missing))
+    cached = _DECISIONS.get((key, store_state()))
+    if cached is not None:
+        return list(cached)
+    out = _book_decisions(profile, seeds, device, train_missing)
+    if len(_DECISIONS) > 32:
+        _DECISIONS.clear()
+    _DECISIONS[(key, store_state())] = tuple(out)
+    return list(out)
+
+
+def _book_decisions(profile: str, seeds, device, train_missing) -> list:
     out = []
     partial = profile in C.STRETCH_PROFILES
     claims = set(C.profile_claims(profile)) | {"downstream"}
