@@ -3,9 +3,10 @@
 #
 #   scripts/train_stretch.sh cpu-long 2.5     # profile, hours of budget
 #
-# Runs `python -m albert_rerun.claims --profile P --hours H` (every stage: no run starts
-# that its predicted time cannot finish; running runs stop at the deadline with a
-# checkpoint), then commits what the stretch left: finished runs with their fp16
+# Runs `python -m albert_rerun.claims --profile P --hours H --fill` (every stage: runs
+# start in the planned order while their predicted time fits; a worker that nothing fits
+# starts the next run anyway while 5 minutes are left, since its checkpoint is kept;
+# running runs stop at the deadline with a checkpoint), then commits what the stretch left: finished runs with their fp16
 # weights, evaluations, choices, the log, and the checkpoints of interrupted runs (a few
 # MB each; .gitignore leaves checkpoints out, so they are added by force) so that a fresh
 # clone on another machine resumes them. Run the same command again for the next
@@ -19,7 +20,7 @@ store=data/results/$profile
 mkdir -p "$store/logs"
 log="$store/logs/stretch-$(date -u +%Y%m%dT%H%M%SZ).log"
 echo "stretch of $profile, budget $hours h, log $log"
-"$python" -m albert_rerun.claims --profile "$profile" --hours "$hours" 2>&1 | tee "$log"
+"$python" -m albert_rerun.claims --profile "$profile" --hours "$hours" --fill 2>&1 | tee "$log"
 if [ "${NO_COMMIT:-0}" = 1 ]; then exit 0; fi
 git add "$store"
 if [ -d "$store/checkpoints" ]; then git add -f "$store/checkpoints"; fi

@@ -53,6 +53,38 @@ def test_a_budget_stops_between_runs_and_the_same_call_resumes(monkeypatch):
     assert stored_pretrain(store, dropout) is not None
 
 
+def test_fill_starts_a_run_that_cannot_end_in_the_budget_while_time_is_left(monkeypatch,
+                                                                         results):
+    """--fill: the 10,000 s run starts under a 1 h budget (here it ends in seconds; on a
+    real budget it would stop at the deadline with a checkpoint, as the interrupted run
+    of test_engine's resume tests), and nothing starts with under
+    FILL_START_SECONDS left."""
+    dropout = C.seeded(C.dropout("smoke")["dropout 0.1"], 0)
+    long_run = config_hash(dropout.to_dict())
+    monkeypatch.setattr(driver, "remaining_seconds", lambda config, profile, device: (
+        10_000.0 if config_hash(config.to_dict()) == long_run else 0.0))
+    trained = []
+    real_job = driver.pretrain_job
+
+    def spy(config_dict, *arguments):
+        trained.append(config_hash(config_dict))
+        return real_job(config_dict, *arguments)
+    monkeypatch.setattr(driver, "pretrain_job", spy)
+    call = dict(profile="smoke", seeds=1, names=["dropout"], workers=1,
+                stages=("pretrain",))
+    driver.train_all(**call, hours=(driver.FILL_START_SECONDS - 30) / 3600, fill=True)
+    assert long_run not in trained  # under 5 minutes left when it would start
+    driver.train_all(**call, hours=1.0, fill=True)
+    assert trained[-1] == long_run
+    assert stored_pretrain(results_dir("smoke"), dropout) is not None
+
+
+def test_the_command_line_refuses_fill_without_a_budget(capsys):
+    with pytest.raises(SystemExit):
+        driver.main(["--profile", "smoke", "--fill"])
+    assert "--fill needs --hours" in capsys.readouterr().err
+
+
 def test_the_budget_bounds_training_and_the_evaluations_follow_it():
     """A stretch that trains to its deadline still evaluates what is stored (the first
     cpu-long stretches evaluated nothing: the evaluations were cut by the same

@@ -137,10 +137,19 @@ def remaining_seconds(config: PretrainConfig, profile: str, device: str) -> floa
     return C.step_flops(config) * steps / rate
 
 
+# With --fill, the least budget left for which an idle worker still starts a run that
+# cannot end in it: a few hundred steps and a checkpoint, not a start-up and a stop.
+FILL_START_SECONDS = 300.0
+
+
 def _train(configs: list, profile: str, device: str, workers: int, compile: bool,
-           fresh: bool, seconds: float, label: str, finish_by: float | None = None) -> int:
+           fresh: bool, seconds: float, label: str, finish_by: float | None = None,
+           fill: bool = False) -> int:
     """Train the missing ``configs``; with ``finish_by`` (a ``time.time()``), start only
-    the runs predicted to end before it and stop the running ones there (checkpointed)."""
+    the runs predicted to end before it and stop the running ones there (checkpointed).
+    ``fill``: a worker with nothing that fits starts the next run anyway while at least
+    ``FILL_START_SECONDS`` are left, to stop it at the deadline with a checkpoint that
+    the next stretch resumes (the order is kept: a run that fits is never passed over)."""
     store = results_dir(profile)
     rank, world = rank_and_world()
     missing = [c for c in configs if fresh or stored_pretrain(store, c) is None]
@@ -150,6 +159,8 @@ def _train(configs: list, profile: str, device: str, workers: int, compile: bool
     jobs = [(config_hash(c.to_dict()), pretrain_job,
              (c.to_dict(), profile, device, compile, fresh, finish_by),
              remaining_seconds(c, profile, device) if finish_by else 0.0) for c in mine]
+    if fill:
+        jobs = [(*job[:3], min(job[3], FILL_START_SECONDS)) for job in jobs]
     done = _report(run_many(jobs, workers, seconds, worker_threads(workers), finish_by),
                    label)
     _sync_ranks()
@@ -399,7 +410,7 @@ def train_all(profile: str, seeds=None, device: str = "auto", workers: int | Non
               fresh: bool = False, names=None, seconds: float = float("inf"),
               compile: bool = False, stages=("pretrain", "evaluate", "finetune"),
               confirm_gpu_profile: bool = False, finetune_all: bool = False,
-              hours: float | None = None) -> int:
+              hours: float | None = None, fill: bool = False) -> int:
     """Every stage above for the named claims; returns the number of runs and
     evaluations done. A failed run is reported and the others go on.
 
@@ -407,7 +418,11 @@ def train_all(profile: str, seeds=None, device: str = "auto", workers: int | Non
     time (the stored FLOP rate, from its checkpoint's step) says cannot end within it,
     and the running ones stop at its end with a checkpoint; the same call later resumes
     them and trains only what is missing. The evaluations and fine-tunings of the stored
-    runs follow it, unbounded."""
+    runs follow it, unbounded. ``fill`` (with ``hours``): a worker that nothing fits
+    starts the next run anyway, to stop it at the deadline with a checkpoint (``_train``):
+    for stretches whose checkpoints are kept, where an idle core would be lost time and
+    the prediction (the stored runs' median FLOP rate) can overestimate a model that
+    computes more efficiently than the stored ones."""
     from ..data.files import verify_inputs
     verify_inputs()  # a corrupt data file stops here, before any run starts
     seeds = range(seeds) if isinstance(seeds, int) else (seeds or C.default_seeds(profile))
@@ -450,7 +465,8 @@ def train_all(profile: str, seeds=None, device: str = "auto", workers: int | Non
     runs_and_controls = runs + planned_controls(runs)
     if "pretrain" in stages:
         done += _train(runs_and_controls, profile, device, workers, compile, fresh,
-                       max(0.0, deadline - time.time()), "pretrain", finish_by)
+                       max(0.0, deadline - time.time()), "pretrain", finish_by,
+                       fill and finish_by is not None)
     store = results_dir(profile)
     # The budget bounds pretraining. The evaluations and fine-tunings of what is stored
     # follow it, unbounded (a minute or two a run on a CPU): cut by the same deadline,
@@ -523,6 +539,11 @@ def main(argv=None) -> int:
                         "to end after it, stop the running ones at its end with a "
                         "checkpoint (the same command resumes them); the evaluations and "
                         "fine-tunings of the stored runs follow it")
+    parser.add_argument("--fill", action="store_true",
+                        help="with --hours: a worker that no run fits starts the next one "
+                        "anyway while 5 minutes are left, and stops it at the deadline "
+                        "with a checkpoint for the next stretch (scripts/train_stretch.sh "
+                        "passes it: it commits the checkpoints)")
     parser.add_argument("--part", default=None, metavar="K/N",
                         help="only part K of N of the claims (consecutive claims of about "
                         "equal training FLOPs; e.g. 1/2 and 2/2 for two device calls)")
@@ -534,6 +555,8 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     if args.hours is not None and not args.hours > 0:
         parser.error(f"--hours must be a positive number of hours, got {args.hours}")
+    if args.fill and args.hours is None:
+        parser.error("--fill needs --hours: it fills a budget's idle workers")
     if args.part:
         try:
             part, parts = (int(x) for x in args.part.split("/"))
@@ -548,7 +571,7 @@ def main(argv=None) -> int:
     with maybe_init():
         train_all(args.profile, args.seeds, args.device, args.workers, args.fresh,
                   args.claims, args.seconds, args.compile, tuple(args.stages), args.confirm,
-                  args.finetune_all, args.hours)
+                  args.finetune_all, args.hours, args.fill)
     return 0
 
 
