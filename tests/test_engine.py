@@ -122,8 +122,12 @@ def test_the_same_config_gives_the_same_weights(reference, tmp_path, monkeypatch
 def test_a_run_resumed_from_its_checkpoint_ends_bit_identically(reference, tmp_path,
                                                                 monkeypatch):
     checkpoint = reference["workdir"] / "checkpoint.pt"
-    assert torch.load(checkpoint, weights_only=True)["step"] == 8
-    shutil.copy(checkpoint, tmp_path / "checkpoint.pt")
+    payload = torch.load(checkpoint, weights_only=True)
+    assert payload["step"] == 8 and payload["wall_seconds"] >= payload["seconds"] > 0
+    # as a checkpoint written before wall seconds were carried: they start from its
+    # training seconds
+    torch.save({k: v for k, v in payload.items() if k != "wall_seconds"},
+               tmp_path / "checkpoint.pt")
     monkeypatch.setattr(engine, "CHUNK_SEQUENCES", CHUNK)
     starts = []
     real_stream = engine.DeviceStream
@@ -134,6 +138,7 @@ def test_a_run_resumed_from_its_checkpoint_ends_bit_identically(reference, tmp_p
     monkeypatch.setattr(engine, "DeviceStream", spy)
     resumed = pretrain(TINY, tmp_path, device="cpu", checkpoint_every=4, quiet=True)
     assert starts == [8]  # four steps trained here, eight restored
+    assert resumed["earlier_wall_seconds"] == payload["seconds"]
     assert _same_weights(_state(resumed["model"]), reference["weights"])
     losses = lambda curve: [(p["step"], p["train_loss"], p["mlm_loss_at_mask"]) for p in curve]
     assert losses(resumed["curve"]) == losses(reference["curve"])
@@ -157,6 +162,44 @@ def test_a_run_stopped_at_its_deadline_resumes_bit_identically(reference, tmp_pa
     losses = lambda curve: [(p["step"], p["train_loss"], p["mlm_loss_at_mask"]) for p in curve]
     assert losses(resumed["curve"]) == losses(reference["curve"])
     assert resumed["metrics"]["tokens"] == reference["metrics"]["tokens"]
+
+
+def test_a_resumed_runs_wall_seconds_cover_every_stretch(reference, tmp_path, monkeypatch):
+    """A stored run's wall_seconds is the whole run's, as its train_seconds are: a stretch
+    stopped at its deadline keeps its wall seconds in the checkpoint, and the resumed
+    run's stored result adds them to its own (it held the last stretch's alone). The
+    run's results are the uninterrupted run's all the same."""
+    from albert_rerun.engine.store import config_hash, load_weights
+    monkeypatch.setattr(engine, "CHUNK_SEQUENCES", CHUNK)
+    real_step = engine.train_step
+
+    def slow_step(*args, **kwargs):
+        time.sleep(0.25)  # the first stretch's 4 steps: at least 1 s of wall clock
+        return real_step(*args, **kwargs)
+    store = tmp_path / "store"
+    checkpoint = store / "checkpoints" / config_hash(TINY.to_dict()) / "checkpoint.pt"
+    started = time.time()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(engine, "train_step", slow_step)
+        with pytest.raises(engine.StoppedAtDeadline):
+            run(TINY, store, device="cpu", quiet=True, stop_at=time.time() - 1)
+    first = time.time() - started
+    carried = torch.load(checkpoint, weights_only=True)
+    assert carried["step"] == 4 and 1.0 <= carried["wall_seconds"] <= first
+    started = time.time()
+    stored = run(TINY, store, device="cpu", quiet=True)
+    second = time.time() - started
+    # both stretches: the first up to its checkpoint, the second at least as long as the
+    # training it did; no more than the two calls took
+    trained_here = stored["metrics"]["train_seconds"] - carried["seconds"]
+    assert carried["wall_seconds"] + trained_here <= stored["wall_seconds"] <= first + second
+    assert stored["wall_seconds"] >= stored["metrics"]["train_seconds"]
+    assert "wall_seconds" not in stored["metrics"]
+    half = {k: v.to(torch.float16).float() for k, v in reference["weights"].items()}
+    assert _same_weights(load_weights(store, stored), half)
+    assert stored["metrics"]["tokens"] == reference["metrics"]["tokens"]
+    losses = lambda curve: [(p["step"], p["train_loss"], p["mlm_loss_at_mask"]) for p in curve]
+    assert losses(stored["curve"]) == losses(reference["curve"])
 
 
 def test_a_deadline_after_the_last_step_changes_nothing(reference, tmp_path, monkeypatch):

@@ -285,7 +285,14 @@ def pretrain(config: PretrainConfig, workdir: Path, device: str = "auto",
     ``stop_at`` (a ``time.time()`` deadline): at the first loss read after it (every
     ``LOG_EVERY`` steps and at curve points), write a checkpoint and raise
     ``StoppedAtDeadline``; the next call resumes there and ends as the uninterrupted run
-    would."""
+    would.
+
+    The checkpoint carries, besides the training seconds (``metrics["train_seconds"]``),
+    the wall-clock seconds of the calls that trained up to it (``wall_seconds``, from
+    each call's start to its checkpoint; a checkpoint written before it was carried
+    counts its training seconds). The result's ``earlier_wall_seconds`` is that of the
+    checkpoint it resumed from (0 for a fresh run), for ``run`` to add to this call's;
+    it is metadata only: nothing the run computes reads it."""
     import warnings
     with warnings.catch_warnings():  # tqdm.auto warns in kernels without ipywidgets
         warnings.simplefilter("ignore")
@@ -295,6 +302,7 @@ def pretrain(config: PretrainConfig, workdir: Path, device: str = "auto",
 
     if ddp and stop_at is not None:  # ranks would read the clock at different times
         raise ValueError("stop_at is for single-process runs, not DDP")
+    entered = time.time()  # this call's wall clock (the checkpoint's wall_seconds)
     target = resolve_device(device)
     torch.set_num_threads(cpu_threads())
     verify_inputs()  # every data file a run and its evaluation read, before step 0
@@ -309,10 +317,13 @@ def pretrain(config: PretrainConfig, workdir: Path, device: str = "auto",
     checkpoint = workdir / "checkpoint.pt"
     state = _load_checkpoint(checkpoint, model, optimizer) or {
         "step": 0, "seconds": 0.0, "tokens": 0, "curve": [], "loss_sum": 0.0,
-        "loss_steps": 0}
+        "loss_steps": 0, "wall_seconds": 0.0}
+    # the wall seconds of the calls before this one (a checkpoint from before they were
+    # carried: its training seconds, which those calls' wall clock covered)
+    earlier_wall = float(state.setdefault("wall_seconds", state["seconds"]))
     if config.max_steps == 0:  # the initialized model
         return {"metrics": {"steps": 0, "tokens": 0, "train_seconds": 0.0},
-                "curve": [], "model": model}
+                "curve": [], "model": model, "earlier_wall_seconds": 0.0}
     curve_set = mlm_set(config.max_seq_length, config.max_predictions,
                         config.curve_examples, config.vocab_size)
     corpus = tokenize_split("train", tokenizer).subset(config.train_documents)
@@ -369,6 +380,7 @@ def pretrain(config: PretrainConfig, workdir: Path, device: str = "auto",
                 stopping = (stop_at is not None and done < config.max_steps
                              and time.time() >= stop_at)
                 if (checkpoint_due or stopping) and (share is None or share.rank == 0):
+                    state["wall_seconds"] = earlier_wall + time.time() - entered
                     _save_checkpoint(checkpoint, model, optimizer, state)
                 if stopping:
                     raise StoppedAtDeadline(done, config.max_steps)
@@ -380,7 +392,8 @@ def pretrain(config: PretrainConfig, workdir: Path, device: str = "auto",
                "tokens": state["tokens"],
                "tokens_per_second": state["tokens"] / max(state["seconds"], 1e-9),
                "step_seconds": state["seconds"] / max(1, state["step"])}
-    return {"metrics": metrics, "curve": state["curve"], "model": model}
+    return {"metrics": metrics, "curve": state["curve"], "model": model,
+            "earlier_wall_seconds": earlier_wall}
 
 
 def run(config: PretrainConfig, store: Path, device: str = "auto", compile: bool = False,
@@ -391,7 +404,13 @@ def run(config: PretrainConfig, store: Path, device: str = "auto", compile: bool
     Checkpoints every $ALBERT_RERUN_CHECKPOINT_EVERY steps (default 500; the torchrun
     tests set a few). ``ddp``: one run over the process group's ranks (``pretrain``);
     rank 0 stores the result, the others wait for it. ``stop_at``: see ``pretrain``
-    (raises ``StoppedAtDeadline``, storing nothing but the checkpoint)."""
+    (raises ``StoppedAtDeadline``, storing nothing but the checkpoint).
+
+    The result's ``wall_seconds``: wall-clock seconds of the whole run, over every call
+    that trained it (a run resumed from a checkpoint adds the seconds its earlier calls
+    took up to that checkpoint, as ``metrics["train_seconds"]`` adds their training
+    seconds), up to its result being stored; metadata, outside the metrics and the
+    weights, so a resumed run's results stay those of the uninterrupted run."""
     fresh = fresh or os.environ.get("ALBERT_RERUN_FRESH") == "1"
     if not fresh:
         stored = stored_pretrain(store, config)
@@ -417,7 +436,7 @@ def run(config: PretrainConfig, store: Path, device: str = "auto", compile: bool
               "runtime": {"device": str(resolve_device(device)), "compile": compile,
                           "threads": torch.get_num_threads(),
                           **({} if share is None else {"ranks": share.world})},
-              "wall_seconds": time.time() - started}
+              "wall_seconds": outcome["earlier_wall_seconds"] + time.time() - started}
     atomic_write_json(path, result)
     (workdir / "checkpoint.pt").unlink(missing_ok=True)
     (workdir / "progress.json").unlink(missing_ok=True)
