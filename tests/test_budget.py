@@ -27,19 +27,29 @@ def test_the_runner_starts_no_job_predicted_to_end_after_the_budget():
     assert dict(runner.run_many(jobs, 1))["long"][0] == 2  # without a budget it runs
 
 
-def test_a_budget_stops_between_runs_and_the_same_call_resumes(monkeypatch):
-    """Base and dropout runs of one seed; the dropout run is predicted not to fit."""
-    dropout = C.seeded(C.dropout("smoke")["dropout 0.1"], 0)
-    long_run = config_hash(dropout.to_dict())
+DROPOUT = C.seeded(C.dropout("smoke")["dropout 0.1"], 0)
+LONG_RUN = config_hash(DROPOUT.to_dict())
+
+
+@pytest.fixture
+def trained(monkeypatch) -> list:
+    """The hashes of the runs the driver starts, in order; the smoke dropout run of seed
+    0 is predicted at 10,000 s, every other run at 0."""
     monkeypatch.setattr(driver, "remaining_seconds", lambda config, profile, device: (
-        10_000.0 if config_hash(config.to_dict()) == long_run else 0.0))
-    trained = []
+        10_000.0 if config_hash(config.to_dict()) == LONG_RUN else 0.0))
+    started = []
     real_job = driver.pretrain_job
 
     def spy(config_dict, *arguments):
-        trained.append(config_hash(config_dict))
+        started.append(config_hash(config_dict))
         return real_job(config_dict, *arguments)
     monkeypatch.setattr(driver, "pretrain_job", spy)
+    return started
+
+
+def test_a_budget_stops_between_runs_and_the_same_call_resumes(trained):
+    """Base and dropout runs of one seed; the dropout run is predicted not to fit."""
+    dropout, long_run = DROPOUT, LONG_RUN
     store = results_dir("smoke")
     call = dict(profile="smoke", seeds=1, names=["dropout"], workers=1,
                 stages=("pretrain",))
@@ -53,23 +63,13 @@ def test_a_budget_stops_between_runs_and_the_same_call_resumes(monkeypatch):
     assert stored_pretrain(store, dropout) is not None
 
 
-def test_fill_starts_a_run_that_cannot_end_in_the_budget_while_time_is_left(monkeypatch,
+def test_fill_starts_a_run_that_cannot_end_in_the_budget_while_time_is_left(trained,
                                                                          results):
     """--fill: the 10,000 s run starts under a 1 h budget (here it ends in seconds; on a
     real budget it would stop at the deadline with a checkpoint, as the interrupted run
     of test_engine's resume tests), and nothing starts with under
     FILL_START_SECONDS left."""
-    dropout = C.seeded(C.dropout("smoke")["dropout 0.1"], 0)
-    long_run = config_hash(dropout.to_dict())
-    monkeypatch.setattr(driver, "remaining_seconds", lambda config, profile, device: (
-        10_000.0 if config_hash(config.to_dict()) == long_run else 0.0))
-    trained = []
-    real_job = driver.pretrain_job
-
-    def spy(config_dict, *arguments):
-        trained.append(config_hash(config_dict))
-        return real_job(config_dict, *arguments)
-    monkeypatch.setattr(driver, "pretrain_job", spy)
+    dropout, long_run = DROPOUT, LONG_RUN
     call = dict(profile="smoke", seeds=1, names=["dropout"], workers=1,
                 stages=("pretrain",))
     driver.train_all(**call, hours=(driver.FILL_START_SECONDS - 30) / 3600, fill=True)
