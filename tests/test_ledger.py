@@ -190,3 +190,29 @@ def test_book_decisions_are_computed_once_per_state_of_the_store(monkeypatch, re
     mutated = ledger.book_decisions("cpu")
     mutated.clear()  # a caller's list is its own
     assert len(ledger.book_decisions("cpu")) == 1 and len(calls) == 4
+
+
+def test_a_stretch_profile_with_everything_stored_is_no_longer_interim(monkeypatch):
+    """Once its last run, control and fine-tuning are stored, cpu-long is judged as any
+    profile: no 'interim' mark, nothing pending in its Holm family."""
+    full = {"runs": 30, "trained": 30, "evaluated": 30, "controls": 24,
+            "controls_evaluated": 24, "finetunings": 6, "finetuned": 6}
+    monkeypatch.setattr(ledger, "stretch_counts", lambda profile: dict(full))
+    assert not ledger.still_training("cpu-long")
+    assert ledger.stretch_progress("cpu-long").endswith("; complete")
+    for missing in ("trained", "evaluated", "controls_evaluated", "finetuned"):
+        monkeypatch.setattr(ledger, "stretch_counts",
+                            lambda profile, m=missing: {**full, m: full[m] - 1})
+        assert ledger.still_training("cpu-long"), missing
+        assert "interim" in ledger.stretch_progress("cpu-long")
+    assert not ledger.still_training("cpu")  # not trained in stretches: never interim
+
+    made = [replace(_d("a", 0.004, [6.5, 6.4]), claim="asymmetry",
+                    arms=("E=32, all", "E=32, none"))]
+    monkeypatch.setattr(ledger, "book_decisions", lambda profile, *a, **k: made)
+    monkeypatch.setattr(ledger, "planned_keys", lambda profile: ["a"])
+    monkeypatch.setattr(ledger, "still_training", lambda profile: False)
+    family = ledger.book_family("cpu-long")
+    assert "interim" not in family and not family.attrs.get("pending")
+    assert not family.loc["a", "verdict_staged"].startswith("interim")
+    assert ledger.verdict_counts(family).startswith("Of 1 decisions")

@@ -143,7 +143,7 @@ def book_family(profile: str, seeds=None, device="auto", train_missing=False) ->
         return holm(made)
     planned = planned_keys(profile)
     family = holm(made, pending=len(set(planned) - {d.key for d in made}))
-    if len(family):
+    if len(family) and still_training(profile):
         family["interim"] = True
         family["verdict_staged"] = "interim: " + family["verdict_staged"]
         family.attrs["planned"] = len(set(planned) | set(family.index))
@@ -280,7 +280,7 @@ def changes_text(families: dict, before: str, after: str) -> str:
     changed = len(changes(families, before, after))
     model = int((a["stage"] != NO_MODEL).sum())
     return (f"{len(shared)} of the {model} model decisions at {before} are made at {after}"
-            f"{' so far' if after in C.STRETCH_PROFILES else ''}; "
+            f"{' so far' if still_training(after) else ''}; "
             + (f"{changed} of them {'changes' if changed == 1 else 'change'} verdict or "
                f"stage (below)." if changed else
                "none of them changes verdict or stage."))
@@ -379,6 +379,7 @@ def beside_sections(make, current: str, seeds=None) -> list:
     for profile in published_profiles(current)[1:]:
         partial = profile in C.STRETCH_PROFILES
         progress = f"; {stretch_progress(profile)}" if partial else ""
+        interim = still_training(profile)
         try:
             chapter = make(profile, None, "auto", False, present=False,
                            **({"partial": True} if partial else {}))
@@ -395,7 +396,7 @@ def beside_sections(make, current: str, seeds=None) -> list:
             out.append(Markdown("No decision of this chapter has all its runs stored yet."))
             continue
         table = chapter.decision_table(book_family(profile))
-        if partial:  # every verdict of a profile still training is interim
+        if interim:  # every verdict of a profile still training is interim
             column = "verdict at 5%, unadjusted"
             table[column] = "interim: " + table[column]
         out.append(table)
@@ -411,10 +412,9 @@ def _stretch_runs(profile: str) -> list:
                         chosen["learning_rate"] if chosen else None)
 
 
-def stretch_progress(profile: str) -> str:
-    """'12 of 30 runs trained, 12 evaluated; 18 of 24 random-init controls evaluated;
-    6 of 6 fine-tunings; still training in stretches' for a profile trained in
-    stretches: what its interim decisions stand on."""
+def stretch_counts(profile: str) -> dict:
+    """What a profile trained in stretches has stored of its plan: {"runs", "trained",
+    "evaluated", "controls", "controls_evaluated", "finetunings", "finetuned"}."""
     from ..engine.store import config_hash, results_dir, stored_eval, stored_pretrain
     from ..profiles import eval_config, finetune_config
     from .driver import finetune_targets, planned_controls
@@ -425,17 +425,36 @@ def stretch_progress(profile: str) -> str:
 
     def scored(config, how=evaluation) -> bool:
         return stored_eval(store, config_hash(config.to_dict()), how) is not None
-    trained = sum(stored_pretrain(store, r) is not None for r in runs)
-    evaluated = sum(scored(r) for r in runs)
-    controls_scored = sum(scored(c) for c in controls)
     tuning = finetune_config(profile)
-    finetuned = sum(scored(c, tuning) for c in tuned)
-    done = trained == len(runs) and evaluated == trained
-    return (f"{trained} of {len(runs)} runs trained, {evaluated} evaluated; "
-            f"{controls_scored} of {len(controls)} random-init controls evaluated; "
-            f"{finetuned} of {len(tuned)} fine-tunings"
-            + ("" if done else "; still training in stretches, so its verdicts are "
-               "interim"))
+    return {"runs": len(runs), "trained": sum(stored_pretrain(store, r) is not None
+                                              for r in runs),
+            "evaluated": sum(scored(r) for r in runs), "controls": len(controls),
+            "controls_evaluated": sum(scored(c) for c in controls),
+            "finetunings": len(tuned), "finetuned": sum(scored(c, tuning) for c in tuned)}
+
+
+def still_training(profile: str) -> bool:
+    """Whether a profile trained in stretches lacks any planned run, evaluation, control
+    or fine-tuning: then its verdicts are interim. A complete one is judged as any other
+    (its family is then its planned family, with nothing pending)."""
+    if profile not in C.STRETCH_PROFILES:
+        return False
+    n = stretch_counts(profile)
+    return not (n["trained"] == n["evaluated"] == n["runs"]
+                and n["controls_evaluated"] == n["controls"]
+                and n["finetuned"] == n["finetunings"])
+
+
+def stretch_progress(profile: str) -> str:
+    """'12 of 30 runs trained, 12 evaluated; 18 of 24 random-init controls evaluated;
+    6 of 6 fine-tunings; still training in stretches' for a profile trained in
+    stretches: what its interim decisions stand on ('complete' once all is stored)."""
+    n = stretch_counts(profile)
+    return (f"{n['trained']} of {n['runs']} runs trained, {n['evaluated']} evaluated; "
+            f"{n['controls_evaluated']} of {n['controls']} random-init controls evaluated; "
+            f"{n['finetuned']} of {n['finetunings']} fine-tunings"
+            + ("; still training in stretches, so its verdicts are interim"
+               if still_training(profile) else "; complete"))
 
 
 def reading(row) -> str:
