@@ -67,6 +67,13 @@ def test_the_reading_follows_each_decisions_numbers():
     # review: an interval inside the margin is not one that "reaches past" it
     inside = ledger.reading(row(-0.002, 0.010, "inconclusive"))
     assert "lies within the margin" in inside and "past" not in inside
+    # review: equivalent at 5% (the 90% interval inside the margin) while the 95% one
+    # reaches past it read "neither shown"
+    unadjusted = row(-0.03, 0.02, "inconclusive").copy()
+    unadjusted["verdict"] = "equivalent"
+    text = ledger.reading(unadjusted)
+    assert text.startswith("equivalent at 5%") and "not after Holm" in text
+    assert "neither" not in text
 
 
 def test_pending_decisions_enter_holm_as_tests_at_one():

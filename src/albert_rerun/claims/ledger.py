@@ -480,6 +480,10 @@ def reading(row) -> str:
                     f"excludes 0 on {where}, and is not shown within the margin")
         return f"excludes 0 on {where}, and is not shown within the margin"
     inside = -row["margin"] < low and high < row["margin"]
+    if row.get("verdict") == "equivalent":  # at 5%: the 90% interval within the margin
+        return ("equivalent at 5% (its 90% interval lies within the margin), but not "
+                "after Holm's adjustment" + (f"; its 95% interval excludes 0 on {where}"
+                                             if side else ""))
     if side:
         return (f"excludes 0 on {where} at 5%, but not after Holm's adjustment"
                 + ("; its interval lies within the margin" if inside else ""))
