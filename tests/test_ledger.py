@@ -113,7 +113,8 @@ def test_a_partial_profile_is_padded_to_its_planned_family_and_marked_interim(mo
     counts = ledger.verdict_counts(family)
     assert counts.startswith("Interim, still training: 1 of the 2 planned decisions are "
                              "made so far")
-    assert "over their 2 tests and the 2 of the decisions not yet made" in counts
+    assert ("over 4 tests: their 2, and 2 at p = 1 for the 1 planned decision not yet "
+            "made") in counts
     assert ledger.ledger_table(family)["verdict"].iloc[0].startswith("interim: ")
     assert ledger.verdict_counts(ledger.book_family("cpu")).startswith("Of 3 decisions")
 

@@ -246,10 +246,13 @@ def verdict_counts(family: pd.DataFrame) -> str:
         text += (f" and {len(checks)} check the test sets rather than a model (outside "
                  f"Holm's family)")
     pending = family.attrs.get("pending", 0)
-    tests = (f"their {2 * len(judged)} tests and the {2 * pending} of the decisions not "
-             f"yet made" if pending else f"their {2 * len(judged)} tests")
+    tests = (f"{2 * (len(judged) + pending)} tests: their {2 * len(judged)}, and "
+             f"{2 * pending} at p = 1 for the {pending} planned "
+             f"decision{'s' if pending != 1 else ''} not yet made "
+             f"(the family is the judged decisions and those)" if pending else
+             f"their {2 * len(judged)} tests (the family is the judged decisions)")
     return (text + f"; of the {len(judged)} judged, at 5% each: {counts('verdict')}; after "
-            f"Holm's adjustment over {tests} (the family is the judged decisions): "
+            f"Holm's adjustment over {tests}: "
             f"{counts('verdict_holm')}. By stage, after Holm: {by_stage or 'none judged'}.")
 
 
