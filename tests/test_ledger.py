@@ -41,6 +41,10 @@ def test_changes_between_profiles_list_verdict_or_stage_changes_only():
     assert list(out.index) == ["a", "c"]  # a changed stage, c became testable; b did not
     assert out.loc["c", "cpu"].startswith("not testable")
     assert out.loc["a", "cpu-long"] == "reproduced, past the bigram rung"
+    # the numbers beside the verdicts (review: the verdicts alone hid what moved)
+    assert out.loc["a", "cpu: estimate [95%]"] == "+0.100 [+0.050, +0.150], at 5%: reproduced"
+    assert list(out.columns) == ["cpu: estimate [95%]", "cpu", "cpu-long: estimate [95%]",
+                                 "cpu-long"]
 
 
 def test_the_paper_compute_is_the_albert_model_of_each_claim():

@@ -268,11 +268,18 @@ def changes(families: dict, before: str, after: str) -> pd.DataFrame:
     decisions one profile lacks are left out (``changes_text`` counts them)."""
     a, b = families[before], families[after]
     shared = [k for k in a.index if k in b.index]
-    rows = [{"decision": a.loc[k, "label"], f"{before}": a.loc[k, "verdict_staged"],
-             f"{after}": b.loc[k, "verdict_staged"]}
+
+    def numbers(family, k) -> str:  # review: the verdicts alone hid what moved
+        row = family.loc[k]
+        return (f"{interval_text(row['estimate'], row['low'], row['high'], row['unit'])}, "
+                f"at 5%: {row['verdict']}")
+    columns = ["decision", f"{before}: estimate [95%]", before,
+               f"{after}: estimate [95%]", after]
+    rows = [dict(zip(columns, (a.loc[k, "label"], numbers(a, k), a.loc[k, "verdict_staged"],
+                               numbers(b, k), b.loc[k, "verdict_staged"])))
             for k in shared if (a.loc[k, "verdict_holm"], a.loc[k, "stage"])
             != (b.loc[k, "verdict_holm"], b.loc[k, "stage"])]
-    return pd.DataFrame(rows, columns=["decision", before, after]).set_index("decision")
+    return pd.DataFrame(rows, columns=columns).set_index("decision")
 
 
 def changes_text(families: dict, before: str, after: str) -> str:
