@@ -100,3 +100,11 @@ def test_throughput_reading_names_the_swapped_pair():
     same = speed.assign(speedup_vs_bert_large=[4.0, 3.86, 1.0, 0.3])
     assert measurements.discordant_pairs(same) == []
     assert measurements.throughput_reading(same, 1.0).startswith("reproduced")
+
+
+def test_machines_text_says_which_conditions_ran_where():
+    """Review: cpu-long's pairs were split across CPU types without a word."""
+    frame = pd.DataFrame({"condition": ["a", "a", "b", "c"],
+                          "machine": ["Intel", "Intel", "AMD", "Intel"]})
+    assert "2 kinds of machine (Intel: a, c; AMD: b)" in text.machines_text(frame)
+    assert text.machines_text(frame.assign(machine="AMD")) == ""

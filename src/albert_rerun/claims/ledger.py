@@ -14,6 +14,7 @@ from .embedding_size import embedding_sweep
 from .sop_nsp import sop_nsp
 from .stats import EARLY, GATED, NO_MODEL, PAST, holm, is_interim
 from .transitions import transitions
+from .text import machines_text
 from .wall_clock import wall_clock
 
 
@@ -401,7 +402,8 @@ def beside_sections(make, current: str, seeds=None) -> list:
         if partial:
             chapter.decisions = [d for d in chapter.decisions if d.arms]
         out.append(Markdown(f"**{profile}** ({chapter.texts['scale_short']}{progress}). "
-                            f"{chapter.texts.get('scale_gap', '')}"))
+                            f"{chapter.texts.get('scale_gap', '')} "
+                            f"{machines_text(chapter.runs)}".rstrip()))
         if not chapter.decisions:
             out.append(Markdown("No decision of this chapter has all its runs stored yet."))
             continue

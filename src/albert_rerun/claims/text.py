@@ -45,6 +45,24 @@ def spread(frame: pd.DataFrame, metric: str, digits: int = 3,
     return pd.Series({k: cell(groups.get_group(k)) for k in order})
 
 
+def machines_text(frame: pd.DataFrame) -> str:
+    """Where a chapter's runs were trained on more than one kind of machine, which
+    conditions ran on which (review: cpu-long's pairs were split across CPU types); ""
+    where they share one. A seed gives the same data order and masks on every machine,
+    but the arithmetic differs in its last bits, so a pair across machines is paired in
+    its data, not bit for bit."""
+    if "machine" not in frame or frame["machine"].nunique() <= 1:
+        return ""
+    where = frame.groupby("condition", sort=False)["machine"].agg(
+        lambda m: ", ".join(sorted(set(m))))
+    parts = "; ".join(f"{machine}: {', '.join(where.index[where == machine])}"
+                      for machine in dict.fromkeys(where))
+    return (f"These runs were trained on {frame['machine'].nunique()} kinds of machine "
+            f"({parts}). A seed gives the same data order and masks on each, but not the "
+            f"same arithmetic to the last bit, so a pair across machines is paired in its "
+            f"data, not bit for bit.")
+
+
 def metrics_table(frame: pd.DataFrame, extra: dict | None = None) -> pd.DataFrame:
     """The chapter's main table: cross-entropy at [MASK] first, accuracies beside it."""
     columns = {"CE at [MASK] (nats)": summary(frame, CE),
