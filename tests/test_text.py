@@ -108,3 +108,20 @@ def test_machines_text_says_which_conditions_ran_where():
                           "machine": ["Intel", "Intel", "AMD", "Intel"]})
     assert "2 kinds of machine (Intel: a, c; AMD: b)" in text.machines_text(frame)
     assert text.machines_text(frame.assign(machine="AMD")) == ""
+
+
+def test_a_chapters_verdict_sentence_says_what_its_numbers_say():
+    """Review: chapter 5 did not say that -0.008 [-0.011, -0.005] excludes 0 on the
+    paper's side, which the ledger did; a gated decision gets no such reading."""
+    from albert_rerun.claims.stats import arm_level, decision, holm
+    rungs = {"rungs": {"unigram_loss_at_mask": 6.685, "bigram_loss_at_mask": 6.147},
+             "reads_context": 6.665, "distance": 6.685 - 6.147}
+    numbers = {"estimate": -0.008, "low": -0.011, "high": -0.005, "n": 3,
+               "p_difference": 0.001, "p_equivalence": 0.001}
+    d = decision("dropout/ce", "dropout", "x", numbers, 0.0269, -1, "nats", "t").with_gate(
+        [arm_level("a", 6.5, rungs), arm_level("b", 6.5, rungs)])
+    family = holm([d])
+    sentence = text.verdict_sentence(d, family)
+    assert sentence.endswith("that is, within the margin, yet its interval excludes 0 on "
+                             "the paper's side: an effect there, smaller than the margin")
+    assert "that is" not in text.verdict_sentence(d)  # no family, no Holm, no reading

@@ -164,13 +164,17 @@ def verdict_sentence(d: Decision, family: pd.DataFrame | None = None) -> str:
     """'reproduced, early training: weakest arm at 31% (Holm: inconclusive): -0.021
     [-0.030, -0.012] nats' for a page; a gated decision says which arm failed, and its
     measured difference stands beside it all the same."""
-    holm_text = ""
+    holm_text = reading = ""
     if (family is not None and d.key in family.index
             and bool(family.loc[d.key, "in_family"])):
+        from .ledger import reading as read
         holm_text = (f" (after Holm's adjustment over this profile's judged decisions: "
                      f"{family.loc[d.key, 'verdict_holm']})")
+        # the ledger's words for what the numbers say, on the chapter's page too (review:
+        # chapter 5 did not say that its interval excludes 0 on the paper's side)
+        reading = f"; that is, {read(family.loc[d.key])}"
     return (f"{stage_text(d)}{holm_text}: {interval_text(d.estimate, d.low, d.high, d.unit)} "
-            f"{d.unit}, margin ±{d.margin:.3g}")
+            f"{d.unit}, margin ±{d.margin:.3g}{reading}")
 
 
 def margins_text(profile: str) -> dict:
