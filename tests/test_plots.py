@@ -63,7 +63,8 @@ def test_forest_draws_band_every_decision_and_both_profiles(two_profiles):
 
 def test_forest_marks_the_papers_direction_and_both_verdicts(two_profiles):
     ax = plots.forest(two_profiles)
-    expected = {1: ">", -1: "<", 0: "D"}
+    expected = {1: ">", -1: "<", 0: plots.PAPER_NONE_MARKER}
+    assert plots.PAPER_NONE_MARKER not in plots.PROFILE_MARKERS.values()
     for key, _, _, _, sign, *_ in SPECS:
         mark, = artists(ax, f"paper:{key}")
         assert mark.get_marker() == expected[sign]
@@ -193,7 +194,8 @@ def test_published_families_train_and_reseed_only_the_current_profile(monkeypatc
 
 def test_a_profile_still_training_is_marked_interim_in_legend_text_and_panel():
     """ledger.book_family marks a partial profile's rows ``interim``: the forest's legend
-    and verdict text say so, and the compute panel draws its points hollow."""
+    and verdict text say so, and the compute panel draws its intervals dotted (hollow is
+    'not testable', as in the forest)."""
     frame = pd.concat([family("cpu"), family("gpu", scale=1.5).assign(interim=True)])
     ax = plots.forest(frame)
     labels = [t.get_text() for t in ax.figure.legends[0].get_texts()]
@@ -205,6 +207,25 @@ def test_a_profile_still_training_is_marked_interim_in_legend_text_and_panel():
     axes = plots.scale_panel(frame, {"cpu": 1e13, "gpu": 1e15})
     points = {p: artists(a, f"{p}:{key}") for a in axes for p in ("cpu", "gpu")
               if artists(a, f"{p}:{key}")}
-    assert points["gpu"][0].get_markerfacecolor() in ("white", (1.0, 1.0, 1.0, 1.0))
-    assert points["cpu"][0].get_markerfacecolor() not in ("white", (1.0, 1.0, 1.0, 1.0))
+    intervals = {p: artists(a, f"{p}:{key}/interval") for a in axes for p in ("cpu", "gpu")
+                 if artists(a, f"{p}:{key}/interval")}
+    assert intervals["gpu"][0].get_linestyle() == ":"
+    assert intervals["cpu"][0].get_linestyle() == "-"
+    plt.close(axes[0].figure)
+
+
+def test_scale_panel_keeps_to_the_measured_compute_and_notes_the_papers():
+    """Review: an axis stretched to the paper's run (1e20 FLOPs and more) drew profiles
+    four times apart on top of each other; the paper's run is a note at the edge."""
+    frame = pd.concat([family("cpu"), family("gpu", scale=1.5)])
+    claims = list(dict.fromkeys(frame["claim"]))
+    assert len(claims) > 1
+    paper = {claims[0]: 1e21, claims[-1]: 1e14}  # off the measured range; within it
+    axes = plots.scale_panel(frame, {"cpu": 1e13, "gpu": 4e13}, paper_compute=paper)
+    low, high = axes[0].get_xlim()
+    assert low == pytest.approx(1e13 / 3) and high == pytest.approx(4e13 * 3)
+    note, = artists(axes[0], f"paper-compute:{claims[0]}")
+    assert "1.0e+21 FLOPs" in note.get_text() and "8,333,333x" in note.get_text()
+    line, = artists(axes[-1], f"paper-compute:{claims[-1]}")
+    assert line.get_xdata()[0] == 1e14
     plt.close(axes[0].figure)

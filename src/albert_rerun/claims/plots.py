@@ -19,6 +19,9 @@ from .stats import is_interim
 
 X_LIMIT = 10.0  # the widest the effect axis goes, in margins
 PROFILE_MARKERS = {"smoke": "^", "cpu": "o", "cpu-long": "D", "gpu": "s"}
+# Where the paper says there is no difference: a mark no profile uses (it was a hollow
+# diamond, cpu-long's marker, review).
+PAPER_NONE_MARKER = "X"
 VERDICT_COLOURS = {"reproduced": "tab:green", "contradicted": "tab:red",
                    "equivalent": "tab:blue", "inconclusive": "tab:gray",
                    "not testable at this scale": "0.6"}
@@ -105,8 +108,7 @@ def _paper_direction(ax, sign: int, y: float, limit: float, gid: str):
     paper says there is no difference."""
     top = y - 0.32
     if sign == 0:
-        ax.plot(0, top, "D", markerfacecolor="none", markeredgecolor=PAPER_COLOUR,
-                markersize=7, gid=gid)
+        ax.plot(0, top, PAPER_NONE_MARKER, color=PAPER_COLOUR, markersize=7, gid=gid)
     else:
         ax.plot(sign * limit * 0.93, top, ">" if sign > 0 else "<", color=PAPER_COLOUR,
                 markersize=7, gid=gid)
@@ -143,8 +145,8 @@ def _legend(ax, profiles: list, frame: pd.DataFrame | None = None):
                        else f"{p} profile") for p in profiles]
     handles += [Line2D([], [], linestyle="", marker=">", color=PAPER_COLOUR,
                        label="paper's direction"),
-                Line2D([], [], linestyle="", marker="D", markerfacecolor="none",
-                       markeredgecolor=PAPER_COLOUR, label="paper: no difference")]
+                Line2D([], [], linestyle="", marker=PAPER_NONE_MARKER, color=PAPER_COLOUR,
+                       label="paper: no difference")]
     handles += [Patch(color=c, label=f"{v} (Holm)") for v, c in VERDICT_COLOURS.items()]
     handles += [Line2D([], [], linestyle="", marker="o", color="0.3", markeredgecolor="black",
                        fillstyle=fill, markerfacecoloralt="white", label=label)
@@ -254,13 +256,29 @@ def scale_panel(family: pd.DataFrame, compute: dict, ax=None, paper_compute=None
     for panel, claim in zip(axes, claims):
         _claim_panel(panel, frame[frame["claim"] == claim])
         if paper_compute and claim in paper_compute:
-            panel.axvline(paper_compute[claim], color=PAPER_COLOUR, linestyle=":",
-                          linewidth=1, gid=f"paper-compute:{claim}")
-            panel.annotate("paper", (paper_compute[claim], 1), xycoords=("data", "axes fraction"),
-                           xytext=(-2, -2), textcoords="offset points", ha="right", va="top",
-                           fontsize=6, color=PAPER_COLOUR)
+            _paper_compute(panel, paper_compute[claim], claim)
         panel.set_title(claim, fontsize="medium")
     return axes[:len(claims)]
+
+
+def _paper_compute(ax, flops: float, claim: str):
+    """The paper's own run on the compute axis: a dotted line where it falls within the
+    measured range, else a note at the right edge with its FLOPs and how many times the
+    largest measured run's it is (review: an axis stretched to reach it, six orders of
+    magnitude past ours, drew cpu and cpu-long, four times apart, on top of each
+    other)."""
+    low, high = ax.get_xlim()
+    if flops <= high:
+        ax.axvline(flops, color=PAPER_COLOUR, linestyle=":", linewidth=1,
+                   gid=f"paper-compute:{claim}")
+        ax.annotate("paper", (flops, 1), xycoords=("data", "axes fraction"),
+                    xytext=(-2, -2), textcoords="offset points", ha="right", va="top",
+                    fontsize=6, color=PAPER_COLOUR)
+        return
+    ax.annotate(f"paper: {flops:.1e} FLOPs,\n{flops / high:,.0f}x this axis' end \u2192",
+                (1, 1), xycoords="axes fraction", xytext=(-2, -2), textcoords="offset points",
+                ha="right", va="top", fontsize=6, color=PAPER_COLOUR,
+                gid=f"paper-compute:{claim}")
 
 
 def _claim_panel(ax, frame: pd.DataFrame):
@@ -275,13 +293,20 @@ def _claim_panel(ax, frame: pd.DataFrame):
                         label=rows["label"].iloc[0])
         for (_, row), value in zip(rows.iterrows(), y):
             low, high = np.clip([row["x_low"], row["x_high"]], -limit, limit)
-            ax.plot([row["flops"]] * 2, [low, high], color=line.get_color(), linewidth=1)
+            # as in the forest: the marker's fill is the stage (hollow: not testable);
+            # a profile still training draws its interval dotted (its estimate interim)
+            fill = STAGE_FILL.get(row.get("stage", ""), "full")
+            ax.plot([row["flops"]] * 2, [low, high], color=line.get_color(), linewidth=1,
+                    linestyle=":" if is_interim(row) else "-",
+                    gid=f"{row['profile']}:{key}/interval")
             ax.plot(row["flops"], value, marker(row["profile"]), color=line.get_color(),
                     markeredgecolor="black", markeredgewidth=0.5,
-                    # a profile still training: hollow, its estimate interim
-                    markerfacecolor="white" if is_interim(row) else line.get_color(),
-                    gid=f"{row['profile']}:{key}")
+                    fillstyle="full" if fill == "none" else fill,
+                    markerfacecolor="white" if fill == "none" else line.get_color(),
+                    markerfacecoloralt="white", gid=f"{row['profile']}:{key}")
     ax.set_xscale("log")
+    flops = frame["flops"].to_numpy(dtype=float)
+    ax.set_xlim(flops.min() / 3, flops.max() * 3)  # the measured range, not the paper's
     ax.set_ylim(-limit, limit)
     ax.set_xlabel("training FLOPs, one run of the costlier arm", fontsize="small")
     ax.set_ylabel("effect / margin", fontsize="small")
