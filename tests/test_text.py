@@ -125,3 +125,12 @@ def test_a_chapters_verdict_sentence_says_what_its_numbers_say():
     assert sentence.endswith("that is, within the margin, yet its interval excludes 0 on "
                              "the paper's side: an effect there, smaller than the margin")
     assert "that is" not in text.verdict_sentence(d)  # no family, no Holm, no reading
+
+
+def test_throughput_setup_names_the_machine_and_what_a_step_holds():
+    from albert_rerun.claims import measurements
+    measured = {"threads": 2, "batch": 4, "seq": 64, "steps": 2,
+                "provenance": {"machine": {"cpu": "AMD EPYC"}}}
+    setup = measurements.setup_text(measured)
+    assert setup.startswith("measured on AMD EPYC at 2 threads, batches of 4 x 64 tokens")
+    assert "fastest of 2 timed steps" in setup and "without the optimizer's update" in setup

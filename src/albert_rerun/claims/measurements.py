@@ -127,3 +127,17 @@ def throughput_reading(speed, rho: float) -> str:
                       f"times {b}'s speed" for a, b, ratio in pairs)
     return (f"not reproduced: rank correlation {rho:.2f}, {len(pairs)} of the "
             f"{len(speed) * (len(speed) - 1) // 2} pairs in the other order ({named})")
+
+
+def setup_text(measured: dict) -> str:
+    """How the stored throughput was measured, from the measurement itself: the machine
+    and threads, the batch, and what a timed step includes (review: the page said "this
+    machine" of a measurement made on another machine than the runs, and did not say
+    that the optimizer's step is not timed)."""
+    machine = measured.get("provenance", {}).get("machine", {})
+    return (f"measured on {machine.get('cpu', 'an unrecorded machine')} at "
+            f"{measured['threads']} threads, batches of {measured['batch']} x "
+            f"{measured['seq']} tokens, the fastest of {measured['steps']} timed steps after "
+            f"a warm-up; a step is the forward and backward pass only, without the "
+            f"optimizer's update, which on one device costs in proportion to the parameters "
+            f"(so it would favour the shared models, by most where they are smallest)")
