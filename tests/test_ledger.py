@@ -228,3 +228,17 @@ def test_a_stretch_profile_with_everything_stored_is_no_longer_interim(monkeypat
     assert "interim" not in family and not family.attrs.get("pending")
     assert not family.loc["a", "verdict_staged"].startswith("interim")
     assert ledger.verdict_counts(family).startswith("Of 1 decisions")
+
+
+def test_pending_labels_name_a_chapters_planned_decisions_not_yet_made(monkeypatch):
+    def made(key, claim, arms):
+        return replace(_d(key, 0.004, [6.5, 6.4]), claim=claim, arms=tuple(arms),
+                       label=f"label of {key}")
+    cpu = [made("a", "asymmetry", ("E=32, all", "E=32, none")),
+           made("b", "asymmetry", ("E=32, attention", "E=32, ffn")),
+           made("d", "dropout", ("no dropout", "dropout 0.1"))]
+    monkeypatch.setattr(ledger, "book_decisions", lambda profile, *a, **k: cpu)
+    monkeypatch.setattr(ledger, "planned_keys", lambda profile: ["a", "b", "d"])
+    assert ledger.pending_labels("cpu-long", "asymmetry", ["a"]) == ["label of b"]
+    assert ledger.pending_labels("cpu-long", "asymmetry", ["a", "b"]) == []
+    assert ledger.pending_labels("cpu-long", "dropout", []) == ["label of d"]

@@ -152,6 +152,20 @@ def book_family(profile: str, seeds=None, device="auto", train_missing=False) ->
     return family
 
 
+def pending_labels(profile: str, claim: str, made) -> list:
+    """The labels of ``claim``'s planned decisions at a stretch profile (``planned_keys``)
+    not among ``made`` (keys): what its section at another profile's page still lacks
+    (review: a decision waiting for its runs was left out without a word)."""
+    keys = set(planned_keys(profile)) - set(made)
+    if not keys:
+        return []
+    try:
+        reference = book_decisions(C.PLANNED_FROM[profile])
+    except MissingRuns:
+        return []
+    return [d.label for d in reference if d.key in keys and d.claim == claim]
+
+
 def planned_keys(profile: str) -> list:
     """The decisions a profile trained in stretches makes once complete: those of its
     ``conditions.PLANNED_FROM`` profile's book (which trains a superset of its
@@ -401,9 +415,13 @@ def beside_sections(make, current: str, seeds=None) -> list:
             continue
         if partial:
             chapter.decisions = [d for d in chapter.decisions if d.arms]
+        waiting = (pending_labels(profile, chapter.claim, [d.key for d in chapter.decisions])
+                   if interim else [])
+        waiting = (f" Planned here and still waiting for their runs: {'; '.join(waiting)}."
+                   if waiting else "")
         out.append(Markdown(f"**{profile}** ({chapter.texts['scale_short']}{progress}). "
                             f"{chapter.texts.get('scale_gap', '')} "
-                            f"{machines_text(chapter.runs)}".rstrip()))
+                            f"{machines_text(chapter.runs)}".rstrip() + waiting))
         if not chapter.decisions:
             out.append(Markdown("No decision of this chapter has all its runs stored yet."))
             continue
