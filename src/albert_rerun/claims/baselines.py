@@ -21,6 +21,8 @@ on NSP pairs, against the topic argument. ``bag_of_words_features`` lists the pi
 weighs most, ``bag_of_words_variants`` refits it on parts of each segment and on the
 overlap alone, and ``segment_starts`` measures, on the corpus itself, which segment of a
 pair begins a sentence; ``bag_of_words_findings`` gathers the three for chapter 4.
+``pair_locations`` gives the same per held-out pair, in the order of the models'
+per-item correctness strings (chapter 4's analysis without the cut cue reads it).
 """
 from __future__ import annotations
 
@@ -87,15 +89,35 @@ def topic_pairs(task: str, eval_config, train_pairs: int, seed: int = 0):
     """(tokenizer, training pairs, held-out pairs) as Instances: pairs of the training
     split (``seed`` draws them) and the common held-out pairs every pretrained model is
     scored on (engine.evaluate.pair_set)."""
-    from ..engine.evaluate import PROBE_SEED, pair_set
+    from ..engine.evaluate import PROBE_SEED
 
-    tokenizer = Tokenizer(vocab_size=eval_config.vocab_size)
+    tokenizer, test = held_out_pairs(task, eval_config)
     train = create_instances(tokenize_split("train", tokenizer), tokenizer, task,
                              eval_config.max_seq_length, seed=PROBE_SEED + 1 + seed,
                              limit=train_pairs)
-    test = pair_set(task, eval_config.max_seq_length, eval_config.pair_examples,
-                    eval_config.vocab_size)
-    return tokenizer, train, _instances(test)
+    return tokenizer, train, test
+
+
+def held_out_pairs(task: str, eval_config):
+    """(tokenizer, the common held-out ``task`` pairs as Instances): the pairs every
+    pretrained model is scored on, in the order it scores them. Row k is item k of every
+    evaluation's per-item correctness strings (``<task>_probe_correct``,
+    ``<task>_head_correct``): engine.evaluate.sentence_pairs scores
+    ``pair_set(task, max_seq_length, pair_examples, vocab_size)`` row by row, and this
+    is the same call (the validation split, the pair seed)."""
+    from ..engine.evaluate import pair_set
+    tokenizer = Tokenizer(vocab_size=eval_config.vocab_size)
+    return tokenizer, _instances(pair_set(task, eval_config.max_seq_length,
+                                          eval_config.pair_examples, eval_config.vocab_size))
+
+
+def pair_locations(task: str, eval_config):
+    """``locate_segments`` of the held-out ``task`` pairs in the validation split they
+    are drawn from, one row per pair in ``held_out_pairs``' order (the order of the
+    per-item correctness strings), with each pair's ``label`` beside."""
+    tokenizer, test = held_out_pairs(task, eval_config)
+    where = locate_segments(tokenize_split("validation", tokenizer), segment_pieces(test))
+    return where.assign(label=test.sentence_labels)
 
 
 def topic_baseline(task: str, eval_config, train_pairs: int, seed: int = 0) -> dict:
@@ -511,9 +533,8 @@ def segment_starts(profile: str, seed: int = 0):
     for task in ("sop", "nsp"):
         tokenizer, train, test = topic_pairs(task, eval_config(profile),
                                              TOPIC_TRAIN_PAIRS[profile], seed)
-        segments = segment_pieces(test)
-        where = locate_segments(tokenize_split("validation", tokenizer), segments)
-        y = test.sentence_labels
+        located = pair_locations(task, eval_config(profile))  # per pair, in test's order
+        where, y = located.drop(columns="label"), test.sentence_labels
         for label, name in enumerate(LABELS[task]):
             part = where[y == label]
             by_label.append({"task": task.upper(), "label": name, "pairs": int(len(part)),
