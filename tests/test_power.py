@@ -227,6 +227,9 @@ def test_power_sentence_reads_the_table():
     ratio = table["in margins"]
     assert f"{ratio.min():.2g} to {ratio.max():.2g} times the margin" in sentence
     assert f"{int((ratio <= 1).sum())} of them would detect" in sentence
+    # review: the largest seed count came from one noisy decision and said so nowhere
+    worst = table["seeds to detect the margin"].idxmax()
+    assert f"the most for {table.loc[worst, 'comparison']}, whose paired SD is" in sentence
 
 
 # -- the power of a paired t ---------------------------------------------------------------
