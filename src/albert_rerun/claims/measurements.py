@@ -136,8 +136,11 @@ def setup_text(measured: dict) -> str:
     that the optimizer's step is not timed)."""
     machine = measured.get("provenance", {}).get("machine", {})
     return (f"measured on {machine.get('cpu', 'an unrecorded machine')} at "
-            f"{measured['threads']} threads, batches of {measured['batch']} x "
-            f"{measured['seq']} tokens, the fastest of {measured['steps']} timed steps after "
-            f"a warm-up; a step is the forward and backward pass only, without the "
+            f"{measured['threads']} thread{'s' if measured['threads'] != 1 else ''}, "
+            f"batches of {measured['batch']} x "
+            f"{measured['seq']} tokens, "
+            + (f"the fastest of {measured['steps']} timed steps" if measured["steps"] > 1
+               else "one timed step")
+            + f" after a warm-up; a step is the forward and backward pass only, without the "
             f"optimizer's update, which on one device costs in proportion to the parameters "
             f"(so it would favour the shared models, by most where they are smallest)")
