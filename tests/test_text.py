@@ -134,3 +134,34 @@ def test_throughput_setup_names_the_machine_and_what_a_step_holds():
     setup = measurements.setup_text(measured)
     assert setup.startswith("measured on AMD EPYC at 2 threads, batches of 4 x 64 tokens")
     assert "fastest of 2 timed steps" in setup and "without the optimizer's update" in setup
+
+
+def test_throughput_times_whole_training_steps_and_keeps_the_slowest(results):
+    """Review: the optimizer's update, where sharing saves time on one device, was not
+    timed; the measurement now times forward, backward and the LAMB update, and keeps
+    the slowest timed step beside the fastest."""
+    from albert_rerun.claims import measurements
+    measured = measurements.throughput("smoke", "cpu")
+    assert measured["step"] == measurements.STEP
+    for row in measured["rows"].values():
+        assert row["slowest_step_seconds"] >= row["step_seconds"] > 0
+    speed, _ = measurements.throughput_table(measured)
+    assert (speed["slowest / fastest step"] >= 1).all()
+    assert measurements.setup_text(measured).endswith(
+        "a step is the forward pass, backward pass and LAMB update")
+    # a stored measurement of the old method (no "step") is read, not mistaken for new
+    old = {**measured, "rows": {k: {"step_seconds": v["step_seconds"],
+                                    "tokens_per_second": v["tokens_per_second"],
+                                    "speedup_vs_bert_large": v["speedup_vs_bert_large"]}
+                                for k, v in measured["rows"].items()}}
+    del old["step"]
+    assert "without the optimizer's update" in measurements.setup_text(old)
+    assert "slowest / fastest step" not in measurements.throughput_table(old)[0]
+    # both stand on the page once the old method's measurement is kept beside the new
+    assert measurements.earlier_reading("smoke", "cpu") == ""
+    import json
+    store = measurements.throughput_path("smoke", "cpu").parent
+    (store / "throughput-0000000000000000.json").write_text(json.dumps(old))
+    earlier = measurements.earlier_reading("smoke", "cpu")
+    assert earlier.startswith("Before a review, the speeds were measured on")
+    assert "without the optimizer's update" in earlier and "the ordering was" in earlier
