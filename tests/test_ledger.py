@@ -28,7 +28,7 @@ def test_verdicts_are_counted_by_stage_and_gated_ones_apart():
     assert table.loc["not testable", "not testable"] == 1
     assert table.loc["not testable", "reproduced"] == 0
     text = ledger.verdict_counts(family)
-    assert text.startswith("Of 3 decisions, 1 are not testable at this scale")
+    assert text.startswith("Of 3 decisions, 1 is not testable at this scale")
     assert "over their 4 tests" in text  # the family is the two judged decisions
 
 
@@ -78,6 +78,11 @@ def test_the_reading_follows_each_decisions_numbers():
     text = ledger.reading(unadjusted)
     assert text.startswith("equivalent at 5%") and "not after Holm" in text
     assert "neither" not in text
+    # review: a no-difference decision 'reproduced' at 5% (equivalent) read as an effect
+    premise = row(0.002, 0.017, "inconclusive", sign=0).copy()
+    premise["verdict"] = "reproduced"
+    text = ledger.reading(premise)
+    assert text.startswith("equivalent at 5%") and "excludes 0 on one side" in text
 
 
 def test_pending_decisions_enter_holm_as_tests_at_one():
@@ -133,9 +138,10 @@ def test_changes_say_why_a_gate_differs_and_count_what_is_comparable():
     assert "does not read context" in out.loc["c", "cpu"]  # the gate's reason
     text = ledger.changes_text(families, "cpu", "cpu-long")
     assert text.startswith("2 of the 3 model decisions at cpu are made at cpu-long so far")
-    assert "1 of them changes verdict or stage" in text
+    assert "1 of them changes verdict (at 5% or after Holm's adjustment) or stage" in text
     same = ledger.changes_text({"cpu": cpu, "cpu-long": cpu}, "cpu", "cpu-long")
-    assert same.endswith("none of them changes verdict or stage.")
+    assert same.endswith("none of them changes verdict (at 5% or after Holm's adjustment) or "
+                         "stage.")
 
 
 def test_each_decision_is_costed_at_its_costlier_arms_training_flops():

@@ -165,3 +165,11 @@ def test_throughput_times_whole_training_steps_and_keeps_the_slowest(results):
     earlier = measurements.earlier_reading("smoke", "cpu")
     assert earlier.startswith("Before a review, the speeds were measured on")
     assert "without the optimizer's update" in earlier and "the ordering was" in earlier
+    # the headline says the method was chosen after the earlier one read otherwise
+    _, rho_new = measurements.throughput_table(measured)
+    _, rho_old = measurements.throughput_table(old)
+    label = measurements.verdict_label(rho_new, "smoke", "cpu")
+    if (rho_new > 0.999) != (rho_old > 0.999):
+        assert "chosen after the pre-specified one had read" in label
+    else:
+        assert label in ("reproduced", "not reproduced")

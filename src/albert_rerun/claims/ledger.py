@@ -255,8 +255,9 @@ def verdict_counts(family: pd.DataFrame) -> str:
     text = (f"Interim, still training: {len(family)} of the {planned} planned decisions "
             f"are made so far (the others enter Holm's family as tests at p = 1). "
             if planned else "")
-    text += (f"Of {len(family)} decisions, {len(gated)} are not testable at this scale (an "
-             f"arm does not read context, or the design cannot fail)")
+    text += (f"Of {len(family)} decisions, {len(gated)} {'is' if len(gated) == 1 else 'are'} "
+             f"not testable at this scale (an arm does not read context, or the design "
+             f"cannot fail)")
     if len(checks):
         text += (f" and {len(checks)} check the test sets rather than a model (outside "
                  f"Holm's family)")
@@ -277,7 +278,8 @@ def counts_of(part: pd.DataFrame) -> str:
 
 
 def changes(families: dict, before: str, after: str) -> pd.DataFrame:
-    """The decisions whose Holm verdict or stage differs between two profiles' families
+    """The decisions whose verdict (at 5% or after Holm) or stage differs between two
+    profiles' families
     (e.g. cpu and cpu-long), with both staged verdicts (a gated one carries its reason:
     a gate that opens because an interval widened is not a model that learned more);
     decisions one profile lacks are left out (``changes_text`` counts them)."""
@@ -292,8 +294,8 @@ def changes(families: dict, before: str, after: str) -> pd.DataFrame:
                f"{after}: estimate [95%]", after]
     rows = [dict(zip(columns, (a.loc[k, "label"], numbers(a, k), a.loc[k, "verdict_staged"],
                                numbers(b, k), b.loc[k, "verdict_staged"])))
-            for k in shared if (a.loc[k, "verdict_holm"], a.loc[k, "stage"])
-            != (b.loc[k, "verdict_holm"], b.loc[k, "stage"])]
+            for k in shared if (a.loc[k, "verdict"], a.loc[k, "verdict_holm"], a.loc[k, "stage"])
+            != (b.loc[k, "verdict"], b.loc[k, "verdict_holm"], b.loc[k, "stage"])]
     return pd.DataFrame(rows, columns=columns).set_index("decision")
 
 
@@ -306,9 +308,9 @@ def changes_text(families: dict, before: str, after: str) -> str:
     model = int((a["stage"] != NO_MODEL).sum())
     return (f"{len(shared)} of the {model} model decisions at {before} are made at {after}"
             f"{' so far' if still_training(after) else ''}; "
-            + (f"{changed} of them {'changes' if changed == 1 else 'change'} verdict or "
-               f"stage (below)." if changed else
-               "none of them changes verdict or stage."))
+            + (f"{changed} of them {'changes' if changed == 1 else 'change'} verdict (at "
+               f"5% or after Holm's adjustment) or stage (below)." if changed else
+               "none of them changes verdict (at 5% or after Holm's adjustment) or stage."))
 
 
 def published_profiles(current: str) -> list:
@@ -510,7 +512,9 @@ def reading(row) -> str:
                     f"excludes 0 on {where}, and is not shown within the margin")
         return f"excludes 0 on {where}, and is not shown within the margin"
     inside = -row["margin"] < low and high < row["margin"]
-    if row.get("verdict") == "equivalent":  # at 5%: the 90% interval within the margin
+    # at 5%: the 90% interval within the margin ("reproduced" for a decision whose paper
+    # figure is no difference)
+    if row.get("verdict") == "equivalent" or (sign == 0 and row.get("verdict") == "reproduced"):
         return ("equivalent at 5% (its 90% interval lies within the margin), but not "
                 "after Holm's adjustment" + (f"; its 95% interval excludes 0 on {where}"
                                              if side else ""))
