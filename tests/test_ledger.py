@@ -248,3 +248,17 @@ def test_pending_labels_name_a_chapters_planned_decisions_not_yet_made(monkeypat
     assert ledger.pending_labels("cpu-long", "asymmetry", ["a"]) == ["label of b"]
     assert ledger.pending_labels("cpu-long", "asymmetry", ["a", "b"]) == []
     assert ledger.pending_labels("cpu-long", "dropout", []) == ["label of d"]
+
+
+def test_unplanned_labels_name_what_a_stretch_profile_leaves_out(monkeypatch):
+    def made(key, claim, arms):
+        return replace(_d(key, 0.004, [6.5, 6.4]), claim=claim, arms=tuple(arms),
+                       label=f"label of {key}")
+    cpu = [made("a", "asymmetry", ("E=32, all", "E=32, none")),
+           made("g", "asymmetry", ("G=2", "G=1")),
+           made("t", "sop_nsp", ())]  # a check of the test sets: not a model decision
+    monkeypatch.setattr(ledger, "book_decisions", lambda profile, *a, **k: cpu)
+    monkeypatch.setattr(ledger, "planned_keys", lambda profile: ["a"])
+    assert ledger.unplanned_labels("cpu-long", "asymmetry") == ["label of g"]
+    assert ledger.unplanned_labels("cpu-long", "sop_nsp") == []
+    assert ledger.unplanned_labels("cpu", "asymmetry") == []  # not a stretch profile

@@ -166,6 +166,22 @@ def pending_labels(profile: str, claim: str, made) -> list:
     return [d.label for d in reference if d.key in keys and d.claim == claim]
 
 
+def unplanned_labels(profile: str, claim: str) -> list:
+    """The labels of ``claim``'s decisions at a stretch profile's source profile
+    (``conditions.PLANNED_FROM``) that the stretch profile does not plan (its arms are
+    not trained there, by design), models' decisions only: what its sections leave out
+    (review: they never said so)."""
+    if profile not in C.PLANNED_FROM:
+        return []
+    try:
+        reference = book_decisions(C.PLANNED_FROM[profile])
+    except MissingRuns:
+        return []
+    planned = set(planned_keys(profile))
+    return [d.label for d in reference
+            if d.claim == claim and d.arms and d.key not in planned]
+
+
 def planned_keys(profile: str) -> list:
     """The decisions a profile trained in stretches makes once complete: those of its
     ``conditions.PLANNED_FROM`` profile's book (which trains a superset of its
@@ -421,9 +437,13 @@ def beside_sections(make, current: str, seeds=None) -> list:
                    if interim else [])
         waiting = (f" Planned here and still waiting for their runs: {'; '.join(waiting)}."
                    if waiting else "")
+        left = unplanned_labels(profile, chapter.claim) if partial else []
+        waiting += (f" Not trained at this profile, by design (the {C.PLANNED_FROM[profile]} "
+                    f"profile has them): {'; '.join(left)}." if left else "")
         out.append(Markdown(f"**{profile}** ({chapter.texts['scale_short']}{progress}). "
                             f"{chapter.texts.get('scale_gap', '')} "
-                            f"{machines_text(chapter.runs)}".rstrip() + waiting))
+                            f"{machines_text(chapter.runs)} "
+                            f"{chapter.texts.get('beside_note', '')}".rstrip() + waiting))
         if not chapter.decisions:
             out.append(Markdown("No decision of this chapter has all its runs stored yet."))
             continue
