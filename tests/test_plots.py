@@ -229,3 +229,19 @@ def test_scale_panel_keeps_to_the_measured_compute_and_notes_the_papers():
     line, = artists(axes[-1], f"paper-compute:{claims[-1]}")
     assert line.get_xdata()[0] == 1e14
     plt.close(axes[0].figure)
+
+
+def test_scale_panel_marks_what_it_cuts_at_the_edge():
+    """Review: cpu-long's equal-time point (+13 margins) was cut at the edge unmarked."""
+    frame = family("cpu")
+    key = frame.index[0]
+    frame.loc[key, ["estimate", "low", "high"]] = [20 * frame.loc[key, "margin"],
+                                                   15 * frame.loc[key, "margin"],
+                                                   25 * frame.loc[key, "margin"]]
+    axes = plots.scale_panel(frame, {"cpu": 1e13})
+    cut = [a for panel in axes for a in artists(panel, f"cpu:{key}/cut")]
+    assert cut and all(a.get_marker() == "^" for a in cut)
+    others = [a for panel in axes for k in frame.index[1:] for a in artists(panel, f"cpu:{k}/cut")
+              if abs(frame.loc[k, "high"] / frame.loc[k, "margin"]) <= plots.X_LIMIT]
+    assert not others
+    plt.close(axes[0].figure)

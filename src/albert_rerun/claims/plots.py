@@ -246,7 +246,8 @@ def scale_panel(family: pd.DataFrame, compute: dict, ax=None, paper_compute=None
     if ax is None:
         columns = min(4, len(claims))
         rows = -(-len(claims) // columns)
-        _, ax = plt.subplots(rows, columns, figsize=(3.4 * columns, 2.8 * rows),
+        # room under each panel for its legend (one wrapped line or two per decision)
+        _, ax = plt.subplots(rows, columns, figsize=(3.6 * columns, 4.4 * rows),
                              squeeze=False, layout="constrained")
     axes = list(np.ravel(ax))
     if len(axes) < len(claims):
@@ -304,11 +305,23 @@ def _claim_panel(ax, frame: pd.DataFrame):
                     fillstyle="full" if fill == "none" else fill,
                     markerfacecolor="white" if fill == "none" else line.get_color(),
                     markerfacecoloralt="white", gid=f"{row['profile']}:{key}")
+            for end, raw in ((low, row["x_low"]), (high, row["x_high"]), (value, row["x"])):
+                if abs(raw) > limit:  # cut at the edge: an arrow head says so, as in the forest
+                    ax.plot(row["flops"], end, "^" if raw > 0 else "v",
+                            color=line.get_color(), markersize=5,
+                            gid=f"{row['profile']}:{key}/cut")
     ax.set_xscale("log")
     flops = frame["flops"].to_numpy(dtype=float)
     ax.set_xlim(flops.min() / 3, flops.max() * 3)  # the measured range, not the paper's
+    from matplotlib.ticker import NullFormatter
+    ax.xaxis.set_minor_formatter(NullFormatter())  # they printed over each other
     ax.set_ylim(-limit, limit)
     ax.set_xlabel("training FLOPs, one run of the costlier arm", fontsize="small")
     ax.set_ylabel("effect / margin", fontsize="small")
     ax.tick_params(labelsize="small")
-    ax.legend(fontsize=6, loc="best", frameon=False)
+    # below the panel, each label wrapped to the panel's width: beside it, the legends
+    # ran over the neighbouring panels (review)
+    import textwrap
+    handles, labels = ax.get_legend_handles_labels()
+    ax.legend(handles, [textwrap.fill(t, 42) for t in labels], fontsize=6,
+              loc="upper center", bbox_to_anchor=(0.5, -0.22), frameon=False)
