@@ -443,7 +443,7 @@ def beside_sections(make, current: str, seeds=None) -> list:
         out.append(Markdown(f"**{profile}** ({chapter.texts['scale_short']}{progress}). "
                             f"{chapter.texts.get('scale_gap', '')} "
                             f"{machines_text(chapter.runs)} "
-                            f"{chapter.texts.get('beside_note', '')}".rstrip() + waiting))
+                            f"{chapter.extra.get('beside_note', '')}".rstrip() + waiting))
         if not chapter.decisions:
             out.append(Markdown("No decision of this chapter has all its runs stored yet."))
             continue
