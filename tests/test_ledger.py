@@ -236,13 +236,16 @@ def test_a_stretch_profile_with_everything_stored_is_no_longer_interim(monkeypat
     assert ledger.verdict_counts(family).startswith("Of 1 decisions")
 
 
+def _labelled(key, claim, arms):
+    """A decision of ``claim`` comparing ``arms``, labelled 'label of <key>'."""
+    return replace(_d(key, 0.004, [6.5, 6.4]), claim=claim, arms=tuple(arms),
+                   label=f"label of {key}")
+
+
 def test_pending_labels_name_a_chapters_planned_decisions_not_yet_made(monkeypatch):
-    def made(key, claim, arms):
-        return replace(_d(key, 0.004, [6.5, 6.4]), claim=claim, arms=tuple(arms),
-                       label=f"label of {key}")
-    cpu = [made("a", "asymmetry", ("E=32, all", "E=32, none")),
-           made("b", "asymmetry", ("E=32, attention", "E=32, ffn")),
-           made("d", "dropout", ("no dropout", "dropout 0.1"))]
+    cpu = [_labelled("a", "asymmetry", ("E=32, all", "E=32, none")),
+           _labelled("b", "asymmetry", ("E=32, attention", "E=32, ffn")),
+           _labelled("d", "dropout", ("no dropout", "dropout 0.1"))]
     monkeypatch.setattr(ledger, "book_decisions", lambda profile, *a, **k: cpu)
     monkeypatch.setattr(ledger, "planned_keys", lambda profile: ["a", "b", "d"])
     assert ledger.pending_labels("cpu-long", "asymmetry", ["a"]) == ["label of b"]
@@ -251,12 +254,9 @@ def test_pending_labels_name_a_chapters_planned_decisions_not_yet_made(monkeypat
 
 
 def test_unplanned_labels_name_what_a_stretch_profile_leaves_out(monkeypatch):
-    def made(key, claim, arms):
-        return replace(_d(key, 0.004, [6.5, 6.4]), claim=claim, arms=tuple(arms),
-                       label=f"label of {key}")
-    cpu = [made("a", "asymmetry", ("E=32, all", "E=32, none")),
-           made("g", "asymmetry", ("G=2", "G=1")),
-           made("t", "sop_nsp", ())]  # a check of the test sets: not a model decision
+    cpu = [_labelled("a", "asymmetry", ("E=32, all", "E=32, none")),
+           _labelled("g", "asymmetry", ("G=2", "G=1")),
+           _labelled("t", "sop_nsp", ())]  # a check of the test sets: not a model decision
     monkeypatch.setattr(ledger, "book_decisions", lambda profile, *a, **k: cpu)
     monkeypatch.setattr(ledger, "planned_keys", lambda profile: ["a"])
     assert ledger.unplanned_labels("cpu-long", "asymmetry") == ["label of g"]
