@@ -14,7 +14,7 @@ from .embedding_size import embedding_sweep
 from .sop_nsp import sop_nsp
 from .stats import EARLY, GATED, NO_MODEL, PAST, holm, is_interim
 from .transitions import transitions
-from .text import machines_text
+from .text import machines_text, reading
 from .wall_clock import wall_clock
 
 
@@ -152,18 +152,24 @@ def book_family(profile: str, seeds=None, device="auto", train_missing=False) ->
     return family
 
 
+def source_decisions(profile: str) -> list:
+    """The decisions of a stretch profile's ``conditions.PLANNED_FROM`` profile, the book
+    its plan is read from; [] where that profile's results are not stored (or the
+    profile has no such source)."""
+    if profile not in C.PLANNED_FROM:
+        return []
+    try:
+        return book_decisions(C.PLANNED_FROM[profile])
+    except MissingRuns:
+        return []
+
+
 def pending_labels(profile: str, claim: str, made) -> list:
     """The labels of ``claim``'s planned decisions at a stretch profile (``planned_keys``)
     not among ``made`` (keys): what its section at another profile's page still lacks
     (review: a decision waiting for its runs was left out without a word)."""
     keys = set(planned_keys(profile)) - set(made)
-    if not keys:
-        return []
-    try:
-        reference = book_decisions(C.PLANNED_FROM[profile])
-    except MissingRuns:
-        return []
-    return [d.label for d in reference if d.key in keys and d.claim == claim]
+    return [d.label for d in source_decisions(profile) if d.key in keys and d.claim == claim]
 
 
 def unplanned_labels(profile: str, claim: str) -> list:
@@ -171,14 +177,8 @@ def unplanned_labels(profile: str, claim: str) -> list:
     (``conditions.PLANNED_FROM``) that the stretch profile does not plan (its arms are
     not trained there, by design), models' decisions only: what its sections leave out
     (review: they never said so)."""
-    if profile not in C.PLANNED_FROM:
-        return []
-    try:
-        reference = book_decisions(C.PLANNED_FROM[profile])
-    except MissingRuns:
-        return []
     planned = set(planned_keys(profile))
-    return [d.label for d in reference
+    return [d.label for d in source_decisions(profile)
             if d.claim == claim and d.arms and d.key not in planned]
 
 
@@ -187,11 +187,7 @@ def planned_keys(profile: str) -> list:
     ``conditions.PLANNED_FROM`` profile's book (which trains a superset of its
     conditions) whose arms it trains, in the claims it carries; the base model's
     downstream test always. Empty where that profile's results are not stored."""
-    source = C.PLANNED_FROM[profile]
-    try:
-        reference = book_decisions(source)
-    except MissingRuns:
-        return []
+    reference = source_decisions(profile)
     trained = {claim: set(C.claim_conditions(profile, claim, 1.0))
                for claim in C.profile_claims(profile)}
     trained["downstream"] = {"base"}
@@ -489,12 +485,14 @@ def still_training(profile: str) -> bool:
     """Whether a profile trained in stretches lacks any planned run, evaluation, control
     or fine-tuning: then its verdicts are interim. A complete one is judged as any other
     (its family is then its planned family, with nothing pending)."""
-    if profile not in C.STRETCH_PROFILES:
-        return False
-    n = stretch_counts(profile)
-    return not (n["trained"] == n["evaluated"] == n["runs"]
-                and n["controls_evaluated"] == n["controls"]
-                and n["finetuned"] == n["finetunings"])
+    return profile in C.STRETCH_PROFILES and not _complete(stretch_counts(profile))
+
+
+def _complete(n: dict) -> bool:
+    """Whether ``stretch_counts`` says every planned item is stored."""
+    return (n["trained"] == n["evaluated"] == n["runs"]
+            and n["controls_evaluated"] == n["controls"]
+            and n["finetuned"] == n["finetunings"])
 
 
 def stretch_progress(profile: str) -> str:
@@ -505,46 +503,8 @@ def stretch_progress(profile: str) -> str:
     return (f"{n['trained']} of {n['runs']} runs trained, {n['evaluated']} evaluated; "
             f"{n['controls_evaluated']} of {n['controls']} random-init controls evaluated; "
             f"{n['finetuned']} of {n['finetunings']} fine-tunings"
-            + ("; still training in stretches, so its verdicts are interim"
-               if still_training(profile) else "; complete"))
-
-
-def reading(row) -> str:
-    """What a decision's numbers say, in words that follow them (review: "equivalent, so
-    the paper's direction is not seen" was false for a decision whose interval excludes 0
-    on the paper's side): from its stage, verdict, interval and the paper's sign."""
-    if row["stage"] == GATED:
-        return f"not testable: {row['gate_reason']}"
-    low, high, sign = row["low"], row["high"], int(row["paper_sign"])
-    side = 0 if low <= 0 <= high else (1 if low > 0 else -1)
-    where = ("the paper's side" if sign and side == sign else
-             "the side the paper does not predict" if sign else
-             "one side, where the paper says there is none")
-    verdict = row["verdict_holm"]
-    if verdict == "equivalent":
-        if side:
-            return (f"within the margin, yet its interval excludes 0 on {where}: an effect "
-                    f"there, smaller than the margin")
-        return "within the margin and consistent with 0"
-    if verdict in ("reproduced", "contradicted"):
-        if sign == 0:
-            return ("within the margin, as the paper says" if verdict == "reproduced" else
-                    f"excludes 0 on {where}, and is not shown within the margin")
-        return f"excludes 0 on {where}, and is not shown within the margin"
-    inside = -row["margin"] < low and high < row["margin"]
-    # at 5%: the 90% interval within the margin ("reproduced" for a decision whose paper
-    # figure is no difference)
-    if row.get("verdict") == "equivalent" or (sign == 0 and row.get("verdict") == "reproduced"):
-        return ("equivalent at 5% (its 90% interval lies within the margin), but not "
-                "after Holm's adjustment" + (f"; its 95% interval excludes 0 on {where}"
-                                             if side else ""))
-    if side:
-        return (f"excludes 0 on {where} at 5%, but not after Holm's adjustment"
-                + ("; its interval lies within the margin" if inside else ""))
-    if inside:
-        return ("its 95% interval spans 0 and lies within the margin, but equivalence is "
-                "not shown after Holm's adjustment")
-    return "its interval spans 0 and reaches past the margin: neither shown"
+            + ("; complete" if _complete(n) else
+               "; still training in stretches, so its verdicts are interim"))
 
 
 def stretch_summary(profile: str) -> pd.DataFrame:

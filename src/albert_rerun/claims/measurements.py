@@ -184,16 +184,21 @@ def _earlier(profile: str, device: str = "auto"):
     return max(earlier, key=lambda m: m.get("provenance", {}).get("utc_time", ""))
 
 
+def rule_verdict(rho: float) -> str:
+    """The chapter's rule: the ordering is reproduced where the rank correlation with the
+    paper's speedups is 1."""
+    return "reproduced" if rho > 0.999 else "not reproduced"
+
+
 def verdict_label(rho: float, profile: str, device: str = "auto") -> str:
-    """The throughput verdict by the rule (rank correlation 1: reproduced), and, where
-    the earlier, pre-specified method read otherwise, that this one was chosen after it
-    (review: the headline said "reproduced" with nothing of the change)."""
-    verdict = "reproduced" if rho > 0.999 else "not reproduced"
+    """The throughput verdict by the rule (``rule_verdict``), and, where the earlier,
+    pre-specified method read otherwise, that this one was chosen after it (review: the
+    headline said "reproduced" with nothing of the change)."""
+    verdict = rule_verdict(rho)
     measured = _earlier(profile, device)
     if measured is None:
         return verdict
-    _, before = throughput_table(measured)
-    old = "reproduced" if before > 0.999 else "not reproduced"
+    old = rule_verdict(throughput_table(measured)[1])
     if old == verdict:
         return verdict
     return (f"{verdict}, by a method chosen after the pre-specified one had read {old} "
@@ -209,8 +214,8 @@ def earlier_reading(profile: str, device: str = "auto") -> str:
     if measured is None:
         return ""
     speed, rho = throughput_table(measured)
-    now = json.loads(throughput_path(profile, device).read_text()) \
-        if throughput_path(profile, device).exists() else {}
+    current = throughput_path(profile, device)
+    now = json.loads(current.read_text()) if current.exists() else {}
     same_machine = (now.get("provenance", {}).get("machine", {}).get("cpu")
                     == measured.get("provenance", {}).get("machine", {}).get("cpu"))
     return (f"Before a review, the speeds were {setup_text(measured)}; by that method the "

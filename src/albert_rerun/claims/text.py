@@ -9,7 +9,7 @@ import pandas as pd
 
 from . import paper
 from .decisions import CE, MARGIN_REASONS, interval_text, levels, margins, stage_text
-from .stats import Decision
+from .stats import GATED, Decision
 
 
 def summary(frame: pd.DataFrame, metric: str, scale: float = 1.0, digits: int = 3,
@@ -160,21 +160,58 @@ def context_reading(frame: pd.DataFrame, profile: str) -> str:
     return text + "."
 
 
+def reading(row) -> str:
+    """What a decision's numbers say, in words that follow them (review: "equivalent, so
+    the paper's direction is not seen" was false for a decision whose interval excludes 0
+    on the paper's side): from its stage, verdict, interval and the paper's sign."""
+    if row["stage"] == GATED:
+        return f"not testable: {row['gate_reason']}"
+    low, high, sign = row["low"], row["high"], int(row["paper_sign"])
+    side = 0 if low <= 0 <= high else (1 if low > 0 else -1)
+    where = ("the paper's side" if sign and side == sign else
+             "the side the paper does not predict" if sign else
+             "one side, where the paper says there is none")
+    verdict = row["verdict_holm"]
+    if verdict == "equivalent":
+        if side:
+            return (f"within the margin, yet its interval excludes 0 on {where}: an effect "
+                    f"there, smaller than the margin")
+        return "within the margin and consistent with 0"
+    if verdict in ("reproduced", "contradicted"):
+        if sign == 0:
+            return ("within the margin, as the paper says" if verdict == "reproduced" else
+                    f"excludes 0 on {where}, and is not shown within the margin")
+        return f"excludes 0 on {where}, and is not shown within the margin"
+    inside = -row["margin"] < low and high < row["margin"]
+    # at 5%: the 90% interval within the margin ("reproduced" for a decision whose paper
+    # figure is no difference)
+    if row.get("verdict") == "equivalent" or (sign == 0 and row.get("verdict") == "reproduced"):
+        return ("equivalent at 5% (its 90% interval lies within the margin), but not "
+                "after Holm's adjustment" + (f"; its 95% interval excludes 0 on {where}"
+                                             if side else ""))
+    if side:
+        return (f"excludes 0 on {where} at 5%, but not after Holm's adjustment"
+                + ("; its interval lies within the margin" if inside else ""))
+    if inside:
+        return ("its 95% interval spans 0 and lies within the margin, but equivalence is "
+                "not shown after Holm's adjustment")
+    return "its interval spans 0 and reaches past the margin: neither shown"
+
+
 def verdict_sentence(d: Decision, family: pd.DataFrame | None = None) -> str:
     """'reproduced, early training: weakest arm at 31% (Holm: inconclusive): -0.021
     [-0.030, -0.012] nats' for a page; a gated decision says which arm failed, and its
     measured difference stands beside it all the same."""
-    holm_text = reading = ""
+    holm_text = words = ""
     if (family is not None and d.key in family.index
             and bool(family.loc[d.key, "in_family"])):
-        from .ledger import reading as read
         holm_text = (f" (after Holm's adjustment over this profile's judged decisions: "
                      f"{family.loc[d.key, 'verdict_holm']})")
         # the ledger's words for what the numbers say, on the chapter's page too (review:
         # chapter 5 did not say that its interval excludes 0 on the paper's side)
-        reading = f"; that is, {read(family.loc[d.key])}"
+        words = f"; that is, {reading(family.loc[d.key])}"
     return (f"{stage_text(d)}{holm_text}: {interval_text(d.estimate, d.low, d.high, d.unit)} "
-            f"{d.unit}, margin ±{d.margin:.3g}{reading}")
+            f"{d.unit}, margin ±{d.margin:.3g}{words}")
 
 
 def margins_text(profile: str) -> dict:
