@@ -38,4 +38,5 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    from .cli import run_main
+    raise SystemExit(run_main(main))

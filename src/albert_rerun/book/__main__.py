@@ -1,3 +1,5 @@
 from .build import main
 
-raise SystemExit(main())
+from ..cli import run_main
+
+raise SystemExit(run_main(main))

@@ -271,4 +271,5 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from ..cli import run_main
+    raise SystemExit(run_main(main))
