@@ -13,7 +13,9 @@ Every model is scored on the same held-out sets, whatever its pretraining object
 - **layer transitions** (Figure 1) on the first held-out sequences;
 - the **training-split MLM loss** (for the dropout claim's overfitting gap);
 - **downstream**: fine-tuned sentiment (``finetune.finetune``) and frozen-encoder probes
-  of both tasks.
+  of both tasks;
+- apart, under its own key: **SOP and NSP without the segment-cut cue**
+  (``CueFreeEval``, pairs of whole sentences from ``data.cue_free``).
 
 Results are stored keyed by (pretraining hash, evaluation hash): ``store.eval_path``.
 """
@@ -29,6 +31,7 @@ import torch
 import torch.nn.functional as F
 
 from ..data.corpus import create_instances, tokenize_split
+from ..data.cue_free import CUE_FREE_SEED, cue_free_pairs
 from ..data.files import TASKS, load_task
 from ..data.masking import MaskingConfig, mask_batch, tokenizer_arrays
 from ..data.tokenizer import Tokenizer
@@ -326,10 +329,68 @@ class FinetuneEval:
                          self.vocab_size, device, seed, untrained)
 
 
+@dataclass(frozen=True)
+class CueFreeEval:
+    """SOP and NSP on pairs without the segment-cut cue (``data.cue_free``): every
+    segment is whole sentences, so where a segment begins or ends does not tell the
+    label. Stored apart from ``EvalConfig``'s evaluation (whose hash, and so every stored
+    evaluation, it leaves alone). The probe (``logistic_probe`` on ``pair_features``,
+    C 1, as ``sentence_pairs``) is trained on the pairs of one half of the split's
+    documents and scored on the other half's; the model's own head is scored on the
+    same test pairs."""
+
+    max_seq_length: int = 64
+    vocab_size: int = 8000
+    seed: int = CUE_FREE_SEED  # the document halves and the pairs
+    split: str = "validation"
+
+    def __post_init__(self):
+        for name, low in (("max_seq_length", 8), ("vocab_size", 1), ("seed", 0)):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < low:
+                raise ValueError(f"CueFreeEval.{name} must be an integer >= {low}, "
+                                 f"got {value!r}")
+
+    def to_dict(self) -> dict:
+        return {"kind": "cue_free", **dataclasses.asdict(self)}
+
+    @property
+    def key(self) -> str:
+        return config_hash(self.to_dict())
+
+    def measure(self, model, model_config, device, seed: int, untrained: bool) -> dict:
+        return cue_free_pairs_metrics(model, self, device)
+
+
+def cue_free_pairs_metrics(model, config: CueFreeEval, device) -> dict:
+    """``{task}_cuefree_*`` for sop and nsp: probe and own-head accuracy with per-item
+    correctness (test pairs in order), the majority share, and the pair counts."""
+    metrics = {}
+    keys = ("input_ids", "token_type_ids", "attention_mask")
+    for task in ("sop", "nsp"):
+        train, test = (cue_free_pairs(task, part, config.max_seq_length, config.vocab_size,
+                                      config.seed, config.split) for part in ("train", "test"))
+        test_x, head = pair_features(model, {k: test[k] for k in keys}, device, with_head=True)
+        probe = logistic_probe(pair_features(model, {k: train[k] for k in keys}, device),
+                               train["labels"], test_x, test["labels"])
+        head_correct = "".join("1" if p == y else "0" for p, y in zip(head, test["labels"]))
+        share = float(test["labels"].mean())
+        metrics.update({f"{task}_cuefree_accuracy_probe": probe["accuracy"],
+                        f"{task}_cuefree_probe_correct": probe["correct"],
+                        f"{task}_cuefree_accuracy_head": _string_mean(head_correct),
+                        f"{task}_cuefree_head_correct": head_correct,
+                        f"{task}_cuefree_majority": max(share, 1 - share),
+                        f"{task}_cuefree_test_pairs": len(test["labels"]),
+                        f"{task}_cuefree_train_pairs": len(train["labels"])})
+    model.train()
+    return metrics
+
+
 def evaluate_stored(store, pretrain_result: dict, config, device, fresh: bool = False) -> dict:
-    """The stored evaluation (an EvalConfig's or a FinetuneEval's) of a stored pretraining
-    run, computing it if missing; the weights are read (and checked against their SHA-256)
-    before anything runs."""
+    """The stored evaluation of a stored pretraining run, computing it if missing: an
+    ``EvalConfig``'s (``evaluate``), or that of any config with a ``measure`` method
+    (``FinetuneEval``, ``CueFreeEval``); the weights are read (and checked against their
+    SHA-256) before anything runs."""
     from .config import PretrainConfig
     if not fresh:
         stored = stored_eval(store, pretrain_result["hash"], config)
@@ -340,8 +401,8 @@ def evaluate_stored(store, pretrain_result: dict, config, device, fresh: bool = 
     model = AlbertForPreTraining(pretrain_config.model).to(device)
     model.load_state_dict(state)
     started = time.time()
-    measure = config.measure if isinstance(config, FinetuneEval) else partial(evaluate,
-                                                                                config=config)
+    measure = (config.measure if callable(getattr(config, "measure", None))
+               else partial(evaluate, config=config))
     metrics = measure(model=model, model_config=pretrain_config.model, device=device,
                       seed=pretrain_config.seed, untrained=pretrain_config.max_steps == 0)
     result = {"pretrain_hash": pretrain_result["hash"], "eval_config": config.to_dict(),
