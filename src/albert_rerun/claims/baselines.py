@@ -656,3 +656,55 @@ def findings_text(tables: dict) -> str:
                     "SOP, as the paper argues; the chapter's bag of words understates the "
                     "first and owes the second to where the segments were cut.")
     return " ".join(text)
+
+
+# -- the pairs without the segment-cut cue (data.cue_free) -------------------------------
+
+def _lengths(segments) -> np.ndarray:
+    """Pieces of A and of B and their difference: what a pair's layout says alone."""
+    a = np.array([len(x) for x, _ in segments], dtype=float)
+    b = np.array([len(y) for _, y in segments], dtype=float)
+    return np.column_stack([a, b, a - b])
+
+
+def cue_free_baselines(max_seq_length: int, vocab_size: int = 8000, seed: int | None = None,
+                       split: str = "validation") -> dict:
+    """The no-network baselines on the cue-free pairs (``data.cue_free``), per task:
+    each trained on the ``train`` part and scored on the ``test`` part, the pairs
+    ``engine.evaluate.CueFreeEval`` scores, in its order (so the correctness strings
+    line up with ``{task}_cuefree_probe_correct``). Baselines: the training part's
+    majority label; the chapter's bag of words (``bag_of_words_pairs`` with
+    ``topic_classifier``); the cue bits, whether A and B open with a capital and hold a
+    sentence end (4 bits and their products, ``_capitals`` and ``_sentence_ends``), which
+    beat the majority on the common held-out pairs; and the segments' lengths."""
+    from ..data.cue_free import CUE_FREE_SEED, cue_free_pairs
+    from ..engine.finetune import correctness
+    seed = CUE_FREE_SEED if seed is None else seed
+    tokenizer = Tokenizer(vocab_size=vocab_size)
+    names = _names(tokenizer)
+    inputs = {"bag_of_words": lambda data, segments: bag_of_words_pairs(
+                  _instances(data), None, tokenizer),
+              "cue_bits": lambda data, segments: np.column_stack(
+                  [_capitals(segments, names), _sentence_ends(segments, names)]),
+              "lengths": lambda data, segments: _lengths(segments)}
+    out = {"max_seq_length": max_seq_length, "vocab_size": vocab_size, "seed": seed,
+           "split": split}
+    for task in ("sop", "nsp"):
+        train, test = (cue_free_pairs(task, part, max_seq_length, vocab_size, seed, split)
+                       for part in ("train", "test"))
+        segments = {part: segment_pieces(_instances(data))
+                    for part, data in (("train", train), ("test", test))}
+        y_train, y_test = np.asarray(train["labels"]), np.asarray(test["labels"])
+        majority = int(np.bincount(y_train, minlength=2).argmax())
+        row = {"train_pairs": int(len(y_train)), "test_pairs": int(len(y_test)),
+               "train_label1_share": float(y_train.mean()),
+               "test_label1_share": float(y_test.mean()),
+               "majority_accuracy": float((y_test == majority).mean()),
+               "majority_correct": correctness(np.full(len(y_test), majority), y_test)}
+        for name, features in inputs.items():
+            model = topic_classifier().fit(features(train, segments["train"]), y_train)
+            predictions = model.predict(features(test, segments["test"]))
+            row[f"{name}_accuracy"] = float((predictions == y_test).mean())
+            row[f"{name}_correct"] = correctness(predictions, y_test)
+        out[task] = row
+    return out

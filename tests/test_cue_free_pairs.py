@@ -1,0 +1,214 @@
+"""SOP and NSP pairs without the segment-cut cue (data.cue_free), their evaluation
+(engine.evaluate.CueFreeEval) and their no-network baselines: every segment is whole
+sentences of the split, in-order pairs are consecutive, random ones come from another
+document, the probe's two halves share no document, and neither the lengths nor the
+edges of the segments give the order away."""
+import json
+
+import numpy as np
+import pytest
+import torch
+
+from albert_rerun import AlbertForPreTraining
+from albert_rerun.data import cue_free
+from albert_rerun.data.corpus import tokenize_split
+from albert_rerun.data.tokenizer import Tokenizer
+from albert_rerun.engine import store
+from albert_rerun.engine.evaluate import CueFreeEval, EvalConfig, evaluate_stored
+
+T = 64  # the cpu and cpu-long profiles' sequence length, where the pilot is evaluated
+SETS = [(task, part) for task in cue_free.TASKS for part in cue_free.PARTS]
+
+
+@pytest.fixture(scope="module")
+def corpus():
+    return tokenize_split("validation", Tokenizer(vocab_size=8000))
+
+
+def _segments(data):
+    """(A's pieces, B's pieces) of each pair, read back from its layout."""
+    out = []
+    for ids, types, mask in zip(data["input_ids"].numpy(), data["token_type_ids"].numpy(),
+                                data["attention_mask"].numpy()):
+        n = int(mask.sum())
+        out.append((ids[:n][types[:n] == 0][1:-1], ids[:n][types[:n] == 1][:-1]))
+    return out
+
+
+@pytest.mark.parametrize("task,part", SETS)
+def test_every_segment_is_whole_consecutive_sentences_of_one_document(corpus, task, part):
+    data = cue_free.cue_free_pairs(task, part, T)
+    p, s, ds = data["positions"], corpus.sentence_starts, corpus.document_starts
+    tokenizer = Tokenizer(vocab_size=8000)
+    assert data["input_ids"].shape == (len(data["labels"]), T)
+    assert (data["input_ids"][:, 0] == tokenizer.cls_id).all()
+    for k, (a, b) in enumerate(_segments(data)):
+        for side, pieces in (("a", a), ("b", b)):
+            d, first, stop = (int(p[f"{side}_{x}"][k]) for x in ("document", "first", "stop"))
+            assert ds[d] <= first < stop <= ds[d + 1]  # whole sentences of document d
+            # the pieces are exactly those sentences: begins at a sentence start, ends
+            # at a sentence end, nothing cut or trimmed
+            assert np.array_equal(pieces, corpus.tokens[s[first]:s[stop]])
+        assert 0 < len(a) and 0 < len(b) and len(a) + len(b) <= T - 3
+    mask = data["attention_mask"].numpy().astype(bool)
+    assert (data["token_type_ids"].numpy()[~mask] == 0).all()
+
+
+@pytest.mark.parametrize("task", cue_free.TASKS)
+def test_segments_are_found_at_sentence_starts_by_their_text_alone(corpus, task):
+    """The same check without the recorded positions: ``locate_segments`` finds each
+    segment in the split by its pieces (the check that found the cut cue)."""
+    from albert_rerun.claims.baselines import locate_segments
+    data = cue_free.cue_free_pairs(task, "test", T)
+    where = locate_segments(corpus, [(a.tolist(), b.tolist())
+                                     for a, b in _segments(data)[:200]])
+    for column in ("A starts a sentence", "B starts a sentence"):
+        found = where[column].dropna()
+        assert len(found) >= 180 and found.mean() >= 0.99, column
+    assert where["A, B in one sentence"].dropna().sum() == 0
+
+
+@pytest.mark.parametrize("task", cue_free.TASKS)
+def test_labels_say_how_b_relates_to_a(task):
+    for part in cue_free.PARTS:
+        data = cue_free.cue_free_pairs(task, part, T)
+        p, y = data["positions"], data["labels"]
+        same = p["a_document"] == p["b_document"]
+        follows = same & (p["a_stop"] == p["b_first"])
+        precedes = same & (p["b_stop"] == p["a_first"])
+        assert follows[y == 0].all()  # in order / next: B directly after A
+        if task == "sop":
+            assert precedes[y == 1].all() and not follows[y == 1].any()
+        else:
+            assert not same[y == 1].any()  # random: B from another document
+
+
+@pytest.mark.parametrize("task", cue_free.TASKS)
+def test_pairs_do_not_overlap_within_a_document(task):
+    for part in cue_free.PARTS:
+        p = cue_free.cue_free_pairs(task, part, T)["positions"]
+        used = []
+        for k in range(len(p["a_first"])):
+            used += list(range(p["a_first"][k], p["a_stop"][k]))
+            if p["a_document"][k] == p["b_document"][k]:
+                used += list(range(p["b_first"][k], p["b_stop"][k]))
+        assert len(used) == len(set(used))
+
+
+def test_the_probe_halves_share_no_document(corpus):
+    halves = cue_free.document_parts(corpus.num_documents)
+    assert not set(halves["train"]) & set(halves["test"])
+    assert len(halves["train"]) + len(halves["test"]) == corpus.num_documents
+    for task in cue_free.TASKS:
+        seen = {}
+        for part in cue_free.PARTS:
+            p = cue_free.cue_free_pairs(task, part, T)["positions"]
+            seen[part] = set(p["a_document"]) | set(p["b_document"])
+            assert seen[part] <= set(halves[part].tolist())
+        assert not seen["train"] & seen["test"]
+
+
+def test_enough_pairs_near_balanced_labels_and_counts_exposed():
+    counts = cue_free.cue_free_counts(T)
+    for task, part in SETS:
+        assert counts[f"{task}_{part}_pairs"] >= 1000  # the pre-registered minimum
+        assert abs(counts[f"{task}_{part}_label1_share"] - 0.5) < 0.05
+        assert counts[f"{task}_{part}_pairs"] == len(
+            cue_free.cue_free_pairs(task, part, T)["labels"])
+
+
+@pytest.mark.parametrize("task", cue_free.TASKS)
+def test_lengths_do_not_give_the_label_away(task):
+    """Segment lengths: the first segment of an in-order pair is neither longer nor
+    shorter than the second on average, and a random B is as long as a following one.
+    (A builder that starts each passage at the sentence that did not fit the last one
+    made the first segments 3 pieces longer.)"""
+    for part in cue_free.PARTS:
+        data = cue_free.cue_free_pairs(task, part, T)
+        lengths = np.array([(len(a), len(b)) for a, b in _segments(data)], dtype=float)
+        y = data["labels"]
+        a0, b0 = lengths[y == 0].mean(0)
+        a1, b1 = lengths[y == 1].mean(0)
+        assert abs(a0 - b0) < 1.5 and abs(a1 - b1) < 1.5
+        assert abs(b0 - b1) < 1.5 and abs(a0 - a1) < 1.5
+
+
+def test_deterministic_and_seeded(corpus):
+    documents = cue_free.document_parts(corpus.num_documents)["test"]
+    for task in cue_free.TASKS:
+        first = cue_free.build_pairs(corpus, task, documents, T - 3,
+                                     np.random.default_rng([1, 2]))
+        again = cue_free.build_pairs(corpus, task, documents, T - 3,
+                                     np.random.default_rng([1, 2]))
+        other = cue_free.build_pairs(corpus, task, documents, T - 3,
+                                     np.random.default_rng([1, 3]))
+        assert first == again and first != other
+    assert np.array_equal(cue_free.document_parts(161)["train"],
+                          cue_free.document_parts(161)["train"])
+    with pytest.raises(ValueError, match="part"):
+        cue_free.cue_free_pairs("sop", "validation", T)
+    with pytest.raises(ValueError, match="task"):
+        cue_free.build_pairs(corpus, "mlm", documents, T - 3, np.random.default_rng(0))
+
+
+def test_the_cut_cue_baselines_score_the_majority_on_sop():
+    """On the common held-out pairs the 4 cue bits beat the majority by 16.7 points;
+    here they may not beat it by more than sampling noise (3 points, about two standard
+    errors at 1,400 pairs), nor may the lengths."""
+    from albert_rerun.claims.baselines import cue_free_baselines
+    out = cue_free_baselines(T)
+    json.dumps(out)
+    sop = out["sop"]
+    for name in ("majority", "bag_of_words", "cue_bits", "lengths"):
+        assert len(sop[f"{name}_correct"]) == sop["test_pairs"]
+        assert sop[f"{name}_accuracy"] == pytest.approx(
+            sop[f"{name}_correct"].count("1") / sop["test_pairs"])
+    assert sop["cue_bits_accuracy"] - sop["majority_accuracy"] < 0.03
+    assert out["nsp"]["lengths_accuracy"] - out["nsp"]["majority_accuracy"] < 0.03
+    assert sop["test_pairs"] == len(cue_free.cue_free_pairs("sop", "test", T)["labels"])
+
+
+def test_cue_free_eval_key_is_stable_and_apart_from_eval_config():
+    config = CueFreeEval(max_seq_length=64)
+    assert config.key == CueFreeEval(max_seq_length=64).key == store.config_hash(
+        config.to_dict())
+    assert config.key != CueFreeEval(max_seq_length=32).key
+    assert config.key != CueFreeEval(max_seq_length=64, seed=1).key
+    assert config.key not in (EvalConfig().key, EvalConfig(max_seq_length=64).key)
+    with pytest.raises(ValueError):
+        CueFreeEval(max_seq_length=True)
+
+
+@pytest.mark.usefixtures("single_thread")
+def test_cue_free_eval_of_a_stored_tiny_model(tmp_path):
+    """A stored (initialized) smoke-sized model, evaluated through evaluate_stored: every
+    metric present, per-item strings as long as the test pairs, stored under
+    (pretraining hash, CueFreeEval key) and read back."""
+    from albert_rerun.profiles import pretraining_config
+    config = pretraining_config("smoke", max_steps=0, warmup_steps=0, seed=3)
+    torch.manual_seed(config.seed)
+    model = AlbertForPreTraining(config.model)
+    path = store.pretrain_path(tmp_path, config)
+    weights = store.save_weights(path.with_suffix(".safetensors"), model.state_dict())
+    result = {"config": config.to_dict(), "hash": path.stem, "metrics": {"steps": 0},
+              "curve": [], "weights": weights}
+    store.atomic_write_json(path, result)
+    evaluation = CueFreeEval(max_seq_length=config.max_seq_length)
+    stored = evaluate_stored(tmp_path, result, evaluation, torch.device("cpu"))
+    metrics = stored["metrics"]
+    for task in ("sop", "nsp"):
+        test = cue_free.cue_free_pairs(task, "test", config.max_seq_length)
+        n = len(test["labels"])
+        assert metrics[f"{task}_cuefree_test_pairs"] == n
+        assert metrics[f"{task}_cuefree_train_pairs"] == len(
+            cue_free.cue_free_pairs(task, "train", config.max_seq_length)["labels"])
+        for kind in ("probe", "head"):
+            correct = metrics[f"{task}_cuefree_{kind}_correct"]
+            assert len(correct) == n and set(correct) <= {"0", "1"}
+            assert metrics[f"{task}_cuefree_accuracy_{kind}"] == pytest.approx(
+                correct.count("1") / n)
+        share = float(test["labels"].mean())
+        assert metrics[f"{task}_cuefree_majority"] == pytest.approx(max(share, 1 - share))
+    assert store.eval_path(tmp_path, result["hash"], evaluation).parent.name == evaluation.key
+    assert stored["eval_config"] == evaluation.to_dict()
+    assert evaluate_stored(tmp_path, result, evaluation, torch.device("cpu")) == stored
