@@ -1,0 +1,396 @@
+"""What a reader meets first: each chapter's bottom line, the book's results table and
+the scale of its runs against the paper's, in plain words (issue #26).
+
+Everything here reads a profile's decision family (``ledger.book_family``); the words
+follow the numbers (``direction``), never the other way round. A chapter glues its
+``bottom_line`` right under its title; the introduction and the ledger show
+``results_table`` and ``scale_text`` first.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from .decisions import interval_text
+from .stats import EARLY, GATED, NO_MODEL, PAST
+
+GLOSSARY = "how_to_read"  # book/how_to_read.md: the glossary and the shared rules
+PILOT = "cpu-long"  # the pilot: the cpu sizes trained 4x longer, seeds 0-2
+
+
+@dataclass(frozen=True)
+class Headline:
+    """The one decision that answers a chapter's question, and how to say its result."""
+
+    question: str  # the reader's question, answered by the box
+    paper: str  # the paper's claim with its number (quoted from the paper)
+    key: str  # the decision of the family that answers it
+    lower: str  # what a difference below 0 (interval excluding 0) means, in words
+    higher: str  # the same above 0
+    confirmatory: bool = False  # a pre-registered test of it is training (issue #25)
+
+
+HEADLINES = {
+    "asymmetry": Headline(
+        "Does sharing attention cost less than sharing the feed-forward block (FFN)?",
+        "at E = 128, sharing only attention changes the downstream average by +0.1 "
+        "points, sharing only the FFN by -1.4: attention sharing is nearly free "
+        "(Table 4)",
+        "asymmetry/attention-ffn/small-E",
+        "attention-shared predicts [MASK] better: sharing attention costs less",
+        "FFN-shared predicts [MASK] better: sharing the FFN costs less", True),
+    "sop_nsp": Headline(
+        "Does sentence-order prediction (SOP) beat next-sentence prediction (NSP)?",
+        "on the sentence-order task an SOP-trained model scores 86.5%, an NSP-trained "
+        "one 52.0% (chance): +34.5 points (Table 5)",
+        "sop_nsp/sop-pairs/sop-nsp",
+        "the NSP-trained model orders sentences better",
+        "the SOP-trained model orders sentences better", True),
+    "dropout": Headline(
+        "Does dropout hurt?",
+        "removing dropout raises ALBERT-xxlarge's downstream average by +0.3 points "
+        "(Table 8)",
+        "dropout/ce",
+        "without dropout the model predicts [MASK] better: dropout hurts",
+        "with dropout the model predicts [MASK] better: dropout helps", True),
+    "wall_clock": Headline(
+        "Does a wide ALBERT beat BERT in the same training time?",
+        "ALBERT-xxlarge beats BERT-large by +1.5 points of downstream average at equal "
+        "training time (Table 6)",
+        "wall_clock/equal-time",
+        "the wide ALBERT-style model predicts [MASK] better",
+        "the BERT-style model predicts [MASK] better", True),
+    "transitions": Headline(
+        "Are layer-to-layer transitions smoother under sharing?",
+        "ALBERT's transitions are much smoother than BERT's (Figure 1, no numbers)",
+        "transitions/oscillation-l2",
+        "the ALBERT-style model's L2 curve oscillates more",
+        "the BERT-style model's L2 curve oscillates more: ALBERT-style is smoother"),
+    "embedding_sweep": Headline(
+        "With all layers shared, is a small embedding size E best?",
+        "all-shared ALBERT-base is +0.3 points better at E = 128 than at E = 768 "
+        "(Table 3)",
+        "embedding/all-shared",
+        "the small E predicts [MASK] better",
+        "the large E predicts [MASK] better"),
+}
+
+# verdict -> plain words, for a reader who has not read the rules yet
+PLAIN = {"reproduced": "reproduced: the paper's direction, shown",
+         "contradicted": "contradicted: the other direction, shown",
+         "equivalent": "equivalent: any difference is smaller than the margin",
+         "inconclusive": "inconclusive: the data cannot tell",
+         "not testable at this scale": "not testable: a model compared does not yet "
+                                       "read context"}
+
+
+def term(word: str, text: str | None = None) -> str:
+    """A MyST link to ``word`` in the glossary (``{term}`` role), shown as ``text``."""
+    return f"{{term}}`{text} <{word}>`" if text else f"{{term}}`{word}`"
+
+
+def direction(row, headline: Headline) -> str:
+    """What the interval says, in words: a direction where it excludes 0, else whether
+    it stays within the margin."""
+    low, high, margin = float(row["low"]), float(row["high"]), float(row["margin"])
+    if not (np.isfinite(low) and np.isfinite(high)):
+        return "one seed only: no interval"
+    if low > 0:
+        return headline.higher
+    if high < 0:
+        return headline.lower
+    if -margin < low and high < margin:
+        return "no difference larger than the margin"
+    return "no clear difference (the interval is wide)"
+
+
+def stage_words(row) -> str:
+    """How far the models got: 'early in training (the weakest model 34% of the way from
+    the unigram to the bigram rung)'."""
+    stage, level = row["stage"], row.get("weakest_level", np.nan)
+    if stage == GATED:
+        return f"not testable ({row.get('gate_reason') or 'a model does not read context'})"
+    if stage == EARLY:
+        return (f"early in training (the weakest model {level:.0%} of the way from the "
+                f"unigram to the bigram rung)")
+    if stage == PAST:
+        return "past the bigram rung"
+    if stage == NO_MODEL:
+        return "a check of the test sets (no trained model)"
+    return str(stage)
+
+
+def verdict_of(row) -> str:
+    """The Holm-adjusted verdict (the book's), raw at 5% beside it where they differ."""
+    holm, raw = row["verdict_holm"], row["verdict"]
+    if row["stage"] == GATED:
+        return "not testable at this scale"
+    return holm if holm == raw or not row.get("in_family", True) else \
+        f"{holm} (at 5% before Holm: {raw})"
+
+
+def numbers(row) -> str:
+    """'-0.002 nats [-0.025, +0.021], margin ±0.027'."""
+    text = interval_text(row["estimate"], row["low"], row["high"], row["unit"])
+    estimate, _, interval = text.partition(" ")
+    return f"{estimate} {row['unit']} {interval}, margin ±{row['margin']:.3g}"
+
+
+def result_sentence(row, headline: Headline) -> str:
+    """Ours in one sentence: the words, the numbers, the verdict and the stage."""
+    return (f"{row['label']}: {direction(row, headline)}, {numbers(row)}. "
+            f"Verdict: **{verdict_of(row)}**; {stage_words(row)}.")
+
+
+def profile_name(profile: str) -> str:
+    return f"`{profile}` (pilot, exploratory)" if profile == PILOT else f"`{profile}`"
+
+
+def bottom_line(claim: str, families: dict) -> str:
+    """The chapter's bottom-line box (MyST, for ``{glue:md}``): the question, the paper's
+    claim with its number, ours at each profile with stored results in one sentence with
+    the verdict and the stage. (The line on a pre-registered test is the chapter's own
+    text: it must not change the glued outputs when that page appears.)"""
+    h = HEADLINES[claim]
+    lines = [f"**The question.** {h.question}", "",
+             f"**The paper.** {h.paper[0].upper()}{h.paper[1:]}.", ""]
+    for profile, family in families.items():
+        if h.key in family.index:
+            lines += [f"**Ours, {profile_name(profile)}.** "
+                      f"{result_sentence(family.loc[h.key], h)}", ""]
+        else:
+            lines += [f"**Ours, {profile_name(profile)}.** Not measured at this profile.", ""]
+    lines += [f"Cross-entropy at `[MASK]` is in {term('nats')}, lower is better; how a "
+              f"verdict is reached: {{doc}}`../{GLOSSARY}` and \"How this is judged\" "
+              f"below."]
+    return "\n".join(lines)
+
+
+def box(question: str, paper: str, ours: str, verdict: str, stage: str) -> str:
+    """A bottom-line box for a chapter without a decision family (the exact claims, the
+    recipe): the same five lines, from the chapter's own figures."""
+    return "\n".join([f"**The question.** {question}", "", f"**The paper.** {paper}", "",
+                      f"**Ours.** {ours}", "", f"**Verdict: {verdict}.** {stage}"])
+
+
+# -- the results table -------------------------------------------------------------------
+
+CHAPTERS = {"asymmetry": "03_asymmetry", "sop_nsp": "04_sop_nsp", "dropout": "05_dropout",
+            "wall_clock": "06_wall_clock", "transitions": "07_transitions",
+            "embedding_sweep": "08_embedding_size"}
+
+
+def _cell(text: str) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def exact_rows(chapters: str = "") -> list:
+    """The exact claims' rows of ``results_table``: their figures glued from chapters 1
+    and 2 (``{glue:text}`` across pages, from ``chapters``)."""
+    one, two = f"{chapters}01_embedding_share", f"{chapters}02_sharing_reductions"
+
+    def g(doc, key, fmt="s"):
+        return f"{{glue:text}}`{doc}.ipynb::{key}:{fmt}`"
+    return [
+        "| How large a share of BERT-base are the embeddings, and what does factorizing "
+        "them save? | 21.8% of BERT-base; Table 3's counts | "
+        f"{g(one, 'bert_embedding_share', '.1f')}%; {g(one, 'table3_matched', 'd')} of "
+        f"{g(one, 'table3_rows', 'd')} counts matched | **{g(one, 'embedding_share_verdict')}** "
+        f"(exact, by counting) | {{doc}}`{one}` |",
+        "| How many parameters does sharing remove? | Tables 1 and 4's counts | "
+        f"{g(two, 'counts_matched', 'd')} of {g(two, 'counts_total', 'd')} counts matched | "
+        f"**{g(two, 'sharing_verdict')}** (exact, by counting) | {{doc}}`{two}` |"]
+
+
+def results_table(families: dict, chapters: str = "", exact_rows: list | None = None) -> str:
+    """The book's answers as one Markdown table of five columns: the question, the
+    paper, ours (words and numbers, each profile), the verdict (the book's profile first),
+    the chapter. ``chapters``: the path prefix of the chapters' documents from the page
+    that shows it ("chapters/" from the introduction, "" from the ledger)."""
+    rows = ["| question | the paper | ours | verdict | chapter |", "|---|---|---|---|---|"]
+    rows += list(exact_rows or [])
+    for claim, h in HEADLINES.items():
+        ours, verdicts = [], []
+        for profile, family in families.items():
+            if h.key not in family.index:
+                continue
+            row = family.loc[h.key]
+            ours.append(f"{profile}: {direction(row, h)}, {numbers(row)}")
+            verdicts.append(f"{profile}: **{verdict_of(row)}**")
+        if not ours:
+            continue
+        rows.append("| " + " | ".join(_cell(x) for x in (
+            h.question, h.paper, "; ".join(ours), "; ".join(verdicts),
+            f"{{doc}}`{chapters}{CHAPTERS[claim]}`")) + " |")
+    return "\n".join(rows)
+
+
+# -- the scale, computed once --------------------------------------------------------------
+
+def scale_numbers(profile: str) -> dict:
+    """Parameters, tokens and training FLOPs of one base run of ``profile`` and of the
+    paper's ALBERT-base at 125,000 steps (batch 4,096 x 512), counted the same way."""
+    from ..model.config import preset
+    from ..model.params import closed_form, useful_flops
+    from . import conditions as C
+    from . import paper
+    from .ledger import PAPER_MASKED, training_compute
+    base = C.base(profile)
+    ours_tokens = base.max_steps * base.batch_size * base.max_seq_length
+    theirs = preset("albert-base")
+    steps = 125_000
+    return {"params": float(sum(closed_form(base.model).values())),
+            "paper_params": float(sum(closed_form(theirs).values())),
+            "tokens": float(ours_tokens),
+            "paper_tokens": float(steps * paper.PAPER_BATCH * paper.PAPER_SEQ),
+            "flops": float(training_compute(profile)),
+            "paper_flops": float(useful_flops(theirs, paper.PAPER_BATCH, paper.PAPER_SEQ,
+                                              PAPER_MASKED) * steps),
+            "steps": int(base.max_steps), "paper_steps": steps}
+
+
+def _count(x: float) -> str:
+    """'5.5 million', '262 billion': a count in words a reader can compare."""
+    for factor, word in ((1e12, "trillion"), (1e9, "billion"), (1e6, "million"),
+                         (1e3, "thousand")):
+        if x >= factor:
+            return f"{x / factor:.3g} {word}"
+    return f"{x:.3g}"
+
+
+def _flops(x: float) -> str:
+    """'$9.0 \\times 10^{12}$' FLOPs, in the page's maths."""
+    exponent = int(np.floor(np.log10(x)))
+    return f"${x / 10 ** exponent:.1f} \\times 10^{{{exponent}}}$"
+
+
+def _times(ratio: float) -> str:
+    """A ratio to two significant digits: '47,000x', '36x'."""
+    return f"{float(f'{ratio:.2g}'):,.0f}x"
+
+
+def stage_summary(family: pd.DataFrame) -> str:
+    """'the weakest models 19-35% of the way from the unigram to the bigram rung; none
+    past it' over a family's judged and gated model decisions."""
+    levels = family["weakest_level"].dropna()
+    if not len(levels):
+        return "no trained model compared"
+    past = int((family["stage"] == PAST).sum())
+    return (f"the weakest model of each comparison {levels.clip(lower=0).min():.0%} to "
+            f"{levels.max():.0%} of the way from the unigram to the bigram rung "
+            f"({'none' if not past else past} past it)")
+
+
+def scale_text(profiles: list, families: dict | None = None) -> str:
+    """The scale in two sentences: one base run of each profile against the paper's
+    ALBERT-base in parameters, tokens and training FLOPs; and how far the models got."""
+    parts = []
+    for profile in profiles:
+        n = scale_numbers(profile)
+        parts.append(f"`{profile}` {n['params'] / 1e6:.2f}M parameters, {n['steps']:,} "
+                     f"steps, {_count(n['tokens'])} tokens, {_flops(n['flops'])} FLOPs "
+                     f"({_times(n['paper_params'] / n['params'])} fewer parameters, "
+                     f"{_times(n['paper_tokens'] / n['tokens'])} fewer tokens and "
+                     f"{_times(n['paper_flops'] / n['flops'])} less compute than the "
+                     f"paper)")
+    n = scale_numbers(profiles[0])
+    first = (f"One base run of ours against the paper's ALBERT-base "
+             f"({n['paper_params'] / 1e6:.0f}M parameters, {n['paper_steps']:,} steps, "
+             f"{_count(n['paper_tokens'])} tokens, {_flops(n['paper_flops'])} FLOPs): "
+             + "; ".join(parts) + ".")
+    if not families:
+        return first
+    second = "How far the models got: " + "; ".join(
+        f"`{p}`: {stage_summary(f)}" for p, f in families.items()) + \
+        f". They are all {term('stage', 'early in training')}: a verdict here is about " \
+        "how fast small models begin to learn, not about trained ones."
+    return first + " " + second
+
+
+def worked_example(family: pd.DataFrame, claim: str = "asymmetry") -> str:
+    """One verdict read step by step, from the family's own numbers (the glossary's
+    worked example)."""
+    h = HEADLINES[claim]
+    row = family.loc[h.key]
+    holm = verdict_of(row)
+    margin = float(row["margin"])
+    inside = -margin < row["low"] and row["high"] < margin
+    return "\n".join([
+        f"Take {row['label']} ({{doc}}`chapters/{CHAPTERS[claim]}`). The row reads "
+        f"{numbers(row)}.", "",
+        f"1. **The gate and the stage.** Every model compared reads context, so the "
+        f"decision is judged; its stage is {stage_words(row)}.",
+        f"2. **The difference.** {interval_text(row['estimate'], row['low'], row['high'], row['unit'])}"
+        f" {row['unit']} is the mean over {int(row['n_seeds'])} seeds of the per-seed "
+        f"difference, with its 95% interval. The paper's side is "
+        f"{ {-1: 'below 0', 0: 'about 0', 1: 'above 0'}[int(row['paper_sign'])] }. "
+        f"The interval {'spans' if row['low'] <= 0 <= row['high'] else 'excludes'} 0.",
+        f"3. **The margin.** ±{margin:.3g} {row['unit']} is the smallest difference that "
+        f"would matter. The interval {'lies within' if inside else 'reaches past'} it.",
+        f"4. **The verdict**, after Holm's adjustment over the profile's judged "
+        f"decisions: **{holm}**. In words: {direction(row, h)}.",
+    ]) if row["stage"] != GATED else ""
+
+
+# -- the box's small figure ---------------------------------------------------------------
+
+FIGURE_WIDTH_IN = 5.0  # drawn at 100 dpi: 500 px, shown at its own size, under the column
+FONT_PT = 10  # 10 pt at 100 dpi: 14 px on the page
+
+
+def headline_figure(claim: str, families: dict):
+    """The headline decision at each profile: its difference in margins with the 95%
+    interval (cut at the edge with an arrow), the margin as a grey band, 0 as a line, and
+    the paper's side shaded in words. Returns the matplotlib figure."""
+    import matplotlib.pyplot as plt
+    h = HEADLINES[claim]
+    rows = [(p, f.loc[h.key]) for p, f in families.items() if h.key in f.index]
+    fig, ax = plt.subplots(figsize=(FIGURE_WIDTH_IN, 0.55 * len(rows) + 0.9), dpi=100)
+    # the axis holds every estimate (and the margin), up to 12 margins; an interval
+    # past it is cut with an arrow
+    estimates = [abs(float(r["estimate"]) / float(r["margin"])) for _, r in rows]
+    limit = float(min(12, max(2, np.ceil(max(estimates, default=0)) + 1)))
+    ax.axvspan(-1, 1, color="0.88", zorder=0, label="within the margin")
+    ax.axvline(0, color="0.4", lw=0.8)
+    for y, (profile, row) in enumerate(reversed(rows)):
+        m = float(row["margin"])
+        est, low, high = (float(row[k]) / m for k in ("estimate", "low", "high"))
+        lo, hi = max(low, -limit), min(high, limit)
+        ax.plot([lo, hi], [y, y], color="black", lw=1.6)
+        for end, cut, sign in ((lo, low < -limit, -1), (hi, high > limit, 1)):
+            if cut:
+                ax.annotate("", (end + 0.25 * sign, y), (end, y),
+                            arrowprops={"arrowstyle": "->", "lw": 1.2})
+        ax.plot([min(max(est, -limit), limit)], [y], "o", color="black")
+    ax.set_yticks(range(len(rows)), [p for p, _ in reversed(rows)], fontsize=FONT_PT)
+    ax.set_xlim(-limit - 0.4, limit + 0.4)
+    ax.set_ylim(-0.6, len(rows) - 0.4)
+    side = {-1: "paper's side: left", 1: "paper's side: right", 0: "paper: about 0"}
+    ax.set_xlabel(f"difference in margins ({side[int(rows[0][1]['paper_sign'])]})",
+                  fontsize=FONT_PT)
+    ax.tick_params(labelsize=FONT_PT)
+    for spine in ("top", "right"):
+        ax.spines[spine].set_visible(False)
+    fig.tight_layout()
+    return fig
+
+
+def bottom_line_glue(claim: str, profile: str, seeds=None, device: str = "auto") -> dict:
+    """{glue key: object} a chapter glues for its bottom-line box: ``bottom_line`` (the
+    box's text, as Markdown for ``{glue:md}``) and ``bottom_figure`` (its small figure,
+    as a PNG image, the figure closed so that the cell shows nothing else)."""
+    import io
+
+    import matplotlib.pyplot as plt
+    from IPython.display import Image, Markdown
+
+    from .ledger import published_families
+    families = published_families(profile, seeds, device)
+    fig = headline_figure(claim, families)
+    png = io.BytesIO()
+    fig.savefig(png, format="png", dpi=100)
+    plt.close(fig)
+    return {"bottom_line": Markdown(bottom_line(claim, families)),
+            "bottom_figure": Image(data=png.getvalue(), format="png")}

@@ -1,0 +1,113 @@
+"""What a reader meets first (issue #26): the bottom lines, the results table and the
+scale say what the numbers say, in words, and fit a page."""
+import numpy as np
+import pandas as pd
+import pytest
+
+from albert_rerun.claims import reader
+from albert_rerun.claims.stats import EARLY, GATED
+
+KEY = reader.HEADLINES["asymmetry"].key
+
+
+def row(estimate, low, high, verdict="inconclusive", holm=None, stage=EARLY, level=0.34,
+        margin=0.027, unit="nats", sign=-1):
+    return pd.Series({"claim": "asymmetry", "label": "attention-shared minus FFN-shared",
+                      "estimate": estimate, "low": low, "high": high, "margin": margin,
+                      "unit": unit, "paper_sign": sign, "verdict": verdict,
+                      "verdict_holm": holm or verdict, "stage": stage,
+                      "weakest_level": level, "gate_reason": "", "in_family": stage != GATED,
+                      "n_seeds": 3}, name=KEY)
+
+
+def family(*rows):
+    return pd.DataFrame(list(rows))
+
+
+H = reader.HEADLINES["asymmetry"]
+
+
+@pytest.mark.parametrize("low, high, expected", [
+    (-0.05, -0.01, H.lower), (0.01, 0.05, H.higher),
+    (-0.01, 0.02, "no difference larger than the margin"),
+    (-0.05, 0.02, "no clear difference (the interval is wide)"),
+    (-np.inf, np.inf, "one seed only: no interval")])
+def test_the_words_follow_the_interval(low, high, expected):
+    assert reader.direction(row(0.0, low, high), H) == expected
+
+
+def test_the_verdict_is_holms_with_the_raw_one_beside_where_they_differ():
+    assert reader.verdict_of(row(0, -1, 1, "equivalent", "inconclusive")) == \
+        "inconclusive (at 5% before Holm: equivalent)"
+    assert reader.verdict_of(row(0, -1, 1, "equivalent")) == "equivalent"
+    assert reader.verdict_of(row(0, -1, 1, "inconclusive", stage=GATED)) == \
+        "not testable at this scale"
+
+
+def test_the_bottom_line_has_question_paper_ours_verdict_and_stage_per_profile():
+    families = {"cpu": family(row(-0.002, -0.025, 0.021, "equivalent", "inconclusive")),
+                "cpu-long": family(row(0.021, -0.016, 0.057, level=0.70))}
+    text = reader.bottom_line("asymmetry", families)
+    assert text.startswith(f"**The question.** {H.question}")
+    assert "**The paper.** At E = 128" in text and "-1.4" in text
+    assert "**Ours, `cpu`.**" in text and "-0.002 nats [-0.025, +0.021]" in text
+    assert "**Ours, `cpu-long` (pilot, exploratory).**" in text
+    assert "34% of the way" in text and "70% of the way" in text
+    assert "{term}`nats`" in text and "NaN" not in text
+
+
+def test_a_profile_without_the_decision_says_so():
+    text = reader.bottom_line("asymmetry", {"cpu": family(row(0, -1, 1)),
+                                            "gpu": pd.DataFrame(columns=["label"])})
+    assert "**Ours, `gpu`.** Not measured at this profile." in text
+
+
+def test_the_results_table_is_slim_and_links_each_chapter():
+    families = {"cpu": pd.concat([family(row(-0.002, -0.025, 0.021)),
+                                  family(row(0.1, 0.05, 0.2)).rename(
+                                      index={KEY: reader.HEADLINES["dropout"].key})])}
+    table = reader.results_table(families, "chapters/", reader.exact_rows("chapters/"))
+    lines = table.splitlines()
+    assert all(line.count(" | ") == 4 for line in lines if not line.startswith("|---"))
+    assert len(lines) == 2 + 2 + 2  # header, rule, two exact claims, two measured
+    assert "{doc}`chapters/03_asymmetry`" in table and "{doc}`chapters/05_dropout`" in table
+    assert "{doc}`chapters/01_embedding_share`" in table
+    for raw in ("NaN", "<NA>", "nan"):
+        assert raw not in table
+
+
+def test_the_scale_is_computed_once_from_the_configs():
+    n = reader.scale_numbers("cpu")
+    assert n["paper_params"] > 10 * n["params"]  # ALBERT-base is about 12M, ours < 1M
+    assert n["paper_tokens"] == 125_000 * 4096 * 512
+    assert n["paper_flops"] > 1e5 * n["flops"]
+    text = reader.scale_text(["cpu"])
+    assert "fewer parameters" in text and "fewer tokens" in text and "less compute" in text
+    assert f"{n['steps']:,} steps" in text
+
+
+@pytest.mark.parametrize("ratio, expected", [(47407.4, "47,000x"), (36.3, "36x"),
+                                             (16504048, "17,000,000x")])
+def test_ratios_are_rounded_to_two_digits(ratio, expected):
+    assert reader._times(ratio) == expected
+
+
+def test_the_worked_example_reads_the_families_own_numbers():
+    text = reader.worked_example(family(row(-0.002, -0.025, 0.021, "equivalent",
+                                            "inconclusive")))
+    assert "-0.002 [-0.025, +0.021] nats" in text and "lies within" in text
+    assert "**inconclusive (at 5% before Holm: equivalent)**" in text
+
+
+def test_the_box_figure_is_legible_at_its_drawn_size():
+    """Text at least 10 px: the figure is drawn at 100 dpi and shown at its own width
+    (narrower than the text column), so a 10 pt font is 14 px on the page."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig = reader.headline_figure("asymmetry", {"cpu": family(row(0.3, 0.1, 9.0))})
+    width_px = fig.get_figwidth() * fig.dpi
+    assert width_px <= 676  # the text column at 1280 px
+    sizes = [t.get_fontsize() for t in fig.findobj(matplotlib.text.Text) if t.get_text()]
+    assert min(sizes) * fig.dpi / 72 >= 10
+    plt.close(fig)
