@@ -11,16 +11,37 @@
 # MB each; .gitignore leaves checkpoints out, so they are added by force) so that a fresh
 # clone on another machine resumes them. Run the same command again for the next
 # stretch: it trains only what is missing. NO_COMMIT=1 leaves the commit to you.
+#
+#   scripts/train_stretch.sh confirm 1.5      # the pre-registered confirmatory runs
+#
+# The confirmatory store (book/preregistration.md) trains with
+# `python -m albert_rerun.claims.confirm train` from a clean checkout of HEAD (a git
+# worktree in a temporary folder; the package imported from it), so that every run
+# records a clean commit that descends from the registration, whatever is being edited
+# in this tree meanwhile; its results go to this tree's data/results/confirm/.
 set -euo pipefail
 profile=${1:?usage: scripts/train_stretch.sh PROFILE HOURS}
 hours=${2:?usage: scripts/train_stretch.sh PROFILE HOURS}
 cd "$(dirname "$0")/.."
 python=${PYTHON:-.venv/bin/python}
+case $python in /*) ;; */*) python="$PWD/$python" ;; esac
 store=data/results/$profile
 mkdir -p "$store/logs"
 log="$store/logs/stretch-$(date -u +%Y%m%dT%H%M%SZ).log"
 echo "stretch of $profile, budget $hours h, log $log"
-"$python" -m albert_rerun.claims --profile "$profile" --hours "$hours" --fill 2>&1 | tee "$log"
+if [ "$profile" = confirm ]; then
+  here=$(pwd)
+  tree=$(mktemp -d "${TMPDIR:-/tmp}/albert-confirm-XXXXXX")
+  git worktree add --detach "$tree" HEAD >/dev/null
+  trap 'git worktree remove --force "$tree"' EXIT
+  ln -s "$here/data/cache" "$tree/data/cache" 2>/dev/null || true  # the token caches
+  echo "training from a clean checkout of $(git rev-parse --short HEAD) in $tree"
+  (cd "$tree" && PYTHONPATH="$tree/src" ALBERT_RERUN_RESULTS="$here/data/results" \
+     "$python" -m albert_rerun.claims.confirm train --hours "$hours" --fill) \
+     2>&1 | tee "$log"
+else
+  "$python" -m albert_rerun.claims --profile "$profile" --hours "$hours" --fill 2>&1 | tee "$log"
+fi
 if [ "${NO_COMMIT:-0}" = 1 ]; then exit 0; fi
 git add "$store"
 if [ -d "$store/checkpoints" ]; then git add -f "$store/checkpoints"; fi

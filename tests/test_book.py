@@ -36,6 +36,7 @@ import yaml
 from albert_rerun.book.build import (build_html, execute_chapters, write_environment_page,
                                      write_forest, write_runs_page)
 from albert_rerun.book.citation import write_citation_page
+from albert_rerun.book.preregistration import write_preregistration_parts
 from albert_rerun.book.rerun import BOX_CLASS, LAUNCH_BUTTONS
 from albert_rerun.paths import repo_root
 
@@ -76,6 +77,7 @@ def built_book(tmp_path_factory):
     write_runs_page(root, "smoke")
     write_forest(root, "smoke")
     write_citation_page(root)
+    write_preregistration_parts(root)
     build_html(root)  # -W -n --keep-going: raises on any warning
     return root
 

@@ -21,6 +21,7 @@ from ..paths import repo_root
 from ..profiles import PROFILES
 from ..engine.provenance import record
 from .citation import write_citation_page
+from .preregistration import write_preregistration_parts
 
 KERNEL = "python3"
 
@@ -264,6 +265,7 @@ def main(argv=None) -> int:
     write_runs_page(root, args.profile)
     write_forest(root, args.profile)
     write_citation_page(root)
+    write_preregistration_parts(root)
     if not args.no_html:
         build_html(root, args.repository)
         print(f"book built: {root / '_build' / 'html' / 'index.html'}")

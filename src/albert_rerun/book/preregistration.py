@@ -1,0 +1,95 @@
+"""The generated parts of the pre-registration page (book/preregistration.md): its
+registration record, the confirmatory runs' progress (counts only) and the pilot's table
+that the design was sized on. The registered text itself is never generated."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+
+from ..claims import confirm as K
+
+
+def record_text(root: Path) -> str:
+    path = root / K.RECORD
+    if not path.is_file():
+        return ("**Not yet registered**: no registration record "
+                f"(`{K.RECORD}`) is stored.\n")
+    record = json.loads(path.read_text())
+    return (f"**Registered** at commit `{record['commit'][:7]}` on {record['date']}. "
+            f"The registered text's SHA-256 is `{record['sha256'][:16]}…`, and a test "
+            f"checks it at every build.\n")
+
+
+def progress_text(store=None) -> str:
+    """The confirmatory runs stored so far, per condition: counts, no estimate."""
+    table = K.progress(store)
+    record = K.equal_time_record(store)
+    total, done = int(table["of"].sum()), int(table["evaluated"].sum())
+    lines = [f"**Progress**: {done} of {total} confirmatory runs are trained and "
+             f"evaluated. No confirmatory estimate is computed before all {total} are.",
+             "", "| condition | trained | evaluated |", "|---|---|---|"]
+    lines += [f"| {name} | {row.trained} of {row.of} | {row.evaluated} of {row.of} |"
+              for name, row in table.iterrows()]
+    if record:
+        machine = record["provenance"]["machine"]["cpu"]
+        lines += ["", f"Equal time was measured on {machine}: "
+                  f"{1000 * record['bert_step_seconds']:.1f} ms a step for the BERT-style "
+                  f"model, {1000 * record['wide_step_seconds']:.1f} ms for the wide one, so "
+                  f"the wide model trains {record['steps']:,} steps against "
+                  f"{record['bert_steps']:,}."]
+    else:
+        lines += ["", "Equal time is not measured yet: the first stretch measures it "
+                  "before its first run."]
+    return "\n".join(lines) + "\n"
+
+
+def _percent(power: float) -> str:
+    return "over 99%" if power > 0.99 else f"{100 * power:.0f}%"
+
+
+def _number(value: float, unit: str) -> str:
+    return f"{value:+.1f}" if unit == "points" else f"{value:+.4f}"
+
+
+def pilot_text(frame: pd.DataFrame | None = None) -> str:
+    """The pilot's per-seed paired differences and the power they give."""
+    frame = K.pilot_frame() if frame is None else frame
+    n = len(K.CONFIRM_SEEDS)
+    plan = K.power_plan(frame)
+    lines = [f"Primary decisions, at Holm's first-step alpha of "
+             f"{K.holm_alpha():.3f} ({2 * len(K.PRIMARY)} tests):", "",
+             f"| decision | pilot mean | paired SD | power at {n} seeds | seeds for 80% |",
+             "|---|---|---|---|---|"]
+    for spec in K.PRIMARY:
+        row = plan.loc[spec.key]
+        unit = "points" if spec.kind == "accuracy" else "nats"
+        lines.append(f"| {spec.label} ({unit}) | {_number(row['mean'], unit)} | "
+                     f"{abs(row['paired SD']):.3g} | {_percent(row[f'power at {n}'])} | "
+                     f"{row['seeds for 80%']:.0f} |")
+    lines += ["", f"The rule (section 4) gives {K.seed_count(plan)} seeds.", "",
+              "Secondary decisions (exploratory), the pilot's paired differences:", "",
+              "| decision | pilot mean | paired SD |", "|---|---|---|"]
+    secondary = K.power_plan(frame, K.SECONDARY)
+    for spec in K.SECONDARY:
+        row = secondary.loc[spec.key]
+        unit = ("points" if spec.kind == "accuracy" else "share of range"
+                if spec.kind == "change" else "nats")
+        lines.append(f"| {spec.label} ({unit}) | {_number(row['mean'], unit)} | "
+                     f"{abs(row['paired SD']):.3g} |")
+    return "\n".join(lines) + "\n"
+
+
+def write_preregistration_parts(root: Path) -> list:
+    """book/_generated/preregistration-{record,progress,pilot}.md."""
+    generated = root / "book" / "_generated"
+    generated.mkdir(parents=True, exist_ok=True)
+    parts = {"record": record_text(root), "progress": progress_text(),
+             "pilot": pilot_text()}
+    paths = []
+    for name, text in parts.items():
+        path = generated / f"preregistration-{name}.md"
+        path.write_text(text)
+        paths.append(path)
+    return paths

@@ -1,0 +1,632 @@
+"""The confirmatory replication: the design registered on book/preregistration.md, its
+analysis, its progress and its training.
+
+The exploratory profiles (cpu, and cpu-long's seeds 0-2, the **pilot**) were read, and
+several of their rules revised, after their numbers were seen. This module fixes, before
+any confirmatory run exists, what the confirmatory runs are and how they are judged:
+
+- ``conditions``: nine conditions at the cpu-long sizes (21,600 steps), the wide model's
+  steps set by ``measure_equal_time`` on the machine that trains, before its first run;
+- ``CONFIRM_SEEDS``: fresh seeds no stored run uses, as many as ``power_plan`` asks of
+  the pilot's paired differences at Holm's first-step alpha (capped by the budget);
+- ``PRIMARY``: the primary family, one Holm family of its own; ``SECONDARY``: the
+  exploratory decisions, a second family;
+- ``family``: the analysis, the same function for the pilot and the confirmatory seeds.
+  On the confirmatory store it refuses to compute anything before every run, evaluation
+  and control of the design is stored (``NotComplete``): the stopping rule. ``progress``
+  counts what is stored, and shows nothing else.
+
+Training (``python -m albert_rerun.claims.confirm train --hours H``, or
+``scripts/train_stretch.sh confirm H``, which runs it from a clean checkout) goes seed by
+seed: every condition of one seed before the next, so that a stretch stopped at its
+deadline leaves whole seeds behind.
+"""
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import math
+import os
+import statistics
+import subprocess
+import time
+from dataclasses import dataclass, replace
+
+import numpy as np
+import pandas as pd
+
+from ..engine.store import atomic_write_json, config_hash, read_json, results_dir
+from . import conditions as C
+
+STORE = "confirm"  # data/results/confirm/
+PILOT_PROFILE = "cpu-long"  # the sizes, and the pilot's store
+PILOT_SEEDS = (0, 1, 2)
+FIRST_SEED = 1000  # no stored run uses a seed at or above 1000 (a test checks it)
+# The seed count: the fewest at or above MIN_SEEDS that give every primary decision
+# POWER at the pilot's mean and paired SD, at Holm's first-step alpha; at most MAX_SEEDS
+# (the budget: about 2.9 CPU-hours a seed for the nine conditions, 12 seeds about 35 h).
+# The pilot's table (book/preregistration.md) gives 11.
+ALPHA, POWER, MIN_SEEDS, MAX_SEEDS = 0.05, 0.8, 10, 12
+CONFIRM_SEEDS = tuple(range(FIRST_SEED, FIRST_SEED + 11))
+# The wide model's peak learning rate: every arm's (5e-3), also the cpu sweep's pick; the
+# sweep's three candidates all sat on the plateau, so a sweep would buy no information.
+WIDE_LEARNING_RATE = 5e-3
+# Equal time: both models' seconds per training step, timed on the machine that trains,
+# in lockstep over TIMING_STEPS steps each after TIMING_WARMUP, one thread.
+TIMING_STEPS, TIMING_WARMUP = 400, 25
+EQUAL_TIME = "equal-time"
+
+ALBERT = "ALBERT-style (all shared, E 32)"
+NONE32 = "not shared, E 32"
+ATTENTION = "attention-shared, E 32"
+FFN = "FFN-shared, E 32"
+BERT = "BERT-style (not shared, E = H = 64)"
+ALL64 = "all shared, E 64"
+NSP = "NSP-trained"
+DROPOUT = "dropout 0.1"
+WIDE = "wide all-shared (H 128), equal time"
+CONDITIONS = (ALBERT, NONE32, ATTENTION, FFN, BERT, ALL64, NSP, DROPOUT, WIDE)
+# the arms whose random-initialization controls the transition decisions subtract, and
+# those scored on the cue-free pairs (the SOP and NSP decisions' arms)
+TRANSITION_ARMS = (ALBERT, NONE32)
+CUE_FREE_ARMS = (ALBERT, NSP)
+CE = "mlm_loss_at_mask"
+
+
+class NotComplete(LookupError):
+    """The confirmatory store does not yet hold every run the design names."""
+
+
+# -- the conditions --------------------------------------------------------------------------
+
+def conditions(wide_steps: int | None) -> dict:
+    """{name: config without seed} at the cpu-long sizes; the wide model only with its
+    ``wide_steps`` (the equal-time measurement's). The pilot's stored runs are these
+    configs at seeds 0-2 (``pilot_conditions``)."""
+    p = PILOT_PROFILE
+    b = C.base(p)
+    H = b.model.hidden_size
+    out = {ALBERT: b, NONE32: b.replace_model(sharing="none"),
+           ATTENTION: b.replace_model(sharing="attention"),
+           FFN: b.replace_model(sharing="ffn"), BERT: C.bert_style(p),
+           ALL64: b.replace_model(embedding_size=H, sharing="all"),
+           NSP: b.replace(objective="nsp"), DROPOUT: C.dropout(p)["dropout 0.1"]}
+    if wide_steps is not None:
+        out[WIDE] = C.wide_albert(p, wide_steps, WIDE_LEARNING_RATE)
+    return out
+
+
+def pilot_conditions() -> dict:
+    """The pilot's configs: cpu-long's, its wide model at its stored equal-time steps."""
+    stored = read_json(C._timing_store(PILOT_PROFILE) / "choices" / "equal-time.json")
+    return conditions(stored["steps"] if stored else None)
+
+
+def equal_time_record(store=None) -> dict | None:
+    return read_json((store or results_dir(STORE)) / "choices" / f"{EQUAL_TIME}.json")
+
+
+def planned(wide_steps: int, seeds=CONFIRM_SEEDS) -> list:
+    """Every confirmatory pretraining run, seed-major: all conditions of a seed, then its
+    two transition controls, then the next seed."""
+    from ..engine.config import untrained
+    configs = conditions(wide_steps)
+    out = []
+    for seed in seeds:
+        out += [C.seeded(configs[name], seed) for name in CONDITIONS]
+        out += [untrained(C.seeded(configs[name], seed)) for name in TRANSITION_ARMS]
+    return out
+
+
+# -- the registered decisions ----------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Spec:
+    """One registered decision: metric(a) minus metric(b), paired by seed."""
+
+    key: str
+    claim: str
+    label: str
+    a: str
+    b: str
+    paper_sign: int  # +1 / -1 the paper's sign of a - b; 0: the paper says no difference
+    margin: str  # a key of ``margin_values``
+    kind: str  # "ce" (paired t), "accuracy" (bootstrap or t, the wider), "change" (paired
+    # t of the trained model's metric minus its random-init control's)
+    metric: str = CE
+    paper: str = ""
+
+
+PRIMARY = (
+    Spec("confirm/asymmetry", "asymmetry", "FFN-shared minus attention-shared, E 32",
+         FFN, ATTENTION, +1, "small", "ce",
+         paper="Table 4, E = 128: attention-shared 81.7, FFN-shared 80.2 Avg"),
+    Spec("confirm/sharing-cost", "asymmetry", "all shared minus not shared, E = H = 64",
+         ALL64, BERT, +1, "ce", "ce",
+         paper="Table 4, E = 768: all shared 79.8, not shared 82.3 Avg"),
+    Spec("confirm/sop", "sop_nsp",
+         "SOP probe on cue-free pairs, SOP-trained minus NSP-trained", ALBERT, NSP, +1,
+         "pairs", "accuracy", metric="sop_cuefree_probe_correct",
+         paper="Table 5: SOP accuracy 86.5 (SOP-trained) vs 52.0 (NSP-trained)"),
+    Spec("confirm/dropout", "dropout", "dropout 0.1 minus no dropout", DROPOUT, ALBERT,
+         +1, "ce", "ce", paper="Table 8: 90.4 with dropout, 90.7 without (Avg)"),
+    Spec("confirm/equal-time", "wall_clock",
+         "wide all-shared (H 128) minus BERT-style, equal time", WIDE, BERT, -1, "ce", "ce",
+         paper="Table 6: ALBERT-xxlarge 88.7 vs BERT-large 87.2 Avg, 32 h vs 34 h"),
+)
+
+SECONDARY = (
+    Spec("explore/sharing-cost-E32", "asymmetry", "all shared minus not shared, E 32",
+         ALBERT, NONE32, +1, "small", "ce",
+         paper="Table 4, E = 128: all shared 80.1, not shared 81.6 Avg"),
+    Spec("explore/attention-free", "asymmetry", "attention-shared minus not shared, E 32",
+         ATTENTION, NONE32, 0, "small", "ce",
+         paper="Table 4, E = 128: attention-shared 81.7, not shared 81.6 Avg"),
+    Spec("explore/ffn-cost", "asymmetry", "FFN-shared minus not shared, E 32", FFN, NONE32,
+         +1, "small", "ce", paper="Table 4, E = 128: FFN-shared 80.2, not shared 81.6 Avg"),
+    Spec("explore/sop-cut-pairs", "sop_nsp",
+         "SOP probe on the original pairs (with the cut cue), SOP- minus NSP-trained",
+         ALBERT, NSP, +1, "pairs", "accuracy", metric="sop_probe_correct",
+         paper="Table 5: 86.5 vs 52.0"),
+    Spec("explore/nsp-cue-free", "sop_nsp",
+         "NSP probe on cue-free pairs, NSP-trained minus SOP-trained", NSP, ALBERT, +1,
+         "pairs", "accuracy", metric="nsp_cuefree_probe_correct",
+         paper="Table 5: NSP accuracy 90.5 (NSP-trained) vs 78.9 (SOP-trained)"),
+    Spec("explore/transitions-angle", "transitions",
+         "angle oscillation, trained minus init: not shared minus all shared, E 32",
+         NONE32, ALBERT, +1, "oscillation", "change", metric="oscillation_angle",
+         paper="Figure 1: ALBERT's transitions smoother (no numbers)"),
+    Spec("explore/transitions-l2", "transitions",
+         "L2 oscillation, trained minus init: not shared minus all shared, E 32",
+         NONE32, ALBERT, +1, "oscillation", "change", metric="oscillation_l2",
+         paper="Figure 1: ALBERT's transitions smoother (no numbers)"),
+    Spec("explore/embedding-size", "embedding_sweep",
+         "not shared: E = H = 64 minus E 32 (E 64 has 8000 x 32 more embedding weights)",
+         BERT, NONE32, -1, "ce", "ce",
+         paper="Table 3, not shared: E = 768 82.3 vs E = 128 81.7 Avg"),
+)
+
+MARGIN_REASONS = {
+    "ce": "a twentieth of the distance between the held-out set's unigram and "
+          "left-bigram rungs (the book's margin for cross-entropy)",
+    "small": "a fiftieth of that distance: under half of the whole cost of sharing every "
+             "layer at E 32 in both exploratory profiles, so that 'nearly free' and 'no "
+             "asymmetry' are judged against a margin smaller than the effect they are "
+             "compared with",
+    "pairs": "2 points of probe accuracy (the book's margin for SOP and NSP accuracy)",
+    "oscillation": "0.25 of the curve's range (the book's margin for oscillation)",
+}
+
+
+def margin_values(rungs: dict) -> dict:
+    """The registered margins (nats, nats, points, share of range), given the held-out
+    set's rungs (``decisions.levels``)."""
+    return {"ce": 0.05 * rungs["distance"], "small": 0.02 * rungs["distance"],
+            "pairs": 2.0, "oscillation": 0.25}
+
+
+def holm_alpha(specs=PRIMARY, alpha: float = ALPHA) -> float:
+    """Holm's first-step alpha: alpha over the family's tests, two per decision (the
+    difference test and the TOST), as ``stats.holm`` counts them."""
+    return alpha / (2 * len(specs))
+
+
+# -- the analysis -----------------------------------------------------------------------------
+
+def with_changes(frame: pd.DataFrame) -> pd.DataFrame:
+    """The frame with the transition measures (``transitions.add_roughness``) and each
+    one's change from its random-init control (``change_<measure>``), where present."""
+    from .transitions import add_roughness
+    if "transition_angle" not in frame:
+        return frame
+    frame = add_roughness(frame.copy())
+    for measure in ("oscillation_angle", "oscillation_l2"):
+        if f"control_{measure}" in frame:
+            frame[f"change_{measure}"] = frame[measure] - frame[f"control_{measure}"]
+    return frame
+
+
+def per_seed(spec: Spec, frame: pd.DataFrame) -> pd.Series:
+    """The decision's per-seed paired difference a - b (points for accuracies)."""
+    metric = f"change_{spec.metric}" if spec.kind == "change" else spec.metric
+
+    def values(name):
+        part = frame[frame["condition"] == name].set_index("seed")[metric]
+        if spec.kind == "accuracy":
+            part = part.dropna().map(lambda s: 100 * sum(c == "1" for c in s) / len(s))
+        return part.astype(float)
+
+    a, b = values(spec.a), values(spec.b)
+    seeds = sorted(set(a.dropna().index) & set(b.dropna().index))
+    return (a.loc[seeds] - b.loc[seeds]).rename(spec.key)
+
+
+def decide(spec: Spec, frame: pd.DataFrame, margins: dict):
+    """The decision (``stats.Decision``) of one spec on a frame of runs."""
+    from .decisions import accuracy_decision, ce_decision
+    margin = margins[spec.margin]
+    if spec.kind == "accuracy":
+        return accuracy_decision(frame, spec.key, spec.claim, spec.label, spec.a, spec.b,
+                                 spec.metric, margin, spec.paper_sign, spec.paper)
+    metric = f"change_{spec.metric}" if spec.kind == "change" else spec.metric
+    unit = "nats" if metric == CE else "share of range"
+    return ce_decision(frame, spec.key, spec.claim, spec.label, spec.a, spec.b, margin,
+                       spec.paper_sign, spec.paper, metric=metric, unit=unit)
+
+
+def family(frame: pd.DataFrame, rungs: dict, specs=PRIMARY) -> pd.DataFrame:
+    """The registered analysis: each spec's decision, gated by its arms' levels, with
+    Holm's adjustment over ``specs`` alone (``stats.holm``: two tests a decision)."""
+    from .decisions import gated
+    from .stats import holm
+    frame = with_changes(frame)
+    margins = margin_values(rungs)
+    return holm(gated([decide(s, frame, margins) for s in specs], frame, rungs))
+
+
+def power_plan(frame: pd.DataFrame, specs=PRIMARY, seeds=range(3, MAX_SEEDS + 5),
+               alpha: float | None = None) -> pd.DataFrame:
+    """What the design was sized on: each spec's pilot mean and SD of the per-seed paired
+    differences, the 95% half-width at the pilot's seeds, and the power of a two-sided
+    paired t at Holm's first-step alpha for a true difference equal to the pilot's mean,
+    at each seed count in ``seeds`` (columns ``power at n``), and the fewest seeds that
+    reach ``POWER``."""
+    from scipy import stats as st
+
+    from .power import _power
+    alpha = holm_alpha(specs) if alpha is None else alpha
+    frame = with_changes(frame)
+    rows = []
+    for spec in specs:
+        d = per_seed(spec, frame)
+        n, mean, sd = len(d), float(d.mean()), float(d.std(ddof=1))
+        half = float(st.t.ppf(0.975, n - 1) * sd / math.sqrt(n)) if n > 1 else math.inf
+        powers = {k: (_power(abs(mean) / sd, k, alpha, "two-sided") if sd > 0 else 1.0)
+                  for k in seeds}
+        enough = [k for k, p in powers.items() if p >= POWER]
+        rows.append({"decision": spec.label, "key": spec.key, "pilot seeds": n,
+                     "mean": mean, "paired SD": sd, "half-width": half,
+                     "seeds for 80%": min(enough) if enough else math.inf,
+                     **{f"power at {k}": p for k, p in powers.items()}})
+    return pd.DataFrame(rows).set_index("key")
+
+
+def seed_count(plan: pd.DataFrame) -> int:
+    """The registered rule: the fewest seeds at or above MIN_SEEDS that give every
+    primary decision POWER, at most MAX_SEEDS."""
+    needed = plan["seeds for 80%"].max()
+    return int(min(MAX_SEEDS, max(MIN_SEEDS, needed)))
+
+
+# -- the runs ---------------------------------------------------------------------------------
+
+def _evaluation_configs():
+    from ..profiles import eval_config
+    return (eval_config(PILOT_PROFILE), cue_free_config())
+
+
+def cue_free_config():
+    from ..engine.evaluate import CueFreeEval
+    from ..profiles import SIZES
+    return CueFreeEval(max_seq_length=SIZES[PILOT_PROFILE].seq)
+
+
+def _needed(name: str, seeded, evaluations) -> list:
+    """(config, evaluation) pairs a stored run of condition ``name`` needs: the common
+    evaluation; the cue-free one for the SOP and NSP arms; its control's for the
+    transition arms."""
+    from ..engine.config import untrained
+    needed = [(seeded, evaluations[0])]
+    if name in CUE_FREE_ARMS:
+        needed.append((seeded, evaluations[1]))
+    if name in TRANSITION_ARMS:
+        needed.append((untrained(seeded), evaluations[0]))
+    return needed
+
+
+def load(store, configs: dict, seeds, require: bool = True) -> pd.DataFrame:
+    """One row per (condition, seed) of ``store``: pretraining figures, both evaluations
+    (the common held-out sets and the cue-free pairs) and, for the transition arms, the
+    random-init control's. ``require``: NotComplete names what is missing."""
+    from ..engine.config import untrained
+    from ..engine.store import stored_eval, stored_pretrain
+    from .decisions import CONTROL_METRICS, _evaluations, _machine
+    evaluations = _evaluation_configs()
+    missing, rows = [], []
+    for name, config in configs.items():
+        for seed in seeds:
+            seeded = C.seeded(config, seed)
+            run = stored_pretrain(store, seeded)
+            needed = _needed(name, seeded, evaluations)
+            absent = run is None or any(
+                stored_eval(store, config_hash(c.to_dict()), e) is None for c, e in needed)
+            if absent:
+                missing.append(f"{name!r} seed {seed}")
+                continue
+            row = {"condition": name, "seed": seed, "hash": run["hash"], **run["metrics"],
+                   "curve": run["curve"], "machine": _machine(run),
+                   "commit": run["provenance"]["git_commit"],
+                   **_evaluations(store, run["hash"], evaluations)}
+            if name in TRANSITION_ARMS:
+                control = _evaluations(store, config_hash(untrained(seeded).to_dict()),
+                                       evaluations[:1])
+                row.update({f"control_{k}": v for k, v in control.items()
+                            if k in CONTROL_METRICS})
+            rows.append(row)
+    if missing and require:
+        raise NotComplete(f"{len(missing)} of {len(configs) * len(seeds)} runs are not "
+                          f"stored with their evaluations: {', '.join(missing)}")
+    return pd.DataFrame(rows)
+
+
+def pilot_frame() -> pd.DataFrame:
+    """The pilot's runs: cpu-long's seeds 0-2 of the nine conditions (from the results
+    folder, else the committed one: the tests' temporary store holds none)."""
+    return load(C._timing_store(PILOT_PROFILE), pilot_conditions(), PILOT_SEEDS)
+
+
+def confirmatory_frame() -> pd.DataFrame:
+    """The confirmatory runs, only once every one of them is stored (the stopping rule):
+    NotComplete before."""
+    record = equal_time_record()
+    if record is None:
+        raise NotComplete("the equal-time measurement is not stored yet: no confirmatory "
+                          "run has started")
+    return load(results_dir(STORE), conditions(record["steps"]), CONFIRM_SEEDS)
+
+
+def rungs() -> dict:
+    from .decisions import levels
+    return levels(PILOT_PROFILE)
+
+
+def confirmatory_families() -> dict:
+    """{"primary", "secondary"}: the two families on the confirmatory seeds; NotComplete
+    until every run is stored."""
+    frame, r = confirmatory_frame(), rungs()
+    return {"primary": family(frame, r, PRIMARY), "secondary": family(frame, r, SECONDARY)}
+
+
+def progress(store=None) -> pd.DataFrame:
+    """How many of each condition's seeds are trained and evaluated: counts only, no
+    estimate (what the book shows until the design is complete)."""
+    from ..engine.store import stored_eval, stored_pretrain
+    store = store or results_dir(STORE)
+    record = equal_time_record(store)
+    configs = conditions(record["steps"] if record else None)
+    evaluations = _evaluation_configs()
+    rows = []
+    for name in CONDITIONS:
+        trained = evaluated = 0
+        for seed in CONFIRM_SEEDS if name in configs else ():
+            seeded = C.seeded(configs[name], seed)
+            run = stored_pretrain(store, seeded)
+            trained += run is not None
+            needed = _needed(name, seeded, evaluations)
+            evaluated += run is not None and all(
+                stored_eval(store, config_hash(c.to_dict()), e) is not None
+                for c, e in needed)
+        rows.append({"condition": name, "trained": trained, "evaluated": evaluated,
+                     "of": len(CONFIRM_SEEDS)})
+    return pd.DataFrame(rows).set_index("condition")
+
+
+def complete(store=None) -> bool:
+    table = progress(store)
+    return bool((table["evaluated"] == table["of"]).all())
+
+
+# -- the registration -------------------------------------------------------------------------
+
+PAGE = "book/preregistration.md"
+RECORD = "data/preregistration.json"
+BEGIN, END = "<!-- registered text begins -->", "<!-- registered text ends -->"
+
+
+def registered_text(page_text: str) -> str:
+    """The registered block of the pre-registration page (between the markers)."""
+    start, stop = page_text.find(BEGIN), page_text.find(END)
+    if start < 0 or stop < start:
+        raise ValueError(f"the page has no registered block ({BEGIN!r} ... {END!r})")
+    return page_text[start:stop + len(END)]
+
+
+def registered_digest(page_text: str) -> str:
+    return hashlib.sha256(registered_text(page_text).encode()).hexdigest()
+
+
+def registration() -> dict:
+    """The stored record: {"commit", "date", "sha256"} of the registration."""
+    from ..paths import repo_root
+    return json.loads((repo_root() / RECORD).read_text())
+
+
+def _git(*args, cwd=None) -> subprocess.CompletedProcess:
+    from ..paths import repo_root
+    return subprocess.run(["git", *args], cwd=cwd or repo_root(), capture_output=True,
+                          text=True)
+
+
+def descends(commit: str, ancestor: str) -> bool:
+    """Whether ``commit`` (a run's recorded commit, without '+dirty') has ``ancestor``
+    in its history (git merge-base --is-ancestor)."""
+    return _git("merge-base", "--is-ancestor", ancestor, commit).returncode == 0
+
+
+def stored_runs(store=None) -> list:
+    """Every stored confirmatory pretraining run's JSON."""
+    store = store or results_dir(STORE)
+    return [json.loads(p.read_text()) for p in sorted((store / "pretrain").glob("*.json"))]
+
+
+def run_provenance_problems(runs, ancestor: str) -> list:
+    """The runs whose recorded commit is dirty, unknown or not a descendant of the
+    registration commit, as text (none: [])."""
+    out = []
+    for run in runs:
+        commit = run["provenance"]["git_commit"]
+        if commit.endswith("+dirty"):
+            out.append(f"{run['hash']}: trained from a dirty tree ({commit})")
+        elif not descends(commit, ancestor):
+            out.append(f"{run['hash']}: commit {commit} does not descend from the "
+                       f"registration {ancestor}")
+    return out
+
+
+# -- equal time ----------------------------------------------------------------------------
+
+def measure_equal_time(steps: int = TIMING_STEPS, warmup: int = TIMING_WARMUP,
+                       device: str = "cpu") -> dict:
+    """Seconds per training step of the BERT-style model and of the wide model on this
+    machine, one thread, in lockstep: each step of one is followed by a step of the
+    other (which goes first alternates), each fed by its own data stream as in training,
+    so that any change of the machine's load falls on both. A step's time is its batch
+    fetch and its forward, backward and LAMB update; the median of ``steps`` steps after
+    ``warmup`` is the model's. The common data cost of building an epoch of segment
+    pairs, spread over that epoch's steps, is added to both. The wide model's steps are
+    the BERT-style run's 21,600 times the ratio of the two per-step times."""
+    from time import perf_counter
+
+    import torch
+
+    from ..data.corpus import create_instances, tokenize_split
+    from ..data.tokenizer import Tokenizer
+    from ..engine.pretrain import DeviceStream, make_optimizer, sync, train_step
+    from ..engine.provenance import record
+    from ..model.modeling import AlbertForPreTraining
+    torch.set_num_threads(1)
+    target = torch.device(device)
+    configs = {"bert": conditions(None)[BERT],
+               "wide": C.wide_albert(PILOT_PROFILE, None, WIDE_LEARNING_RATE)}
+    tokenizer = Tokenizer(vocab_size=configs["bert"].vocab_size)
+    corpus = tokenize_split("train", tokenizer).subset(configs["bert"].train_documents)
+    arms = {}
+    for name, config in configs.items():
+        config = config.replace(seed=FIRST_SEED - 1)
+        torch.manual_seed(config.seed)
+        model = AlbertForPreTraining(config.model).to(target)
+        arms[name] = (config, model, make_optimizer(model, config),
+                      DeviceStream(config, tokenizer, corpus, target, 0))
+    timed = {name: [] for name in arms}
+    load_before = os.getloadavg()
+    try:
+        for step in range(warmup + steps):
+            order = list(arms) if step % 2 == 0 else list(arms)[::-1]
+            for name in order:
+                config, model, optimizer, stream = arms[name]
+                started = perf_counter()
+                train_step(model, model, optimizer, config, stream.batch(step), step,
+                           target, None)
+                sync(target)
+                if step >= warmup:
+                    timed[name].append(perf_counter() - started)
+    finally:
+        for _, _, _, stream in arms.values():
+            stream.close()
+    load_after = os.getloadavg()
+    bert = configs["bert"]
+    started = perf_counter()
+    epoch = create_instances(corpus, tokenizer, bert.objective, bert.max_seq_length,
+                             seed=FIRST_SEED - 1)
+    build_seconds = perf_counter() - started
+    data_step = build_seconds / (len(epoch) / bert.batch_size)
+    per_step = {name: statistics.median(values) for name, values in timed.items()}
+    ratio = (per_step["bert"] + data_step) / (per_step["wide"] + data_step)
+    return {"steps": round(bert.max_steps * ratio), "bert_steps": bert.max_steps,
+            "bert_step_seconds": per_step["bert"] + data_step,
+            "wide_step_seconds": per_step["wide"] + data_step,
+            "median_step_seconds": per_step, "epoch_build_seconds": build_seconds,
+            "data_seconds_per_step": data_step, "timed_steps": steps, "warmup": warmup,
+            "step_seconds": timed, "load_before": list(load_before),
+            "load_after": list(load_after), "learning_rate": WIDE_LEARNING_RATE,
+            "provenance": record()}
+
+
+# -- training -------------------------------------------------------------------------------
+
+def eval_job(pretrain_hash: str, kind: str, device: str) -> dict:
+    """One stored run's evaluation: "evaluate" (the common held-out sets, as cpu-long's)
+    or "cuefree" (the cue-free SOP and NSP pairs)."""
+    import torch
+
+    from ..engine.evaluate import evaluate_stored
+    from ..engine.pretrain import cpu_threads, resolve_device
+    from ..profiles import eval_config
+    store = results_dir(STORE)
+    result = read_json(store / "pretrain" / f"{pretrain_hash}.json")
+    torch.set_num_threads(cpu_threads())
+    config = eval_config(PILOT_PROFILE) if kind == "evaluate" else cue_free_config()
+    outcome = evaluate_stored(store, result, config, resolve_device(device))
+    return {"hash": pretrain_hash, "metrics": {k: v for k, v in outcome["metrics"].items()
+                                               if isinstance(v, float)}}
+
+
+def train(hours: float | None = None, fill: bool = False, workers: int | None = None,
+          device: str = "auto") -> int:
+    """Time the equal-time arms (once, before any run), then train and evaluate the
+    missing confirmatory runs seed by seed; ``hours`` as the driver's."""
+    from ..data.files import verify_inputs
+    from ..engine.runner import run_many, worker_threads
+    from ..engine.store import stored_eval, stored_pretrain
+    from .driver import _report, _train, default_workers
+    verify_inputs()
+    store = results_dir(STORE)
+    record = equal_time_record()
+    if record is None:
+        print("[equal time] timing the BERT-style and the wide model on this machine",
+              flush=True)
+        record = measure_equal_time()
+        atomic_write_json(store / "choices" / f"{EQUAL_TIME}.json", record)
+    print(f"[equal time] the wide model trains {record['steps']} steps "
+          f"({record['bert_step_seconds']:.4f} s and {record['wide_step_seconds']:.4f} s "
+          f"a step)", flush=True)
+    workers = workers or default_workers()
+    finish_by = None if hours is None else time.time() + hours * 3600
+    runs = planned(record["steps"])
+    done = _train(runs, STORE, device, workers, False, False, float("inf"), "confirm",
+                  finish_by, fill and finish_by is not None)
+    configs = (("evaluate", _evaluation_configs()[0]), ("cuefree", cue_free_config()))
+    for kind, config in configs:
+        cue_free = {config_hash(C.seeded(conditions(record["steps"])[name], seed).to_dict())
+                    for name in CUE_FREE_ARMS for seed in CONFIRM_SEEDS}
+        ready = [config_hash(c.to_dict()) for c in runs if stored_pretrain(store, c)
+                 is not None and (kind == "evaluate" or config_hash(c.to_dict()) in cue_free)]
+        todo = [h for h in ready if stored_eval(store, h, config) is None]
+        print(f"[{kind}] {len(ready)} runs, {len(todo)} to do", flush=True)
+        jobs = [(h, eval_job, (h, kind, device)) for h in todo]
+        done += _report(run_many(jobs, workers, float("inf"), worker_threads(workers)), kind)
+    return done
+
+
+def print_progress() -> None:
+    table = progress()
+    print(table.to_string())
+    print("complete" if complete() else "not complete: no estimate is computed before it is")
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="command", required=True)
+    go = sub.add_parser("train", help="time the equal-time arms once, then train and "
+                        "evaluate the missing confirmatory runs, seed by seed")
+    go.add_argument("--hours", type=float, default=None)
+    go.add_argument("--fill", action="store_true")
+    go.add_argument("--workers", type=int, default=None)
+    go.add_argument("--device", default="auto", choices=("auto", "cpu", "cuda"))
+    sub.add_parser("progress", help="n of N seeds stored per condition")
+    args = parser.parse_args(argv)
+    if args.command == "progress":
+        print_progress()
+        return 0
+    if args.hours is not None and not args.hours > 0:
+        parser.error(f"--hours must be a positive number of hours, got {args.hours}")
+    if args.fill and args.hours is None:
+        parser.error("--fill needs --hours")
+    train(args.hours, args.fill, args.workers, args.device)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,247 @@
+"""The confirmatory replication (claims.confirm, book/preregistration.md): the design,
+its analysis on synthetic runs with known answers, the stopping rule, and the promise
+of the registration (its text unchanged, every confirmatory run's commit descending
+from it)."""
+import json
+import subprocess
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from albert_rerun.claims import confirm as K
+from albert_rerun.engine.store import config_hash
+from albert_rerun.paths import repo_root
+
+ROOT = repo_root()
+RUNGS = {"rungs": {"unigram_loss_at_mask": 6.685}, "distance": 0.538,
+         "reads_context": 6.60}
+
+
+@pytest.fixture
+def committed(monkeypatch):
+    """Read the committed results store (the pilot's runs are stored there)."""
+    monkeypatch.setenv("ALBERT_RERUN_RESULTS", str(ROOT / "data" / "results"))
+
+
+# -- the design --------------------------------------------------------------------------
+
+def test_fresh_seeds_are_unused_by_every_stored_run():
+    seeds = set()
+    for path in (ROOT / "data" / "results").glob("*/pretrain/*.json"):
+        if path.parent.parent.name != K.STORE:
+            seeds.add(json.loads(path.read_text())["config"]["seed"])
+    assert seeds and max(seeds) < K.FIRST_SEED <= min(K.CONFIRM_SEEDS)
+    assert K.MIN_SEEDS <= len(K.CONFIRM_SEEDS) <= K.MAX_SEEDS
+
+
+def test_pilot_configs_are_the_stored_cpu_long_runs(committed):
+    from albert_rerun.engine.store import results_dir, stored_pretrain
+    from albert_rerun.claims import conditions as C
+    configs = K.pilot_conditions()
+    assert list(configs) == list(K.CONDITIONS)
+    for config in configs.values():
+        for seed in K.PILOT_SEEDS:
+            assert stored_pretrain(results_dir("cpu-long"), C.seeded(config, seed))
+
+
+def test_confirmatory_configs_differ_from_the_pilot_only_in_seed_and_wide_steps():
+    a, b = K.conditions(19000), K.pilot_conditions()
+    for name in K.CONDITIONS[:-1]:
+        assert a[name].to_dict() == b[name].to_dict()
+    assert a[K.WIDE].max_steps == 19000 and a[K.WIDE].learning_rate == K.WIDE_LEARNING_RATE
+    assert a[K.WIDE].model.hidden_size == 2 * a[K.BERT].model.hidden_size
+
+
+def test_runs_are_planned_seed_major_with_the_transition_controls():
+    runs = K.planned(19000, seeds=(1000, 1001))
+    per_seed = len(K.CONDITIONS) + len(K.TRANSITION_ARMS)
+    assert len(runs) == 2 * per_seed
+    assert [r.seed for r in runs] == [1000] * per_seed + [1001] * per_seed
+    controls = [r for r in runs if r.max_steps == 0]
+    assert len(controls) == 4 and len({config_hash(r.to_dict()) for r in runs}) == len(runs)
+
+
+def test_margins_are_the_registered_fractions_of_the_rung_distance():
+    m = K.margin_values(RUNGS)
+    assert m["ce"] == pytest.approx(0.0269) and m["small"] == pytest.approx(0.01076)
+    assert m["small"] < m["ce"] and m["pairs"] == 2.0
+    assert K.holm_alpha() == pytest.approx(0.005)
+
+
+# -- the analysis on synthetic runs --------------------------------------------------------
+
+EFFECTS = {K.ALBERT: 6.30, K.NONE32: 6.28, K.ATTENTION: 6.29, K.FFN: 6.33, K.BERT: 6.00,
+           K.ALL64: 6.20, K.NSP: 6.36, K.DROPOUT: 6.34, K.WIDE: 6.40}
+
+
+def synthetic(seeds=range(1000, 1012), sop_gain=15.0, noise=0.003, items=400, seed=0):
+    """Runs whose true differences are EFFECTS' and a SOP probe ``sop_gain`` points
+    better for the SOP-trained arm."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for s in seeds:
+        shift = rng.normal(0, 0.02)  # a seed effect shared by its conditions
+        for name, ce in EFFECTS.items():
+            p = 0.5 + (sop_gain / 200 if name == K.ALBERT else -sop_gain / 200)
+
+            def correct(q):
+                return "".join("1" if x else "0" for x in rng.random(items) < q)
+            curve = list(np.linspace(1, 0.2, 5) + rng.normal(0, 0.01, 5))
+            rows.append({"condition": name, "seed": s,
+                         K.CE: ce + shift + rng.normal(0, noise),
+                         "sop_cuefree_probe_correct": correct(p),
+                         "sop_probe_correct": correct(p),
+                         "nsp_cuefree_probe_correct": correct(0.6 if name == K.NSP else 0.55),
+                         "transition_l2": curve, "transition_angle": curve,
+                         "control_transition_l2": curve, "control_transition_angle": curve})
+    return pd.DataFrame(rows)
+
+
+def test_family_reads_known_effects():
+    family = K.family(synthetic(), RUNGS)
+    assert list(family.index) == [s.key for s in K.PRIMARY]
+    assert family["in_family"].all() and len(family) == 5
+    verdicts = family["verdict_holm"].to_dict()
+    # FFN-shared 0.04 above attention-shared: the paper's side
+    assert verdicts["confirm/asymmetry"] == "reproduced"
+    assert verdicts["confirm/sharing-cost"] == "reproduced"
+    assert verdicts["confirm/sop"] == "reproduced"
+    assert verdicts["confirm/dropout"] == "reproduced"
+    # the wide model 0.40 nats worse than BERT-style: against the paper's sign
+    assert verdicts["confirm/equal-time"] == "contradicted"
+    assert family.loc["confirm/asymmetry", "estimate"] == pytest.approx(0.04, abs=0.005)
+    assert family.loc["confirm/asymmetry", "margin"] == pytest.approx(0.01076)
+
+
+def test_family_says_equivalent_and_inconclusive_where_it_should():
+    EFFECTS_SAVED = dict(EFFECTS)
+    try:
+        EFFECTS[K.FFN] = EFFECTS[K.ATTENTION]  # no asymmetry at all
+        family = K.family(synthetic(noise=0.001), RUNGS)
+        assert family.loc["confirm/asymmetry", "verdict_holm"] == "equivalent"
+        noisy = K.family(synthetic(seeds=range(1000, 1003), noise=0.05), RUNGS)
+        assert noisy.loc["confirm/asymmetry", "verdict_holm"] == "inconclusive"
+    finally:
+        EFFECTS.update(EFFECTS_SAVED)
+
+
+def test_holm_adjusts_over_the_primary_family_only():
+    frame = synthetic(seeds=range(1000, 1004), noise=0.02)
+    primary = K.family(frame, RUNGS)
+    secondary = K.family(frame, RUNGS, K.SECONDARY)
+    from statsmodels.stats.multitest import multipletests
+    raw = primary[["p_difference", "p_equivalence"]].to_numpy().ravel()
+    expected = multipletests(raw, method="holm")[1].reshape(-1, 2)
+    np.testing.assert_allclose(primary[["p_difference_holm", "p_equivalence_holm"]],
+                               expected)
+    assert set(secondary.index).isdisjoint(primary.index)
+    assert "explore/transitions-angle" in secondary.index
+
+
+def test_a_gated_arm_leaves_the_family():
+    frame = synthetic()
+    frame.loc[frame["condition"] == K.WIDE, K.CE] = 6.9  # reads no context
+    family = K.family(frame, RUNGS)
+    assert family.loc["confirm/equal-time", "verdict_holm"].startswith("not testable")
+    assert family["in_family"].sum() == 4
+
+
+def test_power_plan_matches_statsmodels_and_the_seed_rule():
+    from statsmodels.stats.power import TTestPower
+    frame = synthetic(seeds=range(3), noise=0.01, seed=3)
+    plan = K.power_plan(frame)
+    d = K.per_seed(K.PRIMARY[0], frame)
+    row = plan.loc["confirm/asymmetry"]
+    assert row["mean"] == pytest.approx(d.mean()) and row["paired SD"] == pytest.approx(d.std())
+    expected = TTestPower().power(abs(d.mean()) / d.std(), nobs=11, alpha=0.005)
+    assert row["power at 11"] == pytest.approx(expected, rel=1e-6)
+    n = K.seed_count(plan)
+    assert K.MIN_SEEDS <= n <= K.MAX_SEEDS
+    fewest = plan["seeds for 80%"].max()
+    assert n == min(K.MAX_SEEDS, max(K.MIN_SEEDS, fewest))
+
+
+def test_registered_seed_count_is_the_rule_applied_to_the_pilot(committed):
+    plan = K.power_plan(K.pilot_frame())
+    assert K.seed_count(plan) == len(K.CONFIRM_SEEDS)
+
+
+# -- the stopping rule ----------------------------------------------------------------------
+
+def test_nothing_is_estimated_before_every_run_is_stored(tmp_path, monkeypatch):
+    monkeypatch.setenv("ALBERT_RERUN_RESULTS", str(tmp_path))
+    with pytest.raises(K.NotComplete, match="equal-time"):
+        K.confirmatory_families()
+    store = tmp_path / K.STORE / "choices"
+    store.mkdir(parents=True)
+    (store / f"{K.EQUAL_TIME}.json").write_text(json.dumps({"steps": 19000}))
+    with pytest.raises(K.NotComplete, match=rf"{9 * len(K.CONFIRM_SEEDS)} of {9 * len(K.CONFIRM_SEEDS)} runs"):
+        K.confirmatory_families()
+    table = K.progress()
+    assert (table["trained"] == 0).all() and (table["of"] == len(K.CONFIRM_SEEDS)).all()
+    assert not K.complete()
+
+
+# -- the registration -----------------------------------------------------------------------
+
+def _git(*args):
+    return subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True)
+
+
+def test_registered_block_is_delimited_and_digested():
+    text = "intro\n" + K.BEGIN + "\nrules\n" + K.END + "\namendments"
+    assert K.registered_text(text) == K.BEGIN + "\nrules\n" + K.END
+    assert K.registered_digest(text) == K.registered_digest(text.replace("amendments", "x"))
+    assert K.registered_digest(text) != K.registered_digest(text.replace("rules", "rule"))
+    with pytest.raises(ValueError, match="registered block"):
+        K.registered_text("no markers")
+
+
+def test_page_states_the_registered_numbers():
+    text = K.registered_text((ROOT / K.PAGE).read_text())
+    seeds = K.CONFIRM_SEEDS
+    assert f"{seeds[0]} to {seeds[-1]}" in text
+    for spec in K.PRIMARY + K.SECONDARY:
+        assert f"`{spec.key}`" in text
+    assert "0.0269 nats" in text and "0.0108 nats" in text and "0.005" in text
+
+
+def _registration():
+    path = ROOT / K.RECORD
+    if not path.is_file():
+        pytest.fail(f"{K.RECORD} is missing: the registration record is committed with "
+                    f"the registration")
+    return json.loads(path.read_text())
+
+
+def test_registered_text_has_not_changed_since_the_registration():
+    record = _registration()
+    current = (ROOT / K.PAGE).read_text()
+    assert K.registered_digest(current) == record["sha256"], (
+        "the registered text of book/preregistration.md changed: a change is a dated "
+        "amendment after the registered block, never an edit of it")
+    if _git("cat-file", "-e", record["commit"]).returncode != 0:
+        pytest.skip("the registration commit is not in this clone's history (shallow)")
+    then = _git("show", f"{record['commit']}:{K.PAGE}").stdout
+    assert K.registered_text(then) == K.registered_text(current)
+
+
+def test_every_confirmatory_run_descends_from_the_registration():
+    record = _registration()
+    runs = K.stored_runs(ROOT / "data" / "results" / K.STORE)
+    if runs and _git("cat-file", "-e", record["commit"]).returncode != 0:
+        pytest.skip("the registration commit is not in this clone's history (shallow)")
+    assert K.run_provenance_problems(runs, record["commit"]) == []
+
+
+def test_provenance_check_catches_dirty_and_unrelated_commits():
+    record = _registration()
+    if _git("cat-file", "-e", record["commit"]).returncode != 0:
+        pytest.skip("the registration commit is not in this clone's history (shallow)")
+    before = _git("rev-parse", f"{record['commit']}~1").stdout.strip()
+    runs = [{"hash": "a", "provenance": {"git_commit": record["commit"]}},
+            {"hash": "b", "provenance": {"git_commit": record["commit"] + "+dirty"}},
+            {"hash": "c", "provenance": {"git_commit": before}}]
+    problems = K.run_provenance_problems(runs, record["commit"])
+    assert [p[0] for p in problems] == ["b", "c"]
