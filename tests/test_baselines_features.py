@@ -226,14 +226,24 @@ def test_findings_text_states_a_conclusion_only_where_the_numbers_carry_it():
     # as measured: the openings carry SOP, the overlap NSP
     cue = variants([59, 65, 58, 55, 59, 58, 50, 49, 68, 53, 69],
                    [67, 58, 67, 65, 66, 66, 70, 70, 60, 60, 60])
-    text = B.findings_text({"variants": cue, "starts": starts})
+    pairs = {"SOP": 1024, "NSP": 1024}
+    text = B.findings_text({"variants": cue, "starts": starts, "test_pairs": pairs})
     assert "reads where each segment begins" in text and "weak topic model" in text
     assert "65.0% (+15.0 points)" in text and "70.0% (+10.0 points)" in text
-    assert "as the paper argues" in text
+    # overlap's NSP gain +10.0 against the bag's SOP gain +9.0: 1 point, an untested gap
+    assert "these pairs cannot say" in text and "does solve NSP better" not in text
+    wide_gap = cue.copy()
+    wide_gap.loc["overlap share (Jaccard) alone", ["NSP %", "NSP minus majority"]] = [80, 20]
+    text = B.findings_text({"variants": wide_gap, "starts": starts, "test_pairs": pairs})
+    assert "does solve NSP better than the bag of words solves SOP, as the paper argues" in text
+    gap, se = B.gain_gap(wide_gap, "overlap share (Jaccard) alone",
+                         "whole bag (the chapter's)", pairs)
+    assert gap == pytest.approx(11.0) and se == pytest.approx(
+        100 * ((0.8 * 0.2 + 0.59 * 0.41) / 1024) ** 0.5)
     # the other way round: no claim the numbers do not make
     flat = variants([61, 50, 62, 60, 61, 60, 62, 62, 50, 50, 50],
                     [67, 58, 67, 65, 66, 66, 62, 62, 60, 60, 60])
-    text = B.findings_text({"variants": flat, "starts": starts})
+    text = B.findings_text({"variants": flat, "starts": starts, "test_pairs": pairs})
     assert "reads where each segment begins" not in text and "do not carry" in text
     assert "weak topic model" not in text and "as the paper argues" not in text
 

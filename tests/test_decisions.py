@@ -250,7 +250,7 @@ def test_partial_sharing_decisions_wait_for_a_resolved_whole_cost():
     small = runs({"A": 0.03, "B": 0.0, "C": 0.01}).replace({"condition": names})
     ffn = runs({"A": 0.02}).replace({"condition": {"A": "E=32, ffn"}})
     frame = pd.concat([small, ffn])
-    made = asymmetry_decisions(frame, frame.iloc[0:0], 32, 64, [], {"ce": 0.02})
+    made = asymmetry_decisions(frame, frame.iloc[0:0], 32, 64, [], {"ce": 0.02, "small": 0.02})
     whole = next(d for d in made if d.key == "asymmetry/all-none/small-E")
     far = max(abs(whole.low), abs(whole.high))
     assert 0.03 <= far < 0.04

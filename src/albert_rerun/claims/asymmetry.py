@@ -28,7 +28,7 @@ def asymmetry(profile: str, seeds=None, device="auto", train_missing=False,
     b = C.base(profile)
     small, H = b.model.embedding_size, b.model.hidden_size
     made = asymmetry_decisions(runs, grouped, small, H, sorted(groups), m)
-    decisions = gated(made, pd.concat([runs, grouped]), rungs, resolution_gate(made, m["ce"]))
+    decisions = gated(made, pd.concat([runs, grouped]), rungs, resolution_gate(made, m["small"]))
     chapter = Chapter("asymmetry", runs, decisions, extra={"grouped": grouped})
     table = metrics_table(runs, {"params (M)": pd.Series(
         {k: round(parameter_count(c) / 1e6, 3) for k, c in cells.items()})})
@@ -43,7 +43,7 @@ def asymmetry(profile: str, seeds=None, device="auto", train_missing=False,
     if groups:
         chapter.tables["grouped"] = metrics_table(grouped, {"params (M)": pd.Series(
             {f"G={g}": round(parameter_count(c) / 1e6, 3) for g, c in groups.items()})})
-    chapter.texts.update(free_caveat=free_caveat(decisions, m["ce"], profile),
+    chapter.texts.update(free_caveat=free_caveat(decisions, m["small"], profile),
                          scale_gap=scale_gap(runs, b, "asymmetry",
                                              arms={f"all shared, E = {small}": (b, f"E={small}, all"),
                                                    f"not shared, E = {H}": (
@@ -53,6 +53,12 @@ def asymmetry(profile: str, seeds=None, device="auto", train_missing=False,
                          scale_short=scale_short(runs, b),
                          context=context_reading(pd.concat([runs, grouped]), profile))
     return downstream(chapter, profile) if present else chapter
+
+
+def distinct_runs(runs: pd.DataFrame, grouped: pd.DataFrame) -> pd.DataFrame:
+    """The chapter's runs counted once: the grouped models' G = 1 and G = L are the
+    all-shared and not-shared cells of ``runs`` (review: "33 runs" counted them twice)."""
+    return pd.concat([runs, grouped]).drop_duplicates("hash")
 
 
 def costs_table(runs, decisions, small: int, H: int, margin: float) -> pd.DataFrame:
@@ -160,12 +166,12 @@ def asymmetry_decisions(runs, grouped, small: int, H: int, groups, m: dict) -> l
         if {f"E={e}, attention", f"E={e}, ffn"} <= present:
             out.append(ce_decision(runs, f"asymmetry/attention-ffn/{name}", "asymmetry",
                                    f"attention-shared minus FFN-shared, E = {e}",
-                                   f"E={e}, attention", f"E={e}, ffn", m["ce"], -1,
+                                   f"E={e}, attention", f"E={e}, ffn", m["small"], -1,
                                    paper_gap(paper_e, "attention", "ffn")))
     if {f"E={small}, attention", f"E={small}, none"} <= present:
         out.append(ce_decision(runs, "asymmetry/attention-none/small-E", "asymmetry",
                                f"attention-shared minus not shared, E = {small}",
-                               f"E={small}, attention", f"E={small}, none", m["ce"], 0,
+                               f"E={small}, attention", f"E={small}, none", m["small"], 0,
                                paper_gap(128, "attention", "none")))
     if len(groups) < 2:
         return out

@@ -650,12 +650,40 @@ def findings_text(tables: dict) -> str:
          f"On NSP pairs the overlap share alone (the Jaccard index of A's and B's "
          f"pieces) scores {cell(jaccard, 'NSP')}, the whole bag {cell(whole, 'NSP')}; ") +
         f"the first pieces score {cell(first, 'NSP')}.")
-    gain = v[[c for c in v.columns if c.endswith("minus majority")]]
-    if topical and gain.loc[jaccard, "NSP minus majority"] > gain.loc[whole, "SOP minus majority"]:
-        text.append("So topic overlap does solve NSP better than the bag of words solves "
-                    "SOP, as the paper argues; the chapter's bag of words understates the "
-                    "first and owes the second to where the segments were cut.")
+    if topical:
+        gap, se = gain_gap(v, jaccard, whole, test_pairs(tables))
+        if gap > 2 * se:
+            text.append(f"So topic overlap does solve NSP better than the bag of words "
+                        f"solves SOP, as the paper argues (by {gap:.1f} points over "
+                        f"majority, more than twice the gap's binomial standard error of "
+                        f"{se:.1f}); the chapter's bag of words understates the first and "
+                        f"owes the second to where the segments were cut.")
+        else:
+            text.append(f"Whether topic overlap solves NSP better than the bag of words "
+                        f"solves SOP, as the paper argues, these pairs cannot say: the gap "
+                        f"over majority, {gap:+.1f} points, is within twice its binomial "
+                        f"standard error ({se:.1f}).")
     return " ".join(text)
+
+
+def test_pairs(tables: dict) -> dict:
+    """{"SOP": n, "NSP": n}: the held-out test pairs behind ``tables``' accuracies (the
+    pairs counted in its "by_start" table, else its "test_pairs")."""
+    if "by_start" in tables:
+        counts = tables["by_start"]["pairs"].groupby(level="task").sum()
+        return {task: int(counts[task]) for task in ("SOP", "NSP")}
+    return dict(tables["test_pairs"])
+
+
+def gain_gap(v, nsp_row: str, sop_row: str, pairs: dict) -> tuple:
+    """The gain over majority of ``nsp_row`` on NSP minus that of ``sop_row`` on SOP
+    (points), and its binomial standard error (two independent test sets)."""
+    def se(row, task):
+        p = float(v.loc[row, f"{task} %"]) / 100
+        return 100 * (p * (1 - p) / pairs[task]) ** 0.5
+    gap = (float(v.loc[nsp_row, "NSP minus majority"])
+           - float(v.loc[sop_row, "SOP minus majority"]))
+    return gap, (se(nsp_row, "NSP") ** 2 + se(sop_row, "SOP") ** 2) ** 0.5
 
 
 # -- the pairs without the segment-cut cue (data.cue_free) -------------------------------

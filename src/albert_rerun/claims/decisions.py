@@ -44,6 +44,13 @@ MARGIN_REASONS = {
     "ce": "a twentieth of the distance between the unigram and left-bigram rungs of the "
           "held-out set: a difference smaller than that moves a model less than a twentieth "
           "of the way from reading no context to reading its left neighbour",
+    "small": "a fiftieth of that distance, for the decisions that compare two partial costs "
+             "of sharing or call one nearly free (attention-shared minus FFN-shared, "
+             "attention-shared minus not shared): each partial cost is at most the whole "
+             "cost of sharing every layer, about a twentieth of the distance at E 32, so a "
+             "margin of a twentieth would call any partial scheme nearly free, FFN-only "
+             "sharing included (review; the pre-registration's margin for the same "
+             "questions)",
     "pairs": "2 points of SOP or NSP accuracy, about the binomial standard error of a "
              "1,024-pair test set (1.6 points at 50%) and far below the differences the "
              "paper's Table 5 shows for the decisions made here "
@@ -52,6 +59,11 @@ MARGIN_REASONS = {
              f"{paper.TABLE5['sop'][1] - paper.TABLE5['none'][1]:+.1f} on NSP pairs, "
              f"SOP-trained minus no sentence loss); the paper's NSP-on-SOP figure, "
              f"{paper.TABLE5['nsp'][2] - 50:.1f} points above chance, sits on it",
+    "chance": f"{2 * (paper.TABLE5['nsp'][2] - 50):.0f} points, for 'the NSP-trained model "
+              f"does not read order' (its SOP probe minus its random-init control): twice "
+              f"the paper's own NSP-trained model's distance from chance on SOP "
+              f"({paper.TABLE5['nsp'][2]:.1f}), so that a model like the paper's passes "
+              f"(at 2 points it passed at most 5% of the time)",
     "downstream": "1 point of accuracy, between the smallest downstream gain the paper "
                   "reads (0.3 Avg: Tables 3 and 8) and its sharing costs (1.4 to 2.8)",
     "roughness": "0.02: a change of the mean second difference of 2% of the curve's mean "
@@ -69,7 +81,8 @@ def margins(levels: dict) -> dict:
     degrees), given the held-out set's rungs
     (baselines.reference_levels)."""
     ce = 0.05 * levels["distance"]
-    return {"ce": ce, "pairs": 2.0, "downstream": 1.0, "roughness": 0.02,
+    return {"ce": ce, "small": 0.02 * levels["distance"], "pairs": 2.0,
+            "chance": 2 * (paper.TABLE5["nsp"][2] - 50), "downstream": 1.0, "roughness": 0.02,
             "oscillation": 0.25, "angle": 1.0}
 
 

@@ -191,9 +191,10 @@ def rule_verdict(rho: float) -> str:
 
 
 def verdict_label(rho: float, profile: str, device: str = "auto") -> str:
-    """The throughput verdict by the rule (``rule_verdict``), and, where the earlier,
-    pre-specified method read otherwise, that this one was chosen after it (review: the
-    headline said "reproduced" with nothing of the change)."""
+    """The throughput verdict by the rule (``rule_verdict``). Where an earlier measurement
+    by the pre-specified method (forward and backward only) is stored and read otherwise,
+    that reading is the headline and the whole-step method's, chosen after it was seen,
+    stands beside it (review: the headline rested on the method chosen second)."""
     verdict = rule_verdict(rho)
     measured = _earlier(profile, device)
     if measured is None:
@@ -201,8 +202,8 @@ def verdict_label(rho: float, profile: str, device: str = "auto") -> str:
     old = rule_verdict(throughput_table(measured)[1])
     if old == verdict:
         return verdict
-    return (f"{verdict}, by a method chosen after the pre-specified one had read {old} "
-            f"(both below)")
+    return (f"{old} by the pre-specified method (forward and backward); {verdict} by the "
+            f"whole-step method, chosen after that result was seen (both below)")
 
 
 def earlier_reading(profile: str, device: str = "auto") -> str:
@@ -218,7 +219,7 @@ def earlier_reading(profile: str, device: str = "auto") -> str:
     now = json.loads(current.read_text()) if current.exists() else {}
     same_machine = (now.get("provenance", {}).get("machine", {}).get("cpu")
                     == measured.get("provenance", {}).get("machine", {}).get("cpu"))
-    return (f"Before a review, the speeds were {setup_text(measured)}; by that method the "
+    return (f"By the first method, the speeds were {setup_text(measured)}; by it the "
             f"ordering was {throughput_reading(speed, rho)}. The rule above was written "
             f"before either measurement; the method changed after the first result was "
             f"seen, so both stand here"
@@ -226,3 +227,16 @@ def earlier_reading(profile: str, device: str = "auto") -> str:
                ", and the machine and the number of timed steps changed with it, so the "
                "change of order cannot be put down to the update alone (timing both kinds "
                "of step in one run on one machine is left to a later build)") + ".")
+
+
+def throughput_glue(profile: str, device: str = "auto") -> tuple:
+    """Chapter 6's throughput section: (its table, {glue key: value}) from the stored
+    measurement (``throughput``), its rank correlation, verdict and reading."""
+    measured = throughput(profile, device)
+    speed, rho = throughput_table(measured)
+    verdict = verdict_label(rho, profile, device)
+    reading = throughput_reading(speed, rho)
+    return speed, {"throughput_rho": rho, "throughput_verdict": verdict,
+                   "throughput_reading": reading, "throughput_ledger": f"{verdict}; {reading}",
+                   "throughput_setup": setup_text(measured),
+                   "throughput_earlier": earlier_reading(profile, device)}
