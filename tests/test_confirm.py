@@ -3,6 +3,7 @@ its analysis on synthetic runs with known answers, the stopping rule, and the pr
 of the registration (its text unchanged, every confirmatory run's commit descending
 from it)."""
 import json
+import re
 import subprocess
 
 import numpy as np
@@ -181,6 +182,38 @@ def test_nothing_is_estimated_before_every_run_is_stored(tmp_path, monkeypatch):
     table = K.progress()
     assert (table["trained"] == 0).all() and (table["of"] == len(K.CONFIRM_SEEDS)).all()
     assert not K.complete()
+
+
+def test_chapters_show_progress_only_until_the_design_is_complete(tmp_path, monkeypatch):
+    monkeypatch.setenv("ALBERT_RERUN_RESULTS", str(tmp_path))
+    total = 9 * len(K.CONFIRM_SEEDS)
+    text = K.status_text("dropout")
+    assert text.startswith("**Confirmatory test** (pre-registered: dropout 0.1 minus no")
+    assert f"0 of {total} runs are stored" in text and "nats" not in text
+    assert K.status_text("transitions") == ""  # no primary decision
+    # complete: the verdicts, read from the family (the store is faked here)
+    monkeypatch.setattr(K, "progress", lambda store=None: pd.DataFrame(
+        {"evaluated": [len(K.CONFIRM_SEEDS)] * 9, "of": [len(K.CONFIRM_SEEDS)] * 9}))
+    monkeypatch.setattr(K, "confirmatory_families",
+                        lambda: {"primary": K.family(synthetic(), RUNGS)})
+    text = K.status_text("asymmetry")
+    assert re.search(r"FFN-shared minus attention-shared, E 32: \+0\.0[34]\d \[", text)
+    assert "**reproduced, early training" in text and "12 fresh seeds" in text
+
+
+def test_curves_pair_each_seed_at_equal_shares_of_training():
+    frame = synthetic(seeds=range(1000, 1003))
+    frame["steps"] = np.where(frame["condition"] == K.WIDE, 10000, 21600)
+    frame["curve"] = [[{"step": round(k * n / 8), "mlm_loss_at_mask": ce + (8 - k) / 8}
+                       for k in range(1, 9)]
+                      for n, ce in zip(frame["steps"], frame[K.CE])]
+    d = K.curve_differences(frame, K.PRIMARY[-1])  # wide (10,000 steps) minus BERT-style
+    assert list(d["share of training"]) == [k / 8 for k in range(1, 9)]
+    assert (d["seeds"] == 3).all()
+    final = K.per_seed(K.PRIMARY[-1], frame).mean()
+    assert d["mean"].iloc[-1] == pytest.approx(final)
+    with pytest.raises(ValueError, match="no curve"):
+        K.curve_differences(frame, K.PRIMARY[2])
 
 
 # -- the registration -----------------------------------------------------------------------

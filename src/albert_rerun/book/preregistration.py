@@ -81,12 +81,31 @@ def pilot_text(frame: pd.DataFrame | None = None) -> str:
     return "\n".join(lines) + "\n"
 
 
+CURVES_FIGURE = """```{figure} _generated/preregistration-pilot-curves.png
+:alt: the pilot's paired differences along training for the four cross-entropy decisions
+
+The pilot's paired differences along training (seeds 0-2, exploratory), A minus B in nats
+for the four primary decisions on cross-entropy, with their 95% intervals (blue) and the
+margin (grey). Each point is a share of the run's schedule, so the equal-time panel
+compares equal shares of each arm's time. Points before the end come before the
+learning rate has decayed, and are read on the curve's 256 held-out sequences, not the
+4,096 of the final evaluation. The SOP decision has no curve: its probe reads the final
+model only.
+```
+"""
+
+
 def write_preregistration_parts(root: Path) -> list:
     """book/_generated/preregistration-{record,progress,pilot}.md."""
     generated = root / "book" / "_generated"
     generated.mkdir(parents=True, exist_ok=True)
+    frame = K.pilot_frame()
+    figure = K.curves_figure(frame, K.rungs())
+    figure.savefig(generated / "preregistration-pilot-curves.png")
+    import matplotlib.pyplot as plt
+    plt.close(figure)
     parts = {"record": record_text(root), "progress": progress_text(),
-             "pilot": pilot_text()}
+             "pilot": pilot_text(frame) + "\n" + CURVES_FIGURE}
     paths = []
     for name, text in parts.items():
         path = generated / f"preregistration-{name}.md"

@@ -299,6 +299,63 @@ def seed_count(plan: pd.DataFrame) -> int:
     return int(min(MAX_SEEDS, max(MIN_SEEDS, needed)))
 
 
+def curve_differences(frame: pd.DataFrame, spec: Spec) -> pd.DataFrame:
+    """A cross-entropy decision's paired difference along training: at each curve point
+    (every eighth of a run's schedule, on the curve's held-out sequences, a subset of the
+    evaluation's), the mean over seeds of a - b with its 95% t-interval. Points are
+    matched by their share of the schedule, so the equal-time arms (of different steps)
+    meet at equal shares of their time. Points before the end come before the learning
+    rate has decayed."""
+    from .stats import mean_interval
+    if spec.kind != "ce":
+        raise ValueError(f"{spec.key} is not a cross-entropy decision: no curve")
+
+    def points(name):
+        out = {}
+        for _, row in frame[frame["condition"] == name].iterrows():
+            for point in row["curve"]:
+                share = round(8 * point["step"] / row["steps"]) / 8
+                out[(row["seed"], share)] = point["mlm_loss_at_mask"]
+        return out
+
+    a, b = points(spec.a), points(spec.b)
+    rows = []
+    for share in sorted({k[1] for k in a} & {k[1] for k in b}):
+        d = [a[k] - b[k] for k in a if k[1] == share and k in b]
+        i = mean_interval(d)
+        rows.append({"share of training": share, "mean": i.mean, "low": i.low,
+                     "high": i.high, "seeds": i.n})
+    return pd.DataFrame(rows)
+
+
+def curves_figure(frame: pd.DataFrame, rungs: dict, specs=PRIMARY, title: str = ""):
+    """One panel per cross-entropy decision of ``specs``: its paired difference along
+    training (``curve_differences``), the margin's band and zero; drawn at the text
+    column's width (6.6 in at 100 dpi) with 10-point text."""
+    import matplotlib.pyplot as plt
+    specs = [s for s in specs if s.kind == "ce"]
+    margins = margin_values(rungs)
+    with plt.rc_context({"font.size": 10}):
+        fig, axes = plt.subplots(1, len(specs), figsize=(6.6, 2.6), dpi=100,
+                                 sharex=True, squeeze=False)
+        for ax, spec in zip(axes[0], specs):
+            d = curve_differences(frame, spec)
+            m = margins[spec.margin]
+            ax.axhspan(-m, m, color="0.88", lw=0)
+            ax.axhline(0, color="0.4", lw=0.8)
+            ax.fill_between(d["share of training"], d["low"], d["high"], color="C0",
+                            alpha=0.25, lw=0)
+            ax.plot(d["share of training"], d["mean"], "o-", color="C0", ms=3)
+            ax.set_title(spec.key.split("/", 1)[1], fontsize=10)
+            ax.set_xticks([0.5, 1.0])
+            ax.set_xlabel("share of training")
+        axes[0][0].set_ylabel("A minus B (nats)")
+        if title:
+            fig.suptitle(title, fontsize=10)
+        fig.tight_layout()
+    return fig
+
+
 # -- the runs ---------------------------------------------------------------------------------
 
 def _evaluation_configs():
@@ -630,3 +687,29 @@ def main(argv=None) -> int:
 
 if __name__ == "__main__":
     raise SystemExit(main())
+
+
+# -- what the chapters say ---------------------------------------------------------------
+
+def status_text(claim: str, store=None) -> str:
+    """One paragraph for a chapter: its primary decisions' confirmatory verdicts once
+    every confirmatory run is stored; before, how many are, and nothing else."""
+    specs = [s for s in PRIMARY if s.claim == claim]
+    if not specs:
+        return ""
+    labels = "; ".join(s.label for s in specs)
+    table = progress(store)
+    done, total = int(table["evaluated"].sum()), int(table["of"].sum())
+    if done < total:
+        return (f"**Confirmatory test** (pre-registered: {labels}): {done} of {total} runs "
+                f"are stored. It is judged once, when all are; until then the numbers on "
+                f"this page are exploratory.")
+    from .decisions import interval_text
+    primary = confirmatory_families()["primary"]
+    parts = []
+    for spec in specs:
+        row = primary.loc[spec.key]
+        parts.append(f"{spec.label}: {interval_text(row['estimate'], row['low'], row['high'], row['unit'])} "
+                     f"{row['unit']}, **{row['verdict_staged']}** after Holm's adjustment over "
+                     f"the primary family ({row['n_seeds']} fresh seeds)")
+    return "**Confirmatory test** (pre-registered): " + "; ".join(parts) + "."
