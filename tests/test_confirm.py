@@ -57,10 +57,38 @@ def test_confirmatory_configs_differ_from_the_pilot_only_in_seed_and_wide_steps(
 def test_runs_are_planned_seed_major_with_the_transition_controls():
     runs = K.planned(19000, seeds=(1000, 1001))
     per_seed = len(K.CONDITIONS) + len(K.TRANSITION_ARMS)
-    assert len(runs) == 2 * per_seed
-    assert [r.seed for r in runs] == [1000] * per_seed + [1001] * per_seed
+    check = len(K.LR_CHECK_RATES)
+    assert len(runs) == 2 * per_seed + check
+    assert [r.seed for r in runs] == ([1000] * per_seed + [K.LR_CHECK_SEED] * check
+                                      + [1001] * per_seed)
     controls = [r for r in runs if r.max_steps == 0]
     assert len(controls) == 4 and len({config_hash(r.to_dict()) for r in runs}) == len(runs)
+    lr = runs[per_seed:per_seed + check]
+    assert [r.learning_rate for r in lr] == list(K.LR_CHECK_RATES)
+    assert {r.max_steps for r in lr} == {19000} and K.LR_CHECK_SEED < K.FIRST_SEED
+
+
+def test_learning_rate_check_words_only_a_gap_beyond_the_margin():
+    assert K.lr_check_reading({2.5e-3: 6.30, 5e-3: 6.31, 1e-2: 6.40}, 0.0269) == ""
+    text = K.lr_check_reading({2.5e-3: 6.25, 5e-3: 6.31, 1e-2: 6.40}, 0.0269)
+    assert text.startswith("the wide model trained at a learning rate that was not its best")
+    assert "0.060 nats" in text and "0.0025" in text
+
+
+def test_equal_time_ratios_flag_pairs_outside_a_tenth():
+    frame = pd.DataFrame([
+        {"condition": K.WIDE, "seed": 1000, "train_seconds": 1000.0, "machine": "A"},
+        {"condition": K.BERT, "seed": 1000, "train_seconds": 1050.0, "machine": "A"},
+        {"condition": K.WIDE, "seed": 1001, "train_seconds": 1300.0, "machine": "B"},
+        {"condition": K.BERT, "seed": 1001, "train_seconds": 1000.0, "machine": "A"}])
+    table = K.time_ratios(frame)
+    assert table["flagged"].tolist() == [False, True]
+    assert table["machines"].tolist() == ["A", "B / A"]
+
+
+def test_an_early_end_reads_only_the_first_seeds_in_order():
+    with pytest.raises(ValueError, match="in order"):
+        K.confirmatory_frame((1000, 1002))
 
 
 def test_margins_are_the_registered_fractions_of_the_rung_distance():
@@ -278,3 +306,9 @@ def test_provenance_check_catches_dirty_and_unrelated_commits():
             {"hash": "c", "provenance": {"git_commit": before}}]
     problems = K.run_provenance_problems(runs, record["commit"])
     assert [p[0] for p in problems] == ["b", "c"]
+    # a descendant that changed the training code fails too (amendment 1): the commit
+    # before the cue-free pairs' engine change, read as if it came after
+    changed = _git("log", "-1", "--format=%H", f"{record['commit']}", "--",
+                   "src/albert_rerun/engine").stdout.strip()
+    assert changed and not K.same_training_code(f"{changed}~1", record["commit"])
+    assert K.same_training_code(record["commit"], record["commit"])

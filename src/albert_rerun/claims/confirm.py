@@ -56,6 +56,12 @@ WIDE_LEARNING_RATE = 5e-3
 # in lockstep over TIMING_STEPS steps each after TIMING_WARMUP, one thread.
 TIMING_STEPS, TIMING_WARMUP = 400, 25
 EQUAL_TIME = "equal-time"
+# Amendment 1: the wide model at its confirmatory steps at three rates, one seed no
+# comparison uses, trained after the first confirmatory seed (exploratory; never changes
+# the verdict: ``lr_check_reading``).
+LR_CHECK_SEED, LR_CHECK_RATES = 100, (2.5e-3, 5e-3, 1e-2)
+# Amendment 1: the code a confirmatory run trains with must equal the registration's.
+FROZEN = ("src/albert_rerun/engine", "src/albert_rerun/model", "src/albert_rerun/data")
 
 ALBERT = "ALBERT-style (all shared, E 32)"
 NONE32 = "not shared, E 32"
@@ -107,15 +113,25 @@ def equal_time_record(store=None) -> dict | None:
     return read_json((store or results_dir(STORE)) / "choices" / f"{EQUAL_TIME}.json")
 
 
+def lr_check(wide_steps: int) -> dict:
+    """{rate: config}: the wide model at its confirmatory steps at each rate of the
+    learning-rate check (amendment 1), at LR_CHECK_SEED."""
+    return {rate: C.wide_albert(PILOT_PROFILE, wide_steps, rate).replace(seed=LR_CHECK_SEED)
+            for rate in LR_CHECK_RATES}
+
+
 def planned(wide_steps: int, seeds=CONFIRM_SEEDS) -> list:
     """Every confirmatory pretraining run, seed-major: all conditions of a seed, then its
-    two transition controls, then the next seed."""
+    two transition controls, then the next seed; the learning-rate check (amendment 1)
+    after the first seed."""
     from ..engine.config import untrained
     configs = conditions(wide_steps)
     out = []
-    for seed in seeds:
+    for k, seed in enumerate(seeds):
         out += [C.seeded(configs[name], seed) for name in CONDITIONS]
         out += [untrained(C.seeded(configs[name], seed)) for name in TRANSITION_ARMS]
+        if k == 0:
+            out += list(lr_check(wide_steps).values())
     return out
 
 
@@ -423,14 +439,45 @@ def pilot_frame() -> pd.DataFrame:
     return load(C._timing_store(PILOT_PROFILE), pilot_conditions(), PILOT_SEEDS)
 
 
-def confirmatory_frame() -> pd.DataFrame:
-    """The confirmatory runs, only once every one of them is stored (the stopping rule):
-    NotComplete before."""
+def confirmatory_frame(seeds=CONFIRM_SEEDS) -> pd.DataFrame:
+    """The confirmatory runs of ``seeds``, only once every one of them is stored (the
+    stopping rule): NotComplete before. ``seeds`` other than all of them: only the
+    longest complete run of seeds from the first (amendment 1, an early end)."""
+    if tuple(seeds) != CONFIRM_SEEDS[:len(seeds)]:
+        raise ValueError(f"an early end analyses seeds {CONFIRM_SEEDS[0]} to k in order, "
+                         f"not {tuple(seeds)}")
     record = equal_time_record()
     if record is None:
         raise NotComplete("the equal-time measurement is not stored yet: no confirmatory "
                           "run has started")
-    return load(results_dir(STORE), conditions(record["steps"]), CONFIRM_SEEDS)
+    return load(results_dir(STORE), conditions(record["steps"]), seeds)
+
+
+def time_ratios(frame: pd.DataFrame) -> pd.DataFrame:
+    """Amendment 1's check of equal time: per seed, the wide run's training seconds over
+    the BERT-style run's, their machines, and whether the ratio is outside 0.9-1.1."""
+    rows = []
+    for seed, part in frame.groupby("seed"):
+        runs = part.set_index("condition")
+        if not {WIDE, BERT} <= set(runs.index):
+            continue
+        ratio = runs.loc[WIDE, "train_seconds"] / runs.loc[BERT, "train_seconds"]
+        rows.append({"seed": seed, "wide / BERT-style seconds": ratio,
+                     "machines": " / ".join(dict.fromkeys(runs.loc[[WIDE, BERT], "machine"])),
+                     "flagged": not 0.9 <= ratio <= 1.1})
+    return pd.DataFrame(rows)
+
+
+def lr_check_reading(scores: dict, margin: float) -> str:
+    """Amendment 1's rule for the learning-rate check: ``scores`` {rate: held-out
+    cross-entropy}; the words the equal-time verdict carries, or "" where 5e-3 is within
+    the margin of the best."""
+    best = min(scores, key=scores.get)
+    gap = scores[WIDE_LEARNING_RATE] - scores[best]
+    if best == WIDE_LEARNING_RATE or gap <= margin:
+        return ""
+    return (f"the wide model trained at a learning rate that was not its best, by "
+            f"{gap:.3f} nats (the check's best: {best:g})")
 
 
 def rungs() -> dict:
@@ -517,9 +564,15 @@ def stored_runs(store=None) -> list:
     return [json.loads(p.read_text()) for p in sorted((store / "pretrain").glob("*.json"))]
 
 
+def same_training_code(commit: str, ancestor: str) -> bool:
+    """Whether ``commit``'s engine, model and data code (FROZEN) equals ``ancestor``'s."""
+    return _git("diff", "--quiet", ancestor, commit, "--", *FROZEN).returncode == 0
+
+
 def run_provenance_problems(runs, ancestor: str) -> list:
-    """The runs whose recorded commit is dirty, unknown or not a descendant of the
-    registration commit, as text (none: [])."""
+    """The runs whose recorded commit is dirty, unknown, not a descendant of the
+    registration commit, or trains with other engine, model or data code than it
+    (amendment 1), as text (none: [])."""
     out = []
     for run in runs:
         commit = run["provenance"]["git_commit"]
@@ -528,6 +581,9 @@ def run_provenance_problems(runs, ancestor: str) -> list:
         elif not descends(commit, ancestor):
             out.append(f"{run['hash']}: commit {commit} does not descend from the "
                        f"registration {ancestor}")
+        elif not same_training_code(commit, ancestor):
+            out.append(f"{run['hash']}: commit {commit} changed the training code "
+                       f"({', '.join(FROZEN)}) since the registration")
     return out
 
 
