@@ -201,6 +201,8 @@ def forest(family: pd.DataFrame, ax=None):
     ax.set_xlabel("effect / margin of practical equivalence (95% interval)")
     _claim_separators(ax, frame, keys)
     _legend(ax, profiles, frame)
+    from ..book.figure_text import for_wide_page
+    for_wide_page(ax.figure)  # the ledger's, a full-width page
     return ax
 
 
@@ -244,10 +246,12 @@ def scale_panel(family: pd.DataFrame, compute: dict, ax=None, paper_compute=None
         raise ValueError(f"no training compute given for profiles {missing}")
     claims = list(dict.fromkeys(frame["claim"]))
     if ax is None:
-        columns = min(4, len(claims))
+        # two panels a row: the figure reads at the ledger's full width (issue #26: at
+        # four a row its labels came out at about 5 px)
+        columns = min(2, len(claims))
         rows = -(-len(claims) // columns)
         # room under each panel for its legend (one wrapped line or two per decision)
-        _, ax = plt.subplots(rows, columns, figsize=(3.6 * columns, 4.4 * rows),
+        _, ax = plt.subplots(rows, columns, figsize=(4.6 * columns, 5.0 * rows),
                              squeeze=False, layout="constrained")
     axes = list(np.ravel(ax))
     if len(axes) < len(claims):
@@ -259,6 +263,8 @@ def scale_panel(family: pd.DataFrame, compute: dict, ax=None, paper_compute=None
         if paper_compute and claim in paper_compute:
             _paper_compute(panel, paper_compute[claim], claim)
         panel.set_title(claim, fontsize="medium")
+    from ..book.figure_text import for_wide_page
+    for_wide_page(axes[0].figure)  # the ledger's, a full-width page
     return axes[:len(claims)]
 
 
@@ -278,7 +284,7 @@ def _paper_compute(ax, flops: float, claim: str):
         return
     ax.annotate(f"paper: {flops:.1e} FLOPs,\n{flops / high:,.0f}x this axis' end \u2192",
                 (1, 1), xycoords="axes fraction", xytext=(-2, -2), textcoords="offset points",
-                ha="right", va="top", fontsize=6, color=PAPER_COLOUR,
+                ha="right", va="top", fontsize=7.5, color=PAPER_COLOUR,
                 gid=f"paper-compute:{claim}")
 
 
@@ -323,5 +329,5 @@ def _claim_panel(ax, frame: pd.DataFrame):
     # ran over the neighbouring panels (review)
     import textwrap
     handles, labels = ax.get_legend_handles_labels()
-    ax.legend(handles, [textwrap.fill(t, 42) for t in labels], fontsize=6,
+    ax.legend(handles, [textwrap.fill(t, 52) for t in labels], fontsize=7.5,
               loc="upper center", bbox_to_anchor=(0.5, -0.22), frameon=False)
