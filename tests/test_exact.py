@@ -1,0 +1,31 @@
+"""The exact claims' analysis (chapters 1 and 2) in the library: counts from the closed
+form checked against a module built on meta, and the verdicts they give."""
+import pytest
+
+from albert_rerun.claims import exact
+
+
+def test_the_embedding_share_chapter():
+    chapter = exact.embedding_share()
+    texts = chapter.texts
+    assert round(texts["bert_embedding_share"], 1) == 21.8
+    assert texts["table3_matched"] == texts["table3_rows"] == len(chapter.tables["table3"])
+    assert texts["embedding_share_verdict"] == "reproduced"
+    assert list(chapter.tables["factorization"].index) == list(exact.TABLE3_EMBEDDINGS)
+    assert chapter.tables["components"].loc["total", "share %"] == 100.0
+
+
+def test_the_sharing_chapter_names_the_counts_it_does_not_match():
+    chapter = exact.sharing_reductions()
+    texts = chapter.texts
+    assert texts["reduction_none"] == 0.0 and texts["reduction_all"] > 90
+    assert texts["counts_matched"] < texts["counts_total"]
+    assert texts["sharing_verdict"] == ("reproduced, except the paper's counts for "
+                                        + texts["unmatched_models"])
+    assert texts["grouped_all_g1"] < texts["grouped_all_g12"]
+
+
+def test_a_module_that_disagrees_with_the_closed_form_stops_the_chapter(monkeypatch):
+    monkeypatch.setattr(exact, "built", lambda config: {"embeddings": -1})
+    with pytest.raises(AssertionError, match="closed form and module disagree"):
+        exact.embedding_share()
