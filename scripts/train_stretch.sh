@@ -46,7 +46,7 @@ if [ "${NO_COMMIT:-0}" = 1 ]; then exit 0; fi
 git add "$store"
 if [ -d "$store/checkpoints" ]; then git add -f "$store/checkpoints"; fi
 git add -u "$store"  # checkpoints of runs that finished since the last stretch are gone
-finished=$(grep -c '^\[pretrain\] [0-9a-f]\{16\} {' "$log" || true)
+finished=$(grep -c '^\[\(pretrain\|confirm\)\] [0-9a-f]\{16\} {' "$log" || true)
 stopped=$(grep -c 'stopped at the deadline' "$log" || true)
 git commit -m "$profile: a stretch of $hours h: $finished runs finished, $stopped stopped at \
 the deadline with checkpoints (log: $log)" -- "$store" || echo "nothing new to commit"
