@@ -34,7 +34,7 @@ import pytest
 import yaml
 
 from albert_rerun.book.build import (build_html, execute_chapters, write_environment_page,
-                                     write_forest, write_runs_page)
+                                     write_forest, write_reader_pages, write_runs_page)
 from albert_rerun.book.citation import write_citation_page
 from albert_rerun.book.preregistration import write_preregistration_parts
 from albert_rerun.book.rerun import BOX_CLASS, LAUNCH_BUTTONS
@@ -76,6 +76,7 @@ def built_book(tmp_path_factory):
     write_environment_page(root, "smoke", timings)
     write_runs_page(root, "smoke")
     write_forest(root, "smoke")
+    write_reader_pages(root, "smoke")
     write_citation_page(root)
     write_preregistration_parts(root)
     build_html(root)  # -W -n --keep-going: raises on any warning
@@ -459,3 +460,139 @@ def test_ledger_fits_1280_px_and_is_saved_as_a_screenshot(browser, served_book):
         assert not table["broken"], table  # and no word cut in two ("inconcl-usive")
     assert page_overflow <= 1
     assert (ARTIFACTS / "ledger-1280.png").stat().st_size > 20_000
+
+
+# -- the book as a reader meets it (issue #26) -------------------------------------------
+
+FIRST_SCREEN_PX = 1000
+CHAPTER_PAGES = [p for p in PAGES if p.startswith("book/chapters/")]
+GLOSSARY = "book/how_to_read.html"
+# What the page shows a reader, in the text column: every visible table and image,
+# with the column's width, each image's drawn (natural) and shown width and its file.
+LAYOUT = """() => {
+  const article = document.querySelector("article.bd-article") || document.querySelector("article");
+  const column = article.getBoundingClientRect();
+  const shown = el => el.checkVisibility() && el.getBoundingClientRect().width > 0;
+  const box = document.querySelector(".bottom-line");
+  return {column: {left: column.left, right: column.right, width: column.width},
+          bottom_line: box ? box.getBoundingClientRect().top + window.scrollY : null,
+          tables: Array.from(article.querySelectorAll("table")).filter(shown).map(t => {
+            const r = t.getBoundingClientRect();
+            return {left: r.left, right: r.right, width: r.width,
+                    text: t.innerText, first: t.innerText.slice(0, 60)};
+          }),
+          images: Array.from(article.querySelectorAll("img")).filter(shown).map(i => {
+            const r = i.getBoundingClientRect();
+            return {src: i.currentSrc || i.src, natural: i.naturalWidth, width: r.width,
+                    left: r.left, right: r.right};
+          })};
+}"""
+RAW_VALUES = re.compile(r"\bNaN\b|<NA>|\b[0-9a-f]{16}\b")
+
+
+def reader_layout(browser, base_url: str, path: str, site: Path, screenshot=None) -> dict:
+    page = browser.new_page(viewport={"width": 1280, "height": FIRST_SCREEN_PX})
+    _open(page, base_url, path, site)
+    page.evaluate(IMAGES)  # every image loaded, so that its width is its own
+    page.evaluate("async () => { if (window.MathJax && MathJax.startup) "
+                  "await MathJax.startup.promise; }")
+    layout = page.evaluate(LAYOUT)
+    if screenshot:
+        ARTIFACTS.mkdir(exist_ok=True)
+        page.screenshot(path=str(ARTIFACTS / screenshot), full_page=False)
+    page.close()
+    return layout
+
+
+def layout_problems(layout: dict, site: Path, base_url: str) -> list:
+    """What overflows the text column, is illegible or shows raw values, on one page."""
+    from albert_rerun.book.figure_text import MIN_FONT_PX, stored_font_px
+    column, problems = layout["column"], []
+    for table in layout["tables"]:
+        if table["width"] > column["width"] + 1 or table["right"] > column["right"] + 1:
+            problems.append(f"table wider than the column ({table['width']:.0f} > "
+                            f"{column['width']:.0f} px): {table['first']!r}")
+        raw = RAW_VALUES.search(table["text"])
+        if raw:
+            problems.append(f"table shows {raw.group(0)!r}: {table['first']!r}")
+    for image in layout["images"]:
+        name = image["src"].rsplit("/", 1)[-1]
+        if image["width"] > column["width"] + 1:
+            problems.append(f"image wider than the column: {name}")
+        relative = unquote(urlsplit(image["src"]).path)[len(urlsplit(base_url).path):]
+        font = stored_font_px(site / relative) if (site / relative).suffix == ".png" else None
+        if font is None:
+            if (site / relative).suffix == ".png":
+                problems.append(f"figure without its font size recorded: {name}")
+            continue
+        on_page = font * image["width"] / image["natural"]
+        if on_page < MIN_FONT_PX:
+            problems.append(f"figure text {on_page:.1f} px on the page (drawn {font:.1f} "
+                            f"px, shown at {image['width']:.0f} of {image['natural']} px): "
+                            f"{name}")
+    return problems
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("page", [p for p in PAGES if p.startswith("book/")])
+def test_a_reader_meets_slim_tables_and_legible_figures(page, browser, served_book):
+    """At 1280 px: no visible table or image wider than the text column, no raw NaN,
+    <NA> or run hash in a visible table, and every figure's smallest text at least 10 px
+    as shown (its recorded drawn size times shown over drawn width); on a chapter, the
+    bottom-line box within the first screen."""
+    base_url, site = served_book
+    shots = {"book/intro.html": "intro-1280.png", LEDGER: "ledger-top-1280.png",
+             "book/chapters/03_asymmetry.html": "chapter-03-1280.png",
+             "book/chapters/05_dropout.html": "chapter-05-1280.png"}
+    layout = reader_layout(browser, base_url, page, site, shots.get(page))
+    assert layout_problems(layout, site, base_url) == []
+    if page in CHAPTER_PAGES:
+        assert layout["bottom_line"] is not None, "no bottom-line box"
+        assert layout["bottom_line"] < FIRST_SCREEN_PX - 150, layout["bottom_line"]
+
+
+@pytest.mark.slow
+def test_the_reader_checks_can_fail(served_book, tmp_path):
+    """An overflowing table, a raw NaN and a figure drawn small and shown smaller are
+    each reported."""
+    from albert_rerun.book.figure_text import FONT_KEY
+    from PIL import Image, PngImagePlugin
+    base_url, site = served_book
+    info = PngImagePlugin.PngInfo()
+    info.add_text(FONT_KEY, "12")
+    Image.new("RGB", (1200, 300)).save(site / "wide.png", pnginfo=info)
+    layout = {"column": {"left": 0, "right": 676, "width": 676}, "bottom_line": 0,
+              "tables": [{"left": 0, "right": 900, "width": 900, "text": "a NaN",
+                          "first": "a NaN"}],
+              "images": [{"src": base_url + "wide.png", "natural": 1200, "width": 660,
+                          "left": 0, "right": 660}]}
+    problems = layout_problems(layout, site, base_url)
+    assert len(problems) == 3, problems
+    assert "wider than the column" in problems[0] and "'NaN'" in problems[1]
+    assert "figure text 6.6 px" in problems[2]
+
+
+@pytest.mark.slow
+def test_the_glossary_exists_and_each_term_is_linked_from_another_page(built_book):
+    html = built_book / "_build" / "html"
+    glossary = (html / GLOSSARY).read_text()
+    terms = re.findall(r'<dt id="(term-[^"]+)"', glossary)
+    assert len(terms) >= 15, terms
+    for required in ("nats", "TOST", "Holm", "Avg", "pilot", "confirmatory", "gate",
+                     "stage", "margin", "arm", "profile", "probe", "rung", "level"):
+        assert f"term-{required}" in terms, required
+    linked = set()
+    for page in html.rglob("*.html"):
+        if page.name != "how_to_read.html":
+            linked |= set(re.findall(r'how_to_read\.html#(term-[^"]+)"', page.read_text()))
+    assert set(terms) <= linked, sorted(set(terms) - linked)
+
+
+@pytest.mark.slow
+def test_the_gate_paragraph_is_written_in_full_on_one_page_only(built_book):
+    """The gate rule (text.gate_rule) on the glossary page; the chapters link to it."""
+    html = built_book / "_build" / "html"
+    marker = "two standard errors under the unigram rung"
+    pages = [str(p.relative_to(html)) for p in html.rglob("*.html")
+             if marker in re.sub(r"<[^>]+>", "", p.read_text())]
+    assert pages == [GLOSSARY], pages

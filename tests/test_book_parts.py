@@ -94,6 +94,23 @@ def test_fold_code_hides_inputs_and_removes_papermills_cells(tmp_path):
                     ["hide-input"], ["remove-input"]]
 
 
+def test_fold_code_puts_a_table_wider_than_six_columns_in_a_dropdown(tmp_path):
+    import pandas as pd
+    slim = pd.DataFrame({f"c{i}": [1.0] for i in range(6)})
+    wide = pd.DataFrame({f"c{i}": [1.0] for i in range(7)})
+
+    def shown(frame):
+        return nbformat.v4.new_code_cell("frame", outputs=[nbformat.v4.new_output(
+            "execute_result", {"text/html": frame.to_html(), "text/plain": "frame"},
+            execution_count=1)])
+    notebook = nbformat.v4.new_notebook(cells=[shown(slim), shown(wide)])
+    path = tmp_path / "chapter.ipynb"
+    nbformat.write(notebook, path)
+    fold_code(path)
+    tags = [c.metadata.get("tags") for c in nbformat.read(path, as_version=4).cells]
+    assert tags == [["hide-input"], ["hide-input", "hide-output"]]
+
+
 def test_each_script_once_whether_its_missing_file_name_is_none_or_empty():
     from sphinx.builders.html._assets import _JavaScript
 

@@ -29,6 +29,7 @@ H = reader.HEADLINES["asymmetry"]
 
 @pytest.mark.parametrize("low, high, expected", [
     (-0.05, -0.01, H.lower), (0.01, 0.05, H.higher),
+    (-0.02, -0.01, H.lower + ", by less than the margin"),
     (-0.01, 0.02, "no difference larger than the margin"),
     (-0.05, 0.02, "no clear difference (the interval is wide)"),
     (-np.inf, np.inf, "one seed only: no interval")])
@@ -70,8 +71,9 @@ def test_the_results_table_is_slim_and_links_each_chapter():
     lines = table.splitlines()
     assert all(line.count(" | ") == 4 for line in lines if not line.startswith("|---"))
     assert len(lines) == 2 + 2 + 2  # header, rule, two exact claims, two measured
-    assert "{doc}`chapters/03_asymmetry`" in table and "{doc}`chapters/05_dropout`" in table
-    assert "{doc}`chapters/01_embedding_share`" in table
+    assert "{doc}`chapter 3 <chapters/03_asymmetry>`" in table
+    assert "{doc}`chapter 5 <chapters/05_dropout>`" in table
+    assert "{doc}`chapter 1 <chapters/01_embedding_share>`" in table
     for raw in ("NaN", "<NA>", "nan"):
         assert raw not in table
 
@@ -111,3 +113,13 @@ def test_the_box_figure_is_legible_at_its_drawn_size():
     sizes = [t.get_fontsize() for t in fig.findobj(matplotlib.text.Text) if t.get_text()]
     assert min(sizes) * fig.dpi / 72 >= 10
     plt.close(fig)
+
+
+def test_a_chapter_glues_its_verdicts_texts_margins_and_bottom_line(monkeypatch):
+    from albert_rerun.claims.decisions import Chapter
+    monkeypatch.setattr(reader, "bottom_line_glue",
+                        lambda claim, profile, seeds, device: {"bottom_line": claim})
+    chapter = Chapter("asymmetry", pd.DataFrame(), [], texts={"context": "words"})
+    glued = reader.chapter_glue("asymmetry", chapter, pd.DataFrame(), "asym_", "smoke")
+    assert glued["bottom_line"] == "asymmetry" and glued["asym_context"] == "words"
+    assert {"asym_ce_margin", "asym_rungs", "asym_ce_reason"} <= set(glued)

@@ -209,7 +209,7 @@ def test_the_boxs_commands_are_papermill_command_lines(stem, tmp_path):
         assert (parameters.get("device") == "cuda") == (parameters["profile"] == "gpu")
 
 
-def test_the_box_goes_under_the_introduction(tmp_path):
+def test_the_box_goes_at_the_end_of_the_chapter(tmp_path):
     notebook = nbformat.v4.new_notebook(cells=[
         nbformat.v4.new_markdown_cell("# Title\n\nIntroduction."),
         nbformat.v4.new_code_cell("x = 1"), nbformat.v4.new_markdown_cell("## Results")])
@@ -217,8 +217,9 @@ def test_the_box_goes_under_the_introduction(tmp_path):
     nbformat.write(notebook, path)
     rerun.add_rerun_box(path, "05_dropout")
     cells = nbformat.read(path, as_version=4).cells
-    assert [c.cell_type for c in cells] == ["markdown", "markdown", "code", "markdown"]
-    assert cells[1].source == rerun.rerun_box("05_dropout")
+    assert [c.cell_type for c in cells] == ["markdown", "code", "markdown", "markdown"]
+    assert cells[-1].source == rerun.rerun_box("05_dropout")
+    assert cells[0].source.startswith("# Title")  # the title and bottom line come first
     with pytest.raises(ValueError, match="CHAPTER_CLAIMS"):
         rerun.rerun_box("99_unknown")
 

@@ -55,10 +55,27 @@ VISIBILITY_TAGS = {"remove-cell", "remove-input", "remove-output", "hide-cell",
 PAPERMILL_TAGS = {"parameters", "injected-parameters"}
 
 
+MAX_COLUMNS = 6  # the widest table the text shows open (issue #26); wider: a dropdown
+
+
+def table_columns(cell) -> int:
+    """The most cells in one row of any HTML table a code cell outputs (0: none)."""
+    import re
+    widest = 0
+    for output in cell.get("outputs", []):
+        html = output.get("data", {}).get("text/html", "")
+        html = "".join(html) if isinstance(html, list) else html
+        for row in re.findall(r"<tr\b.*?</tr>", html, flags=re.S):
+            widest = max(widest, len(re.findall(r"<t[hd]\b", row)))
+    return widest
+
+
 def fold_code(notebook_path: Path) -> None:
     """Tag an executed chapter for reading: papermill's parameter cells ``remove-cell``,
     every other code cell ``hide-input`` (its code folded, its output shown), unless
-    the author tagged it already."""
+    the author tagged it already; a cell whose table is wider than ``MAX_COLUMNS``
+    columns also ``hide-output``: the table waits in a dropdown, and the text column
+    keeps to slim tables."""
     import nbformat
     notebook = nbformat.read(notebook_path, as_version=4)
     for cell in notebook.cells:
@@ -69,6 +86,8 @@ def fold_code(notebook_path: Path) -> None:
             tags.append("remove-cell")
         elif not VISIBILITY_TAGS & set(tags):
             tags.append("hide-input")
+            if table_columns(cell) > MAX_COLUMNS + 1:  # + 1: the index column
+                tags.append("hide-output")
     nbformat.write(notebook, notebook_path)
 
 
@@ -176,17 +195,42 @@ def write_profiles_page(root: Path) -> Path:
     return page
 
 
+def write_reader_pages(root: Path, profile: str) -> list:
+    """What a reader meets first, from the stored results at ``profile`` (issue #26):
+    ``book/_generated/results.md`` (the introduction's results table and the scale in two
+    sentences), ``gate.md`` (the gate, written once, on the glossary page) and
+    ``worked_example.md`` (one verdict read step by step)."""
+    from ..claims import ledger, reader
+    from ..claims.text import gate_rule
+    families = ledger.published_families(profile)
+    generated = root / "book" / "_generated"
+    generated.mkdir(parents=True, exist_ok=True)
+    pages = {
+        "results.md": (reader.results_table(families, "chapters/",
+                                            reader.exact_rows("chapters/"))
+                       + "\n\n" + reader.scale_text(list(families), families)),
+        "gate.md": gate_rule(profile) + " (The numbers are the `" + profile + "` "
+                   "profile's; each chapter gives its own profile's.)",
+        "worked_example.md": reader.worked_example(families[profile])
+        or "No decision of this profile is judged yet."}
+    for name, text in pages.items():
+        (generated / name).write_text(text + "\n")
+    return [generated / name for name in pages]
+
+
 def write_forest(root: Path, profile: str) -> Path:
-    """``book/_generated/forest.png``, the introduction's forest plot of the book's
-    decisions at ``profile`` and at each other profile with stored results, drawn from
-    the stored results (as the ledger draws it), so that it is the built profile's."""
+    """``book/_generated/forest.png``, the introduction's forest plot of each chapter's
+    headline decision (``reader.HEADLINES``; the ledger draws them all) at ``profile``
+    and at each other profile with stored results, drawn from the stored results, so
+    that it is the built profile's."""
     import matplotlib
     matplotlib.use("Agg")
-    from ..claims import ledger, plots
-    ax = plots.forest(ledger.stacked(ledger.published_families(profile)))
+    from ..claims import ledger, reader
+    from .figure_text import png
+    fig = reader.headline_forest(ledger.published_families(profile))
     path = root / "book" / "_generated" / "forest.png"
     path.parent.mkdir(parents=True, exist_ok=True)
-    ax.figure.savefig(path, dpi=110, bbox_inches="tight")
+    path.write_bytes(png(fig))  # with its smallest text's size (figure_text)
     return path
 
 
@@ -264,6 +308,7 @@ def main(argv=None) -> int:
     write_environment_page(root, args.profile, timings)
     write_runs_page(root, args.profile)
     write_forest(root, args.profile)
+    write_reader_pages(root, args.profile)
     write_citation_page(root)
     write_preregistration_parts(root)
     if not args.no_html:

@@ -1,7 +1,7 @@
 """How a reader reruns a chapter, on every chapter page.
 
-- ``rerun_box``: the "Rerun this chapter" box that the book build puts under each
-  chapter's introduction (``add_rerun_box``): the papermill command at every profile,
+- ``rerun_box``: the "Rerun this chapter" box that the book build puts at the end of
+  each chapter (``add_rerun_box``): the papermill command at every profile,
   with the number of the chapter's pretraining runs, how many are stored, and their
   predicted training time from the stored throughput on a CPU and on one GPU.
 - ``repository_config``: the Jupyter Book configuration with a repository (GitHub's
@@ -152,13 +152,13 @@ def rerun_box(stem: str) -> str:
 
 
 def add_rerun_box(notebook_path: Path, stem: str) -> None:
-    """Insert the box after the first markdown cell (the title and introduction)."""
+    """Append the box at the end of the chapter: the chapter opens with its bottom line,
+    and the box is for the reader who wants to rerun it, not for every reader (#26)."""
     import nbformat
     notebook = nbformat.read(notebook_path, as_version=4)
-    first = next(i for i, c in enumerate(notebook.cells) if c.cell_type == "markdown")
     cell = nbformat.v4.new_markdown_cell(rerun_box(stem))
     cell.metadata["tags"] = [BOX_CLASS]
-    notebook.cells.insert(first + 1, cell)
+    notebook.cells.append(cell)
     nbformat.write(notebook, notebook_path)
 
 

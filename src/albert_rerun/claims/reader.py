@@ -97,11 +97,11 @@ def direction(row, headline: Headline) -> str:
     low, high, margin = float(row["low"]), float(row["high"]), float(row["margin"])
     if not (np.isfinite(low) and np.isfinite(high)):
         return "one seed only: no interval"
-    if low > 0:
-        return headline.higher
-    if high < 0:
-        return headline.lower
-    if -margin < low and high < margin:
+    inside = -margin < low and high < margin
+    if low > 0 or high < 0:
+        words = headline.higher if low > 0 else headline.lower
+        return words + (", by less than the margin" if inside else "")
+    if inside:
         return "no difference larger than the margin"
     return "no clear difference (the interval is wide)"
 
@@ -182,6 +182,11 @@ CHAPTERS = {"asymmetry": "03_asymmetry", "sop_nsp": "04_sop_nsp", "dropout": "05
             "embedding_sweep": "08_embedding_size"}
 
 
+def chapter_link(chapters: str, stem: str) -> str:
+    """'{doc}`chapter 3 <chapters/03_asymmetry>`': a short link, not the chapter's title."""
+    return f"{{doc}}`chapter {int(stem[:2])} <{chapters}{stem}>`"
+
+
 def _cell(text: str) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
 
@@ -198,10 +203,11 @@ def exact_rows(chapters: str = "") -> list:
         "them save? | 21.8% of BERT-base; Table 3's counts | "
         f"{g(one, 'bert_embedding_share', '.1f')}%; {g(one, 'table3_matched', 'd')} of "
         f"{g(one, 'table3_rows', 'd')} counts matched | **{g(one, 'embedding_share_verdict')}** "
-        f"(exact, by counting) | {{doc}}`{one}` |",
+        f"(exact, by counting) | {chapter_link(chapters, '01_embedding_share')} |",
         "| How many parameters does sharing remove? | Tables 1 and 4's counts | "
         f"{g(two, 'counts_matched', 'd')} of {g(two, 'counts_total', 'd')} counts matched | "
-        f"**{g(two, 'sharing_verdict')}** (exact, by counting) | {{doc}}`{two}` |"]
+        f"**{g(two, 'sharing_verdict')}** (exact, by counting) | "
+        f"{chapter_link(chapters, '02_sharing_reductions')} |"]
 
 
 def results_table(families: dict, chapters: str = "", exact_rows: list | None = None) -> str:
@@ -223,7 +229,7 @@ def results_table(families: dict, chapters: str = "", exact_rows: list | None = 
             continue
         rows.append("| " + " | ".join(_cell(x) for x in (
             h.question, h.paper, "; ".join(ours), "; ".join(verdicts),
-            f"{{doc}}`{chapters}{CHAPTERS[claim]}`")) + " |")
+            chapter_link(chapters, CHAPTERS[claim]))) + " |")
     return "\n".join(rows)
 
 
@@ -348,10 +354,11 @@ def headline_figure(claim: str, families: dict):
     h = HEADLINES[claim]
     rows = [(p, f.loc[h.key]) for p, f in families.items() if h.key in f.index]
     fig, ax = plt.subplots(figsize=(FIGURE_WIDTH_IN, 0.55 * len(rows) + 0.9), dpi=100)
-    # the axis holds every estimate (and the margin), up to 12 margins; an interval
+    # the axis holds every interval (and the margin), up to 12 margins; an interval
     # past it is cut with an arrow
-    estimates = [abs(float(r["estimate"]) / float(r["margin"])) for _, r in rows]
-    limit = float(min(12, max(2, np.ceil(max(estimates, default=0)) + 1)))
+    ends = [abs(float(r[k]) / float(r["margin"])) for _, r in rows for k in ("low", "high")
+            if np.isfinite(float(r[k]))]
+    limit = float(min(12, max(2, np.ceil(max(ends, default=0) * 1.05))))
     ax.axvspan(-1, 1, color="0.88", zorder=0, label="within the margin")
     ax.axvline(0, color="0.4", lw=0.8)
     for y, (profile, row) in enumerate(reversed(rows)):
@@ -381,16 +388,160 @@ def bottom_line_glue(claim: str, profile: str, seeds=None, device: str = "auto")
     """{glue key: object} a chapter glues for its bottom-line box: ``bottom_line`` (the
     box's text, as Markdown for ``{glue:md}``) and ``bottom_figure`` (its small figure,
     as a PNG image, the figure closed so that the cell shows nothing else)."""
-    import io
-
     import matplotlib.pyplot as plt
     from IPython.display import Image, Markdown
 
+    from ..book.figure_text import png
     from .ledger import published_families
     families = published_families(profile, seeds, device)
     fig = headline_figure(claim, families)
-    png = io.BytesIO()
-    fig.savefig(png, format="png", dpi=100)
+    image = png(fig, dpi=100)
     plt.close(fig)
     return {"bottom_line": Markdown(bottom_line(claim, families)),
-            "bottom_figure": Image(data=png.getvalue(), format="png")}
+            "bottom_figure": Image(data=image, format="png")}
+
+
+SHORT = {"asymmetry": "3. attention vs FFN", "sop_nsp": "4. SOP vs NSP",
+         "dropout": "5. dropout", "wall_clock": "6. wide ALBERT vs BERT",
+         "transitions": "7. transitions", "embedding_sweep": "8. small E"}
+VERDICT_COLOURS = {"reproduced": "tab:green", "contradicted": "tab:red",
+                   "equivalent": "tab:blue", "inconclusive": "0.45",
+                   "not testable at this scale": "0.75"}
+PROFILE_MARKERS = {"smoke": "^", "cpu": "o", "cpu-long": "D", "gpu": "s"}
+
+
+def headline_forest(families: dict):
+    """The introduction's picture: each chapter's headline decision at each profile, in
+    margins, coloured by its Holm verdict, drawn 660 px wide with 10 pt text, so that it
+    reads at the text column's width. The paper's side is the arrow at the row's label.
+    Returns the figure."""
+    import matplotlib.pyplot as plt
+    from matplotlib.lines import Line2D
+    rows = []
+    for claim, h in HEADLINES.items():
+        for profile, family in families.items():
+            if h.key in family.index:
+                rows.append((claim, profile, family.loc[h.key]))
+    fig, ax = plt.subplots(figsize=(6.6, 0.32 * len(rows) + 1.6), dpi=100)
+    estimates = [abs(float(r["estimate"]) / float(r["margin"])) for _, _, r in rows]
+    limit = float(min(15, max(3, np.ceil(max(estimates, default=0)) + 1)))
+    ax.axvspan(-1, 1, color="0.88", zorder=0)
+    ax.axvline(0, color="0.4", lw=0.8)
+    labels = []
+    for y, (claim, profile, row) in enumerate(rows):
+        m = float(row["margin"])
+        est, low, high = (float(row[k]) / m for k in ("estimate", "low", "high"))
+        colour = VERDICT_COLOURS[verdict_of(row).split(" (")[0]]
+        lo, hi = max(low, -limit), min(high, limit)
+        ax.plot([lo, hi], [y, y], color=colour, lw=2)
+        for end, cut, sign in ((lo, low < -limit, -1), (hi, high > limit, 1)):
+            if cut:
+                ax.annotate("", (end + 0.06 * limit * sign, y), (end, y),
+                            arrowprops={"arrowstyle": "->", "lw": 1.2, "color": colour})
+        ax.plot([min(max(est, -limit), limit)], [y], PROFILE_MARKERS.get(profile, "o"),
+                color=colour, markeredgecolor="black")
+        side = {-1: "paper < 0", 1: "paper > 0", 0: "paper = 0"}[int(row["paper_sign"])]
+        labels.append(f"{SHORT[claim]}, {profile}; {side}")
+    ax.set_yticks(range(len(rows)), labels, fontsize=FONT_PT)
+    ax.set_ylim(len(rows) - 0.5, -0.5)
+    ax.set_xlim(-1.1 * limit, 1.1 * limit)
+    ax.set_xlabel("difference in margins (grey: within the margin)", fontsize=FONT_PT)
+    ax.tick_params(labelsize=FONT_PT)
+    for spine in ("top", "right"):
+        ax.spines[spine].set_visible(False)
+    handles = [Line2D([], [], color=c, lw=2, label=v.split(" at")[0])
+               for v, c in VERDICT_COLOURS.items()]
+    handles += [Line2D([], [], ls="", marker=PROFILE_MARKERS.get(p, "o"), color="white",
+                       markeredgecolor="black", label=p) for p in families]
+    fig.legend(handles=handles, loc="lower center", ncol=4, fontsize=FONT_PT,
+               frameon=False)
+    fig.tight_layout(rect=(0, 0.14, 1, 1))
+    return fig
+
+
+def chapter_glue(claim: str, chapter, family: pd.DataFrame, prefix: str, profile: str,
+                 seeds=None, device: str = "auto") -> dict:
+    """Everything a measured chapter's page glues, in one place: each decision's verdict
+    sentence (under its key, '/' as '_'), the margins' rule and the chapter's own texts
+    (under ``prefix``), and its bottom line (``bottom_line_glue``)."""
+    from .text import margins_text, verdict_sentence
+    out = {f"{prefix}{key}": text for key, text in margins_text(profile).items()}
+    out.update({d.key.replace("/", "_"): verdict_sentence(d, family)
+                for d in chapter.decisions})
+    out.update({f"{prefix}{key}": text for key, text in chapter.texts.items()})
+    out.update(bottom_line_glue(claim, profile, seeds, device))
+    return out
+
+
+# -- the ledger's page ---------------------------------------------------------------------
+
+def ledger_glue(families: dict, profile: str, n_seeds: int) -> dict:
+    """Everything the ledger's page glues: the answers first (``results_table`` and
+    ``scale_text``), the verdict counts, the profiles shown, the fine-tuning grid, the
+    power sentence, the seeds, the hours of pretraining and the fine-tuning repeats."""
+    from IPython.display import Markdown
+
+    from ..profiles import PROFILES
+    from . import ledger, power
+    from .downstream import finetune_repeat_text, finetune_repeats
+    from .text import finetune_grid_text
+    family, profiles = families[profile], list(families)
+    judged = power.power_table(family[family["in_family"]])
+    return {
+        "ledger_results": Markdown(results_table(families, "", exact_rows()) + "\n\n"
+                                   + scale_text(profiles, families)),
+        "ledger_counts": ledger.verdict_counts(family),
+        "ledger_profiles": ", ".join(f"`{p}`" for p in profiles),
+        "ft_grid": finetune_grid_text(profile),
+        "ledger_power": power.power_sentence(judged[judged["unit"] == "nats"],
+                                             "cross-entropy decisions"),
+        "ledger_seeds": str(PROFILES["cpu"].default_seeds),
+        "ledger_sd_uncertainty": power.sd_uncertainty(n_seeds),
+        "ledger_hours": f"{ledger.training_hours(profile):.1f}",
+        "ft_repeats": finetune_repeat_text(finetune_repeats(profiles))
+        or "No model was fine-tuned at two profiles."}
+
+
+def profile_sections(families: dict, current: str) -> list:
+    """What the ledger shows of the profiles beside the book's: each one's counts and
+    table, the decisions whose verdict or stage changes between two of them, and a
+    profile still training with no decision complete yet, its runs so far."""
+    from IPython.display import Markdown
+
+    from . import conditions as C
+    from . import ledger
+    profiles, out = list(families), []
+    for other in profiles[1:]:
+        progress = (f" ({ledger.stretch_progress(other)})" if other in C.STRETCH_PROFILES
+                    else "")
+        out += [Markdown(f"**{other}**{progress}: {ledger.verdict_counts(families[other])}"),
+                ledger.ledger_table(families[other])]
+    for before, after in zip(profiles, profiles[1:]):
+        out.append(Markdown(f"Changes between `{before}` and `{after}`: "
+                            f"{ledger.changes_text(families, before, after)}"))
+        moved = ledger.changes(families, before, after)
+        if len(moved):
+            out.append(moved)
+    for other in C.STRETCH_PROFILES:  # a stretch profile with no decision complete yet
+        if current != "smoke" and other not in profiles:
+            out += [Markdown(f"**{other}**, training in stretches: "
+                             f"{ledger.stretch_progress(other)}; no decision has all its "
+                             f"runs yet. The runs evaluated so far:"),
+                    ledger.stretch_summary(other)]
+    return out
+
+
+def power_sections(families: dict) -> list:
+    """Each other profile's power reading: its sentence and its table."""
+    from IPython.display import Markdown
+
+    from . import power
+    out = []
+    for other in list(families)[1:]:
+        detect = power.power_table(families[other][families[other]["in_family"]])
+        nats = detect[detect["unit"] == "nats"] if len(detect) else detect
+        out.append(Markdown(f"**{other}**: "
+                            f"{power.power_sentence(nats, 'cross-entropy decisions')}"))
+        if len(detect):
+            out.append(detect.round(4))
+    return out

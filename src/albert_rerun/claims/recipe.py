@@ -385,8 +385,9 @@ class Search:
                 f"transfer check {'stored' if self.transfer else 'missing'}")
 
 
-RECIPE_SET = "recipe search (engine v1)"
-V1_BOOK_SET = "previous cpu book (engine v1)"
+# the held-out sets' names as the page shows them; the engines behind them: the changelog
+RECIPE_SET = "recipe search"
+V1_BOOK_SET = "earlier cpu book"
 COMMON_SET = "claims' common set (cpu profile)"
 
 
@@ -766,7 +767,8 @@ def profile_transfer(search: Search) -> str:
                                          "eval_examples": replica["curve"][0]["examples"]})
     hit = crossing(replica["curve"], curve_set["reads_context"])
     return (
-        f"The previous cpu book (engine v1; its {search.texts['v1_book_runs']} runs are kept "
+        f"An earlier cpu book (built with the search's engine; its "
+        f"{search.texts['v1_book_runs']} runs are kept "
         f"in data/results/cpu-v1/ and are not this book's) trained this recipe as its base "
         f"run. Its seed 0, trained there on {_machine(stored)} and again on this CPU "
         f"(data/results/transfer/cpu/), ends at {a[CE]:.3f} nats at [MASK] here against "
