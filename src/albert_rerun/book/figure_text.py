@@ -68,13 +68,18 @@ def fit_to_column(fig, column_px: float = COLUMN_PX, min_px: float = MIN_FONT_PX
     smaller than ``min_px`` pixels; then lay it out again. A figure drawn wider than the
     column is shown shrunk, and its text with it (issue #26: labels of 5 px)."""
     from matplotlib.text import Text
+    changed = False
     width_px = fig.get_figwidth() * fig.dpi
     if width_px > column_px:
         fig.set_size_inches(column_px / fig.dpi, fig.get_figheight())
+        changed = True
     smallest = min_px * 72 / fig.dpi
     for text in fig.findobj(Text):
-        if text.get_fontsize() < smallest:
+        if text.get_fontsize() < smallest and text.get_text().strip():
             text.set_fontsize(smallest)
+            changed = True
+    if not changed:  # a figure that already reads at the column keeps its own layout
+        return
     engine = fig.get_layout_engine()
     if engine is None:
         try:

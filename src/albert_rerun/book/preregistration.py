@@ -101,7 +101,8 @@ def write_preregistration_parts(root: Path) -> list:
     generated.mkdir(parents=True, exist_ok=True)
     frame = K.pilot_frame()
     figure = K.curves_figure(frame, K.rungs())
-    figure.savefig(generated / "preregistration-pilot-curves.png")
+    from .figure_text import png  # records its text's size for the book's check
+    (generated / "preregistration-pilot-curves.png").write_bytes(png(figure))
     import matplotlib.pyplot as plt
     plt.close(figure)
     parts = {"record": record_text(root), "progress": progress_text(),
