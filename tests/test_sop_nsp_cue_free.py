@@ -105,7 +105,7 @@ def test_a_gain_that_is_all_cue_does_not_survive_and_the_decision_is_recomputed_
     check = sop_nsp.cue_free_check(frame, where, 2.0)
     topic = pd.DataFrame([{"task": t, "seed": s, "correct": "1" * len(where), "majority": 0.5}
                           for t in ("nsp", "sop") for s in range(3)])
-    registered = {d.key: d for d in sop_nsp.sop_nsp_decisions(frame, topic, {"pairs": 2.0})}
+    registered = {d.key: d for d in sop_nsp.sop_nsp_decisions(frame, topic, {"pairs": 2.0, "chance": 4.0})}
     assert CUE_FREE_KEY not in registered  # not a decision of the chapter: not in Holm's
     family = holm(registered.values())
     assert CUE_FREE_KEY not in family.index

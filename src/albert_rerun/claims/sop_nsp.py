@@ -320,19 +320,50 @@ def pilot_cue_free_table(frame: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows).set_index("model")
 
 
-def cue_free_text(table: pd.DataFrame, pilot: pd.DataFrame) -> str:
-    """Two sentences on the cue-free pairs, every number read from the two tables."""
+def cue_free_pairs_text(table: pd.DataFrame, pilot: pd.DataFrame, seq: int = 64,
+                        pilot_seq: int = 64) -> str:
+    """Two sentences on the cue-free pairs, every number read from the two tables; a
+    baseline is said to beat the majority only by more than twice its binomial standard
+    error."""
     sop, nsp = table.loc["SOP"], table.loc["NSP"]
-    best_sop = max(sop[f"{label} %"] for _, label in CUE_FREE_BASELINES[1:])
-    text = (f"{int(sop['training pairs'] + sop['test pairs']):,} SOP pairs and "
-            f"{int(nsp['training pairs'] + nsp['test pairs']):,} NSP pairs of the held-out "
-            f"split qualify. On the SOP pairs no baseline without a network does better "
-            f"than {best_sop:.1f}% against a majority of {sop['majority label %']:.1f}%, "
-            f"so where a segment starts or ends no longer tells the order.")
+    label, best = max(((label, sop[f"{label} %"]) for _, label in CUE_FREE_BASELINES[1:]),
+                      key=lambda x: x[1])
+    majority = sop["majority label %"]
+    se = 100 * ((best / 100) * (1 - best / 100) / sop["test pairs"]) ** 0.5
+    text = (f"At {seq} tokens, {int(sop['training pairs'] + sop['test pairs']):,} SOP "
+            f"pairs and {int(nsp['training pairs'] + nsp['test pairs']):,} NSP pairs of the "
+            f"held-out split qualify. ")
+    if best - majority > 2 * se:
+        text += (f"On the SOP pairs the {label} still score {best:.1f}% against a majority "
+                 f"of {majority:.1f}%, more than twice the standard error ({se:.1f}) "
+                 f"above it, so some order cue remains at this length.")
+    else:
+        text += (f"On the SOP pairs no baseline without a network does better than "
+                 f"{best:.1f}% against a majority of {majority:.1f}% (within twice the "
+                 f"standard error, {se:.1f}), so where a segment starts or ends no longer "
+                 f"tells the order.")
     if {"ALBERT-style (all shared, E 32)", "NSP-trained"} <= set(pilot.index):
         a, b = pilot.loc["ALBERT-style (all shared, E 32)"], pilot.loc["NSP-trained"]
-        text += (f" On them the pilot's SOP-trained models' probe reads the order at "
-                 f"{a['SOP probe %']:.1f}% and the NSP-trained models' at "
-                 f"{b['SOP probe %']:.1f}% (mean of {int(a['seeds'])} seeds; exploratory): "
-                 f"the pre-registered decision judges this difference on fresh seeds.")
+        text += (f" On the {pilot_seq}-token pairs, the pilot's SOP-trained models' probe "
+                 f"reads the order at {a['SOP probe %']:.1f}% and the NSP-trained models' "
+                 f"at {b['SOP probe %']:.1f}% (mean of {int(a['seeds'])} seeds; "
+                 f"exploratory): the pre-registered decision judges this difference on "
+                 f"fresh seeds.")
     return text
+
+
+def cue_free_section(profile: str) -> dict:
+    """Chapter 4's cue-free pairs at ``profile``'s length: {"pairs": the counts and
+    baselines table, "pilot": the pilot's probe accuracies on them (cpu-long, seeds
+    0-2), "text"}; the baselines are computed once and stored (``stored_baseline``)."""
+    from ..profiles import SIZES
+    from . import confirm
+    from .baselines import cue_free_baselines
+    from .decisions import stored_baseline
+    seq = SIZES[profile].seq
+    pairs = cue_free_pairs_table(stored_baseline(profile, f"cue-free-baselines-{seq}",
+                                                 cue_free_baselines, seq))
+    pilot = pilot_cue_free_table(confirm.pilot_frame())
+    return {"pairs": pairs, "pilot": pilot,
+            "text": cue_free_pairs_text(pairs, pilot, seq,
+                                        confirm.cue_free_config().max_seq_length)}
