@@ -701,10 +701,10 @@ def train(hours: float | None = None, fill: bool = False, workers: int | None = 
                   finish_by, fill and finish_by is not None)
     configs = (("evaluate", _evaluation_configs()[0]), ("cuefree", cue_free_config()))
     for kind, config in configs:
-        cue_free = {config_hash(C.seeded(conditions(record["steps"])[name], seed).to_dict())
-                    for name in CUE_FREE_ARMS for seed in CONFIRM_SEEDS}
+        # every trained run on the cue-free pairs too (the wish; the registered
+        # design needs them of the SOP and NSP arms, CUE_FREE_ARMS, only)
         ready = [config_hash(c.to_dict()) for c in runs if stored_pretrain(store, c)
-                 is not None and (kind == "evaluate" or config_hash(c.to_dict()) in cue_free)]
+                 is not None and (kind == "evaluate" or c.max_steps > 0)]
         todo = [h for h in ready if stored_eval(store, h, config) is None]
         print(f"[{kind}] {len(ready)} runs, {len(todo)} to do", flush=True)
         jobs = [(h, eval_job, (h, kind, device)) for h in todo]
