@@ -44,12 +44,12 @@ def test_sop_nsp_decisions_on_planted_probes_and_a_partial_frame():
     frame = pd.DataFrame(rows)
     topic = pd.DataFrame([{"task": t, "seed": s, "correct": strings(rng, 0.6, items),
                            "majority": 0.5} for t in ("nsp", "sop") for s in range(3)])
-    out = {d.key: d for d in sop_nsp.sop_nsp_decisions(frame, topic, {"pairs": 2.0})}
+    out = {d.key: d for d in sop_nsp.sop_nsp_decisions(frame, topic, {"pairs": 2.0, "chance": 4.0})}
     assert out["sop_nsp/sop-pairs/sop-nsp"].verdict() == "reproduced"
     assert out["sop_nsp/sop-pairs/sop-nsp"].estimate == pytest.approx(30, abs=6)
     assert out["sop_nsp/topic/nsp"].arms == ()  # a check of the pair sets, no model
     partial = sop_nsp.sop_nsp_decisions(frame[frame["condition"] == "sop"], topic,
-                                        {"pairs": 2.0})
+                                        {"pairs": 2.0, "chance": 4.0})
     assert [d.key for d in partial] == ["sop_nsp/topic/nsp", "sop_nsp/topic/sop"]
 
 
@@ -65,7 +65,7 @@ def test_asymmetry_costs_table_says_which_rows_are_decisions():
                "E=32, all": 0.03, "E=64, none": -0.02, "E=64, attention": -0.01,
                "E=64, ffn": 0.0, "E=64, all": 0.01}
     frame = pd.concat([runs({"A": v}).assign(condition=k) for k, v in effects.items()])
-    decisions = asymmetry.asymmetry_decisions(frame, frame.iloc[0:0], 32, 64, [], {"ce": 0.01})
+    decisions = asymmetry.asymmetry_decisions(frame, frame.iloc[0:0], 32, 64, [], {"ce": 0.01, "small": 0.01})
     costs = asymmetry.costs_table(frame, decisions, 32, 64, 0.01)
     assert len(costs) == 6
     decided = costs.index[costs["a decision"].str.startswith("yes")].tolist()
@@ -85,7 +85,7 @@ def test_nearly_free_is_read_with_care_where_the_whole_cost_is_within_the_margin
     effects = {"E=32, none": 0.0, "E=32, attention": 0.004, "E=32, ffn": 0.01,
                "E=32, all": 0.024}
     frame = pd.concat([runs({"A": v}).assign(condition=k) for k, v in effects.items()])
-    made = asymmetry.asymmetry_decisions(frame, frame.iloc[0:0], 32, 64, [], {"ce": 0.027})
+    made = asymmetry.asymmetry_decisions(frame, frame.iloc[0:0], 32, 64, [], {"ce": 0.027, "small": 0.027})
     text = asymmetry.free_caveat(made, 0.027, "cpu")
     assert "margin (0.027 nats) is at least the measured cost" in text
     assert "+0.024 nats" in text and "17% of that whole cost" in text
