@@ -116,3 +116,14 @@ def transitions(runs: pd.DataFrame):
     axes[1].legend(fontsize=7)
     fig.tight_layout()
     return fig
+
+
+def sop_nsp(runs: pd.DataFrame):
+    """Chapter 4's figure: the probes' accuracy on SOP and NSP pairs, each test set's
+    majority share dashed, and the cross-entropy at [MASK] beside, by objective."""
+    probes = ("sop_accuracy_probe", "nsp_accuracy_probe")
+    return by_condition(runs, {"sop_accuracy_probe": "SOP pairs: probe accuracy",
+                               "nsp_accuracy_probe": "NSP pairs: probe accuracy",
+                               CE: CE_LABEL},
+                        reference={t: runs[t.replace("accuracy_probe", "majority")].iloc[0]
+                                   for t in probes})
