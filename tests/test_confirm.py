@@ -219,6 +219,14 @@ def test_chapters_show_progress_only_until_the_design_is_complete(tmp_path, monk
     assert text.startswith("**Confirmatory test** (pre-registered: dropout 0.1 minus no")
     assert f"0 of {total} runs are stored" in text and "nats" not in text
     assert K.status_text("transitions") == ""  # no primary decision
+    assert "Equal time was measured" not in K.status_text("wall_clock")
+    record = {"provenance": {"machine": {"cpu": "a CPU"}}, "bert_step_seconds": 0.05,
+              "wide_step_seconds": 0.1, "steps": 10800, "bert_steps": 21600}
+    (tmp_path / K.STORE / "choices").mkdir(parents=True)
+    (tmp_path / K.STORE / "choices" / f"{K.EQUAL_TIME}.json").write_text(json.dumps(record))
+    assert K.status_text("wall_clock").endswith(
+        "Equal time was measured on a CPU: 50.0 ms a step for the BERT-style model, 100.0 "
+        "ms for the wide one, so the wide model trains 10,800 steps against 21,600.")
     # complete: the verdicts, read from the family (the store is faked here)
     monkeypatch.setattr(K, "progress", lambda store=None: pd.DataFrame(
         {"evaluated": [len(K.CONFIRM_SEEDS)] * 9, "of": [len(K.CONFIRM_SEEDS)] * 9}))

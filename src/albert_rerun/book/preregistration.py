@@ -33,12 +33,7 @@ def progress_text(store=None) -> str:
     lines += [f"| {name} | {row.trained} of {row.of} | {row.evaluated} of {row.of} |"
               for name, row in table.iterrows()]
     if record:
-        machine = record["provenance"]["machine"]["cpu"]
-        lines += ["", f"Equal time was measured on {machine}: "
-                  f"{1000 * record['bert_step_seconds']:.1f} ms a step for the BERT-style "
-                  f"model, {1000 * record['wide_step_seconds']:.1f} ms for the wide one, so "
-                  f"the wide model trains {record['steps']:,} steps against "
-                  f"{record['bert_steps']:,}."]
+        lines += ["", K.equal_time_sentence(record)]
     else:
         lines += ["", "Equal time is not measured yet: the first stretch measures it "
                   "before its first run."]

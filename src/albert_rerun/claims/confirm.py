@@ -747,6 +747,16 @@ if __name__ == "__main__":
 
 # -- what the chapters say ---------------------------------------------------------------
 
+def equal_time_sentence(record: dict | None) -> str:
+    """The stored equal-time measurement in one sentence ("" before it is made)."""
+    if not record:
+        return ""
+    return (f"Equal time was measured on {record['provenance']['machine']['cpu']}: "
+            f"{1000 * record['bert_step_seconds']:.1f} ms a step for the BERT-style model, "
+            f"{1000 * record['wide_step_seconds']:.1f} ms for the wide one, so the wide "
+            f"model trains {record['steps']:,} steps against {record['bert_steps']:,}.")
+
+
 def status_text(claim: str, store=None) -> str:
     """One paragraph for a chapter: its primary decisions' confirmatory verdicts once
     every confirmatory run is stored; before, how many are, and nothing else."""
@@ -756,10 +766,12 @@ def status_text(claim: str, store=None) -> str:
     labels = "; ".join(s.label for s in specs)
     table = progress(store)
     done, total = int(table["evaluated"].sum()), int(table["of"].sum())
+    timing = (" " + equal_time_sentence(equal_time_record(store))
+              if claim == "wall_clock" and equal_time_record(store) else "")
     if done < total:
         return (f"**Confirmatory test** (pre-registered: {labels}): {done} of {total} runs "
                 f"are stored. It is judged once, when all are; until then the numbers on "
-                f"this page are exploratory.")
+                f"this page are exploratory.{timing}")
     from .decisions import interval_text
     primary = confirmatory_families()["primary"]
     parts = []
@@ -768,4 +780,4 @@ def status_text(claim: str, store=None) -> str:
         parts.append(f"{spec.label}: {interval_text(row['estimate'], row['low'], row['high'], row['unit'])} "
                      f"{row['unit']}, **{row['verdict_staged']}** after Holm's adjustment over "
                      f"the primary family ({row['n_seeds']} fresh seeds)")
-    return "**Confirmatory test** (pre-registered): " + "; ".join(parts) + "."
+    return "**Confirmatory test** (pre-registered): " + "; ".join(parts) + "." + timing

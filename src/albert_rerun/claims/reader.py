@@ -397,8 +397,11 @@ def bottom_line_glue(claim: str, profile: str, seeds=None, device: str = "auto")
     fig = headline_figure(claim, families)
     image = png(fig, dpi=100)
     plt.close(fig)
+    from .confirm import status_text
     return {"bottom_line": Markdown(bottom_line(claim, families)),
-            "bottom_figure": Image(data=image, format="png")}
+            "bottom_figure": Image(data=image, format="png"),
+            # the pre-registered test's progress, or its verdicts once complete (issue #25)
+            "confirm_status": Markdown(status_text(claim) or "")}
 
 
 SHORT = {"asymmetry": "3. attention vs FFN", "sop_nsp": "4. SOP vs NSP",

@@ -71,6 +71,11 @@ def sop_nsp(profile: str, seeds=None, device="auto", train_missing=False,
         chapter.tables["cue_free"] = check["table"]
         chapter.texts["cue_free"] = check["text"]
         chapter.extra["cue_free"] = check["decisions"]
+        # the pre-registered decision's pairs: whole sentences only (issue #25)
+        cue = cue_free_section(profile)
+        chapter.tables["cue_free_pairs"] = cue["pairs"]
+        chapter.tables["cue_free_pilot"] = cue["pilot"]
+        chapter.texts["cue_free_pairs"] = cue["text"]
     return downstream(chapter, profile) if present else chapter
 
 
