@@ -798,7 +798,8 @@ def plot_candidates(search: Search):
     import matplotlib.pyplot as plt
     levels = search.levels[RECIPE_SET]
     r = levels["rungs"]
-    fig, axes = plt.subplots(1, 3, figsize=(13, 3.8))
+    # one panel a row: side by side, at the text column's width, they were unreadable
+    fig, axes = plt.subplots(3, 1, figsize=(6.6, 11))
     vocabulary = search.candidates[CHOSEN]["config"]["model"]["vocab_size"]
     for k, (name, result) in enumerate(search.candidates.items()):
         curve, style = pd.DataFrame(result["curve"]), {"marker": ".", "color": f"C{k}"}
@@ -820,8 +821,9 @@ def plot_candidates(search: Search):
     axes[1].set(xlabel="training steps", ylabel="accuracy at [MASK] (%)")
     axes[2].set(xlabel="training seconds (this CPU)", ylabel="cross-entropy at [MASK] (nats)",
                 ylim=(r["bigram_loss_at_mask"] - 0.4, r["unigram_loss_at_mask"] + 0.8))
-    axes[0].legend(fontsize=7)
-    fig.tight_layout()
+    fig.legend(*axes[0].get_legend_handles_labels(), loc="lower center", ncol=2,
+               fontsize=7.5, frameon=False)
+    fig.tight_layout(rect=(0, 0.07, 1, 1))
     return fig
 
 
