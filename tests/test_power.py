@@ -274,7 +274,7 @@ def test_the_quiet_block_silences_statsmodels_convergence_warning():
 def test_a_table_is_a_frame_indexed_by_key():
     table = power.power_table(_family({"a": 0.01}))
     assert isinstance(table, pd.DataFrame) and table.index.name == "key"
-    assert table.attrs == {"alpha": 0.05, "power": 0.8, "seeds": None}
+    assert table.attrs == {"alpha": 0.05, "power": 0.8, "seeds": None, "tests": None}
 
 
 def test_the_sd_of_three_seeds_is_uncertain_by_a_factor_of_about_half_to_six():
@@ -292,3 +292,22 @@ def test_an_empty_family_gives_an_empty_table_with_its_columns():
     table = power.power_table(holm([]).reindex(columns=["label", "method"]))
     assert table.empty and "unit" in table.columns
     assert table[table["unit"] == "nats"].empty
+
+
+def test_power_at_holms_first_step_alpha():
+    """Issue #25: the power table reads Holm's first-step alpha, 5% over the family's
+    tests (two a decision), not an unadjusted 5%."""
+    family = _family({"a": 0.01, "b": 0.02, "c": 0.03})  # and one bootstrap decision
+    assert power.holm_alpha(family) == pytest.approx(0.05 / 8)
+    holm_table = power.power_table(family, alpha="holm")
+    plain = power.power_table(family)
+    assert holm_table.attrs["alpha"] == pytest.approx(0.05 / 8)
+    assert holm_table.attrs["tests"] == 8
+    # a stricter alpha needs a larger difference and more seeds
+    assert (holm_table["smallest detectable difference"]
+            > plain["smallest detectable difference"]).all()
+    assert power.power_sentence(holm_table).startswith(
+        "With 3 seeds, a paired t at Holm's first-step alpha (0.0063: 5% over the "
+        "family's 8 tests)")
+    assert "at an alpha of 0.0063 has" in power.power_sentence(
+        power.power_table(family, alpha=0.05 / 8))

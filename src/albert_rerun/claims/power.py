@@ -191,7 +191,14 @@ def paired_sd(low: float, high: float, n: int, confidence: float = 0.95) -> floa
     return (high - low) / 2 * math.sqrt(n) / stats.t.ppf(0.5 + confidence / 2, n - 1)
 
 
-def power_table(family, seeds: int | None = None, alpha: float = 0.05,
+def holm_alpha(family, alpha: float = 0.05) -> float:
+    """Holm's first-step alpha for a family frame (``stats.holm``'s): ``alpha`` over its
+    tests, two for each decision in the family (the issue's power table reads it)."""
+    tests = 2 * int(family["in_family"].sum()) if "in_family" in family else 0
+    return alpha / tests if tests else alpha
+
+
+def power_table(family, seeds: int | None = None, alpha: float | str = 0.05,
                 power: float = 0.8):
     """One row per paired-t decision of ``family`` (the frame of stats.holm, indexed by
     decision key), in the family's order: its paired SD, read back from its interval,
@@ -199,9 +206,14 @@ def power_table(family, seeds: int | None = None, alpha: float = 0.05,
     a two-sided t at ``alpha`` detects with probability ``power`` (in its unit and in
     its margins), the seeds that detect one margin, and the TOST's power, and seeds for
     ``power``, at a true difference of 0. ``alpha``, ``power`` and ``seeds`` are kept in
-    the table's ``attrs`` for power_sentence."""
+    the table's ``attrs`` for power_sentence. ``alpha="holm"``: Holm's first-step alpha
+    over the family's tests (``holm_alpha``), the level its most significant test meets."""
     import numpy as np
     import pandas as pd
+    tests = None
+    if alpha == "holm":
+        tests = 2 * int(family["in_family"].sum()) if "in_family" in family else 0
+        alpha = holm_alpha(family)
     rows = {}
     chosen = family[family["method"] == T_METHOD] if "method" in family else family.iloc[:0]
     for key, d in chosen.iterrows():
@@ -229,7 +241,7 @@ def power_table(family, seeds: int | None = None, alpha: float = 0.05,
     for column in ("seeds to detect the margin", "seeds for the TOST at a true 0"):
         if column in table and np.isfinite(table[column]).all():
             table[column] = table[column].astype(int)  # counts, where every one is finite
-    table.attrs.update(alpha=alpha, power=power, seeds=seeds)
+    table.attrs.update(alpha=alpha, power=power, seeds=seeds, tests=tests)
     return table
 
 
@@ -255,7 +267,10 @@ def power_sentence(table, what: str = "decisions") -> str:
     ratio, detect = table["in margins"], table["seeds to detect the margin"]
     tost, for_tost = table["TOST power at a true 0"], table["seeds for the TOST at a true 0"]
     chance = _a(f"{power:.0%}")
-    return (f"With {seeds} seeds, a paired t at {alpha:.0%} has {chance} chance to detect "
+    tests = table.attrs.get("tests")
+    level = (f"Holm's first-step alpha ({alpha:.2g}: 5% over the family's {tests} tests)"
+             if tests else f"{alpha:.0%}" if alpha >= 0.01 else f"an alpha of {alpha:.2g}")
+    return (f"With {seeds} seeds, a paired t at {level} has {chance} chance to detect "
             f"a true difference of {_number(ratio.min())} to {_number(ratio.max())} times "
             f"the margin (median {_number(ratio.median())}) across these {len(table)} "
             f"{what}; {int((ratio <= 1).sum())} of them would detect a difference the "

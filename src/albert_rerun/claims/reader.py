@@ -489,7 +489,7 @@ def ledger_glue(families: dict, profile: str, n_seeds: int) -> dict:
     from .downstream import finetune_repeat_text, finetune_repeats
     from .text import finetune_grid_text
     family, profiles = families[profile], list(families)
-    judged = power.power_table(family[family["in_family"]])
+    judged = power.power_table(family[family["in_family"]], alpha="holm")
     return {
         "ledger_results": Markdown(results_table(families, "", exact_rows()) + "\n\n"
                                    + scale_text(profiles, families)),
@@ -534,6 +534,12 @@ def profile_sections(families: dict, current: str) -> list:
     return out
 
 
+def holm_of(family) -> float:
+    """Holm's first-step alpha of a whole family (its judged decisions, two tests each)."""
+    from .power import holm_alpha
+    return holm_alpha(family)
+
+
 def power_sections(families: dict) -> list:
     """Each other profile's power reading: its sentence and its table."""
     from IPython.display import Markdown
@@ -541,7 +547,8 @@ def power_sections(families: dict) -> list:
     from . import power
     out = []
     for other in list(families)[1:]:
-        detect = power.power_table(families[other][families[other]["in_family"]])
+        detect = power.power_table(families[other][families[other]["in_family"]],
+                                   alpha="holm")
         nats = detect[detect["unit"] == "nats"] if len(detect) else detect
         out.append(Markdown(f"**{other}**: "
                             f"{power.power_sentence(nats, 'cross-entropy decisions')}"))
