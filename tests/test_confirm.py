@@ -217,7 +217,7 @@ def test_chapters_show_progress_only_until_the_design_is_complete(tmp_path, monk
     total = 9 * len(K.CONFIRM_SEEDS)
     text = K.status_text("dropout")
     assert text.startswith("**Confirmatory test** (pre-registered: dropout 0.1 minus no")
-    assert f"0 of {total} runs are stored" in text and "nats" not in text
+    assert f"0 of {total} runs trained, 0 evaluated" in text and "nats" not in text
     assert K.status_text("transitions") == ""  # no primary decision
     assert "Equal time was measured" not in K.status_text("wall_clock")
     record = {"provenance": {"machine": {"cpu": "a CPU"}}, "bert_step_seconds": 0.05,
@@ -229,7 +229,8 @@ def test_chapters_show_progress_only_until_the_design_is_complete(tmp_path, monk
         "ms for the wide one, so the wide model trains 10,800 steps against 21,600.")
     # complete: the verdicts, read from the family (the store is faked here)
     monkeypatch.setattr(K, "progress", lambda store=None: pd.DataFrame(
-        {"evaluated": [len(K.CONFIRM_SEEDS)] * 9, "of": [len(K.CONFIRM_SEEDS)] * 9}))
+        {"trained": [len(K.CONFIRM_SEEDS)] * 9, "evaluated": [len(K.CONFIRM_SEEDS)] * 9,
+         "of": [len(K.CONFIRM_SEEDS)] * 9}))
     monkeypatch.setattr(K, "confirmatory_families",
                         lambda: {"primary": K.family(synthetic(), RUNGS)})
     text = K.status_text("asymmetry")

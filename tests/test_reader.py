@@ -34,7 +34,16 @@ H = reader.HEADLINES["asymmetry"]
     (-0.05, 0.02, "no clear difference (the interval is wide)"),
     (-np.inf, np.inf, "one seed only: no interval")])
 def test_the_words_follow_the_interval(low, high, expected):
-    assert reader.direction(row(0.0, low, high), H) == expected
+    assert reader.direction(row(0.0, low, high, "reproduced"), H) == expected
+
+
+def test_an_interval_holm_does_not_follow_is_read_as_unadjusted():
+    """Review: "dropout hurts" stood beside an inconclusive verdict after Holm."""
+    assert reader.direction(row(0.0, -0.05, -0.01, "reproduced", "inconclusive"), H) == \
+        "at 5% before Holm's adjustment only, " + H.lower
+    # within the margin the words already say less than a finding
+    assert reader.direction(row(0.0, -0.02, -0.01, "equivalent", "inconclusive"), H) == \
+        H.lower + ", by less than the margin"
 
 
 def test_the_verdict_is_holms_with_the_raw_one_beside_where_they_differ():

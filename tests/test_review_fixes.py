@@ -90,7 +90,7 @@ def test_cue_free_tables_read_the_stored_baselines():
     assert pilot.loc["NSP-trained", "SOP probe %"] == 51.0 and pilot["seeds"].eq(3).all()
     text = cue_free_pairs_text(table, pilot)
     assert text.startswith("At 64 tokens, 2,835 SOP pairs") and "better than 52.2%" in text
-    assert "at 49.0%" in text and "at 51.0%" in text
+    assert "scores 49.0%" in text and "51.0%" in text
     # a baseline clear of the majority is said to be so
     strong = cue_free_pairs_table({"sop": {**row, "cue_bits_accuracy": 0.60}, "nsp": row})
     text = cue_free_pairs_text(strong, pilot, seq=32)

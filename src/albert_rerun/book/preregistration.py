@@ -27,8 +27,12 @@ def progress_text(store=None) -> str:
     table = K.progress(store)
     record = K.equal_time_record(store)
     total, done = int(table["of"].sum()), int(table["evaluated"].sum())
-    lines = [f"**Progress**: {done} of {total} confirmatory runs are trained and "
-             f"evaluated. No confirmatory estimate is computed before all {total} are.",
+    trained = int(table["trained"].sum())
+    lines = [f"**Progress**: {trained} of the {total} confirmatory runs are trained and "
+             f"{done} evaluated (the {total} are the nine conditions at "
+             f"{len(K.CONFIRM_SEEDS)} seeds; the random-initialization controls and the "
+             f"learning-rate check of amendment 1 come beside them). No confirmatory "
+             f"estimate is computed before all {total} are.",
              "", "| condition | trained | evaluated |", "|---|---|---|"]
     lines += [f"| {name} | {row.trained} of {row.of} | {row.evaluated} of {row.of} |"
               for name, row in table.iterrows()]

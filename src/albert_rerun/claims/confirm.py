@@ -768,10 +768,11 @@ def status_text(claim: str, store=None) -> str:
     done, total = int(table["evaluated"].sum()), int(table["of"].sum())
     timing = (" " + equal_time_sentence(equal_time_record(store))
               if claim == "wall_clock" and equal_time_record(store) else "")
+    trained = int(table["trained"].sum())
     if done < total:
-        return (f"**Confirmatory test** (pre-registered: {labels}): {done} of {total} runs "
-                f"are stored. It is judged once, when all are; until then the numbers on "
-                f"this page are exploratory.{timing}")
+        return (f"**Confirmatory test** (pre-registered: {labels}): {trained} of {total} "
+                f"runs trained, {done} evaluated. It is judged once, when all are; until "
+                f"then the numbers on this page are exploratory.{timing}")
     from .decisions import interval_text
     primary = confirmatory_families()["primary"]
     parts = []

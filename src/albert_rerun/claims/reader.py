@@ -100,7 +100,13 @@ def direction(row, headline: Headline) -> str:
     inside = -margin < low and high < margin
     if low > 0 or high < 0:
         words = headline.higher if low > 0 else headline.lower
-        return words + (", by less than the margin" if inside else "")
+        if inside:
+            return words + ", by less than the margin"
+        # the interval is unadjusted: where Holm's verdict does not follow it, say so
+        # (review: "dropout hurts" stood beside "inconclusive")
+        if row.get("verdict_holm") == "inconclusive":
+            return "at 5% before Holm's adjustment only, " + words
+        return words
     if inside:
         return "no difference larger than the margin"
     return "no clear difference (the interval is wide)"
@@ -538,6 +544,15 @@ def holm_of(family) -> float:
     """Holm's first-step alpha of a whole family (its judged decisions, two tests each)."""
     from .power import holm_alpha
     return holm_alpha(family)
+
+
+def power_for(family, keys):
+    """The power table of some decisions of ``family`` (a chapter's) at the whole
+    family's Holm first-step alpha, its sentence naming the family's tests."""
+    from . import power
+    table = power.power_table(family.loc[list(keys)], alpha=holm_of(family))
+    table.attrs["tests"] = 2 * int(family["in_family"].sum())
+    return table
 
 
 def power_sections(families: dict) -> list:

@@ -343,17 +343,16 @@ def cue_free_pairs_text(table: pd.DataFrame, pilot: pd.DataFrame, seq: int = 64,
                  f"of {majority:.1f}%, more than twice the standard error ({se:.1f}) "
                  f"above it, so some order cue remains at this length.")
     else:
-        text += (f"On the SOP pairs no baseline without a network does better than "
-                 f"{best:.1f}% against a majority of {majority:.1f}% (within twice the "
-                 f"standard error, {se:.1f}), so where a segment starts or ends no longer "
-                 f"tells the order.")
+        text += (f"On the SOP pairs no baseline we tried without a network does better "
+                 f"than {best:.1f}% against a majority of {majority:.1f}% (within twice "
+                 f"the standard error, {se:.1f}): where a segment starts or ends no "
+                 f"longer tells these baselines the order.")
     if {"ALBERT-style (all shared, E 32)", "NSP-trained"} <= set(pilot.index):
         a, b = pilot.loc["ALBERT-style (all shared, E 32)"], pilot.loc["NSP-trained"]
         text += (f" On the {pilot_seq}-token pairs, the pilot's SOP-trained models' probe "
-                 f"reads the order at {a['SOP probe %']:.1f}% and the NSP-trained models' "
-                 f"at {b['SOP probe %']:.1f}% (mean of {int(a['seeds'])} seeds; "
-                 f"exploratory): the pre-registered decision judges this difference on "
-                 f"fresh seeds.")
+                 f"scores {a['SOP probe %']:.1f}% and the NSP-trained models' "
+                 f"{b['SOP probe %']:.1f}% (mean of {int(a['seeds'])} seeds; exploratory). "
+                 f"The pre-registered decision judges this difference on fresh seeds.")
     return text
 
 

@@ -223,7 +223,8 @@ def margins_text(profile: str) -> dict:
             "rungs": (f"the unigram's {r['unigram_loss_at_mask']:.3f} nats and the left "
                       f"bigram's {r['bigram_loss_at_mask']:.3f} nats at [MASK] on the "
                       f"{r['targets']:,} [MASK] targets of the held-out set"),
-            "ce_reason": MARGIN_REASONS["ce"]}
+            "ce_reason": MARGIN_REASONS["ce"],
+            "small_margin": f"{m['small']:.4f}", "small_reason": MARGIN_REASONS["small"]}
 
 
 def passes_sentence(passes: float) -> str:
