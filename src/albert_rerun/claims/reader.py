@@ -46,8 +46,11 @@ HEADLINES = {
         "on the sentence-order task an SOP-trained model scores 86.5%, an NSP-trained "
         "one 52.0% (chance): +34.5 points (Table 5)",
         "sop_nsp/sop-pairs/sop-nsp",
-        "the NSP-trained model orders sentences better",
-        "the SOP-trained model orders sentences better", True),
+        "the NSP-trained model's probe orders the held-out pairs better",
+        "the SOP-trained model's probe orders the held-out pairs better (pairs that keep "
+        "the segment-cut cue, and a frozen-encoder probe where the paper scores the "
+        "models' own heads; on whole-sentence pairs the pilot's models are at chance: "
+        "the chapter's last sections)", True),
     "dropout": Headline(
         "Does dropout hurt?",
         "removing dropout raises ALBERT-xxlarge's downstream average by +0.3 points "
@@ -61,7 +64,9 @@ HEADLINES = {
         "training time (Table 6)",
         "wall_clock/equal-time",
         "the wide ALBERT-style model predicts [MASK] better",
-        "the BERT-style model predicts [MASK] better", True),
+        "the BERT-style model predicts [MASK] better (read it with the chapter's "
+        "equal-time section: the wide runs did not take the BERT-style runs' time, and "
+        "their learning rate came from a sweep in which no rate learned)", True),
     "transitions": Headline(
         "Are layer-to-layer transitions smoother under sharing?",
         "ALBERT's transitions are much smoother than BERT's (Figure 1, no numbers)",
