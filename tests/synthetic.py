@@ -26,3 +26,20 @@ def runs(effects: dict, seeds: int = 5, scale: float = 1.0) -> pd.DataFrame:
 def strings(rng, p, items):
     """Per-item correctness ('1' right, '0' wrong) of ``items`` items at accuracy ``p``."""
     return "".join("1" if x else "0" for x in rng.random(items) < p)
+
+
+def stored_run(folder, config):
+    """A stored pretraining result of ``config`` (its initialized weights) in the store
+    ``folder``, as engine.pretrain.run writes one; returns (folder, result, the model)."""
+    import torch
+
+    from albert_rerun import AlbertForPreTraining
+    from albert_rerun.engine import store
+    torch.manual_seed(config.seed)
+    model = AlbertForPreTraining(config.model)
+    path = store.pretrain_path(folder, config)
+    weights = store.save_weights(path.with_suffix(".safetensors"), model.state_dict())
+    result = {"config": config.to_dict(), "hash": path.stem, "metrics": {"steps": 0},
+              "curve": [], "weights": weights}
+    store.atomic_write_json(path, result)
+    return folder, result, model

@@ -9,12 +9,12 @@ import numpy as np
 import pytest
 import torch
 
-from albert_rerun import AlbertForPreTraining
 from albert_rerun.data import cue_free
 from albert_rerun.data.corpus import tokenize_split
 from albert_rerun.data.tokenizer import Tokenizer
 from albert_rerun.engine import store
 from albert_rerun.engine.evaluate import CueFreeEval, EvalConfig, evaluate_stored
+from synthetic import stored_run
 
 T = 64  # the cpu and cpu-long profiles' sequence length, where the pilot is evaluated
 SETS = [(task, part) for task in cue_free.TASKS for part in cue_free.PARTS]
@@ -186,13 +186,7 @@ def test_cue_free_eval_of_a_stored_tiny_model(tmp_path):
     (pretraining hash, CueFreeEval key) and read back."""
     from albert_rerun.profiles import pretraining_config
     config = pretraining_config("smoke", max_steps=0, warmup_steps=0, seed=3)
-    torch.manual_seed(config.seed)
-    model = AlbertForPreTraining(config.model)
-    path = store.pretrain_path(tmp_path, config)
-    weights = store.save_weights(path.with_suffix(".safetensors"), model.state_dict())
-    result = {"config": config.to_dict(), "hash": path.stem, "metrics": {"steps": 0},
-              "curve": [], "weights": weights}
-    store.atomic_write_json(path, result)
+    _, result, _ = stored_run(tmp_path, config)
     evaluation = CueFreeEval(max_seq_length=config.max_seq_length)
     stored = evaluate_stored(tmp_path, result, evaluation, torch.device("cpu"))
     metrics = stored["metrics"]

@@ -14,6 +14,7 @@ from albert_rerun.engine import evaluate as evaluation
 from albert_rerun.engine import store
 from albert_rerun.engine.evaluate import EvalConfig, evaluate_stored
 from albert_rerun.profiles import eval_config, pretraining_config
+from synthetic import stored_run
 
 pytestmark = pytest.mark.usefixtures("single_thread")
 CONFIG = pretraining_config("smoke", max_steps=4, seed=3)
@@ -22,14 +23,7 @@ CONFIG = pretraining_config("smoke", max_steps=4, seed=3)
 def _stored_run(tmp_path, config=CONFIG):
     """A stored pretraining result of ``config`` (its initialized weights), as run()
     writes one; returns (store folder, result, the model)."""
-    torch.manual_seed(config.seed)
-    model = AlbertForPreTraining(config.model)
-    path = store.pretrain_path(tmp_path, config)
-    weights = store.save_weights(path.with_suffix(".safetensors"), model.state_dict())
-    result = {"config": config.to_dict(), "hash": path.stem, "metrics": {"steps": 0},
-              "curve": [], "weights": weights}
-    store.atomic_write_json(path, result)
-    return tmp_path, result, model
+    return stored_run(tmp_path, config)
 
 
 def test_config_hash_is_stable_and_order_free():

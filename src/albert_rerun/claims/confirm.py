@@ -398,23 +398,28 @@ def _needed(name: str, seeded, evaluations) -> list:
     return needed
 
 
+def _stored(store, name: str, seeded, evaluations) -> tuple:
+    """(the stored run or None, whether it is stored with every evaluation it needs)."""
+    from ..engine.store import stored_eval, stored_pretrain
+    run = stored_pretrain(store, seeded)
+    return run, run is not None and all(
+        stored_eval(store, config_hash(c.to_dict()), e) is not None
+        for c, e in _needed(name, seeded, evaluations))
+
+
 def load(store, configs: dict, seeds, require: bool = True) -> pd.DataFrame:
     """One row per (condition, seed) of ``store``: pretraining figures, both evaluations
     (the common held-out sets and the cue-free pairs) and, for the transition arms, the
     random-init control's. ``require``: NotComplete names what is missing."""
     from ..engine.config import untrained
-    from ..engine.store import stored_eval, stored_pretrain
     from .decisions import CONTROL_METRICS, _evaluations, _machine
     evaluations = _evaluation_configs()
     missing, rows = [], []
     for name, config in configs.items():
         for seed in seeds:
             seeded = C.seeded(config, seed)
-            run = stored_pretrain(store, seeded)
-            needed = _needed(name, seeded, evaluations)
-            absent = run is None or any(
-                stored_eval(store, config_hash(c.to_dict()), e) is None for c, e in needed)
-            if absent:
+            run, complete = _stored(store, name, seeded, evaluations)
+            if not complete:
                 missing.append(f"{name!r} seed {seed}")
                 continue
             row = {"condition": name, "seed": seed, "hash": run["hash"], **run["metrics"],
@@ -495,7 +500,6 @@ def confirmatory_families() -> dict:
 def progress(store=None) -> pd.DataFrame:
     """How many of each condition's seeds are trained and evaluated: counts only, no
     estimate (what the book shows until the design is complete)."""
-    from ..engine.store import stored_eval, stored_pretrain
     store = store or results_dir(STORE)
     record = equal_time_record(store)
     configs = conditions(record["steps"] if record else None)
@@ -504,13 +508,9 @@ def progress(store=None) -> pd.DataFrame:
     for name in CONDITIONS:
         trained = evaluated = 0
         for seed in CONFIRM_SEEDS if name in configs else ():
-            seeded = C.seeded(configs[name], seed)
-            run = stored_pretrain(store, seeded)
+            run, complete = _stored(store, name, C.seeded(configs[name], seed), evaluations)
             trained += run is not None
-            needed = _needed(name, seeded, evaluations)
-            evaluated += run is not None and all(
-                stored_eval(store, config_hash(c.to_dict()), e) is not None
-                for c, e in needed)
+            evaluated += complete
         rows.append({"condition": name, "trained": trained, "evaluated": evaluated,
                      "of": len(CONFIRM_SEEDS)})
     return pd.DataFrame(rows).set_index("condition")
@@ -661,18 +661,10 @@ def measure_equal_time(steps: int = TIMING_STEPS, warmup: int = TIMING_WARMUP,
 def eval_job(pretrain_hash: str, kind: str, device: str) -> dict:
     """One stored run's evaluation: "evaluate" (the common held-out sets, as cpu-long's)
     or "cuefree" (the cue-free SOP and NSP pairs)."""
-    import torch
-
-    from ..engine.evaluate import evaluate_stored
-    from ..engine.pretrain import cpu_threads, resolve_device
     from ..profiles import eval_config
-    store = results_dir(STORE)
-    result = read_json(store / "pretrain" / f"{pretrain_hash}.json")
-    torch.set_num_threads(cpu_threads())
+    from .driver import evaluate_hash
     config = eval_config(PILOT_PROFILE) if kind == "evaluate" else cue_free_config()
-    outcome = evaluate_stored(store, result, config, resolve_device(device))
-    return {"hash": pretrain_hash, "metrics": {k: v for k, v in outcome["metrics"].items()
-                                               if isinstance(v, float)}}
+    return evaluate_hash(results_dir(STORE), pretrain_hash, config, device)
 
 
 def train(hours: float | None = None, fill: bool = False, workers: int | None = None,
@@ -766,8 +758,8 @@ def status_text(claim: str, store=None) -> str:
     labels = "; ".join(s.label for s in specs)
     table = progress(store)
     done, total = int(table["evaluated"].sum()), int(table["of"].sum())
-    timing = (" " + equal_time_sentence(equal_time_record(store))
-              if claim == "wall_clock" and equal_time_record(store) else "")
+    record = equal_time_record(store) if claim == "wall_clock" else None
+    timing = " " + equal_time_sentence(record) if record else ""
     trained = int(table["trained"].sum())
     if done < total:
         return (f"**Confirmatory test** (pre-registered: {labels}): {trained} of {total} "

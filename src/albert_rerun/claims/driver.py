@@ -61,17 +61,23 @@ def pretrain_job(config_dict: dict, profile: str, device: str, compile: bool,
 
 def eval_job(pretrain_hash: str, profile: str, device: str, fresh: bool,
              kind: str = "evaluate") -> dict:
-    from ..engine.evaluate import evaluate_stored
-    from ..engine.pretrain import resolve_device
     from ..profiles import eval_config, finetune_config
-    store = results_dir(profile)
+    config = finetune_config(profile) if kind == "finetune" else eval_config(profile)
+    return evaluate_hash(results_dir(profile), pretrain_hash, config, device, fresh)
+
+
+def evaluate_hash(store, pretrain_hash: str, config, device: str,
+                  fresh: bool = False) -> dict:
+    """The evaluation ``config`` of the stored run ``pretrain_hash`` in ``store`` (computed
+    if missing, at the worker's threads): its hash and its numeric metrics."""
+    import torch
+
+    from ..engine.evaluate import evaluate_stored
+    from ..engine.pretrain import cpu_threads, resolve_device
     result = read_json(store / "pretrain" / f"{pretrain_hash}.json")
     if result is None:
         raise FileNotFoundError(f"no stored pretraining run {pretrain_hash} in {store}")
-    import torch
-    from ..engine.pretrain import cpu_threads
     torch.set_num_threads(cpu_threads())
-    config = finetune_config(profile) if kind == "finetune" else eval_config(profile)
     outcome = evaluate_stored(store, result, config, resolve_device(device), fresh=fresh)
     return {"hash": pretrain_hash, "metrics": {k: v for k, v in outcome["metrics"].items()
                                                if isinstance(v, float)}}
