@@ -7,7 +7,8 @@ requirements (a path to .venv's site-packages, whose own .pth files, the editabl
 albert_rerun among them, are not processed). Its cell clones the repository from a
 ``file://`` URL of this checkout (its committed HEAD, as Colab clones the published one),
 installs it there with ``pip install --no-deps -e`` (the requirements are all present,
-so none is installed: no torch download), and the chapter's next cells run on.
+so none is installed: no torch download), and the chapter's next cells run on. The install
+itself is scripts/kernel_install.py, which the cell runs; its own tests need no clone.
 """
 import os
 import re
@@ -127,6 +128,97 @@ def test_the_bootstrap_clones_installs_and_the_chapter_goes_on(tmp_path, bare_en
                            cwd=clone.parent, env=env, capture_output=True, text=True,
                            timeout=120)
     assert again.returncode == 0 and again.stdout == "", again.stderr
+
+
+# -- the bootstrap's install script -----------------------------------------------------
+
+KERNEL_INSTALL = ROOT / "scripts" / "kernel_install.py"
+
+
+@pytest.fixture
+def kernel_install():
+    """scripts/kernel_install.py as a module (it is not in the package: the bootstrap runs
+    it before albert_rerun is installed)."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("kernel_install", KERNEL_INSTALL)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_bootstrap_runs_the_install_script_which_needs_only_the_standard_library():
+    import ast
+    cell = bootstrap_cells(SOURCES[0])[0].source
+    assert 'root / "scripts" / "kernel_install.py"' in cell and KERNEL_INSTALL.is_file()
+    imported = set()
+    for node in ast.walk(ast.parse(KERNEL_INSTALL.read_text())):
+        if isinstance(node, ast.Import):
+            imported.update(alias.name.split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            imported.add(node.module.split(".")[0])
+    assert imported and imported <= sys.stdlib_module_names, imported - sys.stdlib_module_names
+
+
+def test_the_install_script_flags_absent_and_other_pins_but_never_torch_or_ipykernel(
+        kernel_install, monkeypatch):
+    from importlib.metadata import version
+    lacking = kernel_install.lacking
+    assert not lacking(f"pytest=={version('pytest')}")
+    assert lacking("pytest==0.0.1")
+    assert lacking("no-such-distribution-of-albert-rerun==1.0")
+    assert not lacking("torch==0.0.1") and not lacking("ipykernel==0.0.1")
+    monkeypatch.setattr(kernel_install, "version", lambda name: "1.2.3+cu121")
+    assert not lacking("anything==1.2.3")  # a local build of the pinned version
+    assert lacking("anything==1.2.4")
+
+
+def test_the_install_script_installs_what_is_lacking_and_says_so(kernel_install, tmp_path,
+                                                                 monkeypatch, capsys):
+    import importlib.util
+    from importlib.metadata import version
+    calls = []
+    monkeypatch.setattr(kernel_install.subprocess, "run",
+                        lambda command, check: calls.append(command))
+    pip = [sys.executable, "-m", "pip", "install", "--quiet"]
+    build = ["--no-build-isolation"] if importlib.util.find_spec("setuptools") else []
+    package = ["--no-deps", *build, "-e", str(tmp_path)]
+    requirements = tmp_path / "requirements.txt"
+    # every pin satisfied (torch and ipykernel at any version): only the package
+    requirements.write_text(f"# pins\ntorch==0.0.1\n\npytest=={version('pytest')}  # tests\n"
+                            "ipykernel==0.0.1\n")
+    assert kernel_install.install({"pytest", "torch"}, tmp_path) == []
+    assert calls == [pip + package]
+    assert capsys.readouterr().out == (f"albert_rerun installed from {tmp_path}; "
+                                       "requirements added: none\n")
+    # one pin at another version, already imported, and one absent
+    calls.clear()
+    requirements.write_text(f"pytest=={version('pytest')}\nnumpy==0.0.1\n"
+                            "no-such-distribution-of-albert-rerun==1.0\n")
+    added = ["numpy==0.0.1", "no-such-distribution-of-albert-rerun==1.0"]
+    assert kernel_install.install({"numpy", "pytest"}, tmp_path) == added
+    assert calls == [pip + added, pip + package]
+    assert capsys.readouterr().out == (
+        "installing 2 pinned requirements (a few minutes)\n"
+        f"albert_rerun installed from {tmp_path}; requirements added: {added}\n"
+        "restart the kernel and run all again: ['numpy==0.0.1'] were imported before\n")
+    # the same, none of them imported yet: no restart
+    assert kernel_install.install({"pytest"}, tmp_path) == added
+    assert "restart" not in capsys.readouterr().out
+
+
+def test_the_install_script_stops_with_pips_failure(tmp_path):
+    """Run as the bootstrap runs it, on a checkout that pip cannot install: it exits
+    with an error and does not say it installed anything."""
+    (tmp_path / "scripts").mkdir()
+    script = tmp_path / "scripts" / "kernel_install.py"
+    script.write_text(KERNEL_INSTALL.read_text())
+    (tmp_path / "requirements.txt").write_text("# nothing to install\n")
+    env = {**os.environ, "PIP_DISABLE_PIP_VERSION_CHECK": "1", "PIP_NO_INDEX": "1"}
+    result = subprocess.run([sys.executable, str(script), "sys", "os"], cwd=tmp_path, env=env,
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode != 0
+    assert "kernel_install:" in result.stderr and "failed" in result.stderr, result.stderr
+    assert "albert_rerun installed" not in result.stdout
 
 
 # -- the box ----------------------------------------------------------------------------

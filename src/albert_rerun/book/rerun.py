@@ -36,7 +36,8 @@ LAUNCH_BUTTONS = {"colab_url": "https://colab.research.google.com",
 REPOSITORY = re.compile(r"[A-Za-z0-9][A-Za-z0-9-]*/[A-Za-z0-9._-]+")
 BOX_CLASS = "rerun-chapter"
 # The tag of every chapter's first cell, which installs the package in Colab or Binder
-# (the same cell in every chapter; tests/test_rerun.py runs it on a file:// clone).
+# with scripts/kernel_install.py (the same cell in every chapter; tests/test_rerun.py runs
+# it on a file:// clone).
 BOOTSTRAP_TAG = "bootstrap"
 
 
