@@ -25,6 +25,21 @@ def test_the_sharing_chapter_names_the_counts_it_does_not_match():
     assert texts["grouped_all_g1"] < texts["grouped_all_g12"]
 
 
+def test_the_parameter_tables_keep_to_six_columns_with_their_index():
+    """Issue #26 (slim tables): Table 4's two index levels made seven columns; its rows
+    are now named as the paper names them, in one index column."""
+    chapter = exact.sharing_reductions()
+    for name in ("table4", "table1"):
+        table = chapter.tables[name]
+        assert table.index.nlevels + len(table.columns) <= 6, name
+        assert not table.isna().any().any(), name
+    table4 = chapter.tables["table4"]
+    assert table4.index.name == "ALBERT-base" and table4.index.is_unique
+    assert table4.loc["E = 128, all shared", "paper (M)"] == 12
+    assert table4.loc["E = 768, not shared", "matches"] == "without pooler"
+    assert set(exact.embedding_share().tables) == {"components", "factorization", "table3"}
+
+
 def test_a_module_that_disagrees_with_the_closed_form_stops_the_chapter(monkeypatch):
     monkeypatch.setattr(exact, "built", lambda config: {"embeddings": -1})
     with pytest.raises(AssertionError, match="closed form and module disagree"):

@@ -7,19 +7,28 @@ from albert_rerun.claims.decisions import CE
 from albert_rerun.profiles import eval_config
 
 
-def test_scale_sentences_ignore_a_shorter_equal_flops_budget():
-    """The wide model's shorter schedule must not move the scale sentence (it once made
-    the wall-clock chapter's checked output flaky)."""
+def test_scale_sentences_count_tokens_as_the_paper_does_from_the_config():
+    """One count of a run's tokens everywhere (steps x batch x length, as the paper's
+    262B): the chapters said 5.3M (tokens seen) where the introduction said 5.53M, and
+    a shorter equal-FLOPs budget among the runs must not move the sentence (it once
+    made the wall-clock chapter's checked output flaky)."""
     base = C.base("smoke")
+    tokens = base.max_steps * base.batch_size * base.max_seq_length
+    assert text.tokens_per_run(base) == tokens
     full = pd.DataFrame({"steps": [20, 20], "tokens": [2e6, 2e6], "seed": [0, 1]})
     short = pd.DataFrame({"steps": [7, 9], "tokens": [7e5, 9e5], "seed": [0, 1]})
     mixed = pd.concat([full, short])
     assert text.scale_gap(mixed, base, "asymmetry") == text.scale_gap(full, base, "asymmetry")
     assert text.scale_short(mixed, base) == text.scale_short(full, base)
-    assert "20 steps, 2.0M tokens, 2 seeds" in text.scale_short(full, base)
+    shown = text._tokens_text(tokens)
+    assert f"{base.max_steps:,} steps, {shown} tokens, 2 seeds" in text.scale_short(full, base)
     one = pd.DataFrame({"steps": [20], "tokens": [5120.0], "seed": [0]})
-    assert "20 steps, 5,120 tokens, 1 seed" in text.scale_short(one, base)
-    assert "5,120 tokens per run" in text.scale_gap(one, base, "asymmetry")
+    assert f"{shown} tokens, 1 seed" in text.scale_short(one, base)
+    assert f"{shown} tokens per run" in text.scale_gap(one, base, "asymmetry")
+    # the paper's tokens over ours, rounded as the introduction rounds it
+    ratio = 125_000 * 4096 * 512 / tokens
+    assert f"(262B tokens, {text.times(ratio)} ours)" in text.scale_gap(one, base,
+                                                                        "asymmetry")
 
 
 def test_each_chapter_names_the_scale_of_its_own_paper_experiment():
@@ -63,14 +72,34 @@ def test_scale_gap_names_each_arm_of_a_claim_whose_arms_differ():
                          arms={"BERT-style": (bert, "B"), "wide": (wide, "W")})
     bert_m = text.parameter_count(bert) / 1e6
     wide_m = text.parameter_count(wide) / 1e6
-    assert f"BERT-style {bert_m:.2f}M parameters, 20 steps, 2.0M tokens" in gap
-    assert f"wide {wide_m:.2f}M parameters, 7 steps, 700,000 tokens" in gap
+    b_tokens, w_tokens = text.tokens_per_run(bert), text.tokens_per_run(wide)
+    assert w_tokens < b_tokens
+    assert (f"BERT-style {bert_m:.2f}M parameters, {bert.max_steps:,} steps, "
+            f"{text._tokens_text(b_tokens)} tokens") in gap
+    assert f"wide {wide_m:.2f}M parameters, 7 steps, {text._tokens_text(w_tokens)} tokens" in gap
     assert "2 seeds" in gap
     # each paper model against the arm in its place: BERT-large against BERT-style,
     # ALBERT-xxlarge against the wide arm
-    assert "BERT-large 334M parameters, 400,000 steps (839B tokens, 419,430x ours of the " \
-        "BERT-style arm)" in gap
-    assert "(262B tokens, 374,491x ours of the wide arm)" in gap
+    theirs = text.paper.EXPERIMENT_SCALE["wall_clock"]
+    assert (f"BERT-large 334M parameters, 400,000 steps (839B tokens, "
+            f"{text.times(theirs.tokens(400_000) / b_tokens)} ours of the BERT-style "
+            f"arm)") in gap
+    assert (f"(262B tokens, {text.times(theirs.tokens(125_000) / w_tokens)} ours of the "
+            f"wide arm)") in gap
+
+
+def test_the_metrics_table_keeps_to_the_accuracy_at_mask():
+    """Issue #26 (slim tables): the accuracy over every predicted position left the main
+    table (it stays in the runs); the cross-entropy and accuracy at [MASK] remain, with
+    their units, and extra columns follow them."""
+    frame = pd.DataFrame({"condition": ["a", "a", "b", "b"], "seed": [0, 1, 0, 1],
+                          CE: [6.5, 6.6, 6.4, 6.45], "mlm_accuracy_at_mask": [0.05] * 4,
+                          "mlm_accuracy": [0.13] * 4})
+    table = text.metrics_table(frame, {"params (M)": pd.Series({"a": 1.0, "b": 2.0})})
+    assert list(table.columns) == ["CE at [MASK] (nats)", "MLM acc. at [MASK] %",
+                                   "params (M)"]
+    assert table.index.name == "condition"
+    assert table.loc["a", "MLM acc. at [MASK] %"].startswith("5.0 [")
 
 
 def test_spread_gives_median_and_range_never_a_t_interval():
@@ -88,8 +117,8 @@ def test_throughput_reading_names_the_swapped_pair():
     """Review: chapter 6's throughput verdict said 'not reproduced' without naming the one
     pair whose order differs from the paper's."""
     from albert_rerun.claims import measurements
-    speed = pd.DataFrame({"speedup_vs_bert_large": [3.55, 3.86, 1.0, 0.3],
-                          "paper speedup": [5.6, 4.7, 1.0, 0.3]},
+    speed = pd.DataFrame({"speedup vs BERT-large (x)": [3.55, 3.86, 1.0, 0.3],
+                          "paper speedup (x)": [5.6, 4.7, 1.0, 0.3]},
                          index=["albert-base", "bert-base", "bert-large", "albert-xxlarge"])
     pairs = measurements.discordant_pairs(speed)
     assert [(a, b) for a, b, _ in pairs] == [("albert-base", "bert-base")]
@@ -97,7 +126,7 @@ def test_throughput_reading_names_the_swapped_pair():
     reading = measurements.throughput_reading(speed, 0.8)
     assert reading.startswith("not reproduced") and "1 of the 6 pairs" in reading
     assert "albert-base at 0.92 times bert-base's speed" in reading
-    same = speed.assign(speedup_vs_bert_large=[4.0, 3.86, 1.0, 0.3])
+    same = speed.assign(**{"speedup vs BERT-large (x)": [4.0, 3.86, 1.0, 0.3]})
     assert measurements.discordant_pairs(same) == []
     assert measurements.throughput_reading(same, 1.0).startswith("reproduced")
 
@@ -146,7 +175,14 @@ def test_throughput_times_whole_training_steps_and_keeps_the_slowest(results):
     for row in measured["rows"].values():
         assert row["slowest_step_seconds"] >= row["step_seconds"] > 0
     speed, _ = measurements.throughput_table(measured)
-    assert (speed["slowest / fastest step"] >= 1).all()
+    assert (speed["slowest / fastest step (x)"] >= 1).all()
+    # the page's headers carry their units; tokens/s whole, ratios to 2 decimals (#26)
+    assert list(speed.columns) == ["tokens/s", "speedup vs BERT-large (x)",
+                                   "slowest / fastest step (x)", "paper speedup (x)",
+                                   "params (M)"]
+    assert speed["tokens/s"].dtype.kind == "i" and speed.loc["bert-large",
+                                                              "speedup vs BERT-large (x)"] == 1
+    assert (speed["speedup vs BERT-large (x)"] == speed["speedup vs BERT-large (x)"].round(2)).all()
     assert measurements.setup_text(measured).endswith(
         "a step is the forward pass, backward pass and LAMB update")
     # a stored measurement of the old method (no "step") is read, not mistaken for new
@@ -156,7 +192,7 @@ def test_throughput_times_whole_training_steps_and_keeps_the_slowest(results):
                                 for k, v in measured["rows"].items()}}
     del old["step"]
     assert "without the optimizer's update" in measurements.setup_text(old)
-    assert "slowest / fastest step" not in measurements.throughput_table(old)[0]
+    assert "slowest / fastest step (x)" not in measurements.throughput_table(old)[0]
     # both stand on the page once the old method's measurement is kept beside the new
     assert measurements.earlier_reading("smoke", "cpu") == ""
     import json

@@ -24,8 +24,8 @@ def dropout(profile: str, seeds=None, device="auto", train_missing=False,
     chapter = Chapter("dropout", runs, gated(dropout_decisions(runs, m), runs, rungs,
                                              premise_untestable(passes)))
     chapter.tables["runs"] = metrics_table(runs, {
-        "training CE at [MASK]": summary(runs, "train_mlm_loss_at_mask"),
-        "gap (held-out minus training)": summary(runs, "overfitting gap")})
+        "training CE at [MASK] (nats)": summary(runs, "train_mlm_loss_at_mask"),
+        "gap, held-out minus training (nats)": summary(runs, "overfitting gap")})
     chapter.tables["runs"]["paper Avg (xxlarge)"] = chapter.tables["runs"].index.map(
         {"no dropout": paper.TABLE8_AVG["without dropout"],
          "dropout 0.1": paper.TABLE8_AVG["with dropout"]})

@@ -104,30 +104,39 @@ def throughput(profile: str, device: str = "auto", fresh: bool = False) -> dict:
     return result
 
 
+# The throughput table's headers, one unit each (issue #26: the stored measurement keeps
+# its snake_case keys; the page shows these)
+TOKENS = "tokens/s"
+SPEEDUP = "speedup vs BERT-large (x)"
+PAPER_SPEEDUP = "paper speedup (x)"
+SPREAD = "slowest / fastest step (x)"
+
+
 def throughput_table(measured: dict):
-    """Our speedups beside the paper's, with parameters; and the rank correlation."""
+    """Our speedups beside the paper's, with parameters; and the rank correlation (of
+    the unrounded speedups). Tokens/s whole, ratios to 2 decimals."""
     import pandas as pd
 
     from ..model.params import closed_form
-    rows = pd.DataFrame(measured["rows"]).T
-    speed = rows[["tokens_per_second", "speedup_vs_bert_large"]].copy()
+    rows = pd.DataFrame(measured["rows"]).T.astype(float)
+    speed = pd.DataFrame({TOKENS: rows["tokens_per_second"].round().astype(int),
+                          SPEEDUP: rows["speedup_vs_bert_large"]})
     if "slowest_step_seconds" in rows:  # how much the timed steps differ (review)
-        speed["slowest / fastest step"] = (rows["slowest_step_seconds"]
-                                           / rows["step_seconds"]).astype(float)
-    speed["paper speedup"] = pd.Series(paper.TABLE2_SPEEDUP)
+        speed[SPREAD] = rows["slowest_step_seconds"] / rows["step_seconds"]
+    speed[PAPER_SPEEDUP] = pd.Series(paper.TABLE2_SPEEDUP)
     speed["params (M)"] = [round(sum(closed_form(table1_config(n)).values()) / 1e6)
                            for n in speed.index]
-    rho = float(speed["speedup_vs_bert_large"].rank().corr(speed["paper speedup"].rank(),
-                                                           method="spearman"))
-    return speed.round(2), rho
+    rho = float(speed[SPEEDUP].rank().corr(speed[PAPER_SPEEDUP].rank(), method="spearman"))
+    return speed.round(2).rename_axis("model"), rho
 
 
 def discordant_pairs(speed) -> list:
     """The pairs of models that our throughput orders the other way round from the
     paper's speedups, as (paper's faster, paper's slower, our ratio of the two) tuples,
-    fastest pairs first: what a rank correlation under 1 is made of."""
-    ours = speed["speedup_vs_bert_large"]
-    theirs = speed["paper speedup"].sort_values(ascending=False)
+    fastest pairs first: what a rank correlation under 1 is made of. ``speed``:
+    ``throughput_table``'s table."""
+    ours = speed[SPEEDUP]
+    theirs = speed[PAPER_SPEEDUP].sort_values(ascending=False)
     names = list(theirs.index)
     return [(a, b, float(ours[a] / ours[b]))
             for i, a in enumerate(names) for b in names[i + 1:]

@@ -42,12 +42,12 @@ def sop_nsp(profile: str, seeds=None, device="auto", train_missing=False,
                                       for k in table.index]
     table.index.name = "trained with"
     chapter.tables["objectives"] = table
-    topic_table = topic.groupby("task").agg(accuracy=("accuracy", "mean"),
-                                            majority=("majority", "first"),
-                                            train_pairs=("train_pairs", "first"),
-                                            test_pairs=("test_pairs", "first"))
-    topic_table[["accuracy", "majority"]] *= 100
-    chapter.tables["topic"] = topic_table.round(1)
+    topic_table = topic.groupby("task").agg(**{
+        "bag of words %": ("accuracy", "mean"), "majority %": ("majority", "first"),
+        "training pairs": ("train_pairs", "first"), "test pairs": ("test_pairs", "first")})
+    shares = ["bag of words %", "majority %"]
+    topic_table[shares] = (100 * topic_table[shares]).round(1)
+    chapter.tables["topic"] = topic_table
     chapter.texts.update(
         scale_gap=scale_gap(runs, C.base(profile), "sop_nsp"),
         scale_short=scale_short(runs, C.base(profile)),

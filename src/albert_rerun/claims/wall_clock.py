@@ -54,16 +54,19 @@ def wall_clock(profile: str, seeds=None, device="auto", train_missing=False,
         "params (M)": pd.Series({k: round(parameter_count(c) / 1e6, 3)
                                  for k, c in conditions.items()}),
         "H": pd.Series({k: c.model.hidden_size for k, c in conditions.items()}),
-        "steps": pd.Series({k: c.max_steps for k, c in conditions.items()}),
         "training PFLOPs": pd.Series({k: round(v / 1e15, 3) for k, v in flops.items()})})
     # Measured seconds are kept apart from what the runs computed: they vary from one
     # machine and moment to the next, so a regression test can compare the rest exactly.
     # Median and range, not a t-interval: the seeds' seconds are not draws from one
     # distribution (other machines, other loads), and an interval over three of them
-    # reached below zero (second review).
-    chapter.tables["timing"] = pd.DataFrame({
-        "seconds per step, median (range)": spread(runs, "step_seconds", 4),
+    # reached below zero (second review). The steps stand here, beside the seconds they
+    # took, which keeps both tables to six columns (issue #26); the texts glue them too.
+    timing = pd.DataFrame({
+        "ms per step, median (range)": spread(runs.assign(step_ms=1000 * runs["step_seconds"]),
+                                              "step_ms", 1),
         "training seconds, median (range)": spread(runs, "train_seconds", 0)})
+    timing.insert(0, "steps", [conditions[k].max_steps for k in timing.index])
+    chapter.tables["timing"] = timing.rename_axis("condition")
     sweep = pd.DataFrame({"learning rate": [float(k) for k in choice["mlm_loss_at_mask"]],
                           "CE at [MASK] (nats)": list(choice["mlm_loss_at_mask"].values())})
     chapter.tables["sweep"] = sweep.set_index("learning rate").round(4)
