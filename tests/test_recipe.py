@@ -159,7 +159,7 @@ def test_the_chapter_names_each_size_and_each_held_out_set():
     assert texts["common_reads_context_loss"] < texts["common_rung_unigram_loss"]
     assert "cpu-v1" in texts["profile_transfer"] and "0.003" in texts["profile_transfer"]
     assert list(recipe.levels_table(search.levels).columns) == [
-        recipe.RECIPE_SET, recipe.V1_BOOK_SET, recipe.COMMON_SET]
+        recipe.RECIPE_SET, recipe.CPU_V1_SET, recipe.COMMON_SET]
 
 
 def test_a_vocabulary_the_rule_does_not_pick_is_stated_as_a_deviation():

@@ -50,8 +50,8 @@ MARGIN_REASONS = {
              "cost of sharing every layer measured at E 32 at cpu and cpu-long, so 'no "
              "asymmetry' and 'nearly free' were judged against a margin larger than the "
              "effects they are compared with, and FFN-only sharing read nearly free too. "
-             "Set after the cpu and cpu-long results were seen (a review; the methods "
-             "page's 'When the rules were written'); the pre-registration uses the same "
+             "Set after the cpu and cpu-long results were seen (the methods page's "
+             "'When the rules were written'); the pre-registration uses the same "
              "margin for the same questions",
     "pairs": "2 points of SOP or NSP accuracy, about the binomial standard error of a "
              "1,024-pair test set (1.6 points at 50%) and far below the differences the "
@@ -66,7 +66,8 @@ MARGIN_REASONS = {
               f"({paper.TABLE5['nsp'][2]:.1f} against 50), so that a model like the paper's "
               f"passes (at 2 points it passed at most 5% of the time); the chance line here is "
               f"the same architecture's probe at random initialization, paired by seed. Set "
-              f"after the cpu and cpu-long results were seen (a review)",
+              f"after the cpu and cpu-long results were seen (the methods page's 'When the "
+              f"rules were written')",
     "downstream": "1 point of accuracy, between the smallest downstream gain the paper "
                   "reads (0.3 Avg: Tables 3 and 8) and its sharing costs (1.4 to 2.8)",
     "roughness": "0.02: a change of the mean second difference of 2% of the curve's mean "

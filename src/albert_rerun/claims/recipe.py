@@ -20,7 +20,8 @@ The stores, under data/results/: ``recipe/`` (the candidates, on this CPU),
 logs), ``recipe-grid/cpu/`` (two grid candidates again on this CPU),
 ``recipe-grid/step-seconds.json`` (this CPU's seconds per step of every shape),
 ``transfer/cpu/`` (engine v1's cpu base run, seed 0, again on this CPU) and ``cpu-v1/``
-(the previous cpu book, engine v1: the 48 runs of that book, not of this one).
+(the 48 cpu runs engine v1 trained with the chosen recipe as their base; no claim reads
+them).
 """
 from __future__ import annotations
 
@@ -387,7 +388,7 @@ class Search:
 
 # the held-out sets' names as the page shows them; the engines behind them: the changelog
 RECIPE_SET = "recipe search"
-V1_BOOK_SET = "earlier cpu book"
+CPU_V1_SET = "cpu-v1 runs (search's engine)"
 COMMON_SET = "claims' common set (cpu profile)"
 
 
@@ -410,7 +411,7 @@ def load(root: Path | None = None, profile_config=None) -> Search:
                     None)
     levels = {RECIPE_SET: legacy_reference_levels(named["recipe"][CHOSEN]["config"])}
     if transfer:
-        levels[V1_BOOK_SET] = legacy_reference_levels(transfer[1]["config"])
+        levels[CPU_V1_SET] = legacy_reference_levels(transfer[1]["config"])
     levels[COMMON_SET] = common_levels("cpu")
     search = Search(named["recipe"], named["recipe-grid/cuda"], named["recipe-grid/cpu"],
                     timing["step_seconds"],
@@ -442,7 +443,7 @@ def describe(search: Search, profile_config) -> None:
 
 
 def level_texts(levels: dict) -> dict:
-    """The glued levels: the search's set, the claims' common set, the previous book's."""
+    """The glued levels: the search's set, the claims' common set, the cpu-v1 runs'."""
     recipe, common = levels[RECIPE_SET], levels[COMMON_SET]
     texts = {"plateau_accuracy": 100 * recipe["plateau"],
              "top_piece_share": 100 * recipe["top_share"],
@@ -462,9 +463,9 @@ def level_texts(levels: dict) -> dict:
              "common_rung_bigram_loss": common["rungs"]["bigram_loss_at_mask"],
              "common_reads_context_loss": common["reads_context"],
              "common_sequences": common["sequences"]}
-    if V1_BOOK_SET in levels:
-        texts["v1_book_plateau_accuracy"] = 100 * levels[V1_BOOK_SET]["plateau"]
-        texts["v1_book_sequences"] = levels[V1_BOOK_SET]["sequences"]
+    if CPU_V1_SET in levels:
+        texts["v1_book_plateau_accuracy"] = 100 * levels[CPU_V1_SET]["plateau"]
+        texts["v1_book_sequences"] = levels[CPU_V1_SET]["sequences"]
     return texts
 
 
@@ -755,7 +756,7 @@ def _machine(result: dict) -> str:
 
 def profile_transfer(search: Search) -> str:
     """Engine v1's cpu base run, seed 0, trained again on this CPU, against the stored run
-    of the previous cpu book (cpu-v1) with the same config."""
+    of cpu-v1 (the cpu runs engine v1 trained, which no claim reads) with the same config."""
     if search.transfer is None:
         return ""
     replica, stored = search.transfer
@@ -767,12 +768,11 @@ def profile_transfer(search: Search) -> str:
                                          "eval_examples": replica["curve"][0]["examples"]})
     hit = crossing(replica["curve"], curve_set["reads_context"])
     return (
-        f"An earlier cpu book (built with the search's engine; its "
-        f"{search.texts['v1_book_runs']} runs are kept "
-        f"in data/results/cpu-v1/ and are not this book's) trained this recipe as its base "
-        f"run. Its seed 0, trained there on {_machine(stored)} and again on this CPU "
+        f"The search's engine also trained {search.texts['v1_book_runs']} cpu runs with "
+        f"this recipe as their base (data/results/cpu-v1/; no claim reads them). Their "
+        f"base run's seed 0, trained on {_machine(stored)} and again on this CPU "
         f"(data/results/transfer/cpu/), ends at {a[CE]:.3f} nats at [MASK] here against "
-        f"{b[CE]:.3f} there, on that book's held-out set of {book['sequences']} SOP pairs "
+        f"{b[CE]:.3f} there, on those runs' held-out set of {book['sequences']} SOP pairs "
         f"(reads-context threshold {book['reads_context']:.3f}); their curve points differ by "
         f"at most {curve_difference(replica['curve'], stored['curve']):.3f}. MLM accuracy "
         f"{100 * a['mlm_accuracy']:.2f}% against {100 * b['mlm_accuracy']:.2f}%, SOP accuracy "
