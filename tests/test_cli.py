@@ -65,9 +65,28 @@ def test_a_corrupt_corpus_stops_the_training_command_in_one_line(data_copy, flip
 
 
 @pytest.mark.parametrize("module", ["claims/__main__.py", "book/__main__.py", "train.py",
+                                    "claims/driver.py", "claims/confirm.py",
                                     "book/build.py", "engine/bench.py", "claims/gpu_search.py",
                                     "engine/distributed.py"])
 def test_every_command_line_goes_through_run_main(module):
     from albert_rerun.paths import repo_root
     text = (repo_root() / "src" / "albert_rerun" / module).read_text()
     assert "raise SystemExit(run_main(main))" in text
+
+
+@pytest.mark.parametrize("argv", [["--seeds", "0"], ["--seeds", "-2"], ["--seeds", "two"],
+                                  ["--workers", "0"]])
+def test_a_count_below_one_stops_the_driver_before_anything_runs(argv, capsys):
+    """`--seeds 0` once fell back to the profile's default seeds without a word."""
+    from albert_rerun.claims.driver import main
+    with pytest.raises(SystemExit) as stop:
+        main(["--profile", "smoke", *argv])
+    assert stop.value.code == EXIT_BAD_INPUT
+    err = capsys.readouterr().err
+    assert argv[0] in err and "Traceback" not in err
+    assert len([line for line in err.splitlines() if line.startswith("usage:")]) == 1
+
+
+def test_positive_int_accepts_counts():
+    from albert_rerun.cli import positive_int
+    assert positive_int("3") == 3

@@ -38,3 +38,17 @@ def run_main(main: Callable[..., int], argv=None) -> int:
             raise
         print(one_line(error), file=sys.stderr, flush=True)
         return EXIT_BAD_INPUT
+
+
+def positive_int(text: str) -> int:
+    """argparse's ``type`` for a count that must be at least 1 (``--seeds 0`` once fell
+    back to the profile's default without a word): a bad value stops the command with
+    argparse's one-line usage error."""
+    import argparse
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value

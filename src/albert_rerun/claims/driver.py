@@ -30,6 +30,7 @@ import math
 import os
 import time
 
+from ..cli import positive_int
 from ..engine.config import PretrainConfig
 from ..engine.runner import rank_and_world, run_many, shard, worker_threads
 from ..engine.store import (atomic_write_json, config_hash, read_json, results_dir,
@@ -524,9 +525,10 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--profile", default="cpu", choices=tuple(PROFILES))
-    parser.add_argument("--seeds", type=int, default=None, help="default: the profile's")
+    parser.add_argument("--seeds", type=positive_int, default=None,
+                        help="seeds per condition, at least 1 (default: the profile's)")
     parser.add_argument("--device", default="auto", choices=("auto", "cpu", "cuda"))
-    parser.add_argument("--workers", type=int, default=None,
+    parser.add_argument("--workers", type=positive_int, default=None,
                         help="parallel training processes (default: 2 on a CPU, 1 on a GPU)")
     parser.add_argument("--fresh", action="store_true", help="retrain even if stored")
     parser.add_argument("--compile", action="store_true", help="torch.compile the models")
@@ -582,4 +584,5 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    from ..cli import run_main
+    raise SystemExit(run_main(main))

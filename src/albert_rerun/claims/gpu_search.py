@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 
+from ..cli import positive_int
 from ..profiles import GPU_SEARCH_CHOICE, PROFILES, SIZES, pretraining_config
 from .conditions import with_steps
 
@@ -72,7 +73,7 @@ def main(argv=None) -> int:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--profile", default="gpu", choices=tuple(PROFILES))
     parser.add_argument("--device", default="auto", choices=("auto", "cpu", "cuda"))
-    parser.add_argument("--workers", type=int, default=1, help="runs side by side")
+    parser.add_argument("--workers", type=positive_int, default=1, help="runs side by side")
     parser.add_argument("--compile", action="store_true", help="torch.compile the models")
     parser.add_argument("--fresh", action="store_true", help="retrain even if stored")
     parser.add_argument("--seconds", type=float, default=float("inf"),
