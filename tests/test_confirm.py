@@ -216,9 +216,12 @@ def test_chapters_show_progress_only_until_the_design_is_complete(tmp_path, monk
     monkeypatch.setenv("ALBERT_RERUN_RESULTS", str(tmp_path))
     total = 9 * len(K.CONFIRM_SEEDS)
     text = K.status_text("dropout")
-    assert text.startswith("**Confirmatory test** (pre-registered: dropout 0.1 minus no")
+    assert text.startswith("**{term}`Confirmatory <confirmatory>` test** (pre-registered: dropout 0.1 minus no")
     assert f"0 of {total} runs trained, 0 evaluated" in text and "nats" not in text
     assert K.status_text("transitions") == ""  # no primary decision
+    # a registered difference the other way round from the chapter's says so
+    assert "this page's no dropout minus dropout 0.1 taken the other way round" in text
+    assert "other way round" not in K.status_text("sop_nsp")
     assert "Equal time was measured" not in K.status_text("wall_clock")
     record = {"provenance": {"machine": {"cpu": "a CPU"}}, "bert_step_seconds": 0.05,
               "wide_step_seconds": 0.1, "steps": 10800, "bert_steps": 21600}
@@ -321,3 +324,17 @@ def test_provenance_check_catches_dirty_and_unrelated_commits():
                    "src/albert_rerun/engine").stdout.strip()
     assert changed and not K.same_training_code(f"{changed}~1", record["commit"])
     assert K.same_training_code(record["commit"], record["commit"])
+
+
+def test_the_glance_line_names_the_verdicts_only_once_complete(tmp_path, monkeypatch):
+    from albert_rerun.claims import reader
+    monkeypatch.setenv("ALBERT_RERUN_RESULTS", str(tmp_path))
+    line = reader.confirm_line()
+    assert "0 of 99 runs stored and evaluated" in line and "**" not in line.split("test**")[1]
+    monkeypatch.setattr(K, "complete", lambda store=None: True)
+    monkeypatch.setattr(K, "confirmatory_families",
+                        lambda: {"primary": K.family(synthetic(), RUNGS)})
+    line = reader.confirm_line()
+    assert "judged after Holm's adjustment over its primary family" in line
+    assert all(spec.label in line for spec in K.PRIMARY)
+    assert "**reproduced, early training" in line

@@ -32,7 +32,7 @@ H = reader.HEADLINES["asymmetry"]
     (-0.02, -0.01, H.lower + ", by less than the margin"),
     (-0.01, 0.02, "no difference larger than the margin"),
     (-0.05, 0.02, "no clear difference (the interval is wide)"),
-    (-np.inf, np.inf, "one seed only: no interval")])
+    (-np.inf, np.inf, "one seed only, so no direction can be shown")])
 def test_the_words_follow_the_interval(low, high, expected):
     assert reader.direction(row(0.0, low, high, "reproduced"), H) == expected
 
@@ -61,7 +61,7 @@ def test_the_bottom_line_has_question_paper_ours_verdict_and_stage_per_profile()
     assert text.startswith(f"**The question.** {H.question}")
     assert "**The paper.** At E = 128" in text and "-1.4" in text
     assert "**Ours, `cpu`.**" in text and "-0.002 nats [-0.025, +0.021]" in text
-    assert "**Ours, `cpu-long` (pilot, exploratory).**" in text
+    assert "**Ours, `cpu-long` ({term}`pilot`, exploratory).**" in text
     assert "34% of the way" in text and "70% of the way" in text
     assert "{term}`nats`" in text and "NaN" not in text
 
@@ -132,3 +132,70 @@ def test_a_chapter_glues_its_verdicts_texts_margins_and_bottom_line(monkeypatch)
     glued = reader.chapter_glue("asymmetry", chapter, pd.DataFrame(), "asym_", "smoke")
     assert glued["bottom_line"] == "asymmetry" and glued["asym_context"] == "words"
     assert {"asym_ce_margin", "asym_rungs", "asym_ce_reason"} <= set(glued)
+
+
+def test_one_seed_shows_no_interval_and_never_infinity():
+    """The smoke book printed '-0.070 nats [-inf, +inf]' for a single seed."""
+    text = reader.numbers(row(-0.0704, -np.inf, np.inf, margin=0.00157))
+    assert text == "-0.070 nats (one seed: no interval), margin ±0.002"
+    assert "inf" not in reader.result_sentence(row(-0.07, -np.inf, np.inf), H)
+
+
+def test_margins_are_rounded_as_their_estimates():
+    assert reader.numbers(row(-0.002, -0.025, 0.021, margin=0.0108)).endswith("margin ±0.011")
+    assert reader.numbers(row(7.03, 4.2, 10.0, margin=2, unit="points")) == \
+        "+7.0 points [+4.2, +10.0], margin ±2.0"
+    linked = reader.numbers(row(-0.002, -0.025, 0.021), link=True)
+    assert "{term}`nats`" in linked and "{term}`margin` ±0.027" in linked
+
+
+def test_the_box_defines_its_terms_before_the_results():
+    text = reader.bottom_line("asymmetry", {"cpu-long": family(row(0.02, -0.01, 0.05))})
+    reading, ours = text.index("*Reading ours:*"), text.index("**Ours,")
+    assert reading < ours
+    for word in ("{term}`nats`", "{term}`margin`", "{term}`Holm`", "{term}`stage`",
+                 "{term}`cross-entropy at [MASK]`"):
+        assert reading <= text.index(word) < ours, word
+    assert "({term}`pilot`, exploratory)" in text
+
+
+def test_at_a_glance_groups_each_claim_under_its_holm_verdict():
+    keys = {c: h.key for c, h in reader.HEADLINES.items()}
+    rows = [row(0.0, -0.05, 0.05).rename(keys["asymmetry"]),
+            row(5.0, 2.0, 8.0, "reproduced", "inconclusive", unit="points",
+                margin=2).rename(keys["sop_nsp"]),
+            row(-0.05, -0.06, -0.04, "reproduced").rename(keys["dropout"]),
+            row(0.1, 0.0, 0.2, "inconclusive", stage=GATED).rename(keys["transitions"])]
+    text = reader.at_a_glance({"cpu": pd.DataFrame(rows)}, "chapters/", "CONFIRM")
+    lines = text.splitlines()
+    reproduced = next(x for x in lines if x.startswith("  - Reproduced"))
+    assert "dropout ({doc}`chapter 5 <chapters/05_dropout>`)" in reproduced
+    assert next(x for x in lines if x.startswith("  - Contradicted")).endswith("none.")
+    inconclusive = next(x for x in lines if x.startswith("  - Inconclusive"))
+    assert "attention vs FFN sharing" in inconclusive
+    assert "SOP vs NSP ({doc}`chapter 4 <chapters/04_sop_nsp>`; at 5% before Holm: " \
+        "reproduced)" in inconclusive
+    assert "smoother transitions" in next(x for x in lines if x.startswith("  - Not testable"))
+    assert not any(x.startswith("  - Equivalent") for x in lines)  # no empty group
+    n = reader.scale_numbers("cpu")
+    scale = next(x for x in lines if x.startswith("- **Scale**"))
+    assert f"{n['params'] / 1e6:.2f}M parameters" in scale
+    assert reader._times(n["paper_tokens"] / n["tokens"]) + " fewer" in scale
+    assert "chapters/01_embedding_share.ipynb::embedding_share_verdict" in text
+    assert "chapters/06_wall_clock.ipynb::throughput_verdict" in text
+    assert lines[-1] == "- CONFIRM"
+
+
+def test_the_confirmatory_line_shows_progress_only_until_complete(tmp_path):
+    line = reader.confirm_line(tmp_path)
+    assert "0 of 99 runs stored and evaluated" in line and "judged once" in line
+
+
+def test_the_results_table_has_the_throughput_row_after_equal_time():
+    families = {"cpu": family(row(0.1, 0.05, 0.2, "contradicted").rename(
+        reader.HEADLINES["wall_clock"].key))}
+    lines = reader.results_table(families, "chapters/").splitlines()
+    assert lines[2].startswith("| Does a wide ALBERT beat BERT")
+    assert lines[3].startswith("| Does sharing make training faster?")
+    assert "06_wall_clock.ipynb::throughput_verdict" in lines[3]
+    assert lines[3].count(" | ") == 4

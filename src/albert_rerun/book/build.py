@@ -197,7 +197,7 @@ def write_profiles_page(root: Path) -> Path:
 
 def write_reader_pages(root: Path, profile: str) -> list:
     """What a reader meets first, from the stored results at ``profile`` (issue #26):
-    ``book/_generated/results.md`` (the introduction's results table and the scale in two
+    ``book/_generated/glance.md`` (the answers in a few lines), ``results.md`` (the introduction's results table and the scale in two
     sentences), ``gate.md`` (the gate, written once, on the glossary page) and
     ``worked_example.md`` (one verdict read step by step)."""
     from ..claims import ledger, reader
@@ -206,6 +206,7 @@ def write_reader_pages(root: Path, profile: str) -> list:
     generated = root / "book" / "_generated"
     generated.mkdir(parents=True, exist_ok=True)
     pages = {
+        "glance.md": reader.at_a_glance(families, "chapters/", reader.confirm_line()),
         "results.md": (reader.results_table(families, "chapters/",
                                             reader.exact_rows("chapters/"))
                        + "\n\n" + reader.scale_text(list(families), families)),

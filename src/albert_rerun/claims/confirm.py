@@ -36,6 +36,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 import pandas as pd
 
+from ..cli import positive_int
 from ..engine.store import atomic_write_json, config_hash, read_json, results_dir
 from . import conditions as C
 
@@ -718,7 +719,7 @@ def main(argv=None) -> int:
                         "evaluate the missing confirmatory runs, seed by seed")
     go.add_argument("--hours", type=float, default=None)
     go.add_argument("--fill", action="store_true")
-    go.add_argument("--workers", type=int, default=None)
+    go.add_argument("--workers", type=positive_int, default=None)
     go.add_argument("--device", default="auto", choices=("auto", "cpu", "cuda"))
     sub.add_parser("progress", help="n of N seeds stored per condition")
     args = parser.parse_args(argv)
@@ -734,7 +735,8 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    from ..cli import run_main
+    raise SystemExit(run_main(main))
 
 
 # -- what the chapters say ---------------------------------------------------------------
@@ -749,6 +751,13 @@ def equal_time_sentence(record: dict | None) -> str:
             f"model trains {record['steps']:,} steps against {record['bert_steps']:,}.")
 
 
+# Where a registered difference is taken the other way round from the chapter's
+# headline (the registration wrote each so that the paper's side is positive), the
+# chapter says so next to it: the same comparison, the opposite sign.
+REVERSED = {"asymmetry": "attention-shared minus FFN-shared",
+            "dropout": "no dropout minus dropout 0.1"}
+
+
 def status_text(claim: str, store=None) -> str:
     """One paragraph for a chapter: its primary decisions' confirmatory verdicts once
     every confirmatory run is stored; before, how many are, and nothing else."""
@@ -761,8 +770,12 @@ def status_text(claim: str, store=None) -> str:
     record = equal_time_record(store) if claim == "wall_clock" else None
     timing = " " + equal_time_sentence(record) if record else ""
     trained = int(table["trained"].sum())
+    if claim in REVERSED:
+        timing += (f" (Its first difference is this page's {REVERSED[claim]} taken the "
+                   f"other way round: the same comparison, the opposite sign.)")
     if done < total:
-        return (f"**Confirmatory test** (pre-registered: {labels}): {trained} of {total} "
+        return (f"**{{term}}`Confirmatory <confirmatory>` test** (pre-registered: "
+                f"{labels}): {trained} of {total} "
                 f"runs trained, {done} evaluated. It is judged once, when all are; until "
                 f"then the numbers on this page are exploratory.{timing}")
     from .decisions import interval_text
@@ -773,4 +786,5 @@ def status_text(claim: str, store=None) -> str:
         parts.append(f"{spec.label}: {interval_text(row['estimate'], row['low'], row['high'], row['unit'])} "
                      f"{row['unit']}, **{row['verdict_staged']}** after Holm's adjustment over "
                      f"the primary family ({row['n_seeds']} fresh seeds)")
-    return "**Confirmatory test** (pre-registered): " + "; ".join(parts) + "." + timing
+    return ("**{term}`Confirmatory <confirmatory>` test** (pre-registered): "
+            + "; ".join(parts) + "." + timing)

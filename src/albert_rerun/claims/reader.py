@@ -15,6 +15,7 @@ import pandas as pd
 
 from .decisions import interval_text
 from .stats import EARLY, GATED, NO_MODEL, PAST
+from .text import times, tokens_per_run
 
 GLOSSARY = "how_to_read"  # book/how_to_read.md: the glossary and the shared rules
 PILOT = "cpu-long"  # the pilot: the cpu sizes trained 4x longer, seeds 0-2
@@ -101,7 +102,7 @@ def direction(row, headline: Headline) -> str:
     it stays within the margin."""
     low, high, margin = float(row["low"]), float(row["high"]), float(row["margin"])
     if not (np.isfinite(low) and np.isfinite(high)):
-        return "one seed only: no interval"
+        return "one seed only, so no direction can be shown"
     inside = -margin < low and high < margin
     if low > 0 or high < 0:
         words = headline.higher if low > 0 else headline.lower
@@ -142,11 +143,28 @@ def verdict_of(row) -> str:
         f"{holm} (at 5% before Holm: {raw})"
 
 
-def numbers(row) -> str:
-    """'-0.002 nats [-0.025, +0.021], margin ±0.027'."""
-    text = interval_text(row["estimate"], row["low"], row["high"], row["unit"])
+def _digits(unit: str) -> int:
+    """The decimals of ``interval_text``: 3 for nats, 1 for points, else 2."""
+    return 3 if unit.startswith("nats") else 1 if unit == "points" else 2
+
+
+def unit_text(unit: str, link: bool = False) -> str:
+    """The unit, 'nats' linked to the glossary where ``link``."""
+    return term("nats") if link and unit == "nats" else unit
+
+
+def numbers(row, link: bool = False) -> str:
+    """'-0.002 nats [-0.025, +0.021], margin ±0.011': the estimate, its 95% interval
+    and the margin, all to the unit's decimals; with one seed, no interval (never
+    '[-inf, +inf]'). ``link``: the unit and 'margin' link to the glossary."""
+    unit, d = row["unit"], _digits(row["unit"])
+    margin = (term("margin") if link else "margin") + f" ±{float(row['margin']):.{d}f}"
+    if not (np.isfinite(float(row["low"])) and np.isfinite(float(row["high"]))):
+        return (f"{float(row['estimate']):+.{d}f} {unit_text(unit, link)} (one seed: no "
+                f"interval), {margin}")
+    text = interval_text(row["estimate"], row["low"], row["high"], unit)
     estimate, _, interval = text.partition(" ")
-    return f"{estimate} {row['unit']} {interval}, margin ±{row['margin']:.3g}"
+    return f"{estimate} {unit_text(unit, link)} {interval}, {margin}"
 
 
 def result_sentence(row, headline: Headline) -> str:
@@ -155,8 +173,10 @@ def result_sentence(row, headline: Headline) -> str:
             f"Verdict: **{verdict_of(row)}**; {stage_words(row)}.")
 
 
-def profile_name(profile: str) -> str:
-    return f"`{profile}` (pilot, exploratory)" if profile == PILOT else f"`{profile}`"
+def profile_name(profile: str, link: bool = False) -> str:
+    """'`cpu`', or '`cpu-long` (pilot, exploratory)', 'pilot' linked where ``link``."""
+    pilot = term("pilot") if link else "pilot"
+    return f"`{profile}` ({pilot}, exploratory)" if profile == PILOT else f"`{profile}`"
 
 
 def bottom_line(claim: str, families: dict) -> str:
@@ -166,17 +186,24 @@ def bottom_line(claim: str, families: dict) -> str:
     text: it must not change the glued outputs when that page appears.)"""
     h = HEADLINES[claim]
     lines = [f"**The question.** {h.question}", "",
-             f"**The paper.** {h.paper[0].upper()}{h.paper[1:]}.", ""]
+             f"**The paper.** {h.paper[0].upper()}{h.paper[1:]}.", "",
+             READING, ""]
     for profile, family in families.items():
         if h.key in family.index:
-            lines += [f"**Ours, {profile_name(profile)}.** "
+            lines += [f"**Ours, {profile_name(profile, link=True)}.** "
                       f"{result_sentence(family.loc[h.key], h)}", ""]
         else:
             lines += [f"**Ours, {profile_name(profile)}.** Not measured at this profile.", ""]
-    lines += [f"Cross-entropy at `[MASK]` is in {term('nats')}, lower is better; how a "
-              f"verdict is reached: {{doc}}`../{GLOSSARY}` and \"How this is judged\" "
-              f"below."]
-    return "\n".join(lines)
+    return "\n".join(lines).rstrip()
+
+
+# the box's one line on how to read it, each term linked where the page first uses it
+READING = (f"*Reading ours:* {term('cross-entropy at [MASK]')} is in {term('nats')}, lower "
+           f"is better; a difference comes with its 95% interval and a {term('margin')}, "
+           f"the smallest difference that would matter; the verdict is "
+           f"{term('Holm')}-adjusted; the {term('stage')} says how far the models got "
+           f"between the {term('rung', 'rungs')}. The rules: {{doc}}`../{GLOSSARY}` and "
+           f"\"How this is judged\" below.")
 
 
 def box(question: str, paper: str, ours: str, verdict: str, stage: str) -> str:
@@ -241,7 +268,100 @@ def results_table(families: dict, chapters: str = "", exact_rows: list | None = 
         rows.append("| " + " | ".join(_cell(x) for x in (
             h.question, h.paper, "; ".join(ours), "; ".join(verdicts),
             chapter_link(chapters, CHAPTERS[claim]))) + " |")
+        if claim == "wall_clock":
+            rows.append(throughput_row(chapters))
     return "\n".join(rows)
+
+
+def throughput_row(chapters: str = "") -> str:
+    """The throughput ranking's row (chapter 6's measurement, outside the family): the
+    paper's Table 2 speedups, our rank correlation and verdict glued from chapter 6."""
+    from . import paper
+    speed = paper.TABLE2_SPEEDUP
+    doc = f"{chapters}06_wall_clock.ipynb"
+    return ("| Does sharing make training faster? | data throughput against BERT-large: "
+            f"ALBERT-base {speed['albert-base']}x, BERT-base {speed['bert-base']}x, "
+            f"ALBERT-xxlarge {speed['albert-xxlarge']}x (Table 2) | "
+            f"rank correlation {{glue:text}}`{doc}::throughput_rho:.2f` with the paper's "
+            f"order of the six Table 1 models (1 = the same order), on one CPU | "
+            f"**{{glue:text}}`{doc}::throughput_verdict:s`** (a measurement, no seeds) | "
+            f"{chapter_link(chapters, '06_wall_clock')} |")
+
+
+# -- the book's answers in a few lines ---------------------------------------------------
+
+NAMES = {"asymmetry": "attention vs FFN sharing", "sop_nsp": "SOP vs NSP",
+         "dropout": "dropout", "wall_clock": "a wide ALBERT vs BERT in equal time",
+         "transitions": "smoother transitions", "embedding_sweep": "a small E under sharing"}
+GROUPS = {"reproduced": "Reproduced", "contradicted": "Contradicted",
+          "equivalent": "Equivalent (any difference is smaller than the margin)",
+          "inconclusive": "Inconclusive (the data cannot tell)",
+          "not testable at this scale": "Not testable at this scale (a model compared does "
+                                        "not yet read context)"}
+
+
+def at_a_glance(families: dict, chapters: str = "", confirm_line: str = "") -> str:
+    """The answers in a few lines, for the first screen of the introduction and the
+    ledger (issue #26: "which claims are reproduced?" and "how big and how long?"):
+    the exact claims' verdicts (glued from chapters 1 and 2), each measured claim under
+    its Holm verdict at the book's profile (the first of ``families``), the throughput
+    ranking (glued from chapter 6), the scale in one sentence and the confirmatory
+    test's progress (``confirm_line``)."""
+    profile = next(iter(families))
+    family = families[profile]
+    one, two = f"{chapters}01_embedding_share", f"{chapters}02_sharing_reductions"
+    six = f"{chapters}06_wall_clock"
+    lines = [f"**In short**, at `{profile}` (the published {term('profile')}; the "
+             f"{term('pilot')} `{PILOT}` is in the table below):", "",
+             f"- **By counting** (exact): the embedding share, "
+             f"**{{glue:text}}`{one}.ipynb::embedding_share_verdict:s`** "
+             f"({chapter_link(chapters, '01_embedding_share')}); what sharing removes, "
+             f"**{{glue:text}}`{two}.ipynb::sharing_verdict:s`** "
+             f"({chapter_link(chapters, '02_sharing_reductions')})."]
+    groups = {g: [] for g in GROUPS}
+    for claim, h in HEADLINES.items():
+        if h.key not in family.index:
+            continue
+        row = family.loc[h.key]
+        verdict = verdict_of(row)
+        group, _, note = verdict.partition(" (")
+        item = f"{NAMES[claim]} ({chapter_link(chapters, CHAPTERS[claim])}"
+        groups.setdefault(group, []).append(item + (f"; {note}" if note else ")"))
+    lines.append(f"- **Measured**, each claim's headline comparison after "
+                 f"{term('Holm')}'s adjustment:")
+    for group, items in groups.items():
+        if items or group in ("reproduced", "contradicted"):
+            lines.append(f"  - {GROUPS.get(group, group.capitalize())}: "
+                         f"{'; '.join(items) if items else 'none'}.")
+    lines.append(f"- **Throughput ranking** ({chapter_link(chapters, '06_wall_clock')}, "
+                 f"a measurement): {{glue:text}}`{six}.ipynb::throughput_verdict:s`.")
+    n = scale_numbers(profile)
+    lines.append(f"- **Scale**: one base run here has {n['params'] / 1e6:.2f}M parameters "
+                 f"({_times(n['paper_params'] / n['params'])} fewer than ALBERT-base's "
+                 f"{n['paper_params'] / 1e6:.0f}M) and trains on {_count(n['tokens'])} "
+                 f"tokens ({_times(n['paper_tokens'] / n['tokens'])} fewer than the "
+                 f"paper's {_count(n['paper_tokens'])}); every model is "
+                 f"{term('stage', 'early in training')}.")
+    if confirm_line:
+        lines.append(f"- {confirm_line}")
+    return "\n".join(lines)
+
+
+def confirm_line(store=None) -> str:
+    """The confirmatory test's line: its progress, or where its verdicts are once it is
+    complete (``confirm.status_text`` per chapter; the pre-registration page)."""
+    from .confirm import complete, progress
+    table = progress(store)
+    head = (f"**{term('confirmatory', 'Confirmatory')} test** of chapters 3 to 6 "
+            f"(pre-registered, fresh seeds)")
+    if complete(store):  # judged once: each primary decision's verdict after Holm
+        from .confirm import PRIMARY, confirmatory_families
+        primary = confirmatory_families()["primary"]
+        return head + ", judged after Holm's adjustment over its primary family: " + \
+            "; ".join(f"{s.label}: **{primary.loc[s.key, 'verdict_staged']}**"
+                      for s in PRIMARY) + "."
+    return (head + f": {int(table['evaluated'].sum())} of {int(table['of'].sum())} runs "
+            f"stored and evaluated; it is judged once, when all are.")
 
 
 # -- the scale, computed once --------------------------------------------------------------
@@ -255,7 +375,7 @@ def scale_numbers(profile: str) -> dict:
     from . import paper
     from .ledger import PAPER_MASKED, training_compute
     base = C.base(profile)
-    ours_tokens = base.max_steps * base.batch_size * base.max_seq_length
+    ours_tokens = tokens_per_run(base)
     theirs = preset("albert-base")
     steps = 125_000
     return {"params": float(sum(closed_form(base.model).values())),
@@ -283,9 +403,7 @@ def _flops(x: float) -> str:
     return f"${x / 10 ** exponent:.1f} \\times 10^{{{exponent}}}$"
 
 
-def _times(ratio: float) -> str:
-    """A ratio to two significant digits: '47,000x', '36x'."""
-    return f"{float(f'{ratio:.2g}'):,.0f}x"
+_times = times  # text.times: one rounding of a ratio everywhere
 
 
 def stage_summary(family: pd.DataFrame) -> str:
@@ -502,7 +620,8 @@ def ledger_glue(families: dict, profile: str, n_seeds: int) -> dict:
     family, profiles = families[profile], list(families)
     judged = power.power_table(family[family["in_family"]], alpha="holm")
     return {
-        "ledger_results": Markdown(results_table(families, "", exact_rows()) + "\n\n"
+        "ledger_results": Markdown(at_a_glance(families, "", confirm_line()) + "\n\n"
+                                   + results_table(families, "", exact_rows()) + "\n\n"
                                    + scale_text(profiles, families)),
         "ledger_counts": ledger.verdict_counts(family),
         "ledger_profiles": ", ".join(f"`{p}`" for p in profiles),
