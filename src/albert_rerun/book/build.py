@@ -149,7 +149,7 @@ def _predicted(profile: str) -> str:
     if kind == "cpu":
         return f"{runs}; {time} on one CPU worker (the stored cpu runs' rate)"
     source = ("the gpu-profile bench" if stored_gpu_bench().name.startswith("gpu-profile")
-              else "the first H200 session's bare step at an older size")
+              else "an H200's bare training step, measured at another size than the gpu profile's")
     return (f"{runs}; {time} on one H200, at {stored_flop_rate(kind) / 1e12:.0f} TFLOP/s "
             f"({source})")
 
