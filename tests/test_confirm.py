@@ -330,7 +330,7 @@ def test_the_glance_line_names_the_verdicts_only_once_complete(tmp_path, monkeyp
     from albert_rerun.claims import reader
     monkeypatch.setenv("ALBERT_RERUN_RESULTS", str(tmp_path))
     line = reader.confirm_line()
-    assert "0 of 99 runs stored and evaluated" in line and "**" not in line.split("test**")[1]
+    assert "0 of 99 runs trained, 0 evaluated" in line and "**" not in line.split("test**")[1]
     monkeypatch.setattr(K, "complete", lambda store=None: True)
     monkeypatch.setattr(K, "confirmatory_families",
                         lambda: {"primary": K.family(synthetic(), RUNGS)})

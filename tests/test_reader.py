@@ -174,7 +174,7 @@ def test_at_a_glance_groups_each_claim_under_its_holm_verdict():
     inconclusive = next(x for x in lines if x.startswith("  - Inconclusive"))
     assert "attention vs FFN sharing" in inconclusive
     assert "SOP vs NSP ({doc}`chapter 4 <chapters/04_sop_nsp>`; at 5% before Holm: " \
-        "reproduced)" in inconclusive
+        "reproduced; on pairs that keep the segment-cut cue" in inconclusive
     assert "smoother transitions" in next(x for x in lines if x.startswith("  - Not testable"))
     assert not any(x.startswith("  - Equivalent") for x in lines)  # no empty group
     n = reader.scale_numbers("cpu")
@@ -182,13 +182,13 @@ def test_at_a_glance_groups_each_claim_under_its_holm_verdict():
     assert f"{n['params'] / 1e6:.2f}M parameters" in scale
     assert reader._times(n["paper_tokens"] / n["tokens"]) + " fewer" in scale
     assert "chapters/01_embedding_share.ipynb::embedding_share_verdict" in text
-    assert "chapters/06_wall_clock.ipynb::throughput_verdict" in text
+    assert "chapters/06_wall_clock.ipynb::throughput_short" in text
     assert lines[-1] == "- CONFIRM"
 
 
 def test_the_confirmatory_line_shows_progress_only_until_complete(tmp_path):
     line = reader.confirm_line(tmp_path)
-    assert "0 of 99 runs stored and evaluated" in line and "judged once" in line
+    assert "0 of 99 runs trained, 0 evaluated" in line and "judged once" in line
 
 
 def test_the_results_table_has_the_throughput_row_after_equal_time():
@@ -197,5 +197,26 @@ def test_the_results_table_has_the_throughput_row_after_equal_time():
     lines = reader.results_table(families, "chapters/").splitlines()
     assert lines[2].startswith("| Does a wide ALBERT beat BERT")
     assert lines[3].startswith("| Does sharing make training faster?")
-    assert "06_wall_clock.ipynb::throughput_verdict" in lines[3]
+    assert "06_wall_clock.ipynb::throughput_short" in lines[3]
+    assert "06_wall_clock.ipynb::throughput_rho_first" in lines[3]
     assert lines[3].count(" | ") == 4
+
+
+def test_the_glance_says_why_a_verdict_needs_care():
+    """A reviewer: an equivalent effect whose interval excludes 0 was read as no effect;
+    a design gate was given the context gate's reason; SOP's before-Holm verdict hid the
+    cue; and the box told chapters 4 and 7 their unit was nats."""
+    keys = {c: h.key for c, h in reader.HEADLINES.items()}
+    rows = [row(-0.008, -0.011, -0.005, "equivalent").rename(keys["dropout"]),
+            row(5.0, 2.0, 8.0, "reproduced", "inconclusive", unit="points",
+                margin=2).rename(keys["sop_nsp"]),
+            row(0.1, -0.2, 0.3, stage=GATED).rename(keys["embedding_sweep"])]
+    frame = pd.DataFrame(rows)
+    frame.loc[keys["embedding_sweep"], "gate_reason"] = "this design cannot test it"
+    text = reader.at_a_glance({"cpu": frame})
+    assert "a small effect on the paper's side, -0.008 nats [-0.011, -0.005]" in text
+    assert "this design cannot test it" in text and "read context" not in text
+    assert "segment-cut cue" in text
+    assert "3 seeds per condition" in text and "4 tests" in text
+    sop = reader.bottom_line("sop_nsp", {"cpu": frame})
+    assert "percentage points" in sop and "{term}`nats`" not in sop

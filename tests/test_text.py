@@ -151,6 +151,9 @@ def test_a_chapters_verdict_sentence_says_what_its_numbers_say():
         [arm_level("a", 6.5, rungs), arm_level("b", 6.5, rungs)])
     family = holm([d])
     sentence = text.verdict_sentence(d, family)
+    holm_verdict = family.loc["dropout/ce", "verdict_holm"]
+    assert sentence.startswith(f"{holm_verdict} after Holm's adjustment over this "
+                               f"profile's judged decisions (at 5% before it: ")
     assert sentence.endswith("that is, within the margin, yet its interval excludes 0 on "
                              "the paper's side: an effect there, smaller than the margin")
     assert "that is" not in text.verdict_sentence(d)  # no family, no Holm, no reading
@@ -214,3 +217,27 @@ def test_throughput_times_whole_training_steps_and_keeps_the_slowest(results):
     assert measurements.verdict_label(1.0, "smoke", "cpu") in (
         "reproduced", "not reproduced by the pre-specified method (forward and backward); "
         "reproduced by the whole-step method, chosen after that result was seen (both below)")
+
+
+def test_the_throughput_headline_names_both_methods_where_they_disagree(monkeypatch):
+    """A reviewer: the table showed only the second method's rank correlation, and the
+    ledger's reading said "reproduced" beside "not reproduced"."""
+    import pandas as pd
+    from albert_rerun.claims import measurements as M
+    speed = pd.DataFrame({M.SPEEDUP: [2.0, 1.0], M.PAPER_SPEEDUP: [2.0, 1.0]},
+                         index=["albert-base", "bert-large"])
+    monkeypatch.setattr(M, "throughput", lambda profile, device="auto": {"now": 1})
+    monkeypatch.setattr(M, "_earlier", lambda profile, device="auto": {"first": 1})
+    monkeypatch.setattr(M, "throughput_table",
+                        lambda m: (speed, 0.9 if "first" in m else 1.0))
+    monkeypatch.setattr(M, "setup_text", lambda m: "setup")
+    monkeypatch.setattr(M, "earlier_reading", lambda profile, device="auto": "earlier")
+    _, texts = M.throughput_glue("cpu")
+    assert texts["throughput_rho_first"] == 0.9 and texts["throughput_rho"] == 1.0
+    assert texts["throughput_short"].startswith("not reproduced by the pre-specified method")
+    assert "reproduced by the whole-step method, chosen after" in texts["throughput_short"]
+    assert texts["throughput_reading"].startswith("by the whole-step method, chosen second")
+    assert "both below" not in texts["throughput_ledger"]
+    monkeypatch.setattr(M, "_earlier", lambda profile, device="auto": None)
+    _, texts = M.throughput_glue("cpu")
+    assert texts["throughput_short"] == texts["throughput_verdict"] == "reproduced"

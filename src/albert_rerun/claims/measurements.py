@@ -245,7 +245,15 @@ def throughput_glue(profile: str, device: str = "auto") -> tuple:
     speed, rho = throughput_table(measured)
     verdict = verdict_label(rho, profile, device)
     reading = throughput_reading(speed, rho)
+    earlier = _earlier(profile, device)
+    first = throughput_table(earlier)[1] if earlier is not None else rho
+    short = (verdict if earlier is None or rule_verdict(first) == rule_verdict(rho) else
+             f"{rule_verdict(first)} by the pre-specified method (forward and backward); "
+             f"{rule_verdict(rho)} by the whole-step method, chosen after that result")
+    if short != verdict:  # the reading is the second method's: say so where it stands
+        reading = f"by the whole-step method, chosen second, {reading}"
     return speed, {"throughput_rho": rho, "throughput_verdict": verdict,
-                   "throughput_reading": reading, "throughput_ledger": f"{verdict}; {reading}",
+                   "throughput_rho_first": first, "throughput_short": short,
+                   "throughput_reading": reading, "throughput_ledger": f"{short}; {reading}",
                    "throughput_setup": setup_text(measured),
                    "throughput_earlier": earlier_reading(profile, device)}

@@ -185,9 +185,10 @@ def bottom_line(claim: str, families: dict) -> str:
     the verdict and the stage. (The line on a pre-registered test is the chapter's own
     text: it must not change the glued outputs when that page appears.)"""
     h = HEADLINES[claim]
+    units = [f.loc[h.key, "unit"] for f in families.values() if h.key in f.index]
     lines = [f"**The question.** {h.question}", "",
              f"**The paper.** {h.paper[0].upper()}{h.paper[1:]}.", "",
-             READING, ""]
+             reading_line(units[0] if units else "nats"), ""]
     for profile, family in families.items():
         if h.key in family.index:
             lines += [f"**Ours, {profile_name(profile, link=True)}.** "
@@ -197,13 +198,23 @@ def bottom_line(claim: str, families: dict) -> str:
     return "\n".join(lines).rstrip()
 
 
-# the box's one line on how to read it, each term linked where the page first uses it
-READING = (f"*Reading ours:* {term('cross-entropy at [MASK]')} is in {term('nats')}, lower "
-           f"is better; a difference comes with its 95% interval and a {term('margin')}, "
-           f"the smallest difference that would matter; the verdict is "
-           f"{term('Holm')}-adjusted; the {term('stage')} says how far the models got "
-           f"between the {term('rung', 'rungs')}. The rules: {{doc}}`../{GLOSSARY}` and "
-           f"\"How this is judged\" below.")
+# what the headline measures, by its unit (a reviewer: chapters 4 and 7 were told "nats")
+METRIC = {"nats": f"{term('cross-entropy at [MASK]')} is in {term('nats')}, lower is "
+                  f"better",
+          "points": f"a {term('probe')}'s accuracy is in percentage points, higher is better",
+          "ranges": "the oscillation of a layer-to-layer curve is in multiples of its "
+                    "range, lower is smoother"}
+
+
+def reading_line(unit: str) -> str:
+    """The box's one line on how to read it, each term linked where the page first uses
+    it, the metric's words chosen by the headline's ``unit``."""
+    metric = METRIC.get(unit, f"the difference is in {unit}")
+    return (f"*Reading ours:* {metric}; a difference comes with its 95% interval and a "
+            f"{term('margin')}, the smallest difference that would matter; the verdict is "
+            f"{term('Holm')}-adjusted; the {term('stage')} says how far the models got "
+            f"between the {term('rung', 'rungs')}. The rules: {{doc}}`../{GLOSSARY}` and "
+            f"\"How this is judged\" below.")
 
 
 def box(question: str, paper: str, ours: str, verdict: str, stage: str) -> str:
@@ -238,7 +249,7 @@ def exact_rows(chapters: str = "") -> list:
         return f"{{glue:text}}`{doc}.ipynb::{key}:{fmt}`"
     return [
         "| How large a share of BERT-base are the embeddings, and what does factorizing "
-        "them save? | 21.8% of BERT-base; Table 3's counts | "
+        "them save? | not printed (21.8%, computed from BERT-base's layout); Table 3's counts | "
         f"{g(one, 'bert_embedding_share', '.1f')}%; {g(one, 'table3_matched', 'd')} of "
         f"{g(one, 'table3_rows', 'd')} counts matched | **{g(one, 'embedding_share_verdict')}** "
         f"(exact, by counting) | {chapter_link(chapters, '01_embedding_share')} |",
@@ -282,22 +293,49 @@ def throughput_row(chapters: str = "") -> str:
     return ("| Does sharing make training faster? | data throughput against BERT-large: "
             f"ALBERT-base {speed['albert-base']}x, BERT-base {speed['bert-base']}x, "
             f"ALBERT-xxlarge {speed['albert-xxlarge']}x (Table 2) | "
-            f"rank correlation {{glue:text}}`{doc}::throughput_rho:.2f` with the paper's "
-            f"order of the six Table 1 models (1 = the same order), on one CPU | "
-            f"**{{glue:text}}`{doc}::throughput_verdict:s`** (a measurement, no seeds) | "
+            f"rank correlation with the paper's order of the six Table 1 models (1 = the "
+            f"same order), on one CPU: {{glue:text}}`{doc}::throughput_rho_first:.2f` by "
+            f"the pre-specified method, {{glue:text}}`{doc}::throughput_rho:.2f` by the "
+            f"whole-step method chosen after it | "
+            f"**{{glue:text}}`{doc}::throughput_short:s`** (a measurement, no seeds) | "
             f"{chapter_link(chapters, '06_wall_clock')} |")
 
 
 # -- the book's answers in a few lines ---------------------------------------------------
 
 NAMES = {"asymmetry": "attention vs FFN sharing", "sop_nsp": "SOP vs NSP",
-         "dropout": "dropout", "wall_clock": "a wide ALBERT vs BERT in equal time",
+         "dropout": "dropout",
+         "wall_clock": "a wide ALBERT vs BERT at an equal-time step budget",
          "transitions": "smoother transitions", "embedding_sweep": "a small E under sharing"}
+# what a reader must know beside a claim's verdict (a reviewer: the before-Holm
+# "reproduced" of SOP hid the cue; "equal time" was a step budget whose seconds differed)
+CAVEATS = {"sop_nsp": "on pairs that keep the segment-cut cue, which a bag of words also "
+                      "reads",
+           "wall_clock": "the runs' seconds did not match, and the wide model's learning "
+                         "rate came from a sweep in which no rate learned"}
 GROUPS = {"reproduced": "Reproduced", "contradicted": "Contradicted",
           "equivalent": "Equivalent (any difference is smaller than the margin)",
           "inconclusive": "Inconclusive (the data cannot tell)",
-          "not testable at this scale": "Not testable at this scale (a model compared does "
-                                        "not yet read context)"}
+          "not testable at this scale": "Not testable here"}
+
+
+def glance_item(claim: str, row, chapters: str = "") -> tuple:
+    """(group, text) of one measured claim in ``at_a_glance``: its name and chapter, the
+    raw verdict where Holm's differs, an equivalent effect's side where its interval
+    excludes 0, a gated one's reason, and the claim's caveat."""
+    group, _, note = verdict_of(row).partition(" (")
+    notes = [note.rstrip(")")] if note else []
+    low, high = float(row["low"]), float(row["high"])
+    if group == "equivalent" and (low > 0 or high < 0):
+        side = "the paper's" if np.sign(low if low > 0 else high) == row["paper_sign"] \
+            else "the other"
+        notes.append(f"a small effect on {side} side, {numbers(row)}")
+    if row["stage"] == GATED:
+        notes.append(row.get("gate_reason") or "a model compared does not read context")
+    if claim in CAVEATS and group != "not testable at this scale":
+        notes.append(CAVEATS[claim])
+    link = chapter_link(chapters, CHAPTERS[claim])
+    return group, f"{NAMES[claim]} ({'; '.join([link] + notes)})"
 
 
 def at_a_glance(families: dict, chapters: str = "", confirm_line: str = "") -> str:
@@ -320,27 +358,29 @@ def at_a_glance(families: dict, chapters: str = "", confirm_line: str = "") -> s
              f"({chapter_link(chapters, '02_sharing_reductions')})."]
     groups = {g: [] for g in GROUPS}
     for claim, h in HEADLINES.items():
-        if h.key not in family.index:
-            continue
-        row = family.loc[h.key]
-        verdict = verdict_of(row)
-        group, _, note = verdict.partition(" (")
-        item = f"{NAMES[claim]} ({chapter_link(chapters, CHAPTERS[claim])}"
-        groups.setdefault(group, []).append(item + (f"; {note}" if note else ")"))
+        if h.key in family.index:
+            group, item = glance_item(claim, family.loc[h.key], chapters)
+            groups.setdefault(group, []).append(item)
+    judged = family[family["in_family"]] if "in_family" in family else family.iloc[:0]
+    seeds = int(judged["n_seeds"].max()) if len(judged) else 0
+    why = (f" ({seeds} seeds per condition, so each test must pass Holm's first step "
+           f"at α = {holm_of(family):.2g}, 5% over the profile's {2 * len(judged)} tests)"
+           if len(judged) else "")
     lines.append(f"- **Measured**, each claim's headline comparison after "
-                 f"{term('Holm')}'s adjustment:")
+                 f"{term('Holm')}'s adjustment{why}:")
     for group, items in groups.items():
         if items or group in ("reproduced", "contradicted"):
             lines.append(f"  - {GROUPS.get(group, group.capitalize())}: "
                          f"{'; '.join(items) if items else 'none'}.")
     lines.append(f"- **Throughput ranking** ({chapter_link(chapters, '06_wall_clock')}, "
-                 f"a measurement): {{glue:text}}`{six}.ipynb::throughput_verdict:s`.")
+                 f"a measurement): {{glue:text}}`{six}.ipynb::throughput_short:s`.")
     n = scale_numbers(profile)
     lines.append(f"- **Scale**: one base run here has {n['params'] / 1e6:.2f}M parameters "
                  f"({_times(n['paper_params'] / n['params'])} fewer than ALBERT-base's "
                  f"{n['paper_params'] / 1e6:.0f}M) and trains on {_count(n['tokens'])} "
                  f"tokens ({_times(n['paper_tokens'] / n['tokens'])} fewer than the "
-                 f"paper's {_count(n['paper_tokens'])}); every model is "
+                 f"paper's {_count(n['paper_tokens'])}), with "
+                 f"{_times(n['paper_flops'] / n['flops'])} less compute; every model is "
                  f"{term('stage', 'early in training')}.")
     if confirm_line:
         lines.append(f"- {confirm_line}")
@@ -360,8 +400,9 @@ def confirm_line(store=None) -> str:
         return head + ", judged after Holm's adjustment over its primary family: " + \
             "; ".join(f"{s.label}: **{primary.loc[s.key, 'verdict_staged']}**"
                       for s in PRIMARY) + "."
-    return (head + f": {int(table['evaluated'].sum())} of {int(table['of'].sum())} runs "
-            f"stored and evaluated; it is judged once, when all are.")
+    return (head + f": {int(table['trained'].sum())} of {int(table['of'].sum())} runs "
+            f"trained, {int(table['evaluated'].sum())} evaluated; it is judged once, when "
+            f"all are.")
 
 
 # -- the scale, computed once --------------------------------------------------------------
@@ -624,7 +665,7 @@ def ledger_glue(families: dict, profile: str, n_seeds: int) -> dict:
                                    + results_table(families, "", exact_rows()) + "\n\n"
                                    + scale_text(profiles, families)),
         "ledger_counts": ledger.verdict_counts(family),
-        "ledger_profiles": ", ".join(f"`{p}`" for p in profiles),
+        "ledger_profiles": ", ".join(profiles),  # glue:text shows backticks raw
         "ft_grid": finetune_grid_text(profile),
         "ledger_power": power.power_sentence(judged[judged["unit"] == "nats"],
                                              "cross-entropy decisions"),

@@ -218,12 +218,15 @@ def verdict_sentence(d: Decision, family: pd.DataFrame | None = None) -> str:
     holm_text = words = ""
     if (family is not None and d.key in family.index
             and bool(family.loc[d.key, "in_family"])):
-        holm_text = (f" (after Holm's adjustment over this profile's judged decisions: "
-                     f"{family.loc[d.key, 'verdict_holm']})")
+        # Holm's verdict first, as the bottom line gives it (a cold reader met
+        # "reproduced ... (after Holm: inconclusive)" here and the reverse in the box)
+        holm_text = (f"{family.loc[d.key, 'verdict_holm']} after Holm's adjustment over "
+                     f"this profile's judged decisions (at 5% before it: ")
         # the ledger's words for what the numbers say, on the chapter's page too (review:
         # chapter 5 did not say that its interval excludes 0 on the paper's side)
         words = f"; that is, {reading(family.loc[d.key])}"
-    return (f"{stage_text(d)}{holm_text}: {interval_text(d.estimate, d.low, d.high, d.unit)} "
+    return (f"{holm_text}{stage_text(d)}{')' if holm_text else ''}: "
+            f"{interval_text(d.estimate, d.low, d.high, d.unit)} "
             f"{d.unit}, margin ±{d.margin:.3g}{words}")
 
 
