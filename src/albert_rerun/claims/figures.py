@@ -24,6 +24,8 @@ def intervals(ax, frame: pd.DataFrame, conditions, labels=None, metric: str = CE
     errors = np.where(finite, [table["mean"] - table["low"], table["high"] - table["mean"]], 0)
     ax.errorbar(x, table["mean"], yerr=errors, fmt="o", capsize=3, color=color, label=label)
     ax.set_xticks(np.arange(len(conditions)), labels or [str(c) for c in conditions])
+    # room at either end, so the outer intervals do not sit on the next panel's labels
+    ax.set_xlim(-0.5 + min(offset, 0), len(conditions) - 0.5 + max(offset, 0))
     return ax
 
 
@@ -39,7 +41,9 @@ def levels(ax, rungs: dict) -> None:
 
 
 def asymmetry(runs: pd.DataFrame, grouped: pd.DataFrame, small: int, H: int, schemes):
-    fig, axes = plt.subplots(1, 3, figsize=(10, 3.2), gridspec_kw={"width_ratios": [2, 2, 1.4]})
+    # one y axis for the three panels (a cold reader compared heights across panels)
+    fig, axes = plt.subplots(1, 3, figsize=(10, 3.2), sharey=True,
+                             gridspec_kw={"width_ratios": [2, 2, 1.4]})
     for ax, e in zip(axes, (small, H)):
         intervals(ax, runs, [f"E={e}, {s}" for s in schemes], list(schemes))
         ax.set(title=f"E = {e}", xlabel="shared blocks")
