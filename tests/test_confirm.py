@@ -338,3 +338,46 @@ def test_the_glance_line_names_the_verdicts_only_once_complete(tmp_path, monkeyp
     assert "judged after Holm's adjustment over its primary family" in line
     assert all(spec.label in line for spec in K.PRIMARY)
     assert "**reproduced, early training" in line
+
+
+def test_equal_time_carries_its_seconds_and_the_learning_rate_check(tmp_path, monkeypatch):
+    """Amendment 1: the verdict carries how many seeds' seconds differ by more than a
+    tenth, and the learning-rate check's words, read once its three runs are stored."""
+    monkeypatch.setenv("ALBERT_RERUN_RESULTS", str(tmp_path))
+    assert K.lr_check_scores() is None  # no equal-time measurement, no check
+    frame = pd.DataFrame({"condition": [K.WIDE, K.BERT] * 2, "seed": [1000, 1000, 1001, 1001],
+                          "train_seconds": [70.0, 100.0, 95.0, 100.0], "machine": ["m"] * 4})
+    monkeypatch.setattr(K, "lr_check_scores", lambda store=None: None)
+    text = K.equal_time_checks(frame)
+    assert "median 0.82, 1 of 2 seeds outside 0.9-1.1" in text
+    assert "Learning-rate check" not in text
+    margin = K.margin_values(K.rungs())["ce"]
+    monkeypatch.setattr(K, "lr_check_scores", lambda store=None: {
+        2.5e-3: 6.0, 5e-3: 6.0 + 2 * margin, 1e-2: 6.1})
+    assert "not its best, by" in K.equal_time_checks(frame)
+    monkeypatch.setattr(K, "lr_check_scores", lambda store=None: {
+        2.5e-3: 6.0, 5e-3: 6.0 + margin / 2, 1e-2: 6.1})
+    assert "5e-3 is within the margin of the best rate" in K.equal_time_checks(frame)
+
+
+def test_the_learning_rate_check_is_read_only_when_all_three_are_stored():
+    """On the committed store: None until the check's three runs are evaluated, else one
+    cross-entropy per registered rate."""
+    scores = K.lr_check_scores()
+    assert scores is None or (set(scores) == set(K.LR_CHECK_RATES)
+                              and all(5 < v < 11 for v in scores.values()))
+
+
+def test_chapter_6s_verdict_carries_the_equal_time_checks(tmp_path, monkeypatch):
+    monkeypatch.setenv("ALBERT_RERUN_RESULTS", str(tmp_path))
+    monkeypatch.setattr(K, "progress", lambda store=None: pd.DataFrame(
+        {"trained": [11] * 9, "evaluated": [11] * 9, "of": [11] * 9}))
+    monkeypatch.setattr(K, "confirmatory_families",
+                        lambda: {"primary": K.family(synthetic(), RUNGS)})
+    frame = pd.DataFrame({"condition": [K.WIDE, K.BERT], "seed": [1000, 1000],
+                          "train_seconds": [70.0, 100.0], "machine": ["m", "m"]})
+    monkeypatch.setattr(K, "confirmatory_frame", lambda: frame)
+    monkeypatch.setattr(K, "lr_check_scores", lambda store=None: None)
+    text = K.status_text("wall_clock")
+    assert "equal time" in text and "1 of 1 seeds outside 0.9-1.1" in text
+    assert "outside 0.9-1.1" not in K.status_text("dropout")

@@ -486,6 +486,41 @@ def lr_check_reading(scores: dict, margin: float) -> str:
             f"{gap:.3f} nats (the check's best: {best:g})")
 
 
+def lr_check_scores(store=None) -> dict | None:
+    """{rate: held-out cross-entropy at [MASK]} of amendment 1's learning-rate check, once
+    its three runs are stored and evaluated (None before, or before the equal-time
+    measurement fixes their steps)."""
+    from .decisions import _evaluations
+    record = equal_time_record(store)
+    if record is None:
+        return None
+    store = store or results_dir(STORE)
+    evaluations = _evaluation_configs()
+    scores = {}
+    for rate, config in lr_check(record["steps"]).items():
+        run, complete = _stored(store, WIDE, config, evaluations)
+        if not complete:
+            return None
+        scores[rate] = float(_evaluations(store, run["hash"], evaluations[:1])[CE])
+    return scores
+
+
+def equal_time_checks(frame: pd.DataFrame, store=None) -> str:
+    """What the equal-time verdict carries (amendment 1): how many seeds' seconds fall
+    outside 0.9-1.1 of each other, and the learning-rate check's words."""
+    ratios = time_ratios(frame)
+    flagged = int(ratios["flagged"].sum()) if len(ratios) else 0
+    text = (f" Wide over BERT-style training seconds, per seed: median "
+            f"{ratios['wide / BERT-style seconds'].median():.2f}, {flagged} of "
+            f"{len(ratios)} seeds outside 0.9-1.1." if len(ratios) else "")
+    scores = lr_check_scores(store)
+    if scores is not None:
+        words = lr_check_reading(scores, margin_values(rungs())["ce"])
+        text += (f" Learning-rate check: {words}." if words else
+                 " Learning-rate check: 5e-3 is within the margin of the best rate.")
+    return text
+
+
 def rungs() -> dict:
     from .decisions import levels
     return levels(PILOT_PROFILE)
@@ -786,5 +821,7 @@ def status_text(claim: str, store=None) -> str:
         parts.append(f"{spec.label}: {interval_text(row['estimate'], row['low'], row['high'], row['unit'])} "
                      f"{row['unit']}, **{row['verdict_staged']}** after Holm's adjustment over "
                      f"the primary family ({row['n_seeds']} fresh seeds)")
+    if claim == "wall_clock":
+        timing += equal_time_checks(confirmatory_frame(), store)
     return ("**{term}`Confirmatory <confirmatory>` test** (pre-registered): "
             + "; ".join(parts) + "." + timing)
