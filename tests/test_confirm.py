@@ -381,3 +381,34 @@ def test_chapter_6s_verdict_carries_the_equal_time_checks(tmp_path, monkeypatch)
     text = K.status_text("wall_clock")
     assert "equal time" in text and "1 of 1 seeds outside 0.9-1.1" in text
     assert "outside 0.9-1.1" not in K.status_text("dropout")
+
+
+def test_once_judged_the_confirmatory_verdict_leads_the_box_and_the_glance(tmp_path,
+                                                                             monkeypatch):
+    """Issue #25's done-when: the confirmatory verdicts are the headline (the ledger's and
+    the introduction's first list, each chapter's box), the pilot beside them; before
+    the design is complete nothing of it is computed."""
+    from albert_rerun.claims import reader
+    monkeypatch.setenv("ALBERT_RERUN_RESULTS", str(tmp_path))
+    assert reader.confirmatory_rows() == {}
+    monkeypatch.setattr(K, "complete", lambda store=None: True)
+    monkeypatch.setattr(K, "confirmatory_families",
+                        lambda: {"primary": K.family(synthetic(), RUNGS)})
+    rows = reader.confirmatory_rows()
+    assert set(rows) == {"asymmetry", "sop_nsp", "dropout", "wall_clock"}
+    assert rows["asymmetry"]["label"].startswith("FFN-shared minus attention-shared")
+    key = reader.HEADLINES["asymmetry"].key
+    pilot = pd.DataFrame([{"label": "attention-shared minus FFN-shared", "estimate": 0.02,
+                           "low": -0.01, "high": 0.05, "margin": 0.0108, "unit": "nats",
+                           "paper_sign": -1, "verdict": "inconclusive",
+                           "verdict_holm": "inconclusive", "stage": "early training",
+                           "weakest_level": 0.7, "gate_reason": "", "in_family": True,
+                           "n_seeds": 3}], index=[key])
+    box = reader.bottom_line("asymmetry", {"cpu-long": pilot}, rows["asymmetry"])
+    confirmed, ours = box.index("**Ours, {term}`confirmatory`**"), box.index("**Ours, `cpu-long`")
+    assert confirmed < ours and "12 fresh seeds" in box
+    assert "FFN-shared minus attention-shared, E 32: +0.0" in box
+    glance = reader.at_a_glance({"cpu-long": pilot}, "", "", rows)
+    line = next(x for x in glance.splitlines() if "attention vs FFN" in x)
+    assert line.startswith("  - Reproduced") and "confirmatory, 12 fresh seeds; " \
+        "`cpu-long`: inconclusive" in line

@@ -206,7 +206,8 @@ def write_reader_pages(root: Path, profile: str) -> list:
     generated = root / "book" / "_generated"
     generated.mkdir(parents=True, exist_ok=True)
     pages = {
-        "glance.md": reader.at_a_glance(families, "chapters/", reader.confirm_line()),
+        "glance.md": reader.at_a_glance(families, "chapters/", reader.confirm_line(),
+                                        reader.confirmatory_rows()),
         "results.md": (reader.results_table(families, "chapters/",
                                             reader.exact_rows("chapters/"))
                        + "\n\n" + reader.scale_text(list(families), families)),

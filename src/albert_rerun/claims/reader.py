@@ -179,7 +179,7 @@ def profile_name(profile: str, link: bool = False) -> str:
     return f"`{profile}` ({pilot}, exploratory)" if profile == PILOT else f"`{profile}`"
 
 
-def bottom_line(claim: str, families: dict) -> str:
+def bottom_line(claim: str, families: dict, confirmed=None) -> str:
     """The chapter's bottom-line box (MyST, for ``{glue:md}``): the question, the paper's
     claim with its number, ours at each profile with stored results in one sentence with
     the verdict and the stage. (The line on a pre-registered test is the chapter's own
@@ -189,6 +189,10 @@ def bottom_line(claim: str, families: dict) -> str:
     lines = [f"**The question.** {h.question}", "",
              f"**The paper.** {h.paper[0].upper()}{h.paper[1:]}.", "",
              reading_line(units[0] if units else "nats"), ""]
+    if confirmed is not None:  # judged once, on fresh seeds: it leads, the pilot beside
+        lines += [f"**Ours, {term('confirmatory')}** (pre-registered, "
+                  f"{int(confirmed['n_seeds'])} fresh seeds). {confirmed_sentence(confirmed)}",
+                  ""]
     for profile, family in families.items():
         if h.key in family.index:
             lines += [f"**Ours, {profile_name(profile, link=True)}.** "
@@ -319,12 +323,13 @@ GROUPS = {"reproduced": "Reproduced", "contradicted": "Contradicted",
           "not testable at this scale": "Not testable here"}
 
 
-def glance_item(claim: str, row, chapters: str = "") -> tuple:
-    """(group, text) of one measured claim in ``at_a_glance``: its name and chapter, the
-    raw verdict where Holm's differs, an equivalent effect's side where its interval
-    excludes 0, a gated one's reason, and the claim's caveat."""
+def glance_item(claim: str, row, chapters: str = "", lead: str = "") -> tuple:
+    """(group, text) of one measured claim in ``at_a_glance``: its name and chapter,
+    ``lead`` (where the verdict comes from), the raw verdict where Holm's differs, an
+    equivalent effect's side where its interval excludes 0, a gated one's reason, and
+    the claim's caveat."""
     group, _, note = verdict_of(row).partition(" (")
-    notes = [note.rstrip(")")] if note else []
+    notes = ([lead] if lead else []) + ([note.rstrip(")")] if note else [])
     low, high = float(row["low"]), float(row["high"])
     if group == "equivalent" and (low > 0 or high < 0):
         side = "the paper's" if np.sign(low if low > 0 else high) == row["paper_sign"] \
@@ -338,7 +343,29 @@ def glance_item(claim: str, row, chapters: str = "") -> tuple:
     return group, f"{NAMES[claim]} ({'; '.join([link] + notes)})"
 
 
-def at_a_glance(families: dict, chapters: str = "", confirm_line: str = "") -> str:
+def confirmatory_rows(store=None) -> dict:
+    """{claim: its first registered primary decision's row}, judged on the confirmatory
+    seeds, once every confirmatory run is stored; {} before (nothing is computed)."""
+    from . import confirm
+    if not confirm.complete(store):
+        return {}
+    primary = confirm.confirmatory_families()["primary"]
+    out = {}
+    for spec in confirm.PRIMARY:
+        out.setdefault(spec.claim, primary.loc[spec.key])
+    return out
+
+
+def confirmed_sentence(row) -> str:
+    """The confirmatory result in one sentence: its own label (the registration's sign,
+    which for some claims runs the other way round from the chapter's), numbers, Holm
+    verdict and stage; no direction words, which are written for the chapter's sign."""
+    return (f"{row['label']}: {numbers(row)}. Verdict: **{verdict_of(row)}**; "
+            f"{stage_words(row)}.")
+
+
+def at_a_glance(families: dict, chapters: str = "", confirm_line: str = "",
+                confirmed: dict | None = None) -> str:
     """The answers in a few lines, for the first screen of the introduction and the
     ledger (issue #26: "which claims are reproduced?" and "how big and how long?"):
     the exact claims' verdicts (glued from chapters 1 and 2), each measured claim under
@@ -357,8 +384,15 @@ def at_a_glance(families: dict, chapters: str = "", confirm_line: str = "") -> s
              f"**{{glue:text}}`{two}.ipynb::sharing_verdict:s`** "
              f"({chapter_link(chapters, '02_sharing_reductions')})."]
     groups = {g: [] for g in GROUPS}
+    confirmed = confirmed or {}
     for claim, h in HEADLINES.items():
-        if h.key in family.index:
+        if claim in confirmed:  # the pre-registered test decides; the profile beside it
+            lead = (f"confirmatory, {int(confirmed[claim]['n_seeds'])} fresh seeds" +
+                    (f"; `{profile}`: {verdict_of(family.loc[h.key])}"
+                     if h.key in family.index else ""))
+            group, item = glance_item(claim, confirmed[claim], chapters, lead)
+            groups.setdefault(group, []).append(item)
+        elif h.key in family.index:
             group, item = glance_item(claim, family.loc[h.key], chapters)
             groups.setdefault(group, []).append(item)
     judged = family[family["in_family"]] if "in_family" in family else family.iloc[:0]
@@ -568,7 +602,8 @@ def bottom_line_glue(claim: str, profile: str, seeds=None, device: str = "auto")
     image = png(fig, dpi=100)
     plt.close(fig)
     from .confirm import status_text
-    return {"bottom_line": Markdown(bottom_line(claim, families)),
+    confirmed = confirmatory_rows().get(claim)
+    return {"bottom_line": Markdown(bottom_line(claim, families, confirmed)),
             "bottom_figure": Image(data=image, format="png"),
             # the pre-registered test's progress, or its verdicts once complete (issue #25)
             "confirm_status": Markdown(status_text(claim) or "")}
@@ -661,7 +696,8 @@ def ledger_glue(families: dict, profile: str, n_seeds: int) -> dict:
     family, profiles = families[profile], list(families)
     judged = power.power_table(family[family["in_family"]], alpha="holm")
     return {
-        "ledger_results": Markdown(at_a_glance(families, "", confirm_line()) + "\n\n"
+        "ledger_results": Markdown(at_a_glance(families, "", confirm_line(),
+                                               confirmatory_rows()) + "\n\n"
                                    + results_table(families, "", exact_rows()) + "\n\n"
                                    + scale_text(profiles, families)),
         "ledger_counts": ledger.verdict_counts(family),
