@@ -100,7 +100,7 @@ def test_the_scale_is_computed_once_from_the_configs():
 @pytest.mark.parametrize("ratio, expected", [(47407.4, "47,000x"), (36.3, "36x"),
                                              (16504048, "17,000,000x")])
 def test_ratios_are_rounded_to_two_digits(ratio, expected):
-    assert reader._times(ratio) == expected
+    assert reader.times(ratio) == expected
 
 
 def test_the_worked_example_reads_the_families_own_numbers():
@@ -180,7 +180,7 @@ def test_at_a_glance_groups_each_claim_under_its_holm_verdict():
     n = reader.scale_numbers("cpu")
     scale = next(x for x in lines if x.startswith("- **Scale**"))
     assert f"{n['params'] / 1e6:.2f}M parameters" in scale
-    assert reader._times(n["paper_tokens"] / n["tokens"]) + " fewer" in scale
+    assert reader.times(n["paper_tokens"] / n["tokens"]) + " fewer" in scale
     assert "chapters/01_embedding_share.ipynb::embedding_share_verdict" in text
     assert "chapters/06_wall_clock.ipynb::throughput_short" in text
     assert lines[-1] == "- CONFIRM"

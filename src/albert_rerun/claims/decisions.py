@@ -360,8 +360,13 @@ class Chapter:
         return pd.DataFrame(rows).set_index("comparison")
 
 
+def unit_digits(unit: str) -> int:
+    """The decimals a number in ``unit`` is shown to: 3 for nats, 1 for accuracy points,
+    else 2."""
+    return 3 if unit.startswith("nats") else 1 if unit == "points" else 2
+
+
 def interval_text(estimate, low, high, unit="") -> str:
-    """'+0.012 [-0.003, +0.027]': an estimate and its interval, to the digits of
-    ``unit`` (3 for nats, 1 for accuracy points, else 2)."""
-    digits = 3 if unit.startswith("nats") else 1 if unit == "points" else 2
+    """'+0.012 [-0.003, +0.027]': an estimate and its interval, to ``unit_digits``."""
+    digits = unit_digits(unit)
     return f"{estimate:+.{digits}f} [{low:+.{digits}f}, {high:+.{digits}f}]"

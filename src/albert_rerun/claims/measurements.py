@@ -199,11 +199,13 @@ def rule_verdict(rho: float) -> str:
     return "reproduced" if rho > 0.999 else "not reproduced"
 
 
-def verdict_label(rho: float, profile: str, device: str = "auto") -> str:
+def verdict_label(rho: float, profile: str, device: str = "auto",
+                  short: bool = False) -> str:
     """The throughput verdict by the rule (``rule_verdict``). Where an earlier measurement
     by the pre-specified method (forward and backward only) is stored and read otherwise,
     that reading is the headline and the whole-step method's, chosen after it was seen,
-    stands beside it (review: the headline rested on the method chosen second)."""
+    stands beside it (review: the headline rested on the method chosen second).
+    ``short``: without the pointer to the chapter's sections, for other pages."""
     verdict = rule_verdict(rho)
     measured = _earlier(profile, device)
     if measured is None:
@@ -212,7 +214,8 @@ def verdict_label(rho: float, profile: str, device: str = "auto") -> str:
     if old == verdict:
         return verdict
     return (f"{old} by the pre-specified method (forward and backward); {verdict} by the "
-            f"whole-step method, chosen after that result was seen (both below)")
+            f"whole-step method, chosen after that result"
+            + ("" if short else " was seen (both below)"))
 
 
 def earlier_reading(profile: str, device: str = "auto") -> str:
@@ -245,11 +248,9 @@ def throughput_glue(profile: str, device: str = "auto") -> tuple:
     speed, rho = throughput_table(measured)
     verdict = verdict_label(rho, profile, device)
     reading = throughput_reading(speed, rho)
+    short = verdict_label(rho, profile, device, short=True)
     earlier = _earlier(profile, device)
     first = throughput_table(earlier)[1] if earlier is not None else rho
-    short = (verdict if earlier is None or rule_verdict(first) == rule_verdict(rho) else
-             f"{rule_verdict(first)} by the pre-specified method (forward and backward); "
-             f"{rule_verdict(rho)} by the whole-step method, chosen after that result")
     if short != verdict:  # the reading is the second method's: say so where it stands
         reading = f"by the whole-step method, chosen second, {reading}"
     return speed, {"throughput_rho": rho, "throughput_verdict": verdict,

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .decisions import interval_text
+from .decisions import interval_text, unit_digits
 from .stats import EARLY, GATED, NO_MODEL, PAST
 from .text import times, tokens_per_run
 
@@ -134,18 +134,24 @@ def stage_words(row) -> str:
     return str(stage)
 
 
+def book_verdict(row) -> str:
+    """The book's verdict: Holm-adjusted, 'not testable at this scale' where gated."""
+    return "not testable at this scale" if row["stage"] == GATED else row["verdict_holm"]
+
+
+def raw_note(row) -> str:
+    """'at 5% before Holm: reproduced' where the raw verdict differs from Holm's in a
+    judged decision of the family, else ''."""
+    holm, raw = row["verdict_holm"], row["verdict"]
+    if row["stage"] == GATED or holm == raw or not row.get("in_family", True):
+        return ""
+    return f"at 5% before Holm: {raw}"
+
+
 def verdict_of(row) -> str:
     """The Holm-adjusted verdict (the book's), raw at 5% beside it where they differ."""
-    holm, raw = row["verdict_holm"], row["verdict"]
-    if row["stage"] == GATED:
-        return "not testable at this scale"
-    return holm if holm == raw or not row.get("in_family", True) else \
-        f"{holm} (at 5% before Holm: {raw})"
-
-
-def _digits(unit: str) -> int:
-    """The decimals of ``interval_text``: 3 for nats, 1 for points, else 2."""
-    return 3 if unit.startswith("nats") else 1 if unit == "points" else 2
+    note = raw_note(row)
+    return f"{book_verdict(row)} ({note})" if note else book_verdict(row)
 
 
 def unit_text(unit: str, link: bool = False) -> str:
@@ -157,7 +163,7 @@ def numbers(row, link: bool = False) -> str:
     """'-0.002 nats [-0.025, +0.021], margin ±0.011': the estimate, its 95% interval
     and the margin, all to the unit's decimals; with one seed, no interval (never
     '[-inf, +inf]'). ``link``: the unit and 'margin' link to the glossary."""
-    unit, d = row["unit"], _digits(row["unit"])
+    unit, d = row["unit"], unit_digits(row["unit"])
     margin = (term("margin") if link else "margin") + f" ±{float(row['margin']):.{d}f}"
     if not (np.isfinite(float(row["low"])) and np.isfinite(float(row["high"]))):
         return (f"{float(row['estimate']):+.{d}f} {unit_text(unit, link)} (one seed: no "
@@ -328,8 +334,8 @@ def glance_item(claim: str, row, chapters: str = "", lead: str = "") -> tuple:
     ``lead`` (where the verdict comes from), the raw verdict where Holm's differs, an
     equivalent effect's side where its interval excludes 0, a gated one's reason, and
     the claim's caveat."""
-    group, _, note = verdict_of(row).partition(" (")
-    notes = ([lead] if lead else []) + ([note.rstrip(")")] if note else [])
+    group, note = book_verdict(row), raw_note(row)
+    notes = [x for x in (lead, note) if x]
     low, high = float(row["low"]), float(row["high"])
     if group == "equivalent" and (low > 0 or high < 0):
         side = "the paper's" if np.sign(low if low > 0 else high) == row["paper_sign"] \
@@ -410,11 +416,11 @@ def at_a_glance(families: dict, chapters: str = "", confirm_line: str = "",
                  f"a measurement): {{glue:text}}`{six}.ipynb::throughput_short:s`.")
     n = scale_numbers(profile)
     lines.append(f"- **Scale**: one base run here has {n['params'] / 1e6:.2f}M parameters "
-                 f"({_times(n['paper_params'] / n['params'])} fewer than ALBERT-base's "
+                 f"({times(n['paper_params'] / n['params'])} fewer than ALBERT-base's "
                  f"{n['paper_params'] / 1e6:.0f}M) and trains on {_count(n['tokens'])} "
-                 f"tokens ({_times(n['paper_tokens'] / n['tokens'])} fewer than the "
+                 f"tokens ({times(n['paper_tokens'] / n['tokens'])} fewer than the "
                  f"paper's {_count(n['paper_tokens'])}), with "
-                 f"{_times(n['paper_flops'] / n['flops'])} less compute; every model is "
+                 f"{times(n['paper_flops'] / n['flops'])} less compute; every model is "
                  f"{term('stage', 'early in training')}.")
     if confirm_line:
         lines.append(f"- {confirm_line}")
@@ -478,9 +484,6 @@ def _flops(x: float) -> str:
     return f"${x / 10 ** exponent:.1f} \\times 10^{{{exponent}}}$"
 
 
-_times = times  # text.times: one rounding of a ratio everywhere
-
-
 def stage_summary(family: pd.DataFrame) -> str:
     """'the weakest models 19-35% of the way from the unigram to the bigram rung; none
     past it' over a family's judged and gated model decisions."""
@@ -501,9 +504,9 @@ def scale_text(profiles: list, families: dict | None = None) -> str:
         n = scale_numbers(profile)
         parts.append(f"`{profile}` {n['params'] / 1e6:.2f}M parameters, {n['steps']:,} "
                      f"steps, {_count(n['tokens'])} tokens, {_flops(n['flops'])} FLOPs "
-                     f"({_times(n['paper_params'] / n['params'])} fewer parameters, "
-                     f"{_times(n['paper_tokens'] / n['tokens'])} fewer tokens and "
-                     f"{_times(n['paper_flops'] / n['flops'])} less compute than the "
+                     f"({times(n['paper_params'] / n['params'])} fewer parameters, "
+                     f"{times(n['paper_tokens'] / n['tokens'])} fewer tokens and "
+                     f"{times(n['paper_flops'] / n['flops'])} less compute than the "
                      f"paper)")
     n = scale_numbers(profiles[0])
     first = (f"One base run of ours against the paper's ALBERT-base "
@@ -639,7 +642,7 @@ def headline_forest(families: dict):
     for y, (claim, profile, row) in enumerate(rows):
         m = float(row["margin"])
         est, low, high = (float(row[k]) / m for k in ("estimate", "low", "high"))
-        colour = VERDICT_COLOURS[verdict_of(row).split(" (")[0]]
+        colour = VERDICT_COLOURS[book_verdict(row)]
         lo, hi = max(low, -limit), min(high, limit)
         ax.plot([lo, hi], [y, y], color=colour, lw=2)
         for end, cut, sign in ((lo, low < -limit, -1), (hi, high > limit, 1)):

@@ -215,18 +215,17 @@ def verdict_sentence(d: Decision, family: pd.DataFrame | None = None) -> str:
     """'reproduced, early training: weakest arm at 31% (Holm: inconclusive): -0.021
     [-0.030, -0.012] nats' for a page; a gated decision says which arm failed, and its
     measured difference stands beside it all the same."""
-    holm_text = words = ""
+    head, words = stage_text(d), ""
     if (family is not None and d.key in family.index
             and bool(family.loc[d.key, "in_family"])):
         # Holm's verdict first, as the bottom line gives it (a cold reader met
         # "reproduced ... (after Holm: inconclusive)" here and the reverse in the box)
-        holm_text = (f"{family.loc[d.key, 'verdict_holm']} after Holm's adjustment over "
-                     f"this profile's judged decisions (at 5% before it: ")
+        head = (f"{family.loc[d.key, 'verdict_holm']} after Holm's adjustment over this "
+                f"profile's judged decisions (at 5% before it: {head})")
         # the ledger's words for what the numbers say, on the chapter's page too (review:
         # chapter 5 did not say that its interval excludes 0 on the paper's side)
         words = f"; that is, {reading(family.loc[d.key])}"
-    return (f"{holm_text}{stage_text(d)}{')' if holm_text else ''}: "
-            f"{interval_text(d.estimate, d.low, d.high, d.unit)} "
+    return (f"{head}: {interval_text(d.estimate, d.low, d.high, d.unit)} "
             f"{d.unit}, margin ±{d.margin:.3g}{words}")
 
 
