@@ -191,6 +191,34 @@ def test_power_plan_matches_statsmodels_and_the_seed_rule():
     assert n == min(K.MAX_SEEDS, max(K.MIN_SEEDS, fewest))
 
 
+def test_equivalence_plan_is_the_tost_power_at_a_true_zero():
+    """Amendment 2: the TOST's power within each margin, from the pilot's paired SD; a
+    noisy decision cannot reach "equivalent", a quiet one can."""
+    from albert_rerun.book.preregistration import equivalence_text
+    from albert_rerun.claims.power import tost_power
+    frame = synthetic(seeds=range(3), noise=0.002, seed=4)
+    frame.loc[frame["condition"] == K.ALL64, K.CE] += np.array([0.0, 0.2, -0.2])  # noisy
+    frame.loc[frame["condition"] == K.ATTENTION, K.CE] += np.array([0.1, -0.1, 0.0])
+    plan = K.equivalence_plan(frame, RUNGS)
+    margins = K.margin_values(RUNGS)
+    for spec in K.PRIMARY:
+        row = plan.loc[spec.key]
+        sd = abs(K.per_seed(spec, frame).std())
+        assert row["paired SD"] == pytest.approx(sd)
+        assert row["margin in SDs"] == pytest.approx(margins[spec.margin] / sd)
+        expected = tost_power(margins[spec.margin] / sd, 11, 0.005)
+        assert row["TOST power, Holm's first step"] == pytest.approx(expected)
+        assert row["TOST power at 5%"] >= row["TOST power, Holm's first step"]
+    assert plan.loc["confirm/sharing-cost", "TOST power, Holm's first step"] < 0.05
+    assert plan.loc["confirm/dropout", "TOST power, Holm's first step"] > 0.99
+    text = equivalence_text(frame, RUNGS)
+    primary = text.split("Under 5%")[1].split("\n")[0]
+    assert "`confirm/asymmetry`, `confirm/sharing-cost`" in primary
+    assert "dropout" not in primary
+    # the paper's "nearly free" (a sign of 0): contradicted but never confirmed here
+    assert "The paper says `explore/attention-free`" in text
+
+
 def test_registered_seed_count_is_the_rule_applied_to_the_pilot(committed):
     plan = K.power_plan(K.pilot_frame())
     assert K.seed_count(plan) == len(K.CONFIRM_SEEDS)

@@ -9,6 +9,7 @@ from pathlib import Path
 import pandas as pd
 
 from ..claims import confirm as K
+from ..claims.decisions import unit_digits
 
 
 def record_text(root: Path) -> str:
@@ -44,12 +45,13 @@ def progress_text(store=None) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _percent(power: float) -> str:
-    return "over 99%" if power > 0.99 else f"{100 * power:.0f}%"
-
-
 def _number(value: float, unit: str) -> str:
     return f"{value:+.1f}" if unit == "points" else f"{value:+.4f}"
+
+
+def _unit(spec) -> str:
+    return ("points" if spec.kind == "accuracy" else "share of range"
+            if spec.kind == "change" else "nats")
 
 
 def pilot_text(frame: pd.DataFrame | None = None) -> str:
@@ -63,7 +65,7 @@ def pilot_text(frame: pd.DataFrame | None = None) -> str:
              "|---|---|---|---|---|"]
     for spec in K.PRIMARY:
         row = plan.loc[spec.key]
-        unit = "points" if spec.kind == "accuracy" else "nats"
+        unit = _unit(spec)
         lines.append(f"| {spec.label} ({unit}) | {_number(row['mean'], unit)} | "
                      f"{abs(row['paired SD']):.3g} | {_percent(row[f'power at {n}'])} | "
                      f"{row['seeds for 80%']:.0f} |")
@@ -73,11 +75,57 @@ def pilot_text(frame: pd.DataFrame | None = None) -> str:
     secondary = K.power_plan(frame, K.SECONDARY)
     for spec in K.SECONDARY:
         row = secondary.loc[spec.key]
-        unit = ("points" if spec.kind == "accuracy" else "share of range"
-                if spec.kind == "change" else "nats")
+        unit = _unit(spec)
         lines.append(f"| {spec.label} ({unit}) | {_number(row['mean'], unit)} | "
                      f"{abs(row['paired SD']):.3g} |")
     return "\n".join(lines) + "\n"
+
+
+REACH = 0.05  # a TOST power at a true 0 below this: "equivalent" is out of reach
+
+
+def equivalence_text(frame: pd.DataFrame | None = None, rungs: dict | None = None) -> str:
+    """Amendment 2's table: the TOST's power at a true difference of 0, per decision, and
+    which decisions cannot end "equivalent" at the registered seed count."""
+    frame = K.pilot_frame() if frame is None else frame
+    rungs = K.rungs() if rungs is None else rungs
+    n = len(K.CONFIRM_SEEDS)
+    lines, nil = [], []
+    for title, specs in (("Primary decisions", K.PRIMARY),
+                         ("Secondary decisions (exploratory)", K.SECONDARY)):
+        plan = K.equivalence_plan(frame, rungs, specs, n)
+        lines += [f"{title}, {n} seeds, at Holm's first-step alpha of "
+                  f"{K.holm_alpha(specs):.4g} ({2 * len(specs)} tests) and at 5%:", "",
+                  "| decision | margin | pilot paired SD | TOST power, Holm's first step "
+                  "| at 5% |", "|---|---|---|---|---|"]
+        out = []
+        for spec in specs:
+            row = plan.loc[spec.key]
+            unit = _unit(spec)
+            first = row["TOST power, Holm's first step"]
+            lines.append(f"| {spec.label} | ±{row['margin']:.{unit_digits(unit)}f} {unit} "
+                         f"| {row['paired SD']:.3g} | {_percent(first)} | "
+                         f"{_percent(row['TOST power at 5%'])} |")
+            if first < REACH:
+                out.append(spec)
+        nil += [s for s in out if s.paper_sign == 0]
+        lines += ["", f"Under {100 * REACH:.0f}% at Holm's first step, even at a true "
+                  f"difference of 0: {len(out)} of {len(specs)}"
+                  + (" (" + ", ".join(f"`{s.key}`" for s in out) + ")" if out else "")
+                  + ".", ""]
+    lines.append("For those the design can show a difference but not its absence: "
+                 "\"equivalent\" is out of its reach, and an \"inconclusive\" there is not "
+                 "evidence of no effect.")
+    for spec in nil:
+        lines.append(f"The paper says `{spec.key}` ({spec.label}) is no difference: here "
+                     f"that claim can be contradicted but not confirmed.")
+    return "\n".join(lines) + "\n"
+
+
+def _percent(power: float) -> str:
+    if power < 0.01:
+        return "under 1%"
+    return "over 99%" if power > 0.99 else f"{100 * power:.0f}%"
 
 
 CURVES_FIGURE = """```{figure} _generated/preregistration-pilot-curves.png
@@ -95,7 +143,7 @@ model only.
 
 
 def write_preregistration_parts(root: Path) -> list:
-    """book/_generated/preregistration-{record,progress,pilot}.md."""
+    """book/_generated/preregistration-{record,progress,pilot,equivalence}.md."""
     generated = root / "book" / "_generated"
     generated.mkdir(parents=True, exist_ok=True)
     frame = K.pilot_frame()
@@ -105,7 +153,8 @@ def write_preregistration_parts(root: Path) -> list:
     import matplotlib.pyplot as plt
     plt.close(figure)
     parts = {"record": record_text(root), "progress": progress_text(),
-             "pilot": pilot_text(frame) + "\n" + CURVES_FIGURE}
+             "pilot": pilot_text(frame) + "\n" + CURVES_FIGURE,
+             "equivalence": equivalence_text(frame)}
     paths = []
     for name, text in parts.items():
         path = generated / f"preregistration-{name}.md"

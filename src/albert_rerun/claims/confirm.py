@@ -309,6 +309,32 @@ def power_plan(frame: pd.DataFrame, specs=PRIMARY, seeds=range(3, MAX_SEEDS + 5)
     return pd.DataFrame(rows).set_index("key")
 
 
+def equivalence_plan(frame: pd.DataFrame, rungs: dict, specs=PRIMARY,
+                     n: int | None = None) -> pd.DataFrame:
+    """Amendment 2: whether "equivalent" is within the design's reach. For each spec, the
+    exact power of the paired TOST within the spec's margin (``power.tost_power``) at
+    ``n`` seeds (the registered count) when the true difference is 0, the case most
+    favourable to it, with the pilot's paired SD: at Holm's first-step alpha for the
+    family of ``specs`` (the TOST is judged there unless other tests reject first) and at
+    an unadjusted 5% (Holm's last step, an upper bound). For the accuracy decisions this
+    is the t's power; the decision takes the more cautious of the t and the bootstrap, so
+    theirs is lower."""
+    from .power import tost_power
+    n = len(CONFIRM_SEEDS) if n is None else n
+    margins = margin_values(rungs)
+    plan = power_plan(frame, specs, seeds=(n,))
+    first = holm_alpha(specs)
+    rows = []
+    for spec in specs:
+        sd, margin = abs(float(plan.loc[spec.key, "paired SD"])), margins[spec.margin]
+        ratio = margin / sd if sd > 0 else math.inf
+        rows.append({"key": spec.key, "decision": spec.label, "margin": margin,
+                     "paired SD": sd, "margin in SDs": ratio, "alpha": first,
+                     "TOST power, Holm's first step": tost_power(ratio, n, first),
+                     "TOST power at 5%": tost_power(ratio, n, ALPHA)})
+    return pd.DataFrame(rows).set_index("key")
+
+
 def seed_count(plan: pd.DataFrame) -> int:
     """The registered rule: the fewest seeds at or above MIN_SEEDS that give every
     primary decision POWER, at most MAX_SEEDS."""
