@@ -219,6 +219,45 @@ def test_equivalence_plan_is_the_tost_power_at_a_true_zero():
     assert "The paper says `explore/attention-free`" in text
 
 
+def test_reach_reads_the_sd_uncertainty_and_the_pilot_mean():
+    """Amendment 3: out of reach only if the TOST fails even at the smallest SD of the
+    pilot's 95% interval; at the pilot's own mean, a difference beyond the margin leaves
+    the TOST no chance."""
+    from albert_rerun.book.preregistration import reach_text
+    from albert_rerun.claims.power import sd_factors, tost_power
+    frame = synthetic(seeds=range(3), noise=0.002, seed=4)
+    frame.loc[frame["condition"] == K.ALL64, K.CE] += np.array([0.0, 0.2, -0.2])
+    plan = K.equivalence_plan(frame, RUNGS)
+    row = plan.loc["confirm/sharing-cost"]
+    assert row["smallest SD"] == pytest.approx(row["paired SD"] * sd_factors(3)[0])
+    assert row["TOST power at the smallest SD"] == pytest.approx(
+        tost_power(row["margin"] / row["smallest SD"], 11, 0.005))
+    assert row["TOST power at ALPHA / 2"] == pytest.approx(
+        tost_power(row["margin in SDs"], 11, 0.025))
+    # dropout: 0.04 nats above the base, beyond the 0.027 margin, quiet: reachable at a
+    # true 0, hopeless at the pilot's mean
+    dropout = plan.loc["confirm/dropout"]
+    assert dropout["TOST power, Holm's first step"] > 0.99
+    assert dropout["TOST power at the pilot mean"] < 0.01
+    text = reach_text(frame, RUNGS)
+    out = text.split("smaller still: ")[1].split("\n")[0]
+    assert "`confirm/sharing-cost`" in out and "`confirm/dropout`" not in out
+    assert "`confirm/dropout`" in text.split("pilot's own mean")[1]
+
+
+def test_the_amendments_tables_are_frozen_as_committed(committed):
+    """A dated amendment's numbers never change: its frozen parts equal what the code
+    computes from the pilot's stored runs today, and the build shows the frozen text."""
+    from albert_rerun.book.preregistration import (computed_amendment_parts,
+                                                   frozen_amendment_parts)
+    frozen = frozen_amendment_parts(ROOT)
+    assert set(frozen) == {"equivalence", "reach"}
+    assert computed_amendment_parts() == frozen
+    page = (ROOT / K.PAGE).read_text()
+    for name in frozen:
+        assert f"_generated/preregistration-{name}.md" in page.split("## Amendments")[1]
+
+
 def test_registered_seed_count_is_the_rule_applied_to_the_pilot(committed):
     plan = K.power_plan(K.pilot_frame())
     assert K.seed_count(plan) == len(K.CONFIRM_SEEDS)

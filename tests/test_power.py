@@ -282,6 +282,14 @@ def test_the_sd_of_three_seeds_is_uncertain_by_a_factor_of_about_half_to_six():
     text = power.sd_uncertainty(3)
     assert "2 degrees of freedom" in text and "from 0.5 to 6.3 times" in text
     assert power.sd_uncertainty(1) == "one seed gives no SD"
+    # the factors: a simulated SD of 3 normal values falls below 1/high and above 1/low
+    # of the true SD 2.5% of the time each
+    low, high = power.sd_factors(3)
+    sd = np.random.default_rng(0).normal(size=(200_000, 3)).std(axis=1, ddof=1)
+    assert np.mean(sd * low > 1) == pytest.approx(0.025, abs=0.002)
+    assert np.mean(sd * high < 1) == pytest.approx(0.025, abs=0.002)
+    with pytest.raises(ValueError):
+        power.sd_factors(1)
 
 
 def test_an_empty_family_gives_an_empty_table_with_its_columns():

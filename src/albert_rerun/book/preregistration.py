@@ -122,6 +122,52 @@ def equivalence_text(frame: pd.DataFrame | None = None, rungs: dict | None = Non
     return "\n".join(lines) + "\n"
 
 
+def reach_text(frame: pd.DataFrame | None = None, rungs: dict | None = None) -> str:
+    """Amendment 3's table: amendment 2's TOST power at a true 0 read with the pilot SD's
+    uncertainty (at the low end of its 95% interval), at Holm's next-to-last step, and
+    at the pilot's own mean; which decisions stay out of reach of "equivalent"."""
+    from ..claims.power import sd_factors
+    frame = K.pilot_frame() if frame is None else frame
+    rungs = K.rungs() if rungs is None else rungs
+    n, low = len(K.CONFIRM_SEEDS), sd_factors(len(K.PILOT_SEEDS))[0]
+    lines, out, borderline, at_mean = [], [], [], []
+    lines += [f"Power of the TOST at {n} seeds; \"first step\" is Holm's first-step alpha "
+              f"of each family ({K.holm_alpha(K.PRIMARY):.4g} primary, "
+              f"{K.holm_alpha(K.SECONDARY):.4g} secondary); the smallest SD is "
+              f"{low:.2f} times the pilot's, the low end of its 95% interval from "
+              f"{len(K.PILOT_SEEDS)} seeds:", "",
+              "| decision | true 0, pilot SD, first step | true 0, smallest SD, first "
+              "step | true 0, pilot SD, at 0.025 | pilot mean, pilot SD, first step |",
+              "|---|---|---|---|---|"]
+    for specs in (K.PRIMARY, K.SECONDARY):
+        plan = K.equivalence_plan(frame, rungs, specs, n)
+        for spec in specs:
+            row = plan.loc[spec.key]
+            first = row["TOST power, Holm's first step"]
+            best = row["TOST power at the smallest SD"]
+            mean = row["TOST power at the pilot mean"]
+            lines.append(f"| `{spec.key}` | {_percent(first)} | {_percent(best)} | "
+                         f"{_percent(row['TOST power at ALPHA / 2'])} | {_percent(mean)} |")
+            if best < REACH:
+                out.append(spec.key)
+            elif first < REACH:
+                borderline.append(spec.key)
+            if first >= REACH and mean < REACH:
+                at_mean.append(spec.key)
+
+    def names(keys):
+        return ", ".join(f"`{k}`" for k in keys) if keys else "none"
+    lines += ["", f"Under {100 * REACH:.0f}% even at the smallest SD, so out of reach of "
+              f"\"equivalent\" unless the true SD is smaller still: {names(out)}.",
+              "", f"Under {100 * REACH:.0f}% at the pilot's SD but not at the smallest, so "
+              f"amendment 2's \"out of reach\" is withdrawn for them (\"equivalent\" is "
+              f"unlikely, not impossible): {names(borderline)}.",
+              "", f"Likely to reach \"equivalent\" at a true 0 but under "
+              f"{100 * REACH:.0f}% at the pilot's own mean (the pilot's difference lies "
+              f"outside or near the margin): {names(at_mean)}."]
+    return "\n".join(lines) + "\n"
+
+
 def _percent(power: float) -> str:
     if power < 0.01:
         return "under 1%"
@@ -142,8 +188,27 @@ model only.
 """
 
 
+# The numbers a dated amendment shows are frozen with it: the text of its generated part
+# as it was committed (tests/test_confirm.py recomputes each from the pilot's store and
+# checks that it has not changed), so that a later change of code or data cannot
+# rewrite an amendment.
+AMENDMENT_PARTS = "data/preregistration-amendments.json"
+
+
+def computed_amendment_parts(frame: pd.DataFrame | None = None) -> dict:
+    """{part: text} of the amendments' generated parts, computed now."""
+    frame = K.pilot_frame() if frame is None else frame
+    return {"equivalence": equivalence_text(frame), "reach": reach_text(frame)}
+
+
+def frozen_amendment_parts(root: Path) -> dict:
+    path = root / AMENDMENT_PARTS
+    return json.loads(path.read_text()) if path.is_file() else {}
+
+
 def write_preregistration_parts(root: Path) -> list:
-    """book/_generated/preregistration-{record,progress,pilot,equivalence}.md."""
+    """book/_generated/preregistration-{record,progress,pilot,equivalence,reach}.md; the
+    amendments' parts from their frozen text."""
     generated = root / "book" / "_generated"
     generated.mkdir(parents=True, exist_ok=True)
     frame = K.pilot_frame()
@@ -153,8 +218,9 @@ def write_preregistration_parts(root: Path) -> list:
     import matplotlib.pyplot as plt
     plt.close(figure)
     parts = {"record": record_text(root), "progress": progress_text(),
-             "pilot": pilot_text(frame) + "\n" + CURVES_FIGURE,
-             "equivalence": equivalence_text(frame)}
+             "pilot": pilot_text(frame) + "\n" + CURVES_FIGURE}
+    frozen = frozen_amendment_parts(root)
+    parts.update(frozen or computed_amendment_parts(frame))
     paths = []
     for name, text in parts.items():
         path = generated / f"preregistration-{name}.md"

@@ -319,19 +319,31 @@ def equivalence_plan(frame: pd.DataFrame, rungs: dict, specs=PRIMARY,
     an unadjusted 5% (Holm's last step, an upper bound). For the accuracy decisions this
     is the t's power; the decision takes the more cautious of the t and the bootstrap, so
     theirs is lower."""
-    from .power import tost_power
+    from .power import sd_factors, tost_power
     n = len(CONFIRM_SEEDS) if n is None else n
     margins = margin_values(rungs)
     plan = power_plan(frame, specs, seeds=(n,))
     first = holm_alpha(specs)
     rows = []
     for spec in specs:
-        sd, margin = abs(float(plan.loc[spec.key, "paired SD"])), margins[spec.margin]
+        row = plan.loc[spec.key]
+        sd, margin = abs(float(row["paired SD"])), margins[spec.margin]
         ratio = margin / sd if sd > 0 else math.inf
+        # amendment 3: the SD rests on the pilot's seeds; at the low end of its 95%
+        # interval, the TOST's best case. The level a TOST meets at best, unless its own
+        # difference test rejects too (at a true 0, a chance of about alpha): Holm's
+        # next-to-last step, ALPHA / 2.
+        smallest = sd * sd_factors(int(row["pilot seeds"]))[0]
         rows.append({"key": spec.key, "decision": spec.label, "margin": margin,
                      "paired SD": sd, "margin in SDs": ratio, "alpha": first,
                      "TOST power, Holm's first step": tost_power(ratio, n, first),
-                     "TOST power at 5%": tost_power(ratio, n, ALPHA)})
+                     "TOST power at 5%": tost_power(ratio, n, ALPHA),
+                     "TOST power at ALPHA / 2": tost_power(ratio, n, ALPHA / 2),
+                     "smallest SD": smallest,
+                     "TOST power at the smallest SD": tost_power(
+                         margin / smallest if smallest > 0 else math.inf, n, first),
+                     "TOST power at the pilot mean": tost_power(
+                         ratio, n, first, float(row["mean"]) / sd if sd > 0 else 0.0)})
     return pd.DataFrame(rows).set_index("key")
 
 

@@ -285,16 +285,25 @@ def power_sentence(table, what: str = "decisions") -> str:
             f"{_number(for_tost.max())} seeds (median {_number(for_tost.median())}).")
 
 
+def sd_factors(seeds: int, confidence: float = 0.95) -> tuple:
+    """The ``confidence`` interval of a true SD, as factors of an SD estimated from
+    ``seeds`` normal values (chi-square, ``seeds - 1`` degrees of freedom)."""
+    from scipy.stats import chi2
+    df = seeds - 1
+    if df < 1:
+        raise ValueError("one seed gives no SD")
+    tail = (1 - confidence) / 2
+    return tuple(math.sqrt(df / chi2.ppf(q, df)) for q in (1 - tail, tail))
+
+
 def sd_uncertainty(seeds: int, confidence: float = 0.95) -> str:
     """How uncertain an SD of ``seeds`` paired differences is (its chi-square interval as
     factors of the estimate): the power numbers read off such SDs are post hoc and rough
     (review: at 3 seeds, 2 degrees of freedom, about 0.5 to 6 times)."""
-    from scipy.stats import chi2
     df = seeds - 1
     if df < 1:
         return "one seed gives no SD"
-    tail = (1 - confidence) / 2
-    low, high = (math.sqrt(df / chi2.ppf(q, df)) for q in (1 - tail, tail))
+    low, high = sd_factors(seeds, confidence)
     return (f"each SD comes from {seeds} seeds ({df} degrees of freedom), so its "
             f"{confidence:.0%} interval runs from {low:.1f} to {high:.1f} times the value "
             f"used: these power figures are post hoc and rough, and the seeds they ask for "
