@@ -251,11 +251,47 @@ def test_the_amendments_tables_are_frozen_as_committed(committed):
     from albert_rerun.book.preregistration import (computed_amendment_parts,
                                                    frozen_amendment_parts)
     frozen = frozen_amendment_parts(ROOT)
-    assert set(frozen) == {"equivalence", "reach"}
+    assert set(frozen) == {"equivalence", "reach", "lenient"}
     assert computed_amendment_parts() == frozen
     page = (ROOT / K.PAGE).read_text()
     for name in frozen:
         assert f"_generated/preregistration-{name}.md" in page.split("## Amendments")[1]
+
+
+def test_the_build_refuses_a_changed_or_missing_amendment_table(tmp_path):
+    from albert_rerun.book.preregistration import (AMENDMENT_PARTS, AmendmentChanged,
+                                                   frozen_amendment_parts)
+    with pytest.raises(AmendmentChanged, match="missing"):
+        frozen_amendment_parts(tmp_path)
+    path = tmp_path / AMENDMENT_PARTS
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps({"reach": "| a | 4% |\n"}))
+    assert frozen_amendment_parts(tmp_path, {"reach": "| a | 4% |\n"}) == {
+        "reach": "| a | 4% |\n"}
+    with pytest.raises(AmendmentChanged, match="reach"):
+        frozen_amendment_parts(tmp_path, {"reach": "| a | 5% |\n"})
+    with pytest.raises(AmendmentChanged, match="lenient"):  # a part never frozen
+        frozen_amendment_parts(tmp_path, {"reach": "| a | 4% |\n", "lenient": "x"})
+
+
+def test_amendment_4_reads_out_of_reach_only_at_the_most_lenient_values():
+    from albert_rerun.book.preregistration import reading, since_text
+
+    def row(first, lenient, mean=0.5):
+        return {"TOST power, Holm's first step": first,
+                "TOST power at the smallest SD at ALPHA / 2": lenient,
+                "TOST power at the pilot mean": mean}
+    assert reading(row(0.001, 0.04)) == "out of reach"
+    assert reading(row(0.001, 0.30)) == "unlikely at the pilot's SD"
+    assert reading(row(0.20, 0.90)) == "possible"
+    assert reading(row(0.99, 0.99)) == "reachable at a true 0"
+    assert reading(row(0.99, 0.99, mean=0.0)) == (
+        "reachable at a true 0, unlikely at the pilot's mean")
+    frame = synthetic(seeds=range(3), noise=0.002, seed=4)
+    frame.loc[frame["condition"] == K.ALL64, K.CE] += np.array([0.0, 0.4, -0.4])
+    text = since_text(frame, RUNGS)
+    out = text.split("most lenient values: ")[1].split(":")[0]
+    assert "`confirm/sharing-cost`" in out and "`confirm/dropout`" not in out
 
 
 def test_registered_seed_count_is_the_rule_applied_to_the_pilot(committed):

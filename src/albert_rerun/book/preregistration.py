@@ -122,6 +122,31 @@ def equivalence_text(frame: pd.DataFrame | None = None, rungs: dict | None = Non
     return "\n".join(lines) + "\n"
 
 
+def reach_groups(frame: pd.DataFrame, rungs: dict) -> dict:
+    """Amendment 3's reading: {"plans": the two families' ``equivalence_plan``s, "out":
+    keys whose TOST stays under REACH even at the smallest SD of the pilot's 95% interval,
+    "unlikely": under REACH at the pilot's SD only, "at_mean": reachable at a true 0 but
+    under REACH at the pilot's own mean}."""
+    groups = {"plans": [], "out": [], "unlikely": [], "at_mean": []}
+    for specs in (K.PRIMARY, K.SECONDARY):
+        plan = K.equivalence_plan(frame, rungs, specs, len(K.CONFIRM_SEEDS))
+        groups["plans"].append((specs, plan))
+        for spec in specs:
+            row = plan.loc[spec.key]
+            first = row["TOST power, Holm's first step"]
+            if row["TOST power at the smallest SD"] < REACH:
+                groups["out"].append(spec.key)
+            elif first < REACH:
+                groups["unlikely"].append(spec.key)
+            if first >= REACH and row["TOST power at the pilot mean"] < REACH:
+                groups["at_mean"].append(spec.key)
+    return groups
+
+
+def _names(keys) -> str:
+    return ", ".join(f"`{k}`" for k in keys) if keys else "none"
+
+
 def reach_text(frame: pd.DataFrame | None = None, rungs: dict | None = None) -> str:
     """Amendment 3's table: amendment 2's TOST power at a true 0 read with the pilot SD's
     uncertainty (at the low end of its 95% interval), at Holm's next-to-last step, and
@@ -130,42 +155,113 @@ def reach_text(frame: pd.DataFrame | None = None, rungs: dict | None = None) -> 
     frame = K.pilot_frame() if frame is None else frame
     rungs = K.rungs() if rungs is None else rungs
     n, low = len(K.CONFIRM_SEEDS), sd_factors(len(K.PILOT_SEEDS))[0]
-    lines, out, borderline, at_mean = [], [], [], []
-    lines += [f"Power of the TOST at {n} seeds; \"first step\" is Holm's first-step alpha "
-              f"of each family ({K.holm_alpha(K.PRIMARY):.4g} primary, "
-              f"{K.holm_alpha(K.SECONDARY):.4g} secondary); the smallest SD is "
-              f"{low:.2f} times the pilot's, the low end of its 95% interval from "
-              f"{len(K.PILOT_SEEDS)} seeds:", "",
-              "| decision | true 0, pilot SD, first step | true 0, smallest SD, first "
-              "step | true 0, pilot SD, at 0.025 | pilot mean, pilot SD, first step |",
-              "|---|---|---|---|---|"]
-    for specs in (K.PRIMARY, K.SECONDARY):
-        plan = K.equivalence_plan(frame, rungs, specs, n)
+    groups = reach_groups(frame, rungs)
+    lines = [f"Power of the TOST at {n} seeds; \"first step\" is Holm's first-step alpha "
+             f"of each family ({K.holm_alpha(K.PRIMARY):.4g} primary, "
+             f"{K.holm_alpha(K.SECONDARY):.4g} secondary); the smallest SD is "
+             f"{low:.2f} times the pilot's, the low end of its 95% interval from "
+             f"{len(K.PILOT_SEEDS)} seeds:", "",
+             "| decision | true 0, pilot SD, first step | true 0, smallest SD, first "
+             "step | true 0, pilot SD, at 0.025 | pilot mean, pilot SD, first step |",
+             "|---|---|---|---|---|"]
+    for specs, plan in groups["plans"]:
         for spec in specs:
             row = plan.loc[spec.key]
             first = row["TOST power, Holm's first step"]
-            best = row["TOST power at the smallest SD"]
-            mean = row["TOST power at the pilot mean"]
-            lines.append(f"| `{spec.key}` | {_percent(first)} | {_percent(best)} | "
-                         f"{_percent(row['TOST power at ALPHA / 2'])} | {_percent(mean)} |")
-            if best < REACH:
-                out.append(spec.key)
-            elif first < REACH:
-                borderline.append(spec.key)
-            if first >= REACH and mean < REACH:
-                at_mean.append(spec.key)
-
-    def names(keys):
-        return ", ".join(f"`{k}`" for k in keys) if keys else "none"
+            lines.append(f"| `{spec.key}` | {_percent(first)}"
+                         f" | {_percent(row['TOST power at the smallest SD'])} | "
+                         f"{_percent(row['TOST power at ALPHA / 2'])} | "
+                         f"{_percent(row['TOST power at the pilot mean'])} |")
     lines += ["", f"Under {100 * REACH:.0f}% even at the smallest SD, so out of reach of "
-              f"\"equivalent\" unless the true SD is smaller still: {names(out)}.",
+              f"\"equivalent\" unless the true SD is smaller still: "
+              f"{_names(groups['out'])}.",
               "", f"Under {100 * REACH:.0f}% at the pilot's SD but not at the smallest, so "
               f"amendment 2's \"out of reach\" is withdrawn for them (\"equivalent\" is "
-              f"unlikely, not impossible): {names(borderline)}.",
+              f"unlikely, not impossible): {_names(groups['unlikely'])}.",
               "", f"Likely to reach \"equivalent\" at a true 0 but under "
               f"{100 * REACH:.0f}% at the pilot's own mean (the pilot's difference lies "
-              f"outside or near the margin): {names(at_mean)}."]
+              f"outside or near the margin): {_names(groups['at_mean'])}."]
     return "\n".join(lines) + "\n"
+
+
+LIKELY = 0.5  # amendment 4: "reachable at a true 0" from this power on
+
+
+def reading(row) -> str:
+    """Amendment 4's reading of one decision's ``equivalence_plan`` row: whether the
+    verdict "equivalent" is within the design's reach."""
+    first = row["TOST power, Holm's first step"]
+    if row["TOST power at the smallest SD at ALPHA / 2"] < REACH:
+        return "out of reach"
+    if first < REACH:
+        return "unlikely at the pilot's SD"
+    if first < LIKELY:
+        return "possible"
+    if row["TOST power at the pilot mean"] < REACH:
+        return "reachable at a true 0, unlikely at the pilot's mean"
+    return "reachable at a true 0"
+
+
+def lenient_text(frame: pd.DataFrame | None = None, rungs: dict | None = None) -> str:
+    """Amendment 4's table: each decision's TOST power at a true 0 at the pilot's SD and
+    Holm's first step, and at the most lenient pair (the smallest SD, ALPHA / 2), with
+    its reading (``reading``)."""
+    frame = K.pilot_frame() if frame is None else frame
+    rungs = K.rungs() if rungs is None else rungs
+    lines = ["| decision | pilot SD, first step | smallest SD, 0.025 | reading |",
+             "|---|---|---|---|"]
+    for specs, plan in reach_groups(frame, rungs)["plans"]:
+        for spec in specs:
+            row = plan.loc[spec.key]
+            first = row["TOST power, Holm's first step"]
+            lines.append(f"| `{spec.key}` | {_percent(first)} | "
+                         f"{_percent(row['TOST power at the smallest SD at ALPHA / 2'])} | "
+                         f"{reading(row)} |")
+    return "\n".join(lines) + "\n"
+
+
+def readings(frame: pd.DataFrame, rungs: dict) -> dict:
+    """{reading: [keys]} by amendment 4's rule, in the families' order."""
+    out = {}
+    for specs, plan in reach_groups(frame, rungs)["plans"]:
+        for spec in specs:
+            out.setdefault(reading(plan.loc[spec.key]), []).append(spec.key)
+    return out
+
+
+def since_text(frame: pd.DataFrame | None = None, rungs: dict | None = None) -> str:
+    """The preface's note on what the amendments mean for reading the verdicts (the
+    reader's summary; the amendments themselves are the record)."""
+    frame = K.pilot_frame() if frame is None else frame
+    rungs = K.rungs() if rungs is None else rungs
+    groups = readings(frame, rungs)
+    unlikely = groups.get("unlikely at the pilot's SD", [])
+    reachable = (groups.get("reachable at a true 0", [])
+                 + groups.get("reachable at a true 0, unlikely at the pilot's mean", []))
+    text = ("**Since the registration**, four dated amendments at the end of the page "
+            "change no decision, margin, test, seed or verdict rule. Amendment 1 fixes "
+            "how the equal-time and SOP decisions are read. Amendments 2 to 4 add the "
+            "{term}`power` of the TOST, the chance of an \"equivalent\" verdict; "
+            "amendment 4's reading replaces the two before it. "
+            f"Out of its reach, even at the most lenient values: "
+            f"{_names(groups.get('out of reach', []))}: these can show a difference "
+            f"but not its absence. Unlikely at the pilot's spread over seeds: "
+            f"{_names(unlikely)}. Reachable if the "
+            f"true difference is 0: {_names(reachable)}")
+    doubtful = groups.get("reachable at a true 0, unlikely at the pilot's mean", [])
+    if reachable and doubtful == reachable:
+        text += ", though for each the pilot's own difference makes a true 0 unlikely"
+    text += "."
+    nil = [s.key for s in K.SECONDARY + K.PRIMARY if s.paper_sign == 0]
+    for key in nil:
+        group = next(g for g, keys in groups.items() if key in keys)
+        if group != "out of reach" and not group.startswith("reachable"):
+            text += (f" The paper's claim of no difference (`{key}`) can be "
+                     f"contradicted here, and is unlikely to be confirmed even if true.")
+        elif group == "out of reach":
+            text += (f" The paper's claim of no difference (`{key}`) can be "
+                     f"contradicted here but not confirmed.")
+    return text + "\n"
 
 
 def _percent(power: float) -> str:
@@ -198,17 +294,36 @@ AMENDMENT_PARTS = "data/preregistration-amendments.json"
 def computed_amendment_parts(frame: pd.DataFrame | None = None) -> dict:
     """{part: text} of the amendments' generated parts, computed now."""
     frame = K.pilot_frame() if frame is None else frame
-    return {"equivalence": equivalence_text(frame), "reach": reach_text(frame)}
+    return {"equivalence": equivalence_text(frame), "reach": reach_text(frame),
+            "lenient": lenient_text(frame)}
 
 
-def frozen_amendment_parts(root: Path) -> dict:
+class AmendmentChanged(RuntimeError):
+    """An amendment's frozen table is missing, or the code no longer computes it."""
+
+
+def frozen_amendment_parts(root: Path, computed: dict | None = None) -> dict:
+    """The amendments' frozen parts; with ``computed``, checked against it (the build
+    refuses to show an amendment whose numbers the code would now give differently)."""
     path = root / AMENDMENT_PARTS
-    return json.loads(path.read_text()) if path.is_file() else {}
+    if not path.is_file():
+        raise AmendmentChanged(f"{AMENDMENT_PARTS} is missing: the amendments' tables "
+                               f"are frozen there")
+    frozen = json.loads(path.read_text())
+    if computed is not None:
+        changed = sorted(k for k in set(frozen) | set(computed)
+                         if frozen.get(k) != computed.get(k))
+        if changed:
+            raise AmendmentChanged(
+                f"the amendments' parts {changed} in {AMENDMENT_PARTS} differ from what "
+                f"the code computes from the pilot's runs: a dated amendment's numbers "
+                f"never change (a new finding is a new amendment)")
+    return frozen
 
 
 def write_preregistration_parts(root: Path) -> list:
-    """book/_generated/preregistration-{record,progress,pilot,equivalence,reach}.md; the
-    amendments' parts from their frozen text."""
+    """book/_generated/preregistration-{record,progress,pilot,since,equivalence,reach,
+    lenient}.md; the amendments' parts from their frozen text, checked."""
     generated = root / "book" / "_generated"
     generated.mkdir(parents=True, exist_ok=True)
     frame = K.pilot_frame()
@@ -218,9 +333,9 @@ def write_preregistration_parts(root: Path) -> list:
     import matplotlib.pyplot as plt
     plt.close(figure)
     parts = {"record": record_text(root), "progress": progress_text(),
-             "pilot": pilot_text(frame) + "\n" + CURVES_FIGURE}
-    frozen = frozen_amendment_parts(root)
-    parts.update(frozen or computed_amendment_parts(frame))
+             "pilot": pilot_text(frame) + "\n" + CURVES_FIGURE,
+             "since": since_text(frame)}
+    parts.update(frozen_amendment_parts(root, computed_amendment_parts(frame)))
     paths = []
     for name, text in parts.items():
         path = generated / f"preregistration-{name}.md"

@@ -342,6 +342,9 @@ def equivalence_plan(frame: pd.DataFrame, rungs: dict, specs=PRIMARY,
                      "smallest SD": smallest,
                      "TOST power at the smallest SD": tost_power(
                          margin / smallest if smallest > 0 else math.inf, n, first),
+                     # amendment 4: the most lenient pair, an upper bound
+                     "TOST power at the smallest SD at ALPHA / 2": tost_power(
+                         margin / smallest if smallest > 0 else math.inf, n, ALPHA / 2),
                      "TOST power at the pilot mean": tost_power(
                          ratio, n, first, float(row["mean"]) / sd if sd > 0 else 0.0)})
     return pd.DataFrame(rows).set_index("key")
