@@ -130,6 +130,18 @@ def test_a_failed_run_is_reported_and_the_others_go_on(results, capsys):
     assert stored == {_hash(good)}
 
 
+def test_a_blinded_report_shows_costs_not_results(capsys):
+    """The confirmatory stretches log each run's steps and seconds, never its loss."""
+    metrics = {"steps": 5, "train_seconds": 1.5, "tokens_per_second": 10.0,
+               "mlm_loss_at_mask": 6.3, "curve_mlm_loss_at_mask": 6.4}
+    outcomes = [("a" * 16, ({"metrics": metrics}, 2.0))]
+    assert driver._report(outcomes, "confirm", blinded=True) == 1
+    blinded = capsys.readouterr().out
+    assert "'train_seconds': 1.5" in blinded and "6.3" not in blinded and "6.4" not in blinded
+    driver._report(outcomes, "pretrain")
+    assert "'mlm_loss_at_mask': 6.3" in capsys.readouterr().out
+
+
 class _Tok:
     vocab_size, cls_id, sep_id = 10, 2, 3
 

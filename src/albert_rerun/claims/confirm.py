@@ -766,8 +766,10 @@ def train(hours: float | None = None, fill: bool = False, workers: int | None = 
     workers = workers or default_workers()
     finish_by = None if hours is None else time.time() + hours * 3600
     runs = planned(record["steps"])
+    # blinded: a stretch's log shows each run's steps and seconds, never a result (the
+    # stopping rule: nothing is judged, or looked at, before every run is stored)
     done = _train(runs, STORE, device, workers, False, False, float("inf"), "confirm",
-                  finish_by, fill and finish_by is not None)
+                  finish_by, fill and finish_by is not None, blinded=True)
     configs = (("evaluate", _evaluation_configs()[0]), ("cuefree", cue_free_config()))
     for kind, config in configs:
         # every trained run on the cue-free pairs too (the wish; the registered
@@ -777,7 +779,8 @@ def train(hours: float | None = None, fill: bool = False, workers: int | None = 
         todo = [h for h in ready if stored_eval(store, h, config) is None]
         print(f"[{kind}] {len(ready)} runs, {len(todo)} to do", flush=True)
         jobs = [(h, eval_job, (h, kind, device)) for h in todo]
-        done += _report(run_many(jobs, workers, float("inf"), worker_threads(workers)), kind)
+        done += _report(run_many(jobs, workers, float("inf"), worker_threads(workers)), kind,
+                        blinded=True)
     return done
 
 

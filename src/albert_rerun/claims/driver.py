@@ -151,12 +151,13 @@ FILL_START_SECONDS = 300.0
 
 def _train(configs: list, profile: str, device: str, workers: int, compile: bool,
            fresh: bool, seconds: float, label: str, finish_by: float | None = None,
-           fill: bool = False) -> int:
+           fill: bool = False, blinded: bool = False) -> int:
     """Train the missing ``configs``; with ``finish_by`` (a ``time.time()``), start only
     the runs predicted to end before it and stop the running ones there (checkpointed).
     ``fill``: a worker with nothing that fits starts the next run anyway while at least
     ``FILL_START_SECONDS`` are left, to stop it at the deadline with a checkpoint that
-    the next stretch resumes (the order is kept: a run that fits is never passed over)."""
+    the next stretch resumes (the order is kept: a run that fits is never passed over).
+    ``blinded``: the log shows each run's costs, not its results (``_report``)."""
     store = results_dir(profile)
     rank, world = rank_and_world()
     missing = [c for c in configs if fresh or stored_pretrain(store, c) is None]
@@ -169,7 +170,7 @@ def _train(configs: list, profile: str, device: str, workers: int, compile: bool
     if fill:
         jobs = [(*job[:3], min(job[3], FILL_START_SECONDS)) for job in jobs]
     done = _report(run_many(jobs, workers, seconds, worker_threads(workers), finish_by),
-                   label)
+                   label, blinded)
     _sync_ranks()
     return done
 
@@ -191,7 +192,14 @@ def _evaluate(hashes: list, profile: str, device: str, workers: int, fresh: bool
     return done
 
 
-def _report(outcomes, label: str) -> int:
+# The figures a finished run's log line shows; a blinded store (the confirmatory runs,
+# judged once when all are stored) shows its runs' costs only, never a result.
+SHOWN = ("steps", "train_seconds", "tokens_per_second", "mlm_loss_at_mask",
+         "curve_mlm_loss_at_mask", "sentiment_accuracy")
+BLINDED = ("steps", "train_seconds", "tokens_per_second")
+
+
+def _report(outcomes, label: str, blinded: bool = False) -> int:
     done = 0
     for key, outcome in outcomes:
         if outcome is None:
@@ -204,9 +212,8 @@ def _report(outcomes, label: str) -> int:
                   flush=True)
         else:
             metrics = outcome[0]["metrics"]
-            shown = {k: round(metrics[k], 4) for k in
-                     ("steps", "train_seconds", "tokens_per_second", "mlm_loss_at_mask",
-                      "curve_mlm_loss_at_mask", "sentiment_accuracy") if k in metrics}
+            shown = {k: round(metrics[k], 4) for k in (BLINDED if blinded else SHOWN)
+                     if k in metrics}
             print(f"[{label}] {key} {shown} ({outcome[1]:.0f} s)", flush=True)
             done += 1
     return done
