@@ -335,7 +335,10 @@ def write_preregistration_parts(root: Path) -> list:
     parts = {"record": record_text(root), "progress": progress_text(),
              "pilot": pilot_text(frame) + "\n" + CURVES_FIGURE,
              "since": since_text(frame)}
-    parts.update(frozen_amendment_parts(root, computed_amendment_parts(frame)))
+    # the frozen tables, like the pilot's runs they come from, are the repository's
+    # (``root`` may be a copy of the book's sources only)
+    from ..paths import repo_root
+    parts.update(frozen_amendment_parts(repo_root(), computed_amendment_parts(frame)))
     paths = []
     for name, text in parts.items():
         path = generated / f"preregistration-{name}.md"
