@@ -84,16 +84,16 @@ def pilot_text(frame: pd.DataFrame | None = None) -> str:
 REACH = 0.05  # a TOST power at a true 0 below this: "equivalent" is out of reach
 
 
-def equivalence_text(frame: pd.DataFrame | None = None, rungs: dict | None = None) -> str:
+def equivalence_text(frame: pd.DataFrame | None = None, rungs: dict | None = None,
+                     groups: dict | None = None) -> str:
     """Amendment 2's table: the TOST's power at a true difference of 0, per decision, and
-    which decisions cannot end "equivalent" at the registered seed count."""
-    frame = K.pilot_frame() if frame is None else frame
-    rungs = K.rungs() if rungs is None else rungs
+    which decisions cannot end "equivalent" at the registered seed count. ``groups``:
+    ``reach_groups``' result, if already computed."""
+    groups = groups or reach_groups(frame, rungs)
     n = len(K.CONFIRM_SEEDS)
     lines, nil = [], []
-    for title, specs in (("Primary decisions", K.PRIMARY),
-                         ("Secondary decisions (exploratory)", K.SECONDARY)):
-        plan = K.equivalence_plan(frame, rungs, specs, n)
+    for title, (specs, plan) in zip(("Primary decisions", "Secondary decisions "
+                                     "(exploratory)"), groups["plans"]):
         lines += [f"{title}, {n} seeds, at Holm's first-step alpha of "
                   f"{K.holm_alpha(specs):.4g} ({2 * len(specs)} tests) and at 5%:", "",
                   "| decision | margin | pilot paired SD | TOST power, Holm's first step "
@@ -122,11 +122,13 @@ def equivalence_text(frame: pd.DataFrame | None = None, rungs: dict | None = Non
     return "\n".join(lines) + "\n"
 
 
-def reach_groups(frame: pd.DataFrame, rungs: dict) -> dict:
+def reach_groups(frame: pd.DataFrame | None = None, rungs: dict | None = None) -> dict:
     """Amendment 3's reading: {"plans": the two families' ``equivalence_plan``s, "out":
     keys whose TOST stays under REACH even at the smallest SD of the pilot's 95% interval,
     "unlikely": under REACH at the pilot's SD only, "at_mean": reachable at a true 0 but
     under REACH at the pilot's own mean}."""
+    frame = K.pilot_frame() if frame is None else frame
+    rungs = K.rungs() if rungs is None else rungs
     groups = {"plans": [], "out": [], "unlikely": [], "at_mean": []}
     for specs in (K.PRIMARY, K.SECONDARY):
         plan = K.equivalence_plan(frame, rungs, specs, len(K.CONFIRM_SEEDS))
@@ -147,15 +149,14 @@ def _names(keys) -> str:
     return ", ".join(f"`{k}`" for k in keys) if keys else "none"
 
 
-def reach_text(frame: pd.DataFrame | None = None, rungs: dict | None = None) -> str:
+def reach_text(frame: pd.DataFrame | None = None, rungs: dict | None = None,
+               groups: dict | None = None) -> str:
     """Amendment 3's table: amendment 2's TOST power at a true 0 read with the pilot SD's
     uncertainty (at the low end of its 95% interval), at Holm's next-to-last step, and
     at the pilot's own mean; which decisions stay out of reach of "equivalent"."""
     from ..claims.power import sd_factors
-    frame = K.pilot_frame() if frame is None else frame
-    rungs = K.rungs() if rungs is None else rungs
     n, low = len(K.CONFIRM_SEEDS), sd_factors(len(K.PILOT_SEEDS))[0]
-    groups = reach_groups(frame, rungs)
+    groups = groups or reach_groups(frame, rungs)
     lines = [f"Power of the TOST at {n} seeds; \"first step\" is Holm's first-step alpha "
              f"of each family ({K.holm_alpha(K.PRIMARY):.4g} primary, "
              f"{K.holm_alpha(K.SECONDARY):.4g} secondary); the smallest SD is "
@@ -202,15 +203,14 @@ def reading(row) -> str:
     return "reachable at a true 0"
 
 
-def lenient_text(frame: pd.DataFrame | None = None, rungs: dict | None = None) -> str:
+def lenient_text(frame: pd.DataFrame | None = None, rungs: dict | None = None,
+                 groups: dict | None = None) -> str:
     """Amendment 4's table: each decision's TOST power at a true 0 at the pilot's SD and
     Holm's first step, and at the most lenient pair (the smallest SD, ALPHA / 2), with
     its reading (``reading``)."""
-    frame = K.pilot_frame() if frame is None else frame
-    rungs = K.rungs() if rungs is None else rungs
     lines = ["| decision | pilot SD, first step | smallest SD, 0.025 | reading |",
              "|---|---|---|---|"]
-    for specs, plan in reach_groups(frame, rungs)["plans"]:
+    for specs, plan in (groups or reach_groups(frame, rungs))["plans"]:
         for spec in specs:
             row = plan.loc[spec.key]
             first = row["TOST power, Holm's first step"]
@@ -220,21 +220,21 @@ def lenient_text(frame: pd.DataFrame | None = None, rungs: dict | None = None) -
     return "\n".join(lines) + "\n"
 
 
-def readings(frame: pd.DataFrame, rungs: dict) -> dict:
-    """{reading: [keys]} by amendment 4's rule, in the families' order."""
+def readings(groups: dict) -> dict:
+    """{reading: [keys]} by amendment 4's rule, in the families' order, of
+    ``reach_groups``' plans."""
     out = {}
-    for specs, plan in reach_groups(frame, rungs)["plans"]:
+    for specs, plan in groups["plans"]:
         for spec in specs:
             out.setdefault(reading(plan.loc[spec.key]), []).append(spec.key)
     return out
 
 
-def since_text(frame: pd.DataFrame | None = None, rungs: dict | None = None) -> str:
+def since_text(frame: pd.DataFrame | None = None, rungs: dict | None = None,
+               groups: dict | None = None) -> str:
     """The preface's note on what the amendments mean for reading the verdicts (the
     reader's summary; the amendments themselves are the record)."""
-    frame = K.pilot_frame() if frame is None else frame
-    rungs = K.rungs() if rungs is None else rungs
-    groups = readings(frame, rungs)
+    groups = readings(groups or reach_groups(frame, rungs))
     unlikely = groups.get("unlikely at the pilot's SD", [])
     reachable = (groups.get("reachable at a true 0", [])
                  + groups.get("reachable at a true 0, unlikely at the pilot's mean", []))
@@ -291,11 +291,13 @@ model only.
 AMENDMENT_PARTS = "data/preregistration-amendments.json"
 
 
-def computed_amendment_parts(frame: pd.DataFrame | None = None) -> dict:
-    """{part: text} of the amendments' generated parts, computed now."""
-    frame = K.pilot_frame() if frame is None else frame
-    return {"equivalence": equivalence_text(frame), "reach": reach_text(frame),
-            "lenient": lenient_text(frame)}
+def computed_amendment_parts(frame: pd.DataFrame | None = None,
+                             groups: dict | None = None) -> dict:
+    """{part: text} of the amendments' generated parts, computed now (from ``groups``,
+    ``reach_groups``' result, if given)."""
+    groups = groups or reach_groups(frame)
+    return {"equivalence": equivalence_text(groups=groups),
+            "reach": reach_text(groups=groups), "lenient": lenient_text(groups=groups)}
 
 
 class AmendmentChanged(RuntimeError):
@@ -326,19 +328,20 @@ def write_preregistration_parts(root: Path) -> list:
     lenient}.md; the amendments' parts from their frozen text, checked."""
     generated = root / "book" / "_generated"
     generated.mkdir(parents=True, exist_ok=True)
-    frame = K.pilot_frame()
-    figure = K.curves_figure(frame, K.rungs())
+    frame, rungs = K.pilot_frame(), K.rungs()
+    groups = reach_groups(frame, rungs)  # the pilot's TOST powers, once for every part
+    figure = K.curves_figure(frame, rungs)
     from .figure_text import png  # records its text's size for the book's check
     (generated / "preregistration-pilot-curves.png").write_bytes(png(figure))
     import matplotlib.pyplot as plt
     plt.close(figure)
     parts = {"record": record_text(root), "progress": progress_text(),
              "pilot": pilot_text(frame) + "\n" + CURVES_FIGURE,
-             "since": since_text(frame)}
+             "since": since_text(groups=groups)}
     # the frozen tables, like the pilot's runs they come from, are the repository's
     # (``root`` may be a copy of the book's sources only)
     from ..paths import repo_root
-    parts.update(frozen_amendment_parts(repo_root(), computed_amendment_parts(frame)))
+    parts.update(frozen_amendment_parts(repo_root(), computed_amendment_parts(groups=groups)))
     paths = []
     for name, text in parts.items():
         path = generated / f"preregistration-{name}.md"
