@@ -515,3 +515,28 @@ def test_once_judged_the_confirmatory_verdict_leads_the_box_and_the_glance(tmp_p
     line = next(x for x in glance.splitlines() if "attention vs FFN" in x)
     assert line.startswith("  - Reproduced") and "confirmatory, 12 fresh seeds; " \
         "`cpu-long`: inconclusive" in line
+
+
+def test_preface_summary_refuses_an_amendment_it_does_not_describe(tmp_path):
+    from albert_rerun.book.preregistration import (
+        SUMMARISED_AMENDMENTS, SummaryStale, amendment_count, check_summary)
+    from albert_rerun.paths import repo_root
+    page = repo_root() / "book" / "preregistration.md"
+    assert amendment_count(page) == SUMMARISED_AMENDMENTS
+    check_summary(page)
+    longer = tmp_path / "preregistration.md"
+    longer.write_text(page.read_text() + "\n### Amendment 9, 2027-01-01 00:00 UTC: x\n")
+    with pytest.raises(SummaryStale, match=f"{SUMMARISED_AMENDMENTS + 1} amendments"):
+        check_summary(longer)
+
+
+def test_each_decision_reports_the_unit_of_its_metric():
+    frame = synthetic(seeds=range(3), noise=0.002, seed=5)
+    margins = K.margin_values(RUNGS)
+    frame = K.with_changes(frame)
+    for spec in K.PRIMARY + K.SECONDARY:
+        if spec.kind == "accuracy":
+            assert spec.unit == "points"
+            continue
+        assert spec.unit == ("nats" if spec.kind == "ce" else "share of range")
+        assert K.decide(spec, frame, margins).unit == spec.unit

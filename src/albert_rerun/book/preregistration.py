@@ -4,6 +4,7 @@ that the design was sized on. The registered text itself is never generated."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pandas as pd
@@ -49,11 +50,6 @@ def _number(value: float, unit: str) -> str:
     return f"{value:+.1f}" if unit == "points" else f"{value:+.4f}"
 
 
-def _unit(spec) -> str:
-    return ("points" if spec.kind == "accuracy" else "share of range"
-            if spec.kind == "change" else "nats")
-
-
 def pilot_text(frame: pd.DataFrame | None = None) -> str:
     """The pilot's per-seed paired differences and the power they give."""
     frame = K.pilot_frame() if frame is None else frame
@@ -65,7 +61,7 @@ def pilot_text(frame: pd.DataFrame | None = None) -> str:
              "|---|---|---|---|---|"]
     for spec in K.PRIMARY:
         row = plan.loc[spec.key]
-        unit = _unit(spec)
+        unit = spec.unit
         lines.append(f"| {spec.label} ({unit}) | {_number(row['mean'], unit)} | "
                      f"{abs(row['paired SD']):.3g} | {_percent(row[f'power at {n}'])} | "
                      f"{row['seeds for 80%']:.0f} |")
@@ -75,7 +71,7 @@ def pilot_text(frame: pd.DataFrame | None = None) -> str:
     secondary = K.power_plan(frame, K.SECONDARY)
     for spec in K.SECONDARY:
         row = secondary.loc[spec.key]
-        unit = _unit(spec)
+        unit = spec.unit
         lines.append(f"| {spec.label} ({unit}) | {_number(row['mean'], unit)} | "
                      f"{abs(row['paired SD']):.3g} |")
     return "\n".join(lines) + "\n"
@@ -101,7 +97,7 @@ def equivalence_text(frame: pd.DataFrame | None = None, rungs: dict | None = Non
         out = []
         for spec in specs:
             row = plan.loc[spec.key]
-            unit = _unit(spec)
+            unit = spec.unit
             first = row["TOST power, Holm's first step"]
             lines.append(f"| {spec.label} | ±{row['margin']:.{unit_digits(unit)}f} {unit} "
                          f"| {row['paired SD']:.3g} | {_percent(first)} | "
@@ -230,6 +226,28 @@ def readings(groups: dict) -> dict:
     return out
 
 
+SUMMARISED_AMENDMENTS = 4  # the amendments ``since_text``'s prose summarises
+
+
+class SummaryStale(RuntimeError):
+    """The page has an amendment that the preface's summary (``since_text``) omits."""
+
+
+def amendment_count(page: Path) -> int:
+    """How many dated amendments the page has (its ``### Amendment N`` headings)."""
+    return len(re.findall(r"^### Amendment \d+,", page.read_text(), flags=re.M))
+
+
+def check_summary(page: Path) -> None:
+    """Refuse to build a preface that summarises fewer amendments than the page has."""
+    count = amendment_count(page)
+    if count != SUMMARISED_AMENDMENTS:
+        raise SummaryStale(
+            f"{page.name} has {count} amendments but the preface's summary (since_text) "
+            f"describes {SUMMARISED_AMENDMENTS}: update since_text and "
+            f"SUMMARISED_AMENDMENTS with the new amendment")
+
+
 def since_text(frame: pd.DataFrame | None = None, rungs: dict | None = None,
                groups: dict | None = None) -> str:
     """The preface's note on what the amendments mean for reading the verdicts (the
@@ -326,6 +344,7 @@ def frozen_amendment_parts(root: Path, computed: dict | None = None) -> dict:
 def write_preregistration_parts(root: Path) -> list:
     """book/_generated/preregistration-{record,progress,pilot,since,equivalence,reach,
     lenient}.md; the amendments' parts from their frozen text, checked."""
+    check_summary(root / "book" / "preregistration.md")
     generated = root / "book" / "_generated"
     generated.mkdir(parents=True, exist_ok=True)
     frame, rungs = K.pilot_frame(), K.rungs()

@@ -154,6 +154,12 @@ class Spec:
     metric: str = CE
     paper: str = ""
 
+    @property
+    def unit(self) -> str:
+        """The unit of the paired difference: points of probe accuracy, share of the
+        oscillation curve's range, or nats of cross-entropy."""
+        return {"accuracy": "points", "change": "share of range"}.get(self.kind, "nats")
+
 
 PRIMARY = (
     Spec("confirm/asymmetry", "asymmetry", "FFN-shared minus attention-shared, E 32",
@@ -267,9 +273,8 @@ def decide(spec: Spec, frame: pd.DataFrame, margins: dict):
         return accuracy_decision(frame, spec.key, spec.claim, spec.label, spec.a, spec.b,
                                  spec.metric, margin, spec.paper_sign, spec.paper)
     metric = f"change_{spec.metric}" if spec.kind == "change" else spec.metric
-    unit = "nats" if metric == CE else "share of range"
     return ce_decision(frame, spec.key, spec.claim, spec.label, spec.a, spec.b, margin,
-                       spec.paper_sign, spec.paper, metric=metric, unit=unit)
+                       spec.paper_sign, spec.paper, metric=metric, unit=spec.unit)
 
 
 def family(frame: pd.DataFrame, rungs: dict, specs=PRIMARY) -> pd.DataFrame:
