@@ -540,3 +540,47 @@ def test_each_decision_reports_the_unit_of_its_metric():
             continue
         assert spec.unit == ("nats" if spec.kind == "ce" else "share of range")
         assert K.decide(spec, frame, margins).unit == spec.unit
+
+
+def test_training_costs_add_up_the_runs_training_records():
+    runs = pd.DataFrame([
+        {"condition": K.BERT, "seed": 1000, "steps": 100, "train_seconds": 5.0,
+         "tokens": 1000, "machine": "cpu A"},
+        {"condition": K.BERT, "seed": 1001, "steps": 100, "train_seconds": 15.0,
+         "tokens": 1000, "machine": "cpu B"},
+        {"condition": K.WIDE, "seed": 1000, "steps": 50, "train_seconds": 6.0,
+         "tokens": 500, "machine": "cpu A"}])
+    costs = K.training_costs(runs).set_index("condition")
+    assert costs.loc[K.BERT, "runs"] == 2 and costs.loc[K.BERT, "steps a run"] == 100
+    assert costs.loc[K.BERT, "ms a step"] == pytest.approx(100.0)  # 20 s over 200 steps
+    assert costs.loc[K.BERT, "tokens/s"] == pytest.approx(100.0)
+    assert costs.loc[K.BERT, "hours"] == pytest.approx(20 / 3600)
+    assert costs.loc[K.BERT, "machines"] == "cpu A, cpu B"
+    ratios = K.time_ratios(runs)  # only seed 1000 has both arms
+    assert list(ratios["seed"]) == [1000]
+    assert ratios["wide / BERT-style seconds"].iloc[0] == pytest.approx(1.2)
+    assert bool(ratios["flagged"].iloc[0])
+
+
+def test_trained_runs_read_training_records_only(committed):
+    runs = K.trained_runs()
+    assert set(runs.columns) == {"condition", "seed", "steps", "train_seconds", "tokens",
+                                 "machine"}
+    counts = runs.groupby("condition").size()
+    for name, row in K.progress().iterrows():
+        assert counts.get(name, 0) == row["trained"]
+    assert (runs["train_seconds"] > 0).all() and (runs["steps"] > 0).all()
+
+
+def test_progress_shows_training_costs_and_the_equal_time_ratios_only():
+    from albert_rerun.book.preregistration import cost_text
+    runs = pd.DataFrame([
+        {"condition": c, "seed": s, "steps": n, "train_seconds": t, "tokens": 64 * n,
+         "machine": "AMD EPYC"}
+        for s, wide in ((1000, 1200.0), (1001, 1000.0))
+        for c, n, t in ((K.BERT, 21600, 1000.0), (K.WIDE, 10453, wide))])
+    text = cost_text(runs)
+    assert text.startswith("Training so far: 4 runs, 1.2 hours, each on one thread of "
+                           "AMD EPYC")
+    assert "per seed: 1000 1.20, 1001 1.00; 1 of 2 outside" in text
+    assert "nats" not in text and "accuracy" not in text

@@ -40,10 +40,33 @@ def progress_text(store=None) -> str:
               for name, row in table.iterrows()]
     if record:
         lines += ["", K.equal_time_sentence(record)]
+        runs = K.trained_runs(store)
+        if len(runs):
+            lines += ["", cost_text(runs)]
     else:
         lines += ["", "Equal time is not measured yet: the first stretch measures it "
                   "before its first run."]
     return "\n".join(lines) + "\n"
+
+
+def cost_text(runs: pd.DataFrame) -> str:
+    """What the stored runs' training took, and amendment 1's per-seed check of equal
+    time, from their training records alone (no loss or evaluation is read)."""
+    costs = K.training_costs(runs)
+    speed = costs.set_index("condition")["tokens/s"]
+    text = (f"Training so far: {len(runs)} runs, {costs['hours'].sum():.1f} hours, each "
+            f"on one thread of {', '.join(sorted(set(runs['machine'])))} with two runs "
+            f"side by side; from {speed.min():,.0f} tokens/s ({speed.idxmin()}) to "
+            f"{speed.max():,.0f} ({speed.idxmax()}).")
+    ratios = K.time_ratios(runs)
+    if len(ratios):
+        flagged = int(ratios["flagged"].sum())
+        text += (" Wide over BERT-style training seconds, per seed: " + ", ".join(
+            f"{seed} {ratio:.2f}" for seed, ratio in
+            zip(ratios["seed"], ratios["wide / BERT-style seconds"])) +
+            f"; {flagged} of {len(ratios)} outside amendment 1's band of 0.9 to 1.1 "
+            f"(flagged: each run's seconds depend on what ran beside it).")
+    return text
 
 
 def _number(value: float, unit: str) -> str:

@@ -520,6 +520,46 @@ def time_ratios(frame: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def trained_runs(store=None) -> pd.DataFrame:
+    """The stored confirmatory runs' training records alone, one row per (condition,
+    seed): steps, training seconds, tokens and machine. No evaluation or loss is read,
+    so this is shown while the design is incomplete."""
+    from .decisions import _machine
+    store = store or results_dir(STORE)
+    record = equal_time_record(store)
+    if record is None:
+        return pd.DataFrame(columns=["condition", "seed", "steps", "train_seconds",
+                                     "tokens", "machine"])
+    from ..engine.store import stored_pretrain
+    rows = []
+    for name, config in conditions(record["steps"]).items():
+        for seed in CONFIRM_SEEDS:
+            run = stored_pretrain(store, C.seeded(config, seed))
+            if run is not None:
+                rows.append({"condition": name, "seed": seed,
+                             **{k: run["metrics"][k] for k in
+                                ("steps", "train_seconds", "tokens")},
+                             "machine": _machine(run)})
+    return pd.DataFrame(rows, columns=["condition", "seed", "steps", "train_seconds",
+                                       "tokens", "machine"])
+
+
+def training_costs(runs: pd.DataFrame) -> pd.DataFrame:
+    """Per condition of ``trained_runs``: runs, steps a run, milliseconds a step, tokens a
+    second and hours of training (one worker of one thread each)."""
+    rows = []
+    for name, part in runs.groupby("condition", sort=False):
+        seconds, steps = part["train_seconds"].sum(), part["steps"].sum()
+        rows.append({"condition": name, "runs": len(part),
+                     "steps a run": int(part["steps"].median()),
+                     "ms a step": 1000 * seconds / steps,
+                     "tokens/s": part["tokens"].sum() / seconds,
+                     "hours": seconds / 3600,
+                     "machines": ", ".join(sorted(set(part["machine"])))})
+    return pd.DataFrame(rows, columns=["condition", "runs", "steps a run", "ms a step",
+                                       "tokens/s", "hours", "machines"])
+
+
 def lr_check_reading(scores: dict, margin: float) -> str:
     """Amendment 1's rule for the learning-rate check: ``scores`` {rate: held-out
     cross-entropy}; the words the equal-time verdict carries, or "" where 5e-3 is within
@@ -795,6 +835,18 @@ def print_progress() -> None:
     print("complete" if complete() else "not complete: no estimate is computed before it is")
 
 
+def print_costs() -> None:
+    """The stored runs' training cost and each seed's equal-time seconds ratio (training
+    records only: no estimate)."""
+    runs = trained_runs()
+    costs = training_costs(runs)
+    with pd.option_context("display.width", 200, "display.float_format", "{:.2f}".format):
+        print(costs.to_string(index=False))
+        print(f"\n{len(runs)} runs, {costs['hours'].sum():.2f} hours of training "
+              f"(one thread each)\n")
+        print(time_ratios(runs).to_string(index=False))
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -806,9 +858,14 @@ def main(argv=None) -> int:
     go.add_argument("--workers", type=positive_int, default=None)
     go.add_argument("--device", default="auto", choices=("auto", "cpu", "cuda"))
     sub.add_parser("progress", help="n of N seeds stored per condition")
+    sub.add_parser("costs", help="the stored runs' training hours, ms a step, tokens/s "
+                   "and each seed's equal-time seconds ratio (no estimate)")
     args = parser.parse_args(argv)
     if args.command == "progress":
         print_progress()
+        return 0
+    if args.command == "costs":
+        print_costs()
         return 0
     if args.hours is not None and not args.hours > 0:
         parser.error(f"--hours must be a positive number of hours, got {args.hours}")
