@@ -584,3 +584,34 @@ def test_progress_shows_training_costs_and_the_equal_time_ratios_only():
                            "AMD EPYC")
     assert "per seed: 1000 1.20, 1001 1.00; 1 of 2 outside" in text
     assert "nats" not in text and "accuracy" not in text
+
+
+def test_report_refuses_before_every_run_is_stored(tmp_path, monkeypatch):
+    monkeypatch.setenv("ALBERT_RERUN_RESULTS", str(tmp_path))
+    with pytest.raises(K.NotComplete, match=f"0 of {9 * len(K.CONFIRM_SEEDS)} runs are "
+                                            f"evaluated: no estimate"):
+        K.report()
+    assert K.main(["report"]) == 1
+
+
+def test_report_puts_the_pilot_beside_each_judged_decision(monkeypatch):
+    from albert_rerun.book.preregistration import progress_text
+    confirmed = K.family(synthetic(), RUNGS)
+    pilot = K.family(synthetic(seeds=range(3), seed=7), RUNGS)
+    table = K.results_table(confirmed, pilot)
+    lines = table.splitlines()
+    assert lines[0].count("|") == 6 and "confirmatory, 12 seeds" in lines[0]
+    assert len(lines) == 2 + len(K.PRIMARY)
+    row = confirmed.loc["confirm/dropout"]
+    dropout = next(line for line in lines if "`confirm/dropout`" in line)
+    assert f"{row['estimate']:+.3f} [{row['low']:+.3f}, {row['high']:+.3f}] nats" in dropout
+    assert f"**{row['verdict_staged']}**" in dropout
+    assert dropout.endswith(f"{pilot.loc['confirm/dropout', 'verdict_holm']} |")
+    # once complete, the pre-registration page's progress leads with the verdicts
+    monkeypatch.setattr(K, "progress", lambda store=None: pd.DataFrame(
+        {"trained": [11] * 9, "evaluated": [11] * 9, "of": [11] * 9},
+        index=pd.Index(K.CONDITIONS, name="condition")))
+    monkeypatch.setattr(K, "report", lambda store=None: "TABLES\n")
+    monkeypatch.setattr(K, "equal_time_record", lambda store=None: None)
+    assert progress_text().startswith("**The verdicts**, judged once, with every "
+                                      "confirmatory run stored. TABLES\n")

@@ -38,6 +38,9 @@ def progress_text(store=None) -> str:
              "", "| condition | trained | evaluated |", "|---|---|---|"]
     lines += [f"| {name} | {row.trained} of {row.of} | {row.evaluated} of {row.of} |"
               for name, row in table.iterrows()]
+    if done == total:  # judged once: the verdicts lead, the counts follow
+        lines = ["**The verdicts**, judged once, with every confirmatory run stored. "
+                 + K.report(store), ""] + lines
     if record:
         lines += ["", K.equal_time_sentence(record)]
         runs = K.trained_runs(store)

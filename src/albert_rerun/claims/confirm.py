@@ -30,6 +30,7 @@ import math
 import os
 import statistics
 import subprocess
+import sys
 import time
 from dataclasses import dataclass, replace
 
@@ -619,6 +620,43 @@ def confirmatory_families() -> dict:
     return {"primary": family(frame, r, PRIMARY), "secondary": family(frame, r, SECONDARY)}
 
 
+def results_table(confirmed: pd.DataFrame, pilot: pd.DataFrame, specs=PRIMARY) -> str:
+    """The judged family as a markdown table, the pilot beside it: each decision's
+    difference with its 95% interval, the verdict at an unadjusted 5%, the verdict after
+    Holm's adjustment over the family with its stage, and the pilot's difference and
+    Holm verdict (seeds 0-2, exploratory). Only for a family judged once complete."""
+    from .decisions import interval_text
+    n = int(confirmed["n_seeds"].max())
+    lines = [f"| decision (A minus B) | confirmatory, {n} seeds [95% interval] | at 5% | "
+             f"after Holm | pilot, seeds 0-2 (exploratory) |", "|---|---|---|---|---|"]
+    for spec in specs:
+        row, old = confirmed.loc[spec.key], pilot.loc[spec.key]
+        lines.append(
+            f"| `{spec.key}`: {spec.label} | "
+            f"{interval_text(row['estimate'], row['low'], row['high'], row['unit'])} "
+            f"{row['unit']} (margin {row['margin']:.4g}) | {row['verdict']} | "
+            f"**{row['verdict_staged']}** | "
+            f"{interval_text(old['estimate'], old['low'], old['high'], old['unit'])}, "
+            f"{old['verdict_holm']} |")
+    return "\n".join(lines) + "\n"
+
+
+def report(store=None) -> str:
+    """Both judged families, the pilot beside them (``results_table``); NotComplete until
+    every confirmatory run is stored and evaluated (the stopping rule)."""
+    if not complete(store):
+        table = progress(store)
+        raise NotComplete(f"{int(table['evaluated'].sum())} of {int(table['of'].sum())} "
+                          f"runs are evaluated: no estimate is computed before all are")
+    families = confirmatory_families()
+    frame, r = pilot_frame(), rungs()
+    pilot = {"primary": family(frame, r, PRIMARY), "secondary": family(frame, r, SECONDARY)}
+    return (f"Primary family (confirmatory; Holm over {2 * len(PRIMARY)} tests):\n\n"
+            + results_table(families["primary"], pilot["primary"], PRIMARY)
+            + f"\nSecondary family (exploratory; Holm over {2 * len(SECONDARY)} tests):\n\n"
+            + results_table(families["secondary"], pilot["secondary"], SECONDARY))
+
+
 def progress(store=None) -> pd.DataFrame:
     """How many of each condition's seeds are trained and evaluated: counts only, no
     estimate (what the book shows until the design is complete)."""
@@ -858,6 +896,8 @@ def main(argv=None) -> int:
     go.add_argument("--workers", type=positive_int, default=None)
     go.add_argument("--device", default="auto", choices=("auto", "cpu", "cuda"))
     sub.add_parser("progress", help="n of N seeds stored per condition")
+    sub.add_parser("report", help="both families' verdicts with the pilot beside them, "
+                   "once every run is stored (refused before)")
     sub.add_parser("costs", help="the stored runs' training hours, ms a step, tokens/s "
                    "and each seed's equal-time seconds ratio (no estimate)")
     args = parser.parse_args(argv)
@@ -866,6 +906,14 @@ def main(argv=None) -> int:
         return 0
     if args.command == "costs":
         print_costs()
+        return 0
+    if args.command == "report":
+        try:
+            print(report())
+        except NotComplete as error:  # the stopping rule, not a failure: say it in a line
+            from ..cli import one_line
+            print(one_line(error), file=sys.stderr)
+            return 1
         return 0
     if args.hours is not None and not args.hours > 0:
         parser.error(f"--hours must be a positive number of hours, got {args.hours}")
