@@ -615,3 +615,19 @@ def test_report_puts_the_pilot_beside_each_judged_decision(monkeypatch):
     monkeypatch.setattr(K, "equal_time_record", lambda store=None: None)
     assert progress_text().startswith("**The verdicts**, judged once, with every "
                                       "confirmatory run stored. TABLES\n")
+
+
+def test_confirmatory_curves_are_drawn_only_once_complete(tmp_path, monkeypatch):
+    from albert_rerun.book.preregistration import confirm_curves
+    monkeypatch.setenv("ALBERT_RERUN_RESULTS", str(tmp_path / "results"))
+    assert confirm_curves(tmp_path) == "" and not list(tmp_path.glob("*.png"))
+    frame = synthetic(seeds=range(1000, 1003))
+    frame["steps"] = 21600
+    frame["curve"] = [[{"step": 2700 * k, "mlm_loss_at_mask": ce + (8 - k) / 8}
+                       for k in range(1, 9)] for ce in frame[K.CE]]
+    monkeypatch.setattr(K, "complete", lambda store=None: True)
+    monkeypatch.setattr(K, "confirmatory_frame", lambda: frame)
+    monkeypatch.setattr(K, "rungs", lambda: RUNGS)
+    text = confirm_curves(tmp_path)
+    assert "preregistration-confirm-curves.png" in text and "before the learning rate" in text
+    assert (tmp_path / "preregistration-confirm-curves.png").stat().st_size > 1000

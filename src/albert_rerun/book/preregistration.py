@@ -314,6 +314,34 @@ def _percent(power: float) -> str:
     return "over 99%" if power > 0.99 else f"{100 * power:.0f}%"
 
 
+CONFIRM_CURVES_FIGURE = """```{figure} _generated/preregistration-confirm-curves.png
+:alt: the confirmatory paired differences along training for the four cross-entropy decisions
+
+The confirmatory paired differences along training (all fresh seeds), A minus B in nats
+for the four primary decisions on cross-entropy, with their 95% intervals (blue) and the
+margin (grey). The verdicts read only the last point, on the final evaluation's 4,096
+held-out sequences; the earlier points come before the learning rate has decayed and are
+read on the curve's 256 sequences. The equal-time panel compares equal shares of each
+arm's time.
+```
+"""
+
+
+def confirm_curves(generated: Path, store=None) -> str:
+    """Once every confirmatory run is stored: draw the primary decisions' paired
+    differences along training into ``generated`` and return the figure's markdown;
+    before, draw nothing and return "" (no interim estimate, not even a curve)."""
+    if not K.complete(store):
+        return ""
+    import matplotlib.pyplot as plt
+
+    from .figure_text import png
+    figure = K.curves_figure(K.confirmatory_frame(), K.rungs())
+    (generated / "preregistration-confirm-curves.png").write_bytes(png(figure))
+    plt.close(figure)
+    return "\n" + CONFIRM_CURVES_FIGURE
+
+
 CURVES_FIGURE = """```{figure} _generated/preregistration-pilot-curves.png
 :alt: the pilot's paired differences along training for the four cross-entropy decisions
 
@@ -380,7 +408,8 @@ def write_preregistration_parts(root: Path) -> list:
     (generated / "preregistration-pilot-curves.png").write_bytes(png(figure))
     import matplotlib.pyplot as plt
     plt.close(figure)
-    parts = {"record": record_text(root), "progress": progress_text(),
+    parts = {"record": record_text(root),
+             "progress": progress_text() + confirm_curves(generated),
              "pilot": pilot_text(frame) + "\n" + CURVES_FIGURE,
              "since": since_text(groups=groups)}
     # the frozen tables, like the pilot's runs they come from, are the repository's
