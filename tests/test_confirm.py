@@ -479,7 +479,7 @@ def test_chapter_6s_verdict_carries_the_equal_time_checks(tmp_path, monkeypatch)
                         lambda: {"primary": K.family(synthetic(), RUNGS)})
     frame = pd.DataFrame({"condition": [K.WIDE, K.BERT], "seed": [1000, 1000],
                           "train_seconds": [70.0, 100.0], "machine": ["m", "m"]})
-    monkeypatch.setattr(K, "confirmatory_frame", lambda: frame)
+    monkeypatch.setattr(K, "confirmatory_frame", lambda store=None: frame)
     monkeypatch.setattr(K, "lr_check_scores", lambda store=None: None)
     text = K.status_text("wall_clock")
     assert "equal time" in text and "1 of 1 seeds outside 0.9-1.1" in text
@@ -546,14 +546,15 @@ def test_training_costs_add_up_the_runs_training_records():
     runs = pd.DataFrame([
         {"condition": K.BERT, "seed": 1000, "steps": 100, "train_seconds": 5.0,
          "tokens": 1000, "machine": "cpu A"},
-        {"condition": K.BERT, "seed": 1001, "steps": 100, "train_seconds": 15.0,
-         "tokens": 1000, "machine": "cpu B"},
+        {"condition": K.BERT, "seed": 1001, "steps": 300, "train_seconds": 15.0,
+         "tokens": 3000, "machine": "cpu B"},
         {"condition": K.WIDE, "seed": 1000, "steps": 50, "train_seconds": 6.0,
          "tokens": 500, "machine": "cpu A"}])
     costs = K.training_costs(runs).set_index("condition")
-    assert costs.loc[K.BERT, "runs"] == 2 and costs.loc[K.BERT, "steps a run"] == 100
-    assert costs.loc[K.BERT, "ms a step"] == pytest.approx(100.0)  # 20 s over 200 steps
-    assert costs.loc[K.BERT, "tokens/s"] == pytest.approx(100.0)
+    assert costs.loc[K.BERT, "runs"] == 2 and costs.loc[K.BERT, "steps a run"] == 200
+    # pooled: 20 s over 400 steps (the mean of the runs' own rates would be 75 ms)
+    assert costs.loc[K.BERT, "ms a step"] == pytest.approx(50.0)
+    assert costs.loc[K.BERT, "tokens/s"] == pytest.approx(200.0)  # 4,000 over 20 s
     assert costs.loc[K.BERT, "hours"] == pytest.approx(20 / 3600)
     assert costs.loc[K.BERT, "machines"] == "cpu A, cpu B"
     ratios = K.time_ratios(runs)  # only seed 1000 has both arms
@@ -564,8 +565,8 @@ def test_training_costs_add_up_the_runs_training_records():
 
 def test_trained_runs_read_training_records_only(committed):
     runs = K.trained_runs()
-    assert set(runs.columns) == {"condition", "seed", "steps", "train_seconds", "tokens",
-                                 "machine"}
+    assert len(runs) and not any("loss" in c or "accuracy" in c or "curve" in c
+                                 for c in runs.columns)
     counts = runs.groupby("condition").size()
     for name, row in K.progress().iterrows():
         assert counts.get(name, 0) == row["trained"]
@@ -580,10 +581,11 @@ def test_progress_shows_training_costs_and_the_equal_time_ratios_only():
         for s, wide in ((1000, 1200.0), (1001, 1000.0))
         for c, n, t in ((K.BERT, 21600, 1000.0), (K.WIDE, 10453, wide))])
     text = cost_text(runs)
-    assert text.startswith("Training so far: 4 runs, 1.2 hours, each on one thread of "
-                           "AMD EPYC")
-    assert "per seed: 1000 1.20, 1001 1.00; 1 of 2 outside" in text
-    assert "nats" not in text and "accuracy" not in text
+    assert text.startswith("Training of the 4 stored runs: 1.2 thread-hours of training "
+                           "steps")
+    assert ("per seed (amendment 1.2): 1000 1.20 (AMD EPYC), 1001 1.00 (AMD EPYC); median "
+            "1.10. 1 of 2 fall outside 0.9 to 1.1") in text
+    assert not re.search(r"nats|accuracy|loss", text)
 
 
 def test_report_refuses_before_every_run_is_stored(tmp_path, monkeypatch):
@@ -600,13 +602,20 @@ def test_report_puts_the_pilot_beside_each_judged_decision(monkeypatch):
     pilot = K.family(synthetic(seeds=range(3), seed=7), RUNGS)
     table = K.results_table(confirmed, pilot)
     lines = table.splitlines()
-    assert lines[0].count("|") == 6 and "confirmatory, 12 seeds" in lines[0]
-    assert len(lines) == 2 + len(K.PRIMARY)
-    row = confirmed.loc["confirm/dropout"]
-    dropout = next(line for line in lines if "`confirm/dropout`" in line)
-    assert f"{row['estimate']:+.3f} [{row['low']:+.3f}, {row['high']:+.3f}] nats" in dropout
-    assert f"**{row['verdict_staged']}**" in dropout
-    assert dropout.endswith(f"{pilot.loc['confirm/dropout', 'verdict_holm']} |")
+    assert lines[0].count("|") == 7 and "confirmatory, 12 seeds" in lines[0]
+    rows = [line for line in lines if line.startswith("| `")]
+    assert len(rows) == len(K.PRIMARY)
+    row, old = confirmed.loc["confirm/dropout"], pilot.loc["confirm/dropout"]
+    cells = next(r for r in rows if "`confirm/dropout`" in r).strip("| ").split(" | ")
+    assert cells[1].startswith(f"{row['estimate']:+.3f} [{row['low']:+.3f}, "
+                               f"{row['high']:+.3f}] nats")
+    assert cells[2].startswith(K._p(row["p_difference"]) + " / "
+                               + K._p(row["p_equivalence"]) + " (")
+    assert cells[3] == row["verdict"] and cells[4] == f"**{row['verdict_staged']}**"
+    assert cells[5] == f"{old['estimate']:+.3f} [{old['low']:+.3f}, {old['high']:+.3f}]"
+    # the pilot's equal-time arm is not comparable, and says so
+    wide = next(r for r in rows if "`confirm/equal-time`" in r)
+    assert wide.endswith("† |") and "\n† the pilot's wide model trained a nominal" in table
     # once complete, the pre-registration page's progress leads with the verdicts
     monkeypatch.setattr(K, "progress", lambda store=None: pd.DataFrame(
         {"trained": [11] * 9, "evaluated": [11] * 9, "of": [11] * 9},
@@ -615,6 +624,36 @@ def test_report_puts_the_pilot_beside_each_judged_decision(monkeypatch):
     monkeypatch.setattr(K, "equal_time_record", lambda store=None: None)
     assert progress_text().startswith("**The verdicts**, judged once, with every "
                                       "confirmatory run stored. TABLES\n")
+
+
+def test_holm_counts_only_the_decisions_the_gate_leaves_in_the_family():
+    frame = synthetic()
+    judged = K.family(frame, RUNGS)
+    assert K.holm_tests(judged) == 2 * len(K.PRIMARY)
+    judged.loc["confirm/sop", "in_family"] = False
+    assert K.holm_tests(judged) == 2 * len(K.PRIMARY) - 2
+
+
+def test_beside_notes_report_what_amendment_1_asks(monkeypatch):
+    frame = synthetic(seeds=range(1000, 1004))
+    albert = frame["condition"] == K.ALBERT
+    frame["sop_cuefree_majority"] = 0.5
+    frame["sop_cuefree_accuracy_probe"] = 0.5
+    frame.loc[albert, "sop_cuefree_accuracy_probe"] = frame.loc[albert, "seed"].map(
+        {1000: 0.52, 1001: 0.54, 1002: 0.56, 1003: 0.58})
+    frame["train_mlm_loss_at_mask"] = frame[K.CE] - 0.1
+    frame["train_seconds"] = np.where(frame["condition"] == K.WIDE, 1150.0, 1000.0)
+    frame["machine"] = "AMD EPYC"
+    monkeypatch.setattr(K, "lr_check_scores", lambda store=None: {2.5e-3: 5.0,
+                                                                 5e-3: 5.2, 1e-2: 5.3})
+    monkeypatch.setattr(K, "rungs", lambda: RUNGS)
+    notes = K.beside_notes(frame)
+    assert notes[0].startswith("`confirm/equal-time` (amendment 1.2): wide over "
+                               "BERT-style training seconds, per seed: 1000 1.15 (AMD EPYC)")
+    assert "4 of 4 outside 0.9 to 1.1" in notes[0]
+    assert "not its best, by 0.200 nats (the check's best: 0.0025)" in notes[1]
+    assert "+5.0 [+0.9, +9.1] points over 4 seeds" in notes[2]  # 2, 4, 6, 8 points
+    assert "+0.100 [+0.100, +0.100] nats over 4 seeds" in notes[3]
 
 
 def test_confirmatory_curves_are_drawn_only_once_complete(tmp_path, monkeypatch):
@@ -626,7 +665,7 @@ def test_confirmatory_curves_are_drawn_only_once_complete(tmp_path, monkeypatch)
     frame["curve"] = [[{"step": 2700 * k, "mlm_loss_at_mask": ce + (8 - k) / 8}
                        for k in range(1, 9)] for ce in frame[K.CE]]
     monkeypatch.setattr(K, "complete", lambda store=None: True)
-    monkeypatch.setattr(K, "confirmatory_frame", lambda: frame)
+    monkeypatch.setattr(K, "confirmatory_frame", lambda store=None: frame)
     monkeypatch.setattr(K, "rungs", lambda: RUNGS)
     text = confirm_curves(tmp_path)
     assert "preregistration-confirm-curves.png" in text and "before the learning rate" in text

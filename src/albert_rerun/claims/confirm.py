@@ -492,18 +492,18 @@ def pilot_frame() -> pd.DataFrame:
     return load(C._timing_store(PILOT_PROFILE), pilot_conditions(), PILOT_SEEDS)
 
 
-def confirmatory_frame(seeds=CONFIRM_SEEDS) -> pd.DataFrame:
+def confirmatory_frame(seeds=CONFIRM_SEEDS, store=None) -> pd.DataFrame:
     """The confirmatory runs of ``seeds``, only once every one of them is stored (the
     stopping rule): NotComplete before. ``seeds`` other than all of them: only the
     longest complete run of seeds from the first (amendment 1, an early end)."""
     if tuple(seeds) != CONFIRM_SEEDS[:len(seeds)]:
         raise ValueError(f"an early end analyses seeds {CONFIRM_SEEDS[0]} to k in order, "
                          f"not {tuple(seeds)}")
-    record = equal_time_record()
+    record = equal_time_record(store)
     if record is None:
         raise NotComplete("the equal-time measurement is not stored yet: no confirmatory "
                           "run has started")
-    return load(results_dir(STORE), conditions(record["steps"]), seeds)
+    return load(store or results_dir(STORE), conditions(record["steps"]), seeds)
 
 
 def time_ratios(frame: pd.DataFrame) -> pd.DataFrame:
@@ -613,47 +613,123 @@ def rungs() -> dict:
     return levels(PILOT_PROFILE)
 
 
-def confirmatory_families() -> dict:
+def confirmatory_families(store=None) -> dict:
     """{"primary", "secondary"}: the two families on the confirmatory seeds; NotComplete
     until every run is stored."""
-    frame, r = confirmatory_frame(), rungs()
+    frame, r = confirmatory_frame(store=store), rungs()
     return {"primary": family(frame, r, PRIMARY), "secondary": family(frame, r, SECONDARY)}
+
+
+PILOT_NOT_COMPARABLE = {
+    "confirm/equal-time": "the pilot's wide model trained a nominal step budget scaled "
+                          "from another profile's timing, not equal time measured on one "
+                          "machine (section 4: a rough guide only)"}
+
+
+def _p(value: float) -> str:
+    return f"{value:.2g}" if value >= 0.001 else "<0.001"
 
 
 def results_table(confirmed: pd.DataFrame, pilot: pd.DataFrame, specs=PRIMARY) -> str:
     """The judged family as a markdown table, the pilot beside it: each decision's
-    difference with its 95% interval, the verdict at an unadjusted 5%, the verdict after
-    Holm's adjustment over the family with its stage, and the pilot's difference and
-    Holm verdict (seeds 0-2, exploratory). Only for a family judged once complete."""
+    difference with its 95% interval and margin; both raw tests (amendment 1.5: the
+    difference test's and the TOST's p) with their Holm-adjusted values; the verdict at
+    an unadjusted 5%; the verdict after Holm's adjustment with its stage; and the pilot's
+    difference and interval (seeds 0-2, exploratory: no verdict, which the book's own
+    cpu-long family gives). Only for a family judged once complete."""
     from .decisions import interval_text
     n = int(confirmed["n_seeds"].max())
-    lines = [f"| decision (A minus B) | confirmatory, {n} seeds [95% interval] | at 5% | "
-             f"after Holm | pilot, seeds 0-2 (exploratory) |", "|---|---|---|---|---|"]
+    lines = [f"| decision (A minus B) | confirmatory, {n} seeds [95% interval] | p: "
+             f"difference / TOST (Holm) | at 5% | after Holm | pilot, seeds 0-2 "
+             f"(exploratory) |", "|---|---|---|---|---|---|"]
+    notes = []
     for spec in specs:
         row, old = confirmed.loc[spec.key], pilot.loc[spec.key]
+        tests = f"{_p(row['p_difference'])} / {_p(row['p_equivalence'])}"
+        if row["in_family"]:
+            tests += (f" ({_p(row['p_difference_holm'])} / "
+                      f"{_p(row['p_equivalence_holm'])})")
+        before = f"{interval_text(old['estimate'], old['low'], old['high'], old['unit'])}"
+        if spec.key in PILOT_NOT_COMPARABLE:
+            notes.append(f"{'†' * (len(notes) + 1)} {PILOT_NOT_COMPARABLE[spec.key]}.")
+            before += " " + "†" * len(notes)
         lines.append(
             f"| `{spec.key}`: {spec.label} | "
             f"{interval_text(row['estimate'], row['low'], row['high'], row['unit'])} "
-            f"{row['unit']} (margin {row['margin']:.4g}) | {row['verdict']} | "
-            f"**{row['verdict_staged']}** | "
-            f"{interval_text(old['estimate'], old['low'], old['high'], old['unit'])}, "
-            f"{old['verdict_holm']} |")
-    return "\n".join(lines) + "\n"
+            f"{row['unit']} (margin {row['margin']:.4g}) | {tests} | {row['verdict']} | "
+            f"**{row['verdict_staged']}** | {before} |")
+    return "\n".join(lines) + "\n" + "".join(f"\n{note}\n" for note in notes)
+
+
+def holm_tests(judged: pd.DataFrame) -> int:
+    """How many tests Holm's adjustment ran over: two for each decision left in the
+    family by the gate (a "not testable" decision leaves it)."""
+    return 2 * int(judged["in_family"].sum())
+
+
+def beside_notes(frame: pd.DataFrame, store=None) -> list:
+    """What amendment 1 reports beside the primary verdicts, read from the confirmatory
+    runs: the equal-time seconds ratio of each seed with its machine and the
+    learning-rate check (1.1, 1.2); the SOP-trained arm's cue-free SOP probe accuracy
+    against the majority label (1.4); the no-dropout arm's held-out minus training
+    cross-entropy at [MASK] (1.8, the dropout premise)."""
+    from .decisions import interval_text
+    from .stats import mean_interval
+    notes = []
+    ratios = time_ratios(frame)
+    if len(ratios):
+        flagged = int(ratios["flagged"].sum())
+        notes.append(
+            "`confirm/equal-time` (amendment 1.2): wide over BERT-style training seconds, "
+            "per seed: " + ", ".join(f"{seed} {ratio:.2f} ({machine})" for seed, ratio,
+                                     machine in zip(ratios["seed"],
+                                                    ratios["wide / BERT-style seconds"],
+                                                    ratios["machines"]))
+            + f"; median {ratios['wide / BERT-style seconds'].median():.2f}; {flagged} of "
+            f"{len(ratios)} outside 0.9 to 1.1 (flagged).")
+    scores = lr_check_scores(store)
+    if scores is not None:
+        words = lr_check_reading(scores, margin_values(rungs())["ce"])
+        notes.append("`confirm/equal-time`, learning-rate check (amendment 1.1): "
+                     + (words if words else "5e-3 is within the ce margin of the best "
+                        "rate") + ".")
+    sop = frame[frame["condition"] == ALBERT]
+    if len(sop) and "sop_cuefree_accuracy_probe" in sop:
+        above = 100 * (sop["sop_cuefree_accuracy_probe"] - sop["sop_cuefree_majority"])
+        i = mean_interval(above)
+        notes.append(f"`confirm/sop` (amendment 1.4): the SOP-trained arm's cue-free SOP "
+                     f"probe accuracy minus the majority label's, "
+                     f"{interval_text(i.mean, i.low, i.high, 'points')} points over "
+                     f"{i.n} seeds.")
+    plain = frame[frame["condition"] == ALBERT]
+    if len(plain) and "train_mlm_loss_at_mask" in plain:
+        i = mean_interval(plain[CE] - plain["train_mlm_loss_at_mask"])
+        notes.append(f"`confirm/dropout`, its premise (amendment 1.8): the no-dropout "
+                     f"arm's held-out minus training cross-entropy at [MASK], "
+                     f"{interval_text(i.mean, i.low, i.high, 'nats')} nats over {i.n} "
+                     f"seeds.")
+    return notes
 
 
 def report(store=None) -> str:
-    """Both judged families, the pilot beside them (``results_table``); NotComplete until
+    """Both judged families, the pilot beside them (``results_table``), and what
+    amendment 1 reports beside the primary verdicts (``beside_notes``); NotComplete until
     every confirmatory run is stored and evaluated (the stopping rule)."""
     if not complete(store):
         table = progress(store)
         raise NotComplete(f"{int(table['evaluated'].sum())} of {int(table['of'].sum())} "
                           f"runs are evaluated: no estimate is computed before all are")
-    families = confirmatory_families()
+    families = confirmatory_families(store)
     frame, r = pilot_frame(), rungs()
     pilot = {"primary": family(frame, r, PRIMARY), "secondary": family(frame, r, SECONDARY)}
-    return (f"Primary family (confirmatory; Holm over {2 * len(PRIMARY)} tests):\n\n"
+    notes = beside_notes(confirmatory_frame(store=store), store)
+    return (f"Primary family (confirmatory; Holm over "
+            f"{holm_tests(families['primary'])} tests):\n\n"
             + results_table(families["primary"], pilot["primary"], PRIMARY)
-            + f"\nSecondary family (exploratory; Holm over {2 * len(SECONDARY)} tests):\n\n"
+            + "\nBeside the primary verdicts, as amendment 1 asks:\n\n"
+            + "".join(f"- {note}\n" for note in notes)
+            + f"\nSecondary family (exploratory; Holm over "
+            f"{holm_tests(families['secondary'])} tests):\n\n"
             + results_table(families["secondary"], pilot["secondary"], SECONDARY))
 
 
