@@ -444,23 +444,24 @@ def test_the_glance_line_names_the_verdicts_only_once_complete(tmp_path, monkeyp
 
 
 def test_equal_time_carries_its_seconds_and_the_learning_rate_check(tmp_path, monkeypatch):
-    """Amendment 1: the verdict carries how many seeds' seconds differ by more than a
-    tenth, and the learning-rate check's words, read once its three runs are stored."""
+    """Amendment 1: the verdict carries each seed's seconds ratio, how many differ by more
+    than a tenth, and the learning-rate check's words, read once its three runs are
+    stored."""
     monkeypatch.setenv("ALBERT_RERUN_RESULTS", str(tmp_path))
     assert K.lr_check_scores() is None  # no equal-time measurement, no check
     frame = pd.DataFrame({"condition": [K.WIDE, K.BERT] * 2, "seed": [1000, 1000, 1001, 1001],
                           "train_seconds": [70.0, 100.0, 95.0, 100.0], "machine": ["m"] * 4})
     monkeypatch.setattr(K, "lr_check_scores", lambda store=None: None)
-    text = K.equal_time_checks(frame)
-    assert "median 0.82, 1 of 2 seeds outside 0.9-1.1" in text
-    assert "Learning-rate check" not in text
+    notes = K.beside_notes(frame)
+    assert len(notes) == 1 and "1000 0.70 (m), 1001 0.95 (m); median 0.82; 1 of 2 " \
+        "outside 0.9 to 1.1" in notes[0]
     margin = K.margin_values(K.rungs())["ce"]
     monkeypatch.setattr(K, "lr_check_scores", lambda store=None: {
         2.5e-3: 6.0, 5e-3: 6.0 + 2 * margin, 1e-2: 6.1})
-    assert "not its best, by" in K.equal_time_checks(frame)
+    assert "not its best, by" in K.beside_notes(frame)[1]
     monkeypatch.setattr(K, "lr_check_scores", lambda store=None: {
         2.5e-3: 6.0, 5e-3: 6.0 + margin / 2, 1e-2: 6.1})
-    assert "5e-3 is within the margin of the best rate" in K.equal_time_checks(frame)
+    assert "5e-3 is within the ce margin of the best rate" in K.beside_notes(frame)[1]
 
 
 def test_the_learning_rate_check_is_read_only_when_all_three_are_stored():
@@ -482,8 +483,8 @@ def test_chapter_6s_verdict_carries_the_equal_time_checks(tmp_path, monkeypatch)
     monkeypatch.setattr(K, "confirmatory_frame", lambda store=None: frame)
     monkeypatch.setattr(K, "lr_check_scores", lambda store=None: None)
     text = K.status_text("wall_clock")
-    assert "equal time" in text and "1 of 1 seeds outside 0.9-1.1" in text
-    assert "outside 0.9-1.1" not in K.status_text("dropout")
+    assert "equal time" in text and "1 of 1 outside 0.9 to 1.1" in text
+    assert "outside 0.9 to 1.1" not in K.status_text("dropout")
 
 
 def test_once_judged_the_confirmatory_verdict_leads_the_box_and_the_glance(tmp_path,
@@ -670,3 +671,15 @@ def test_confirmatory_curves_are_drawn_only_once_complete(tmp_path, monkeypatch)
     text = confirm_curves(tmp_path)
     assert "preregistration-confirm-curves.png" in text and "before the learning rate" in text
     assert (tmp_path / "preregistration-confirm-curves.png").stat().st_size > 1000
+
+
+def test_every_beside_note_names_a_noted_decision(monkeypatch):
+    monkeypatch.setattr(K, "lr_check_scores", lambda store=None: None)
+    frame = synthetic(seeds=range(1000, 1003))
+    frame["sop_cuefree_majority"] = 0.5
+    frame["sop_cuefree_accuracy_probe"] = 0.6
+    frame["train_mlm_loss_at_mask"] = frame[K.CE] - 0.1
+    frame["train_seconds"], frame["machine"] = 100.0, "m"
+    notes = K.beside_notes(frame)
+    assert len(notes) == 3  # the learning-rate check's note needs its runs
+    assert {n.split("`")[1] for n in notes} <= set(K.NOTED)

@@ -592,22 +592,6 @@ def lr_check_scores(store=None) -> dict | None:
     return scores
 
 
-def equal_time_checks(frame: pd.DataFrame, store=None) -> str:
-    """What the equal-time verdict carries (amendment 1): how many seeds' seconds fall
-    outside 0.9-1.1 of each other, and the learning-rate check's words."""
-    ratios = time_ratios(frame)
-    flagged = int(ratios["flagged"].sum()) if len(ratios) else 0
-    text = (f" Wide over BERT-style training seconds, per seed: median "
-            f"{ratios['wide / BERT-style seconds'].median():.2f}, {flagged} of "
-            f"{len(ratios)} seeds outside 0.9-1.1." if len(ratios) else "")
-    scores = lr_check_scores(store)
-    if scores is not None:
-        words = lr_check_reading(scores, margin_values(rungs())["ce"])
-        text += (f" Learning-rate check: {words}." if words else
-                 " Learning-rate check: 5e-3 is within the margin of the best rate.")
-    return text
-
-
 def rungs() -> dict:
     from .decisions import levels
     return levels(PILOT_PROFILE)
@@ -665,6 +649,9 @@ def holm_tests(judged: pd.DataFrame) -> int:
     """How many tests Holm's adjustment ran over: two for each decision left in the
     family by the gate (a "not testable" decision leaves it)."""
     return 2 * int(judged["in_family"].sum())
+
+
+NOTED = ("confirm/equal-time", "confirm/sop", "confirm/dropout")  # what beside_notes covers
 
 
 def beside_notes(frame: pd.DataFrame, store=None) -> list:
@@ -1051,7 +1038,10 @@ def status_text(claim: str, store=None) -> str:
         parts.append(f"{spec.label}: {interval_text(row['estimate'], row['low'], row['high'], row['unit'])} "
                      f"{row['unit']}, **{row['verdict_staged']}** after Holm's adjustment over "
                      f"the primary family ({row['n_seeds']} fresh seeds)")
-    if claim == "wall_clock":
-        timing += equal_time_checks(confirmatory_frame(), store)
+    if any(spec.key in NOTED for spec in specs):  # amendment 1's notes on this claim
+        keys = tuple(f"`{spec.key}`" for spec in specs)
+        notes = [n for n in beside_notes(confirmatory_frame(store=store), store)
+                 if n.startswith(keys)]
+        timing += "".join(" " + note for note in notes)
     return ("**{term}`Confirmatory <confirmatory>` test** (pre-registered): "
             + "; ".join(parts) + "." + timing)
