@@ -65,11 +65,8 @@ def cost_text(runs: pd.DataFrame) -> str:
     ratios = K.time_ratios(runs)
     if len(ratios):
         flagged = int(ratios["flagged"].sum())
-        text += (" Wide over BERT-style training seconds, per seed (amendment 1.2): "
-                 + ", ".join(f"{seed} {ratio:.2f} ({machine})" for seed, ratio, machine in
-                             zip(ratios["seed"], ratios["wide / BERT-style seconds"],
-                                 ratios["machines"]))
-                 + f"; median {ratios['wide / BERT-style seconds'].median():.2f}. "
+        text += (f" Wide over BERT-style training seconds, per seed (amendment 1.2): "
+                 f"{K.ratios_text(ratios)}. "
                  f"{flagged} of {len(ratios)} fall outside 0.9 to 1.1 and are flagged: on "
                  f"those seeds the two arms' training times differ by more than 10% (above "
                  f"1 the wide model trained longer).")

@@ -561,6 +561,15 @@ def training_costs(runs: pd.DataFrame) -> pd.DataFrame:
                                        "tokens/s", "hours", "machines"])
 
 
+def ratios_text(ratios: pd.DataFrame) -> str:
+    """'1000 0.70 (AMD EPYC), 1001 1.00 (AMD EPYC); median 0.85': ``time_ratios`` per seed
+    with its machines (amendment 1.2), and their median."""
+    column = ratios["wide / BERT-style seconds"]
+    return (", ".join(f"{seed} {ratio:.2f} ({machine})" for seed, ratio, machine in
+                      zip(ratios["seed"], column, ratios["machines"]))
+            + f"; median {column.median():.2f}")
+
+
 def lr_check_reading(scores: dict, margin: float) -> str:
     """Amendment 1's rule for the learning-rate check: ``scores`` {rate: held-out
     cross-entropy}; the words the equal-time verdict carries, or "" where 5e-3 is within
@@ -668,12 +677,8 @@ def beside_notes(frame: pd.DataFrame, store=None) -> list:
         flagged = int(ratios["flagged"].sum())
         notes.append(
             "`confirm/equal-time` (amendment 1.2): wide over BERT-style training seconds, "
-            "per seed: " + ", ".join(f"{seed} {ratio:.2f} ({machine})" for seed, ratio,
-                                     machine in zip(ratios["seed"],
-                                                    ratios["wide / BERT-style seconds"],
-                                                    ratios["machines"]))
-            + f"; median {ratios['wide / BERT-style seconds'].median():.2f}; {flagged} of "
-            f"{len(ratios)} outside 0.9 to 1.1 (flagged).")
+            f"per seed: {ratios_text(ratios)}; {flagged} of {len(ratios)} outside 0.9 to "
+            f"1.1 (flagged).")
     scores = lr_check_scores(store)
     if scores is not None:
         words = lr_check_reading(scores, margin_values(rungs())["ce"])
