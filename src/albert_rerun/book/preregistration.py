@@ -335,13 +335,19 @@ def confirm_curves(generated: Path, store=None) -> str:
     before, draw nothing and return "" (no interim estimate, not even a curve)."""
     if not K.complete(store):
         return ""
+    _write_figure(K.curves_figure(K.confirmatory_frame(store=store), K.rungs()),
+                  generated / "preregistration-confirm-curves.png")
+    return "\n" + CONFIRM_CURVES_FIGURE
+
+
+def _write_figure(figure, path: Path) -> None:
+    """Save a figure as PNG (``figure_text.png`` records its text's size for the book's
+    check) and close it."""
     import matplotlib.pyplot as plt
 
     from .figure_text import png
-    figure = K.curves_figure(K.confirmatory_frame(store=store), K.rungs())
-    (generated / "preregistration-confirm-curves.png").write_bytes(png(figure))
+    path.write_bytes(png(figure))
     plt.close(figure)
-    return "\n" + CONFIRM_CURVES_FIGURE
 
 
 CURVES_FIGURE = """```{figure} _generated/preregistration-pilot-curves.png
@@ -405,11 +411,7 @@ def write_preregistration_parts(root: Path) -> list:
     generated.mkdir(parents=True, exist_ok=True)
     frame, rungs = K.pilot_frame(), K.rungs()
     groups = reach_groups(frame, rungs)  # the pilot's TOST powers, once for every part
-    figure = K.curves_figure(frame, rungs)
-    from .figure_text import png  # records its text's size for the book's check
-    (generated / "preregistration-pilot-curves.png").write_bytes(png(figure))
-    import matplotlib.pyplot as plt
-    plt.close(figure)
+    _write_figure(K.curves_figure(frame, rungs), generated / "preregistration-pilot-curves.png")
     parts = {"record": record_text(root),
              "progress": progress_text() + confirm_curves(generated),
              "pilot": pilot_text(frame) + "\n" + CURVES_FIGURE,

@@ -521,6 +521,9 @@ def time_ratios(frame: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+RUN_COLUMNS = ["condition", "seed", "steps", "train_seconds", "tokens", "machine"]
+
+
 def trained_runs(store=None) -> pd.DataFrame:
     """The stored confirmatory runs' training records alone, one row per (condition,
     seed): steps, training seconds, tokens and machine. No evaluation or loss is read,
@@ -529,8 +532,7 @@ def trained_runs(store=None) -> pd.DataFrame:
     store = store or results_dir(STORE)
     record = equal_time_record(store)
     if record is None:
-        return pd.DataFrame(columns=["condition", "seed", "steps", "train_seconds",
-                                     "tokens", "machine"])
+        return pd.DataFrame(columns=RUN_COLUMNS)
     from ..engine.store import stored_pretrain
     rows = []
     for name, config in conditions(record["steps"]).items():
@@ -541,8 +543,7 @@ def trained_runs(store=None) -> pd.DataFrame:
                              **{k: run["metrics"][k] for k in
                                 ("steps", "train_seconds", "tokens")},
                              "machine": _machine(run)})
-    return pd.DataFrame(rows, columns=["condition", "seed", "steps", "train_seconds",
-                                       "tokens", "machine"])
+    return pd.DataFrame(rows, columns=RUN_COLUMNS)
 
 
 def training_costs(runs: pd.DataFrame) -> pd.DataFrame:
@@ -609,7 +610,11 @@ def rungs() -> dict:
 def confirmatory_families(store=None) -> dict:
     """{"primary", "secondary"}: the two families on the confirmatory seeds; NotComplete
     until every run is stored."""
-    frame, r = confirmatory_frame(store=store), rungs()
+    return both_families(confirmatory_frame(store=store), rungs())
+
+
+def both_families(frame: pd.DataFrame, r: dict) -> dict:
+    """{"primary", "secondary"}: each registered family judged on ``frame``."""
     return {"primary": family(frame, r, PRIMARY), "secondary": family(frame, r, SECONDARY)}
 
 
@@ -685,17 +690,16 @@ def beside_notes(frame: pd.DataFrame, store=None) -> list:
         notes.append("`confirm/equal-time`, learning-rate check (amendment 1.1): "
                      + (words if words else "5e-3 is within the ce margin of the best "
                         "rate") + ".")
-    sop = frame[frame["condition"] == ALBERT]
-    if len(sop) and "sop_cuefree_accuracy_probe" in sop:
-        above = 100 * (sop["sop_cuefree_accuracy_probe"] - sop["sop_cuefree_majority"])
+    albert = frame[frame["condition"] == ALBERT]  # SOP-trained, and without dropout
+    if len(albert) and "sop_cuefree_accuracy_probe" in albert:
+        above = 100 * (albert["sop_cuefree_accuracy_probe"] - albert["sop_cuefree_majority"])
         i = mean_interval(above)
         notes.append(f"`confirm/sop` (amendment 1.4): the SOP-trained arm's cue-free SOP "
                      f"probe accuracy minus the majority label's, "
                      f"{interval_text(i.mean, i.low, i.high, 'points')} points over "
                      f"{i.n} seeds.")
-    plain = frame[frame["condition"] == ALBERT]
-    if len(plain) and "train_mlm_loss_at_mask" in plain:
-        i = mean_interval(plain[CE] - plain["train_mlm_loss_at_mask"])
+    if len(albert) and "train_mlm_loss_at_mask" in albert:
+        i = mean_interval(albert[CE] - albert["train_mlm_loss_at_mask"])
         notes.append(f"`confirm/dropout`, its premise (amendment 1.8): the no-dropout "
                      f"arm's held-out minus training cross-entropy at [MASK], "
                      f"{interval_text(i.mean, i.low, i.high, 'nats')} nats over {i.n} "
@@ -711,10 +715,9 @@ def report(store=None) -> str:
         table = progress(store)
         raise NotComplete(f"{int(table['evaluated'].sum())} of {int(table['of'].sum())} "
                           f"runs are evaluated: no estimate is computed before all are")
-    families = confirmatory_families(store)
-    frame, r = pilot_frame(), rungs()
-    pilot = {"primary": family(frame, r, PRIMARY), "secondary": family(frame, r, SECONDARY)}
-    notes = beside_notes(confirmatory_frame(store=store), store)
+    frame, r = confirmatory_frame(store=store), rungs()  # read once, judged and noted
+    families, pilot = both_families(frame, r), both_families(pilot_frame(), r)
+    notes = beside_notes(frame, store)
     return (f"Primary family (confirmatory; Holm over "
             f"{holm_tests(families['primary'])} tests):\n\n"
             + results_table(families["primary"], pilot["primary"], PRIMARY)
