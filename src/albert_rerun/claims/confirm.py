@@ -1039,13 +1039,14 @@ def status_text(claim: str, store=None) -> str:
                 f"runs trained, {done} evaluated. It is judged once, when all are; until "
                 f"then the numbers on this page are exploratory.{timing}")
     from .decisions import interval_text
-    primary = confirmatory_families()["primary"]
+    primary = confirmatory_families(store)["primary"]
     parts = []
     for spec in specs:
         row = primary.loc[spec.key]
-        parts.append(f"{spec.label}: {interval_text(row['estimate'], row['low'], row['high'], row['unit'])} "
-                     f"{row['unit']}, **{row['verdict_staged']}** after Holm's adjustment over "
-                     f"the primary family ({row['n_seeds']} fresh seeds)")
+        interval = interval_text(row["estimate"], row["low"], row["high"], row["unit"])
+        parts.append(f"{spec.label}: {interval} {row['unit']}, **{row['verdict_staged']}** "
+                     f"after Holm's adjustment over the primary family ({row['n_seeds']} "
+                     f"fresh seeds)")
     if any(spec.key in NOTED for spec in specs):  # amendment 1's notes on this claim
         keys = tuple(f"`{spec.key}`" for spec in specs)
         notes = [n for n in beside_notes(confirmatory_frame(store=store), store)

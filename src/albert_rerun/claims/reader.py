@@ -355,7 +355,7 @@ def confirmatory_rows(store=None) -> dict:
     from . import confirm
     if not confirm.complete(store):
         return {}
-    primary = confirm.confirmatory_families()["primary"]
+    primary = confirm.confirmatory_families(store)["primary"]
     out = {}
     for spec in confirm.PRIMARY:
         out.setdefault(spec.claim, primary.loc[spec.key])
@@ -436,7 +436,7 @@ def confirm_line(store=None) -> str:
             f"(pre-registered, fresh seeds)")
     if complete(store):  # judged once: each primary decision's verdict after Holm
         from .confirm import PRIMARY, confirmatory_families
-        primary = confirmatory_families()["primary"]
+        primary = confirmatory_families(store)["primary"]
         return head + ", judged after Holm's adjustment over its primary family: " + \
             "; ".join(f"{s.label}: **{primary.loc[s.key, 'verdict_staged']}**"
                       for s in PRIMARY) + "."
