@@ -683,3 +683,21 @@ def test_every_beside_note_names_a_noted_decision(monkeypatch):
     notes = K.beside_notes(frame)
     assert len(notes) == 3  # the learning-rate check's note needs its runs
     assert {n.split("`")[1] for n in notes} <= set(K.NOTED)
+
+
+def test_curve_captions_take_their_sizes_from_the_configs(monkeypatch):
+    """The captions say how many held-out sequences a curve point and the final
+    evaluation read; the numbers come from the registered configs, not typed."""
+    from albert_rerun.book import preregistration as P
+    from albert_rerun.profiles import eval_config
+    sizes = P.curve_sizes()
+    assert sizes["final"] == eval_config(K.PILOT_PROFILE).mlm_sequences
+    assert sizes["curve"] == K.pilot_conditions()[K.ALBERT].curve_examples
+    monkeypatch.setattr(P, "curve_sizes", lambda: {"curve": 12, "final": 3456})
+    monkeypatch.setattr(K, "complete", lambda store=None: True)
+    monkeypatch.setattr(K, "confirmatory_frame", lambda store=None: None)
+    monkeypatch.setattr(P, "_write_figure", lambda figure, path: None)
+    monkeypatch.setattr(K, "curves_figure", lambda frame, rungs: None)
+    monkeypatch.setattr(K, "rungs", lambda: RUNGS)
+    caption = " ".join(P.confirm_curves(ROOT).split())
+    assert "curve's 12 held-out sequences, not the 3,456 of the final" in caption

@@ -315,13 +315,13 @@ def _percent(power: float) -> str:
     return "over 99%" if power > 0.99 else f"{100 * power:.0f}%"
 
 
-CONFIRM_CURVES_FIGURE = """```{figure} _generated/preregistration-confirm-curves.png
+CONFIRM_CURVES_FIGURE = """```{{figure}} _generated/preregistration-confirm-curves.png
 :alt: the confirmatory paired differences along training for the four cross-entropy decisions
 
 The confirmatory paired differences along training (all fresh seeds), A minus B in nats
 for the four primary decisions on cross-entropy, with their 95% intervals (blue) and the
-margin (grey). Every point, the last included, is read on the curve's 256 held-out
-sequences, not the 4,096 of the final evaluation that the verdicts read, so the last
+margin (grey). Every point, the last included, is read on the curve's {curve:,} held-out
+sequences, not the {final:,} of the final evaluation that the verdicts read, so the last
 point is close to the table's difference but not equal to it. Points before the end come
 before the learning rate has decayed. Each point is a share of the run's schedule, so the
 equal-time panel compares equal shares of each arm's time.
@@ -337,7 +337,15 @@ def confirm_curves(generated: Path, store=None) -> str:
         return ""
     _write_figure(K.curves_figure(K.confirmatory_frame(store=store), K.rungs()),
                   generated / "preregistration-confirm-curves.png")
-    return "\n" + CONFIRM_CURVES_FIGURE
+    return "\n" + CONFIRM_CURVES_FIGURE.format(**curve_sizes())
+
+
+def curve_sizes() -> dict:
+    """{"curve", "final"}: the held-out sequences a learning-curve point scores and those
+    of the final evaluation the verdicts read, from the registered configs."""
+    from ..profiles import eval_config
+    return {"curve": K.conditions(None)[K.ALBERT].curve_examples,
+            "final": eval_config(K.PILOT_PROFILE).mlm_sequences}
 
 
 def _write_figure(figure, path: Path) -> None:
@@ -350,15 +358,15 @@ def _write_figure(figure, path: Path) -> None:
     plt.close(figure)
 
 
-CURVES_FIGURE = """```{figure} _generated/preregistration-pilot-curves.png
+CURVES_FIGURE = """```{{figure}} _generated/preregistration-pilot-curves.png
 :alt: the pilot's paired differences along training for the four cross-entropy decisions
 
 The pilot's paired differences along training (seeds 0-2, exploratory), A minus B in nats
 for the four primary decisions on cross-entropy, with their 95% intervals (blue) and the
 margin (grey). Each point is a share of the run's schedule, so the equal-time panel
 compares equal shares of each arm's time. Points before the end come before the
-learning rate has decayed, and are read on the curve's 256 held-out sequences, not the
-4,096 of the final evaluation. The SOP decision has no curve: its probe reads the final
+learning rate has decayed, and are read on the curve's {curve:,} held-out sequences, not the
+{final:,} of the final evaluation. The SOP decision has no curve: its probe reads the final
 model only.
 ```
 """
@@ -414,7 +422,7 @@ def write_preregistration_parts(root: Path) -> list:
     _write_figure(K.curves_figure(frame, rungs), generated / "preregistration-pilot-curves.png")
     parts = {"record": record_text(root),
              "progress": progress_text() + confirm_curves(generated),
-             "pilot": pilot_text(frame) + "\n" + CURVES_FIGURE,
+             "pilot": pilot_text(frame) + "\n" + CURVES_FIGURE.format(**curve_sizes()),
              "since": since_text(groups=groups)}
     # the frozen tables, like the pilot's runs they come from, are the repository's
     # (``root`` may be a copy of the book's sources only)
