@@ -701,3 +701,23 @@ def test_curve_captions_take_their_sizes_from_the_configs(monkeypatch):
     monkeypatch.setattr(K, "rungs", lambda: RUNGS)
     caption = " ".join(P.confirm_curves(ROOT).split())
     assert "curve's 12 held-out sequences, not the 3,456 of the final" in caption
+
+
+def test_stretches_count_each_logs_finished_and_stopped_runs(tmp_path):
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    (logs / "stretch-20261203T143444Z.log").write_text(
+        "[equal time] the wide model trains 10453 steps (0.0554 s and 0.1144 s a step)\n"
+        "[confirm] 124 runs, 76 to train, 76 on rank 0\n"
+        "[confirm] 1c526bcbf26a450f {'steps': 21600, 'train_seconds': 1420.5} (60 s)\n"
+        "[confirm] 901fe7ef8e72a22e {'steps': 10453, 'train_seconds': 1081.5} (514 s)\n"
+        "[confirm] 7563d3d64ace4a0c: stopped at the deadline at step 14050 of 21600, "
+        "checkpoint kept (7920 s)\n"
+        "[confirm] a3a72e9fe368b3bb: not started (deadline)\n"
+        "[evaluate] 124 runs, 15 to do, 15 on rank 0\n"
+        "[evaluate] 0b62810e99b687a8 {} (9000 s)\n")
+    (logs / "stretch-20261203T173541Z.log").write_text("[confirm] 124 runs, 61 to train\n")
+    table = K.stretches(tmp_path)
+    assert table["finished"].tolist() == [2, 0] and table["stopped"].tolist() == [1, 0]
+    assert table["worker hours"].tolist() == [(60 + 514 + 7920) / 3600, 0.0]
+    assert str(table["started (UTC)"][0]) == "2026-12-03 14:34:44"

@@ -30,6 +30,7 @@ import math
 import os
 import statistics
 import subprocess
+import re
 import sys
 import time
 from dataclasses import dataclass, replace
@@ -944,6 +945,33 @@ def print_progress() -> None:
     print("complete" if complete() else "not complete: no estimate is computed before it is")
 
 
+_LOG_LINE = re.compile(r"^\[confirm\] [0-9a-f]{16}(?P<what> \{|: stopped at the deadline)"
+                       r".*\((?P<seconds>\d+) s\)$")
+
+
+def stretches(store=None) -> pd.DataFrame:
+    """The training stretches from their logs (``scripts/train_stretch.sh``), one row
+    each: its start (UTC, from the log's name), the runs it finished (the transition
+    controls and the learning-rate check included) and stopped with a checkpoint, and
+    their workers' hours (each run's wall time, added up). Costs only: a blinded log shows
+    no result."""  # (the log's seconds are each run's own, in its worker)
+    logs = sorted(((store or results_dir(STORE)) / "logs").glob("stretch-*.log"))
+    rows = []
+    for log in logs:
+        finished = stopped = seconds = 0
+        for line in log.read_text().splitlines():
+            match = _LOG_LINE.match(line)
+            if match:
+                finished += match["what"] == " {"
+                stopped += match["what"] != " {"
+                seconds += int(match["seconds"])
+        start = pd.to_datetime(log.stem.removeprefix("stretch-"), format="%Y%m%dT%H%M%SZ")
+        rows.append({"log": log.name, "started (UTC)": start, "finished": finished,
+                     "stopped": stopped, "worker hours": seconds / 3600})
+    return pd.DataFrame(rows, columns=["log", "started (UTC)", "finished", "stopped",
+                                       "worker hours"])
+
+
 def print_costs() -> None:
     """The stored runs' training cost and each seed's equal-time seconds ratio (training
     records only: no estimate)."""
@@ -954,6 +982,10 @@ def print_costs() -> None:
         print(f"\n{len(runs)} runs, {costs['hours'].sum():.2f} hours of training "
               f"(one thread each)\n")
         print(time_ratios(runs).to_string(index=False))
+        logs = stretches()
+        print(f"\n{len(logs)} stretches, {logs['worker hours'].sum():.2f} worker-hours of "
+              f"training runs (each run's wall time, added up):\n")
+        print(logs.to_string(index=False))
 
 
 def main(argv=None) -> int:
