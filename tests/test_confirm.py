@@ -687,13 +687,15 @@ def test_every_beside_note_names_a_noted_decision(monkeypatch):
 
 def test_curve_captions_take_their_sizes_from_the_configs(monkeypatch):
     """The captions say how many held-out sequences a curve point and the final
-    evaluation read; the numbers come from the registered configs, not typed."""
+    evaluation read; changing the registered configs changes the caption."""
+    from albert_rerun import profiles
     from albert_rerun.book import preregistration as P
-    from albert_rerun.profiles import eval_config
-    sizes = P.curve_sizes()
-    assert sizes["final"] == eval_config(K.PILOT_PROFILE).mlm_sequences
-    assert sizes["curve"] == K.pilot_conditions()[K.ALBERT].curve_examples
-    monkeypatch.setattr(P, "curve_sizes", lambda: {"curve": 12, "final": 3456})
+    assert P.curve_sizes() == {"curve": 256, "final": 4096}  # the stored runs' sizes
+    conditions, evaluation = K.conditions, profiles.eval_config
+    monkeypatch.setattr(K, "conditions", lambda steps: {
+        name: config.replace(curve_examples=12) for name, config in conditions(steps).items()})
+    monkeypatch.setattr(profiles, "eval_config",
+                        lambda profile: evaluation(profile).replace(mlm_sequences=3456))
     monkeypatch.setattr(K, "complete", lambda store=None: True)
     monkeypatch.setattr(K, "confirmatory_frame", lambda store=None: None)
     monkeypatch.setattr(P, "_write_figure", lambda figure, path: None)
@@ -714,10 +716,13 @@ def test_stretches_count_each_logs_finished_and_stopped_runs(tmp_path):
         "[confirm] 7563d3d64ace4a0c: stopped at the deadline at step 14050 of 21600, "
         "checkpoint kept (7920 s)\n"
         "[confirm] a3a72e9fe368b3bb: not started (deadline)\n"
+        "[confirm] c146066bff72147e: FAILED RuntimeError('out of memory')\n"
         "[evaluate] 124 runs, 15 to do, 15 on rank 0\n"
         "[evaluate] 0b62810e99b687a8 {} (9000 s)\n")
     (logs / "stretch-20261203T173541Z.log").write_text("[confirm] 124 runs, 61 to train\n")
     table = K.stretches(tmp_path)
     assert table["finished"].tolist() == [2, 0] and table["stopped"].tolist() == [1, 0]
+    assert table["failed"].tolist() == [1, 0]
     assert table["worker hours"].tolist() == [(60 + 514 + 7920) / 3600, 0.0]
     assert str(table["started (UTC)"][0]) == "2026-12-03 14:34:44"
+

@@ -2,26 +2,37 @@
 
 The pilot's stored runs (cpu-long seeds 0-2, exploratory and already in the book) are
 relabelled as the confirmatory configs, seed 1000 + k from pilot seed k mod 3, and written
-to a temporary store; the committed confirmatory store is never read. Then every path that
-shows the verdicts once the design is complete runs as it will on that day: the report,
-the pre-registration page's progress and curves, the chapters' lines, the introduction's
-and the ledger's list. The unit tests in test_confirm feed each of these synthetic
-families; this one checks that they read a real store's records, pair the right seeds and
-agree with each other."""
+to a temporary store; of the committed confirmatory store only the registered equal-time
+timing (steps and seconds, no result) is read, and a guard fails the module if any
+confirmatory training or evaluation record is. Then every path that shows the verdicts
+once the design is complete runs as it will on that day: the report, the
+pre-registration page's progress and curves, the chapters' lines and boxes, the
+introduction's and the ledger's list. The unit tests in test_confirm feed each of these
+synthetic families; this one checks that they read a real store's records, pair the
+right seeds and agree with each other.
+
+What it does not rehearse: the untrained controls' training records and the runs'
+provenance (the copies keep the pilot's), and the intervals' meaning (eleven seeds made
+of three repeat each other)."""
 import json
+from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from albert_rerun.claims import conditions as C
 from albert_rerun.claims import confirm as K
+from albert_rerun.claims.stats import paired_t
+from albert_rerun.engine import store as S
 from albert_rerun.engine.store import (atomic_write_json, config_hash, eval_path,
                                        pretrain_path, read_json)
 from albert_rerun.paths import repo_root
 
 ROOT = repo_root()
-PILOT_STORE = ROOT / "data" / "results" / K.PILOT_PROFILE
-EQUAL_TIME = ROOT / "data" / "results" / K.STORE / "choices" / f"{K.EQUAL_TIME}.json"
+COMMITTED = ROOT / "data" / "results" / K.STORE
+EQUAL_TIME = COMMITTED / "choices" / f"{K.EQUAL_TIME}.json"
+FORBIDDEN = (COMMITTED / "pretrain", COMMITTED / "eval")
 
 
 def pilot_seed(seed: int) -> int:
@@ -32,14 +43,15 @@ def _copy_run(source, target, name: str, store) -> None:
     """Write ``source``'s stored pilot run (its training record and every evaluation
     ``K._needed`` asks of condition ``name``) as ``target``'s, in ``store``."""
     evaluations = K._evaluation_configs()
-    run = read_json(pretrain_path(PILOT_STORE, source))
+    pilot_store = C._timing_store(K.PILOT_PROFILE)
+    run = read_json(pretrain_path(pilot_store, source))
     assert run is not None, f"the pilot's run {config_hash(source.to_dict())} is not stored"
     atomic_write_json(pretrain_path(store, target),
                       {**run, "config": target.to_dict(),
                        "hash": config_hash(target.to_dict())})
     for (old, evaluation), (new, _) in zip(K._needed(name, source, evaluations),
                                            K._needed(name, target, evaluations)):
-        record = read_json(eval_path(PILOT_STORE, config_hash(old.to_dict()), evaluation))
+        record = read_json(eval_path(pilot_store, config_hash(old.to_dict()), evaluation))
         assert record is not None
         new_hash = config_hash(new.to_dict())
         atomic_write_json(eval_path(store, new_hash, evaluation),
@@ -49,7 +61,8 @@ def _copy_run(source, target, name: str, store) -> None:
 @pytest.fixture(scope="module")
 def rehearsal(tmp_path_factory):
     """The results folder of a complete design made from the pilot's runs, set as
-    ALBERT_RERUN_RESULTS for the module."""
+    ALBERT_RERUN_RESULTS for the module; any read of a committed confirmatory training
+    or evaluation record fails."""
     results = tmp_path_factory.mktemp("rehearsal") / "results"
     store = results / K.STORE
     (store / "choices").mkdir(parents=True)
@@ -60,33 +73,52 @@ def rehearsal(tmp_path_factory):
         for seed in K.CONFIRM_SEEDS:
             _copy_run(C.seeded(pilot[name], pilot_seed(seed)),
                       C.seeded(confirmatory[name], seed), name, store)
-    for config in K.lr_check(record["steps"]).values():
-        _copy_run(C.seeded(pilot[K.WIDE], K.PILOT_SEEDS[0]), config, K.WIDE, store)
+    # the learning-rate check's three rates from three pilot seeds, so that they differ
+    for config, seed in zip(K.lr_check(record["steps"]).values(), K.PILOT_SEEDS):
+        _copy_run(C.seeded(pilot[K.WIDE], seed), config, K.WIDE, store)
+    read = S.read_json
+    seen = []
+
+    def guarded(path):
+        path = Path(path).resolve()
+        assert not any(part in path.parents for part in FORBIDDEN), \
+            f"the rehearsal read a committed confirmatory record: {path}"
+        seen.append(path)
+        return read(path)
+
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("ALBERT_RERUN_RESULTS", str(results))
+        patch.setattr(S, "read_json", guarded)
         yield store
+    assert any(store in path.parents for path in seen)  # the guard saw the reads
 
 
-def test_the_rehearsal_store_is_complete_and_apart_from_the_committed_one(rehearsal):
+def test_the_rehearsal_store_is_complete(rehearsal):
     assert K.complete() and K.complete(rehearsal)
     assert K.progress()["evaluated"].sum() == len(K.CONDITIONS) * len(K.CONFIRM_SEEDS)
-    assert ROOT not in rehearsal.parents
 
 
 def test_each_decision_pairs_the_seeds_it_was_given(rehearsal):
-    """Every primary and secondary estimate is the mean of the pilot's per-seed
-    differences in the order the rehearsal relabelled them, over all eleven seeds."""
+    """Every primary and secondary decision reads all eleven seeds, paired as the
+    rehearsal relabelled them: its estimate is the mean of the pilot's per-seed
+    differences in that order, and (the pairing shows in the spread, not the mean) its
+    interval is their paired t-interval (the accuracy decisions' is the wider of that
+    and the item bootstrap)."""
     families = K.confirmatory_families(rehearsal)
     pilot = K.with_changes(K.pilot_frame())
     for specs, family in ((K.PRIMARY, families["primary"]),
                           (K.SECONDARY, families["secondary"])):
         for spec in specs:
             by_seed = K.per_seed(spec, pilot)
-            expected = np.mean([by_seed[pilot_seed(s)] for s in K.CONFIRM_SEEDS])
+            t = paired_t(np.array([by_seed[pilot_seed(s)] for s in K.CONFIRM_SEEDS]))
             row = family.loc[spec.key]
             assert row["n_seeds"] == len(K.CONFIRM_SEEDS)
-            assert row["estimate"] == pytest.approx(expected, rel=1e-9, abs=1e-12)
-            assert row["low"] <= row["estimate"] <= row["high"]
+            assert row["estimate"] == pytest.approx(t["estimate"], rel=1e-9, abs=1e-12)
+            if spec.kind == "accuracy":
+                assert row["low"] <= t["low"] + 1e-9 and row["high"] >= t["high"] - 1e-9
+            else:
+                assert (row["low"], row["high"]) == pytest.approx((t["low"], t["high"]))
+                assert row["p_difference"] == pytest.approx(t["p_difference"])
 
 
 def test_the_report_and_every_page_agree_on_each_verdict(rehearsal, tmp_path):
@@ -110,17 +142,37 @@ def test_the_report_and_every_page_agree_on_each_verdict(rehearsal, tmp_path):
         assert "runs trained" not in status  # the verdict, not the progress
     notes = K.beside_notes(K.confirmatory_frame())
     assert {note.split("`")[1] for note in notes} == set(K.NOTED)
-    assert any("learning-rate check" in note for note in notes)  # its three runs are read
+    wide = K.pilot_frame().query("condition == @K.WIDE").set_index("seed")[K.CE]
+    scores = dict(zip(K.LR_CHECK_RATES, wide.loc[list(K.PILOT_SEEDS)]))
+    words = K.lr_check_reading(scores, K.margin_values(K.rungs())["ce"])
+    assert ("`confirm/equal-time`, learning-rate check (amendment 1.1): "
+            + (words or "5e-3 is within the ce margin of the best rate") + ".") in notes
     assert "preregistration-confirm-curves.png" in confirm_curves(tmp_path)
+    empty = {"cpu": pd.DataFrame(columns=["in_family", "n_seeds"])}
+    glance = reader.at_a_glance(empty, "", line, rows)
+    for claim, row in rows.items():
+        sentence = reader.confirmed_sentence(row)
+        assert sentence in reader.bottom_line(claim, empty, row)
+        assert f"confirmatory, {len(K.CONFIRM_SEEDS)} fresh seeds" in \
+            reader.glance_item(claim, row, "", "confirmatory, 11 fresh seeds")[1]
+        assert f"**{reader.verdict_of(row)}**" in sentence
+    assert glance.count(f"confirmatory, {len(K.CONFIRM_SEEDS)} fresh seeds") == len(rows)
 
 
 def test_a_store_argument_is_read_wherever_it_is_given(rehearsal, monkeypatch, tmp_path):
     """With the environment pointing at an empty folder, the functions given the
-    rehearsal store still judge it: none falls back to the default store."""
+    rehearsal store still judge it: none falls back to the default store, not even the
+    parts that would otherwise go missing quietly (the learning-rate check's note, the
+    equal-time sentence)."""
+    from albert_rerun.book.preregistration import confirm_curves, progress_text
     from albert_rerun.claims import reader
-    monkeypatch.setenv("ALBERT_RERUN_RESULTS", str(tmp_path))
+    monkeypatch.setenv("ALBERT_RERUN_RESULTS", str(tmp_path / "empty"))
     assert not K.complete()
     assert set(reader.confirmatory_rows(rehearsal)) == {s.claim for s in K.PRIMARY}
     assert "judged after Holm's adjustment" in reader.confirm_line(rehearsal)
     assert "after Holm's adjustment" in K.status_text("dropout", rehearsal)
-    assert K.report(rehearsal).startswith("Primary family")
+    assert "Equal time was measured" in K.status_text("wall_clock", rehearsal)
+    report = K.report(rehearsal)
+    assert report.startswith("Primary family") and "learning-rate check" in report
+    assert progress_text(rehearsal).startswith("**The verdicts**")
+    assert confirm_curves(tmp_path, rehearsal)

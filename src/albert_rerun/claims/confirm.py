@@ -947,29 +947,32 @@ def print_progress() -> None:
 
 _LOG_LINE = re.compile(r"^\[confirm\] [0-9a-f]{16}(?P<what> \{|: stopped at the deadline)"
                        r".*\((?P<seconds>\d+) s\)$")
+_FAILED = re.compile(r"^\[confirm\] [0-9a-f]{16}: FAILED")
 
 
 def stretches(store=None) -> pd.DataFrame:
     """The training stretches from their logs (``scripts/train_stretch.sh``), one row
     each: its start (UTC, from the log's name), the runs it finished (the transition
-    controls and the learning-rate check included) and stopped with a checkpoint, and
-    their workers' hours (each run's wall time, added up). Costs only: a blinded log shows
-    no result."""  # (the log's seconds are each run's own, in its worker)
+    controls and the learning-rate check included), stopped with a checkpoint and that
+    failed, and the finished and stopped runs' worker-hours (each run's wall time, added
+    up; evaluation and the equal-time timing left out). Counts and seconds only: the
+    logs since b91c12b show no result, the three before it do, and this reads none."""
     logs = sorted(((store or results_dir(STORE)) / "logs").glob("stretch-*.log"))
     rows = []
     for log in logs:
-        finished = stopped = seconds = 0
+        finished = stopped = failed = seconds = 0
         for line in log.read_text().splitlines():
             match = _LOG_LINE.match(line)
             if match:
                 finished += match["what"] == " {"
                 stopped += match["what"] != " {"
                 seconds += int(match["seconds"])
+            failed += bool(_FAILED.match(line))
         start = pd.to_datetime(log.stem.removeprefix("stretch-"), format="%Y%m%dT%H%M%SZ")
         rows.append({"log": log.name, "started (UTC)": start, "finished": finished,
-                     "stopped": stopped, "worker hours": seconds / 3600})
+                     "stopped": stopped, "failed": failed, "worker hours": seconds / 3600})
     return pd.DataFrame(rows, columns=["log", "started (UTC)", "finished", "stopped",
-                                       "worker hours"])
+                                       "failed", "worker hours"])
 
 
 def print_costs() -> None:
