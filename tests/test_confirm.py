@@ -726,3 +726,22 @@ def test_stretches_count_each_logs_finished_and_stopped_runs(tmp_path):
     assert table["worker hours"].tolist() == [(60 + 514 + 7920) / 3600, 0.0]
     assert str(table["started (UTC)"][0]) == "2026-12-03 14:34:44"
 
+
+
+def test_committed_stretch_logs_show_no_result():
+    """A stretch's log is committed beside the runs and read before the design is
+    complete, so each run's line may show its costs only (driver.BLINDED): never a loss
+    or an accuracy, from which an interim estimate could be made."""
+    import ast
+
+    from albert_rerun.claims.driver import BLINDED
+    line = re.compile(r"^\[\w[\w ]*\] [0-9a-f]{16} (\{.*\}) \(\d+ s\)$")
+    logs = sorted((ROOT / "data" / "results" / K.STORE / "logs").glob("stretch-*.log"))
+    assert logs
+    shown = set()
+    for log in logs:
+        for text in log.read_text().splitlines():
+            match = line.match(text)
+            if match:
+                shown |= set(ast.literal_eval(match[1]))
+    assert shown and shown <= set(BLINDED)
