@@ -338,7 +338,7 @@ def test_chapters_show_progress_only_until_the_design_is_complete(tmp_path, monk
         {"trained": [len(K.CONFIRM_SEEDS)] * 9, "evaluated": [len(K.CONFIRM_SEEDS)] * 9,
          "of": [len(K.CONFIRM_SEEDS)] * 9}))
     monkeypatch.setattr(K, "confirmatory_families",
-                        lambda: {"primary": K.family(synthetic(), RUNGS)})
+                        lambda store=None: {"primary": K.family(synthetic(), RUNGS)})
     text = K.status_text("asymmetry")
     assert re.search(r"FFN-shared minus attention-shared, E 32: \+0\.0[34]\d \[", text)
     assert "**reproduced, early training" in text and "12 fresh seeds" in text
@@ -436,7 +436,7 @@ def test_the_glance_line_names_the_verdicts_only_once_complete(tmp_path, monkeyp
     assert "0 of 99 runs trained, 0 evaluated" in line and "**" not in line.split("test**")[1]
     monkeypatch.setattr(K, "complete", lambda store=None: True)
     monkeypatch.setattr(K, "confirmatory_families",
-                        lambda: {"primary": K.family(synthetic(), RUNGS)})
+                        lambda store=None: {"primary": K.family(synthetic(), RUNGS)})
     line = reader.confirm_line()
     assert "judged after Holm's adjustment over its primary family" in line
     assert all(spec.label in line for spec in K.PRIMARY)
@@ -477,7 +477,7 @@ def test_chapter_6s_verdict_carries_the_equal_time_checks(tmp_path, monkeypatch)
     monkeypatch.setattr(K, "progress", lambda store=None: pd.DataFrame(
         {"trained": [11] * 9, "evaluated": [11] * 9, "of": [11] * 9}))
     monkeypatch.setattr(K, "confirmatory_families",
-                        lambda: {"primary": K.family(synthetic(), RUNGS)})
+                        lambda store=None: {"primary": K.family(synthetic(), RUNGS)})
     frame = pd.DataFrame({"condition": [K.WIDE, K.BERT], "seed": [1000, 1000],
                           "train_seconds": [70.0, 100.0], "machine": ["m", "m"]})
     monkeypatch.setattr(K, "confirmatory_frame", lambda store=None: frame)
@@ -497,7 +497,7 @@ def test_once_judged_the_confirmatory_verdict_leads_the_box_and_the_glance(tmp_p
     assert reader.confirmatory_rows() == {}
     monkeypatch.setattr(K, "complete", lambda store=None: True)
     monkeypatch.setattr(K, "confirmatory_families",
-                        lambda: {"primary": K.family(synthetic(), RUNGS)})
+                        lambda store=None: {"primary": K.family(synthetic(), RUNGS)})
     rows = reader.confirmatory_rows()
     assert set(rows) == {"asymmetry", "sop_nsp", "dropout", "wall_clock"}
     assert rows["asymmetry"]["label"].startswith("FFN-shared minus attention-shared")
