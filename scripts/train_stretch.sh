@@ -25,6 +25,9 @@ hours=${2:?usage: scripts/train_stretch.sh PROFILE HOURS}
 cd "$(dirname "$0")/.."
 python=${PYTHON:-.venv/bin/python}
 case $python in /*) ;; */*) python="$PWD/$python" ;; esac
+if ! [ -x "$python" ] && ! command -v "$python" >/dev/null; then
+  echo "no Python at $python: run \`make venv\` first (or set PYTHON)" >&2; exit 2
+fi
 store=data/results/$profile
 mkdir -p "$store/logs"
 log="$store/logs/stretch-$(date -u +%Y%m%dT%H%M%SZ).log"
@@ -34,7 +37,8 @@ if [ "$profile" = confirm ]; then
   tree=$(mktemp -d "${TMPDIR:-/tmp}/albert-confirm-XXXXXX")
   git worktree add --detach "$tree" HEAD >/dev/null
   trap 'git worktree remove --force "$tree"' EXIT
-  ln -s "$here/data/cache" "$tree/data/cache" 2>/dev/null || true  # the token caches
+  mkdir -p "$here/data/cache"  # the token caches, shared with this tree (built on first use)
+  ln -s "$here/data/cache" "$tree/data/cache" 2>/dev/null || true
   echo "training from a clean checkout of $(git rev-parse --short HEAD) in $tree"
   (cd "$tree" && PYTHONPATH="$tree/src" ALBERT_RERUN_RESULTS="$here/data/results" \
      "$python" -m albert_rerun.claims.confirm train --hours "$hours" --fill) \
