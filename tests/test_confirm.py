@@ -453,8 +453,8 @@ def test_equal_time_carries_its_seconds_and_the_learning_rate_check(tmp_path, mo
                           "train_seconds": [70.0, 100.0, 95.0, 100.0], "machine": ["m"] * 4})
     monkeypatch.setattr(K, "lr_check_scores", lambda store=None: None)
     notes = K.beside_notes(frame)
-    assert len(notes) == 1 and "1000 0.70 (m), 1001 0.95 (m); median 0.82; 1 of 2 " \
-        "outside 0.9 to 1.1" in notes[0]
+    assert len(notes) == 1 and "1000 0.70, 1001 0.95; median 0.82; both arms on m; " \
+        "1 of 2 outside 0.9 to 1.1" in notes[0]
     margin = K.margin_values(K.rungs())["ce"]
     monkeypatch.setattr(K, "lr_check_scores", lambda store=None: {
         2.5e-3: 6.0, 5e-3: 6.0 + 2 * margin, 1e-2: 6.1})
@@ -511,7 +511,23 @@ def test_once_judged_the_confirmatory_verdict_leads_the_box_and_the_glance(tmp_p
     box = reader.bottom_line("asymmetry", {"cpu-long": pilot}, rows["asymmetry"])
     confirmed, ours = box.index("**Ours, {term}`confirmatory`**"), box.index("**Ours, `cpu-long`")
     assert confirmed < ours and "12 fresh seeds" in box
-    assert "FFN-shared minus attention-shared, E 32: +0.0" in box
+    # in the chapter's sign, the registration's words beside it (a reader saw -0.021
+    # above the pilot's +0.021 for one comparison)
+    assert "attention-shared minus FFN-shared, E 32: " in box
+    assert "(Registered as FFN-shared minus attention-shared, E 32: the same comparison, " \
+        "the opposite sign.)" in box
+    turned = reader.in_chapter_sign("asymmetry", rows["asymmetry"])
+    assert turned["estimate"] == -rows["asymmetry"]["estimate"]
+    assert (turned["low"], turned["high"]) == (-rows["asymmetry"]["high"],
+                                               -rows["asymmetry"]["low"])
+    assert turned["verdict_holm"] == rows["asymmetry"]["verdict_holm"]
+    assert reader.in_chapter_sign("asymmetry", turned)["estimate"] == turned["estimate"]
+    family = reader.confirmatory_family()
+    assert family.loc[key, "label"] == turned["label"]
+    assert list(reader.with_confirmatory({"cpu-long": pilot})) == ["confirmatory", "cpu-long"]
+    # chapter 6's words warn of the profile's runs; the confirmatory sentence drops that
+    assert "read it with" in reader.HEADLINES["wall_clock"].higher
+    assert "read it with" not in reader.confirmed_sentence(rows["wall_clock"], "wall_clock")
     glance = reader.at_a_glance({"cpu-long": pilot}, "", "", rows)
     line = next(x for x in glance.splitlines() if "attention vs FFN" in x)
     assert line.startswith("  - Reproduced") and "confirmatory, 12 fresh seeds; " \
@@ -584,8 +600,9 @@ def test_progress_shows_training_costs_and_the_equal_time_ratios_only():
     text = cost_text(runs)
     assert text.startswith("Training of the 4 stored runs: 1.2 thread-hours of training "
                            "steps")
-    assert ("per seed (amendment 1.2): 1000 1.20 (AMD EPYC), 1001 1.00 (AMD EPYC); median "
-            "1.10. 1 of 2 fall outside 0.9 to 1.1") in text
+    assert ("per seed (amendment 1.2): 1000 1.20, 1001 1.00; median 1.10; both arms on "
+            "AMD EPYC. 1 of 2 fall outside 0.9 to 1.1") in text
+    assert 'below 1 it had less time, which favours "contradicted"' in text
     assert not re.search(r"nats|accuracy|loss", text)
 
 
@@ -650,11 +667,13 @@ def test_beside_notes_report_what_amendment_1_asks(monkeypatch):
     monkeypatch.setattr(K, "rungs", lambda: RUNGS)
     notes = K.beside_notes(frame)
     assert notes[0].startswith("`confirm/equal-time` (amendment 1.2): wide over "
-                               "BERT-style training seconds, per seed: 1000 1.15 (AMD EPYC)")
+                               "BERT-style training seconds, per seed: 1000 1.15, 1001 1.15")
+    assert "median 1.15; both arms on AMD EPYC" in notes[0]
     assert "4 of 4 outside 0.9 to 1.1" in notes[0]
     assert "not its best, by 0.200 nats (the check's best: 0.0025)" in notes[1]
     assert "+5.0 [+0.9, +9.1] points over 4 seeds" in notes[2]  # 2, 4, 6, 8 points
     assert "+0.100 [+0.100, +0.100] nats over 4 seeds" in notes[3]
+    assert "that gap minus the dropout arm's, +0.000 [+0.000, +0.000] nats" in notes[3]
 
 
 def test_confirmatory_curves_are_drawn_only_once_complete(tmp_path, monkeypatch):

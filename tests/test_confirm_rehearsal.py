@@ -151,7 +151,7 @@ def test_the_report_and_every_page_agree_on_each_verdict(rehearsal, tmp_path):
     empty = {"cpu": pd.DataFrame(columns=["in_family", "n_seeds"])}
     glance = reader.at_a_glance(empty, "", line, rows)
     for claim, row in rows.items():
-        sentence = reader.confirmed_sentence(row)
+        sentence = reader.confirmed_sentence(row, claim)
         assert sentence in reader.bottom_line(claim, empty, row)
         assert f"confirmatory, {len(K.CONFIRM_SEEDS)} fresh seeds" in \
             reader.glance_item(claim, row, "", "confirmatory, 11 fresh seeds")[1]

@@ -208,8 +208,8 @@ def write_reader_pages(root: Path, profile: str) -> list:
     pages = {
         "glance.md": reader.at_a_glance(families, "chapters/", reader.confirm_line(),
                                         reader.confirmatory_rows()),
-        "results.md": (reader.results_table(families, "chapters/",
-                                            reader.exact_rows("chapters/"))
+        "results.md": (reader.results_table(reader.with_confirmatory(families),
+                                            "chapters/", reader.exact_rows("chapters/"))
                        + "\n\n" + reader.scale_text(list(families), families)),
         "gate.md": gate_rule(profile) + " (The numbers are the `" + profile + "` "
                    "profile's; each chapter gives its own profile's.)",
@@ -229,7 +229,7 @@ def write_forest(root: Path, profile: str) -> Path:
     matplotlib.use("Agg")
     from ..claims import ledger, reader
     from .figure_text import png
-    fig = reader.headline_forest(ledger.published_families(profile))
+    fig = reader.headline_forest(reader.with_confirmatory(ledger.published_families(profile)))
     path = root / "book" / "_generated" / "forest.png"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(png(fig))  # with its smallest text's size (figure_text)

@@ -68,8 +68,9 @@ def cost_text(runs: pd.DataFrame) -> str:
         text += (f" Wide over BERT-style training seconds, per seed (amendment 1.2): "
                  f"{K.ratios_text(ratios)}. "
                  f"{flagged} of {len(ratios)} fall outside 0.9 to 1.1 and are flagged: on "
-                 f"those seeds the two arms' training times differ by more than 10% (above "
-                 f"1 the wide model trained longer).")
+                 f"those seeds the two arms' training times differ by more than 10%. Above "
+                 f"1 the wide model trained longer than the BERT-style model; below 1 it "
+                 f"had less time, which favours \"contradicted\".")
     return text
 
 
@@ -253,7 +254,7 @@ def readings(groups: dict) -> dict:
     return out
 
 
-SUMMARISED_AMENDMENTS = 4  # the amendments ``since_text``'s prose summarises
+SUMMARISED_AMENDMENTS = 5  # the amendments ``since_text``'s prose summarises
 
 
 class SummaryStale(RuntimeError):
@@ -283,11 +284,14 @@ def since_text(frame: pd.DataFrame | None = None, rungs: dict | None = None,
     unlikely = groups.get("unlikely at the pilot's SD", [])
     reachable = (groups.get("reachable at a true 0", [])
                  + groups.get("reachable at a true 0, unlikely at the pilot's mean", []))
-    text = ("**Since the registration**, four dated amendments at the end of the page "
+    text = ("**Since the registration**, five dated amendments at the end of the page "
             "change no decision, margin, test, seed or verdict rule. Amendment 1 fixes "
             "how the equal-time and SOP decisions are read. Amendments 2 to 4 add the "
             "{term}`power` of the TOST, the chance of an \"equivalent\" verdict; "
-            "amendment 4's reading replaces the two before it. "
+            "amendment 4's reading replaces the two before it. Amendment 5 corrects "
+            "what amendments 2 to 4 say of blinding (the training logs printed single "
+            "runs' cross-entropies until 2026-12-03 13:13 UTC) and words the "
+            "equal-time verdict with its measured time ratio. "
             f"Out of its reach, even at the most lenient values: "
             f"{_names(groups.get('out of reach', []))}: these can show a difference "
             f"but not its absence. Unlikely at the pilot's spread over seeds: "

@@ -8,7 +8,8 @@ follow the numbers (``direction``), never the other way round. A chapter glues i
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
@@ -188,17 +189,18 @@ def profile_name(profile: str, link: bool = False) -> str:
 def bottom_line(claim: str, families: dict, confirmed=None) -> str:
     """The chapter's bottom-line box (MyST, for ``{glue:md}``): the question, the paper's
     claim with its number, ours at each profile with stored results in one sentence with
-    the verdict and the stage. (The line on a pre-registered test is the chapter's own
-    text: it must not change the glued outputs when that page appears.)"""
+    the verdict and the stage; the confirmatory result first once it is judged
+    (``confirmed``: its row, turned to the chapter's sign by ``in_chapter_sign``)."""
     h = HEADLINES[claim]
     units = [f.loc[h.key, "unit"] for f in families.values() if h.key in f.index]
     lines = [f"**The question.** {h.question}", "",
              f"**The paper.** {h.paper[0].upper()}{h.paper[1:]}.", "",
              reading_line(units[0] if units else "nats"), ""]
     if confirmed is not None:  # judged once, on fresh seeds: it leads, the pilot beside
+        confirmed = in_chapter_sign(claim, confirmed)
         lines += [f"**Ours, {term('confirmatory')}** (pre-registered, "
-                  f"{int(confirmed['n_seeds'])} fresh seeds). {confirmed_sentence(confirmed)}",
-                  ""]
+                  f"{int(confirmed['n_seeds'])} fresh seeds). "
+                  f"{confirmed_sentence(confirmed, claim)}", ""]
     for profile, family in families.items():
         if h.key in family.index:
             lines += [f"**Ours, {profile_name(profile, link=True)}.** "
@@ -282,7 +284,12 @@ def results_table(families: dict, chapters: str = "", exact_rows: list | None = 
             if h.key not in family.index:
                 continue
             row = family.loc[h.key]
-            ours.append(f"{profile}: {direction(row, h)}, {numbers(row)}")
+            if profile == CONFIRMATORY:
+                name, words = (f"{profile} ({int(row['n_seeds'])} fresh seeds)",
+                               confirmatory_headline(claim))
+            else:
+                name, words = profile, h
+            ours.append(f"{name}: {direction(row, words)}, {numbers(row)}")
             verdicts.append(f"{profile}: **{verdict_of(row)}**")
         if not ours:
             continue
@@ -329,45 +336,149 @@ GROUPS = {"reproduced": "Reproduced", "contradicted": "Contradicted",
           "not testable at this scale": "Not testable here"}
 
 
-def glance_item(claim: str, row, chapters: str = "", lead: str = "") -> tuple:
+def side_note(row) -> str:
+    """'a small effect on the paper's side, +0.004 nats [...]' where an equivalent
+    verdict's interval excludes 0 (amendment 1.5: "equivalent" is read first), else ''."""
+    low, high = float(row["low"]), float(row["high"])
+    if book_verdict(row) != "equivalent" or not (low > 0 or high < 0):
+        return ""
+    side = "the paper's" if np.sign(low if low > 0 else high) == row["paper_sign"] \
+        else "the other"
+    return f"a small effect on {side} side, {numbers(row)}"
+
+
+def glance_item(claim: str, row, chapters: str = "", lead: str = "", beside: str = "",
+                caveat: str | None = None) -> tuple:
     """(group, text) of one measured claim in ``at_a_glance``: its name and chapter,
     ``lead`` (where the verdict comes from), the raw verdict where Holm's differs, an
-    equivalent effect's side where its interval excludes 0, a gated one's reason, and
-    the claim's caveat."""
-    group, note = book_verdict(row), raw_note(row)
-    notes = [x for x in (lead, note) if x]
-    low, high = float(row["low"]), float(row["high"])
-    if group == "equivalent" and (low > 0 or high < 0):
-        side = "the paper's" if np.sign(low if low > 0 else high) == row["paper_sign"] \
-            else "the other"
-        notes.append(f"a small effect on {side} side, {numbers(row)}")
+    equivalent effect's side where its interval excludes 0, a gated one's reason, the
+    claim's caveat (``caveat``, else the profile's ``CAVEATS``: they describe the
+    profile's runs), and last ``beside`` (another source's verdict)."""
+    group = book_verdict(row)
+    notes = [x for x in (lead, raw_note(row), side_note(row)) if x]
     if row["stage"] == GATED:
         notes.append(row.get("gate_reason") or "a model compared does not read context")
-    if claim in CAVEATS and group != "not testable at this scale":
-        notes.append(CAVEATS[claim])
+    caveat = CAVEATS.get(claim, "") if caveat is None else caveat
+    if caveat and group != "not testable at this scale":
+        notes.append(caveat)
+    if beside:
+        notes.append(beside)
     link = chapter_link(chapters, CHAPTERS[claim])
     return group, f"{NAMES[claim]} ({'; '.join([link] + notes)})"
 
 
+CONFIRMATORY = "confirmatory"  # its name where it stands beside the profiles
+
+
 def confirmatory_rows(store=None) -> dict:
     """{claim: its first registered primary decision's row}, judged on the confirmatory
-    seeds, once every confirmatory run is stored; {} before (nothing is computed)."""
+    seeds, once every confirmatory run is stored; {} before (nothing is computed). Each
+    row also carries ``holm_tests`` (the primary family's) and ``caveat`` (what a reader
+    must know beside its verdict, from ``confirm_caveats``)."""
     from . import confirm
     if not confirm.complete(store):
         return {}
     primary = confirm.confirmatory_families(store)["primary"]
+    caveats = confirm_caveats(store)
     out = {}
     for spec in confirm.PRIMARY:
-        out.setdefault(spec.claim, primary.loc[spec.key])
+        if spec.claim not in out:
+            row = primary.loc[spec.key].copy()
+            row["holm_tests"] = confirm.holm_tests(primary)
+            row["caveat"] = caveats.get(spec.claim, "")
+            out[spec.claim] = row
     return out
 
 
-def confirmed_sentence(row) -> str:
-    """The confirmatory result in one sentence: its own label (the registration's sign,
-    which for some claims runs the other way round from the chapter's), numbers, Holm
-    verdict and stage; no direction words, which are written for the chapter's sign."""
-    return (f"{row['label']}: {numbers(row)}. Verdict: **{verdict_of(row)}**; "
-            f"{stage_words(row)}.")
+def confirm_caveats(store=None) -> dict:
+    """{claim: its confirmatory caveat}: the SOP decision reads cue-free pairs; the
+    equal-time one is a fixed step budget of ALBERT and BERT as configured, with the
+    seeds' measured seconds ratio and the side a ratio away from 1 favours (amendment
+    1.2; a reviewer: a ratio below 1 shortchanges the wide model)."""
+    from . import confirm
+    out = {"sop_nsp": "probes on cue-free pairs, which hold no segment-cut cue"}
+    record = confirm.equal_time_record(store)
+    try:
+        ratios = confirm.time_ratios(confirm.confirmatory_frame(store=store))
+    except confirm.NotComplete:  # no measurement or runs stored (a test's store)
+        ratios = pd.DataFrame()
+    if record is not None and len(ratios):
+        column = ratios["wide / BERT-style seconds"]
+        median, flagged = float(column.median()), int(ratios["flagged"].sum())
+        # amendment 5: a median outside 0.9-1.1 makes it a fixed step budget's comparison
+        budget = ("" if 0.9 <= median <= 1.1 else
+                  "; so this compares a fixed step budget, not equal time")
+        out["wall_clock"] = (
+            f"the wide model (E 32, all shared, H 128) trained a fixed "
+            f"{record['steps']:,} steps, timed to the BERT-style model's (E = H = 64) on "
+            f"one machine; its measured seconds were a median {median:.2f} of the "
+            f"BERT-style model's ({column.min():.2f} to {column.max():.2f}; {flagged} of "
+            f"{len(ratios)} seeds outside 0.9 to 1.1), and a ratio below 1 gives the wide "
+            f"model less time, which favours \"contradicted\"{budget}")
+    return out
+
+
+def in_chapter_sign(claim: str, row):
+    """A confirmatory row as its chapter reads it: where the registration took the
+    difference the other way round (``confirm.REVERSED``), the same comparison with the
+    opposite sign (estimate and interval negated, the paper's sign too); verdicts,
+    p-values and stage are the same either way. ``registered_label`` keeps the
+    registration's words; a row already turned is returned as it is."""
+    from .confirm import REVERSED
+    row = row.copy()
+    if "registered_label" in row.index:
+        return row
+    row["registered_label"] = row["label"]
+    if claim in REVERSED:
+        row["estimate"], row["low"], row["high"] = (
+            -float(row["estimate"]), -float(row["high"]), -float(row["low"]))
+        row["paper_sign"] = -int(row["paper_sign"])
+        rest = str(row["label"]).partition(", ")[2]
+        row["label"] = REVERSED[claim] + (f", {rest}" if rest else "")
+    return row
+
+
+def confirmatory_family(store=None) -> pd.DataFrame:
+    """The confirmatory results as one more family beside the profiles' (for the
+    results table and the figures), indexed by each claim's headline key, in the
+    chapters' sign; empty before the design is complete."""
+    rows = []
+    for claim, row in confirmatory_rows(store).items():
+        row = in_chapter_sign(claim, row)
+        row.name = HEADLINES[claim].key
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def with_confirmatory(families: dict, store=None) -> dict:
+    """``families`` with the confirmatory family first where it is judged."""
+    family = confirmatory_family(store)
+    return {CONFIRMATORY: family, **families} if len(family) else dict(families)
+
+
+def confirmatory_headline(claim: str) -> Headline:
+    """The claim's headline without its words' "(read it with ...)", which warns of the
+    profile's runs (chapter 6: their seconds and learning rate); the confirmatory
+    result carries its own caveat (``confirm_caveats``) instead."""
+    h = HEADLINES[claim]
+    return replace(h, **{k: re.sub(r" \(read it with .*\)$", "", getattr(h, k))
+                         for k in ("lower", "higher")})
+
+
+def confirmed_sentence(row, claim: str) -> str:
+    """The confirmatory result in one sentence, in the chapter's sign (its direction
+    words, numbers, Holm verdict and stage), the registration's own words where it took
+    the difference the other way round, an equivalent effect's side and the claim's
+    caveat."""
+    row = in_chapter_sign(claim, row)
+    text = result_sentence(row, confirmatory_headline(claim))
+    if row["registered_label"] != row["label"]:
+        text += (f" (Registered as {row['registered_label']}: the same comparison, the "
+                 f"opposite sign.)")
+    for note in (side_note(row), row.get("caveat", "")):
+        if note:
+            text += f" {note[0].upper()}{note[1:]}."
+    return text
 
 
 def at_a_glance(families: dict, chapters: str = "", confirm_line: str = "",
@@ -393,19 +504,29 @@ def at_a_glance(families: dict, chapters: str = "", confirm_line: str = "",
     confirmed = confirmed or {}
     for claim, h in HEADLINES.items():
         if claim in confirmed:  # the pre-registered test decides; the profile beside it
-            lead = (f"confirmatory, {int(confirmed[claim]['n_seeds'])} fresh seeds" +
-                    (f"; `{profile}`: {verdict_of(family.loc[h.key])}"
-                     if h.key in family.index else ""))
-            group, item = glance_item(claim, confirmed[claim], chapters, lead)
+            row = in_chapter_sign(claim, confirmed[claim])
+            lead = f"confirmatory, {int(row['n_seeds'])} fresh seeds"
+            beside = (f"`{profile}`: {verdict_of(family.loc[h.key])}"
+                      if h.key in family.index else "")
+            group, item = glance_item(claim, row, chapters, lead, beside,
+                                      caveat=row.get("caveat", ""))
             groups.setdefault(group, []).append(item)
         elif h.key in family.index:
             group, item = glance_item(claim, family.loc[h.key], chapters)
             groups.setdefault(group, []).append(item)
     judged = family[family["in_family"]] if "in_family" in family else family.iloc[:0]
     seeds = int(judged["n_seeds"].max()) if len(judged) else 0
-    why = (f" ({seeds} seeds per condition, so each test must pass Holm's first step "
-           f"at α = {holm_of(family):.2g}, 5% over the profile's {2 * len(judged)} tests)"
+    why = (f"{seeds} seeds per condition, Holm's adjustment over the profile's "
+           f"{2 * len(judged)} tests: its strictest step asks p < {holm_of(family):.2g}"
            if len(judged) else "")
+    if confirmed:  # the verdicts of chapters 3 to 6 come from the confirmatory family
+        first = next(iter(confirmed.values()))
+        tests = int(first.get("holm_tests", 2 * len(confirmed)))
+        why = (f"chapters 3 to 6 by the {term('confirmatory')} test, "
+               f"{int(first['n_seeds'])} fresh seeds, Holm's adjustment over its {tests} "
+               f"primary tests (strictest step p < {0.05 / tests:.2g})"
+               + (f"; the others at `{profile}`, {why}" if why else ""))
+    why = f" ({why})" if why else ""
     lines.append(f"- **Measured**, each claim's headline comparison after "
                  f"{term('Holm')}'s adjustment{why}:")
     for group, items in groups.items():
@@ -437,7 +558,9 @@ def confirm_line(store=None) -> str:
     if complete(store):  # judged once: each primary decision's verdict after Holm
         from .confirm import PRIMARY, confirmatory_families
         primary = confirmatory_families(store)["primary"]
-        return head + ", judged after Holm's adjustment over its primary family: " + \
+        return head + ", judged after Holm's adjustment over its primary family (the " + \
+            "verdicts above lead with it; every decision with its interval: " + \
+            "{doc}`preregistration`): " + \
             "; ".join(f"{s.label}: **{primary.loc[s.key, 'verdict_staged']}**"
                       for s in PRIMARY) + "."
     return (head + f": {int(table['trained'].sum())} of {int(table['of'].sum())} runs "
@@ -601,11 +724,11 @@ def bottom_line_glue(claim: str, profile: str, seeds=None, device: str = "auto")
     from ..book.figure_text import png
     from .ledger import published_families
     families = published_families(profile, seeds, device)
-    fig = headline_figure(claim, families)
-    image = png(fig, dpi=100)
-    plt.close(fig)
     from .confirm import status_text
     confirmed = confirmatory_rows().get(claim)
+    fig = headline_figure(claim, with_confirmatory(families))
+    image = png(fig, dpi=100)
+    plt.close(fig)
     return {"bottom_line": Markdown(bottom_line(claim, families, confirmed)),
             "bottom_figure": Image(data=image, format="png"),
             # the pre-registered test's progress, or its verdicts once complete (issue #25)
@@ -618,7 +741,8 @@ SHORT = {"asymmetry": "3. attention vs FFN", "sop_nsp": "4. SOP vs NSP",
 VERDICT_COLOURS = {"reproduced": "tab:green", "contradicted": "tab:red",
                    "equivalent": "tab:blue", "inconclusive": "0.45",
                    "not testable at this scale": "0.75"}
-PROFILE_MARKERS = {"smoke": "^", "cpu": "o", "cpu-long": "D", "gpu": "s"}
+PROFILE_MARKERS = {"smoke": "^", "cpu": "o", "cpu-long": "D", "gpu": "s",
+                   "confirmatory": "*"}
 
 
 def headline_forest(families: dict):
@@ -701,7 +825,8 @@ def ledger_glue(families: dict, profile: str, n_seeds: int) -> dict:
     return {
         "ledger_results": Markdown(at_a_glance(families, "", confirm_line(),
                                                confirmatory_rows()) + "\n\n"
-                                   + results_table(families, "", exact_rows()) + "\n\n"
+                                   + results_table(with_confirmatory(families), "",
+                                                   exact_rows()) + "\n\n"
                                    + scale_text(profiles, families)),
         "ledger_counts": ledger.verdict_counts(family),
         "ledger_profiles": ", ".join(profiles),  # glue:text shows backticks raw
