@@ -396,7 +396,8 @@ def confirm_caveats(store=None) -> dict:
     seeds' measured seconds ratio and the side a ratio away from 1 favours (amendment
     1.2; a reviewer: a ratio below 1 shortchanges the wide model)."""
     from . import confirm
-    out = {"sop_nsp": "probes on cue-free pairs, which hold no segment-cut cue"}
+    out = {"sop_nsp": f"probes on {term('cue-free pairs')}, which hold no "
+                      f"{term('segment-cut cue')}"}
     record = confirm.equal_time_record(store)
     try:
         ratios = confirm.time_ratios(confirm.confirmatory_frame(store=store))
@@ -410,8 +411,8 @@ def confirm_caveats(store=None) -> dict:
                   "; so this compares a fixed step budget, not equal time")
         out["wall_clock"] = (
             f"the wide model (E 32, all shared, H 128) trained a fixed "
-            f"{record['steps']:,} steps, timed to the BERT-style model's (E = H = 64) on "
-            f"one machine; its measured seconds were a median {median:.2f} of the "
+            f"{record['steps']:,} steps, timed for {term('equal time')} with the "
+            f"BERT-style model (E = H = 64) on one machine; its measured seconds were a median {median:.2f} of the "
             f"BERT-style model's ({column.min():.2f} to {column.max():.2f}; {flagged} of "
             f"{len(ratios)} seeds outside 0.9 to 1.1), and a ratio below 1 gives the wide "
             f"model less time, which favours \"contradicted\"{budget}")
