@@ -764,3 +764,44 @@ def test_committed_stretch_logs_show_no_result():
             if match:
                 shown |= set(ast.literal_eval(match[1]))
     assert shown and shown <= set(BLINDED)
+
+
+def test_the_confirmatory_caveats_follow_amendment_5(tmp_path, monkeypatch):
+    """Amendment 5.2: the equal-time verdict carries its fixed budget, the seconds ratio
+    and the side below 1 favours; a median outside 0.9-1.1 relabels it a fixed step
+    budget; amendment 1.1's learning-rate words ride along. The SOP sentence drops the
+    profile's words about cut-cue pairs (the confirmatory pairs are cue-free). Before
+    the design is complete nothing is read."""
+    from albert_rerun.claims import reader
+    monkeypatch.setenv("ALBERT_RERUN_RESULTS", str(tmp_path))
+    assert reader.confirm_caveats() == {}  # incomplete: nothing read
+    monkeypatch.setattr(K, "complete", lambda store=None: True)
+    monkeypatch.setattr(K, "confirmatory_families",
+                        lambda store=None: {"primary": K.family(synthetic(), RUNGS)})
+    monkeypatch.setattr(K, "equal_time_record", lambda store=None: {"steps": 10453})
+    margin = K.margin_values(K.rungs())["ce"]
+    monkeypatch.setattr(K, "lr_check_scores", lambda store=None: {
+        2.5e-3: 6.0, 5e-3: 6.0 + 2 * margin, 1e-2: 6.1})
+
+    def frame(wide_seconds):
+        return pd.DataFrame({"condition": [K.WIDE, K.BERT] * 3,
+                             "seed": [1000, 1000, 1001, 1001, 1002, 1002],
+                             "train_seconds": [wide_seconds, 100.0] * 3, "machine": "m"})
+    monkeypatch.setattr(K, "confirmatory_frame", lambda store=None: frame(80.0))
+    rows = reader.confirmatory_rows()
+    wall = rows["wall_clock"]
+    assert "fixed step budget" in wall["label"] and "equal time" not in wall["label"]
+    assert "median 0.80" in wall["caveat"] and "3 of 3 seeds outside" in wall["caveat"]
+    assert 'favours "contradicted"' in wall["caveat"]
+    assert "not its best, by" in wall["caveat"] and "not its best" in wall["caveat_short"]
+    assert wall["caveat_short"].startswith("a fixed step budget: seconds ratio median 0.80")
+    sentence = reader.confirmed_sentence(wall, "wall_clock")
+    assert "so this compares a fixed step budget, not equal time" in sentence
+    table = reader.results_table(reader.with_confirmatory({}))
+    assert "(a fixed step budget: seconds ratio median 0.80" in table
+    monkeypatch.setattr(K, "confirmatory_frame", lambda store=None: frame(100.0))
+    wall = reader.confirmatory_rows()["wall_clock"]
+    assert "equal time" in wall["label"] and "not equal time" not in wall["caveat"]
+    sop = reader.confirmed_sentence(reader.confirmatory_rows()["sop_nsp"], "sop_nsp")
+    assert "segment-cut cue, and" not in sop and "pairs that keep" not in sop
+    assert "cue-free pairs" in sop

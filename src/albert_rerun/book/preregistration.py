@@ -254,7 +254,7 @@ def readings(groups: dict) -> dict:
     return out
 
 
-SUMMARISED_AMENDMENTS = 5  # the amendments ``since_text``'s prose summarises
+SUMMARISED_AMENDMENTS = 6  # the amendments ``since_text``'s prose summarises
 
 
 class SummaryStale(RuntimeError):
@@ -284,14 +284,14 @@ def since_text(frame: pd.DataFrame | None = None, rungs: dict | None = None,
     unlikely = groups.get("unlikely at the pilot's SD", [])
     reachable = (groups.get("reachable at a true 0", [])
                  + groups.get("reachable at a true 0, unlikely at the pilot's mean", []))
-    text = ("**Since the registration**, five dated amendments at the end of the page "
+    text = ("**Since the registration**, six dated amendments at the end of the page "
             "change no decision, margin, test, seed or verdict rule. Amendment 1 fixes "
             "how the equal-time and SOP decisions are read. Amendments 2 to 4 add the "
             "{term}`power` of the TOST, the chance of an \"equivalent\" verdict; "
-            "amendment 4's reading replaces the two before it. Amendment 5 corrects "
+            "amendment 4's reading replaces the two before it. Amendments 5 and 6 correct "
             "what amendments 2 to 4 say of blinding (the training logs printed single "
-            "runs' cross-entropies until 2026-12-03 13:13 UTC) and words the "
-            "equal-time verdict with its measured time ratio. "
+            "runs' cross-entropies until 2026-12-03 13:55 UTC, some before amendments 2 "
+            "to 4) and word the equal-time verdict with its measured time ratio. "
             f"Out of its reach, even at the most lenient values: "
             f"{_names(groups.get('out of reach', []))}: these can show a difference "
             f"but not its absence. Unlikely at the pilot's spread over seeds: "

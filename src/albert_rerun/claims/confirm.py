@@ -693,7 +693,8 @@ def beside_notes(frame: pd.DataFrame, store=None) -> list:
         notes.append(
             "`confirm/equal-time` (amendment 1.2): wide over BERT-style training seconds, "
             f"per seed: {ratios_text(ratios)}; {flagged} of {len(ratios)} outside 0.9 to "
-            f"1.1 (flagged).")
+            f"1.1 (flagged); below 1 the wide model had less time, which favours "
+            f"\"contradicted\" (amendment 5.2).")
     scores = lr_check_scores(store)
     if scores is not None:
         words = lr_check_reading(scores, margin_values(rungs())["ce"])
@@ -715,8 +716,9 @@ def beside_notes(frame: pd.DataFrame, store=None) -> list:
         note = (f"`confirm/dropout`, its premise (amendment 1.8): the no-dropout arm's "
                 f"held-out minus training cross-entropy at [MASK], "
                 f"{interval_text(i.mean, i.low, i.high, 'nats')} nats over {i.n} seeds")
-        if DROPOUT in gap.index.get_level_values(0):  # amendment 5.5: chapter 5's measure
-            both = pd.concat([gap.loc[ALBERT], gap.loc[DROPOUT]], axis=1).dropna()
+        both = (pd.concat([gap.loc[ALBERT], gap.loc[DROPOUT]], axis=1).dropna()
+                if DROPOUT in gap.index.get_level_values(0) else pd.DataFrame())
+        if len(both) >= 2:  # amendment 5.5: chapter 5's measure, paired by seed
             d = mean_interval(both.iloc[:, 0] - both.iloc[:, 1])
             note += (f"; that gap minus the dropout arm's, "
                      f"{interval_text(d.mean, d.low, d.high, 'nats')} nats (positive where "
