@@ -593,6 +593,13 @@ def lr_check_reading(scores: dict, margin: float) -> str:
             f"{gap:.3f} nats (the check's best: {best:g})")
 
 
+def lr_check_words(store=None) -> str | None:
+    """Amendment 1.1's words for the equal-time verdict (``lr_check_reading`` at the ce
+    margin): None before the check's runs are stored and evaluated."""
+    scores = lr_check_scores(store)
+    return None if scores is None else lr_check_reading(scores, margin_values(rungs())["ce"])
+
+
 def lr_check_scores(store=None) -> dict | None:
     """{rate: held-out cross-entropy at [MASK]} of amendment 1's learning-rate check, once
     its three runs are stored and evaluated (None before, or before the equal-time
@@ -695,9 +702,8 @@ def beside_notes(frame: pd.DataFrame, store=None) -> list:
             f"per seed: {ratios_text(ratios)}; {flagged} of {len(ratios)} outside 0.9 to "
             f"1.1 (flagged); below 1 the wide model had less time, which favours "
             f"\"contradicted\" (amendment 5.2).")
-    scores = lr_check_scores(store)
-    if scores is not None:
-        words = lr_check_reading(scores, margin_values(rungs())["ce"])
+    words = lr_check_words(store)
+    if words is not None:
         notes.append("`confirm/equal-time`, learning-rate check (amendment 1.1): "
                      + (words if words else "5e-3 is within the ce margin of the best "
                         "rate") + ".")

@@ -421,11 +421,7 @@ def confirm_caveats(store=None) -> dict:
         out["budget_only"] = bool(np.isfinite(median) and not 0.9 <= median <= 1.1)
         budget = "; so this compares a fixed step budget, not equal time" \
             if out["budget_only"] else ""
-        words = ""
-        scores = confirm.lr_check_scores(store)
-        if scores is not None:
-            words = confirm.lr_check_reading(scores,
-                                             confirm.margin_values(confirm.rungs())["ce"])
+        words = confirm.lr_check_words(store) or ""
         out["wall_clock"] = (
             f"the wide model (E 32, all shared, H 128) trained a fixed "
             f"{record['steps']:,} steps, timed for {term('equal time')} with the "
