@@ -170,6 +170,9 @@ def test_a_store_argument_is_read_wherever_it_is_given(rehearsal, monkeypatch, t
     assert not K.complete()
     assert set(reader.confirmatory_rows(rehearsal)) == {s.claim for s in K.PRIMARY}
     assert "judged after Holm's adjustment" in reader.confirm_line(rehearsal)
+    # the link resolves from where the line is shown: the introduction, a chapter
+    assert "{doc}`preregistration`" in reader.confirm_line(rehearsal)
+    assert "{doc}`../preregistration`" in reader.confirm_line(rehearsal, book="../")
     assert "after Holm's adjustment" in K.status_text("dropout", rehearsal)
     assert "Equal time was measured" in K.status_text("wall_clock", rehearsal)
     report = K.report(rehearsal)

@@ -568,9 +568,11 @@ def at_a_glance(families: dict, chapters: str = "", confirm_line: str = "",
     return "\n".join(lines)
 
 
-def confirm_line(store=None) -> str:
+def confirm_line(store=None, book: str = "") -> str:
     """The confirmatory test's line: its progress, or where its verdicts are once it is
-    complete (``confirm.status_text`` per chapter; the pre-registration page)."""
+    complete (``confirm.status_text`` per chapter; the pre-registration page, linked
+    through ``book``, the path from the page to the book's folder: "" from the
+    introduction, "../" from a chapter)."""
     from .confirm import complete, progress
     table = progress(store)
     head = (f"**{term('confirmatory', 'Confirmatory')} test** of chapters 3 to 6 "
@@ -580,7 +582,7 @@ def confirm_line(store=None) -> str:
         primary = confirmatory_families(store)["primary"]
         return head + ", judged after Holm's adjustment over its primary family (the " + \
             "verdicts above lead with it; every decision with its interval: " + \
-            "{doc}`preregistration`): " + \
+            f"{{doc}}`{book}preregistration`): " + \
             "; ".join(f"{s.label}: **{primary.loc[s.key, 'verdict_staged']}**"
                       for s in PRIMARY) + "."
     return (head + f": {int(table['trained'].sum())} of {int(table['of'].sum())} runs "
@@ -843,7 +845,7 @@ def ledger_glue(families: dict, profile: str, n_seeds: int) -> dict:
     family, profiles = families[profile], list(families)
     judged = power.power_table(family[family["in_family"]], alpha="holm")
     return {
-        "ledger_results": Markdown(at_a_glance(families, "", confirm_line(),
+        "ledger_results": Markdown(at_a_glance(families, "", confirm_line(book="../"),
                                                confirmatory_rows()) + "\n\n"
                                    + results_table(with_confirmatory(families), "",
                                                    exact_rows()) + "\n\n"
