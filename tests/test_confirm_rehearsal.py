@@ -134,12 +134,16 @@ def test_the_report_and_every_page_agree_on_each_verdict(rehearsal, tmp_path):
     line = reader.confirm_line()
     rows = reader.confirmatory_rows()
     assert set(rows) == {spec.claim for spec in K.PRIMARY}
+    assert "judged after Holm's adjustment" in line and "**" not in line.split("test**")[1]
+    extras = reader.confirmatory_extras()
+    assert set(extras) == set(reader.EXTRA)
     for spec in K.PRIMARY:
         verdict = primary.loc[spec.key, "verdict_staged"]
-        assert f"{spec.label}: **{verdict}**" in line
         status = K.status_text(spec.claim)
-        assert f"**{verdict}** after Holm's adjustment" in status
         assert "runs trained" not in status  # the verdict, not the progress
+        if spec.key in extras:  # not the box's decision: the paragraph gives it
+            assert f"{spec.label}: " in status
+            assert f"**{verdict}** after Holm's adjustment" in status
     notes = K.beside_notes(K.confirmatory_frame())
     assert {note.split("`")[1] for note in notes} == set(K.NOTED)
     wide = K.pilot_frame().query("condition == @K.WIDE").set_index("seed")[K.CE]
@@ -157,6 +161,12 @@ def test_the_report_and_every_page_agree_on_each_verdict(rehearsal, tmp_path):
             reader.glance_item(claim, row, "", "confirmatory, 11 fresh seeds")[1]
         assert f"**{reader.verdict_of(row)}**" in sentence
     assert glance.count(f"confirmatory, {len(K.CONFIRM_SEEDS)} fresh seeds") == len(rows)
+    both = reader.at_a_glance(empty, "", line, rows, extras)
+    assert both.count(f"confirmatory, {len(K.CONFIRM_SEEDS)} fresh seeds") == \
+        len(rows) + len(extras)
+    table = reader.results_table(reader.with_confirmatory(empty))
+    for key, (claim, h) in reader.EXTRA.items():
+        assert h.question in table and reader.EXTRA_NAMES[key] in both
 
 
 def test_a_store_argument_is_read_wherever_it_is_given(rehearsal, monkeypatch, tmp_path):
@@ -173,7 +183,7 @@ def test_a_store_argument_is_read_wherever_it_is_given(rehearsal, monkeypatch, t
     # the link resolves from where the line is shown: the introduction, a chapter
     assert "{doc}`preregistration`" in reader.confirm_line(rehearsal)
     assert "{doc}`../preregistration`" in reader.confirm_line(rehearsal, book="../")
-    assert "after Holm's adjustment" in K.status_text("dropout", rehearsal)
+    assert "after Holm's adjustment" in K.status_text("asymmetry", rehearsal)
     assert "Equal time was measured" in K.status_text("wall_clock", rehearsal)
     report = K.report(rehearsal)
     assert report.startswith("Primary family") and "learning-rate check" in report

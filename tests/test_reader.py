@@ -31,10 +31,38 @@ H = reader.HEADLINES["asymmetry"]
     (-0.05, -0.01, H.lower), (0.01, 0.05, H.higher),
     (-0.02, -0.01, H.lower + ", by less than the margin"),
     (-0.01, 0.02, "no difference larger than the margin"),
-    (-0.05, 0.02, "no clear difference (the interval is wide)"),
+    (-0.05, 0.02, "no clear difference (the interval holds 0)"),
     (-np.inf, np.inf, "one seed only, so no direction can be shown")])
 def test_the_words_follow_the_interval(low, high, expected):
     assert reader.direction(row(0.0, low, high, "reproduced"), H) == expected
+
+
+def test_an_interval_holding_0_says_which_way_its_estimate_leans():
+    """A reviewer: "the interval is wide" was said of [-1.5, +2.1] against a margin of 2
+    and hid that the asymmetry's estimate leans against the paper."""
+    assert reader.direction(row(-0.01, -0.05, 0.02), H).endswith(
+        "(the interval holds 0; the estimate leans to the paper's side)")
+    assert reader.direction(row(0.01, -0.02, 0.05), H).endswith(
+        "(the interval holds 0; the estimate leans against the paper's direction)")
+
+
+def test_holm_undoing_an_equivalence_is_explained_with_both_tests():
+    """'reproduced (at 5% before Holm: equivalent)' says that Holm withheld only the
+    claim that the effect is inside the margin, with the interval to one more digit."""
+    base = row(-0.022, -0.0267, -0.0174, "equivalent", "reproduced", margin=0.0269)
+    base["p_equivalence"], base["p_equivalence_holm"] = 0.022, 0.15
+    base["p_difference"], base["p_difference_holm"] = 1e-6, 1e-5
+    note = reader.holm_note(base)
+    assert "passes at 5% (p = 0.022) but not after" in note and "(p = 0.15)" in note
+    assert "the whole 95% interval, [-0.0267, -0.0174], lies inside the ±0.0269 margin" \
+        in note and "did not make the effect larger" in note
+    undecided = base.copy()
+    undecided["verdict_holm"], undecided["p_difference_holm"] = "inconclusive", 0.4
+    assert "not shown to lie inside" in reader.holm_note(undecided)
+    for same in ("equivalent", "reproduced"):
+        plain = base.copy()
+        plain["verdict"] = plain["verdict_holm"] = same
+        assert reader.holm_note(plain) == ""
 
 
 def test_an_interval_holm_does_not_follow_is_read_as_unadjusted():

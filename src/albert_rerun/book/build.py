@@ -207,7 +207,8 @@ def write_reader_pages(root: Path, profile: str) -> list:
     generated.mkdir(parents=True, exist_ok=True)
     pages = {
         "glance.md": reader.at_a_glance(families, "chapters/", reader.confirm_line(),
-                                        reader.confirmatory_rows()),
+                                        reader.confirmatory_rows(),
+                                        reader.confirmatory_extras()),
         "results.md": (reader.results_table(reader.with_confirmatory(families),
                                             "chapters/", reader.exact_rows("chapters/"))
                        + "\n\n" + reader.scale_text(list(families), families)),

@@ -84,6 +84,27 @@ HEADLINES = {
         "the large E predicts [MASK] better"),
 }
 
+def _table4(e: int, scheme: str) -> float:
+    from .paper import TABLE4_AVG
+    return TABLE4_AVG[(e, scheme)]
+
+
+# the primary decisions that are not a chapter's headline (the confirmatory family's
+# second decision of claim 3; a reviewer: the clearest reproduction was missing from the
+# introduction), each with the chapter it belongs to
+EXTRA = {
+    "confirm/sharing-cost": ("asymmetry", Headline(
+        "Does sharing every layer cost accuracy?",
+        f"at E = 768, all shared {_table4(768, 'all')} against not shared "
+        f"{_table4(768, 'none')} downstream average: "
+        f"{_table4(768, 'all') - _table4(768, 'none'):+.1f} points (Table 4)",
+        "confirm/sharing-cost",
+        "the all-shared model predicts [MASK] better",
+        "the not-shared model predicts [MASK] better: sharing every layer costs")),
+}
+EXTRA_NAMES = {"confirm/sharing-cost": "the cost of sharing every layer"}
+
+
 # verdict -> plain words, for a reader who has not read the rules yet
 PLAIN = {"reproduced": "reproduced: the paper's direction, shown",
          "contradicted": "contradicted: the other direction, shown",
@@ -116,7 +137,13 @@ def direction(row, headline: Headline) -> str:
         return words
     if inside:
         return "no difference larger than the margin"
-    return "no clear difference (the interval is wide)"
+    # a reviewer: "the interval is wide" was said of [-1.5, +2.1] against a margin of 2,
+    # and hid that the asymmetry's estimate leans against the paper
+    sign, paper = int(np.sign(float(row["estimate"]))), int(row.get("paper_sign", 0) or 0)
+    lean = ("" if sign == 0 or paper == 0 else
+            "; the estimate leans to the paper's side" if sign == paper else
+            "; the estimate leans against the paper's direction")
+    return f"no clear difference (the interval holds 0{lean})"
 
 
 def stage_words(row) -> str:
@@ -278,29 +305,49 @@ def results_table(families: dict, chapters: str = "", exact_rows: list | None = 
     that shows it ("chapters/" from the introduction, "" from the ledger)."""
     rows = ["| question | the paper | ours | verdict | chapter |", "|---|---|---|---|---|"]
     rows += list(exact_rows or [])
+    confirmed = CONFIRMATORY in families
+    extra = {c: (k, h) for k, (c, h) in EXTRA.items()}
     for claim, h in HEADLINES.items():
-        ours, verdicts = [], []
-        for profile, family in families.items():
-            if h.key not in family.index:
-                continue
-            row = family.loc[h.key]
-            if profile == CONFIRMATORY:
-                name, words = (f"{profile} ({int(row['n_seeds'])} fresh seeds)",
-                               confirmatory_headline(claim))
-            else:
-                name, words = profile, h
-            short = row.get("caveat_short", "") if profile == CONFIRMATORY else ""
-            ours.append(f"{name}: {direction(row, words)}, {numbers(row)}"
-                        + (f" ({short})" if isinstance(short, str) and short else ""))
-            verdicts.append(f"{profile}: **{verdict_of(row)}**")
-        if not ours:
-            continue
-        rows.append("| " + " | ".join(_cell(x) for x in (
-            h.question, h.paper, "; ".join(ours), "; ".join(verdicts),
-            chapter_link(chapters, CHAPTERS[claim]))) + " |")
-        if claim == "wall_clock":
-            rows.append(throughput_row(chapters))
+        mine = _result_rows(claim, h, families, chapters, confirmed)
+        if claim in extra and confirmed and extra[claim][0] in families[CONFIRMATORY].index:
+            mine += _result_rows(claim, extra[claim][1], {CONFIRMATORY: families[
+                CONFIRMATORY]}, chapters, confirmed)
+        if mine and claim == "wall_clock":
+            mine.append(throughput_row(chapters))
+        rows += mine
     return "\n".join(rows)
+
+
+def _result_rows(claim: str, h: Headline, families: dict, chapters: str,
+                 confirmed: bool) -> list:
+    """``results_table``'s row of one headline ([] where no family measured it): the
+    confirmatory result with its comparison's words (a reviewer: the sign flipped
+    unlabelled between pages), then each profile's, marked exploratory beside it."""
+    ours, verdicts = [], []
+    for profile, family in families.items():
+        if h.key not in family.index:
+            continue
+        row = family.loc[h.key]
+        if profile == CONFIRMATORY:
+            words = confirmatory_headline(claim) if claim in HEADLINES and \
+                h is HEADLINES[claim] else h
+            registered = row.get("registered_label", "")
+            turned = (" (registered the other way round)"
+                      if isinstance(registered, str) and registered
+                      and registered != row["label"] else "")
+            name = (f"{profile} ({int(row['n_seeds'])} fresh seeds), "
+                    f"{row['label']}{turned}")
+        else:
+            name, words = (f"{profile} (exploratory)" if confirmed else profile), h
+        short = row.get("caveat_short", "") if profile == CONFIRMATORY else ""
+        ours.append(f"{name}: {direction(row, words)}, {numbers(row)}"
+                    + (f" ({short})" if isinstance(short, str) and short else ""))
+        verdicts.append(f"{profile}: **{verdict_of(row)}**")
+    if not ours:
+        return []
+    return ["| " + " | ".join(_cell(x) for x in (
+        h.question, h.paper, "; ".join(ours), "; ".join(verdicts),
+        chapter_link(chapters, CHAPTERS[claim]))) + " |"]
 
 
 def throughput_row(chapters: str = "") -> str:
@@ -342,11 +389,46 @@ def side_note(row) -> str:
     """'a small effect on the paper's side, +0.004 nats [...]' where an equivalent
     verdict's interval excludes 0 (amendment 1.5: "equivalent" is read first), else ''."""
     low, high = float(row["low"]), float(row["high"])
-    if book_verdict(row) != "equivalent" or not (low > 0 or high < 0):
+    equivalent = "equivalent" in (book_verdict(row), row.get("verdict"))
+    if not equivalent or row["stage"] == GATED or not (low > 0 or high < 0):
         return ""
     side = "the paper's" if np.sign(low if low > 0 else high) == row["paper_sign"] \
         else "the other"
     return f"a small effect on {side} side, {numbers(row)}"
+
+
+def _p(value: float) -> str:
+    return "< 0.001" if value < 0.001 else f"= {value:.2g}"
+
+
+def holm_note(row) -> str:
+    """Why the verdict after Holm differs from an "equivalent" at 5% (the registered rule
+    reads the TOST first, and Holm's adjustment can undo it): the tests' p-values before
+    and after, and what the reader may conclude; '' where there is nothing to explain.
+    A reviewer: "reproduced (at 5% before Holm: equivalent)" read as if Holm had made
+    the paper more right."""
+    if row["stage"] == GATED or row.get("verdict") != "equivalent" \
+            or row["verdict_holm"] == "equivalent":
+        return ""
+    d = unit_digits(row["unit"]) + 1
+    low, high, margin = float(row["low"]), float(row["high"]), float(row["margin"])
+    tost = (f"the equivalence test ({term('TOST')}) passes at 5% "
+            f"(p {_p(float(row['p_equivalence']))}) but not after {term('Holm')}'s "
+            f"adjustment (p {_p(float(row['p_equivalence_holm']))})")
+    if row["verdict_holm"] == "inconclusive":
+        return (f"{tost}, and the difference test does not pass (p "
+                f"{_p(float(row['p_difference_holm']))} after Holm): any difference is "
+                f"probably small, but it is not shown to lie inside the "
+                f"±{margin:.{d}f} margin")
+    where = ("the whole 95% interval, " if -margin < low and high < margin
+             else "the 95% interval, ")
+    inside = ("lies inside" if -margin < low and high < margin else "reaches past")
+    return (f"{tost}, while the difference test passes after it too (p "
+            f"{_p(float(row['p_difference_holm']))}); the registered rule reads "
+            f"equivalence first, so the verdict is \"{row['verdict_holm']}\": {where}"
+            f"[{low:+.{d}f}, {high:+.{d}f}], {inside} the ±{margin:.{d}f} margin. Holm's "
+            f"adjustment did not make the effect larger; it withheld only the claim that "
+            f"it is smaller than the margin")
 
 
 def glance_item(claim: str, row, chapters: str = "", lead: str = "", beside: str = "",
@@ -395,6 +477,22 @@ def confirmatory_rows(store=None) -> dict:
     return out
 
 
+def confirmatory_extras(store=None) -> dict:
+    """{key: row} of the primary decisions in ``EXTRA`` (not a chapter's headline),
+    judged once the design is complete; {} before."""
+    from . import confirm
+    if not confirm.complete(store):
+        return {}
+    primary = confirm.confirmatory_families(store)["primary"]
+    out = {}
+    for key in EXTRA:
+        if key in primary.index:
+            row = primary.loc[key].copy()
+            row["holm_tests"] = confirm.holm_tests(primary)
+            out[key] = row
+    return out
+
+
 def confirm_caveats(store=None) -> dict:
     """{claim: its confirmatory caveat}, once the design is complete ({} before: nothing
     is read): the SOP decision reads cue-free pairs; the equal-time one is a fixed step
@@ -410,9 +508,11 @@ def confirm_caveats(store=None) -> dict:
                       f"{term('segment-cut cue')}", "budget_only": False}
     record = confirm.equal_time_record(store)
     try:
-        ratios = confirm.time_ratios(confirm.confirmatory_frame(store=store))
+        frame = confirm.confirmatory_frame(store=store)
+        ratios = confirm.time_ratios(frame)
     except confirm.NotComplete:  # no measurement or runs stored (a test's store)
-        ratios = pd.DataFrame()
+        frame, ratios = pd.DataFrame(), pd.DataFrame()
+    out.update(sop_words(frame, store))
     if record is not None and len(ratios):
         column = ratios["wide / BERT-style seconds"].astype(float)
         median, flagged = round(float(column.median()), 2), int(ratios["flagged"].sum())
@@ -435,6 +535,42 @@ def confirm_caveats(store=None) -> dict:
             f"ratio median {median:.2f}, {flagged} of {len(ratios)} seeds outside 0.9 to "
             f"1.1" + (f"; {words}" if words else ""))
     return out
+
+
+def sop_words(frame: pd.DataFrame, store=None) -> dict:
+    """The SOP decision's caveat from its runs (two reviewers: "inconclusive" hid that
+    neither model orders cue-free pairs): the SOP-trained arm's cue-free probe against
+    the majority label (amendment 1.4's reading) and, where that interval holds 0, the
+    secondary decision on the original pairs, which keep the cut cue. {} where the runs
+    do not carry the cue-free evaluation."""
+    from . import confirm
+    from .stats import mean_interval
+    albert = frame[frame["condition"] == confirm.ALBERT] if len(frame) else frame
+    if not len(albert) or "sop_cuefree_accuracy_probe" not in albert:
+        return {}
+    above = mean_interval(100 * (albert["sop_cuefree_accuracy_probe"]
+                                 - albert["sop_cuefree_majority"]))
+    gain = interval_text(above.mean, above.low, above.high, "points")
+    pairs = f"probes on {term('cue-free pairs')}, which hold no {term('segment-cut cue')}"
+    if not above.low <= 0 <= above.high:
+        return {"sop_nsp": f"{pairs}; the SOP-trained model's probe there is {gain} "
+                           f"points above the majority label",
+                "sop_nsp_short": f"cue-free pairs; the SOP-trained probe {gain} points "
+                                 f"above the majority label"}
+    text = (f"{pairs}. On them the SOP-trained model's probe does no better than the "
+            f"majority label ({gain} points): at this scale SOP training learned no "
+            f"sentence order beyond the cut cue, so this test cannot reach the paper's "
+            f"claim")
+    secondary = confirm.confirmatory_families(store)["secondary"]
+    if "explore/sop-cut-pairs" in secondary.index:
+        cut = secondary.loc["explore/sop-cut-pairs"]
+        text += (f"; on the original pairs, which keep the cue (secondary, exploratory), "
+                 f"the SOP-trained probe beats the NSP-trained one by "
+                 f"{interval_text(cut['estimate'], cut['low'], cut['high'], 'points')} "
+                 f"points")
+    return {"sop_nsp": text,
+            "sop_nsp_short": f"cue-free pairs, where the SOP-trained probe is at the "
+                             f"majority label: {gain} points"}
 
 
 def in_chapter_sign(claim: str, row):
@@ -466,6 +602,9 @@ def confirmatory_family(store=None) -> pd.DataFrame:
         row = in_chapter_sign(claim, row)
         row.name = HEADLINES[claim].key
         rows.append(row)
+    for key, row in confirmatory_extras(store).items():
+        row.name = key
+        rows.append(row)
     return pd.DataFrame(rows)
 
 
@@ -495,26 +634,31 @@ def confirmed_sentence(row, claim: str) -> str:
     if row["registered_label"] != row["label"]:
         text += (f" (Registered as {row['registered_label']}: the same comparison, the "
                  f"opposite sign.)")
-    for note in (side_note(row), row.get("caveat", "")):
+    for note in (holm_note(row), row.get("caveat", "")):
         if note:
             text += f" {note[0].upper()}{note[1:]}."
     return text
 
 
 def at_a_glance(families: dict, chapters: str = "", confirm_line: str = "",
-                confirmed: dict | None = None) -> str:
+                confirmed: dict | None = None, extras: dict | None = None) -> str:
     """The answers in a few lines, for the first screen of the introduction and the
     ledger (issue #26: "which claims are reproduced?" and "how big and how long?"):
     the exact claims' verdicts (glued from chapters 1 and 2), each measured claim under
     its Holm verdict at the book's profile (the first of ``families``), the throughput
     ranking (glued from chapter 6), the scale in one sentence and the confirmatory
-    test's progress (``confirm_line``)."""
+    test's progress (``confirm_line``). ``extras``: the other primary decisions
+    (``confirmatory_extras``), each an item of its own."""
     profile = next(iter(families))
     family = families[profile]
     one, two = f"{chapters}01_embedding_share", f"{chapters}02_sharing_reductions"
     six = f"{chapters}06_wall_clock"
-    lines = [f"**In short**, at `{profile}` (the published {term('profile')}; the "
-             f"{term('pilot')} `{PILOT}` is in the table below):", "",
+    source = (f"chapters 3 to 6 by the pre-registered {term('confirmatory')} test, the "
+              f"others at `{profile}` (the published {term('profile')}, exploratory); the "
+              f"{term('pilot')} `{PILOT}` is in the table below" if confirmed else
+              f"at `{profile}` (the published {term('profile')}; the {term('pilot')} "
+              f"`{PILOT}` is in the table below)")
+    lines = [f"**In short**, {source}:", "",
              f"- **By counting** (exact): the embedding share, "
              f"**{{glue:text}}`{one}.ipynb::embedding_share_verdict:s`** "
              f"({chapter_link(chapters, '01_embedding_share')}); what sharing removes, "
@@ -528,12 +672,21 @@ def at_a_glance(families: dict, chapters: str = "", confirm_line: str = "",
             lead = f"confirmatory, {int(row['n_seeds'])} fresh seeds"
             beside = (f"`{profile}`: {verdict_of(family.loc[h.key])}"
                       if h.key in family.index else "")
+            short = row.get("caveat_short", "")  # the box carries the whole caveat
             group, item = glance_item(claim, row, chapters, lead, beside,
-                                      caveat=row.get("caveat", ""))
+                                      caveat=short if isinstance(short, str) and short
+                                      else row.get("caveat", ""))
             groups.setdefault(group, []).append(item)
         elif h.key in family.index:
             group, item = glance_item(claim, family.loc[h.key], chapters)
             groups.setdefault(group, []).append(item)
+        for key, (owner, _) in EXTRA.items():
+            if owner == claim and key in (extras or {}):
+                row = extras[key]
+                name = f"{EXTRA_NAMES[key]} ({chapter_link(chapters, CHAPTERS[claim])}"
+                groups.setdefault(book_verdict(row), []).append(
+                    f"{name}; confirmatory, {int(row['n_seeds'])} fresh seeds; "
+                    f"{row['label']}: {numbers(row)})")
     judged = family[family["in_family"]] if "in_family" in family else family.iloc[:0]
     seeds = int(judged["n_seeds"].max()) if len(judged) else 0
     why = (f"{seeds} seeds per condition, Holm's adjustment over the profile's "
@@ -556,7 +709,17 @@ def at_a_glance(families: dict, chapters: str = "", confirm_line: str = "",
     lines.append(f"- **Throughput ranking** ({chapter_link(chapters, '06_wall_clock')}, "
                  f"a measurement): {{glue:text}}`{six}.ipynb::throughput_short:s`.")
     n = scale_numbers(profile)
-    lines.append(f"- **Scale**: one base run here has {n['params'] / 1e6:.2f}M parameters "
+    if confirmed:  # the headline verdicts' runs first (a reviewer: the cpu scale stood
+        # beside the confirmatory verdicts, whose runs are the pilot's size)
+        c = scale_numbers(PILOT)
+        seeds = int(next(iter(confirmed.values()))["n_seeds"])
+        lines.append(f"- **Scale of the confirmatory runs**: one has {c['params'] / 1e6:.2f}M "
+                     f"parameters and trains {c['steps']:,} steps on {_count(c['tokens'])} "
+                     f"tokens ({times(c['paper_tokens'] / c['tokens'])} fewer than "
+                     f"ALBERT-base's {_count(c['paper_tokens'])}), with "
+                     f"{times(c['paper_flops'] / c['flops'])} less compute; "
+                     f"{seeds} seeds per condition.")
+    lines.append(f"- **Scale**{f' at `{profile}`' if confirmed else ''}: one base run here has {n['params'] / 1e6:.2f}M parameters "
                  f"({times(n['paper_params'] / n['params'])} fewer than ALBERT-base's "
                  f"{n['paper_params'] / 1e6:.0f}M) and trains on {_count(n['tokens'])} "
                  f"tokens ({times(n['paper_tokens'] / n['tokens'])} fewer than the "
@@ -577,14 +740,12 @@ def confirm_line(store=None, book: str = "") -> str:
     table = progress(store)
     head = (f"**{term('confirmatory', 'Confirmatory')} test** of chapters 3 to 6 "
             f"(pre-registered, fresh seeds)")
-    if complete(store):  # judged once: each primary decision's verdict after Holm
-        from .confirm import PRIMARY, confirmatory_families
-        primary = confirmatory_families(store)["primary"]
-        return head + ", judged after Holm's adjustment over its primary family (the " + \
-            "verdicts above lead with it; every decision with its interval: " + \
-            f"{{doc}}`{book}preregistration`): " + \
-            "; ".join(f"{s.label}: **{primary.loc[s.key, 'verdict_staged']}**"
-                      for s in PRIMARY) + "."
+    if complete(store):  # judged once; the verdicts above lead with it (a reader met
+        # them twice, the second time in the registration's signs)
+        return (head + ", judged after Holm's adjustment over its primary family: the "
+                "verdicts above lead with it. Every decision with its interval and both "
+                "tests' p-values, and the secondary (exploratory) decisions: "
+                f"{{doc}}`{book}preregistration`.")
     return (head + f": {int(table['trained'].sum())} of {int(table['of'].sum())} runs "
             f"trained, {int(table['evaluated'].sum())} evaluated; it is judged once, when "
             f"all are.")
@@ -846,7 +1007,8 @@ def ledger_glue(families: dict, profile: str, n_seeds: int) -> dict:
     judged = power.power_table(family[family["in_family"]], alpha="holm")
     return {
         "ledger_results": Markdown(at_a_glance(families, "", confirm_line(book="../"),
-                                               confirmatory_rows()) + "\n\n"
+                                               confirmatory_rows(),
+                                               confirmatory_extras()) + "\n\n"
                                    + results_table(with_confirmatory(families), "",
                                                    exact_rows()) + "\n\n"
                                    + scale_text(profiles, families)),
