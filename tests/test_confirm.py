@@ -634,7 +634,7 @@ def test_report_puts_the_pilot_beside_each_judged_decision(monkeypatch):
     assert cells[1].startswith(f"{row['estimate']:+.3f} [{row['low']:+.3f}, "
                                f"{row['high']:+.3f}] nats")
     assert cells[2].startswith(K._p(row["p_difference"]) + " / "
-                               + K._p(row["p_equivalence"]) + " (")
+                               + K._p(row["p_equivalence"]) + " [")
     assert cells[3] == row["verdict"] and cells[4] == f"**{row['verdict_staged']}**"
     assert cells[5] == f"{old['estimate']:+.3f} [{old['low']:+.3f}, {old['high']:+.3f}]"
     # the pilot's equal-time arm is not comparable, and says so

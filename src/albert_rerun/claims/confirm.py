@@ -674,16 +674,17 @@ def results_table(confirmed: pd.DataFrame, pilot: pd.DataFrame, specs=PRIMARY) -
     cpu-long family gives). Only for a family judged once complete."""
     from .decisions import interval_text
     n = int(confirmed["n_seeds"].max())
-    lines = [f"| decision (A minus B) | confirmatory, {n} seeds [95% interval] | p: "
-             f"difference / TOST (Holm) | at 5% | after Holm | pilot, seeds 0-2 "
-             f"(exploratory) |", "|---|---|---|---|---|---|"]
+    lines = [f"| decision (A minus B) | confirmatory, {n} seeds [95% interval] | p of the "
+             f"difference test / of the TOST (after Holm in brackets) | verdict at 5% | "
+             f"verdict after Holm | pilot, seeds 0-2 (exploratory) |",
+             "|---|---|---|---|---|---|"]
     notes = []
     for spec in specs:
         row, old = confirmed.loc[spec.key], pilot.loc[spec.key]
         tests = f"{_p(row['p_difference'])} / {_p(row['p_equivalence'])}"
         if row["in_family"]:
-            tests += (f" ({_p(row['p_difference_holm'])} / "
-                      f"{_p(row['p_equivalence_holm'])})")
+            tests += (f" [{_p(row['p_difference_holm'])} / "
+                      f"{_p(row['p_equivalence_holm'])}]")
         before = f"{interval_text(old['estimate'], old['low'], old['high'], old['unit'])}"
         if spec.key in PILOT_NOT_COMPARABLE:
             notes.append(f"{'†' * (len(notes) + 1)} {PILOT_NOT_COMPARABLE[spec.key]}.")
@@ -779,12 +780,14 @@ def report(store=None) -> str:
     families, pilot = both_families(frame, r), both_families(pilot_frame(), r)
     notes = beside_notes(frame, store)
     return (f"Primary family (confirmatory; Holm over "
-            f"{holm_tests(families['primary'])} tests):\n\n"
+            f"{holm_tests(families['primary'])} tests: each decision's difference test "
+            f"and TOST):\n\n"
             + results_table(families["primary"], pilot["primary"], PRIMARY)
             + "\nBeside the primary verdicts, as amendment 1 asks:\n\n"
             + "".join(f"- {note}\n" for note in notes)
             + f"\nSecondary family (exploratory; Holm over "
-            f"{holm_tests(families['secondary'])} tests):\n\n"
+            f"{holm_tests(families['secondary'])} tests: each decision's difference test "
+            f"and TOST):\n\n"
             + results_table(families["secondary"], pilot["secondary"], SECONDARY))
 
 

@@ -47,6 +47,8 @@ def asymmetry(runs: pd.DataFrame, grouped: pd.DataFrame, small: int, H: int, sch
     for ax, e in zip(axes, (small, H)):
         intervals(ax, runs, [f"E={e}, {s}" for s in schemes], list(schemes))
         ax.set(title=f"E = {e}", xlabel="shared blocks")
+        # four labels under a narrow panel ran together ("noneattention"; a cold reader)
+        ax.tick_params(axis="x", labelrotation=30)
     axes[0].set_ylabel(CE_LABEL)
     groups = list(dict.fromkeys(grouped["condition"]))
     intervals(axes[2], grouped, groups, [g.split("=")[1] for g in groups])
@@ -62,7 +64,9 @@ def by_condition(runs: pd.DataFrame, metrics: dict, conditions=None, reference: 
     fig, axes = plt.subplots(1, len(metrics), figsize=(3.4 * len(metrics), 3.2))
     for ax, (metric, label) in zip(np.atleast_1d(axes), metrics.items()):
         intervals(ax, runs, conditions, metric=metric)
-        ax.set(ylabel=label)
+        # a title, not a y label: side by side, each panel's label ran into the
+        # neighbouring panel's ticks (a cold reader)
+        ax.set_title(label)
         if reference and metric in reference:
             ax.axhline(reference[metric], ls="--", color="grey", lw=1)
         ax.tick_params(axis="x", labelrotation=15)

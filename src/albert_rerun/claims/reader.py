@@ -68,7 +68,8 @@ HEADLINES = {
         "the wide ALBERT-style model predicts [MASK] better",
         "the BERT-style model predicts [MASK] better (read it with the chapter's "
         "equal-time section: the wide runs did not take the BERT-style runs' time, and "
-        "their learning rate came from a sweep in which no rate learned)", True),
+        "their learning rate came from a sweep whose rates had all yet to leave the "
+        "early loss plateau)", True),
     "transitions": Headline(
         "Are layer-to-layer transitions smoother under sharing?",
         "ALBERT's transitions are much smoother than BERT's (Figure 1, no numbers)",
@@ -378,7 +379,8 @@ NAMES = {"asymmetry": "attention vs FFN sharing", "sop_nsp": "SOP vs NSP",
 CAVEATS = {"sop_nsp": "on pairs that keep the segment-cut cue, which a bag of words also "
                       "reads",
            "wall_clock": "the runs' seconds did not match, and the wide model's learning "
-                         "rate came from a sweep in which no rate learned"}
+                         "rate came from a sweep whose rates had all yet to leave the early "
+                         "loss plateau"}
 GROUPS = {"reproduced": "Reproduced", "contradicted": "Contradicted",
           "equivalent": "Equivalent (any difference is smaller than the margin)",
           "inconclusive": "Inconclusive (the data cannot tell)",
@@ -956,8 +958,9 @@ def headline_forest(families: dict):
             if cut:
                 ax.annotate("", (end + 0.06 * limit * sign, y), (end, y),
                             arrowprops={"arrowstyle": "->", "lw": 1.2, "color": colour})
-        ax.plot([min(max(est, -limit), limit)], [y], PROFILE_MARKERS.get(profile, "o"),
-                color=colour, markeredgecolor="black")
+        marker = PROFILE_MARKERS.get(profile, "o")
+        ax.plot([min(max(est, -limit), limit)], [y], marker, color=colour,
+                markeredgecolor="black", markersize=13 if marker == "*" else 7)
         side = {-1: "paper < 0", 1: "paper > 0", 0: "paper = 0"}[int(row["paper_sign"])]
         labels.append(f"{SHORT[claim]}, {profile}; {side}")
     ax.set_yticks(range(len(rows)), labels, fontsize=FONT_PT)
