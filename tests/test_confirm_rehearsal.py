@@ -184,6 +184,13 @@ def test_a_store_argument_is_read_wherever_it_is_given(rehearsal, monkeypatch, t
     assert "{doc}`preregistration`" in reader.confirm_line(rehearsal)
     assert "{doc}`../preregistration`" in reader.confirm_line(rehearsal, book="../")
     assert "after Holm's adjustment" in K.status_text("asymmetry", rehearsal)
+    # the equal-time caveat carries its confound, read from the secondary decision
+    families = K.confirmatory_families(rehearsal)
+    size = families["secondary"].loc["explore/embedding-size", "estimate"]
+    gap = families["primary"].loc["confirm/equal-time", "estimate"]
+    caveat = reader.confirm_caveats(rehearsal)["wall_clock"]
+    assert "the wide model also keeps E 32" in caveat
+    assert f"{abs(size) / abs(gap):.0%} of this gap" in caveat
     assert "Equal time was measured" in K.status_text("wall_clock", rehearsal)
     report = K.report(rehearsal)
     assert report.startswith("Primary family") and "learning-rate check" in report

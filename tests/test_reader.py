@@ -53,7 +53,8 @@ def test_holm_undoing_an_equivalence_is_explained_with_both_tests():
     base["p_equivalence"], base["p_equivalence_holm"] = 0.022, 0.15
     base["p_difference"], base["p_difference_holm"] = 1e-6, 1e-5
     note = reader.holm_note(base)
-    assert "passes at 5% (p = 0.022) but not after" in note and "(p = 0.15)" in note
+    assert "passes at 5% (p = 0.022) but not at the stricter level" in note
+    assert "(p = 0.15)" in note and "a real effect on the paper's side" in note
     assert "the whole 95% interval, [-0.0267, -0.0174], lies inside the ±0.0269 margin" \
         in note and "did not make the effect larger" in note
     undecided = base.copy()
@@ -63,6 +64,24 @@ def test_holm_undoing_an_equivalence_is_explained_with_both_tests():
         plain = base.copy()
         plain["verdict"] = plain["verdict_holm"] = same
         assert reader.holm_note(plain) == ""
+
+
+def test_beside_a_confirmatory_result_the_profiles_are_marked_exploratory():
+    text = reader.bottom_line("asymmetry", {"cpu": family(row(0, -1, 1))},
+                              confirmed=row(0.01, -0.001, 0.025))
+    assert "**Ours, `cpu` (exploratory).**" in text
+    assert "**Ours, `cpu`.**" in reader.bottom_line("asymmetry",
+                                                      {"cpu": family(row(0, -1, 1))})
+
+
+def test_a_numbered_glance_item_names_its_side_without_repeating_its_numbers():
+    equivalent = row(-0.022, -0.026, -0.017, "equivalent", "reproduced")
+    assert reader.side_note(equivalent).startswith("a small effect on the paper's side, ")
+    assert reader.side_note(equivalent, numbered=False) == (
+        "a small effect on the paper's side: the whole interval lies inside the margin")
+    _, item = reader.glance_item("asymmetry", row(0.01, -0.001, 0.03), "",
+                                 "confirmatory, 11 fresh seeds: +0.010 nats [...]")
+    assert "the estimate leans against the paper's direction" in item
 
 
 def test_an_interval_holm_does_not_follow_is_read_as_unadjusted():

@@ -5,6 +5,8 @@ better), or Figure 1's layer transitions, with 95% t-intervals over seeds.
 """
 from __future__ import annotations
 
+import textwrap
+
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
@@ -66,7 +68,7 @@ def by_condition(runs: pd.DataFrame, metrics: dict, conditions=None, reference: 
         intervals(ax, runs, conditions, metric=metric)
         # a title, not a y label: side by side, each panel's label ran into the
         # neighbouring panel's ticks (a cold reader)
-        ax.set_title(label)
+        ax.set_title(textwrap.fill(label, 20))  # three long titles ran together
         if reference and metric in reference:
             ax.axhline(reference[metric], ls="--", color="grey", lw=1)
         ax.tick_params(axis="x", labelrotation=15)

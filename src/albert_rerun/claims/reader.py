@@ -208,10 +208,13 @@ def result_sentence(row, headline: Headline) -> str:
             f"Verdict: **{verdict_of(row)}**; {stage_words(row)}.")
 
 
-def profile_name(profile: str, link: bool = False) -> str:
-    """'`cpu`', or '`cpu-long` (pilot, exploratory)', 'pilot' linked where ``link``."""
+def profile_name(profile: str, link: bool = False, exploratory: bool = False) -> str:
+    """'`cpu`', or '`cpu-long` (pilot, exploratory)', 'pilot' linked where ``link``;
+    '`cpu` (exploratory)' where ``exploratory`` (beside a confirmatory result)."""
     pilot = term("pilot") if link else "pilot"
-    return f"`{profile}` ({pilot}, exploratory)" if profile == PILOT else f"`{profile}`"
+    if profile == PILOT:
+        return f"`{profile}` ({pilot}, exploratory)"
+    return f"`{profile}` (exploratory)" if exploratory else f"`{profile}`"
 
 
 def bottom_line(claim: str, families: dict, confirmed=None) -> str:
@@ -231,7 +234,7 @@ def bottom_line(claim: str, families: dict, confirmed=None) -> str:
                   f"{confirmed_sentence(confirmed, claim)}", ""]
     for profile, family in families.items():
         if h.key in family.index:
-            lines += [f"**Ours, {profile_name(profile, link=True)}.** "
+            lines += [f"**Ours, {profile_name(profile, True, confirmed is not None)}.** "
                       f"{result_sentence(family.loc[h.key], h)}", ""]
         else:
             lines += [f"**Ours, {profile_name(profile)}.** Not measured at this profile.", ""]
@@ -387,7 +390,7 @@ GROUPS = {"reproduced": "Reproduced", "contradicted": "Contradicted",
           "not testable at this scale": "Not testable here"}
 
 
-def side_note(row) -> str:
+def side_note(row, numbered: bool = True) -> str:
     """'a small effect on the paper's side, +0.004 nats [...]' where an equivalent
     verdict's interval excludes 0 (amendment 1.5: "equivalent" is read first), else ''."""
     low, high = float(row["low"]), float(row["high"])
@@ -396,6 +399,10 @@ def side_note(row) -> str:
         return ""
     side = "the paper's" if np.sign(low if low > 0 else high) == row["paper_sign"] \
         else "the other"
+    if not numbered:  # the estimate stands beside it already
+        inside = -float(row["margin"]) < low and high < float(row["margin"])
+        return f"a small effect on {side} side" + (
+            ": the whole interval lies inside the margin" if inside else "")
     return f"a small effect on {side} side, {numbers(row)}"
 
 
@@ -415,8 +422,8 @@ def holm_note(row) -> str:
     d = unit_digits(row["unit"]) + 1
     low, high, margin = float(row["low"]), float(row["high"]), float(row["margin"])
     tost = (f"the equivalence test ({term('TOST')}) passes at 5% "
-            f"(p {_p(float(row['p_equivalence']))}) but not after {term('Holm')}'s "
-            f"adjustment (p {_p(float(row['p_equivalence_holm']))})")
+            f"(p {_p(float(row['p_equivalence']))}) but not at the stricter level of "
+            f"{term('Holm')}'s adjustment (p {_p(float(row['p_equivalence_holm']))})")
     if row["verdict_holm"] == "inconclusive":
         return (f"{tost}, and the difference test does not pass (p "
                 f"{_p(float(row['p_difference_holm']))} after Holm): any difference is "
@@ -425,12 +432,13 @@ def holm_note(row) -> str:
     where = ("the whole 95% interval, " if -margin < low and high < margin
              else "the 95% interval, ")
     inside = ("lies inside" if -margin < low and high < margin else "reaches past")
-    return (f"{tost}, while the difference test passes after it too (p "
-            f"{_p(float(row['p_difference_holm']))}); the registered rule reads "
-            f"equivalence first, so the verdict is \"{row['verdict_holm']}\": {where}"
-            f"[{low:+.{d}f}, {high:+.{d}f}], {inside} the ±{margin:.{d}f} margin. Holm's "
-            f"adjustment did not make the effect larger; it withheld only the claim that "
-            f"it is smaller than the margin")
+    side = "the paper's side" if row["verdict_holm"] == "reproduced" else "the other side"
+    return (f"{tost}, while the difference test passes there too (p "
+            f"{_p(float(row['p_difference_holm']))}). So after Holm the verdict is "
+            f"\"{row['verdict_holm']}\": a real effect on {side}, and a small one: "
+            f"{where}[{low:+.{d}f}, {high:+.{d}f}], {inside} the ±{margin:.{d}f} margin. "
+            f"Holm's adjustment did not make the effect larger; it withheld only the "
+            f"claim that it is smaller than the margin")
 
 
 def glance_item(claim: str, row, chapters: str = "", lead: str = "", beside: str = "",
@@ -441,7 +449,12 @@ def glance_item(claim: str, row, chapters: str = "", lead: str = "", beside: str
     claim's caveat (``caveat``, else the profile's ``CAVEATS``: they describe the
     profile's runs), and last ``beside`` (another source's verdict)."""
     group = book_verdict(row)
-    notes = [x for x in (lead, raw_note(row), side_note(row)) if x]
+    numbered = bool(lead) and "[" in lead  # the lead gives the numbers already
+    lean = ""
+    if group == "inconclusive" and numbered:
+        words = direction(row, HEADLINES[claim])
+        lean = words.partition("; ")[2].rstrip(")") if "leans" in words else ""
+    notes = [x for x in (lead, raw_note(row), side_note(row, not numbered), lean) if x]
     if row["stage"] == GATED:
         notes.append(row.get("gate_reason") or "a model compared does not read context")
     caveat = CAVEATS.get(claim, "") if caveat is None else caveat
@@ -524,6 +537,7 @@ def confirm_caveats(store=None) -> dict:
         budget = "; so this compares a fixed step budget, not equal time" \
             if out["budget_only"] else ""
         words = confirm.lr_check_words(store) or ""
+        size = _embedding_size_words(store)
         out["wall_clock"] = (
             f"the wide model (E 32, all shared, H 128) trained a fixed "
             f"{record['steps']:,} steps, timed for {term('equal time')} with the "
@@ -531,12 +545,31 @@ def confirm_caveats(store=None) -> dict:
             f"median {median:.2f} of the BERT-style model's ({column.min():.2f} to "
             f"{column.max():.2f}; {flagged} of {len(ratios)} seeds outside 0.9 to 1.1), "
             f"and a ratio below 1 gives the wide model less time, which favours "
-            f"\"contradicted\"{budget}" + (f"; {words}" if words else ""))
+            f"\"contradicted\"{budget}" + (f"; {words}" if words else "")
+            + (f"; {size}" if size else ""))
         out["wall_clock_short"] = (
             f"{'a fixed step budget' if out['budget_only'] else 'equal time'}: seconds "
             f"ratio median {median:.2f}, {flagged} of {len(ratios)} seeds outside 0.9 to "
             f"1.1" + (f"; {words}" if words else ""))
     return out
+
+
+def _embedding_size_words(store=None) -> str:
+    """The equal-time comparison's confound (amendment 1.2), read from the secondary
+    decision ``explore/embedding-size``: what E 32 against E 64 alone is worth in the
+    not-shared model, and its share of the equal-time gap; '' where not judged."""
+    from . import confirm
+    families = confirm.confirmatory_families(store)
+    secondary, primary = families.get("secondary"), families["primary"]
+    if secondary is None or "explore/embedding-size" not in secondary.index:
+        return ""
+    size, gap = secondary.loc["explore/embedding-size"], primary.loc["confirm/equal-time"]
+    share = abs(float(size["estimate"])) / abs(float(gap["estimate"]))
+    return (f"the wide model also keeps E 32 against the BERT-style model's 64, and in the "
+            f"not-shared model that change alone is worth "
+            f"{interval_text(size['estimate'], size['low'], size['high'], 'nats')} nats "
+            f"(secondary, exploratory), {share:.0%} of this gap: much of the gap may come "
+            f"from the small E at this scale rather than from width and sharing")
 
 
 def sop_words(frame: pd.DataFrame, store=None) -> dict:
@@ -559,10 +592,11 @@ def sop_words(frame: pd.DataFrame, store=None) -> dict:
                            f"points above the majority label",
                 "sop_nsp_short": f"cue-free pairs; the SOP-trained probe {gain} points "
                                  f"above the majority label"}
-    text = (f"{pairs}. On them the SOP-trained model's probe does no better than the "
-            f"majority label ({gain} points): at this scale SOP training learned no "
-            f"sentence order beyond the cut cue, so this test cannot reach the paper's "
-            f"claim")
+    # what was measured, no more (a reviewer: a frozen-encoder probe is not the model,
+    # and amendment 1.4's reading was registered for "equivalent" or "contradicted")
+    text = (f"{pairs}. On them the frozen-encoder probe of the SOP-trained model "
+            f"finds no sentence order: it scores {gain} points against the majority "
+            f"label")
     secondary = confirm.confirmatory_families(store)["secondary"]
     if "explore/sop-cut-pairs" in secondary.index:
         cut = secondary.loc["explore/sop-cut-pairs"]
@@ -571,7 +605,7 @@ def sop_words(frame: pd.DataFrame, store=None) -> dict:
                  f"{interval_text(cut['estimate'], cut['low'], cut['high'], 'points')} "
                  f"points")
     return {"sop_nsp": text,
-            "sop_nsp_short": f"cue-free pairs, where the SOP-trained probe is at the "
+            "sop_nsp_short": f"on cue-free pairs; the SOP-trained probe minus the "
                              f"majority label: {gain} points"}
 
 
@@ -655,26 +689,35 @@ def at_a_glance(families: dict, chapters: str = "", confirm_line: str = "",
     family = families[profile]
     one, two = f"{chapters}01_embedding_share", f"{chapters}02_sharing_reductions"
     six = f"{chapters}06_wall_clock"
-    source = (f"chapters 3 to 6 by the pre-registered {term('confirmatory')} test, the "
-              f"others at `{profile}` (the published {term('profile')}, exploratory); the "
-              f"{term('pilot')} `{PILOT}` is in the table below" if confirmed else
-              f"at `{profile}` (the published {term('profile')}; the {term('pilot')} "
-              f"`{PILOT}` is in the table below)")
-    lines = [f"**In short**, {source}:", "",
-             f"- **By counting** (exact): the embedding share, "
-             f"**{{glue:text}}`{one}.ipynb::embedding_share_verdict:s`** "
-             f"({chapter_link(chapters, '01_embedding_share')}); what sharing removes, "
-             f"**{{glue:text}}`{two}.ipynb::sharing_verdict:s`** "
-             f"({chapter_link(chapters, '02_sharing_reductions')})."]
+    if confirmed:
+        judged = family[family["in_family"]] if "in_family" in family else family.iloc[:0]
+        n = int(judged["n_seeds"].max()) if len(judged) else 0
+        lines = [f"**In short.** Chapters 3 to 6 are judged by the pre-registered "
+                 f"{term('confirmatory')} test "
+                 f"({int(next(iter(confirmed.values()))['n_seeds'])} fresh seeds); "
+                 f"chapters 7 and 8 by the `{profile}` {term('profile')}"
+                 + (f" ({n} seeds, exploratory)" if n else " (exploratory)")
+                 + f"; chapters 1 and 2 by exact counts. The {term('pilot')} `{PILOT}` "
+                 f"is in the table below.", ""]
+    else:
+        lines = [f"**In short**, at `{profile}` (the published {term('profile')}; the "
+                 f"{term('pilot')} `{PILOT}` is in the table below):", ""]
+    lines.append(f"- **By counting** (exact): the embedding share, "
+                 f"**{{glue:text}}`{one}.ipynb::embedding_share_verdict:s`** "
+                 f"({chapter_link(chapters, '01_embedding_share')}); what sharing removes, "
+                 f"**{{glue:text}}`{two}.ipynb::sharing_verdict:s`** "
+                 f"({chapter_link(chapters, '02_sharing_reductions')}).")
     groups = {g: [] for g in GROUPS}
     confirmed = confirmed or {}
     for claim, h in HEADLINES.items():
         if claim in confirmed:  # the pre-registered test decides; the profile beside it
             row = in_chapter_sign(claim, confirmed[claim])
-            lead = f"confirmatory, {int(row['n_seeds'])} fresh seeds"
-            beside = (f"`{profile}`: {verdict_of(family.loc[h.key])}"
+            lead = f"confirmatory, {int(row['n_seeds'])} fresh seeds: {numbers(row)}"
+            beside = (f"`{profile}` (exploratory): {verdict_of(family.loc[h.key])}"
                       if h.key in family.index else "")
-            short = row.get("caveat_short", "")  # the box carries the whole caveat
+            # the box carries the whole caveat; the list the short one, but equal time
+            # keeps its whole caveat here too (amendment 6.5)
+            short = row.get("caveat_short", "") if claim != "wall_clock" else ""
             group, item = glance_item(claim, row, chapters, lead, beside,
                                       caveat=short if isinstance(short, str) and short
                                       else row.get("caveat", ""))
@@ -697,10 +740,10 @@ def at_a_glance(families: dict, chapters: str = "", confirm_line: str = "",
     if confirmed:  # the verdicts of chapters 3 to 6 come from the confirmatory family
         first = next(iter(confirmed.values()))
         tests = max(1, int(first.get("holm_tests", 2 * len(confirmed))))
-        why = (f"chapters 3 to 6 by the {term('confirmatory')} test, "
-               f"{int(first['n_seeds'])} fresh seeds, Holm's adjustment over its {tests} "
-               f"primary tests (strictest step p < {0.05 / tests:.2g})"
-               + (f"; the others at `{profile}`, {why}" if why else ""))
+        why = (f"the confirmatory test's over its {tests} primary tests, strictest step "
+               f"p < {0.05 / tests:.2g}"
+               + (f"; `{profile}`'s over its {2 * len(judged)} tests, strictest step "
+                  f"p < {holm_of(family):.2g}" if len(judged) else ""))
     why = f" ({why})" if why else ""
     lines.append(f"- **Measured**, each claim's headline comparison after "
                  f"{term('Holm')}'s adjustment{why}:")
