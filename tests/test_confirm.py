@@ -677,7 +677,7 @@ def test_beside_notes_report_what_amendment_1_asks(monkeypatch):
                                "BERT-style training seconds, per seed: 1000 1.15, 1001 1.15")
     assert "median 1.15; both arms on AMD EPYC" in notes[0]
     assert "4 of 4 outside 0.9 to 1.1" in notes[0]
-    assert "the fixed budget gave the wide model 15% more time than the BERT-style model " \
+    assert "the fixed budget gave the wide model about 15% more time than the BERT-style model " \
         "took" in notes[0]
     assert "not its best, by 0.200 nats (the check's best: 0.0025)" in notes[1]
     assert "+5.0 [+0.9, +9.1] points over 4 seeds" in notes[2]  # 2, 4, 6, 8 points

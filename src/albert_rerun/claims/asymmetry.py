@@ -51,7 +51,7 @@ def asymmetry(profile: str, seeds=None, device="auto", train_missing=False,
                                              if {f"E={small}, all", f"E={H}, none"} <= set(cells)
                                              else None),
                          scale_short=scale_short(runs, b),
-                         context=context_reading(pd.concat([runs, grouped]), profile))
+                         context=context_reading(distinct_runs(runs, grouped), profile))
     return downstream(chapter, profile) if present else chapter
 
 

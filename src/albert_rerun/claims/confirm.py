@@ -569,7 +569,7 @@ def _shortfall(ratios: pd.DataFrame) -> str:
     median = round(float(ratios["wide / BERT-style seconds"].astype(float).median()), 2)
     if median == 1:
         return "as much time as"
-    return f"{abs(1 - median):.0%} {'less' if median < 1 else 'more'} time than"
+    return f"about {abs(1 - median):.0%} {'less' if median < 1 else 'more'} time than"
 
 
 def ratios_text(ratios: pd.DataFrame) -> str:
