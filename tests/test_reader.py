@@ -271,3 +271,24 @@ def test_the_glance_says_why_a_verdict_needs_care():
     assert "3 seeds per condition" in text and "4 tests" in text
     sop = reader.bottom_line("sop_nsp", {"cpu": frame})
     assert "percentage points" in sop and "{term}`nats`" not in sop
+
+
+def test_the_sop_caveat_gives_the_probe_and_the_models_own_head(monkeypatch):
+    """A reviewer: a frozen-encoder probe is not the model. Where both the probe's and
+    the head's cue-free accuracy sit at the majority label, the caveat says so with
+    both intervals; where the head reads more, it does not say "neither"."""
+    from albert_rerun.claims import confirm
+    monkeypatch.setattr(confirm, "confirmatory_families",
+                        lambda store=None: {"secondary": pd.DataFrame()})
+    frame = pd.DataFrame({"condition": [confirm.ALBERT] * 3, "seed": [1000, 1001, 1002],
+                          "sop_cuefree_majority": [0.5] * 3,
+                          "sop_cuefree_accuracy_probe": [0.49, 0.50, 0.52],
+                          "sop_cuefree_accuracy_head": [0.48, 0.49, 0.50],
+                          "sop_accuracy_head": [0.75, 0.76, 0.77]})
+    text = reader.sop_words(frame)["sop_nsp"]
+    assert "neither the SOP-trained model's frozen-encoder probe nor its own SOP head" \
+        in text and "the head -1.0 [" in text and "76.0% on the original pairs" in text
+    frame["sop_cuefree_accuracy_head"] = [0.60, 0.61, 0.62]
+    text = reader.sop_words(frame)["sop_nsp"]
+    assert "neither" not in text and "finds no sentence order" in text
+    assert "while the model's own SOP head scores +11.0 [" in text

@@ -254,7 +254,7 @@ def readings(groups: dict) -> dict:
     return out
 
 
-SUMMARISED_AMENDMENTS = 9  # the amendments ``since_text``'s prose summarises
+SUMMARISED_AMENDMENTS = 10  # the amendments ``since_text``'s prose summarises
 
 
 class SummaryStale(RuntimeError):
@@ -284,7 +284,7 @@ def since_text(frame: pd.DataFrame | None = None, rungs: dict | None = None,
     unlikely = groups.get("unlikely at the pilot's SD", [])
     reachable = (groups.get("reachable at a true 0", [])
                  + groups.get("reachable at a true 0, unlikely at the pilot's mean", []))
-    text = ("**Since the registration**, nine dated amendments at the end of the page "
+    text = ("**Since the registration**, ten dated amendments at the end of the page "
             "change no decision, margin, test, seed or verdict rule. Amendment 1 fixes "
             "how the equal-time and SOP decisions are read. Amendments 2 to 4 add the "
             "{term}`power` of the TOST, the chance of an \"equivalent\" verdict; "
@@ -292,7 +292,7 @@ def since_text(frame: pd.DataFrame | None = None, rungs: dict | None = None,
             "what amendments 2 to 4 say of blinding (the training logs printed single "
             "runs' cross-entropies until 2026-12-03 13:55 UTC, some before amendments 2 "
             "to 4) and word the equal-time verdict with its measured time ratio. "
-            "Amendments 7 to 9, written after the verdicts, change only how they are shown "
+            "Amendments 7 to 10, written after the verdicts, change only how they are shown "
             "(amendment 8 withdraws a post-hoc check that amendment 7 had added). "
             f"Out of its reach, even at the most lenient values: "
             f"{_names(groups.get('out of reach', []))}: these can show a difference "

@@ -606,10 +606,27 @@ def sop_words(frame: pd.DataFrame, store=None) -> dict:
                 "sop_nsp_short": f"cue-free pairs; the SOP-trained probe {gain} points "
                                  f"above the majority label"}
     # what was measured, no more (a reviewer: a frozen-encoder probe is not the model,
-    # and amendment 1.4's reading was registered for "equivalent" or "contradicted")
-    text = (f"{pairs}. On them the frozen-encoder probe of the SOP-trained model "
-            f"finds no sentence order: it scores {gain} points against the majority "
-            f"label")
+    # and amendment 1.4's reading was registered for "equivalent" or "contradicted");
+    # the model's own SOP head, scored on the same pairs, answers the first point
+    head = albert.get("sop_cuefree_accuracy_head")
+    own = (mean_interval(100 * (head - albert["sop_cuefree_majority"]))
+           if head is not None and head.notna().all() and "sop_accuracy_head" in albert
+           else None)
+    if own is not None and own.low <= 0:  # the head, too, no better than the majority
+        text = (f"{pairs}. On them neither the SOP-trained model's frozen-encoder probe "
+                f"nor its own SOP head orders the pairs better than the majority label: "
+                f"the probe scores {gain} points against it, the head "
+                f"{interval_text(own.mean, own.low, own.high, 'points')} (descriptive; "
+                f"the head scores {100 * head.mean():.1f}% here and "
+                f"{100 * albert['sop_accuracy_head'].mean():.1f}% on the original pairs)")
+    else:
+        text = (f"{pairs}. On them the frozen-encoder probe of the SOP-trained model "
+                f"finds no sentence order: it scores {gain} points against the majority "
+                f"label")
+        if own is not None:  # the head reads more than the probe: say so
+            text += (f", while the model's own SOP head scores "
+                     f"{interval_text(own.mean, own.low, own.high, 'points')} points "
+                     f"above it")
     secondary = confirm.confirmatory_families(store)["secondary"]
     if "explore/sop-cut-pairs" in secondary.index:
         cut = secondary.loc["explore/sop-cut-pairs"]
@@ -617,9 +634,11 @@ def sop_words(frame: pd.DataFrame, store=None) -> dict:
                  f"the SOP-trained probe beats the NSP-trained one by "
                  f"{interval_text(cut['estimate'], cut['low'], cut['high'], 'points')} "
                  f"points")
-    return {"sop_nsp": text,
-            "sop_nsp_short": f"on cue-free pairs; the SOP-trained probe minus the "
-                             f"majority label: {gain} points"}
+    short = f"on cue-free pairs; the SOP-trained probe minus the majority label: {gain}"
+    if own is not None:
+        short += (f", its own SOP head's: "
+                  f"{interval_text(own.mean, own.low, own.high, 'points')}")
+    return {"sop_nsp": text, "sop_nsp_short": short + " points"}
 
 
 def in_chapter_sign(claim: str, row):
@@ -777,7 +796,9 @@ def at_a_glance(families: dict, chapters: str = "", confirm_line: str = "",
                      f"ALBERT-base's {_count(c['paper_tokens'])}), with "
                      f"{times(c['paper_flops'] / c['flops'])} less compute; "
                      f"{seeds} seeds per condition.")
-    lines.append(f"- **Scale**{f' at `{profile}`' if confirmed else ''}: one base run here has {n['params'] / 1e6:.2f}M parameters "
+    where = f" at `{profile}`" if confirmed else ""
+    lines.append(f"- **Scale**{where}: one base run here has {n['params'] / 1e6:.2f}M "
+                 f"parameters "
                  f"({times(n['paper_params'] / n['params'])} fewer than ALBERT-base's "
                  f"{n['paper_params'] / 1e6:.0f}M) and trains on {_count(n['tokens'])} "
                  f"tokens ({times(n['paper_tokens'] / n['tokens'])} fewer than the "
