@@ -695,6 +695,16 @@ def holm_tests(judged: pd.DataFrame) -> int:
 NOTED = ("confirm/equal-time", "confirm/sop", "confirm/dropout")  # what beside_notes covers
 
 
+def above_majority(runs: pd.DataFrame, accuracy: str):
+    """The runs' cue-free SOP accuracy (column ``accuracy``: the probe's or the head's)
+    minus the majority label's, in points, as a mean with its 95% t-interval over
+    seeds; None where the runs do not all carry it."""
+    from .stats import mean_interval
+    if not len(runs) or accuracy not in runs or runs[accuracy].isna().any():
+        return None
+    return mean_interval(100 * (runs[accuracy] - runs["sop_cuefree_majority"]))
+
+
 def beside_notes(frame: pd.DataFrame, store=None) -> list:
     """What amendment 1 reports beside the primary verdicts, read from the confirmatory
     runs: the equal-time seconds ratio of each seed with its machine and the
@@ -721,9 +731,8 @@ def beside_notes(frame: pd.DataFrame, store=None) -> list:
                      + (words if words else "5e-3 is within the ce margin of the best "
                         "rate") + ".")
     albert = frame[frame["condition"] == ALBERT]  # SOP-trained, and without dropout
-    if len(albert) and "sop_cuefree_accuracy_probe" in albert:
-        above = 100 * (albert["sop_cuefree_accuracy_probe"] - albert["sop_cuefree_majority"])
-        i = mean_interval(above)
+    i = above_majority(albert, "sop_cuefree_accuracy_probe")
+    if i is not None:
         notes.append(f"`confirm/sop` (amendment 1.4): the SOP-trained arm's cue-free SOP "
                      f"probe accuracy minus the majority label's, "
                      f"{interval_text(i.mean, i.low, i.high, 'points')} points over "
@@ -1138,4 +1147,5 @@ def status_text(claim: str, store=None) -> str:
             "box's result: ")
     if parts:
         return lead + "; ".join(parts) + "." + timing + notes
-    return lead + (timing + notes).strip() if (timing + notes).strip() else ""
+    rest = (timing + notes).strip()
+    return lead + rest if rest else ""

@@ -411,7 +411,9 @@ def side_note(row, numbered: bool = True) -> str:
 
 
 def _p(value: float) -> str:
-    return "< 0.001" if value < 0.001 else f"= {value:.2g}"
+    """'= 0.022' or '< 0.001': ``confirm._p``'s value after 'p' in a sentence."""
+    from .confirm import _p as p_value
+    return "< 0.001" if value < 0.001 else f"= {p_value(value)}"
 
 
 def holm_note(row) -> str:
@@ -433,14 +435,14 @@ def holm_note(row) -> str:
                 f"{_p(float(row['p_difference_holm']))} after Holm): any difference is "
                 f"probably small, but it is not shown to lie inside the "
                 f"±{margin:.{d}f} margin")
-    where = ("the whole 95% interval, " if -margin < low and high < margin
-             else "the 95% interval, ")
-    inside = ("lies inside" if -margin < low and high < margin else "reaches past")
+    inside = -margin < low and high < margin
+    where = (f"the whole 95% interval, [{low:+.{d}f}, {high:+.{d}f}], lies inside"
+             if inside else f"the 95% interval, [{low:+.{d}f}, {high:+.{d}f}], reaches past")
     side = "the paper's side" if row["verdict_holm"] == "reproduced" else "the other side"
     return (f"{tost}, while the difference test passes there too (p "
             f"{_p(float(row['p_difference_holm']))}). So after Holm the verdict is "
             f"\"{row['verdict_holm']}\": a real effect on {side}, and a small one: "
-            f"{where}[{low:+.{d}f}, {high:+.{d}f}], {inside} the ±{margin:.{d}f} margin. "
+            f"{where} the ±{margin:.{d}f} margin. "
             f"Holm's adjustment did not make the effect larger; it withheld only the "
             f"claim that it is smaller than the margin")
 
@@ -481,8 +483,9 @@ def confirmatory_rows(store=None) -> dict:
     from . import confirm
     if not confirm.complete(store):
         return {}
-    primary = confirm.confirmatory_families(store)["primary"]
-    caveats = confirm_caveats(store)
+    families = confirm.confirmatory_families(store)
+    primary = families["primary"]
+    caveats = confirm_caveats(store, families)
     out = {}
     for spec in confirm.PRIMARY:
         if spec.claim not in out:
@@ -512,26 +515,31 @@ def confirmatory_extras(store=None) -> dict:
     return out
 
 
-def confirm_caveats(store=None) -> dict:
+CUE_FREE_WORDS = (f"probes on {term('cue-free pairs')}, which hold no "
+                  f"{term('segment-cut cue')}")
+
+
+def confirm_caveats(store=None, families: dict | None = None) -> dict:
     """{claim: its confirmatory caveat}, once the design is complete ({} before: nothing
     is read): the SOP decision reads cue-free pairs; the equal-time one is a fixed step
     budget of ALBERT and BERT as configured, with the seeds' measured seconds ratio, the
     side a ratio below 1 favours (amendment 5.2; a reviewer: it shortchanges the wide
     model) and the learning-rate check's words where 5e-3 was not within the margin of
     the best rate (amendment 1.1). ``budget_only``: the claims whose median ratio lies
-    outside 0.9 to 1.1, so that their label says "fixed step budget"."""
+    outside 0.9 to 1.1, so that their label says "fixed step budget". ``families``: the
+    judged families where the caller has them (``confirm.confirmatory_families``)."""
     from . import confirm
     if not confirm.complete(store):
         return {}
-    out = {"sop_nsp": f"probes on {term('cue-free pairs')}, which hold no "
-                      f"{term('segment-cut cue')}", "budget_only": False}
+    families = families or confirm.confirmatory_families(store)
+    out = {"sop_nsp": CUE_FREE_WORDS, "budget_only": False}
     record = confirm.equal_time_record(store)
     try:
         frame = confirm.confirmatory_frame(store=store)
         ratios = confirm.time_ratios(frame)
     except confirm.NotComplete:  # no measurement or runs stored (a test's store)
         frame, ratios = pd.DataFrame(), pd.DataFrame()
-    out.update(sop_words(frame, store))
+    out.update(sop_words(frame, families))
     if record is not None and len(ratios):
         column = ratios["wide / BERT-style seconds"].astype(float)
         median, flagged = round(float(column.median()), 2), int(ratios["flagged"].sum())
@@ -541,7 +549,7 @@ def confirm_caveats(store=None) -> dict:
         budget = "; so this compares a fixed step budget, not equal time" \
             if out["budget_only"] else ""
         words = confirm.lr_check_words(store) or ""
-        size = _embedding_size_words(store)
+        size = _embedding_size_words(families)
         out["wall_clock"] = (
             f"the wide model (E 32, all shared, H 128) trained a fixed "
             f"{record['steps']:,} steps, timed for {term('equal time')} with the "
@@ -559,12 +567,11 @@ def confirm_caveats(store=None) -> dict:
     return out
 
 
-def _embedding_size_words(store=None) -> str:
+def _embedding_size_words(families: dict) -> str:
     """The equal-time comparison's confound (amendment 1.2), read from the secondary
-    decision ``explore/embedding-size``: what E 32 against E 64 alone is worth in the
-    not-shared model, and its share of the equal-time gap; '' where not judged."""
-    from . import confirm
-    families = confirm.confirmatory_families(store)
+    decision ``explore/embedding-size`` of the judged ``families``: what E 32 against
+    E 64 alone is worth in the not-shared model, and its share of the equal-time gap;
+    '' where not judged."""
     secondary, primary = families.get("secondary"), families["primary"]
     if secondary is None or "explore/embedding-size" not in secondary.index:
         return ""
@@ -585,21 +592,20 @@ def _embedding_size_words(store=None) -> str:
                    "reading of the gap, not a test of it")
 
 
-def sop_words(frame: pd.DataFrame, store=None) -> dict:
+def sop_words(frame: pd.DataFrame, families: dict | None = None) -> dict:
     """The SOP decision's caveat from its runs (two reviewers: "inconclusive" hid that
     neither model orders cue-free pairs): the SOP-trained arm's cue-free probe against
     the majority label (amendment 1.4's reading) and, where that interval holds 0, the
-    secondary decision on the original pairs, which keep the cut cue. {} where the runs
-    do not carry the cue-free evaluation."""
+    secondary decision on the original pairs, which keep the cut cue, from the judged
+    ``families`` (judged here where not given). {} where the runs do not carry the
+    cue-free evaluation."""
     from . import confirm
-    from .stats import mean_interval
     albert = frame[frame["condition"] == confirm.ALBERT] if len(frame) else frame
-    if not len(albert) or "sop_cuefree_accuracy_probe" not in albert:
+    above = confirm.above_majority(albert, "sop_cuefree_accuracy_probe")
+    if above is None:
         return {}
-    above = mean_interval(100 * (albert["sop_cuefree_accuracy_probe"]
-                                 - albert["sop_cuefree_majority"]))
     gain = interval_text(above.mean, above.low, above.high, "points")
-    pairs = f"probes on {term('cue-free pairs')}, which hold no {term('segment-cut cue')}"
+    pairs = CUE_FREE_WORDS
     if not above.low <= 0 <= above.high:
         return {"sop_nsp": f"{pairs}; the SOP-trained model's probe there is {gain} "
                            f"points above the majority label",
@@ -608,10 +614,9 @@ def sop_words(frame: pd.DataFrame, store=None) -> dict:
     # what was measured, no more (a reviewer: a frozen-encoder probe is not the model,
     # and amendment 1.4's reading was registered for "equivalent" or "contradicted");
     # the model's own SOP head, scored on the same pairs, answers the first point
+    own = (confirm.above_majority(albert, "sop_cuefree_accuracy_head")
+           if "sop_accuracy_head" in albert else None)
     head = albert.get("sop_cuefree_accuracy_head")
-    own = (mean_interval(100 * (head - albert["sop_cuefree_majority"]))
-           if head is not None and head.notna().all() and "sop_accuracy_head" in albert
-           else None)
     if own is not None and own.low <= 0:  # the head, too, no better than the majority
         text = (f"{pairs}. On them neither the SOP-trained model's frozen-encoder probe "
                 f"nor its own SOP head orders the pairs better than the majority label: "
@@ -627,7 +632,7 @@ def sop_words(frame: pd.DataFrame, store=None) -> dict:
             text += (f", while the model's own SOP head scores "
                      f"{interval_text(own.mean, own.low, own.high, 'points')} points "
                      f"above it")
-    secondary = confirm.confirmatory_families(store)["secondary"]
+    secondary = (families or confirm.confirmatory_families())["secondary"]
     if "explore/sop-cut-pairs" in secondary.index:
         cut = secondary.loc["explore/sop-cut-pairs"]
         text += (f"; on the original pairs, which keep the cue (secondary, exploratory), "
