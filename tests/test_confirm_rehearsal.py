@@ -162,6 +162,10 @@ def test_the_report_and_every_page_agree_on_each_verdict(rehearsal, tmp_path):
         assert f"**{reader.verdict_of(row)}**" in sentence
     assert glance.count(f"confirmatory, {len(K.CONFIRM_SEEDS)} fresh seeds") == len(rows)
     both = reader.at_a_glance(empty, "", line, rows, extras)
+    # each confirmatory verdict in the list carries its stage, as the boxes do
+    shown = [reader.in_chapter_sign(c, r) for c, r in rows.items()] + list(extras.values())
+    for row in shown:
+        assert f"{reader.numbers(row)}, {reader.short_stage(row)}" in both
     assert both.count(f"confirmatory, {len(K.CONFIRM_SEEDS)} fresh seeds") == \
         len(rows) + len(extras)
     table = reader.results_table(reader.with_confirmatory(empty))

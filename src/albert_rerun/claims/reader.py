@@ -167,6 +167,16 @@ def stage_words(row) -> str:
     return str(stage)
 
 
+def short_stage(row) -> str:
+    """'early training: weakest arm at 72%': the stage part of a judged row's
+    ``verdict_staged`` (the list on the first screen carries each verdict's stage, as
+    the boxes do), else ``stage_words``."""
+    staged = row.get("verdict_staged", "")
+    if isinstance(staged, str) and ", " in staged:
+        return staged.partition(", ")[2]
+    return stage_words(row)
+
+
 def book_verdict(row) -> str:
     """The book's verdict: Holm-adjusted, 'not testable at this scale' where gated."""
     return "not testable at this scale" if row["stage"] == GATED else row["verdict_holm"]
@@ -749,7 +759,8 @@ def at_a_glance(families: dict, chapters: str = "", confirm_line: str = "",
     for claim, h in HEADLINES.items():
         if claim in confirmed:  # the pre-registered test decides; the profile beside it
             row = in_chapter_sign(claim, confirmed[claim])
-            lead = f"confirmatory, {int(row['n_seeds'])} fresh seeds: {numbers(row)}"
+            lead = (f"confirmatory, {int(row['n_seeds'])} fresh seeds: {numbers(row)}, "
+                    f"{short_stage(row)}")
             beside = (f"`{profile}` (exploratory): {verdict_of(family.loc[h.key])}"
                       if h.key in family.index else "")
             # the box carries the whole caveat; the list the short one, but equal time
@@ -768,7 +779,7 @@ def at_a_glance(families: dict, chapters: str = "", confirm_line: str = "",
                 name = f"{EXTRA_NAMES[key]} ({chapter_link(chapters, CHAPTERS[claim])}"
                 groups.setdefault(book_verdict(row), []).append(
                     f"{name}; confirmatory, {int(row['n_seeds'])} fresh seeds; "
-                    f"{row['label']}: {numbers(row)})")
+                    f"{row['label']}: {numbers(row)}, {short_stage(row)})")
     judged = family[family["in_family"]] if "in_family" in family else family.iloc[:0]
     seeds = int(judged["n_seeds"].max()) if len(judged) else 0
     why = (f"{seeds} seeds per condition, Holm's adjustment over the profile's "
