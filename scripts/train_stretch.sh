@@ -19,6 +19,10 @@
 # worktree in a temporary folder; the package imported from it), so that every run
 # records a clean commit that descends from the registration, whatever is being edited
 # in this tree meanwhile; its results go to this tree's data/results/confirm/.
+#
+#   scripts/train_stretch.sh long-pilot 2     # the long pilot to 64x (claims.long_pilot)
+#
+# trains the same way, from a clean checkout, into data/results/long-pilot/.
 set -euo pipefail
 profile=${1:?usage: scripts/train_stretch.sh PROFILE HOURS}
 hours=${2:?usage: scripts/train_stretch.sh PROFILE HOURS}
@@ -32,7 +36,12 @@ store=data/results/$profile
 mkdir -p "$store/logs"
 log="$store/logs/stretch-$(date -u +%Y%m%dT%H%M%SZ).log"
 echo "stretch of $profile, budget $hours h, log $log"
-if [ "$profile" = confirm ]; then
+case $profile in
+  confirm) module=albert_rerun.claims.confirm ;;
+  long-pilot) module=albert_rerun.claims.long_pilot ;;
+  *) module= ;;
+esac
+if [ -n "$module" ]; then
   here=$(pwd)
   tree=$(mktemp -d "${TMPDIR:-/tmp}/albert-confirm-XXXXXX")
   git worktree add --detach "$tree" HEAD >/dev/null
@@ -41,7 +50,7 @@ if [ "$profile" = confirm ]; then
   ln -s "$here/data/cache" "$tree/data/cache" 2>/dev/null || true
   echo "training from a clean checkout of $(git rev-parse --short HEAD) in $tree"
   (cd "$tree" && PYTHONPATH="$tree/src" ALBERT_RERUN_RESULTS="$here/data/results" \
-     "$python" -m albert_rerun.claims.confirm train --hours "$hours" --fill) \
+     "$python" -m "$module" train --hours "$hours" --fill) \
      2>&1 | tee "$log"
 else
   "$python" -m albert_rerun.claims --profile "$profile" --hours "$hours" --fill 2>&1 | tee "$log"
@@ -50,7 +59,7 @@ if [ "${NO_COMMIT:-0}" = 1 ]; then exit 0; fi
 git add "$store"
 if [ -d "$store/checkpoints" ]; then git add -f "$store/checkpoints"; fi
 git add -u "$store"  # checkpoints of runs that finished since the last stretch are gone
-finished=$(grep -c '^\[\(pretrain\|confirm\)\] [0-9a-f]\{16\} {' "$log" || true)
+finished=$(grep -c '^\[\(pretrain\|confirm\|long-pilot\)\] [0-9a-f]\{16\} {' "$log" || true)
 stopped=$(grep -c 'stopped at the deadline' "$log" || true)
 git commit -m "$profile: a stretch of $hours h: $finished runs finished, $stopped stopped at \
 the deadline with checkpoints (log: $log)" -- "$store" || echo "nothing new to commit"
