@@ -21,8 +21,9 @@
 # in this tree meanwhile; its results go to this tree's data/results/confirm/.
 #
 #   scripts/train_stretch.sh long-pilot 2     # the long pilot to 64x (claims.long_pilot)
+#   scripts/train_stretch.sh ladder 2         # the compute ladder (book/ladder.md)
 #
-# trains the same way, from a clean checkout, into data/results/long-pilot/.
+# train the same way, from a clean checkout, into data/results/long-pilot/ and ladder/.
 set -euo pipefail
 profile=${1:?usage: scripts/train_stretch.sh PROFILE HOURS}
 hours=${2:?usage: scripts/train_stretch.sh PROFILE HOURS}
@@ -39,6 +40,7 @@ echo "stretch of $profile, budget $hours h, log $log"
 case $profile in
   confirm) module=albert_rerun.claims.confirm ;;
   long-pilot) module=albert_rerun.claims.long_pilot ;;
+  ladder) module=albert_rerun.claims.ladder ;;
   *) module= ;;
 esac
 if [ -n "$module" ]; then
@@ -59,7 +61,7 @@ if [ "${NO_COMMIT:-0}" = 1 ]; then exit 0; fi
 git add "$store"
 if [ -d "$store/checkpoints" ]; then git add -f "$store/checkpoints"; fi
 git add -u "$store"  # checkpoints of runs that finished since the last stretch are gone
-finished=$(grep -c '^\[\(pretrain\|confirm\|long-pilot\)\] [0-9a-f]\{16\} {' "$log" || true)
+finished=$(grep -c '^\[\(pretrain\|confirm\|long-pilot\|ladder [0-9]*x\)\] [0-9a-f]\{16\} {' "$log" || true)
 stopped=$(grep -c 'stopped at the deadline' "$log" || true)
 git commit -m "$profile: a stretch of $hours h: $finished runs finished, $stopped stopped at \
 the deadline with checkpoints (log: $log)" -- "$store" || echo "nothing new to commit"

@@ -21,6 +21,7 @@ from ..paths import repo_root
 from ..profiles import PROFILES
 from ..engine.provenance import record
 from .citation import write_citation_page
+from .ladder_page import write_ladder_parts
 from .preregistration import write_preregistration_parts
 
 KERNEL = "python3"
@@ -314,6 +315,7 @@ def main(argv=None) -> int:
     write_reader_pages(root, args.profile)
     write_citation_page(root)
     write_preregistration_parts(root)
+    write_ladder_parts(root)
     if not args.no_html:
         build_html(root, args.repository)
         print(f"book built: {root / '_build' / 'html' / 'index.html'}")

@@ -1,0 +1,101 @@
+"""The generated parts of book/ladder.md: the registration record, the progress (counts
+only), and the power table the seed counts were chosen on (from the stored design)."""
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+from ..claims import ladder as L
+
+RECORD = L.RECORD
+MAX = L.MAX_16X
+
+
+def record_text(root: Path) -> str:
+    path = root / RECORD
+    if not path.is_file():
+        return ("**Not yet registered**: no registration record "
+                f"(`{RECORD}`) is stored, and no ladder run may train.\n")
+    record = json.loads(path.read_text())
+    return (f"**Registered** at commit `{record['commit'][:7]}` on {record['date']}. "
+            f"The registered text's SHA-256 is `{record['sha256'][:16]}…`, and a test "
+            f"checks it at every build.\n")
+
+
+def progress_text(store=None) -> str:
+    """Runs stored per rung: counts, never an estimate."""
+    table = L.progress(store)
+    lines = ["**Progress**: counts only; no ladder estimate is computed before every run "
+             "of both trained rungs is stored.", "",
+             "| rung | runs | trained | evaluated |", "|---|---|---|---|"]
+    for rung, part in table.groupby("rung", sort=False):
+        lines.append(f"| {rung} ({L.RUNGS[rung]:,} steps, {len(L.SEEDS[rung])} seeds) | "
+                     f"{int(part['of'].sum())} | {int(part['trained'].sum())} | "
+                     f"{int(part['evaluated'].sum())} |")
+    lines.append(f"| 4x ({L.RUNGS['4x']:,} steps) | the confirmatory store, complete | | |")
+    return "\n".join(lines) + "\n"
+
+
+def _number(value, digits: int) -> str:
+    return "–" if value is None or not math.isfinite(value) else f"{value:+.{digits}f}"
+
+
+def _power(value) -> str:
+    return "–" if value is None or not math.isfinite(value) else f"{100 * value:.0f}%"
+
+
+def power_text(design: dict | None) -> str:
+    """The power table and the budget's choice, from the stored design."""
+    if design is None:
+        return "**Not yet designed**: `python -m albert_rerun.claims.ladder design`.\n"
+    b = design["budget"]
+    n16, needed = int(b["16x seeds"]), b["needed"]
+    lines = [f"| decision | 1x mean (SD) | 4x mean (SD) | slope (a) | slope (b) | power (a) "
+             f"at {n16} / {needed} 16x seeds | power (b) at {n16} / {needed} |",
+             "|---|---|---|---|---|---|---|"]
+    for key in [spec.key for spec in L.DECISIONS]:
+        row = design["plan"][key]
+        digits = 1 if row["unit"] == "points" else 3
+        sd = lambda v: "–" if v is None else f"{v:.{digits + (0 if digits == 1 else 1)}f}"
+        one = (f"{_number(row['1x mean'], digits)} ({sd(row['1x SD'])})"
+               if row["1x seeds"] else f"not measured ({sd(row['1x SD'])}, the 4x SD)")
+        lines.append(
+            f"| `{key}` ({row['unit']}) | {one} | {_number(row['4x mean'], digits)} "
+            f"({sd(row['4x SD'])}) | {_number(row['slope (a)'], digits + 1)} | "
+            f"{_number(row['slope (b)'], digits + 1)} | "
+            f"{_power(row[f'power (a) at {n16}'])} / {_power(row.get(f'power (a) at {needed}'))} | "
+            f"{_power(row[f'power (b) at {n16}'])} / {_power(row.get(f'power (b) at {needed}'))} |")
+    seen_keys = [k for k, r in design["plan"].items() if (r.get(f"power (b) at {n16}") or 0) >= 0.8]
+    seen = (" and ".join(f"`{k}`" for k in seen_keys) or "none") + (" alone" if len(seen_keys) == 1 else "")
+    under = " and ".join(f"`{k}`" for k in b["underpowered"]) or "none"
+    lines += ["", f"Slopes are per doubling of compute, in the decision's unit. Powers are "
+              f"at Holm's first step, with {int(b['1x seeds'])} seeds at 1x.", "",
+              f"**The seeds.** The rule needs {needed} seeds at 16x. The budget holds "
+              f"{b['affordable']}. So the ladder trains **{n16} seeds at 16x and "
+              f"{int(b['1x seeds'])} at 1x**: {b['hours']:.1f} CPU-hours in all, against a "
+              f"limit of {b['limit']:.1f}. The long pilot takes {b['pilot hours']:.1f} of "
+              f"them, a 1x seed {b['1x hours a seed']:.2f} and a 16x seed "
+              f"{b['16x hours a seed']:.1f}.", "",
+              f"**What the cap costs** is the gap between the two figures in each power "
+              f"column. Even {MAX} seeds at 16x would not give 80% at slope (a) to {under} "
+              f"(SOP has no slope (a): its 1x mean was never measured). Their slopes will "
+              f"most likely read \"no trend shown\". At slope (b), a change of one margin "
+              f"over the ladder, {seen} {'reaches' if len(seen_keys) == 1 else 'reach'} 80% "
+              f"at {n16} seeds."]
+    return "\n".join(lines) + "\n"
+
+
+def write_ladder_parts(root: Path) -> list:
+    """book/_generated/ladder-{record,progress,power}.md."""
+    from ..paths import repo_root
+    generated = root / "book" / "_generated"
+    generated.mkdir(parents=True, exist_ok=True)
+    parts = {"record": record_text(repo_root()), "progress": progress_text(),
+             "power": power_text(L.stored_design())}
+    paths = []
+    for name, text in parts.items():
+        path = generated / f"ladder-{name}.md"
+        path.write_text(text)
+        paths.append(path)
+    return paths

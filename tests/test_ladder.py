@@ -1,0 +1,153 @@
+"""The compute ladder's design (claims.ladder): the registered rungs, arms, seeds, the
+seed rule's inputs as stored, the stopping rule and the forecast's order."""
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from albert_rerun.claims import confirm, ladder as L, long_pilot
+from albert_rerun.claims import conditions as C
+from albert_rerun.engine.store import config_hash
+from albert_rerun.paths import repo_root
+
+
+def test_every_rung_is_the_confirmatory_recipe_on_its_own_schedule():
+    registered = confirm.conditions(L.wide_steps("4x"))
+    for rung in ("1x", "16x"):
+        for arm, c in L.configs(rung).items():
+            r = registered[arm]
+            steps = L.wide_steps(rung) if arm == confirm.WIDE else L.RUNGS[rung]
+            assert (c.max_steps, c.warmup_steps, c.curve_every) == (
+                steps, max(2, steps // 20), max(1, steps // 8))
+            back = C.with_steps(c, r.max_steps)
+            assert config_hash(back.to_dict()) == config_hash(r.to_dict())
+    assert set(L.configs("1x")) == set(L.ARMS) and len(L.ARMS) == 8
+    # the 4x rung is the confirmatory store's configs themselves
+    assert {a: config_hash(c.to_dict()) for a, c in L.configs("4x").items()} == {
+        a: config_hash(registered[a].to_dict()) for a in L.ARMS}
+
+
+def test_equal_time_is_the_registered_ratio_at_every_rung():
+    ratio = L.wide_steps("4x") / L.RUNGS["4x"]
+    for rung in ("1x", "16x"):
+        assert L.wide_steps(rung) == round(L.RUNGS[rung] * ratio)
+    assert L.X == {"1x": 0.0, "4x": 2.0, "16x": 4.0}
+
+
+def _stored_seeds():
+    seeds = set()
+    for path in (repo_root() / "data" / "results").glob("*/pretrain/*.json"):
+        seeds.add(json.loads(path.read_text())["config"]["seed"])
+    return seeds
+
+
+def test_the_seeds_are_fresh_and_the_counts_are_the_stored_rules():
+    fresh = set(L.SEEDS["1x"]) | set(L.SEEDS["16x"])
+    ladder = {run["config"]["seed"] for run in L.stored_runs()}
+    assert not fresh & (_stored_seeds() - ladder)
+    assert not fresh & set(confirm.CONFIRM_SEEDS) and long_pilot.SEED not in fresh
+    assert not set(L.SEEDS["1x"]) & set(L.SEEDS["16x"])
+    budget = L.stored_design()["budget"]
+    assert (len(L.SEEDS["1x"]), len(L.SEEDS["16x"])) == (budget["1x seeds"],
+                                                         budget["16x seeds"])
+    assert budget["hours"] <= budget["limit"] == pytest.approx(
+        L.BUDGET_HOURS * (1 + L.BUDGET_TOLERANCE))
+
+
+def test_the_plan_is_seed_major_with_a_control_after_each_seed():
+    runs = L.planned("1x")
+    assert len(runs) == 9 * len(L.SEEDS["1x"])
+    seeds = [c.seed for c in runs]
+    assert seeds == sorted(seeds)
+    assert all(runs[k].max_steps == 0 for k in range(8, len(runs), 9))
+    with pytest.raises(ValueError, match="confirmatory store"):
+        L.planned("4x")
+
+
+def test_the_budget_rule_picks_the_16x_seeds_first_then_fills_the_1x_rung():
+    plan = pd.DataFrame({f"power (a) at {n}": [p, q] for n, p, q in
+                         [(3, .5, .1), (4, .85, .2), (5, .95, .3), (8, .99, .4)]},
+                        index=["reachable", "never"])
+    cost = {"pilot": 10.0, "per seed": {"1x": 1.0, "16x": 10.0}}
+    b = L.budget(plan, cost)  # limit 57.75: 10 + 6 + 4 x 10 = 56 fits, 5 do not
+    assert (b["needed"], b["affordable"], b["16x seeds"], b["1x seeds"]) == (4, 4, 4, 7)
+    assert b["underpowered"] == ["never"]
+    rich = L.budget(plan, {"pilot": 0.0, "per seed": {"1x": 0.1, "16x": 1.0}})
+    assert (rich["16x seeds"], rich["1x seeds"]) == (4, 11)
+
+
+def test_the_stored_design_is_what_the_code_computes():
+    stored = L.stored_design()
+    again = L.design()
+    assert L.json_records(pd.DataFrame(again["plan"]).T.astype(object)) == stored["plan"]
+    assert again["budget"]["16x seeds"] == stored["budget"]["16x seeds"]
+
+
+def test_nothing_is_estimated_before_the_store_is_complete(tmp_path):
+    with pytest.raises(confirm.NotComplete, match="1x rung is not complete"):
+        L.trend_family(tmp_path)
+    with pytest.raises(confirm.NotComplete, match="no forecast"):
+        L.forecast(tmp_path)
+    table = L.progress(tmp_path)
+    assert set(table.columns) == {"rung", "arm", "trained", "evaluated", "of"}
+    assert table["trained"].sum() == 0
+
+
+def test_the_reading_follows_the_sign_and_holm():
+    assert L.trend_reading(0.1, 0.01, +1) == L.TOWARD
+    assert L.trend_reading(-0.1, 0.01, +1) == L.AWAY
+    assert L.trend_reading(-0.1, 0.01, -1) == L.TOWARD
+    assert L.trend_reading(0.1, 0.2, +1) == L.NO_TREND
+
+
+def test_the_analysis_on_complete_rungs(monkeypatch):
+    """trend_family on synthetic rungs: each decision's slope, Holm over five."""
+    rng = np.random.default_rng(0)
+
+    def fake_frame(rung, store=None, require=True):
+        rows = []
+        for seed in L.SEEDS[rung]:
+            base = rng.normal(6.0, 0.01)
+            for arm in L.ARMS:
+                # equal time and sharing cost grow with compute; the rest stand still
+                grow = L.X[rung] * (0.05 if arm in (confirm.WIDE, confirm.ALL64) else 0)
+                rows.append({"condition": arm, "seed": seed,
+                             confirm.CE: base + grow + rng.normal(0, 0.01),
+                             "sop_cuefree_probe_correct": "".join(
+                                 rng.choice(["0", "1"], 200))})
+        return pd.DataFrame(rows)
+
+    monkeypatch.setattr(L, "rung_frame", fake_frame)
+    monkeypatch.setattr(L, "rung_complete", lambda rung, store=None: True)
+    table = L.trend_family(store=None)
+    assert list(table.index) == [s.key for s in L.DECISIONS]
+    assert table.loc["confirm/sharing-cost", "slope"] == pytest.approx(0.05, abs=0.01)
+    assert table.loc["confirm/sharing-cost", "reading"] == L.TOWARD
+    assert table.loc["confirm/equal-time", "reading"] == L.AWAY  # the paper's sign is -
+    assert table.loc["confirm/dropout", "reading"] == L.NO_TREND
+    assert (table["p holm"] >= table["p"]).all()
+
+
+def test_no_ladder_run_trains_before_the_registration():
+    problem = L.registration_problem()
+    if L.registration() is None:
+        assert "is not stored" in problem
+    else:
+        assert problem == ""
+
+
+def test_every_stored_ladder_run_descends_from_the_registration_and_16x_from_the_forecast():
+    assert L.provenance_problems(L.stored_runs()) == []
+
+
+def test_a_run_without_a_registration_or_a_16x_run_before_the_forecast_is_flagged(
+        monkeypatch):
+    run = {"hash": "abc", "config": {"max_steps": L.RUNGS["16x"]},
+           "provenance": {"git_commit": "0" * 40}}
+    monkeypatch.setattr(L, "registration", lambda: None)
+    assert L.provenance_problems([run]) == ["abc: stored before the registration"]
+    head = confirm._git("rev-parse", "HEAD").stdout.strip()
+    problems = L.provenance_problems([run], {"commit": head})
+    assert any("does not descend from the registration" in p for p in problems)
+    assert any("forecast" in p for p in problems)

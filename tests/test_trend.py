@@ -1,0 +1,84 @@
+"""The slope over rungs (claims.trend): least squares over seeds, Welch's error."""
+import numpy as np
+import pytest
+from scipy import stats as st
+
+from albert_rerun.claims import trend
+
+
+def test_the_slope_is_the_least_squares_line_through_every_seed():
+    rng = np.random.default_rng(0)
+    groups = {0: rng.normal(0, 1, 11), 2: rng.normal(1, 2, 11), 4: rng.normal(2, 3, 3)}
+    x = np.concatenate([[k] * len(v) for k, v in groups.items()])
+    y = np.concatenate(list(groups.values()))
+    assert trend.slope(groups).estimate == pytest.approx(np.polyfit(x, y, 1)[0])
+
+
+def test_with_two_rungs_it_is_welchs_t_test_scaled_by_the_step_in_x():
+    rng = np.random.default_rng(1)
+    a, b = rng.normal(0, 1, 11), rng.normal(0.8, 3, 4)
+    s = trend.slope({0: a, 2: b}, df="welch")
+    welch = st.ttest_ind(b, a, equal_var=False)
+    assert s.estimate == pytest.approx((b.mean() - a.mean()) / 2)
+    assert s.p == pytest.approx(welch.pvalue)
+    assert s.df == pytest.approx(welch.df)
+    low, high = welch.confidence_interval()
+    assert (s.low, s.high) == pytest.approx((low / 2, high / 2))
+    # the registered rule keeps Welch's error and takes the fewest seeds' df (Hsu)
+    hsu = trend.slope({0: a, 2: b})
+    assert (hsu.estimate, hsu.se, hsu.df) == pytest.approx((s.estimate, s.se, 3))
+    assert hsu.p > s.p and hsu.low < s.low
+
+
+def test_the_registered_df_keeps_its_level_where_welchs_does_not():
+    # 11, 11 and 3 seeds, the 3-seed rung three times as noisy: Welch's df reject a true
+    # zero slope too often at 1%; the fewest seeds' df do not
+    xs, ns, sds = (0, 2, 4), (11, 11, 3), (1.0, 1.0, 3.0)
+    welch = trend.slope_power(xs, ns, sds, 0.0, 0.01, 50000, df="welch")
+    hsu = trend.slope_power(xs, ns, sds, 0.0, 0.01, 50000)
+    assert welch > 0.02 and hsu <= 0.01
+    with pytest.raises(ValueError, match="df must be"):
+        trend.slope({0: [1, 2], 2: [3, 4]}, df="pooled")
+
+
+def test_a_noisy_rung_widens_the_interval_a_quiet_one_does_not_hide_it():
+    quiet = {0: np.array([0.0, 0.1, -0.1]), 2: np.array([1.0, 1.1, 0.9]),
+             4: np.array([2.0, 2.1, 1.9])}
+    noisy = {**quiet, 4: np.array([0.0, 4.0, 2.0])}
+    assert trend.slope(noisy).se > 3 * trend.slope(quiet).se
+    assert trend.slope(quiet).low > 0
+
+
+def test_bad_rungs_are_refused():
+    with pytest.raises(ValueError, match="two or more rungs"):
+        trend.slope({0: [1, 2]})
+    with pytest.raises(ValueError, match="two or more finite"):
+        trend.slope({0: [1, 2], 2: [3]})
+
+
+def test_the_forecast_carries_the_line_and_its_interval_holds_the_truth_95_percent():
+    first, second = np.array([0.0, 0.2, 0.1]), np.array([1.0, 1.3, 0.9, 1.1])
+    f = trend.extrapolate(first, second, 0, 2, 4, n=3)
+    assert f.estimate == pytest.approx(2 * second.mean() - first.mean())
+    assert f.assumed_sd == pytest.approx(max(first.std(ddof=1), second.std(ddof=1)))
+    # coverage: simulate rungs on a true line with one SD, forecast the third rung's mean
+    rng = np.random.default_rng(2)
+    hits = 0
+    for _ in range(2000):
+        a, b, c = (rng.normal(m, 1.0, n) for m, n in ((0, 11), (1, 11), (2, 3)))
+        hits += trend.extrapolate(a, b, 0, 2, 4, n=3).covers(c.mean())
+    assert 0.93 < hits / 2000 < 0.985
+
+
+def test_the_simulated_power_is_the_size_at_no_slope_and_grows_with_it():
+    xs, ns, sds = (0, 2, 4), (11, 11, 3), (1.0, 1.0, 1.0)
+    assert trend.slope_power(xs, ns, sds, 0.0, 0.05, df="welch") == pytest.approx(
+        0.05, abs=0.01)  # equal spreads: Welch's df hold their level
+    assert trend.slope_power(xs, ns, sds, 0.0, 0.05) < 0.05
+    small, large = (trend.slope_power(xs, ns, sds, s, 0.01) for s in (0.1, 3.0))
+    assert small < large and large > 0.8
+    # the simulation is the test itself: it agrees with repeating the test on draws
+    rng = np.random.default_rng(3)
+    rejected = np.mean([trend.slope({x: rng.normal(0.3 * x, 1.0, n) for x, n in
+                                     zip(xs, ns)}).p < 0.01 for _ in range(3000)])
+    assert trend.slope_power(xs, ns, sds, 0.3, 0.01) == pytest.approx(rejected, abs=0.03)
