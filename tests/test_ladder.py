@@ -151,3 +151,20 @@ def test_a_run_without_a_registration_or_a_16x_run_before_the_forecast_is_flagge
     problems = L.provenance_problems([run], {"commit": head})
     assert any("does not descend from the registration" in p for p in problems)
     assert any("forecast" in p for p in problems)
+
+
+def test_order_counts_as_learned_at_the_first_rung_with_an_interval_above_zero(monkeypatch):
+    def fake_frame(rung, store=None, require=True):
+        above = {"1x": 0.0, "4x": 0.0, "16x": 0.08}[rung]
+        rows = [{"condition": confirm.ALBERT, "seed": s, "sop_cuefree_majority": 0.5,
+                 "sop_cuefree_accuracy_probe": 0.5 + above + 0.01 * ((s % 3) - 1),
+                 "sop_cuefree_accuracy_head": 0.5 + 0.01 * ((s % 3) - 1)}
+                for s in L.SEEDS[rung]]
+        return pd.DataFrame(rows)
+
+    monkeypatch.setattr(L, "rung_frame", fake_frame)
+    monkeypatch.setattr(L, "rung_complete", lambda rung, store=None: True)
+    table = L.sop_by_rung()
+    assert list(table["order learned"]) == [False, False, True]
+    assert L.first_rung_learning_order(table) == "16x"
+    assert table.loc["16x", "probe mean"] == pytest.approx(8.0, abs=0.5)

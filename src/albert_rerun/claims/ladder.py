@@ -368,6 +368,36 @@ def trend_family(store=None) -> pd.DataFrame:
     return table
 
 
+def sop_by_rung(store=None) -> pd.DataFrame:
+    """Descriptive, per rung: the SOP-trained (ALBERT-style) model's cue-free SOP probe
+    and own SOP head, each minus the majority label in points, with 95% t-intervals over
+    seeds (``confirm.above_majority``), and whether either interval lies wholly above
+    zero (order learned). Only once the ladder is complete, like the slopes."""
+    for rung in ("1x", "16x"):
+        if not rung_complete(rung, store):
+            raise NotComplete(f"the {rung} rung is not complete")
+    rows = []
+    for rung in RUNGS:
+        frame = rung_frame(rung, store)
+        albert = frame[frame["condition"] == confirm.ALBERT]
+        row = {"rung": rung}
+        for name, column in (("probe", "sop_cuefree_accuracy_probe"),
+                             ("head", "sop_cuefree_accuracy_head")):
+            i = confirm.above_majority(albert, column)
+            row.update({f"{name} mean": i.mean if i else math.nan,
+                        f"{name} low": i.low if i else math.nan,
+                        f"{name} high": i.high if i else math.nan})
+        row["order learned"] = bool(row["probe low"] > 0 or row["head low"] > 0)
+        rows.append(row)
+    return pd.DataFrame(rows).set_index("rung")
+
+
+def first_rung_learning_order(table: pd.DataFrame) -> str | None:
+    """The first rung at which order counts as learned (``sop_by_rung``), or None."""
+    learned = [rung for rung, ok in table["order learned"].items() if ok]
+    return learned[0] if learned else None
+
+
 TOWARD, AWAY, NO_TREND = ("moves toward the paper's sign", "moves away from the paper's sign",
                           "no trend shown")
 

@@ -1,0 +1,71 @@
+"""Plain readings: one short phrase for a decision, from one rule.
+
+A registered verdict ("reproduced", "equivalent", "inconclusive", ...) is kept as
+registered. Beside it a reader gets one plain reading from a small fixed vocabulary,
+``READINGS``, defined on the how-to-read page. ``plain_reading`` maps a decision's
+numbers to it:
+
+- "on the paper's side" or "on the other side" means the difference test rejects no
+  difference, after Holm's adjustment where the decision is in a family, with the
+  estimate on that side;
+- "inside the margin" means the whole 95% interval lies within plus or minus the margin;
+- where the paper says there is no difference, it holds when the interval lies inside
+  the margin;
+- a failed measured premise (for example "neither model orders cue-free pairs") makes a
+  decision not testable, whatever its numbers say.
+"""
+from __future__ import annotations
+
+import math
+
+HOLDS = "holds here"
+TINY = "holds here, but tiny"
+REVERSED = "reversed here"
+REVERSED_TINY = "reversed here, but tiny"
+NO_DIFFERENCE = "no difference here"
+UNDECIDED = "undecided"
+NOT_TESTABLE = "not testable here"
+DIFFERS = "does not hold here"  # the paper says no difference; the data show one
+
+READINGS = {
+    HOLDS: "the difference is on the paper's side and reaches beyond the margin",
+    TINY: "the difference is on the paper's side, and its whole interval lies inside "
+          "the margin: real, but smaller than the book counts as mattering",
+    REVERSED: "the difference is on the other side from the paper's and reaches beyond "
+              "the margin",
+    REVERSED_TINY: "the difference is on the other side, and its whole interval lies "
+                   "inside the margin",
+    NO_DIFFERENCE: "no difference is shown, and the whole interval lies inside the "
+                   "margin around zero",
+    UNDECIDED: "no difference is shown, and the interval reaches past the margin: the "
+               "data cannot tell",
+    NOT_TESTABLE: "a measured premise of the comparison fails, so its numbers do not "
+                  "answer the question (the reason is given)",
+    DIFFERS: "the paper finds no difference; here there is one, beyond the margin",
+}
+
+
+def plain_reading(estimate: float, low: float, high: float, margin: float,
+                  paper_sign: int, p_difference: float, alpha: float = 0.05,
+                  premise: str = "") -> str:
+    """The plain reading of one decision. ``p_difference``: the difference test's p,
+    Holm-adjusted where the decision is in a family; ``premise``: why the comparison
+    is not testable ("" when its premises hold)."""
+    if premise:
+        return f"{NOT_TESTABLE}: {premise}"
+    if paper_sign not in (-1, 0, 1):
+        raise ValueError(f"paper_sign must be -1, 0 or +1, got {paper_sign!r}")
+    values = (estimate, low, high, margin, p_difference)
+    if any(isinstance(v, bool) or not isinstance(v, (int, float)) or math.isnan(v)
+           for v in values):
+        raise ValueError(f"the numbers must be real, got {values!r}")
+    if not low <= estimate <= high or margin < 0:
+        raise ValueError(f"need low <= estimate <= high and a margin >= 0, got {values!r}")
+    inside = -margin <= low and high <= margin
+    if paper_sign == 0:  # the paper says no difference: it holds inside the margin
+        return HOLDS if inside else DIFFERS if p_difference < alpha else UNDECIDED
+    if not p_difference < alpha or estimate == 0:
+        return NO_DIFFERENCE if inside else UNDECIDED
+    if (estimate > 0) == (paper_sign > 0):
+        return TINY if inside else HOLDS
+    return REVERSED_TINY if inside else REVERSED

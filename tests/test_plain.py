@@ -1,0 +1,42 @@
+"""Plain readings (claims.plain), case by case, on the confirmatory numbers' shapes."""
+import pytest
+
+from albert_rerun.claims import plain as P
+
+
+@pytest.mark.parametrize("numbers, expected", [
+    # sharing cost: on the paper's side, far past the margin
+    ((0.147, 0.097, 0.197, 0.027, +1, 0.0001), P.HOLDS),
+    # dropout: on the paper's side, the whole interval inside the margin
+    ((0.022, 0.0174, 0.0267, 0.0269, +1, 0.0001), P.TINY),
+    # equal time: the other side, past the margin
+    ((0.358, 0.309, 0.406, 0.027, -1, 0.0001), P.REVERSED),
+    ((-0.01, -0.015, -0.005, 0.027, +1, 0.001), P.REVERSED_TINY),
+    # asymmetry: the interval holds 0 and crosses the margin
+    ((-0.012, -0.025, 0.001, 0.0108, +1, 0.07), P.UNDECIDED),
+    ((0.001, -0.004, 0.006, 0.0108, +1, 0.6), P.NO_DIFFERENCE),
+    # significant at 5% but not after Holm: what the family says is what the reader reads
+    ((-0.23, -0.46, -0.001, 0.25, +1, 0.3), P.UNDECIDED),
+    # the paper says no difference
+    ((0.014, -0.003, 0.031, 0.0108, 0, 0.1), P.UNDECIDED),
+    ((0.002, -0.004, 0.006, 0.0108, 0, 0.5), P.HOLDS),
+    ((0.05, 0.03, 0.07, 0.0108, 0, 0.001), P.DIFFERS),
+])
+def test_each_case(numbers, expected):
+    assert P.plain_reading(*numbers) == expected
+
+
+def test_a_failed_premise_wins_over_the_numbers():
+    reading = P.plain_reading(0.3, -1.5, 2.1, 2.0, +1, 0.7,
+                              premise="neither model orders cue-free pairs")
+    assert reading == "not testable here: neither model orders cue-free pairs"
+
+
+def test_every_reading_is_defined_once_and_bad_numbers_are_refused():
+    assert len(P.READINGS) == len(set(P.READINGS.values())) == 8
+    with pytest.raises(ValueError, match="paper_sign"):
+        P.plain_reading(0.1, 0, 0.2, 0.05, 2, 0.01)
+    with pytest.raises(ValueError, match="low <= estimate"):
+        P.plain_reading(0.3, 0, 0.2, 0.05, 1, 0.01)
+    with pytest.raises(ValueError, match="real"):
+        P.plain_reading(float("nan"), 0, 0.2, 0.05, 1, 0.01)
