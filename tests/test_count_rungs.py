@@ -99,3 +99,13 @@ def test_the_stored_rung_is_what_the_code_computes_on_the_common_held_out_set(tm
     # a two-sided table of counts reads more than the left one
     assert committed["rung"]["two_sided_loss_at_mask"] < committed["one_sided"][
         "bigram_loss_at_mask"]
+
+
+def test_a_model_stands_worse_level_or_better_than_the_counts_by_two_standard_errors():
+    from albert_rerun.claims import count_rungs as R
+    rung = {"two_sided_loss_at_mask": 5.71, "two_sided_loss_se": 0.02}
+    assert R.standing(6.044, rung) == R.WORSE
+    assert R.standing(5.73, rung) == R.LEVEL
+    assert R.standing(5.60, rung) == R.BETTER
+    with pytest.raises(ValueError):
+        R.standing(float("nan"), rung)
