@@ -105,7 +105,7 @@ def test_the_analysis_on_complete_rungs(monkeypatch):
     """trend_family on synthetic rungs: each decision's slope, Holm over five."""
     rng = np.random.default_rng(0)
 
-    def fake_frame(rung, store=None, require=True):
+    def fake_frame(rung, store=None, seeds=None):
         rows = []
         for seed in L.SEEDS[rung]:
             base = rng.normal(6.0, 0.01)
@@ -119,7 +119,7 @@ def test_the_analysis_on_complete_rungs(monkeypatch):
         return pd.DataFrame(rows)
 
     monkeypatch.setattr(L, "rung_frame", fake_frame)
-    monkeypatch.setattr(L, "rung_complete", lambda rung, store=None: True)
+    monkeypatch.setattr(L, "rung_complete", lambda rung, store=None, seeds=None: True)
     table = L.trend_family(store=None)
     assert list(table.index) == [s.key for s in L.DECISIONS]
     assert table.loc["confirm/sharing-cost", "slope"] == pytest.approx(0.05, abs=0.01)
@@ -127,6 +127,32 @@ def test_the_analysis_on_complete_rungs(monkeypatch):
     assert table.loc["confirm/equal-time", "reading"] == L.AWAY  # the paper's sign is -
     assert table.loc["confirm/dropout", "reading"] == L.NO_TREND
     assert (table["p holm"] >= table["p"]).all()
+    # the segments and the curvature, descriptive: a straight line has none
+    assert table.loc["confirm/sharing-cost", "1x-4x"] == pytest.approx(0.05, abs=0.01)
+    assert table.loc["confirm/sharing-cost", "4x-16x"] == pytest.approx(0.05, abs=0.01)
+    assert abs(table.loc["confirm/sharing-cost", "curvature"]) < 0.03
+
+
+def test_a_diverged_run_is_listed_once_and_any_other_failure_is_left_to_resume(
+        tmp_path, monkeypatch):
+    monkeypatch.setenv("ALBERT_RERUN_RESULTS", str(tmp_path))
+    L.record_divergence("abc", "FloatingPointError: the run diverged by step 900")
+    L.record_divergence("def", "OSError: disk full")
+    assert L.diverged() == {"abc": "FloatingPointError: the run diverged by step 900"}
+
+
+def test_an_early_end_analyses_only_a_long_enough_run_of_whole_seeds(monkeypatch):
+    done = {"1x": set(L.SEEDS["1x"]), "16x": set(L.SEEDS["16x"][:2]) | {L.SEEDS["16x"][3]}}
+    monkeypatch.setattr(L, "rung_complete", lambda rung, store=None, seeds=None:
+                        set(seeds or L.SEEDS[rung]) <= done[rung])
+    assert L.complete_prefix("16x") == L.SEEDS["16x"][:2]
+    with pytest.raises(confirm.NotComplete):
+        L._analysed_seeds(None, early_end=True)  # 2 whole seeds: fewer than 3
+    done["16x"].add(L.SEEDS["16x"][2])
+    done["16x"].discard(L.SEEDS["16x"][3])
+    assert L._analysed_seeds(None, early_end=True)["16x"] == L.SEEDS["16x"][:3]
+    with pytest.raises(confirm.NotComplete):
+        L._analysed_seeds(None, early_end=False)
 
 
 def test_no_ladder_run_trains_before_the_registration():
@@ -154,7 +180,7 @@ def test_a_run_without_a_registration_or_a_16x_run_before_the_forecast_is_flagge
 
 
 def test_order_counts_as_learned_at_the_first_rung_with_an_interval_above_zero(monkeypatch):
-    def fake_frame(rung, store=None, require=True):
+    def fake_frame(rung, store=None, seeds=None):
         above = {"1x": 0.0, "4x": 0.0, "16x": 0.08}[rung]
         rows = [{"condition": confirm.ALBERT, "seed": s, "sop_cuefree_majority": 0.5,
                  "sop_cuefree_accuracy_probe": 0.5 + above + 0.01 * ((s % 3) - 1),
@@ -163,7 +189,7 @@ def test_order_counts_as_learned_at_the_first_rung_with_an_interval_above_zero(m
         return pd.DataFrame(rows)
 
     monkeypatch.setattr(L, "rung_frame", fake_frame)
-    monkeypatch.setattr(L, "rung_complete", lambda rung, store=None: True)
+    monkeypatch.setattr(L, "rung_complete", lambda rung, store=None, seeds=None: True)
     table = L.sop_by_rung()
     assert list(table["order learned"]) == [False, False, True]
     assert L.first_rung_learning_order(table) == "16x"

@@ -37,6 +37,31 @@ def progress_text(store=None) -> str:
     return "\n".join(lines) + "\n"
 
 
+def rungs_text() -> str:
+    """The rungs: steps, tokens a run, passes over the training split, seeds, source."""
+    from ..claims import long_pilot
+    from ..data.corpus import tokenize_split
+    from ..data.tokenizer import Tokenizer
+    base = L.configs("4x")[L.confirm.ALBERT]
+    per_step = base.batch_size * base.max_seq_length
+    corpus = len(tokenize_split("train", Tokenizer()).tokens)
+    source = {"1x": "trained for this study", "4x": "the confirmatory store, as stored",
+              "16x": "trained for this study"}
+    lines = ["| rung | steps | tokens a run | passes over the training split | seeds | "
+             "source |", "|---|---|---|---|---|---|"]
+    rows = [(rung, steps, L.SEEDS[rung], source[rung]) for rung, steps in L.RUNGS.items()]
+    rows.append(("long pilot (64x)", long_pilot.STEPS, (long_pilot.SEED,),
+                 "exploratory, outside the family"))
+    for name, steps, seeds, where in rows:
+        tokens = steps * per_step
+        seed_text = (f"{seeds[0]} to {seeds[-1]} ({len(seeds)})" if len(seeds) > 1
+                     else f"{seeds[0]} (1)")
+        lines.append(f"| {name} | {steps:,} | about {tokens / 1e6:.1f}M | "
+                     f"{tokens / corpus:.1f} | {seed_text} | {where} |")
+    return "\n".join(lines) + (f"\n\nThe training split holds {corpus / 1e6:.2f}M tokens, so "
+                               f"the upper rungs see it many times over.\n")
+
+
 def _number(value, digits: int) -> str:
     return "–" if value is None or not math.isfinite(value) else f"{value:+.{digits}f}"
 
@@ -51,9 +76,11 @@ def power_text(design: dict | None) -> str:
         return "**Not yet designed**: `python -m albert_rerun.claims.ladder design`.\n"
     b = design["budget"]
     n16, needed = int(b["16x seeds"]), b["needed"]
+    strict = int(b["strict affordable"])
     lines = [f"| decision | 1x mean (SD) | 4x mean (SD) | slope (a) | slope (b) | power (a) "
-             f"at {n16} / {needed} 16x seeds | power (b) at {n16} / {needed} |",
-             "|---|---|---|---|---|---|---|"]
+             f"at {strict} / {n16} / {needed} 16x seeds | power (a), 16x SD twice the 4x, "
+             f"at {n16} | power (a), 11 seeds at 1x, at {n16} | power (b) at {n16} / "
+             f"{needed} |", "|---|---|---|---|---|---|---|---|---|"]
     for key in [spec.key for spec in L.DECISIONS]:
         row = design["plan"][key]
         digits = 1 if row["unit"] == "points" else 3
@@ -64,7 +91,10 @@ def power_text(design: dict | None) -> str:
             f"| `{key}` ({row['unit']}) | {one} | {_number(row['4x mean'], digits)} "
             f"({sd(row['4x SD'])}) | {_number(row['slope (a)'], digits + 1)} | "
             f"{_number(row['slope (b)'], digits + 1)} | "
+            f"{_power(row.get(f'power (a) at {strict}'))} / "
             f"{_power(row[f'power (a) at {n16}'])} / {_power(row.get(f'power (a) at {needed}'))} | "
+            f"{_power(row.get(f'power (a), 16x SD twice the 4x, at {n16}'))} | "
+            f"{_power(row.get(f'power (a), 11 at 1x, at {n16}'))} | "
             f"{_power(row[f'power (b) at {n16}'])} / {_power(row.get(f'power (b) at {needed}'))} |")
     seen_keys = [k for k, r in design["plan"].items() if (r.get(f"power (b) at {n16}") or 0) >= 0.8]
     seen = (" and ".join(f"`{k}`" for k in seen_keys) or "none") + (" alone" if len(seen_keys) == 1 else "")
@@ -77,8 +107,14 @@ def power_text(design: dict | None) -> str:
               f"limit of {b['limit']:.1f}. The long pilot takes {b['pilot hours']:.1f} of "
               f"them, a 1x seed {b['1x hours a seed']:.2f} and a 16x seed "
               f"{b['16x hours a seed']:.1f}.", "",
-              f"**What the cap costs** is the gap between the two figures in each power "
-              f"column. Even {MAX} seeds at 16x would not give 80% at slope (a) to {under} "
+              f"**How the budget was read.** At a strict {L.BUDGET_HOURS:.0f} hours the "
+              f"rule would give {b['strict affordable']} seeds at 16x. Reading \"about "
+              f"{L.BUDGET_HOURS:.0f}\" as up to {L.BUDGET_TOLERANCE:.0%} over is what buys "
+              f"seed {b['strict affordable'] + 1}. The 1x rung keeps {int(b['1x seeds'])} "
+              f"seeds, not 11, by choice: 11 would cost {b['hours with 11 at 1x']:.1f} hours, "
+              f"and the column \"11 seeds at 1x\" shows the power they would buy.", "",
+              f"**What the cap costs** is the gap between the power at {n16} and at "
+              f"{needed} 16x seeds. Even {MAX} seeds at 16x would not give 80% at slope (a) to {under} "
               f"(SOP has no slope (a): its 1x mean was never measured). Their slopes will "
               f"most likely read \"no trend shown\". At slope (b), a change of one margin "
               f"over the ladder, {seen} {'reaches' if len(seen_keys) == 1 else 'reach'} 80% "
@@ -92,7 +128,7 @@ def write_ladder_parts(root: Path) -> list:
     generated = root / "book" / "_generated"
     generated.mkdir(parents=True, exist_ok=True)
     parts = {"record": record_text(repo_root()), "progress": progress_text(),
-             "power": power_text(L.stored_design())}
+             "rungs": rungs_text(), "power": power_text(L.stored_design())}
     paths = []
     for name, text in parts.items():
         path = generated / f"ladder-{name}.md"

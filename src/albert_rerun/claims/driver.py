@@ -151,13 +151,14 @@ FILL_START_SECONDS = 300.0
 
 def _train(configs: list, profile: str, device: str, workers: int, compile: bool,
            fresh: bool, seconds: float, label: str, finish_by: float | None = None,
-           fill: bool = False, blinded: bool = False) -> int:
+           fill: bool = False, blinded: bool = False, failed=None) -> int:
     """Train the missing ``configs``; with ``finish_by`` (a ``time.time()``), start only
     the runs predicted to end before it and stop the running ones there (checkpointed).
     ``fill``: a worker with nothing that fits starts the next run anyway while at least
     ``FILL_START_SECONDS`` are left, to stop it at the deadline with a checkpoint that
     the next stretch resumes (the order is kept: a run that fits is never passed over).
-    ``blinded``: the log shows each run's costs, not its results (``_report``)."""
+    ``blinded``: the log shows each run's costs, not its results (``_report``);
+    ``failed(key, text)`` is told of each run that failed."""
     store = results_dir(profile)
     rank, world = rank_and_world()
     missing = [c for c in configs if fresh or stored_pretrain(store, c) is None]
@@ -170,7 +171,7 @@ def _train(configs: list, profile: str, device: str, workers: int, compile: bool
     if fill:
         jobs = [(*job[:3], min(job[3], FILL_START_SECONDS)) for job in jobs]
     done = _report(run_many(jobs, workers, seconds, worker_threads(workers), finish_by),
-                   label, blinded)
+                   label, blinded, failed)
     _sync_ranks()
     return done
 
@@ -199,13 +200,15 @@ SHOWN = ("steps", "train_seconds", "tokens_per_second", "mlm_loss_at_mask",
 BLINDED = ("steps", "train_seconds", "tokens_per_second")
 
 
-def _report(outcomes, label: str, blinded: bool = False) -> int:
+def _report(outcomes, label: str, blinded: bool = False, failed=None) -> int:
     done = 0
     for key, outcome in outcomes:
         if outcome is None:
             print(f"[{label}] {key}: not started (deadline)", flush=True)
         elif isinstance(outcome, str):
             print(f"[{label}] {key}: FAILED {outcome}", flush=True)
+            if failed is not None:
+                failed(key, outcome)
         elif "stopped" in outcome[0]:
             print(f"[{label}] {key}: stopped at the deadline at step {outcome[0]['stopped']}"
                   f" of {outcome[0]['steps']}, checkpoint kept ({outcome[1]:.0f} s)",

@@ -51,6 +51,8 @@ MIN_1X, MAX_1X = 6, 11
 # ms a step): "about 55 CPU-hours", read as at most 5% over
 BUDGET_HOURS, BUDGET_TOLERANCE = 55.0, 0.05
 FORECAST = "forecast.json"  # in the ladder's store
+DIVERGED = "diverged.json"  # {hash: the failure's text}: runs kept out, never replaced
+MIN_SEEDS_TO_ANALYSE = 3
 PAGE = "book/ladder.md"
 RECORD = "data/ladder-registration.json"  # {"commit", "date", "sha256", "page"}
 PILOT_SD_NOTE = ("the cpu profile stored no cue-free evaluation, so the 1x SD of the SOP "
@@ -109,13 +111,15 @@ def planned(rung: str) -> list:
     return out
 
 
-def rung_frame(rung: str, store=None, require: bool = True) -> pd.DataFrame:
-    """One row per (arm, seed) of a rung, as ``confirm.load`` gives them."""
+def rung_frame(rung: str, store=None, seeds=None) -> pd.DataFrame:
+    """One row per (arm, seed) of a rung, as ``confirm.load`` gives them (``seeds``:
+    default all; a diverged run has no row)."""
     if rung == "4x":
         frame = confirm.confirmatory_frame(store=_committed_store(confirm.STORE)
                                            if store is None else store)
         return frame[frame["condition"].isin(ARMS)].reset_index(drop=True)
-    return confirm.load(store or results_dir(STORE), configs(rung), SEEDS[rung], require)
+    return confirm.load(store or results_dir(STORE), configs(rung), seeds or SEEDS[rung],
+                        require=False)
 
 
 def progress(store=None) -> pd.DataFrame:
@@ -136,10 +140,36 @@ def progress(store=None) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def rung_complete(rung: str, store=None) -> bool:
-    table = progress(store)
-    part = table[table["rung"] == rung]
-    return bool((part["evaluated"] == part["of"]).all())
+def diverged(store=None) -> dict:
+    """{hash: failure text} of the runs that diverged (non-finite training loss): each
+    is listed once, kept out of its arm's decisions, and never retrained on another
+    seed."""
+    return read_json((store or results_dir(STORE)) / DIVERGED) or {}
+
+
+def rung_complete(rung: str, store=None, seeds=None) -> bool:
+    """Whether every run of the rung's ``seeds`` (default: all) is stored with its
+    evaluations or listed as diverged."""
+    evaluations = confirm._evaluation_configs()
+    store_ = store or results_dir(STORE)
+    failed = diverged(store)
+    for arm, config in configs(rung).items():
+        for seed in seeds or SEEDS[rung]:
+            seeded = C.seeded(config, seed)
+            _, complete = confirm._stored(store_, arm, seeded, evaluations)
+            if not complete and config_hash(seeded.to_dict()) not in failed:
+                return False
+    return True
+
+
+def complete_prefix(rung: str, store=None) -> tuple:
+    """The longest run of whole seeds from the rung's first, for an early end."""
+    seeds = []
+    for seed in SEEDS[rung]:
+        if not rung_complete(rung, store, (seed,)):
+            break
+        seeds.append(seed)
+    return tuple(seeds)
 
 
 # -- the power analysis and the budget --------------------------------------------------------
@@ -207,6 +237,18 @@ def power_plan(frames: dict | None = None, margins: dict | None = None,
                     math.nan if not math.isfinite(value) else
                     slope_power(xs, (seeds_1x, len(d["4x"]), n16), sds, value,
                                 alpha, simulations))
+        # what 11 seeds at 1x would buy
+        for n16 in seeds_16x:
+            row[f"power (a), {MAX_1X} at 1x, at {n16}"] = (
+                math.nan if not math.isfinite(slopes["a"]) else
+                slope_power(xs, (MAX_1X, len(d["4x"]), n16), sds, slopes["a"], alpha,
+                            simulations))
+        # the sensitivity: the 16x spread twice the 4x one (it grew 6-11 fold 1x to 4x)
+        for n16 in seeds_16x:
+            row[f"power (a), 16x SD twice the 4x, at {n16}"] = (
+                math.nan if not math.isfinite(slopes["a"]) else
+                slope_power(xs, (seeds_1x, len(d["4x"]), n16), (s1, s4, 2 * s4),
+                            slopes["a"], alpha, simulations))
         rows.append(row)
     return pd.DataFrame(rows).set_index("key")
 
@@ -245,7 +287,10 @@ def budget(plan: pd.DataFrame, cost: dict | None = None) -> dict:
     needed = min(enough) if enough else math.inf
     n16 = max(MIN_16X, min(needed, affordable))
     n1 = int(min(MAX_1X, max(MIN_1X, (limit - cost["pilot"] - n16 * per16) // per1)))
+    strict = int((BUDGET_HOURS - cost["pilot"] - MIN_1X * per1) // per16)
     return {"needed": needed, "affordable": affordable, "16x seeds": n16, "1x seeds": n1,
+            "strict affordable": strict,
+            "hours with 11 at 1x": cost["pilot"] + MAX_1X * per1 + n16 * per16,
             "underpowered": [k for k, ok in reachable.items() if not ok],
             "hours": cost["pilot"] + n1 * per1 + n16 * per16, "limit": limit,
             "pilot hours": cost["pilot"], "1x hours a seed": per1,
@@ -325,28 +370,51 @@ def forecast_committed() -> bool:
 
 # -- the analysis -----------------------------------------------------------------------------
 
-def trend_family(store=None) -> pd.DataFrame:
+def _analysed_seeds(store, early_end: bool) -> dict:
+    """The seeds each trained rung is analysed on: all of them once complete; with
+    ``early_end`` (an amendment's decision, on counts alone), the longest run of whole
+    seeds from the first, if it has MIN_SEEDS_TO_ANALYSE or more."""
+    out = {}
+    for rung in ("1x", "16x"):
+        if rung_complete(rung, store):
+            out[rung] = SEEDS[rung]
+            continue
+        prefix = complete_prefix(rung, store) if early_end else ()
+        if len(prefix) < MIN_SEEDS_TO_ANALYSE:
+            raise NotComplete(f"the {rung} rung is not complete: no estimate before every "
+                              f"run of the ladder is stored")
+        out[rung] = prefix
+    return out
+
+
+def rung_frames(store=None, early_end: bool = False) -> dict:
+    seeds = _analysed_seeds(store, early_end)
+    return {rung: rung_frame(rung, store, seeds.get(rung)) for rung in RUNGS}
+
+
+def trend_family(store=None, early_end: bool = False) -> pd.DataFrame:
     """The registered analysis, once every run of the three rungs is stored: per primary
     decision, each rung's mean paired difference and 95% t-interval, the slope per
     doubling of compute with its interval (``trend.slope``), its p before and after
-    Holm's adjustment over the five slopes (statsmodels), the reading, and the forecast
-    beside the 16x measurement."""
+    Holm's adjustment over the five slopes (statsmodels) and the reading; beside them,
+    descriptive, the two segments' slopes, the curvature m(16x) - 2 m(4x) + m(1x) and
+    the forecast against the 16x measurement."""
     from statsmodels.stats.multitest import multipletests
 
     from .stats import mean_interval
-    from .trend import slope
-    for rung in ("1x", "16x"):
-        if not rung_complete(rung, store):
-            raise NotComplete(f"the {rung} rung is not complete: no estimate before every "
-                              f"run of the ladder is stored")
-    frames = {rung: rung_frame(rung, store) for rung in RUNGS}
+    from .trend import contrast, slope
+    frames = rung_frames(store, early_end)
     predicted = (read_json((store or results_dir(STORE)) / FORECAST) or {}).get("forecast", {})
     rows = []
     for spec in DECISIONS:
         d = differences(frames, spec)
-        s = slope({X[r]: d[r] for r in RUNGS}) if set(d) == set(RUNGS) else None
+        missing = set(RUNGS) - set(d)
+        if missing:
+            raise NotComplete(f"{spec.key}: no paired differences at {sorted(missing)}")
+        groups = {X[r]: d[r] for r in RUNGS}
         # X is log2 of compute over the 1x rung's (1x 0, 4x 2, 16x 4): the slope is per
         # doubling of compute
+        s = slope(groups)
         row = {"key": spec.key, "decision": spec.label, "unit": spec.unit,
                "paper_sign": spec.paper_sign}
         for rung in RUNGS:
@@ -355,6 +423,10 @@ def trend_family(store=None) -> pd.DataFrame:
                         f"{rung} high": i.high, f"{rung} seeds": i.n})
         row.update({"slope": s.estimate, "slope low": s.low, "slope high": s.high,
                     "slope df": s.df, "p": s.p})
+        for name, weights in (("1x-4x", {0.0: -0.5, 2.0: 0.5}), ("4x-16x", {2.0: -0.5, 4.0: 0.5}),
+                              ("curvature", {0.0: 1.0, 2.0: -2.0, 4.0: 1.0})):
+            c = contrast(groups, weights)
+            row.update({f"{name}": c.estimate, f"{name} low": c.low, f"{name} high": c.high})
         f = predicted.get(spec.key)
         if f:
             row.update({"forecast": f["estimate"], "forecast low": f["low"],
@@ -368,17 +440,36 @@ def trend_family(store=None) -> pd.DataFrame:
     return table
 
 
-def sop_by_rung(store=None) -> pd.DataFrame:
+def gaps_by_rung(store=None, early_end: bool = False) -> pd.DataFrame:
+    """Descriptive, per rung and arm: held-out minus training cross-entropy at [MASK]
+    (the overfitting gap; 16x sees the training split about 13 times), mean and 95%
+    t-interval over seeds."""
+    from .stats import mean_interval
+    rows = []
+    for rung, frame in rung_frames(store, early_end).items():
+        for arm, part in frame.groupby("condition", sort=False):
+            i = mean_interval(part[confirm.CE] - part["train_mlm_loss_at_mask"])
+            rows.append({"rung": rung, "arm": arm, "gap": i.mean, "low": i.low,
+                         "high": i.high, "seeds": i.n})
+    return pd.DataFrame(rows)
+
+
+def time_ratios_by_rung(store=None, early_end: bool = False) -> pd.DataFrame:
+    """Per rung and seed: the wide run's training seconds over the BERT-style run's,
+    their machines, and whether the ratio is outside 0.9-1.1 (``confirm.time_ratios``)."""
+    parts = [confirm.time_ratios(frame).assign(rung=rung)
+             for rung, frame in rung_frames(store, early_end).items()]
+    return pd.concat(parts, ignore_index=True)
+
+
+def sop_by_rung(store=None, early_end: bool = False) -> pd.DataFrame:
     """Descriptive, per rung: the SOP-trained (ALBERT-style) model's cue-free SOP probe
     and own SOP head, each minus the majority label in points, with 95% t-intervals over
-    seeds (``confirm.above_majority``), and whether either interval lies wholly above
-    zero (order learned). Only once the ladder is complete, like the slopes."""
-    for rung in ("1x", "16x"):
-        if not rung_complete(rung, store):
-            raise NotComplete(f"the {rung} rung is not complete")
+    seeds (``confirm.above_majority``). Order counts as learned where the probe's
+    interval lies wholly above zero (one criterion, so three rungs give three chances,
+    not six); the head is shown beside it. Only once the ladder is complete."""
     rows = []
-    for rung in RUNGS:
-        frame = rung_frame(rung, store)
+    for rung, frame in rung_frames(store, early_end).items():
         albert = frame[frame["condition"] == confirm.ALBERT]
         row = {"rung": rung}
         for name, column in (("probe", "sop_cuefree_accuracy_probe"),
@@ -387,7 +478,7 @@ def sop_by_rung(store=None) -> pd.DataFrame:
             row.update({f"{name} mean": i.mean if i else math.nan,
                         f"{name} low": i.low if i else math.nan,
                         f"{name} high": i.high if i else math.nan})
-        row["order learned"] = bool(row["probe low"] > 0 or row["head low"] > 0)
+        row["order learned"] = bool(row["probe low"] > 0)
         rows.append(row)
     return pd.DataFrame(rows).set_index("rung")
 
@@ -493,10 +584,10 @@ def train(hours: float | None = None, fill: bool = False, workers: int | None = 
                   "any 16x run", flush=True)
     done = 0
     for rung in rungs:
-        runs = planned(rung)
+        runs = [c for c in planned(rung) if config_hash(c.to_dict()) not in diverged(store)]
         done += _train(runs, STORE, device, workers, False, False, float("inf"),
                        f"ladder {rung}", finish_by, fill and finish_by is not None,
-                       blinded=True)
+                       blinded=True, failed=record_divergence)
         for kind, config in (("evaluate", confirm._evaluation_configs()[0]),
                              ("cuefree", confirm.cue_free_config())):
             ready = [config_hash(c.to_dict()) for c in runs if stored_pretrain(store, c)
@@ -507,6 +598,17 @@ def train(hours: float | None = None, fill: bool = False, workers: int | None = 
             done += _report(run_many(jobs, workers, float("inf"), worker_threads(workers)),
                             kind, blinded=True)
     return done
+
+
+def record_divergence(key: str, text: str) -> None:
+    """List a run whose training diverged (``engine.pretrain`` raises "the run
+    diverged"); any other failure is left to resume from its checkpoint."""
+    if "diverged" not in text:
+        return
+    store = results_dir(STORE)
+    listed = diverged(store)
+    listed[key] = text
+    atomic_write_json(store / DIVERGED, listed)
 
 
 def main(argv=None) -> int:

@@ -67,30 +67,51 @@ def _df(terms, n, rule: str):
     return terms.sum(axis=-1) ** 2 / (terms ** 2 / (n - 1)).sum(axis=-1)
 
 
+def contrast(groups: dict, weights: dict, confidence: float = 0.95, df: str = "hsu") -> Slope:
+    """A fixed linear combination ``sum_x weights[x] * mean_x`` of independent rung means
+    ({x: per-seed values}), with the unequal-spread standard error and the ``df`` rule:
+    for example the curvature m(16x) - 2 m(4x) + m(1x), or a segment's slope."""
+    xs, values = _rungs(groups)
+    c = np.array([float(weights.get(x, 0.0)) for x in xs])
+    return _combination(xs, values, c, confidence, df)
+
+
+def _combination(xs, values, c, confidence, df) -> Slope:
+    n = np.array([len(v) for v in values], dtype=float)
+    means = np.array([v.mean() for v in values])
+    variances = np.array([v.var(ddof=1) for v in values])
+    used = c != 0
+    estimate = float((c * means).sum())
+    terms = c[used] ** 2 * variances[used] / n[used]
+    se = float(math.sqrt(terms.sum()))
+    dof = float(_df(terms, n[used], df))
+    seeds = tuple(int(k) for k in n)
+    if se == 0:
+        p = 0.0 if estimate != 0 else 1.0
+        return Slope(estimate, 0.0, dof, estimate, estimate, p, seeds)
+    t = st.t.ppf(0.5 + confidence / 2, dof)
+    p = float(2 * st.t.sf(abs(estimate) / se, dof))
+    return Slope(estimate, se, dof, estimate - t * se, estimate + t * se, p, seeds)
+
+
 def slope(groups: dict, confidence: float = 0.95, df: str = "hsu") -> Slope:
     """The least-squares slope of the values against x over every seed of ``groups``
     ({x: the rung's per-seed values}), with the unequal-spread standard error above and
     the ``df`` rule's degrees of freedom."""
     xs, values = _rungs(groups)
     n = np.array([len(v) for v in values], dtype=float)
-    means = np.array([v.mean() for v in values])
-    variances = np.array([v.var(ddof=1) for v in values])
     centre = float((n * xs).sum() / n.sum())
     sxx = float((n * (xs - centre) ** 2).sum())
     if sxx == 0:
         raise ValueError("the rungs need two or more distinct x")
-    c = n * (xs - centre) / sxx  # the slope's weights on the rung means
-    estimate = float((c * means).sum())
-    terms = c ** 2 * variances / n
-    se = float(math.sqrt(terms.sum()))
-    df = float(_df(terms, n, df))
-    if se == 0:
-        p = 0.0 if estimate != 0 else 1.0
-        return Slope(estimate, 0.0, df, estimate, estimate, p, tuple(int(k) for k in n))
-    t = st.t.ppf(0.5 + confidence / 2, df)
-    p = float(2 * st.t.sf(abs(estimate) / se, df))
-    return Slope(estimate, se, df, estimate - t * se, estimate + t * se, p,
-                 tuple(int(k) for k in n))
+    return _combination(xs, values, n * (xs - centre) / sxx, confidence, df)
+
+
+def slope_weights(xs, ns) -> np.ndarray:
+    """The slope's weights on the rung means, for seeds ``ns`` at ``xs``."""
+    xs, ns = np.asarray(xs, float), np.asarray(ns, float)
+    centre = float((ns * xs).sum() / ns.sum())
+    return ns * (xs - centre) / float((ns * (xs - centre) ** 2).sum())
 
 
 @dataclass(frozen=True)
@@ -115,7 +136,9 @@ def extrapolate(first, second, x_first: float, x_second: float, x: float, n: int
     """The line through the two rungs' means carried to ``x``, and a ``confidence``
     prediction interval for the mean of ``n`` new seeds there: the two means' sampling
     variances carried by the line, plus the new rung's own, ``s^2 / n`` with ``s`` the
-    larger of the two rungs' SDs (the registered assumption), Satterthwaite's df."""
+    larger of the two rungs' SDs (the registered assumption). That share is the same
+    estimate as its rung's own term, so the two are one term with that rung's df, and
+    Satterthwaite's df combine the two rungs' terms."""
     a, b = np.asarray(first, float), np.asarray(second, float)
     for v in (a, b):
         if v.ndim != 1 or len(v) < 2 or not np.isfinite(v).all():
@@ -126,12 +149,14 @@ def extrapolate(first, second, x_first: float, x_second: float, x: float, n: int
         raise ValueError(f"the predicted rung needs at least one seed, got {n}")
     k = (x - x_first) / (x_second - x_first)  # forecast = (1 - k) mean_a + k mean_b
     estimate = float((1 - k) * a.mean() + k * b.mean())
-    sd = max(float(a.std(ddof=1)), float(b.std(ddof=1)))
-    terms = [(1 - k) ** 2 * a.var(ddof=1) / len(a), k ** 2 * b.var(ddof=1) / len(b),
-             sd ** 2 / n]
-    # the new rung's SD is borrowed from the larger one: its df are that rung's
-    source = len(a) if a.std(ddof=1) >= b.std(ddof=1) else len(b)
-    df = _satterthwaite(terms, [len(a) - 1, len(b) - 1, source - 1])
+    # the new rung's SD is the larger rung's own estimate: its share joins that rung's
+    # term (one estimate, one term, that rung's df), so Satterthwaite sees two terms
+    a_larger = a.std(ddof=1) >= b.std(ddof=1)
+    sd = float(a.std(ddof=1) if a_larger else b.std(ddof=1))
+    ta = (1 - k) ** 2 * a.var(ddof=1) / len(a) + (sd ** 2 / n if a_larger else 0.0)
+    tb = k ** 2 * b.var(ddof=1) / len(b) + (0.0 if a_larger else sd ** 2 / n)
+    terms = [ta, tb]
+    df = _satterthwaite(terms, [len(a) - 1, len(b) - 1])
     se = float(math.sqrt(sum(terms)))
     t = st.t.ppf(0.5 + confidence / 2, df)
     return Forecast(float(x), estimate, estimate - t * se, estimate + t * se, se, df, sd, n)
