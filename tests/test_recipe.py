@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from albert_rerun.claims import recipe
+from albert_rerun.studies import recipe
 from albert_rerun.profiles import pretraining_config
 
 ROOT = recipe.results_root()

@@ -5,17 +5,17 @@ from __future__ import annotations
 
 import pandas as pd
 
-from . import conditions as C
-from .asymmetry import asymmetry
-from .decisions import MissingRuns, interval_text
-from .downstream import downstream_gate
-from .dropout import dropout
-from .embedding_size import embedding_sweep
-from .sop_nsp import sop_nsp
-from .stats import EARLY, GATED, NO_MODEL, PAST, holm, is_interim
-from .transitions import transitions
-from .text import machines_text, reading
-from .wall_clock import wall_clock
+from ..studies import conditions as C
+from ..chapters.asymmetry import asymmetry
+from ..chapters.decisions import MissingRuns, interval_text
+from ..chapters.downstream import downstream_gate
+from ..chapters.dropout import dropout
+from ..chapters.embedding_size import embedding_sweep
+from ..chapters.sop_nsp import sop_nsp
+from ..stats.inference import EARLY, GATED, NO_MODEL, PAST, holm, is_interim
+from ..chapters.transitions import transitions
+from ..chapters.text import machines_text, reading
+from ..chapters.wall_clock import wall_clock
 
 
 CHAPTERS = {"asymmetry": asymmetry, "sop_nsp": sop_nsp, "dropout": dropout,
@@ -399,7 +399,7 @@ def paper_compute() -> dict:
     x 512, as ``training_compute`` counts ours)."""
     from ..model.config import preset
     from ..model.params import useful_flops
-    from . import paper
+    from .. import paper
     return {claim: useful_flops(preset(name), paper.PAPER_BATCH, paper.PAPER_SEQ,
                                 PAPER_MASKED) * steps
             for claim, (name, steps) in PAPER_MODEL.items()}
@@ -454,7 +454,7 @@ def beside_sections(make, current: str, seeds=None) -> list:
 def _stretch_runs(profile: str) -> list:
     """Every seeded pretraining run a profile plans, at its stored wide learning rate."""
     from ..engine.store import read_json
-    from .driver import _sweep_choice, planned_runs
+    from ..studies.driver import _sweep_choice, planned_runs
     chosen = read_json(_sweep_choice(profile))
     return planned_runs(profile, C.default_seeds(profile), None,
                         chosen["learning_rate"] if chosen else None)
@@ -465,7 +465,7 @@ def stretch_counts(profile: str) -> dict:
     "evaluated", "controls", "controls_evaluated", "finetunings", "finetuned"}."""
     from ..engine.store import config_hash, results_dir, stored_eval, stored_pretrain
     from ..profiles import eval_config, finetune_config
-    from .driver import finetune_targets, planned_controls
+    from ..studies.driver import finetune_targets, planned_controls
     store, evaluation = results_dir(profile), eval_config(profile)
     runs = _stretch_runs(profile)
     controls = planned_controls(runs)
@@ -513,8 +513,8 @@ def stretch_summary(profile: str) -> pd.DataFrame:
     level on the first rung): what has landed before any of its decisions is complete."""
     from ..engine.store import results_dir, stored_eval, stored_pretrain
     from ..profiles import eval_config
-    from .decisions import CE, levels
-    from .stats import arm_level
+    from ..chapters.decisions import CE, levels
+    from ..stats.inference import arm_level
     store, evaluation, rungs = results_dir(profile), eval_config(profile), levels(profile)
     rows = []
     for config in _stretch_runs(profile):

@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .stats import is_interim
+from ..stats.inference import is_interim
 
 X_LIMIT = 10.0  # the widest the effect axis goes, in margins
 PROFILE_MARKERS = {"smoke": "^", "cpu": "o", "cpu-long": "D", "gpu": "s"}
@@ -201,7 +201,7 @@ def forest(family: pd.DataFrame, ax=None):
     ax.set_xlabel("effect / margin of practical equivalence (95% interval)")
     _claim_separators(ax, frame, keys)
     _legend(ax, profiles, frame)
-    from ..book.figure_text import for_wide_page
+    from .figure_text import for_wide_page
     for_wide_page(ax.figure)  # the ledger's, a full-width page
     return ax
 
@@ -263,7 +263,7 @@ def scale_panel(family: pd.DataFrame, compute: dict, ax=None, paper_compute=None
         if paper_compute and claim in paper_compute:
             _paper_compute(panel, paper_compute[claim], claim)
         panel.set_title(claim, fontsize="medium")
-    from ..book.figure_text import for_wide_page
+    from .figure_text import for_wide_page
     for_wide_page(axes[0].figure)  # the ledger's, a full-width page
     return axes[:len(claims)]
 

@@ -7,12 +7,12 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from . import conditions as C
-from . import paper
+from ..studies import conditions as C
+from .. import paper
 from .decisions import (Chapter, accuracy_decision, available, gated, interval_text, levels,
                         load_runs, margins, stage_text, stored_baseline)
 from .downstream import downstream
-from .stats import correct_matrix
+from ..stats.inference import correct_matrix
 from .text import context_reading, metrics_table, scale_gap, scale_short, summary
 
 
@@ -20,7 +20,7 @@ def sop_nsp(profile: str, seeds=None, device="auto", train_missing=False,
             present: bool = True, topic_seeds=None, partial: bool = False) -> Chapter:
     """Claim 4: Table 5 through the probes, and the topic-only baseline."""
     from ..profiles import eval_config
-    from .baselines import TOPIC_TRAIN_PAIRS, topic_baseline
+    from ..studies.baselines import TOPIC_TRAIN_PAIRS, topic_baseline
     seeds = seeds or C.default_seeds(profile)
     rungs = levels(profile)
     m = margins(rungs)
@@ -55,17 +55,17 @@ def sop_nsp(profile: str, seeds=None, device="auto", train_missing=False,
         majority=(f"The held-out pairs are {100 * runs['sop_majority'].iloc[0]:.1f}% one label "
                   f"(SOP) and {100 * runs['nsp_majority'].iloc[0]:.1f}% (NSP)."))
     if present:  # what the bag of words reads (a finding of the book; no model involved)
-        from .baselines import bag_of_words_findings, findings_tables
+        from ..studies.baselines import bag_of_words_findings, findings_tables
         findings = stored_baseline(profile, "bag-of-words-findings", bag_of_words_findings,
                                    profile)
         chapter.extra["bow"] = findings_tables(findings)
         # the paragraph is read again from the stored numbers, so that it follows the
         # current rule (review: a comparison of two gains rested on an untested gap)
-        from .baselines import findings_text
+        from ..studies.baselines import findings_text
         chapter.texts["bow"] = findings_text(chapter.extra["bow"])
         chapter.texts["bow_vs_probe"] = probe_beside_bag(runs, topic)
         # added after the review: the SOP decision on the pairs without the cut cue
-        from .baselines import pair_locations
+        from ..studies.baselines import pair_locations
         check = cue_free_check(runs, pair_locations("sop", evaluation), m["pairs"], rungs,
                                topic)
         chapter.tables["cue_free"] = check["table"]
@@ -370,8 +370,8 @@ def cue_free_section(profile: str) -> dict:
     baselines table, "pilot": the pilot's probe accuracies on them (cpu-long, seeds
     0-2), "text"}; the baselines are computed once and stored (``stored_baseline``)."""
     from ..profiles import SIZES
-    from . import confirm
-    from .baselines import cue_free_baselines
+    from ..studies import confirm
+    from ..studies.baselines import cue_free_baselines
     from .decisions import stored_baseline
     seq = SIZES[profile].seq
     pairs = cue_free_pairs_table(stored_baseline(profile, f"cue-free-baselines-{seq}",

@@ -9,7 +9,7 @@ profile's steps, one seed each (exploratory; one seed gives no interval).
   rungs, and whether the loss drops suddenly, can be read off the curve;
 - ``SEED``: no confirmatory or ladder run uses it (a test checks the ladder's seeds).
 
-Training (``python -m albert_rerun.claims.long_pilot train --hours H --fill``, or
+Training (``python -m albert_rerun.studies.long_pilot train --hours H --fill``, or
 ``scripts/train_stretch.sh long-pilot H``, which runs it from a clean checkout) trains
 both arms side by side, stops them at the deadline with checkpoints and resumes them in
 the next stretch. Until the ladder's registration is committed the log is blinded: it
@@ -54,7 +54,7 @@ def train(hours: float | None = None, fill: bool = False, workers: int | None = 
     from ..data.files import verify_inputs
     from ..engine.runner import run_many, worker_threads
     from ..engine.store import stored_eval, stored_pretrain
-    from .driver import _report, _train, default_workers, evaluate_hash
+    from .training import _report, _train, default_workers, evaluate_hash
     verify_inputs()
     store = results_dir(STORE)
     runs = list(configs().values())

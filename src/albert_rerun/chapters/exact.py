@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from . import paper
+from .. import paper
 from .decisions import Chapter
 
 SCHEMES = ("none", "attention", "ffn", "all")

@@ -15,7 +15,7 @@ import os
 import time
 
 from ..engine.store import atomic_write_json, config_hash, results_dir
-from . import paper
+from .. import paper
 
 THROUGHPUT_SHAPES = {  # profile: (batch, sequence length, timed steps, width divisor)
     "smoke": (1, 16, 2, 32), "cpu": (4, 64, 3, 1), "gpu": (32, 128, 20, 1)}
@@ -55,7 +55,7 @@ def throughput(profile: str, device: str = "auto", fresh: bool = False) -> dict:
     import torch
 
     from ..engine.pretrain import autocast, cpu_threads, make_optimizer, resolve_device, sync
-    from . import conditions as C
+    from ..studies import conditions as C
     from ..engine.provenance import record
     from ..model.modeling import AlbertForPreTraining
 

@@ -16,7 +16,7 @@ any confirmatory run exists, what the confirmatory runs are and how they are jud
   and control of the design is stored (``NotComplete``): the stopping rule. ``progress``
   counts what is stored, and shows nothing else.
 
-Training (``python -m albert_rerun.claims.confirm train --hours H``, or
+Training (``python -m albert_rerun.studies.confirm train --hours H``, or
 ``scripts/train_stretch.sh confirm H``, which runs it from a clean checkout) goes seed by
 seed: every condition of one seed before the next, so that a stretch stopped at its
 deadline leaves whole seeds behind.
@@ -242,7 +242,7 @@ def holm_alpha(specs=PRIMARY, alpha: float = ALPHA) -> float:
 def with_changes(frame: pd.DataFrame) -> pd.DataFrame:
     """The frame with the transition measures (``transitions.add_roughness``) and each
     one's change from its random-init control (``change_<measure>``), where present."""
-    from .transitions import add_roughness
+    from ..stats.curves import add_roughness
     if "transition_angle" not in frame:
         return frame
     frame = add_roughness(frame.copy())
@@ -269,7 +269,7 @@ def per_seed(spec: Spec, frame: pd.DataFrame) -> pd.Series:
 
 def decide(spec: Spec, frame: pd.DataFrame, margins: dict):
     """The decision (``stats.Decision``) of one spec on a frame of runs."""
-    from .decisions import accuracy_decision, ce_decision
+    from ..chapters.decisions import accuracy_decision, ce_decision
     margin = margins[spec.margin]
     if spec.kind == "accuracy":
         return accuracy_decision(frame, spec.key, spec.claim, spec.label, spec.a, spec.b,
@@ -282,8 +282,8 @@ def decide(spec: Spec, frame: pd.DataFrame, margins: dict):
 def family(frame: pd.DataFrame, rungs: dict, specs=PRIMARY) -> pd.DataFrame:
     """The registered analysis: each spec's decision, gated by its arms' levels, with
     Holm's adjustment over ``specs`` alone (``stats.holm``: two tests a decision)."""
-    from .decisions import gated
-    from .stats import holm
+    from ..chapters.decisions import gated
+    from ..stats.inference import holm
     frame = with_changes(frame)
     margins = margin_values(rungs)
     return holm(gated([decide(s, frame, margins) for s in specs], frame, rungs))
@@ -298,7 +298,7 @@ def power_plan(frame: pd.DataFrame, specs=PRIMARY, seeds=range(3, MAX_SEEDS + 5)
     reach ``POWER``."""
     from scipy import stats as st
 
-    from .power import _power
+    from ..stats.power import _power
     alpha = holm_alpha(specs) if alpha is None else alpha
     frame = with_changes(frame)
     rows = []
@@ -326,7 +326,7 @@ def equivalence_plan(frame: pd.DataFrame, rungs: dict, specs=PRIMARY,
     an unadjusted 5% (Holm's last step, an upper bound). For the accuracy decisions this
     is the t's power; the decision takes the more cautious of the t and the bootstrap, so
     theirs is lower."""
-    from .power import sd_factors, tost_power
+    from ..stats.power import sd_factors, tost_power
     n = len(CONFIRM_SEEDS) if n is None else n
     margins = margin_values(rungs)
     plan = power_plan(frame, specs, seeds=(n,))
@@ -371,7 +371,7 @@ def curve_differences(frame: pd.DataFrame, spec: Spec) -> pd.DataFrame:
     matched by their share of the schedule, so the equal-time arms (of different steps)
     meet at equal shares of their time. Points before the end come before the learning
     rate has decayed."""
-    from .stats import mean_interval
+    from ..stats.inference import mean_interval
     if spec.kind != "ce":
         raise ValueError(f"{spec.key} is not a cross-entropy decision: no curve")
 
@@ -461,7 +461,7 @@ def load(store, configs: dict, seeds, require: bool = True) -> pd.DataFrame:
     (the common held-out sets and the cue-free pairs) and, for the transition arms, the
     random-init control's. ``require``: NotComplete names what is missing."""
     from ..engine.config import untrained
-    from .decisions import CONTROL_METRICS, _evaluations, _machine
+    from ..chapters.decisions import CONTROL_METRICS, _evaluations, _machine
     evaluations = _evaluation_configs()
     missing, rows = [], []
     for name, config in configs.items():
@@ -529,7 +529,7 @@ def trained_runs(store=None) -> pd.DataFrame:
     """The stored confirmatory runs' training records alone, one row per (condition,
     seed): steps, training seconds, tokens and machine. No evaluation or loss is read,
     so this is shown while the design is incomplete."""
-    from .decisions import _machine
+    from ..chapters.decisions import _machine
     store = store or results_dir(STORE)
     record = equal_time_record(store)
     if record is None:
@@ -613,7 +613,7 @@ def lr_check_scores(store=None) -> dict | None:
     """{rate: held-out cross-entropy at [MASK]} of amendment 1's learning-rate check, once
     its three runs are stored and evaluated (None before, or before the equal-time
     measurement fixes their steps)."""
-    from .decisions import _evaluations
+    from ..chapters.decisions import _evaluations
     record = equal_time_record(store)
     if record is None:
         return None
@@ -629,7 +629,7 @@ def lr_check_scores(store=None) -> dict | None:
 
 
 def rungs() -> dict:
-    from .decisions import levels
+    from ..chapters.decisions import levels
     return levels(PILOT_PROFILE)
 
 
@@ -661,7 +661,7 @@ def results_table(confirmed: pd.DataFrame, pilot: pd.DataFrame, specs=PRIMARY) -
     an unadjusted 5%; the verdict after Holm's adjustment with its stage; and the pilot's
     difference and interval (seeds 0-2, exploratory: no verdict, which the book's own
     cpu-long family gives). Only for a family judged once complete."""
-    from .decisions import interval_text
+    from ..chapters.decisions import interval_text
     n = int(confirmed["n_seeds"].max())
     lines = [f"| decision (A minus B) | confirmatory, {n} seeds [95% interval] | p of the "
              f"difference test / of the TOST (after Holm in brackets) | verdict at 5% | "
@@ -699,7 +699,7 @@ def above_majority(runs: pd.DataFrame, accuracy: str):
     """The runs' cue-free SOP accuracy (column ``accuracy``: the probe's or the head's)
     minus the majority label's, in points, as a mean with its 95% t-interval over
     seeds; None where the runs do not all carry it."""
-    from .stats import mean_interval
+    from ..stats.inference import mean_interval
     if not len(runs) or accuracy not in runs or runs[accuracy].isna().any():
         return None
     return mean_interval(100 * (runs[accuracy] - runs["sop_cuefree_majority"]))
@@ -711,8 +711,8 @@ def beside_notes(frame: pd.DataFrame, store=None) -> list:
     learning-rate check (1.1, 1.2); the SOP-trained arm's cue-free SOP probe accuracy
     against the majority label (1.4); the no-dropout arm's held-out minus training
     cross-entropy at [MASK] (1.8, the dropout premise)."""
-    from .decisions import interval_text
-    from .stats import mean_interval
+    from ..chapters.decisions import interval_text
+    from ..stats.inference import mean_interval
     notes = []
     ratios = time_ratios(frame)
     if len(ratios):
@@ -944,7 +944,7 @@ def eval_job(pretrain_hash: str, kind: str, device: str) -> dict:
     """One stored run's evaluation: "evaluate" (the common held-out sets, as cpu-long's)
     or "cuefree" (the cue-free SOP and NSP pairs)."""
     from ..profiles import eval_config
-    from .driver import evaluate_hash
+    from .training import evaluate_hash
     config = eval_config(PILOT_PROFILE) if kind == "evaluate" else cue_free_config()
     return evaluate_hash(results_dir(STORE), pretrain_hash, config, device)
 
@@ -956,7 +956,7 @@ def train(hours: float | None = None, fill: bool = False, workers: int | None = 
     from ..data.files import verify_inputs
     from ..engine.runner import run_many, worker_threads
     from ..engine.store import stored_eval, stored_pretrain
-    from .driver import _report, _train, default_workers
+    from .training import _report, _train, default_workers
     verify_inputs()
     store = results_dir(STORE)
     record = equal_time_record()
@@ -1123,7 +1123,7 @@ def status_text(claim: str, store=None) -> str:
                 f"{labels}): {trained} of {total} "
                 f"runs trained, {done} evaluated. It is judged once, when all are; until "
                 f"then the numbers on this page are exploratory.{timing}")
-    from .decisions import interval_text
+    from ..chapters.decisions import interval_text
     families = confirmatory_families(store)
     primary = families["primary"]
     # the first decision leads the chapter's box (``reader.bottom_line``) in the

@@ -11,8 +11,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from .decisions import CE
-from .stats import summarize
+from ..chapters.decisions import CE
+from ..stats.inference import summarize
 
 CE_LABEL = "cross-entropy at [MASK] (nats)"
 

@@ -2,8 +2,8 @@
 no-overfitting premise."""
 from __future__ import annotations
 
-from . import conditions as C
-from . import paper
+from ..studies import conditions as C
+from .. import paper
 from .decisions import CE, Chapter, available, ce_decision, gated, levels, load_runs, margins
 from .downstream import downstream
 from .text import (context_reading, metrics_table, passes_over_data, passes_sentence,

@@ -14,9 +14,9 @@ from dataclasses import dataclass, replace
 import numpy as np
 import pandas as pd
 
-from .decisions import interval_text, unit_digits
-from .stats import EARLY, GATED, NO_MODEL, PAST
-from .text import times, tokens_per_run
+from ..chapters.decisions import interval_text, unit_digits
+from ..stats.inference import EARLY, GATED, NO_MODEL, PAST
+from ..chapters.text import times, tokens_per_run
 
 GLOSSARY = "how_to_read"  # book/how_to_read.md: the glossary and the shared rules
 PILOT = "cpu-long"  # the pilot: the cpu sizes trained 4x longer, seeds 0-2
@@ -86,7 +86,7 @@ HEADLINES = {
 }
 
 def _table4(e: int, scheme: str) -> float:
-    from .paper import TABLE4_AVG
+    from ..paper import TABLE4_AVG
     return TABLE4_AVG[(e, scheme)]
 
 
@@ -371,7 +371,7 @@ def _result_rows(claim: str, h: Headline, families: dict, chapters: str,
 def throughput_row(chapters: str = "") -> str:
     """The throughput ranking's row (chapter 6's measurement, outside the family): the
     paper's Table 2 speedups, our rank correlation and verdict glued from chapter 6."""
-    from . import paper
+    from .. import paper
     speed = paper.TABLE2_SPEEDUP
     doc = f"{chapters}06_wall_clock.ipynb"
     return ("| Does sharing make training faster? | data throughput against BERT-large: "
@@ -422,7 +422,7 @@ def side_note(row, numbered: bool = True) -> str:
 
 def _p(value: float) -> str:
     """'= 0.022' or '< 0.001': ``confirm._p``'s value after 'p' in a sentence."""
-    from .confirm import _p as p_value
+    from ..studies.confirm import _p as p_value
     return "< 0.001" if value < 0.001 else f"= {p_value(value)}"
 
 
@@ -490,7 +490,7 @@ def confirmatory_rows(store=None) -> dict:
     seeds, once every confirmatory run is stored; {} before (nothing is computed). Each
     row also carries ``holm_tests`` (the primary family's) and ``caveat`` (what a reader
     must know beside its verdict, from ``confirm_caveats``)."""
-    from . import confirm
+    from ..studies import confirm
     if not confirm.complete(store):
         return {}
     families = confirm.confirmatory_families(store)
@@ -512,7 +512,7 @@ def confirmatory_rows(store=None) -> dict:
 def confirmatory_extras(store=None) -> dict:
     """{key: row} of the primary decisions in ``EXTRA`` (not a chapter's headline),
     judged once the design is complete; {} before."""
-    from . import confirm
+    from ..studies import confirm
     if not confirm.complete(store):
         return {}
     primary = confirm.confirmatory_families(store)["primary"]
@@ -538,7 +538,7 @@ def confirm_caveats(store=None, families: dict | None = None) -> dict:
     the best rate (amendment 1.1). ``budget_only``: the claims whose median ratio lies
     outside 0.9 to 1.1, so that their label says "fixed step budget". ``families``: the
     judged families where the caller has them (``confirm.confirmatory_families``)."""
-    from . import confirm
+    from ..studies import confirm
     if not confirm.complete(store):
         return {}
     families = families or confirm.confirmatory_families(store)
@@ -609,7 +609,7 @@ def sop_words(frame: pd.DataFrame, families: dict | None = None) -> dict:
     secondary decision on the original pairs, which keep the cut cue, from the judged
     ``families`` (judged here where not given). {} where the runs do not carry the
     cue-free evaluation."""
-    from . import confirm
+    from ..studies import confirm
     albert = frame[frame["condition"] == confirm.ALBERT] if len(frame) else frame
     above = confirm.above_majority(albert, "sop_cuefree_accuracy_probe")
     if above is None:
@@ -662,7 +662,7 @@ def in_chapter_sign(claim: str, row):
     opposite sign (estimate and interval negated, the paper's sign too); verdicts,
     p-values and stage are the same either way. ``registered_label`` keeps the
     registration's words; a row already turned is returned as it is."""
-    from .confirm import REVERSED
+    from ..studies.confirm import REVERSED
     row = row.copy()
     if "registered_label" in row.index:
         return row
@@ -831,7 +831,7 @@ def confirm_line(store=None, book: str = "") -> str:
     complete (``confirm.status_text`` per chapter; the pre-registration page, linked
     through ``book``, the path from the page to the book's folder: "" from the
     introduction, "../" from a chapter)."""
-    from .confirm import complete, progress
+    from ..studies.confirm import complete, progress
     table = progress(store)
     head = (f"**{term('confirmatory', 'Confirmatory')} test** of chapters 3 to 6 "
             f"(pre-registered, fresh seeds)")
@@ -853,8 +853,8 @@ def scale_numbers(profile: str) -> dict:
     paper's ALBERT-base at 125,000 steps (batch 4,096 x 512), counted the same way."""
     from ..model.config import preset
     from ..model.params import closed_form, useful_flops
-    from . import conditions as C
-    from . import paper
+    from ..studies import conditions as C
+    from .. import paper
     from .ledger import PAPER_MASKED, training_compute
     base = C.base(profile)
     ours_tokens = tokens_per_run(base)
@@ -999,10 +999,10 @@ def bottom_line_glue(claim: str, profile: str, seeds=None, device: str = "auto")
     import matplotlib.pyplot as plt
     from IPython.display import Image, Markdown
 
-    from ..book.figure_text import png
+    from .figure_text import png
     from .ledger import published_families
     families = published_families(profile, seeds, device)
-    from .confirm import status_text
+    from ..studies.confirm import status_text
     confirmed = confirmatory_rows().get(claim)
     fig = headline_figure(claim, with_confirmatory(families))
     image = png(fig, dpi=100)
@@ -1078,7 +1078,7 @@ def chapter_glue(claim: str, chapter, family: pd.DataFrame, prefix: str, profile
     """Everything a measured chapter's page glues, in one place: each decision's verdict
     sentence (under its key, '/' as '_'), the margins' rule and the chapter's own texts
     (under ``prefix``), and its bottom line (``bottom_line_glue``)."""
-    from .text import margins_text, verdict_sentence
+    from ..chapters.text import margins_text, verdict_sentence
     out = {f"{prefix}{key}": text for key, text in margins_text(profile).items()}
     out.update({d.key.replace("/", "_"): verdict_sentence(d, family)
                 for d in chapter.decisions})
@@ -1096,9 +1096,10 @@ def ledger_glue(families: dict, profile: str, n_seeds: int) -> dict:
     from IPython.display import Markdown
 
     from ..profiles import PROFILES
-    from . import ledger, power
-    from .downstream import finetune_repeat_text, finetune_repeats
-    from .text import finetune_grid_text
+    from . import ledger
+    from ..stats import power
+    from ..chapters.downstream import finetune_repeat_text, finetune_repeats
+    from ..chapters.text import finetune_grid_text
     family, profiles = families[profile], list(families)
     judged = power.power_table(family[family["in_family"]], alpha="holm")
     return {
@@ -1126,7 +1127,7 @@ def profile_sections(families: dict, current: str) -> list:
     profile still training with no decision complete yet, its runs so far."""
     from IPython.display import Markdown
 
-    from . import conditions as C
+    from ..studies import conditions as C
     from . import ledger
     profiles, out = list(families), []
     for other in profiles[1:]:
@@ -1151,14 +1152,14 @@ def profile_sections(families: dict, current: str) -> list:
 
 def holm_of(family) -> float:
     """Holm's first-step alpha of a whole family (its judged decisions, two tests each)."""
-    from .power import holm_alpha
+    from ..stats.power import holm_alpha
     return holm_alpha(family)
 
 
 def power_for(family, keys):
     """The power table of some decisions of ``family`` (a chapter's) at the whole
     family's Holm first-step alpha, its sentence naming the family's tests."""
-    from . import power
+    from ..stats import power
     table = power.power_table(family.loc[list(keys)], alpha=holm_of(family))
     table.attrs["tests"] = 2 * int(family["in_family"].sum())
     return table
@@ -1168,7 +1169,7 @@ def power_sections(families: dict) -> list:
     """Each other profile's power reading: its sentence and its table."""
     from IPython.display import Markdown
 
-    from . import power
+    from ..stats import power
     out = []
     for other in list(families)[1:]:
         detect = power.power_table(families[other][families[other]["in_family"]],

@@ -22,12 +22,12 @@ def notebook_setup(profile: str, seeds=None, device: str = "auto",
     import pandas as pd
     # the chapters' tables carry sentences (a gated verdict's reason): shown whole
     pd.set_option("display.max_colwidth", None)
-    from ..book.figure_text import register
+    from .figure_text import register
     register()  # every figure records its smallest text's size, for the book's check
     if profile == "gpu" and not allow_cpu:
         import torch
         if device == "cpu" or not torch.cuda.is_available():
-            from .driver import cpu_prediction_text
+            from ..studies.driver import cpu_prediction_text
             raise ValueError(f"profile 'gpu' without a CUDA device: "
                              f"{cpu_prediction_text(len(settings.seeds))}; "
                              f"pass allow_cpu=True to train it here anyway")

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from . import conditions as C
-from . import paper
+from ..studies import conditions as C
+from .. import paper
 from .decisions import (Chapter, MissingRuns, arm_levels, available, ce_decision, gated,
                         levels, load_runs, margins)
 from .downstream import downstream
@@ -19,7 +19,7 @@ def wall_clock(profile: str, seeds=None, device="auto", train_missing=False,
     model's measured training seconds (Table 6's design) and, where the profile affords
     it, for its training FLOPs."""
     from ..engine.store import read_json
-    from .driver import _sweep_choice
+    from ..studies.driver import _sweep_choice
     seeds = seeds or C.default_seeds(profile)
     rungs = levels(profile)
     m = margins(rungs)
@@ -28,12 +28,12 @@ def wall_clock(profile: str, seeds=None, device="auto", train_missing=False,
         if not train_missing or profile in C.SWEEP_FROM:
             raise MissingRuns(f"the wide model's learning-rate sweep is not stored for "
                               f"profile {profile!r} ({_sweep_choice(profile)}); run `python "
-                              f"-m albert_rerun.claims --profile "
+                              f"-m albert_rerun.studies --profile "
                               f"{C.SWEEP_FROM.get(profile, profile)} --claims wall_clock`")
         import contextlib
         import io
 
-        from .driver import wide_learning_rate
+        from ..studies.driver import wide_learning_rate
         with contextlib.redirect_stdout(io.StringIO()):  # its progress lines carry timings
             wide_learning_rate(profile, device)
         choice = read_json(_sweep_choice(profile))
@@ -71,7 +71,7 @@ def wall_clock(profile: str, seeds=None, device="auto", train_missing=False,
                           "CE at [MASK] (nats)": list(choice["mlm_loss_at_mask"].values())})
     chapter.tables["sweep"] = sweep.set_index("learning rate").round(4)
     wide = wides[0]  # the equal-time arm where the profile has it
-    from .stats import gate
+    from ..stats.inference import gate
     levels_text = gate(arm_levels(runs, conditions, rungs))["arm_levels"]
     swept = list(choice["mlm_loss_at_mask"].values())
     if min(swept) >= rungs["reads_context"]:

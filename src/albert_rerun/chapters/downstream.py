@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from . import conditions as C
+from ..studies import conditions as C
 from .decisions import (Chapter, MissingRuns, gain_decision, gated, interval_text, levels,
                         load_runs, margins, stored_baseline)
 from .text import summary
@@ -16,7 +16,7 @@ def downstream_controls(profile: str) -> dict:
     """Majority label and bag of words on each task's test split, stored once per
     profile (results_dir/baselines/), as every evaluation scores the same split."""
     from ..profiles import eval_config
-    from .baselines import downstream_controls as compute
+    from ..studies.baselines import downstream_controls as compute
     examples = eval_config(profile).task_examples
     return {task: stored_baseline(profile, f"downstream-{task}", compute, task, examples)
             for task in ("sentiment", "genre")}
@@ -115,7 +115,7 @@ def downstream_gate(profile: str, seeds=None, device="auto", train_missing=False
     from ..engine.pretrain import resolve_device
     from ..engine.store import results_dir, stored_eval, stored_pretrain
     from ..profiles import finetune_config
-    from .driver import finetune_targets
+    from ..studies.driver import finetune_targets
     seeds = seeds or C.default_seeds(profile)
     m = margins(levels(profile))
     store, tuning = results_dir(profile), finetune_config(profile)
@@ -125,7 +125,7 @@ def downstream_gate(profile: str, seeds=None, device="auto", train_missing=False
     if untuned and not train_missing:
         raise MissingRuns(f"{len(untuned)} fine-tuning evaluations missing at profile "
                           f"{profile!r} (the base runs and their controls); run `python -m "
-                          f"albert_rerun.claims --profile {profile} --stages finetune`")
+                          f"albert_rerun.studies --profile {profile} --stages finetune`")
     for config in untuned:
         evaluate_stored(store, stored_pretrain(store, config) or _pretrained(profile, config),
                         tuning, resolve_device(device))

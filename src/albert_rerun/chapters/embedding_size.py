@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from . import conditions as C
-from . import paper
+from ..studies import conditions as C
+from .. import paper
 from .decisions import Chapter, available, ce_decision, gated, levels, load_runs, margins
 from .downstream import downstream
 from .text import context_reading, metrics_table, parameter_count, scale_gap, scale_short

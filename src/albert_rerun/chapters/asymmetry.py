@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from . import conditions as C
-from . import paper
+from ..studies import conditions as C
+from .. import paper
 from .decisions import (Chapter, ce_decision, gated, interval_text, levels, load_runs,
                         margins)
 from .downstream import downstream

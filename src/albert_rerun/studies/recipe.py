@@ -325,7 +325,7 @@ def grid_frame(device_runs: dict, step_seconds: dict) -> pd.DataFrame:
 def minute_interval(minutes: pd.Series) -> str | None:
     """The 95% t-interval of a candidate's crossing minute over seeds, where every seed
     crossed and there are at least two."""
-    from .stats import mean_interval
+    from ..stats.inference import mean_interval
     if len(minutes) < 2 or minutes.isna().any():
         return None
     i = mean_interval(minutes.to_numpy())

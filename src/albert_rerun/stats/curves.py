@@ -5,7 +5,7 @@ between the layer's input and output embeddings: BERT's curves go up and down fr
 to layer, ALBERT's move smoothly. The chapter needs one number per curve that separates
 those two shapes.
 
-The chapter's former measure, ``transitions.roughness`` (mean absolute second
+The chapter's former measure, ``roughness`` (mean absolute second
 difference over the curve's mean), cannot: a monotone decay that slows down has large
 second differences, so the stored cpu curves that only decay score 0.29-1.21 on it, as
 much as BERT-style zig-zags (0.22-1.53). It measures curvature, not oscillation.
@@ -43,6 +43,7 @@ size of the movement where the prose needs it.
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 
 
 def _curve(values, minimum: int) -> np.ndarray:
@@ -107,14 +108,13 @@ def swing(values) -> float:
 def curve_table(runs, measures=("l2", "angle"), skip_first: bool = True):
     """Per run (condition, seed) and state (trained, and the untrained control where
     stored), each measure's oscillation, reversals and swing, beside
-    ``transitions.roughness`` for comparison. ``runs`` is ``decisions.load_runs``'s frame
+    ``roughness`` for comparison. ``runs`` is ``decisions.load_runs``'s frame
     of the transition runs (columns ``transition_<measure>`` and
     ``control_transition_<measure>``, lists over layers). ``skip_first``: leave out the
     first transition, as the chapter does (it starts from the embedding output, through
     the E -> H projection in ALBERT)."""
     import pandas as pd
 
-    from .transitions import roughness
     rows = []
     for _, run in runs.iterrows():
         for state, prefix in (("trained", ""), ("random init", "control_")):
@@ -130,3 +130,35 @@ def curve_table(runs, measures=("l2", "angle"), skip_first: bool = True):
                              "swing": swing(curve) if np.mean(curve) != 0 else np.nan,
                              "roughness": roughness(curve)})
     return pd.DataFrame(rows)
+
+
+def roughness(values) -> float:
+    """The chapter's former measure, kept for comparison only: the mean absolute second
+    difference over the layers, divided by the curve's mean. Only a straight line scores
+    0: a decline that slows down (convex) scores as high as a zig-zag (review: the
+    stored monotone decays score 0.29-1.21, BERT's zig-zags 0.22-1.53), so it measures
+    curvature, not oscillation; ``curves.oscillation`` replaced it."""
+    x = np.asarray(values, dtype=float)
+    if len(x) < 3:
+        return 0.0
+    return float(np.abs(np.diff(x, 2)).mean() / max(abs(x.mean()), 1e-12))
+
+
+def add_roughness(runs: pd.DataFrame) -> pd.DataFrame:
+    """Roughness of each run's curves over layers 2..L (the first transition starts from
+    the embedding, through the E -> H projection in ALBERT, and is reported apart), for
+    the trained model and its untrained control where stored."""
+    runs = runs.copy()
+    for measure in ("l2", "angle"):
+        runs[f"oscillation_{measure}"] = [oscillation(v[1:])
+                                          for v in runs[f"transition_{measure}"]]
+        runs[f"roughness_{measure}"] = [roughness(v[1:]) for v in runs[f"transition_{measure}"]]
+        runs[f"first_{measure}"] = [v[0] for v in runs[f"transition_{measure}"]]
+        control = f"control_transition_{measure}"
+        if control in runs:
+            runs[f"control_roughness_{measure}"] = [
+                roughness(v[1:]) if isinstance(v, list) else np.nan for v in runs[control]]
+            runs[f"control_oscillation_{measure}"] = [
+                oscillation(v[1:]) if isinstance(v, list) else np.nan for v in runs[control]]
+    runs["last_angle"] = [v[-1] for v in runs["transition_angle"]]
+    return runs

@@ -7,13 +7,13 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from . import conditions as C
+from ..studies import conditions as C
 from dataclasses import replace
 
-from .curves import oscillation
+from ..stats.curves import add_roughness
 from .decisions import CE, T_METHOD, Chapter, ce_decision, gated, levels, load_runs, margins
 from .downstream import downstream
-from .stats import arm_level, decision, paired_t
+from ..stats.inference import arm_level, decision, paired_t
 from .text import context_reading, scale_gap, scale_short
 
 
@@ -53,38 +53,6 @@ def transitions(profile: str, seeds=None, device="auto", train_missing=False,
                          scale_short=scale_short(runs, b),
                          context=context_reading(runs, profile))
     return downstream(chapter, profile) if present else chapter
-
-
-def roughness(values) -> float:
-    """The chapter's former measure, kept for comparison only: the mean absolute second
-    difference over the layers, divided by the curve's mean. Only a straight line scores
-    0: a decline that slows down (convex) scores as high as a zig-zag (review: the
-    stored monotone decays score 0.29-1.21, BERT's zig-zags 0.22-1.53), so it measures
-    curvature, not oscillation; ``curves.oscillation`` replaced it."""
-    x = np.asarray(values, dtype=float)
-    if len(x) < 3:
-        return 0.0
-    return float(np.abs(np.diff(x, 2)).mean() / max(abs(x.mean()), 1e-12))
-
-
-def add_roughness(runs: pd.DataFrame) -> pd.DataFrame:
-    """Roughness of each run's curves over layers 2..L (the first transition starts from
-    the embedding, through the E -> H projection in ALBERT, and is reported apart), for
-    the trained model and its untrained control where stored."""
-    runs = runs.copy()
-    for measure in ("l2", "angle"):
-        runs[f"oscillation_{measure}"] = [oscillation(v[1:])
-                                          for v in runs[f"transition_{measure}"]]
-        runs[f"roughness_{measure}"] = [roughness(v[1:]) for v in runs[f"transition_{measure}"]]
-        runs[f"first_{measure}"] = [v[0] for v in runs[f"transition_{measure}"]]
-        control = f"control_transition_{measure}"
-        if control in runs:
-            runs[f"control_roughness_{measure}"] = [
-                roughness(v[1:]) if isinstance(v, list) else np.nan for v in runs[control]]
-            runs[f"control_oscillation_{measure}"] = [
-                oscillation(v[1:]) if isinstance(v, list) else np.nan for v in runs[control]]
-    runs["last_angle"] = [v[-1] for v in runs["transition_angle"]]
-    return runs
 
 
 def convergence_text(runs: pd.DataFrame, margin: float, rungs: dict) -> str:

@@ -7,16 +7,16 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from . import paper
+from .. import paper
 from .decisions import CE, MARGIN_REASONS, interval_text, levels, margins, stage_text
-from .stats import GATED, Decision
+from ..stats.inference import GATED, Decision
 
 
 def summary(frame: pd.DataFrame, metric: str, scale: float = 1.0, digits: int = 3,
             by: str = "condition") -> pd.Series:
     """'mean [low, high]' (95% t-interval over seeds) of ``metric`` per condition, in the
     order the conditions first appear; '(1 seed)' where there is one."""
-    from .stats import summarize
+    from ..stats.inference import summarize
     table = summarize(frame.dropna(subset=[metric]), metric, by=by, scale=scale)
 
     def cell(row):

@@ -10,7 +10,7 @@ at a seed no comparison uses: six runs. The lowest held-out cross-entropy at ``[
 LAMB with a large batch is the paper's choice; BabyLM entries such as LTG-BERT use it
 near 1e-2 with a short warm-up, hence the grid.
 
-    python -m albert_rerun.claims.gpu_search --profile gpu
+    python -m albert_rerun.studies.gpu_search --profile gpu
 """
 from __future__ import annotations
 
@@ -43,7 +43,7 @@ def search(profile: str = "gpu", device: str = "auto", workers: int = 1,
     ``seconds``), score them and store the pick; None while runs are missing."""
     from ..engine.store import atomic_write_json, config_hash, read_json
     from ..engine.runner import rank_and_world
-    from .driver import _train, choices_path, held_out_scores
+    from .training import _train, choices_path, held_out_scores
     path = choices_path(profile, GPU_SEARCH_CHOICE)
     stored = None if fresh else read_json(path)
     if stored is not None:
