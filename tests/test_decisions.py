@@ -7,8 +7,8 @@ import pytest
 from synthetic import runs, strings
 
 from albert_rerun.studies import conditions as C
-from albert_rerun.chapters import decisions
-from albert_rerun.chapters.decisions import CE, MissingRuns, accuracy_decision, ce_decision
+from albert_rerun.studies import decisions
+from albert_rerun.studies.decisions import CE, MissingRuns, accuracy_decision, ce_decision
 from albert_rerun.stats.inference import holm
 from albert_rerun.engine import store
 from albert_rerun.engine.config import untrained

@@ -4,7 +4,7 @@ import numpy as np
 from synthetic import WOBBLE, runs
 
 from albert_rerun.chapters import dropout
-from albert_rerun.chapters.decisions import gated
+from albert_rerun.studies.decisions import gated
 from albert_rerun.stats.inference import NOT_TESTABLE
 
 RUNGS = {"rungs": {"unigram_loss_at_mask": 7.0, "bigram_loss_at_mask": 6.0},

@@ -150,7 +150,7 @@ def test_each_decision_is_costed_at_its_costlier_arms_training_flops():
     the wall-clock chapter's own conditions are used; a decision about no trained model
     keeps NaN; an arm the conditions do not name stops the build."""
     from albert_rerun.studies import conditions as C
-    from albert_rerun.chapters.decisions import Chapter
+    from albert_rerun.studies.decisions import Chapter
     cells = C.asymmetry("cpu")
 
     def flops(config):

@@ -93,7 +93,7 @@ def test_paired_sd_of_one_seed_and_of_no_spread():
 
 
 def test_method_is_the_one_the_decisions_record():
-    from albert_rerun.chapters.decisions import T_METHOD
+    from albert_rerun.studies.decisions import T_METHOD
     assert power.T_METHOD == T_METHOD
 
 

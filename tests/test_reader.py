@@ -176,7 +176,7 @@ def test_the_box_figure_is_legible_at_its_drawn_size():
 
 
 def test_a_chapter_glues_its_verdicts_texts_margins_and_bottom_line(monkeypatch):
-    from albert_rerun.chapters.decisions import Chapter
+    from albert_rerun.studies.decisions import Chapter
     monkeypatch.setattr(reader, "bottom_line_glue",
                         lambda claim, profile, seeds, device: {"bottom_line": claim})
     chapter = Chapter("asymmetry", pd.DataFrame(), [], texts={"context": "words"})

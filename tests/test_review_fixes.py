@@ -7,11 +7,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from albert_rerun.chapters import decisions
+from albert_rerun.studies import decisions
 
 from albert_rerun import paper
 from albert_rerun.chapters.asymmetry import asymmetry_decisions, distinct_runs
-from albert_rerun.chapters.decisions import accuracy_decision, ce_decision
+from albert_rerun.studies.decisions import accuracy_decision, ce_decision
 
 RUNGS = {"distance": 0.538}
 

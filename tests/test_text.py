@@ -3,7 +3,7 @@ import pandas as pd
 
 from albert_rerun.studies import conditions as C
 from albert_rerun.chapters import text
-from albert_rerun.chapters.decisions import CE
+from albert_rerun.studies.decisions import CE
 from albert_rerun.profiles import eval_config
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pandas as pd
 
 from ..studies import confirm as K
-from ..chapters.decisions import unit_digits
+from ..studies.decisions import unit_digits
 
 
 def record_text(root: Path) -> str:

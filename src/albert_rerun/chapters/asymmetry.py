@@ -6,7 +6,7 @@ import pandas as pd
 
 from ..studies import conditions as C
 from .. import paper
-from .decisions import (Chapter, ce_decision, gated, interval_text, levels, load_runs,
+from ..studies.decisions import (Chapter, ce_decision, gated, interval_text, levels, load_runs,
                         margins)
 from .downstream import downstream
 from .text import context_reading, metrics_table, parameter_count, scale_gap, scale_short

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pandas as pd
 
 from ..studies import conditions as C
-from .decisions import (Chapter, MissingRuns, gain_decision, gated, interval_text, levels,
+from ..studies.decisions import (Chapter, MissingRuns, gain_decision, gated, interval_text, levels,
                         load_runs, margins, stored_baseline)
 from .text import summary
 

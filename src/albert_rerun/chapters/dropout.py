@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..studies import conditions as C
 from .. import paper
-from .decisions import CE, Chapter, available, ce_decision, gated, levels, load_runs, margins
+from ..studies.decisions import CE, Chapter, available, ce_decision, gated, levels, load_runs, margins
 from .downstream import downstream
 from .text import (context_reading, metrics_table, passes_over_data, passes_sentence,
                    scale_gap, scale_short, summary)

@@ -5,7 +5,7 @@ import pandas as pd
 
 from ..studies import conditions as C
 from .. import paper
-from .decisions import Chapter, available, ce_decision, gated, levels, load_runs, margins
+from ..studies.decisions import Chapter, available, ce_decision, gated, levels, load_runs, margins
 from .downstream import downstream
 from .text import context_reading, metrics_table, parameter_count, scale_gap, scale_short
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pandas as pd
 
 from .. import paper
-from .decisions import Chapter
+from ..studies.decisions import Chapter
 
 SCHEMES = ("none", "attention", "ffn", "all")
 TABLE3_EMBEDDINGS = (64, 128, 256, 768)

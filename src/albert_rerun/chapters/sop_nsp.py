@@ -9,7 +9,7 @@ import pandas as pd
 
 from ..studies import conditions as C
 from .. import paper
-from .decisions import (Chapter, accuracy_decision, available, gated, interval_text, levels,
+from ..studies.decisions import (Chapter, accuracy_decision, available, gated, interval_text, levels,
                         load_runs, margins, stage_text, stored_baseline)
 from .downstream import downstream
 from ..stats.inference import correct_matrix
@@ -372,7 +372,7 @@ def cue_free_section(profile: str) -> dict:
     from ..profiles import SIZES
     from ..studies import confirm
     from ..studies.baselines import cue_free_baselines
-    from .decisions import stored_baseline
+    from ..studies.decisions import stored_baseline
     seq = SIZES[profile].seq
     pairs = cue_free_pairs_table(stored_baseline(profile, f"cue-free-baselines-{seq}",
                                                  cue_free_baselines, seq))

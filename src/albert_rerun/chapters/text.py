@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 
 from .. import paper
-from .decisions import CE, MARGIN_REASONS, interval_text, levels, margins, stage_text
+from ..studies.decisions import CE, MARGIN_REASONS, interval_text, levels, margins, stage_text
 from ..stats.inference import GATED, Decision
 
 

@@ -11,7 +11,7 @@ from ..studies import conditions as C
 from dataclasses import replace
 
 from ..stats.curves import add_roughness
-from .decisions import CE, T_METHOD, Chapter, ce_decision, gated, levels, load_runs, margins
+from ..studies.decisions import CE, T_METHOD, Chapter, ce_decision, gated, levels, load_runs, margins
 from .downstream import downstream
 from ..stats.inference import arm_level, decision, paired_t
 from .text import context_reading, scale_gap, scale_short

@@ -6,7 +6,7 @@ import pandas as pd
 
 from ..studies import conditions as C
 from .. import paper
-from .decisions import (Chapter, MissingRuns, arm_levels, available, ce_decision, gated,
+from ..studies.decisions import (Chapter, MissingRuns, arm_levels, available, ce_decision, gated,
                         levels, load_runs, margins)
 from .downstream import downstream
 from .text import (context_reading, metrics_table, parameter_count, scale_gap, scale_short,

@@ -11,7 +11,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from ..chapters.decisions import CE
+from ..studies.decisions import CE
 from ..stats.inference import summarize
 
 CE_LABEL = "cross-entropy at [MASK] (nats)"

@@ -7,7 +7,7 @@ import pandas as pd
 
 from ..studies import conditions as C
 from ..chapters.asymmetry import asymmetry
-from ..chapters.decisions import MissingRuns, interval_text
+from ..studies.decisions import MissingRuns, interval_text
 from ..chapters.downstream import downstream_gate
 from ..chapters.dropout import dropout
 from ..chapters.embedding_size import embedding_sweep
@@ -513,7 +513,7 @@ def stretch_summary(profile: str) -> pd.DataFrame:
     level on the first rung): what has landed before any of its decisions is complete."""
     from ..engine.store import results_dir, stored_eval, stored_pretrain
     from ..profiles import eval_config
-    from ..chapters.decisions import CE, levels
+    from ..studies.decisions import CE, levels
     from ..stats.inference import arm_level
     store, evaluation, rungs = results_dir(profile), eval_config(profile), levels(profile)
     rows = []

@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 import pandas as pd
 
-from ..chapters.decisions import interval_text, unit_digits
+from ..studies.decisions import interval_text, unit_digits
 from ..stats.inference import EARLY, GATED, NO_MODEL, PAST
 from ..chapters.text import times, tokens_per_run
 

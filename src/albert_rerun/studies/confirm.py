@@ -269,7 +269,7 @@ def per_seed(spec: Spec, frame: pd.DataFrame) -> pd.Series:
 
 def decide(spec: Spec, frame: pd.DataFrame, margins: dict):
     """The decision (``stats.Decision``) of one spec on a frame of runs."""
-    from ..chapters.decisions import accuracy_decision, ce_decision
+    from .decisions import accuracy_decision, ce_decision
     margin = margins[spec.margin]
     if spec.kind == "accuracy":
         return accuracy_decision(frame, spec.key, spec.claim, spec.label, spec.a, spec.b,
@@ -282,7 +282,7 @@ def decide(spec: Spec, frame: pd.DataFrame, margins: dict):
 def family(frame: pd.DataFrame, rungs: dict, specs=PRIMARY) -> pd.DataFrame:
     """The registered analysis: each spec's decision, gated by its arms' levels, with
     Holm's adjustment over ``specs`` alone (``stats.holm``: two tests a decision)."""
-    from ..chapters.decisions import gated
+    from .decisions import gated
     from ..stats.inference import holm
     frame = with_changes(frame)
     margins = margin_values(rungs)
@@ -461,7 +461,7 @@ def load(store, configs: dict, seeds, require: bool = True) -> pd.DataFrame:
     (the common held-out sets and the cue-free pairs) and, for the transition arms, the
     random-init control's. ``require``: NotComplete names what is missing."""
     from ..engine.config import untrained
-    from ..chapters.decisions import CONTROL_METRICS, _evaluations, _machine
+    from .decisions import CONTROL_METRICS, _evaluations, _machine
     evaluations = _evaluation_configs()
     missing, rows = [], []
     for name, config in configs.items():
@@ -529,7 +529,7 @@ def trained_runs(store=None) -> pd.DataFrame:
     """The stored confirmatory runs' training records alone, one row per (condition,
     seed): steps, training seconds, tokens and machine. No evaluation or loss is read,
     so this is shown while the design is incomplete."""
-    from ..chapters.decisions import _machine
+    from .decisions import _machine
     store = store or results_dir(STORE)
     record = equal_time_record(store)
     if record is None:
@@ -613,7 +613,7 @@ def lr_check_scores(store=None) -> dict | None:
     """{rate: held-out cross-entropy at [MASK]} of amendment 1's learning-rate check, once
     its three runs are stored and evaluated (None before, or before the equal-time
     measurement fixes their steps)."""
-    from ..chapters.decisions import _evaluations
+    from .decisions import _evaluations
     record = equal_time_record(store)
     if record is None:
         return None
@@ -629,7 +629,7 @@ def lr_check_scores(store=None) -> dict | None:
 
 
 def rungs() -> dict:
-    from ..chapters.decisions import levels
+    from .decisions import levels
     return levels(PILOT_PROFILE)
 
 
@@ -661,7 +661,7 @@ def results_table(confirmed: pd.DataFrame, pilot: pd.DataFrame, specs=PRIMARY) -
     an unadjusted 5%; the verdict after Holm's adjustment with its stage; and the pilot's
     difference and interval (seeds 0-2, exploratory: no verdict, which the book's own
     cpu-long family gives). Only for a family judged once complete."""
-    from ..chapters.decisions import interval_text
+    from .decisions import interval_text
     n = int(confirmed["n_seeds"].max())
     lines = [f"| decision (A minus B) | confirmatory, {n} seeds [95% interval] | p of the "
              f"difference test / of the TOST (after Holm in brackets) | verdict at 5% | "
@@ -711,7 +711,7 @@ def beside_notes(frame: pd.DataFrame, store=None) -> list:
     learning-rate check (1.1, 1.2); the SOP-trained arm's cue-free SOP probe accuracy
     against the majority label (1.4); the no-dropout arm's held-out minus training
     cross-entropy at [MASK] (1.8, the dropout premise)."""
-    from ..chapters.decisions import interval_text
+    from .decisions import interval_text
     from ..stats.inference import mean_interval
     notes = []
     ratios = time_ratios(frame)
@@ -1123,7 +1123,7 @@ def status_text(claim: str, store=None) -> str:
                 f"{labels}): {trained} of {total} "
                 f"runs trained, {done} evaluated. It is judged once, when all are; until "
                 f"then the numbers on this page are exploratory.{timing}")
-    from ..chapters.decisions import interval_text
+    from .decisions import interval_text
     families = confirmatory_families(store)
     primary = families["primary"]
     # the first decision leads the chapter's box (``reader.bottom_line``) in the

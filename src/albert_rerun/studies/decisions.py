@@ -23,7 +23,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 import pandas as pd
 
-from ..studies import conditions as C
+from . import conditions as C
 from .. import paper
 from ..stats.inference import (Decision, arm_level, bootstrap, correct_matrix, decision, paired_t,
                     staged_verdict)
@@ -93,7 +93,7 @@ def margins(levels: dict) -> dict:
 def levels(profile: str) -> dict:
     """The rungs and reads-context line of the profile's common held-out MLM set."""
     from ..profiles import eval_config
-    from ..studies.baselines import reference_levels
+    from .baselines import reference_levels
     return reference_levels(eval_config(profile))
 
 
@@ -135,7 +135,7 @@ def load_runs(profile: str, conditions: dict, seeds, device: str = "auto",
     from ..engine.config import untrained
     from ..engine.store import config_hash, results_dir, stored_eval, stored_pretrain
     from ..profiles import eval_config, finetune_config
-    from ..studies.training import CONTROL_SEEDS
+    from .training import CONTROL_SEEDS
     store, evaluation = results_dir(profile), eval_config(profile)
     both = (evaluation, finetune_config(profile))
     seeded = [(name, seed, C.seeded(config, seed)) for name, config in conditions.items()
@@ -190,7 +190,7 @@ def _train_and_evaluate(profile: str, configs: list, device: str, controls: bool
     from ..engine.pretrain import resolve_device, run
     from ..engine.store import results_dir
     from ..profiles import eval_config
-    from ..studies.training import CONTROL_SEEDS
+    from .training import CONTROL_SEEDS
     store, evaluation = results_dir(profile), eval_config(profile)
     target = resolve_device(device)
     todo = list(configs)
