@@ -42,7 +42,7 @@ notebooks: $(STAMP)
 # Train every run the empirical chapters need at PROFILE (parallel workers; stored
 # results reused, FRESH=1 recomputes). `make book` does this first by itself.
 claims: $(STAMP)
-	$(BIN)/python -m albert_rerun.claims --profile $(PROFILE) $(if $(FRESH),--fresh,)
+	$(BIN)/python -m albert_rerun.studies --profile $(PROFILE) $(if $(FRESH),--fresh,)
 
 # At the cpu profile's size, in one run: the training loop beside the bare step, HF
 # transformers' models and the loop of commit be70d44, torch.compile off and on, the

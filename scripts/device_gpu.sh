@@ -13,9 +13,9 @@
 #   2. part 1: the bench (python -m albert_rerun.engine.bench --device cuda: loop, bare
 #      step, HF, compile on/off, bf16 peak, packed runs), written to
 #      data/results/bench/gpu-profile-cuda.json and $OUT;
-#   3. the gpu learning-rate search (python -m albert_rerun.claims.gpu_search; stored
+#   3. the gpu learning-rate search (python -m albert_rerun.studies.gpu_search; stored
 #      picks are reused, so part 2 only checks it), then its half of the claims' runs
-#      (python -m albert_rerun.claims --part K/2 --stages pretrain), with a start
+#      (python -m albert_rerun.studies --part K/2 --stages pretrain), with a start
 #      deadline: no run starts after --seconds less --reserve from the call's start;
 #   4. packs what finished into $OUT every 30 s and at the end: results.tgz (every JSON
 #      of the profile's results: runs, choices, evaluations), weights.tar.0.. (this call's
@@ -72,7 +72,7 @@ echo "== part $PART of the $PROFILE profile on $DEVICE, budget $BUDGET s =="
 # 1. the tree
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv 2>/dev/null || true
 $PY -c "import torch, numpy, sentencepiece, safetensors, pytorch_optimizer, transformers
-import albert_rerun.claims.driver, albert_rerun.engine.bench
+import albert_rerun.studies.driver, albert_rerun.engine.bench
 print('torch', torch.__version__, 'cuda', torch.cuda.is_available(), 'transformers',
       transformers.__version__, 'numpy', numpy.__version__)" || { echo "imports fail"; exit 3; }
 $PY -c "from albert_rerun.data.files import verify_inputs; verify_inputs(); print('data files match the manifest')" \
@@ -135,9 +135,9 @@ fi
 
 # 3. the learning-rate search, then this part's claims, no run started after the deadline
 deadline() { local d=$(( $(left) - RESERVE )); (( d < 0 )) && d=0; echo $d; }
-step "gpu learning-rate search" $(( $(left) - 15 )) $PY -m albert_rerun.claims.gpu_search \
+step "gpu learning-rate search" $(( $(left) - 15 )) $PY -m albert_rerun.studies.gpu_search \
   --profile "$PROFILE" --device "$DEVICE" --workers "$WORKERS" --seconds "$(deadline)"
-step "claims, part $PART of 2" $(( $(left) - 15 )) $PY -m albert_rerun.claims \
+step "claims, part $PART of 2" $(( $(left) - 15 )) $PY -m albert_rerun.studies \
   --profile "$PROFILE" --device "$DEVICE" --workers "$WORKERS" --stages pretrain \
   --part "$PART/2" --seconds "$(deadline)" ${CLAIMS[@]+--claims "${CLAIMS[@]}"}
 

@@ -3,7 +3,7 @@
 #
 #   scripts/train_stretch.sh cpu-long 2.5     # profile, hours of budget
 #
-# Runs `python -m albert_rerun.claims --profile P --hours H --fill` (every stage: runs
+# Runs `python -m albert_rerun.studies --profile P --hours H --fill` (every stage: runs
 # start in the planned order while their predicted time fits; a worker that nothing fits
 # starts the next run anyway while 5 minutes are left, since its checkpoint is kept;
 # running runs stop at the deadline with a checkpoint), then commits what the stretch left: finished runs with their fp16
@@ -15,15 +15,15 @@
 #   scripts/train_stretch.sh confirm 1.5      # the pre-registered confirmatory runs
 #
 # The confirmatory store (book/preregistration.md) trains with
-# `python -m albert_rerun.claims.confirm train` from a clean checkout of HEAD (a git
+# `python -m albert_rerun.studies.confirm train` from a clean checkout of HEAD (a git
 # worktree in a temporary folder; the package imported from it), so that every run
 # records a clean commit that descends from the registration, whatever is being edited
 # in this tree meanwhile; its results go to this tree's data/results/confirm/.
 #
-#   scripts/train_stretch.sh long-pilot 2     # the long pilot to 64x (claims.long_pilot)
+#   scripts/train_stretch.sh long-pilot 2     # the long pilot to 64x (studies.long_pilot)
 #   scripts/train_stretch.sh ladder 2         # the compute ladder (book/ladder.md)
 #
-# train the same way, from a clean checkout, into data/results/long-pilot/ and ladder/.
+# trains the same way, from a clean checkout, into data/results/long-pilot/.
 set -euo pipefail
 profile=${1:?usage: scripts/train_stretch.sh PROFILE HOURS}
 hours=${2:?usage: scripts/train_stretch.sh PROFILE HOURS}
@@ -38,9 +38,9 @@ mkdir -p "$store/logs"
 log="$store/logs/stretch-$(date -u +%Y%m%dT%H%M%SZ).log"
 echo "stretch of $profile, budget $hours h, log $log"
 case $profile in
-  confirm) module=albert_rerun.claims.confirm ;;
-  long-pilot) module=albert_rerun.claims.long_pilot ;;
-  ladder) module=albert_rerun.claims.ladder ;;
+  confirm) module=albert_rerun.studies.confirm ;;
+  long-pilot) module=albert_rerun.studies.long_pilot ;;
+  ladder) module=albert_rerun.studies.ladder ;;
   *) module= ;;
 esac
 if [ -n "$module" ]; then
@@ -55,7 +55,7 @@ if [ -n "$module" ]; then
      "$python" -m "$module" train --hours "$hours" --fill) \
      2>&1 | tee "$log"
 else
-  "$python" -m albert_rerun.claims --profile "$profile" --hours "$hours" --fill 2>&1 | tee "$log"
+  "$python" -m albert_rerun.studies --profile "$profile" --hours "$hours" --fill 2>&1 | tee "$log"
 fi
 if [ "${NO_COMMIT:-0}" = 1 ]; then exit 0; fi
 git add "$store"

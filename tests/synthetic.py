@@ -4,7 +4,7 @@ correctness strings."""
 import numpy as np
 import pandas as pd
 
-from albert_rerun.claims.decisions import CE
+from albert_rerun.studies.decisions import CE
 
 
 # Per-seed offsets shared by every condition (the seed's own luck, which pairing

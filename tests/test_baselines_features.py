@@ -6,7 +6,7 @@ corpus."""
 import numpy as np
 import pytest
 
-from albert_rerun.claims import baselines as B
+from albert_rerun.studies import baselines as B
 from albert_rerun.data.corpus import Instances, TokenizedCorpus
 
 CLS, SEP = 2, 3

@@ -26,7 +26,7 @@ def test_footer_counts_distinct_runs_machines_commits_and_gives_the_command():
     assert "read 3 stored results of the `cpu` profile" in text
     assert "NVIDIA H200 (2 runs), Intel Xeon (1 run)" in text
     assert "`feeb047` (2 runs)" in text and "`abcdef0+dirty` (1 run)" in text
-    assert ("```bash\npython -m albert_rerun.claims --profile cpu --claims asymmetry "
+    assert ("```bash\npython -m albert_rerun.studies --profile cpu --claims asymmetry "
             "grouped --fresh\n```") in text
 
 
@@ -128,8 +128,8 @@ def test_each_script_once_whether_its_missing_file_name_is_none_or_empty():
 
 def test_profiles_page_gives_each_profiles_planned_runs_and_predicted_time(tmp_path):
     from albert_rerun.book.build import write_profiles_page
-    from albert_rerun.claims.conditions import step_flops
-    from albert_rerun.claims.driver import planned_pretraining
+    from albert_rerun.studies.conditions import step_flops
+    from albert_rerun.studies.driver import planned_pretraining
     from albert_rerun.engine.bench import stored_flop_rate
     from albert_rerun.profiles import PROFILES
 

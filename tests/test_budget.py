@@ -5,8 +5,8 @@ import time
 
 import pytest
 
-from albert_rerun.claims import conditions as C
-from albert_rerun.claims import driver
+from albert_rerun.studies import conditions as C
+from albert_rerun.studies import driver, training
 from albert_rerun.engine import runner
 from albert_rerun.engine.store import config_hash, results_dir, stored_pretrain
 
@@ -35,15 +35,15 @@ LONG_RUN = config_hash(DROPOUT.to_dict())
 def trained(monkeypatch) -> list:
     """The hashes of the runs the driver starts, in order; the smoke dropout run of seed
     0 is predicted at 10,000 s, every other run at 0."""
-    monkeypatch.setattr(driver, "remaining_seconds", lambda config, profile, device: (
+    monkeypatch.setattr(training, "remaining_seconds", lambda config, profile, device: (
         10_000.0 if config_hash(config.to_dict()) == LONG_RUN else 0.0))
     started = []
-    real_job = driver.pretrain_job
+    real_job = training.pretrain_job
 
     def spy(config_dict, *arguments):
         started.append(config_hash(config_dict))
         return real_job(config_dict, *arguments)
-    monkeypatch.setattr(driver, "pretrain_job", spy)
+    monkeypatch.setattr(training, "pretrain_job", spy)
     return started
 
 
@@ -72,7 +72,7 @@ def test_fill_starts_a_run_that_cannot_end_in_the_budget_while_time_is_left(trai
     dropout, long_run = DROPOUT, LONG_RUN
     call = dict(profile="smoke", seeds=1, names=["dropout"], workers=1,
                 stages=("pretrain",))
-    driver.train_all(**call, hours=(driver.FILL_START_SECONDS - 30) / 3600, fill=True)
+    driver.train_all(**call, hours=(training.FILL_START_SECONDS - 30) / 3600, fill=True)
     assert long_run not in trained  # under 5 minutes left when it would start
     driver.train_all(**call, hours=1.0, fill=True)
     assert trained[-1] == long_run
@@ -103,11 +103,11 @@ def test_the_budget_bounds_training_and_the_evaluations_follow_it():
 
 def test_a_resumed_run_is_predicted_from_its_checkpoint(monkeypatch):
     config = C.seeded(C.base("cpu-long"), 0)
-    whole = driver.remaining_seconds(config, "cpu-long", "cpu")
+    whole = training.remaining_seconds(config, "cpu-long", "cpu")
     workdir = results_dir("cpu-long") / "checkpoints" / config_hash(config.to_dict())
     workdir.mkdir(parents=True)
     (workdir / "progress.json").write_text('{"step": 16200}')  # three quarters done
-    assert driver.remaining_seconds(config, "cpu-long", "cpu") == pytest.approx(whole / 4)
+    assert training.remaining_seconds(config, "cpu-long", "cpu") == pytest.approx(whole / 4)
     assert whole > 0
 
 

@@ -5,7 +5,7 @@ import pandas as pd
 import pytest
 from synthetic import runs, strings
 
-from albert_rerun.claims import embedding_size, sop_nsp, wall_clock
+from albert_rerun.chapters import embedding_size, sop_nsp, wall_clock
 
 
 def test_wall_clock_decides_once_per_budget_the_profile_has():
@@ -60,7 +60,7 @@ def test_the_all_shared_peak_needs_a_sweep_that_reaches_a_small_e():
 
 def test_asymmetry_costs_table_says_which_rows_are_decisions():
     """Review: the costs table repeated three decisions' rows with nothing to say so."""
-    from albert_rerun.claims import asymmetry
+    from albert_rerun.chapters import asymmetry
     effects = {"E=32, none": 0.0, "E=32, attention": 0.001, "E=32, ffn": 0.01,
                "E=32, all": 0.03, "E=64, none": -0.02, "E=64, attention": -0.01,
                "E=64, ffn": 0.0, "E=64, all": 0.01}
@@ -81,7 +81,7 @@ def test_nearly_free_is_read_with_care_where_the_whole_cost_is_within_the_margin
     """Review: with a margin as large as the whole cost of sharing everything, an
     equivalence of attention sharing with not sharing cannot tell 'nearly free' from
     'costs as much as sharing everything'."""
-    from albert_rerun.claims import asymmetry
+    from albert_rerun.chapters import asymmetry
     effects = {"E=32, none": 0.0, "E=32, attention": 0.004, "E=32, ffn": 0.01,
                "E=32, all": 0.024}
     frame = pd.concat([runs({"A": v}).assign(condition=k) for k, v in effects.items()])
@@ -97,7 +97,7 @@ def test_nearly_free_is_read_with_care_where_the_whole_cost_is_within_the_margin
 def test_the_equal_time_budget_is_read_against_the_seconds_the_runs_took():
     """Review: cpu-long's budget (cpu's, scaled) was never set beside its runs' seconds,
     which were 0.74 times apart on two kinds of machine."""
-    from albert_rerun.claims import wall_clock
+    from albert_rerun.chapters import wall_clock
     frame = pd.DataFrame({"condition": ["B"] * 3 + ["W"] * 3,
                           "train_seconds": [1280.0, 1285.0, 1290.0, 950.0, 956.0, 960.0],
                           "step_seconds": [0.059] * 3 + [0.0672] * 3,

@@ -5,9 +5,9 @@ import re
 import numpy as np
 import pytest
 
-from albert_rerun.claims import conditions as C
-from albert_rerun.claims import driver
-from albert_rerun.claims.baselines import bag_of_words_pairs
+from albert_rerun.studies import conditions as C
+from albert_rerun.studies import driver, training
+from albert_rerun.studies.baselines import bag_of_words_pairs
 from albert_rerun.data.corpus import Instances
 from albert_rerun.engine.config import untrained
 from albert_rerun.engine.store import config_hash
@@ -100,8 +100,8 @@ def test_controls_are_shared_by_conditions_of_one_architecture():
     runs = driver.planned_runs("smoke", range(5), ("sop_nsp", "dropout"))
     controls = driver.planned_controls(runs)
     # two architectures (dropout or not) times the control seeds 0, 1, 2
-    assert len(controls) == 2 * driver.CONTROL_SEEDS
-    assert {c.seed for c in controls} == set(range(driver.CONTROL_SEEDS))
+    assert len(controls) == 2 * training.CONTROL_SEEDS
+    assert {c.seed for c in controls} == set(range(training.CONTROL_SEEDS))
     assert all(c.max_steps == 0 for c in controls)
     sop, nsp = (C.seeded(C.sop_nsp("smoke")[k], 1) for k in ("sop", "nsp"))
     assert _hash(untrained(sop)) == _hash(untrained(nsp))
@@ -121,7 +121,7 @@ def test_the_driver_honours_its_deadline(results, capsys):
 def test_a_failed_run_is_reported_and_the_others_go_on(results, capsys):
     good = C.base("smoke").replace(max_steps=2, warmup_steps=1, curve_every=0)
     bad = good.replace(seed=1, train_documents=1, batch_size=512)  # fewer pairs than a batch
-    assert driver._train([bad, good], "smoke", "cpu", 1, False, False, float("inf"),
+    assert training._train([bad, good], "smoke", "cpu", 1, False, False, float("inf"),
                          "pretrain") == 1
     out = capsys.readouterr().out
     assert re.search(rf"{_hash(bad)}: FAILED ValueError: the training corpus yields", out)
@@ -135,10 +135,10 @@ def test_a_blinded_report_shows_costs_not_results(capsys):
     metrics = {"steps": 5, "train_seconds": 1.5, "tokens_per_second": 10.0,
                "mlm_loss_at_mask": 6.3, "curve_mlm_loss_at_mask": 6.4}
     outcomes = [("a" * 16, ({"metrics": metrics}, 2.0))]
-    assert driver._report(outcomes, "confirm", blinded=True) == 1
+    assert training._report(outcomes, "confirm", blinded=True) == 1
     blinded = capsys.readouterr().out
     assert "'train_seconds': 1.5" in blinded and "6.3" not in blinded and "6.4" not in blinded
-    driver._report(outcomes, "pretrain")
+    training._report(outcomes, "pretrain")
     assert "'mlm_loss_at_mask': 6.3" in capsys.readouterr().out
 
 
@@ -158,7 +158,7 @@ def test_bag_of_words_features_mark_each_segment_and_their_overlap():
 
 def test_mask_rungs_on_a_hand_built_corpus():
     """Training text: 5 is the commonest piece; 1 is followed by 2 twice, by 3 once."""
-    from albert_rerun.claims.baselines import left_bigram_table, mask_rungs
+    from albert_rerun.studies.baselines import left_bigram_table, mask_rungs
     train = np.array([5, 1, 2, 5, 1, 2, 5, 1, 3, 5, 5])
     table = left_bigram_table(train, vocab_size=8)
     assert table[1] == 2 and table[2] == 5 and table[3] == 5 and table[5] == 1
@@ -189,7 +189,7 @@ def test_mask_rungs_on_a_hand_built_corpus():
 
 
 def test_left_bigram_probabilities_sum_to_one_after_every_piece():
-    from albert_rerun.claims.baselines import LeftBigram
+    from albert_rerun.studies.baselines import LeftBigram
     train = np.random.default_rng(0).integers(0, 9, 200)
     train[train == 4] = 3  # 4 never occurs, so it is never a left neighbour either
     model = LeftBigram(train, vocab_size=10)

@@ -64,9 +64,9 @@ def test_a_corrupt_corpus_stops_the_training_command_in_one_line(data_copy, flip
     assert not (tmp_path / "store").exists()
 
 
-@pytest.mark.parametrize("module", ["claims/__main__.py", "book/__main__.py", "train.py",
-                                    "claims/driver.py", "claims/confirm.py",
-                                    "book/build.py", "engine/bench.py", "claims/gpu_search.py",
+@pytest.mark.parametrize("module", ["studies/__main__.py", "book/__main__.py", "train.py",
+                                    "studies/driver.py", "studies/confirm.py",
+                                    "book/build.py", "engine/bench.py", "studies/gpu_search.py",
                                     "engine/distributed.py"])
 def test_every_command_line_goes_through_run_main(module):
     from albert_rerun.paths import repo_root
@@ -78,7 +78,7 @@ def test_every_command_line_goes_through_run_main(module):
                                   ["--workers", "0"]])
 def test_a_count_below_one_stops_the_driver_before_anything_runs(argv, capsys):
     """`--seeds 0` once fell back to the profile's default seeds without a word."""
-    from albert_rerun.claims.driver import main
+    from albert_rerun.studies.driver import main
     with pytest.raises(SystemExit) as stop:
         main(["--profile", "smoke", *argv])
     assert stop.value.code == EXIT_BAD_INPUT

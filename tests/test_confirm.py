@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from albert_rerun.claims import confirm as K
+from albert_rerun.studies import confirm as K
 from albert_rerun.engine.store import config_hash
 from albert_rerun.paths import repo_root
 
@@ -38,7 +38,7 @@ def test_fresh_seeds_are_unused_by_every_stored_run():
 
 def test_pilot_configs_are_the_stored_cpu_long_runs(committed):
     from albert_rerun.engine.store import results_dir, stored_pretrain
-    from albert_rerun.claims import conditions as C
+    from albert_rerun.studies import conditions as C
     configs = K.pilot_conditions()
     assert list(configs) == list(K.CONDITIONS)
     for config in configs.values():
@@ -195,7 +195,7 @@ def test_equivalence_plan_is_the_tost_power_at_a_true_zero():
     """Amendment 2: the TOST's power within each margin, from the pilot's paired SD; a
     noisy decision cannot reach "equivalent", a quiet one can."""
     from albert_rerun.book.preregistration import equivalence_text
-    from albert_rerun.claims.power import tost_power
+    from albert_rerun.stats.power import tost_power
     frame = synthetic(seeds=range(3), noise=0.002, seed=4)
     frame.loc[frame["condition"] == K.ALL64, K.CE] += np.array([0.0, 0.2, -0.2])  # noisy
     frame.loc[frame["condition"] == K.ATTENTION, K.CE] += np.array([0.1, -0.1, 0.0])
@@ -224,7 +224,7 @@ def test_reach_reads_the_sd_uncertainty_and_the_pilot_mean():
     pilot's 95% interval; at the pilot's own mean, a difference beyond the margin leaves
     the TOST no chance."""
     from albert_rerun.book.preregistration import reach_text
-    from albert_rerun.claims.power import sd_factors, tost_power
+    from albert_rerun.stats.power import sd_factors, tost_power
     frame = synthetic(seeds=range(3), noise=0.002, seed=4)
     frame.loc[frame["condition"] == K.ALL64, K.CE] += np.array([0.0, 0.2, -0.2])
     plan = K.equivalence_plan(frame, RUNGS)
@@ -433,7 +433,7 @@ def test_provenance_check_catches_dirty_and_unrelated_commits():
 
 
 def test_the_glance_line_names_the_verdicts_only_once_complete(tmp_path, monkeypatch):
-    from albert_rerun.claims import reader
+    from albert_rerun.pages import reader
     monkeypatch.setenv("ALBERT_RERUN_RESULTS", str(tmp_path))
     line = reader.confirm_line()
     assert "0 of 99 runs trained, 0 evaluated" in line and "**" not in line.split("test**")[1]
@@ -498,7 +498,7 @@ def test_once_judged_the_confirmatory_verdict_leads_the_box_and_the_glance(tmp_p
     """Issue #25's done-when: the confirmatory verdicts are the headline (the ledger's and
     the introduction's first list, each chapter's box), the pilot beside them; before
     the design is complete nothing of it is computed."""
-    from albert_rerun.claims import reader
+    from albert_rerun.pages import reader
     monkeypatch.setenv("ALBERT_RERUN_RESULTS", str(tmp_path))
     assert reader.confirmatory_rows() == {}
     monkeypatch.setattr(K, "complete", lambda store=None: True)
@@ -758,11 +758,11 @@ def test_stretches_count_each_logs_finished_and_stopped_runs(tmp_path):
 
 def test_committed_stretch_logs_show_no_result():
     """A stretch's log is committed beside the runs and read before the design is
-    complete, so each run's line may show its costs only (driver.BLINDED): never a loss
+    complete, so each run's line may show its costs only (training.BLINDED): never a loss
     or an accuracy, from which an interim estimate could be made."""
     import ast
 
-    from albert_rerun.claims.driver import BLINDED
+    from albert_rerun.studies.training import BLINDED
     line = re.compile(r"^\[\w[\w ]*\] [0-9a-f]{16} (\{.*\}) \(\d+ s\)$")
     logs = sorted((ROOT / "data" / "results" / K.STORE / "logs").glob("stretch-*.log"))
     assert logs
@@ -781,7 +781,7 @@ def test_the_confirmatory_caveats_follow_amendment_5(tmp_path, monkeypatch):
     budget; amendment 1.1's learning-rate words ride along. The SOP sentence drops the
     profile's words about cut-cue pairs (the confirmatory pairs are cue-free). Before
     the design is complete nothing is read."""
-    from albert_rerun.claims import reader
+    from albert_rerun.pages import reader
     monkeypatch.setenv("ALBERT_RERUN_RESULTS", str(tmp_path))
     assert reader.confirm_caveats() == {}  # incomplete: nothing read
     monkeypatch.setattr(K, "complete", lambda store=None: True)

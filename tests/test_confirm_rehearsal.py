@@ -21,9 +21,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from albert_rerun.claims import conditions as C
-from albert_rerun.claims import confirm as K
-from albert_rerun.claims.stats import paired_t
+from albert_rerun.studies import conditions as C
+from albert_rerun.studies import confirm as K
+from albert_rerun.stats.inference import paired_t
 from albert_rerun.engine import store as S
 from albert_rerun.engine.store import (atomic_write_json, config_hash, eval_path,
                                        pretrain_path, read_json)
@@ -123,7 +123,7 @@ def test_each_decision_pairs_the_seeds_it_was_given(rehearsal):
 
 def test_the_report_and_every_page_agree_on_each_verdict(rehearsal, tmp_path):
     from albert_rerun.book.preregistration import confirm_curves, progress_text
-    from albert_rerun.claims import reader
+    from albert_rerun.pages import reader
     primary = K.confirmatory_families()["primary"]
     report = K.report()
     page = progress_text()
@@ -179,7 +179,7 @@ def test_a_store_argument_is_read_wherever_it_is_given(rehearsal, monkeypatch, t
     parts that would otherwise go missing quietly (the learning-rate check's note, the
     equal-time sentence)."""
     from albert_rerun.book.preregistration import confirm_curves, progress_text
-    from albert_rerun.claims import reader
+    from albert_rerun.pages import reader
     monkeypatch.setenv("ALBERT_RERUN_RESULTS", str(tmp_path / "empty"))
     assert not K.complete()
     assert set(reader.confirmatory_rows(rehearsal)) == {s.claim for s in K.PRIMARY}

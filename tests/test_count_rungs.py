@@ -1,10 +1,10 @@
-"""The two-sided count rung (claims.count_rungs): normalized, exact where the counts are,
+"""The two-sided count rung (studies.count_rungs): normalized, exact where the counts are,
 and each case of visible neighbours scored by its own model."""
 import numpy as np
 import pytest
 
-from albert_rerun.claims.baselines import LeftBigram
-from albert_rerun.claims.count_rungs import TwoSidedCounts, two_sided_rung
+from albert_rerun.studies.baselines import LeftBigram
+from albert_rerun.studies.count_rungs import TwoSidedCounts, two_sided_rung
 
 V = 12
 MASK = 11  # never in the stream
@@ -87,12 +87,12 @@ def test_bad_input_is_refused():
 
 
 def test_the_stored_rung_is_what_the_code_computes_on_the_common_held_out_set(tmp_path):
-    from albert_rerun.claims import count_rungs
+    from albert_rerun.studies import count_rungs
     from albert_rerun.engine.store import repo_root
     from albert_rerun.profiles import eval_config
     config = eval_config("cpu-long")
     committed = count_rungs.stored(config, repo_root() / "data" / "results" / "yardsticks")
-    assert committed is not None, "run python -m albert_rerun.claims.count_rungs"
+    assert committed is not None, "run python -m albert_rerun.studies.count_rungs"
     again = count_rungs.compute(config)
     assert again["rung"] == pytest.approx(committed["rung"], rel=1e-9)
     assert again["one_sided"] == pytest.approx(committed["one_sided"], rel=1e-9)
@@ -102,7 +102,7 @@ def test_the_stored_rung_is_what_the_code_computes_on_the_common_held_out_set(tm
 
 
 def test_a_model_stands_worse_level_or_better_than_the_counts_by_two_standard_errors():
-    from albert_rerun.claims import count_rungs as R
+    from albert_rerun.studies import count_rungs as R
     rung = {"two_sided_loss_at_mask": 5.71, "two_sided_loss_se": 0.02}
     assert R.standing(6.044, rung) == R.WORSE
     assert R.standing(5.73, rung) == R.LEVEL

@@ -1,4 +1,4 @@
-"""claims.curves: the oscillation measure scores every monotone curve 0 whatever its
+"""stats.curves: the oscillation measure scores every monotone curve 0 whatever its
 pace, ranks noise above it and a zig-zag highest, and does not depend on the scale of
 the values; the old roughness, beside it, fails the monotone case (the reason for the
 new measure)."""
@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from albert_rerun.claims.curves import curve_table, oscillation, reversals, swing
+from albert_rerun.stats.curves import curve_table, oscillation, reversals, swing
 
 LAYERS = np.arange(11)
 STEADY = 10.0 - 0.8 * LAYERS  # a steady decline
@@ -64,7 +64,7 @@ def test_monotone_map_keeps_zero_and_reversals():
 def test_old_roughness_cannot_tell_a_slowing_decay_from_a_zig_zag():
     """The reason for the new measure, kept as a test: the old one scores a decay that
     slows down as high as a gentle zig-zag; the new one keeps them apart."""
-    from albert_rerun.claims.transitions import roughness
+    from albert_rerun.stats.curves import roughness
     gentle = 5.0 + 0.5 * (-1.0) ** LAYERS
     assert roughness(CONVEX) > roughness(gentle)
     assert oscillation(CONVEX) == 0.0 < oscillation(gentle)

@@ -6,10 +6,10 @@ import pandas as pd
 import pytest
 from synthetic import runs, strings
 
-from albert_rerun.claims import conditions as C
-from albert_rerun.claims import decisions
-from albert_rerun.claims.decisions import CE, MissingRuns, accuracy_decision, ce_decision
-from albert_rerun.claims.stats import holm
+from albert_rerun.studies import conditions as C
+from albert_rerun.studies import decisions
+from albert_rerun.studies.decisions import CE, MissingRuns, accuracy_decision, ce_decision
+from albert_rerun.stats.inference import holm
 from albert_rerun.engine import store
 from albert_rerun.engine.config import untrained
 from albert_rerun.profiles import eval_config
@@ -123,7 +123,7 @@ def test_missing_runs_are_reported_by_name(results):
         for seed in (0, 1):
             hash_ = store.config_hash(C.seeded(conditions[name], seed).to_dict())
             assert f"{name!r} seed {seed} ({hash_})" in message
-    assert "python -m albert_rerun.claims --profile smoke" in message
+    assert "python -m albert_rerun.studies --profile smoke" in message
 
 
 def test_stored_runs_are_read_with_their_controls(results):
@@ -166,7 +166,7 @@ def test_accuracy_decisions_widen_to_the_seed_level_t_where_seeds_disagree():
     """Three seeds whose differences disagree (+9, +1 and +5 points): the item-and-seed
     bootstrap resamples three values without a t correction; the seed-level t is wider,
     and the decision takes it (the narrower one's interval and p-values never win)."""
-    from albert_rerun.claims.stats import bootstrap, correct_matrix, paired_t
+    from albert_rerun.stats.inference import bootstrap, correct_matrix, paired_t
     rng = np.random.default_rng(3)
     frame = pd.DataFrame([{"condition": c, "seed": s,
                            "correct": strings(rng, 0.55 + (gain if c == "a" else 0), 2000)}
@@ -217,7 +217,7 @@ def test_a_check_of_the_test_sets_compares_no_model_and_is_not_gated():
 def test_the_cost_of_sharing_everything_is_decided_at_each_e():
     """Review error 8: Table 4's headline, all shared minus not shared, at both E; a
     profile without the E = H attention and FFN cells (cpu-long) still gets it there."""
-    from albert_rerun.claims.asymmetry import asymmetry_decisions
+    from albert_rerun.chapters.asymmetry import asymmetry_decisions
     names = {"A": "E=32, all", "B": "E=32, none", "C": "E=64, all"}
     frame = runs({"A": 0.03, "B": 0.0, "C": 0.05}).replace({"condition": names})
     frame = pd.concat([frame, runs({"A": 0.0}).replace({"condition": {"A": "E=64, none"}})])
@@ -231,7 +231,7 @@ def test_the_cost_of_sharing_everything_is_decided_at_each_e():
 def test_the_pairs_margin_quotes_table_5s_own_differences():
     """Review error 1: the reason quoted '26.5 and 26.1 points'; the SOP-pairs decision's
     paper figure is 86.5 - 52.0 = +34.5 and the NSP-pairs one 78.9 - 52.4 = +26.5."""
-    from albert_rerun.claims import paper
+    from albert_rerun import paper
     reason = decisions.MARGIN_REASONS["pairs"]
     sop = paper.TABLE5["sop"][2] - paper.TABLE5["nsp"][2]
     nsp = paper.TABLE5["sop"][1] - paper.TABLE5["none"][1]
@@ -245,7 +245,7 @@ def test_partial_sharing_decisions_wait_for_a_resolved_whole_cost():
     margin and attention minus not shared is equivalent by construction; both are gated
     as a design that cannot fail. A whole cost under two margins does not suffice (the
     partial costs could then differ by more than one: the gate's former threshold)."""
-    from albert_rerun.claims.asymmetry import asymmetry_decisions, resolution_gate
+    from albert_rerun.chapters.asymmetry import asymmetry_decisions, resolution_gate
     names = {"A": "E=32, all", "B": "E=32, none", "C": "E=32, attention"}
     small = runs({"A": 0.03, "B": 0.0, "C": 0.01}).replace({"condition": names})
     ffn = runs({"A": 0.02}).replace({"condition": {"A": "E=32, ffn"}})

@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 import torch
 
-from albert_rerun.claims import conditions as C
-from albert_rerun.claims import driver
+from albert_rerun.studies import conditions as C
+from albert_rerun.studies import driver
 from albert_rerun.engine.store import config_hash
 
 TESTS = Path(__file__).parent
@@ -54,7 +54,7 @@ def _stored(store: Path, name: str) -> dict:
 def sharded(tmp_path_factory):
     """Two ranks of the claims driver, uninterrupted: (results store, output)."""
     results = tmp_path_factory.mktemp("sharded")
-    done = subprocess.run(_torchrun("-m", "albert_rerun.claims", *CLAIMS), env=_env(results),
+    done = subprocess.run(_torchrun("-m", "albert_rerun.studies", *CLAIMS), env=_env(results),
                           capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     return results / "smoke", done.stdout
@@ -108,7 +108,7 @@ def test_a_rank_killed_mid_run_is_resumed_by_the_rerun(tmp_path, sharded):
     assert left, "no run was left mid-way to resume"
     assert not any((store / "pretrain" / f"{name}.json").exists() for name in left)
 
-    rerun = subprocess.run(_torchrun("-m", "albert_rerun.claims", *CLAIMS), env=env,
+    rerun = subprocess.run(_torchrun("-m", "albert_rerun.studies", *CLAIMS), env=env,
                            capture_output=True, text=True, timeout=600)
     assert rerun.returncode == 0, rerun.stdout[-3000:] + rerun.stderr[-3000:]
     assert not list(store.glob("checkpoints/*/checkpoint.pt"))

@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 from synthetic import strings
 
-from albert_rerun.claims import downstream
+from albert_rerun.chapters import downstream
 
 
 def test_downstream_gain_on_per_item_correctness():
@@ -33,7 +33,7 @@ def test_per_condition_gains_are_worded_as_descriptive_not_as_findings():
     initialization'."""
     from dataclasses import replace
 
-    from albert_rerun.claims.stats import decision
+    from albert_rerun.stats.inference import decision
     numbers = {"estimate": 3.0, "low": 0.5, "high": 5.5, "n": 3, "p_difference": 0.02,
                "p_equivalence": 0.9}
     above = replace(decision("gain/wide", "wall_clock", "wide", numbers, 1.0, +1, "points",

@@ -3,9 +3,9 @@
 import numpy as np
 from synthetic import WOBBLE, runs
 
-from albert_rerun.claims import dropout
-from albert_rerun.claims.decisions import gated
-from albert_rerun.claims.stats import NOT_TESTABLE
+from albert_rerun.chapters import dropout
+from albert_rerun.studies.decisions import gated
+from albert_rerun.stats.inference import NOT_TESTABLE
 
 RUNGS = {"rungs": {"unigram_loss_at_mask": 7.0, "bigram_loss_at_mask": 6.0},
          "reads_context": 6.9, "distance": 1.0}

@@ -9,7 +9,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 from PIL import Image  # noqa: E402
 
-from albert_rerun.book import figure_text as F  # noqa: E402
+from albert_rerun.pages import figure_text as F  # noqa: E402
 
 
 def recorded(data: bytes) -> tuple:

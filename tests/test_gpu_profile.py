@@ -7,9 +7,9 @@ import pytest
 import torch
 
 from albert_rerun import profiles
-from albert_rerun.claims import conditions as C
-from albert_rerun.claims import driver, gpu_search
-from albert_rerun.claims.setup import notebook_setup
+from albert_rerun.studies import conditions as C
+from albert_rerun.studies import driver, gpu_search
+from albert_rerun.pages.setup import notebook_setup
 
 
 def test_search_is_six_short_runs_at_the_base_size_and_an_unused_seed():

@@ -1,4 +1,4 @@
-"""The compute ladder's design (claims.ladder): the registered rungs, arms, seeds, the
+"""The compute ladder's design (studies.ladder): the registered rungs, arms, seeds, the
 seed rule's inputs as stored, the stopping rule and the forecast's order."""
 import json
 
@@ -6,8 +6,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from albert_rerun.claims import confirm, ladder as L, long_pilot
-from albert_rerun.claims import conditions as C
+from albert_rerun.studies import confirm, ladder as L, ladder_power as LP, long_pilot
+from albert_rerun.studies import conditions as C
 from albert_rerun.engine.store import config_hash
 from albert_rerun.paths import repo_root
 
@@ -70,17 +70,17 @@ def test_the_budget_rule_picks_the_16x_seeds_first_then_fills_the_1x_rung():
                          [(3, .5, .1), (4, .85, .2), (5, .95, .3), (8, .99, .4)]},
                         index=["reachable", "never"])
     cost = {"pilot": 10.0, "per seed": {"1x": 1.0, "16x": 10.0}}
-    b = L.budget(plan, cost)  # limit 57.75: 10 + 6 + 4 x 10 = 56 fits, 5 do not
+    b = LP.budget(plan, cost)  # limit 57.75: 10 + 6 + 4 x 10 = 56 fits, 5 do not
     assert (b["needed"], b["affordable"], b["16x seeds"], b["1x seeds"]) == (4, 4, 4, 7)
     assert b["underpowered"] == ["never"]
-    rich = L.budget(plan, {"pilot": 0.0, "per seed": {"1x": 0.1, "16x": 1.0}})
+    rich = LP.budget(plan, {"pilot": 0.0, "per seed": {"1x": 0.1, "16x": 1.0}})
     assert (rich["16x seeds"], rich["1x seeds"]) == (4, 11)
 
 
 def test_the_stored_design_is_what_the_code_computes():
     stored = L.stored_design()
-    again = L.design()
-    assert L.json_records(pd.DataFrame(again["plan"]).T.astype(object)) == stored["plan"]
+    again = LP.design()
+    assert LP.json_records(pd.DataFrame(again["plan"]).T.astype(object)) == stored["plan"]
     assert again["budget"]["16x seeds"] == stored["budget"]["16x seeds"]
 
 

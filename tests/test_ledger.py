@@ -5,8 +5,8 @@ from dataclasses import replace
 import pandas as pd
 import pytest
 
-from albert_rerun.claims import ledger
-from albert_rerun.claims.stats import arm_level, decision, holm
+from albert_rerun.pages import ledger
+from albert_rerun.stats.inference import arm_level, decision, holm
 
 RUNGS = {"rungs": {"unigram_loss_at_mask": 6.685, "bigram_loss_at_mask": 6.147},
          "reads_context": 6.665, "distance": 6.685 - 6.147}
@@ -149,8 +149,8 @@ def test_each_decision_is_costed_at_its_costlier_arms_training_flops():
     profile (the compute panels' x), so the E = H decisions sit above the small-E ones;
     the wall-clock chapter's own conditions are used; a decision about no trained model
     keeps NaN; an arm the conditions do not name stops the build."""
-    from albert_rerun.claims import conditions as C
-    from albert_rerun.claims.decisions import Chapter
+    from albert_rerun.studies import conditions as C
+    from albert_rerun.studies.decisions import Chapter
     cells = C.asymmetry("cpu")
 
     def flops(config):

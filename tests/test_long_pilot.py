@@ -1,6 +1,6 @@
-"""The long pilot (claims.long_pilot): the confirmatory recipe on a 64x schedule."""
-from albert_rerun.claims import confirm
-from albert_rerun.claims import long_pilot as L
+"""The long pilot (studies.long_pilot): the confirmatory recipe on a 64x schedule."""
+from albert_rerun.studies import confirm
+from albert_rerun.studies import long_pilot as L
 from albert_rerun.engine.store import config_hash
 
 

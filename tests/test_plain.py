@@ -1,7 +1,7 @@
-"""Plain readings (claims.plain), case by case, on the confirmatory numbers' shapes."""
+"""Plain readings (pages.plain), case by case, on the confirmatory numbers' shapes."""
 import pytest
 
-from albert_rerun.claims import plain as P
+from albert_rerun.pages import plain as P
 
 
 @pytest.mark.parametrize("numbers, expected", [

@@ -8,8 +8,8 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 
-from albert_rerun.claims import plots  # noqa: E402
-from albert_rerun.claims.stats import decision, holm  # noqa: E402
+from albert_rerun.pages import plots  # noqa: E402
+from albert_rerun.stats.inference import decision, holm  # noqa: E402
 
 # key, claim, label, margin, paper_sign, unit, (estimate, half-width) in margins
 SPECS = [("asym/Esmall", "asymmetry", "attention minus FFN, small E", 0.04, 1, "nats", 3, 1),
@@ -173,7 +173,7 @@ def test_bad_families_are_refused():
 
 
 def test_stacked_labels_each_family_with_its_profile():
-    from albert_rerun.claims.ledger import stacked
+    from albert_rerun.pages.ledger import stacked
     cpu = family("cpu").drop(columns="profile")
     gpu = family("gpu", scale=1.5).drop(columns="profile")
     both = stacked({"cpu": cpu, "gpu": gpu})
@@ -182,7 +182,7 @@ def test_stacked_labels_each_family_with_its_profile():
 
 
 def test_published_families_train_and_reseed_only_the_current_profile(monkeypatch):
-    from albert_rerun.claims import ledger
+    from albert_rerun.pages import ledger
     calls = []
     monkeypatch.setattr(ledger, "published_profiles", lambda current: [current, "cpu"])
     monkeypatch.setattr(ledger, "book_family",

@@ -10,8 +10,8 @@ import pandas as pd
 import pytest
 from scipy import optimize, stats
 
-from albert_rerun.claims import power
-from albert_rerun.claims.stats import bootstrap, decision, holm, paired_t
+from albert_rerun.stats import power
+from albert_rerun.stats.inference import bootstrap, decision, holm, paired_t
 
 STRICT = 0.05 / 38  # Holm's strictest level in a family of 19 decisions, two tests each
 B_METHOD = "bootstrap over seeds and items, or paired t if wider"
@@ -93,7 +93,7 @@ def test_paired_sd_of_one_seed_and_of_no_spread():
 
 
 def test_method_is_the_one_the_decisions_record():
-    from albert_rerun.claims.decisions import T_METHOD
+    from albert_rerun.studies.decisions import T_METHOD
     assert power.T_METHOD == T_METHOD
 
 
@@ -278,7 +278,7 @@ def test_a_table_is_a_frame_indexed_by_key():
 
 
 def test_the_sd_of_three_seeds_is_uncertain_by_a_factor_of_about_half_to_six():
-    from albert_rerun.claims import power
+    from albert_rerun.stats import power
     text = power.sd_uncertainty(3)
     assert "2 degrees of freedom" in text and "from 0.5 to 6.3 times" in text
     assert power.sd_uncertainty(1) == "one seed gives no SD"
@@ -295,8 +295,8 @@ def test_the_sd_of_three_seeds_is_uncertain_by_a_factor_of_about_half_to_six():
 def test_an_empty_family_gives_an_empty_table_with_its_columns():
     import pandas as pd
 
-    from albert_rerun.claims import power
-    from albert_rerun.claims.stats import holm
+    from albert_rerun.stats import power
+    from albert_rerun.stats.inference import holm
     table = power.power_table(holm([]).reindex(columns=["label", "method"]))
     assert table.empty and "unit" in table.columns
     assert table[table["unit"] == "nats"].empty
@@ -322,7 +322,7 @@ def test_power_at_holms_first_step_alpha():
 
 
 def test_a_chapters_power_reads_its_whole_familys_alpha():
-    from albert_rerun.claims.reader import power_for
+    from albert_rerun.pages.reader import power_for
     family = _family({"a": 0.01, "b": 0.02, "c": 0.03})
     table = power_for(family, ["a", "b"])
     assert list(table.index) == ["a", "b"]

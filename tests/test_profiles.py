@@ -6,8 +6,8 @@ import pytest
 import torch
 
 from albert_rerun import AlbertForPreTraining, ModelConfig
-from albert_rerun.claims import conditions as C
-from albert_rerun.claims.driver import planned_controls, planned_runs
+from albert_rerun.studies import conditions as C
+from albert_rerun.studies.driver import planned_controls, planned_runs
 from albert_rerun.engine.pretrain import make_optimizer
 from albert_rerun.engine.store import config_hash
 from albert_rerun.paths import repo_root
@@ -149,7 +149,7 @@ def test_profiles_is_configuration_and_imports_nothing_above_the_engine():
             "    p.pretraining_config(name, 'albert'), p.pretraining_config(name, 'bert')\n"
             "    p.eval_config(name), p.finetune_config(name), p.finetune_rates(name)\n"
             "p.gpu_search_choice()\n"
-            "print([m for m in sys.modules if m.startswith('albert_rerun.claims')\n"
+            "print([m for m in sys.modules if m.startswith('albert_rerun.studies')\n"
             "       or m.startswith('albert_rerun.engine.bench')])\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True, cwd=repo_root())

@@ -4,8 +4,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from albert_rerun.claims import reader
-from albert_rerun.claims.stats import EARLY, GATED
+from albert_rerun.pages import reader
+from albert_rerun.stats.inference import EARLY, GATED
 
 KEY = reader.HEADLINES["asymmetry"].key
 
@@ -176,7 +176,7 @@ def test_the_box_figure_is_legible_at_its_drawn_size():
 
 
 def test_a_chapter_glues_its_verdicts_texts_margins_and_bottom_line(monkeypatch):
-    from albert_rerun.claims.decisions import Chapter
+    from albert_rerun.studies.decisions import Chapter
     monkeypatch.setattr(reader, "bottom_line_glue",
                         lambda claim, profile, seeds, device: {"bottom_line": claim})
     chapter = Chapter("asymmetry", pd.DataFrame(), [], texts={"context": "words"})
@@ -277,7 +277,7 @@ def test_the_sop_caveat_gives_the_probe_and_the_models_own_head(monkeypatch):
     """A reviewer: a frozen-encoder probe is not the model. Where both the probe's and
     the head's cue-free accuracy sit at the majority label, the caveat says so with
     both intervals; where the head reads more, it does not say "neither"."""
-    from albert_rerun.claims import confirm
+    from albert_rerun.studies import confirm
     monkeypatch.setattr(confirm, "confirmatory_families",
                         lambda store=None: {"secondary": pd.DataFrame()})
     frame = pd.DataFrame({"condition": [confirm.ALBERT] * 3, "seed": [1000, 1001, 1002],

@@ -240,8 +240,8 @@ def test_the_box_names_the_claims_of_each_chapters_footer(source):
 
 
 def test_the_box_gives_each_profiles_command_runs_and_predicted_time():
-    from albert_rerun.claims.conditions import profile_claims, step_flops
-    from albert_rerun.claims.driver import planned_pretraining
+    from albert_rerun.studies.conditions import profile_claims, step_flops
+    from albert_rerun.studies.driver import planned_pretraining
     from albert_rerun.engine.bench import stored_flop_rate
     box = rerun.rerun_box("03_asymmetry")
     assert box.startswith("::::{admonition} Rerun this chapter")
@@ -267,7 +267,7 @@ def test_the_box_gives_each_profiles_command_runs_and_predicted_time():
 
 
 def test_a_profile_without_the_chapters_claim_says_so_and_gives_no_command():
-    from albert_rerun.claims.conditions import CLAIMS, profile_claims
+    from albert_rerun.studies.conditions import CLAIMS, profile_claims
     missing = [(profile, claim) for profile in PROFILES for claim in CLAIMS
                if claim not in profile_claims(profile)]
     assert missing, "every profile carries every claim: nothing to test"

@@ -10,9 +10,9 @@ import pandas as pd
 import pytest
 from synthetic import strings
 
-from albert_rerun.claims import sop_nsp
-from albert_rerun.claims.sop_nsp import CUE_FREE_KEY, SOP_NSP_KEY
-from albert_rerun.claims.stats import holm
+from albert_rerun.chapters import sop_nsp
+from albert_rerun.chapters.sop_nsp import CUE_FREE_KEY, SOP_NSP_KEY
+from albert_rerun.stats.inference import holm
 
 START_A, START_B = sop_nsp.STARTS
 
@@ -151,7 +151,7 @@ def test_located_rows_are_the_pairs_the_probe_strings_score_in_their_order(monke
     baselines.held_out_pairs; pair_locations' rows are those pairs; and every pair
     cue_free_items keeps has both segments at a sentence start of the validation split,
     found here independently of locate_segments."""
-    from albert_rerun.claims import baselines as B
+    from albert_rerun.studies import baselines as B
     from albert_rerun.data.corpus import tokenize_split
     from albert_rerun.engine import evaluate as E
     from albert_rerun.engine.finetune import correctness

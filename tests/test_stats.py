@@ -6,7 +6,7 @@ from scipy import stats as scipy_stats
 from statsmodels.stats.multitest import multipletests
 from statsmodels.stats.weightstats import ttost_paired
 
-from albert_rerun.claims.stats import (VERDICTS, Decision, bootstrap, correct_matrix, decision,
+from albert_rerun.stats.inference import (VERDICTS, Decision, bootstrap, correct_matrix, decision,
                                        holm, mean_interval, paired_t, summarize, verdict_of)
 
 A = np.array([6.512, 6.498, 6.530, 6.505, 6.521])
@@ -180,7 +180,7 @@ RUNGS = {"rungs": {"unigram_loss_at_mask": 6.685, "bigram_loss_at_mask": 6.147},
 
 
 def test_an_arm_level_is_the_share_of_the_first_rung_it_has_closed():
-    from albert_rerun.claims.stats import arm_level
+    from albert_rerun.stats.inference import arm_level
     assert arm_level("unigram", 6.685, RUNGS).level == pytest.approx(0.0)
     assert arm_level("bigram", 6.147, RUNGS).level == pytest.approx(1.0)
     base = arm_level("base", 6.518, RUNGS)
@@ -189,7 +189,7 @@ def test_an_arm_level_is_the_share_of_the_first_rung_it_has_closed():
 
 
 def test_the_gate_keeps_a_collapsed_arm_out_and_stages_the_rest():
-    from albert_rerun.claims.stats import EARLY, GATED, NO_MODEL, PAST, arm_level, gate
+    from albert_rerun.stats.inference import EARLY, GATED, NO_MODEL, PAST, arm_level, gate
     collapsed = gate([arm_level("BERT-style", 6.40, RUNGS),
                       arm_level("ALBERT-style", 6.685, RUNGS)])
     assert collapsed["stage"] == GATED and collapsed["failed_arms"] == "ALBERT-style"
@@ -200,7 +200,7 @@ def test_the_gate_keeps_a_collapsed_arm_out_and_stages_the_rest():
 
 
 def test_a_gated_decision_is_not_testable_and_stays_out_of_holms_family():
-    from albert_rerun.claims.stats import NOT_TESTABLE, arm_level
+    from albert_rerun.stats.inference import NOT_TESTABLE, arm_level
     strong = decision("strong", "c", "strong", {"estimate": 0.5, "low": 0.4, "high": 0.6,
                                                   "n": 3, "p_difference": 0.001,
                                                   "p_equivalence": 0.9},

@@ -1,9 +1,9 @@
 """claims.text: the scale sentences and the reads-context count the pages glue."""
 import pandas as pd
 
-from albert_rerun.claims import conditions as C
-from albert_rerun.claims import text
-from albert_rerun.claims.decisions import CE
+from albert_rerun.studies import conditions as C
+from albert_rerun.chapters import text
+from albert_rerun.studies.decisions import CE
 from albert_rerun.profiles import eval_config
 
 
@@ -50,7 +50,7 @@ def test_each_chapter_names_the_scale_of_its_own_paper_experiment():
 
 
 def test_context_reading_counts_runs_below_the_line():
-    from albert_rerun.claims.baselines import reference_levels
+    from albert_rerun.studies.baselines import reference_levels
     line = reference_levels(eval_config("smoke"))["reads_context"]
     frame = pd.DataFrame({"condition": ["sop", "sop", "nsp"],
                           CE: [line - 0.01, line + 0.01, line - 5]})
@@ -116,7 +116,7 @@ def test_spread_gives_median_and_range_never_a_t_interval():
 def test_throughput_reading_names_the_swapped_pair():
     """Review: chapter 6's throughput verdict said 'not reproduced' without naming the one
     pair whose order differs from the paper's."""
-    from albert_rerun.claims import measurements
+    from albert_rerun.chapters import measurements
     speed = pd.DataFrame({"speedup vs BERT-large (x)": [3.55, 3.86, 1.0, 0.3],
                           "paper speedup (x)": [5.6, 4.7, 1.0, 0.3]},
                          index=["albert-base", "bert-base", "bert-large", "albert-xxlarge"])
@@ -142,7 +142,7 @@ def test_machines_text_says_which_conditions_ran_where():
 def test_a_chapters_verdict_sentence_says_what_its_numbers_say():
     """Review: chapter 5 did not say that -0.008 [-0.011, -0.005] excludes 0 on the
     paper's side, which the ledger did; a gated decision gets no such reading."""
-    from albert_rerun.claims.stats import arm_level, decision, holm
+    from albert_rerun.stats.inference import arm_level, decision, holm
     rungs = {"rungs": {"unigram_loss_at_mask": 6.685, "bigram_loss_at_mask": 6.147},
              "reads_context": 6.665, "distance": 6.685 - 6.147}
     numbers = {"estimate": -0.008, "low": -0.011, "high": -0.005, "n": 3,
@@ -160,7 +160,7 @@ def test_a_chapters_verdict_sentence_says_what_its_numbers_say():
 
 
 def test_throughput_setup_names_the_machine_and_what_a_step_holds():
-    from albert_rerun.claims import measurements
+    from albert_rerun.chapters import measurements
     measured = {"threads": 2, "batch": 4, "seq": 64, "steps": 2,
                 "provenance": {"machine": {"cpu": "AMD EPYC"}}}
     setup = measurements.setup_text(measured)
@@ -172,7 +172,7 @@ def test_throughput_times_whole_training_steps_and_keeps_the_slowest(results):
     """Review: the optimizer's update, where sharing saves time on one device, was not
     timed; the measurement now times forward, backward and the LAMB update, and keeps
     the slowest timed step beside the fastest."""
-    from albert_rerun.claims import measurements
+    from albert_rerun.chapters import measurements
     measured = measurements.throughput("smoke", "cpu")
     assert measured["step"] == measurements.STEP
     for row in measured["rows"].values():
@@ -223,7 +223,7 @@ def test_the_throughput_headline_names_both_methods_where_they_disagree(monkeypa
     """A reviewer: the table showed only the second method's rank correlation, and the
     ledger's reading said "reproduced" beside "not reproduced"."""
     import pandas as pd
-    from albert_rerun.claims import measurements as M
+    from albert_rerun.chapters import measurements as M
     speed = pd.DataFrame({M.SPEEDUP: [2.0, 1.0], M.PAPER_SPEEDUP: [2.0, 1.0]},
                          index=["albert-base", "bert-large"])
     monkeypatch.setattr(M, "throughput", lambda profile, device="auto": {"now": 1})

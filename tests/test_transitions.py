@@ -1,10 +1,10 @@
-"""claims.transitions: the roughness measure does not penalise a steady decline, and
+"""chapters.transitions: the roughness measure does not penalise a steady decline, and
 the first transition (from the embedding) is reported apart."""
 import pandas as pd
 import pytest
 
-from albert_rerun.claims import transitions
-from albert_rerun.claims.transitions import roughness
+from albert_rerun.chapters import transitions
+from albert_rerun.stats.curves import roughness
 
 
 def test_roughness_is_zero_for_a_steady_decline_and_positive_for_a_zig_zag():

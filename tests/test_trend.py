@@ -1,9 +1,9 @@
-"""The slope over rungs (claims.trend): least squares over seeds, Welch's error."""
+"""The slope over rungs (stats.trend): least squares over seeds, Welch's error."""
 import numpy as np
 import pytest
 from scipy import stats as st
 
-from albert_rerun.claims import trend
+from albert_rerun.stats import trend
 
 
 def test_the_slope_is_the_least_squares_line_through_every_seed():

@@ -4,7 +4,7 @@ changes no result."""
 import sys
 import time
 
-from albert_rerun.claims.driver import main
+from albert_rerun.studies.driver import main
 from albert_rerun.engine import pretrain
 
 _step = pretrain.train_step

@@ -1,11 +1,12 @@
 """ALBERT, re-run: the package behind the reproducibility book.
 
-Layers, each a folder: ``model`` (configuration, the ALBERT/BERT modules, parameter
-accounting, HF weight conversion), ``data`` (checksummed corpus and tasks, tokenizer,
-segment pairs, masking), ``engine`` (pretraining, evaluation, fine-tuning, the results
-store, provenance, benchmarks), ``claims`` (each claim's conditions, the training
-driver, statistics and analysis), ``book`` (papermill and Jupyter Book). ``profiles``
-says how large a run is at ``smoke``, ``cpu`` and ``gpu``.
+Layers, each a folder importing only from those before it (ARCHITECTURE.md): ``model``
+and ``data`` (the modules, the corpus, tokenizer, masking), ``engine`` (one run:
+pretraining, evaluation, fine-tuning, the results store), ``stats`` (intervals, tests,
+Holm, power), ``studies`` (what to train and how to judge it, and the driver),
+``chapters`` (one module per claim), ``pages`` (words, tables and figures), ``book``
+(papermill and Jupyter Book). ``profiles`` says how large a run is at ``smoke``,
+``cpu``, ``cpu-long`` and ``gpu``.
 """
 from .model.config import PRESETS, ModelConfig, preset
 from .model.modeling import AlbertForPreTraining, AlbertForSequenceClassification, AlbertModel

@@ -24,7 +24,7 @@ class Profile:
 
 PROFILES = {
     # Their predicted training times, from stored throughput, are on the methods page
-    # (book.build._predicted; `python -m albert_rerun.claims --predict`).
+    # (book.build._predicted; `python -m albert_rerun.studies --predict`).
     "smoke": Profile("smoke", "seconds per notebook; what CI executes and compares", 1),
     # 3 seeds: the plan, from the power analysis (claims.power; its table is on the
     # ledger page), was 5; the retrain had time for 3 (about 8 minutes a run on one core).

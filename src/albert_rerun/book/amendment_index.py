@@ -33,8 +33,8 @@ def headings(page_text: str) -> list:
 
 def design_hashes() -> set:
     """The 16-digit names of the 99 runs of the confirmatory design."""
-    from ..claims import confirm
-    from ..claims import conditions as C
+    from ..studies import confirm
+    from ..studies import conditions as C
     from ..engine.store import config_hash
     from ..paths import repo_root
     record = confirm.equal_time_record(repo_root() / "data" / "results" / confirm.STORE)

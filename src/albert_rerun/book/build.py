@@ -23,8 +23,8 @@ from ..engine.provenance import record
 from .citation import write_citation_page
 from .ladder_page import write_ladder_parts
 from .preregistration import write_preregistration_parts
+from .rerun import KERNEL
 
-KERNEL = "python3"
 
 
 def notebook_sources(root: Path) -> list:
@@ -137,7 +137,7 @@ def _predicted(profile: str) -> str:
     the trained runs' predicted training time in one process, from stored throughput:
     the cpu runs' FLOP rate on a CPU, the H200 bench's for the gpu profile. The smoke
     profile's runs are too small for a FLOP rate to time them (start-up dominates)."""
-    from ..claims.driver import planned_pretraining, predicted_seconds
+    from ..studies.driver import planned_pretraining, predicted_seconds
     from ..engine.bench import stored_flop_rate, stored_gpu_bench
     configs = [c for stage in planned_pretraining(profile).values() for c in stage]
     trained = [c for c in configs if c.max_steps > 0]
@@ -157,7 +157,7 @@ def _predicted(profile: str) -> str:
 
 def write_profiles_page(root: Path) -> Path:
     """The methods page's table of what each profile trains, read from the code."""
-    from ..claims.conditions import CLAIM_SIZES, base
+    from ..studies.conditions import CLAIM_SIZES, base
     from ..profiles import eval_config, finetune_config
     rows = ["| | " + " | ".join(f"`{p}`" for p in PROFILES) + " |",
             "|---|" + "---|" * len(PROFILES)]
@@ -201,8 +201,8 @@ def write_reader_pages(root: Path, profile: str) -> list:
     ``book/_generated/glance.md`` (the answers in a few lines), ``results.md`` (the introduction's results table and the scale in two
     sentences), ``gate.md`` (the gate, written once, on the glossary page) and
     ``worked_example.md`` (one verdict read step by step)."""
-    from ..claims import ledger, reader
-    from ..claims.text import gate_rule
+    from ..pages import ledger, reader
+    from ..chapters.text import gate_rule
     families = ledger.published_families(profile)
     generated = root / "book" / "_generated"
     generated.mkdir(parents=True, exist_ok=True)
@@ -229,8 +229,8 @@ def write_forest(root: Path, profile: str) -> Path:
     that it is the built profile's."""
     import matplotlib
     matplotlib.use("Agg")
-    from ..claims import ledger, reader
-    from .figure_text import png
+    from ..pages import ledger, reader
+    from ..pages.figure_text import png
     fig = reader.headline_forest(reader.with_confirmatory(ledger.published_families(profile)))
     path = root / "book" / "_generated" / "forest.png"
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -306,7 +306,7 @@ def main(argv=None) -> int:
         shutil.rmtree(root / "_build" / "html")  # no stale page survives a rebuild
     # Train what the chapters need first, in parallel workers; the notebooks then read
     # the stored results. FRESH recomputes here, once, not again in every notebook.
-    from ..claims.driver import train_all
+    from ..studies.driver import train_all
     train_all(args.profile, fresh=args.fresh)
     timings = execute_chapters(root, args.profile)
     write_environment_page(root, args.profile, timings)

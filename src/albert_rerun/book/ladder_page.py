@@ -6,7 +6,7 @@ import json
 import math
 from pathlib import Path
 
-from ..claims import ladder as L
+from ..studies import ladder as L
 
 RECORD = L.RECORD
 MAX = L.MAX_16X
@@ -39,7 +39,7 @@ def progress_text(store=None) -> str:
 
 def rungs_text() -> str:
     """The rungs: steps, tokens a run, passes over the training split, seeds, source."""
-    from ..claims import long_pilot
+    from ..studies import long_pilot
     from ..data.corpus import tokenize_split
     from ..data.tokenizer import Tokenizer
     base = L.configs("4x")[L.confirm.ALBERT]
@@ -73,7 +73,7 @@ def _power(value) -> str:
 def power_text(design: dict | None) -> str:
     """The power table and the budget's choice, from the stored design."""
     if design is None:
-        return "**Not yet designed**: `python -m albert_rerun.claims.ladder design`.\n"
+        return "**Not yet designed**: `python -m albert_rerun.studies.ladder design`.\n"
     b = design["budget"]
     n16, needed = int(b["16x seeds"]), b["needed"]
     strict = int(b["strict affordable"])

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..claims import confirm as K
-from ..claims.decisions import unit_digits
+from ..studies import confirm as K
+from ..studies.decisions import unit_digits
 
 
 def record_text(root: Path) -> str:
@@ -178,7 +178,7 @@ def reach_text(frame: pd.DataFrame | None = None, rungs: dict | None = None,
     """Amendment 3's table: amendment 2's TOST power at a true 0 read with the pilot SD's
     uncertainty (at the low end of its 95% interval), at Holm's next-to-last step, and
     at the pilot's own mean; which decisions stay out of reach of "equivalent"."""
-    from ..claims.power import sd_factors
+    from ..stats.power import sd_factors
     n, low = len(K.CONFIRM_SEEDS), sd_factors(len(K.PILOT_SEEDS))[0]
     groups = groups or reach_groups(frame, rungs)
     lines = [f"Power of the TOST at {n} seeds; \"first step\" is Holm's first-step alpha "
@@ -359,7 +359,7 @@ def _write_figure(figure, path: Path) -> None:
     check) and close it."""
     import matplotlib.pyplot as plt
 
-    from .figure_text import png
+    from ..pages.figure_text import png
     path.write_bytes(png(figure))
     plt.close(figure)
 

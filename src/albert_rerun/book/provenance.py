@@ -27,11 +27,11 @@ def _counted(values) -> str:
 
 
 def recompute_command(profile: str, claims) -> str:
-    from ..claims.conditions import CLAIMS
+    from ..studies.conditions import CLAIMS
     unknown = [c for c in claims if c not in CLAIMS]
     if unknown or not claims:
         raise ValueError(f"claims must be a non-empty list from {CLAIMS}, got {list(claims)}")
-    return f"python -m albert_rerun.claims --profile {profile} --claims {' '.join(claims)} --fresh"
+    return f"python -m albert_rerun.studies --profile {profile} --claims {' '.join(claims)} --fresh"
 
 
 def chapter_footer(runs: pd.DataFrame, profile: str, claims: list[str]) -> str:

@@ -39,6 +39,7 @@ BOX_CLASS = "rerun-chapter"
 # with scripts/kernel_install.py (the same cell in every chapter; tests/test_rerun.py runs
 # it on a file:// clone).
 BOOTSTRAP_TAG = "bootstrap"
+KERNEL = "python3"  # the Jupyter kernel papermill runs the chapters in (book.build too)
 
 
 # -- the box ----------------------------------------------------------------------------
@@ -46,7 +47,6 @@ BOOTSTRAP_TAG = "bootstrap"
 def papermill_command(stem: str, profile: str) -> str:
     """The command that runs chapter ``stem`` at ``profile`` from the repository's root
     (the gpu profile on the GPU, which its notebooks require)."""
-    from .build import KERNEL
     device = " -p device cuda" if profile == "gpu" else ""
     return (f".venv/bin/papermill notebooks/{stem}.ipynb {stem}-{profile}.ipynb "
             f"-k {KERNEL} --cwd notebooks -p profile {profile}{device}")
@@ -75,7 +75,7 @@ def duration(seconds: float) -> str:
 def planned(profile: str, claims: tuple) -> tuple:
     """(trained runs, zero-step controls) that ``claims`` pretrain at ``profile``, in the
     driver's plan (``claims.driver.planned_pretraining``)."""
-    from ..claims.driver import planned_pretraining
+    from ..studies.driver import planned_pretraining
     configs = [c for stage in planned_pretraining(profile, names=list(claims)).values()
                for c in stage]
     return [c for c in configs if c.max_steps > 0], [c for c in configs if c.max_steps == 0]
@@ -83,7 +83,7 @@ def planned(profile: str, claims: tuple) -> tuple:
 
 def runs_text(profile: str, claims) -> str:
     """'N runs and M zero-step controls, K of them stored in ...; predicted ...'."""
-    from ..claims.driver import predicted_seconds
+    from ..studies.driver import predicted_seconds
     from ..engine.store import stored_pretrain
     from ..paths import repo_root
     trained, controls = planned(profile, tuple(claims))
@@ -104,7 +104,7 @@ def runs_text(profile: str, claims) -> str:
 def profile_paragraph(stem: str, profile: str) -> list:
     """The box's lines for one profile: what the chapter trains there, and the command
     (none where the profile carries none of the chapter's claims)."""
-    from ..claims.conditions import profile_claims
+    from ..studies.conditions import profile_claims
     claims = CHAPTER_CLAIMS[stem]
     carried = profile_claims(profile)
     head = f"**`{profile}`**"

@@ -29,7 +29,7 @@ from ..data.masking import MaskingConfig
 from ..data.tokenizer import Tokenizer
 from ..model.modeling import AlbertForPreTraining
 from .config import PretrainConfig
-from .distributed import barrier, batch_share, wrap
+from .ddp import barrier, batch_share, wrap
 from .provenance import record
 from .store import atomic_write_json, config_hash, pretrain_path, save_weights, stored_pretrain
 
@@ -252,7 +252,7 @@ def train_step(step_model, model, optimizer, config: PretrainConfig, batch: dict
                device: torch.device, share=None) -> torch.Tensor:
     """One optimizer step of ``config``'s schedule on ``batch``; the loss, on the device
     (reading it would wait for the device). ``step_model`` is ``model`` or its compiled
-    or DDP-wrapped form. ``share`` (a ``distributed.BatchShare``): train this rank's
+    or DDP-wrapped form. ``share`` (a ``ddp.BatchShare``): train this rank's
     slice of the global ``batch``; the returned loss is this rank's share of the global
     batch's."""
     rank, world = (0, 1) if share is None else (share.rank, share.world)

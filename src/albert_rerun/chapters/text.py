@@ -1,0 +1,288 @@
+"""The sentences and tables the chapters' pages share: the scale of the runs against
+the paper's, whether they read context, a decision's verdict in words, the margins'
+rule, per-condition summaries and the main metrics table, passes over the data, the
+fine-tuning grid. (A decision's interval, ``interval_text``, is decisions'.)"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from .. import paper
+from ..studies.decisions import CE, MARGIN_REASONS, interval_text, levels, margins, stage_text
+from ..stats.inference import GATED, Decision
+
+
+def summary(frame: pd.DataFrame, metric: str, scale: float = 1.0, digits: int = 3,
+            by: str = "condition") -> pd.Series:
+    """'mean [low, high]' (95% t-interval over seeds) of ``metric`` per condition, in the
+    order the conditions first appear; '(1 seed)' where there is one."""
+    from ..stats.inference import summarize
+    table = summarize(frame.dropna(subset=[metric]), metric, by=by, scale=scale)
+
+    def cell(row):
+        if not np.isfinite(row["low"]):
+            return f"{row['mean']:.{digits}f} (1 seed)"
+        return f"{row['mean']:.{digits}f} [{row['low']:.{digits}f}, {row['high']:.{digits}f}]"
+    return table.apply(cell, axis=1)
+
+
+def spread(frame: pd.DataFrame, metric: str, digits: int = 3,
+           by: str = "condition") -> pd.Series:
+    """'median (min-max)' of ``metric`` per condition, in the order the conditions first
+    appear: for measurements that are not a sample from one distribution, such as the
+    seconds of runs trained on different machines or beside different loads, where a
+    t-interval over three seeds would claim a spread the data do not have (and reach below
+    zero); '(1 run)' where there is one."""
+    frame = frame.dropna(subset=[metric])
+    order = list(dict.fromkeys(frame[by]))
+    groups = frame.groupby(by)[metric]
+
+    def cell(values) -> str:
+        if len(values) == 1:
+            return f"{values.iloc[0]:,.{digits}f} (1 run)"
+        return (f"{values.median():,.{digits}f} ({values.min():,.{digits}f}-"
+                f"{values.max():,.{digits}f})")
+    return pd.Series({k: cell(groups.get_group(k)) for k in order})
+
+
+def machines_text(frame: pd.DataFrame) -> str:
+    """Where a chapter's runs were trained on more than one kind of machine, which
+    conditions ran on which (review: cpu-long's pairs were split across CPU types); ""
+    where they share one. A seed gives the same data order and masks on every machine,
+    but the arithmetic differs in its last bits, so a pair across machines is paired in
+    its data, not bit for bit."""
+    if "machine" not in frame or frame["machine"].nunique() <= 1:
+        return ""
+    where = frame.groupby("condition", sort=False)["machine"].agg(
+        lambda m: ", ".join(sorted(set(m))))
+    parts = "; ".join(f"{machine}: {', '.join(where.index[where == machine])}"
+                      for machine in dict.fromkeys(where))
+    return (f"These runs were trained on {frame['machine'].nunique()} kinds of machine "
+            f"({parts}). A seed gives the same data order and masks on each, but not the "
+            f"same arithmetic to the last bit, so a pair across machines is paired in its "
+            f"data, not bit for bit.")
+
+
+def metrics_table(frame: pd.DataFrame, extra: dict | None = None) -> pd.DataFrame:
+    """The chapter's main table: cross-entropy at [MASK] first, the accuracy there beside
+    it. The accuracy over every predicted position (``mlm_accuracy``: also those left
+    unchanged or replaced at random) stays in the runs (``chapter.runs``), not in the
+    table: the chapters read neither it nor its difference, and a main-text table keeps to
+    six columns with its index (issue #26)."""
+    columns = {"CE at [MASK] (nats)": summary(frame, CE),
+               "MLM acc. at [MASK] %": summary(frame, "mlm_accuracy_at_mask", 100, 1)}
+    table = pd.DataFrame(columns)
+    for name, values in (extra or {}).items():
+        table[name] = values
+    table.index.name = "condition"
+    return table
+
+
+def parameter_count(config) -> int:
+    from ..model.params import closed_form
+    return int(sum(closed_form(config.model).values()))
+
+
+def _tokens_text(tokens: float) -> str:
+    return f"{tokens / 1e6:.2f}M" if tokens >= 1e6 else f"{tokens:,.0f}"
+
+
+def tokens_per_run(config) -> int:
+    """A run's training tokens as the paper's are counted (steps x batch x sequence
+    length): the one count the introduction, the ledger and every chapter use (issue
+    #26: 5.3M here and 5.53M there were the tokens seen and the positions)."""
+    return int(config.max_steps * config.batch_size * config.max_seq_length)
+
+
+def times(ratio: float) -> str:
+    """A ratio to two significant digits: '47,000x', '36x' (one rounding everywhere)."""
+    return f"{float(f'{ratio:.2g}'):,.0f}x"
+
+
+def scale_gap(frame: pd.DataFrame, config, claim: str, arms: dict | None = None) -> str:
+    """One sentence: parameters, steps and tokens of our runs against those of the
+    paper's own experiment behind ``claim`` (``paper.EXPERIMENT_SCALE``).
+
+    ``arms`` ({label: (config, condition)}, in the order of the paper's models): where a
+    claim's arms differ in size and steps (the wide model against the BERT-style one),
+    each arm's own parameters, steps and tokens from its own runs, and each of the
+    paper's models is set against the arm in its place (the first arm stands in for
+    any model past the arms). Without it, the runs at the most steps stand for all
+    (``config``)."""
+    theirs = paper.EXPERIMENT_SCALE[claim]
+
+    def own(c) -> tuple:
+        return int(c.max_steps), float(tokens_per_run(c))
+    if arms:
+        sizes = {label: (parameter_count(c), *own(c)) for label, (c, k) in arms.items()}
+        labels = list(sizes)
+        ours = "; ".join(f"{label} {n / 1e6:.2f}M parameters, {steps:,} steps, "
+                         f"{_tokens_text(tokens)} tokens"
+                         for label, (n, steps, tokens) in sizes.items())
+        ours += f" per run, {frame['seed'].nunique()} seeds"
+        against = [(sizes[labels[i if i < len(labels) else 0]][2],
+                    f"ours of the {labels[i if i < len(labels) else 0]} arm")
+                   for i in range(len(theirs.models))]
+    else:
+        steps, tokens = own(config)
+        full = frame[frame["steps"] == frame["steps"].max()]
+        ours = (f"{parameter_count(config) / 1e6:.2f}M parameters, "
+                f"{steps:,} steps, {_tokens_text(tokens)} tokens per run, "
+                f"{full['seed'].nunique()} seeds")
+        against = [(tokens, "ours")] * len(theirs.models)
+    models = "; ".join(f"{name} {params}M parameters, {steps:,} steps "
+                       f"({theirs.tokens(steps) / 1e9:,.0f}B tokens, "
+                       f"{times(theirs.tokens(steps) / tokens)} {whose})"
+                       for (name, params, steps), (tokens, whose)
+                       in zip(theirs.models, against))
+    return (f"Scale gap: ours {ours}; the paper's {theirs.source}: {models}, "
+            f"batches of {theirs.batch:,} x {theirs.seq} tokens, one run per cell.")
+
+
+def scale_short(frame: pd.DataFrame, config) -> str:
+    full = frame[frame["steps"] == frame["steps"].max()]
+    return (f"{parameter_count(config) / 1e6:.2f}M params, {int(config.max_steps):,} steps, "
+            f"{_tokens_text(tokens_per_run(config))} tokens, "
+            f"{full['seed'].nunique()} seeds")
+
+
+def context_reading(frame: pd.DataFrame, profile: str) -> str:
+    """How many of a chapter's runs end below the reads-context line (the unigram's
+    cross-entropy at [MASK] minus two standard errors) of the common held-out set."""
+    rungs = levels(profile)
+    below = int((frame[CE] < rungs["reads_context"]).sum())
+    share = ("all" if below == len(frame) else "none" if below == 0 else
+             f"{below} of {len(frame)}")
+    gained = float((rungs["rungs"]["unigram_loss_at_mask"] - frame[CE]).mean())
+    text = (f"Of these {len(frame)} runs, {share} end below the unigram's cross-entropy at "
+            f"[MASK] by two standard errors, the line that says a model reads context; on "
+            f"average they sit {gained:.3f} nats below the unigram rung and "
+            f"{rungs['distance'] - gained:.3f} above the left-bigram rung")
+    if below == 0:
+        return text + (": none of them reads context, so their differences say nothing "
+                       "about the claim (the gate keeps them out of every verdict).")
+    if below < len(frame):
+        return text + (f": {len(frame) - below} of the {len(frame)} do not read context, "
+                       f"and the decisions that compare them are gated out; those that do "
+                       f"are early in learning, whose differences are differences in how "
+                       f"fast they learn.")
+    if gained < 0.5 * rungs["distance"]:
+        return text + (": models early in learning, less than half way to reading their "
+                       "left neighbour, whose differences are differences in how fast they "
+                       "learn.")
+    return text + "."
+
+
+def reading(row) -> str:
+    """What a decision's numbers say, in words that follow them (review: "equivalent, so
+    the paper's direction is not seen" was false for a decision whose interval excludes 0
+    on the paper's side): from its stage, verdict, interval and the paper's sign."""
+    if row["stage"] == GATED:
+        return f"not testable: {row['gate_reason']}"
+    low, high, sign = row["low"], row["high"], int(row["paper_sign"])
+    side = 0 if low <= 0 <= high else (1 if low > 0 else -1)
+    where = ("the paper's side" if sign and side == sign else
+             "the side the paper does not predict" if sign else
+             "one side, where the paper says there is none")
+    verdict = row["verdict_holm"]
+    if verdict == "equivalent":
+        if side:
+            return (f"within the margin, yet its interval excludes 0 on {where}: an effect "
+                    f"there, smaller than the margin")
+        return "within the margin and consistent with 0"
+    if verdict in ("reproduced", "contradicted"):
+        if sign == 0:
+            return ("within the margin, as the paper says" if verdict == "reproduced" else
+                    f"excludes 0 on {where}, and is not shown within the margin")
+        return f"excludes 0 on {where}, and is not shown within the margin"
+    inside = -row["margin"] < low and high < row["margin"]
+    # at 5%: the 90% interval within the margin ("reproduced" for a decision whose paper
+    # figure is no difference)
+    if row.get("verdict") == "equivalent" or (sign == 0 and row.get("verdict") == "reproduced"):
+        return ("equivalent at 5% (its 90% interval lies within the margin), but not "
+                "after Holm's adjustment" + (f"; its 95% interval excludes 0 on {where}"
+                                             if side else ""))
+    if side:
+        return (f"excludes 0 on {where} at 5%, but not after Holm's adjustment"
+                + ("; its interval lies within the margin" if inside else ""))
+    if inside:
+        return ("its 95% interval spans 0 and lies within the margin, but equivalence is "
+                "not shown after Holm's adjustment")
+    return "its interval spans 0 and reaches past the margin: neither shown"
+
+
+def verdict_sentence(d: Decision, family: pd.DataFrame | None = None) -> str:
+    """'reproduced, early training: weakest arm at 31% (Holm: inconclusive): -0.021
+    [-0.030, -0.012] nats' for a page; a gated decision says which arm failed, and its
+    measured difference stands beside it all the same."""
+    head, words = stage_text(d), ""
+    if (family is not None and d.key in family.index
+            and bool(family.loc[d.key, "in_family"])):
+        # Holm's verdict first, as the bottom line gives it (a cold reader met
+        # "reproduced ... (after Holm: inconclusive)" here and the reverse in the box)
+        head = (f"{family.loc[d.key, 'verdict_holm']} after Holm's adjustment over this "
+                f"profile's judged decisions (at 5% before it: {head})")
+        # the ledger's words for what the numbers say, on the chapter's page too (review:
+        # chapter 5 did not say that its interval excludes 0 on the paper's side)
+        words = f"; that is, {reading(family.loc[d.key])}"
+    return (f"{head}: {interval_text(d.estimate, d.low, d.high, d.unit)} "
+            f"{d.unit}, margin ±{d.margin:.3g}{words}")
+
+
+def margins_text(profile: str) -> dict:
+    """The margins and the rungs they come from, as sentences for the rule's prose."""
+    reference = levels(profile)
+    m = margins(reference)
+    r = reference["rungs"]
+    return {"ce_margin": f"{m['ce']:.3f}",
+            "rungs": (f"the unigram's {r['unigram_loss_at_mask']:.3f} nats and the left "
+                      f"bigram's {r['bigram_loss_at_mask']:.3f} nats at [MASK] on the "
+                      f"{r['targets']:,} [MASK] targets of the held-out set"),
+            "ce_reason": MARGIN_REASONS["ce"],
+            "small_margin": f"{m['small']:.4f}", "small_reason": MARGIN_REASONS["small"]}
+
+
+def passes_sentence(passes: float) -> str:
+    return (f"The runs made {passes:.2f} passes over the training tokens, so "
+            + ("no training sequence was seen twice: the regime the paper describes (a "
+               "model that has not begun to overfit) holds here by construction."
+               if passes < 1 else "some training sequences were seen more than once."))
+
+
+def passes_over_data(frame: pd.DataFrame, config) -> float:
+    """Tokens a run saw divided by the tokens of its training documents: below 1, no
+    training sequence was seen twice."""
+    from ..data.corpus import tokenize_split
+    from ..data.tokenizer import Tokenizer
+    corpus = tokenize_split("train", Tokenizer()).subset(config.train_documents)
+    return float(frame["tokens"].max()) / len(corpus.tokens)
+
+
+def finetune_grid_text(profile: str) -> str:
+    """The fine-tuning grid and the pilot's picks, for the methods page."""
+    from ..profiles import FINETUNE_GRID, finetune_rates
+    rates = finetune_rates(profile)
+    grid = ", ".join(f"{lr:g}" for lr in FINETUNE_GRID)
+    return (f"{grid} (picked at the `{profile}` profile: {rates['pretrained']:g} for "
+            f"pretrained encoders, {rates['untrained']:g} from random initialization)")
+
+
+def gate_rule(profile: str) -> str:
+    """The competence gate and the stages (``stats.gate``), with the profile's numbers:
+    the sentence every empirical chapter's verdict rule glues before its results."""
+    rungs = levels(profile)
+    r = rungs["rungs"]
+    return (f"Before any verdict, each model compared (an arm) is placed on the held-out "
+            f"set's first rung: its level is the share of the distance from the "
+            f"unigram rung ({r['unigram_loss_at_mask']:.3f} nats at [MASK], 0%) to the "
+            f"left-bigram rung ({r['bigram_loss_at_mask']:.3f} nats, 100%) that its mean "
+            f"cross-entropy over seeds has closed. A decision is judged only if every "
+            f"arm reads context: its mean ends below {rungs['reads_context']:.3f} nats, "
+            f"two standard errors under the unigram rung. Otherwise it reads not testable "
+            f"at this scale, names the arm that failed, keeps its measured difference "
+            f"beside it, and stays out of Holm's family; so does a premise the design "
+            f"cannot fail. A judged decision whose weakest arm is below 100% is labelled "
+            f"early training, with that arm's level; one whose arms all pass the "
+            f"bigram rung, past the bigram rung. Decisions on other metrics (pair "
+            f"probes, layer angles, downstream) take the gate and stage of the same "
+            f"models.")

@@ -1,0 +1,333 @@
+"""The book's pictures of what holds: a forest plot and effects against compute.
+
+Both take ``family``: the table ``stats.holm`` returns (index: decision key; columns
+claim, label, estimate, low, high, margin, paper_sign, unit, verdict, verdict_holm),
+with a ``profile`` column, one family per profile concatenated.
+
+Effects come in different units (nats, accuracy points, degrees...), so every one is
+drawn divided by its margin of practical equivalence: the band of equivalence is then
+[-1, 1] for all of them, and an interval inside it means "no difference that matters".
+Intervals wider than ``X_LIMIT`` margins (one seed gives an infinite one) are cut at
+the edge of the plot, and the cut end is drawn as an arrow head.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ..stats.inference import is_interim
+
+X_LIMIT = 10.0  # the widest the effect axis goes, in margins
+PROFILE_MARKERS = {"smoke": "^", "cpu": "o", "cpu-long": "D", "gpu": "s"}
+# Where the paper says there is no difference: a mark no profile uses (it was a hollow
+# diamond, cpu-long's marker, review).
+PAPER_NONE_MARKER = "X"
+VERDICT_COLOURS = {"reproduced": "tab:green", "contradicted": "tab:red",
+                   "equivalent": "tab:blue", "inconclusive": "tab:gray",
+                   "not testable at this scale": "0.6"}
+# The competence gate's stages (stats.gate), drawn by the marker's fill: hollow, not
+# testable (the interval is shown all the same, dashed); half filled, early training;
+# filled, past the bigram rung (and decisions about no trained model).
+STAGE_FILL = {"not testable": "none", "early training": "left",
+              "past the bigram rung": "full", "no model": "bottom", "": "full"}
+CHECK_COLOUR = "tab:purple"  # a check of the test sets (no trained model, no paper figure)
+BAND_COLOUR = "0.88"
+PAPER_COLOUR = "0.35"
+REQUIRED = ("claim", "label", "estimate", "low", "high", "margin", "paper_sign",
+            "verdict", "verdict_holm", "profile")
+
+
+def scaled(family: pd.DataFrame) -> pd.DataFrame:
+    """``family`` with the estimate and its interval in margins (x, x_low, x_high)."""
+    missing = [c for c in REQUIRED if c not in family.columns]
+    if missing:
+        raise ValueError(f"the family lacks columns {missing} (stats.holm plus 'profile')")
+    if (family["margin"] <= 0).any():
+        bad = list(family.index[family["margin"] <= 0])
+        raise ValueError(f"decisions {bad} have no positive margin to scale by")
+    out = family.copy()
+    for name, column in (("x", "estimate"), ("x_low", "low"), ("x_high", "high")):
+        out[name] = family[column] / family["margin"]
+    return out
+
+
+def _limit(frame: pd.DataFrame) -> float:
+    """Half the width of the effect axis: a little past the widest finite value, at least
+    2.5 margins (the band stays visible), at most X_LIMIT."""
+    values = frame[["x", "x_low", "x_high"]].to_numpy(dtype=float)
+    values = np.abs(values[np.isfinite(values)])
+    return float(np.clip(1.15 * values.max(initial=0), 2.5, X_LIMIT))
+
+
+def marker(profile: str) -> str:
+    return PROFILE_MARKERS.get(profile, "D")
+
+
+def _rows(frame: pd.DataFrame) -> list:
+    """The decision keys in the order they first appear, grouped by claim."""
+    keys = list(dict.fromkeys(frame.index))
+    claims = list(dict.fromkeys(frame["claim"]))
+    claim_of = frame.groupby(level=0)["claim"].first()
+    return sorted(keys, key=lambda k: (claims.index(claim_of[k]), keys.index(k)))
+
+
+def _offsets(profiles: list, spread: float = 0.3) -> dict:
+    """Each profile's vertical offset within a row, so that profiles sit side by side."""
+    if len(profiles) == 1:
+        return {profiles[0]: 0.0}
+    return dict(zip(profiles, np.linspace(-spread / 2, spread / 2, len(profiles))))
+
+
+def _interval(ax, x, low, high, y, colour, style, gid, limit, stage: str = ""):
+    """One effect with its interval on a row; cut ends get an arrow head; the marker's
+    fill is the decision's stage (``STAGE_FILL``)."""
+    lo, hi = np.clip([low, high], -limit, limit)
+    fill = STAGE_FILL.get(stage, "full")
+    ax.plot([lo, hi], [y, y], color=colour, linewidth=1.6, gid=f"{gid}/interval",
+            linestyle="--" if fill == "none" else "-")
+    for end, cut, head in ((lo, low < -limit, "<"), (hi, high > limit, ">")):
+        if cut:
+            ax.plot(end, y, head, color=colour, markersize=6)
+    ax.plot(np.clip(x, -limit, limit), y, style, color=colour, markersize=7,
+            markeredgecolor="black", markeredgewidth=0.6, gid=gid,
+            fillstyle="full" if fill == "none" else fill,
+            markerfacecolor="white" if fill == "none" else colour,
+            markerfacecoloralt="white")
+
+
+def _band(ax, vertical: bool = True):
+    """The band of practical equivalence, +-1 margin, and the line of no difference."""
+    span = ax.axvspan if vertical else ax.axhspan
+    span(-1, 1, color=BAND_COLOUR, zorder=0, gid="equivalence-band")
+    (ax.axvline if vertical else ax.axhline)(0, color="0.5", linewidth=0.8, zorder=0.5)
+
+
+def _paper_direction(ax, sign: int, y: float, limit: float, gid: str):
+    """The paper's direction, drawn in the top of a row clear of the intervals: a
+    triangle near the edge on the paper's side, or a hollow diamond at zero where the
+    paper says there is no difference."""
+    top = y - 0.32
+    if sign == 0:
+        ax.plot(0, top, PAPER_NONE_MARKER, color=PAPER_COLOUR, markersize=7, gid=gid)
+    else:
+        ax.plot(sign * limit * 0.93, top, ">" if sign > 0 else "<", color=PAPER_COLOUR,
+                markersize=7, gid=gid)
+
+
+def _verdict_text(row) -> str:
+    stage = row.get("stage", "")
+    who = f"{row['profile']} (interim)" if is_interim(row) else row["profile"]
+    if stage == "not testable":
+        return f"{who}: not testable"
+    if stage == "no model":
+        return f"{who}: check, {row['verdict']} at 5%"
+    suffix = {"early training": ", early", "past the bigram rung": ", past bigram"}.get(
+        stage, "")
+    if row["verdict"] == row["verdict_holm"]:
+        return f"{who}: {row['verdict']}{suffix}"
+    return f"{who}: {row['verdict']} (Holm: {row['verdict_holm']}){suffix}"
+
+
+def _profile_label(frame: pd.DataFrame, profile: str) -> str:
+    rows = frame[frame["profile"] == profile]
+    interim = any(is_interim(r) for _, r in rows.iterrows())
+    return f"{profile} profile" + (" (interim: still training)" if interim else "")
+
+
+def _legend(ax, profiles: list, frame: pd.DataFrame | None = None):
+    """Below the plot: the band, the profiles' markers, the paper's marks, the colours."""
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
+    handles = [Patch(color=BAND_COLOUR, label="within ±1 margin")]
+    handles += [Line2D([], [], linestyle="", marker=marker(p), color="white",
+                       markeredgecolor="black",
+                       label=_profile_label(frame, p) if frame is not None
+                       else f"{p} profile") for p in profiles]
+    handles += [Line2D([], [], linestyle="", marker=">", color=PAPER_COLOUR,
+                       label="paper's direction"),
+                Line2D([], [], linestyle="", marker=PAPER_NONE_MARKER, color=PAPER_COLOUR,
+                       label="paper: no difference")]
+    handles += [Patch(color=c, label=f"{v} (Holm)") for v, c in VERDICT_COLOURS.items()]
+    handles += [Line2D([], [], linestyle="", marker="o", color="0.3", markeredgecolor="black",
+                       fillstyle=fill, markerfacecoloralt="white", label=label)
+                for label, fill in (("past the bigram rung", "full"),
+                                    ("early training", "left"))]
+    handles += [Line2D([], [], linestyle="--", marker="o", color="0.6",
+                       markerfacecolor="white", markeredgecolor="black",
+                       label="not testable: an arm does not read context"),
+                Line2D([], [], linestyle="-", marker="o", color=CHECK_COLOUR,
+                       fillstyle="bottom", markerfacecoloralt="white",
+                       markeredgecolor="black",
+                       label="a check of the test sets (no model, outside Holm)")]
+    ax.figure.legend(handles=handles, loc="outside lower center", ncol=4, fontsize="small",
+                     frameon=False)
+
+
+def forest(family: pd.DataFrame, ax=None):
+    """Every decision's effect in margins with its 95% interval, one row per decision.
+
+    The shaded band is practical equivalence; a triangle at the edge marks the side the
+    paper predicts (a hollow diamond at 0: the paper predicts no difference); the
+    marker's shape is the profile, its colour the Holm-adjusted verdict, and the text on
+    the right gives each profile's raw verdict (and the Holm one where it differs).
+    Returns the axes; every decision's marker has the gid ``profile:key``."""
+    import matplotlib.pyplot as plt
+    frame = scaled(family)
+    keys = _rows(frame)
+    profiles = list(dict.fromkeys(frame["profile"]))
+    if ax is None:
+        _, ax = plt.subplots(figsize=(10, 1.6 + 0.45 * len(keys) * max(1, len(profiles) / 2)),
+                             layout="constrained")
+    limit = _limit(frame)
+    offsets = _offsets(profiles)
+    _band(ax)
+    for y, key in enumerate(keys):
+        rows = frame.loc[[key]]
+        if rows.get("stage", pd.Series([""])).iloc[0] != "no model":  # no paper figure
+            _paper_direction(ax, int(rows["paper_sign"].iloc[0]), y, limit, f"paper:{key}")
+        for _, row in rows.iterrows():
+            gid = f"{row['profile']}:{key}"
+            check = row.get("stage", "") == "no model"  # a check of the test sets
+            _interval(ax, row["x"], row["x_low"], row["x_high"], y + offsets[row["profile"]],
+                      CHECK_COLOUR if check else VERDICT_COLOURS[row["verdict_holm"]],
+                      marker(row["profile"]), gid, limit, row.get("stage", ""))
+        ax.text(1.01, y, "\n".join(_verdict_text(r) for _, r in rows.iterrows()),
+                transform=ax.get_yaxis_transform(), va="center", fontsize="small",
+                gid=f"verdict:{key}")
+    labels = [_row_label(frame.loc[[k]].iloc[0]) for k in keys]
+    ax.set_yticks(range(len(keys)), labels, fontsize="small")
+    ax.set_ylim(len(keys) - 0.5, -0.5)  # first decision on top
+    ax.set_xlim(-limit, limit)
+    ax.set_xlabel("effect / margin of practical equivalence (95% interval)")
+    _claim_separators(ax, frame, keys)
+    _legend(ax, profiles, frame)
+    from .figure_text import for_wide_page
+    for_wide_page(ax.figure)  # the ledger's, a full-width page
+    return ax
+
+
+def _row_label(row) -> str:
+    """The row's claim, decision and margin, wrapped so that long labels do not squeeze
+    the plotting area away."""
+    import textwrap
+    unit = f" {row['unit']}" if "unit" in row and row["unit"] else ""
+    return textwrap.fill(f"{row['claim']}: {row['label']} (margin {row['margin']:.3g}{unit})",
+                         48)
+
+
+def _claim_separators(ax, frame: pd.DataFrame, keys: list):
+    """A thin line between the rows of consecutive claims."""
+    claims = [frame.loc[[k], "claim"].iloc[0] for k in keys]
+    for y in range(1, len(keys)):
+        if claims[y] != claims[y - 1]:
+            ax.axhline(y - 0.5, color="0.7", linewidth=0.6)
+
+
+def scale_panel(family: pd.DataFrame, compute: dict, ax=None, paper_compute=None):
+    """Per claim, a panel of each decision's effect (in margins) against the training
+    compute of its arms at each profile present (FLOPs, log scale): how a claim moves
+    with scale. A decision sits at the training FLOPs of one run of its costlier arm (the
+    family's ``train_flops`` column, which ``ledger.book_decisions`` fills; the larger of
+    the two arms', not their mean), so two decisions of one profile whose arms differ in
+    size sit apart. ``compute`` maps profile to FLOPs (e.g. ``conditions.step_flops`` of
+    the profile's base run times its steps): the place of a decision without
+    ``train_flops`` (a check of the test sets, or a family without the column).
+    ``paper_compute`` ({claim: FLOPs}) marks the paper's own run on the axis (a dotted
+    line, gid ``paper-compute:<claim>``); no line is extrapolated to it. ``ax``: one axes
+    per claim, or None for a new figure. Returns the axes in claim order; each point has
+    the gid ``profile:key``."""
+    import matplotlib.pyplot as plt
+    frame = scaled(family)
+    own = (frame["train_flops"] if "train_flops" in frame
+           else pd.Series(np.nan, index=frame.index))
+    frame["flops"] = own.where(own.notna() & (own > 0), frame["profile"].map(compute))
+    missing = sorted(set(frame.loc[frame["flops"].isna(), "profile"]))
+    if missing:
+        raise ValueError(f"no training compute given for profiles {missing}")
+    claims = list(dict.fromkeys(frame["claim"]))
+    if ax is None:
+        # two panels a row: the figure reads at the ledger's full width (issue #26: at
+        # four a row its labels came out at about 5 px)
+        columns = min(2, len(claims))
+        rows = -(-len(claims) // columns)
+        # room under each panel for its legend (one wrapped line or two per decision)
+        _, ax = plt.subplots(rows, columns, figsize=(4.6 * columns, 5.0 * rows),
+                             squeeze=False, layout="constrained")
+    axes = list(np.ravel(ax))
+    if len(axes) < len(claims):
+        raise ValueError(f"{len(claims)} claims need as many axes, got {len(axes)}")
+    for extra in axes[len(claims):]:
+        extra.set_visible(False)
+    for panel, claim in zip(axes, claims):
+        _claim_panel(panel, frame[frame["claim"] == claim])
+        if paper_compute and claim in paper_compute:
+            _paper_compute(panel, paper_compute[claim], claim)
+        panel.set_title(claim, fontsize="medium")
+    from .figure_text import for_wide_page
+    for_wide_page(axes[0].figure)  # the ledger's, a full-width page
+    return axes[:len(claims)]
+
+
+def _paper_compute(ax, flops: float, claim: str):
+    """The paper's own run on the compute axis: a dotted line where it falls within the
+    measured range, else a note at the right edge with its FLOPs and how many times the
+    largest measured run's it is (review: an axis stretched to reach it, six orders of
+    magnitude past ours, drew cpu and cpu-long, four times apart, on top of each
+    other)."""
+    low, high = ax.get_xlim()
+    if flops <= high:
+        ax.axvline(flops, color=PAPER_COLOUR, linestyle=":", linewidth=1,
+                   gid=f"paper-compute:{claim}")
+        ax.annotate("paper", (flops, 1), xycoords=("data", "axes fraction"),
+                    xytext=(-2, -2), textcoords="offset points", ha="right", va="top",
+                    fontsize=6, color=PAPER_COLOUR)
+        return
+    ax.annotate(f"paper: {flops:.1e} FLOPs,\n{flops / high:,.0f}x this axis' end \u2192",
+                (1, 1), xycoords="axes fraction", xytext=(-2, -2), textcoords="offset points",
+                ha="right", va="top", fontsize=7.5, color=PAPER_COLOUR,
+                gid=f"paper-compute:{claim}")
+
+
+def _claim_panel(ax, frame: pd.DataFrame):
+    """One claim: a line per decision through its profiles, ordered by compute (the
+    ``flops`` column: where ``scale_panel`` places each row)."""
+    _band(ax, vertical=False)
+    limit = _limit(frame)
+    for key in dict.fromkeys(frame.index):
+        rows = frame.loc[[key]].sort_values("flops")
+        y = np.clip(rows["x"].to_numpy(dtype=float), -limit, limit)
+        line, = ax.plot(rows["flops"], y, linewidth=1, alpha=0.7,
+                        label=rows["label"].iloc[0])
+        for (_, row), value in zip(rows.iterrows(), y):
+            low, high = np.clip([row["x_low"], row["x_high"]], -limit, limit)
+            # as in the forest: the marker's fill is the stage (hollow: not testable);
+            # a profile still training draws its interval dotted (its estimate interim)
+            fill = STAGE_FILL.get(row.get("stage", ""), "full")
+            ax.plot([row["flops"]] * 2, [low, high], color=line.get_color(), linewidth=1,
+                    linestyle=":" if is_interim(row) else "-",
+                    gid=f"{row['profile']}:{key}/interval")
+            ax.plot(row["flops"], value, marker(row["profile"]), color=line.get_color(),
+                    markeredgecolor="black", markeredgewidth=0.5,
+                    fillstyle="full" if fill == "none" else fill,
+                    markerfacecolor="white" if fill == "none" else line.get_color(),
+                    markerfacecoloralt="white", gid=f"{row['profile']}:{key}")
+            for end, raw in ((low, row["x_low"]), (high, row["x_high"]), (value, row["x"])):
+                if abs(raw) > limit:  # cut at the edge: an arrow head says so, as in the forest
+                    ax.plot(row["flops"], end, "^" if raw > 0 else "v",
+                            color=line.get_color(), markersize=5,
+                            gid=f"{row['profile']}:{key}/cut")
+    ax.set_xscale("log")
+    flops = frame["flops"].to_numpy(dtype=float)
+    ax.set_xlim(flops.min() / 3, flops.max() * 3)  # the measured range, not the paper's
+    from matplotlib.ticker import NullFormatter
+    ax.xaxis.set_minor_formatter(NullFormatter())  # they printed over each other
+    ax.set_ylim(-limit, limit)
+    ax.set_xlabel("training FLOPs, one run of the costlier arm", fontsize="small")
+    ax.set_ylabel("effect / margin", fontsize="small")
+    ax.tick_params(labelsize="small")
+    # below the panel, each label wrapped to the panel's width: beside it, the legends
+    # ran over the neighbouring panels (review)
+    import textwrap
+    handles, labels = ax.get_legend_handles_labels()
+    ax.legend(handles, [textwrap.fill(t, 52) for t in labels], fontsize=7.5,
+              loc="upper center", bbox_to_anchor=(0.5, -0.22), frameon=False)

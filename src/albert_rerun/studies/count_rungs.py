@@ -1,0 +1,226 @@
+"""The two-sided count rung: a table of neighbour counts that fills a gap from both sides.
+
+The book's first two rungs (``baselines.mask_rungs``) read at most the piece to the left
+of a masked position. A masked language model sees both sides, so a fair yardstick
+does too. ``TwoSidedCounts`` is fitted on the training split's token stream only and
+predicts the piece ``w`` at a gap from its visible neighbours ``l`` (left) and ``r``
+(right), with no tuned parameter:
+
+- both visible: Witten-Bell interpolation of the trigram counts ``c(l, w, r)`` with the
+  gap's posterior under the interpolated bigram chain,
+  ``p_chain(w | l, r) ∝ p(w | l) p(r | w)`` (both factors ``baselines.LeftBigram``'s),
+  so ``p(w | l, r) = (c(l, w, r) + T(l, r) p_chain(w | l, r)) / (c(l, ., r) + T(l, r))``,
+  ``T(l, r)`` being the number of distinct pieces seen between ``l`` and ``r``;
+- only the left visible: the left bigram ``p(w | l)``;
+- only the right visible: the right bigram ``p(w | r)``, the same model fitted on the
+  reversed stream;
+- neither (the neighbours are masked too, as inside an n-gram span, or are pieces the
+  stream never holds, such as [CLS] and [SEP]): the add-one unigram.
+
+Each case is a normalized distribution over the vocabulary (tested), so its
+cross-entropy at the held-out masked targets is comparable with a model's. Its top guess
+is the most probable piece of the same distribution.
+"""
+from __future__ import annotations
+
+import numpy as np
+from scipy import sparse
+
+from .baselines import LeftBigram
+
+
+class TwoSidedCounts:
+    """Neighbour counts of a token stream (see the module's docstring)."""
+
+    def __init__(self, train_tokens: np.ndarray, vocab_size: int):
+        t = np.asarray(train_tokens, dtype=np.int64)
+        if t.ndim != 1 or len(t) < 3:
+            raise ValueError("the training stream must be a flat array of 3 or more ids")
+        if t.min() < 0 or t.max() >= vocab_size:
+            raise ValueError(f"token ids must lie in [0, {vocab_size})")
+        V = self.vocab_size = vocab_size
+        self.left = LeftBigram(t, V)  # p(w | l)
+        self.right = LeftBigram(t[::-1].copy(), V)  # p(w | r): w precedes r
+        self.unigram = self.left.unigram
+        self.known = np.bincount(t, minlength=V) > 0  # pieces the stream holds
+        counts = sparse.coo_matrix((self.left.pair_counts.astype(float),
+                                    (self.left.codes // V, self.left.codes % V)),
+                                   shape=(V, V))
+        self.rows = counts.tocsr()  # c(l, .)
+        self.cols = counts.tocsc()  # c(., r)
+        seen, distinct = self.left.left_counts, self.left.followers.astype(float)
+        self.denominator = np.maximum(seen + distinct, 1.0)
+        self.seen, self.distinct = seen, distinct
+        # trigrams keyed by their ends first: code = (l * V + r) * V + w
+        ends = t[:-2] * V + t[2:]
+        self.codes, self.counts = np.unique(ends * V + t[1:-1], return_counts=True)
+        keys = self.codes // V
+        self.keys, starts = np.unique(keys, return_index=True)
+        self.starts = np.append(starts, len(keys))
+        self.between = np.add.reduceat(self.counts, starts).astype(float)  # c(l, ., r)
+        self.types = np.diff(self.starts).astype(float)  # T(l, r)
+
+    # -- the pieces of the model -------------------------------------------------------
+
+    def _left_rows(self, left: np.ndarray) -> np.ndarray:
+        """p(v | l) for every v: one row per entry of ``left``."""
+        dense = self.rows[left].toarray() / self.denominator[left, None]
+        dense += (self.distinct[left] / self.denominator[left])[:, None] * self.unigram
+        unseen = self.seen[left] == 0
+        dense[unseen] = self.unigram
+        return dense
+
+    def _right_factor(self, right: np.ndarray) -> np.ndarray:
+        """p(r | v) for every v: one row per entry of ``right``."""
+        dense = self.cols[:, right].toarray().T / self.denominator[None, :]
+        dense += self.unigram[right][:, None] * (self.distinct / self.denominator)[None, :]
+        unseen = self.seen == 0
+        dense[:, unseen] = self.unigram[right][:, None]
+        return dense
+
+    def distributions(self, left: np.ndarray, right: np.ndarray) -> np.ndarray:
+        """p(. | l, r): one row per (l, r) pair, both neighbours visible."""
+        left, right = np.asarray(left, dtype=np.int64), np.asarray(right, dtype=np.int64)
+        chain = self._left_rows(left) * self._right_factor(right)
+        chain /= chain.sum(axis=1, keepdims=True)
+        V = self.vocab_size
+        key = left * V + right
+        at = np.clip(np.searchsorted(self.keys, key), 0, len(self.keys) - 1)
+        found = self.keys[at] == key
+        out = chain
+        for row in np.nonzero(found)[0]:
+            g = at[row]
+            c, T = self.between[g], self.types[g]
+            lo, hi = self.starts[g], self.starts[g + 1]
+            out[row] *= T / (c + T)
+            out[row, self.codes[lo:hi] % V] += self.counts[lo:hi] / (c + T)
+        return out
+
+    def score(self, left: np.ndarray, right: np.ndarray, targets: np.ndarray,
+              left_visible: np.ndarray, right_visible: np.ndarray,
+              chunk: int = 512) -> tuple:
+        """(p(target), top guess) at each gap, by the case its visible neighbours make."""
+        n = len(targets)
+        p, guess = np.empty(n), np.empty(n, dtype=np.int64)
+        both = left_visible & right_visible
+        only_left = left_visible & ~right_visible
+        only_right = right_visible & ~left_visible
+        neither = ~(left_visible | right_visible)
+        index = np.nonzero(both)[0]
+        for start in range(0, len(index), chunk):
+            rows = index[start:start + chunk]
+            d = self.distributions(left[rows], right[rows])
+            p[rows] = d[np.arange(len(rows)), targets[rows]]
+            guess[rows] = d.argmax(axis=1)
+        for mask, model, context in ((only_left, self.left, left),
+                                     (only_right, self.right, right)):
+            rows = np.nonzero(mask)[0]
+            if len(rows):
+                p[rows] = model.probability(context[rows], targets[rows])
+                top = model.top_followers()[context[rows]]
+                guess[rows] = np.where(top < 0, int(self.unigram.argmax()), top)
+        p[neither] = self.unigram[targets[neither]]
+        guess[neither] = int(self.unigram.argmax())
+        return p, guess
+
+
+def two_sided_rung(input_ids: np.ndarray, mlm_labels: np.ndarray, train_tokens: np.ndarray,
+                   vocab_size: int, mask_id: int) -> dict:
+    """Accuracy and cross-entropy (nats) of ``TwoSidedCounts`` at the positions shown as
+    [MASK] (the same targets as ``baselines.mask_rungs``), with the share of targets in
+    each case and the standard error of the mean loss."""
+    ids, labels = np.asarray(input_ids), np.asarray(mlm_labels)
+    if ids.shape != labels.shape:
+        raise ValueError(f"input_ids {ids.shape} and mlm_labels {labels.shape} differ")
+    at_mask = (labels != -100) & (ids == mask_id)
+    if not at_mask.any():
+        raise ValueError("no position is shown as [MASK]")
+    model = TwoSidedCounts(train_tokens, vocab_size)
+    rows, cols = np.nonzero(at_mask)
+    targets = labels[rows, cols].astype(np.int64)
+    last = ids.shape[1] - 1
+    left = np.where(cols > 0, ids[rows, np.maximum(cols - 1, 0)], mask_id).astype(np.int64)
+    right = np.where(cols < last, ids[rows, np.minimum(cols + 1, last)],
+                     mask_id).astype(np.int64)
+    # a visible neighbour is a piece the counts know: not [MASK], and one the training
+    # stream holds ([CLS], [SEP] and padding never occur in it, so they count as absent)
+    left_visible = (cols > 0) & (left != mask_id) & model.known[left]
+    right_visible = (cols < last) & (right != mask_id) & model.known[right]
+    p, guess = model.score(left, right, targets, left_visible, right_visible)
+    losses = -np.log(p)
+    return {"two_sided_at_mask": float((guess == targets).mean()),
+            "two_sided_loss_at_mask": float(losses.mean()),
+            "two_sided_loss_se": float(losses.std(ddof=1) / np.sqrt(len(targets))),
+            "both_visible": float((left_visible & right_visible).mean()),
+            "only_left_visible": float((left_visible & ~right_visible).mean()),
+            "only_right_visible": float((right_visible & ~left_visible).mean()),
+            "neither_visible": float((~(left_visible | right_visible)).mean()),
+            "targets": int(len(targets))}
+
+
+# -- the stored rung ---------------------------------------------------------------------
+
+STORE = "yardsticks"  # data/results/yardsticks/
+
+
+def _set_key(eval_config) -> str:
+    return (f"two-sided-V{eval_config.vocab_size}-T{eval_config.max_seq_length}"
+            f"-P{eval_config.max_predictions}-N{eval_config.mlm_sequences}")
+
+
+def compute(eval_config) -> dict:
+    """The two-sided rung on the common held-out MLM set of ``eval_config`` (fitted on the
+    training split), with the unigram and left-bigram rungs of the same targets beside
+    it, its seconds and its provenance."""
+    import time
+
+    from ..data.corpus import tokenize_split
+    from ..data.tokenizer import Tokenizer
+    from ..engine.evaluate import mlm_set
+    from ..engine.provenance import record
+    from .baselines import reference_levels
+    started = time.perf_counter()
+    tok = Tokenizer(vocab_size=eval_config.vocab_size)
+    data = mlm_set(eval_config.max_seq_length, eval_config.max_predictions,
+                   eval_config.mlm_sequences, eval_config.vocab_size)
+    rung = two_sided_rung(data["input_ids"].numpy(), data["mlm_labels"].numpy(),
+                          tokenize_split("train", tok).tokens, tok.vocab_size, tok.mask_id)
+    rungs = reference_levels(eval_config)["rungs"]
+    if rungs["targets"] != rung["targets"]:
+        raise AssertionError("the rungs were scored on different targets")
+    return {"rung": rung, "one_sided": rungs, "eval_set": _set_key(eval_config),
+            "seconds": time.perf_counter() - started, "provenance": record()}
+
+
+def stored(eval_config, store=None):
+    """The stored two-sided rung of this held-out set, or None before ``store_rung``."""
+    from ..engine.store import read_json, results_dir
+    return read_json((store or results_dir(STORE)) / f"{_set_key(eval_config)}.json")
+
+
+def store_rung(eval_config, store=None) -> dict:
+    from ..engine.store import atomic_write_json, results_dir
+    out = compute(eval_config)
+    atomic_write_json((store or results_dir(STORE)) / f"{_set_key(eval_config)}.json", out)
+    return out
+
+
+WORSE, LEVEL, BETTER = ("worse than a table of neighbour counts",
+                        "level with a table of neighbour counts",
+                        "better than a table of neighbour counts")
+
+
+def standing(ce: float, rung: dict) -> str:
+    """Where a cross-entropy at [MASK] (nats, on the same targets) stands against the
+    two-sided rung: worse or better by more than two of the rung's standard errors,
+    else level."""
+    if not isinstance(ce, (int, float)) or ce != ce:
+        raise ValueError(f"a cross-entropy must be a number, got {ce!r}")
+    level, se = rung["two_sided_loss_at_mask"], rung["two_sided_loss_se"]
+    return WORSE if ce > level + 2 * se else BETTER if ce < level - 2 * se else LEVEL
+
+
+if __name__ == "__main__":  # python -m albert_rerun.studies.count_rungs: store cpu-long's
+    from ..profiles import eval_config
+    result = store_rung(eval_config("cpu-long"))
+    print({k: round(v, 4) for k, v in result["rung"].items()})

@@ -1,0 +1,372 @@
+"""The decision machinery every claim shares: stored runs in, decisions out.
+
+The functions that compute a decision from a frame of runs (``ce_decision``,
+``accuracy_decision``, ``gain_decision``...) take the frame, not the store, so that the
+tests can feed them synthetic runs with known answers; ``load_runs`` reads (or trains)
+a chapter's runs into such a frame. ``Chapter`` is what every chapter module returns.
+
+Metrics. The primary metric of every pretraining claim is the held-out cross-entropy
+at the positions shown as [MASK] (nats, lower is better), on the one held-out set every
+model is scored on; accuracy stands beside it. Margins of practical equivalence
+(``margins``) are fixed here, before any result, with their reasons. The book's family
+of decisions and its Holm adjustment are ``ledger.book_family`` (Holm: ``stats.holm``).
+
+The competence gate (``gated``; the rule is ``stats.gate``'s): every decision names the
+conditions whose models it compares (its arms), and a chapter stages its decisions by
+those arms' mean cross-entropy at [MASK] before any verdict is read. A decision whose
+arm does not read context is "not testable at this scale".
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+import pandas as pd
+
+from . import conditions as C
+from .. import paper
+from ..stats.inference import (Decision, arm_level, bootstrap, correct_matrix, decision, paired_t,
+                    staged_verdict)
+
+
+CE = "mlm_loss_at_mask"
+T_METHOD = "paired t over seeds"
+B_METHOD = "bootstrap over seeds and items, or paired t if wider"
+
+
+class MissingRuns(LookupError):
+    """Stored runs a chapter needs are absent; the message names each one."""
+
+
+# -- margins -----------------------------------------------------------------------------
+
+MARGIN_REASONS = {
+    "ce": "a twentieth of the distance between the unigram and left-bigram rungs of the "
+          "held-out set: a difference smaller than that moves a model less than a twentieth "
+          "of the way from reading no context to reading its left neighbour",
+    "small": "a fiftieth of that distance, for the decisions that compare two partial costs "
+             "of sharing or call one nearly free (attention-shared minus FFN-shared, "
+             "attention-shared minus not shared): a margin of a twentieth exceeds the whole "
+             "cost of sharing every layer measured at E 32 at cpu and cpu-long, so 'no "
+             "asymmetry' and 'nearly free' were judged against a margin larger than the "
+             "effects they are compared with, and FFN-only sharing read nearly free too. "
+             "Set after the cpu and cpu-long results were seen (the methods page's "
+             "'When the rules were written'); the pre-registration uses the same "
+             "margin for the same questions",
+    "pairs": "2 points of SOP or NSP accuracy, about the binomial standard error of a "
+             "1,024-pair test set (1.6 points at 50%) and far below the differences the "
+             "paper's Table 5 shows for the decisions made here "
+             f"({paper.TABLE5['sop'][2] - paper.TABLE5['nsp'][2]:+.1f} points on SOP pairs, "
+             f"SOP-trained minus NSP-trained; "
+             f"{paper.TABLE5['sop'][1] - paper.TABLE5['none'][1]:+.1f} on NSP pairs, "
+             f"SOP-trained minus no sentence loss)",
+    "chance": f"{2 * (paper.TABLE5['nsp'][2] - 50):.0f} points, for 'the NSP-trained model "
+              f"does not read order' (its SOP probe minus its random-init control): twice "
+              f"the paper's own NSP-trained model's distance from chance on SOP "
+              f"({paper.TABLE5['nsp'][2]:.1f} against 50), so that a model like the paper's "
+              f"passes (at 2 points it passed at most 5% of the time); the chance line here is "
+              f"the same architecture's probe at random initialization, paired by seed. Set "
+              f"after the cpu and cpu-long results were seen (the methods page's 'When the "
+              f"rules were written')",
+    "downstream": "1 point of accuracy, between the smallest downstream gain the paper "
+                  "reads (0.3 Avg: Tables 3 and 8) and its sharing costs (1.4 to 2.8)",
+    "roughness": "0.02: a change of the mean second difference of 2% of the curve's mean "
+                 "per layer, too small to see on a Figure 1 plot",
+    "oscillation": "0.25 of the curve's range travelled against its overall direction: a "
+                   "single reversal a quarter of the curve's height deep, the smallest "
+                   "zig-zag a reader of a Figure 1-sized plot would call one (a monotone "
+                   "curve scores 0, one swing across the range and back 1)",
+    "angle": "1 degree, the resolution at which Figure 1 is read",
+}
+
+
+def margins(levels: dict) -> dict:
+    """The margins of practical equivalence (units: nats, accuracy points, roughness,
+    degrees), given the held-out set's rungs
+    (baselines.reference_levels)."""
+    ce = 0.05 * levels["distance"]
+    return {"ce": ce, "small": 0.02 * levels["distance"], "pairs": 2.0,
+            "chance": 2 * (paper.TABLE5["nsp"][2] - 50), "downstream": 1.0, "roughness": 0.02,
+            "oscillation": 0.25, "angle": 1.0}
+
+
+def levels(profile: str) -> dict:
+    """The rungs and reads-context line of the profile's common held-out MLM set."""
+    from ..profiles import eval_config
+    from .baselines import reference_levels
+    return reference_levels(eval_config(profile))
+
+
+# -- the runs ----------------------------------------------------------------------------
+
+CONTROL_METRICS = ("sentiment_accuracy", "sentiment_correct", "sentiment_probe_accuracy",
+                   "sentiment_probe_correct", "genre_probe_accuracy", "genre_probe_correct",
+                   CE, "transition_l2", "transition_angle", "sop_accuracy_probe",
+                   "nsp_accuracy_probe", "sop_probe_correct", "nsp_probe_correct")
+
+
+def _evaluations(store, key: str, configs) -> dict:
+    """The metrics of every stored evaluation of run ``key`` under ``configs``."""
+    from ..engine.store import stored_eval
+    out = {}
+    for config in configs:
+        stored = stored_eval(store, key, config)
+        out.update(stored["metrics"] if stored else {})
+    return out
+
+
+def _control_metrics(store, config, configs) -> dict:
+    from ..engine.config import untrained
+    from ..engine.store import config_hash
+    control = _evaluations(store, config_hash(untrained(config).to_dict()), configs)
+    return {f"control_{k}": v for k, v in control.items() if k in CONTROL_METRICS}
+
+
+def load_runs(profile: str, conditions: dict, seeds, device: str = "auto",
+              train_missing: bool = False, controls: bool = True,
+              partial: bool = False) -> pd.DataFrame:
+    """One row per (condition, seed): pretraining figures, evaluation metrics and the
+    random-initialization control's where it exists. Missing runs are trained and
+    evaluated here when ``train_missing`` (one after another), else MissingRuns names
+    every one of them (a run of seeds 0-2 whose random-init control is not evaluated
+    counts as missing where ``controls``); with ``partial`` (a profile still training
+    in stretches) the conditions missing a seed are left out instead, and MissingRuns
+    is raised only when no condition is complete."""
+    from ..engine.config import untrained
+    from ..engine.store import config_hash, results_dir, stored_eval, stored_pretrain
+    from ..profiles import eval_config, finetune_config
+    from .training import CONTROL_SEEDS
+    store, evaluation = results_dir(profile), eval_config(profile)
+    both = (evaluation, finetune_config(profile))
+    seeded = [(name, seed, C.seeded(config, seed)) for name, config in conditions.items()
+              for seed in seeds]
+
+    def scored(config) -> bool:
+        return stored_eval(store, config_hash(config.to_dict()), evaluation) is not None
+
+    # a run counts as missing until its control is evaluated too (review: a partial
+    # profile whose controls were not yet scored lost its control columns, and with
+    # them every decision that subtracts the control)
+    missing = [(name, seed, config) for name, seed, config in seeded
+               if stored_pretrain(store, config) is None or not scored(config)
+               or (controls and seed < CONTROL_SEEDS and not scored(untrained(config)))]
+    if missing and train_missing:
+        _train_and_evaluate(profile, [c for _, _, c in missing], device, controls)
+    elif missing and partial and len({n for n, _, _ in missing}) < len(conditions):
+        incomplete = {name for name, _, _ in missing}
+        seeded = [(n, s, c) for n, s, c in seeded if n not in incomplete]
+    elif missing:
+        names = ", ".join(f"{name!r} seed {seed} ({config_hash(c.to_dict())})"
+                          for name, seed, c in missing)
+        raise MissingRuns(f"{len(missing)} stored runs missing at profile {profile!r}: "
+                          f"{names}; train them with `python -m albert_rerun.studies "
+                          f"--profile {profile}`")
+    rows = []
+    for name, seed, config in seeded:
+        run = stored_pretrain(store, config)
+        rows.append({"condition": name, "seed": seed, "hash": run["hash"],
+                     **run["metrics"], "curve": run["curve"], "machine": _machine(run),
+                     "commit": run["provenance"]["git_commit"],
+                     "wall_seconds": run["wall_seconds"],
+                     **_evaluations(store, run["hash"], both),
+                     **(_control_metrics(store, config, both) if controls else {})})
+    frame = pd.DataFrame(rows)
+    for column in ("sentiment_accuracy", "sentiment_correct", "control_sentiment_accuracy",
+                   "control_sentiment_correct"):  # fine-tuned: the base runs only
+        if column not in frame:
+            frame[column] = np.nan
+    return frame
+
+
+def _machine(run: dict) -> str:
+    machine = run["provenance"]["machine"]
+    return machine.get("gpu") or machine.get("cpu", "unknown")
+
+
+def _train_and_evaluate(profile: str, configs: list, device: str, controls: bool) -> None:
+    """Train and evaluate missing runs and their controls in this process (a notebook at
+    a small profile); fine-tuning is downstream_gate's."""
+    from ..engine.evaluate import evaluate_stored
+    from ..engine.pretrain import resolve_device, run
+    from ..engine.store import results_dir
+    from ..profiles import eval_config
+    from .training import CONTROL_SEEDS
+    store, evaluation = results_dir(profile), eval_config(profile)
+    target = resolve_device(device)
+    todo = list(configs)
+    if controls:
+        todo += C.controls([c for c in configs if c.seed < CONTROL_SEEDS])
+    for config in todo:
+        evaluate_stored(store, run(config, store, device, quiet=True), evaluation, target)
+
+
+def stored_baseline(profile: str, name: str, function, *arguments) -> dict:
+    """A baseline's result from results_dir(profile)/baselines/, computed once."""
+    from ..engine.provenance import record
+    from ..engine.store import atomic_write_json, config_hash, read_json, results_dir
+    key = config_hash({"name": name, "arguments": [str(a) for a in arguments]})
+    path = results_dir(profile) / "baselines" / f"{name}-{key}.json"
+    stored = read_json(path)
+    if stored is None:
+        atomic_write_json(path, {"result": function(*arguments), "provenance": record()})
+        stored = read_json(path)  # as every later read sees it (JSON: keys sorted)
+    return stored["result"]
+
+
+def available(runs: pd.DataFrame, *conditions) -> bool:
+    """Whether every one of ``conditions`` has runs in the frame (a partial profile's
+    decisions are made only where both arms are complete)."""
+    return set(conditions) <= set(runs["condition"])
+
+
+def pair_of(frame: pd.DataFrame, metric: str, a, b):
+    """metric(a) and metric(b) over the seeds both conditions have, in seed order."""
+    x = frame[frame["condition"] == a].set_index("seed")[metric]
+    y = frame[frame["condition"] == b].set_index("seed")[metric]
+    seeds = sorted(set(x.index) & set(y.index))
+    if not seeds:
+        raise ValueError(f"conditions {a!r} and {b!r} share no seed")
+    return x.loc[seeds].tolist(), y.loc[seeds].tolist()
+
+
+# -- decisions from frames ---------------------------------------------------------------
+
+def _arms(a, b, arms) -> tuple:
+    """The compared conditions: ``arms`` if given (() for a decision about no trained
+    model), else a and b."""
+    return tuple(arms) if arms is not None else tuple(
+        dict.fromkeys(x for x in (a, b) if x is not None))
+
+
+def ce_decision(frame, key, claim, label, a, b, margin, paper_sign, paper_text="",
+                metric: str = CE, unit: str | None = None, arms=None) -> Decision:
+    """Cross-entropy (or another per-seed metric, in ``unit``) of a minus b, paired t
+    over seeds; its arms are a and b unless ``arms``."""
+    x, y = pair_of(frame, metric, a, b)
+    unit = ("nats" if metric == CE else "") if unit is None else unit
+    return replace(decision(key, claim, label, paired_t(x, y, margin), margin, paper_sign,
+                            unit, T_METHOD, paper_text), arms=_arms(a, b, arms))
+
+
+def accuracy_decision(frame, key, claim, label, a, b, correct: str, margin, paper_sign,
+                      paper_text="", b_correct: str | None = None,
+                      offset: float = 0.0, arms=None) -> Decision:
+    """Accuracy points of a minus b on one fixed test set, paired by seed and item
+    (two-level bootstrap); ``b`` None compares a with ``offset`` (a fraction). Its arms
+    are a and b unless ``arms``."""
+    x = frame[frame["condition"] == a].set_index("seed")[correct]
+    if b is None:
+        seeds = sorted(x.index)
+        A = correct_matrix(x.loc[seeds])
+        numbers = conservative(bootstrap(100 * A, None, margin, offset=100 * offset),
+                               paired_t(100 * A.mean(1) - 100 * offset, None, margin))
+    else:
+        y = frame[frame["condition"] == b].set_index("seed")[b_correct or correct]
+        seeds = sorted(set(x.index) & set(y.dropna().index))
+        if not seeds:
+            raise ValueError(f"conditions {a!r} and {b!r} share no seed")
+        numbers = conservative(bootstrap(100 * correct_matrix(x.loc[seeds]),
+                                         100 * correct_matrix(y.loc[seeds]), margin),
+                               paired_t(100 * correct_matrix(x.loc[seeds]).mean(1),
+                                        100 * correct_matrix(y.loc[seeds]).mean(1), margin))
+    return replace(decision(key, claim, label, numbers, margin, paper_sign, "points",
+                            B_METHOD, paper_text), arms=_arms(a, b, arms))
+
+
+def conservative(boot: dict, t: dict) -> dict:
+    """The more cautious of the item-and-seed bootstrap and the seed-level paired t on
+    per-seed accuracies: the wider interval, the larger p-values. With 3 seeds the
+    bootstrap alone is anti-conservative (it resamples 3 seeds without a t correction);
+    the t alone ignores nothing either (item noise sits inside each seed's mean), but
+    is exact only for normal seed means."""
+    if t["n"] < 2:  # one seed: no seed-level t; the bootstrap over items stands
+        return boot
+    return {"estimate": boot["estimate"], "low": min(boot["low"], t["low"]),
+            "high": max(boot["high"], t["high"]), "n": boot["n"],
+            "p_difference": max(boot["p_difference"], t["p_difference"]),
+            "p_equivalence": max(boot["p_equivalence"], t["p_equivalence"])}
+
+
+def gain_decision(runs: pd.DataFrame, key: str, claim: str, label: str, correct: str,
+                  margin: float) -> Decision:
+    """Pretrained minus the same architecture from random initialization, on one
+    downstream measure (per-item correctness column ``correct``; its control's is
+    ``control_<correct>``), over the seeds that have a control."""
+    part = runs.dropna(subset=[correct, f"control_{correct}"])
+    frame = pd.concat([part.assign(condition="pretrained"),
+                       part.assign(condition="random init", **{correct: part[f"control_{correct}"]})])
+    return accuracy_decision(frame, key, claim, label, "pretrained", "random init", correct,
+                             margin, +1, "pretraining helps (implicit in every Avg)",
+                             arms=tuple(dict.fromkeys(part["condition"])))  # the trained arm
+
+
+# -- the competence gate -----------------------------------------------------------------
+
+def arm_levels(runs: pd.DataFrame, arms, rungs: dict) -> list:
+    """Each arm's ``stats.ArmLevel``: its mean cross-entropy at [MASK] over the seeds of
+    ``runs`` (the chapter's frame), against the held-out set's ``rungs`` (``levels``)."""
+    out = []
+    for arm in arms:
+        values = runs.loc[runs["condition"] == arm, CE].dropna()
+        if values.empty:
+            raise ValueError(f"arm {arm!r} has no run with {CE} in the frame")
+        out.append(arm_level(str(arm), float(values.mean()), rungs))
+    return out
+
+
+def gated(decisions, runs: pd.DataFrame, rungs: dict, untestable: dict | None = None) -> list:
+    """The decisions, each with the gate and stage of its arms (``stats.gate``);
+    ``untestable`` ({key: reason}) gates those decisions whatever their arms."""
+    untestable = untestable or {}
+    return [d.with_gate(arm_levels(runs, d.arms, rungs), untestable.get(d.key, ""))
+            for d in decisions]
+
+
+def stage_text(d: Decision) -> str:
+    """A decision's verdict with its stage, e.g. "equivalent, early training: weakest arm
+    at 31%" (``stats.staged_verdict``)."""
+    return staged_verdict(d.verdict(), d.stage, d.weakest_level, d.gate_reason)
+
+
+# -- what a chapter returns --------------------------------------------------------------
+
+@dataclass
+class Chapter:
+    """What a chapter shows: its runs, tables, decisions and glued sentences."""
+
+    claim: str
+    runs: pd.DataFrame
+    decisions: list
+    tables: dict = field(default_factory=dict)
+    texts: dict = field(default_factory=dict)
+    extra: dict = field(default_factory=dict)
+
+    def decision_table(self, family: pd.DataFrame | None = None) -> pd.DataFrame:
+        """The decisions, with the Holm-adjusted verdicts of ``family`` where given."""
+        rows = []
+        for d in self.decisions:
+            row = {"comparison": d.label, "ours": interval_text(d.estimate, d.low, d.high,
+                                                                 d.unit),
+                   "margin": f"±{d.margin:.3g}",
+                   "paper's side": {-1: "negative", 0: "about zero", 1: "positive"}[
+                       d.paper_sign],
+                   "paper": d.paper, "method": d.method,
+                   "arms' level": d.arm_levels or "no trained model",
+                   "verdict at 5%, unadjusted": stage_text(d)}
+            if family is not None and d.key in family.index:
+                row["verdict (Holm, this profile's family)"] = family.loc[d.key,
+                                                                          "verdict_staged"]
+            rows.append(row)
+        return pd.DataFrame(rows).set_index("comparison")
+
+
+def unit_digits(unit: str) -> int:
+    """The decimals a number in ``unit`` is shown to: 3 for nats, 1 for accuracy points,
+    else 2."""
+    return 3 if unit.startswith("nats") else 1 if unit == "points" else 2
+
+
+def interval_text(estimate, low, high, unit="") -> str:
+    """'+0.012 [-0.003, +0.027]': an estimate and its interval, to ``unit_digits``."""
+    digits = unit_digits(unit)
+    return f"{estimate:+.{digits}f} [{low:+.{digits}f}, {high:+.{digits}f}]"

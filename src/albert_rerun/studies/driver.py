@@ -1,0 +1,410 @@
+"""The claims driver: train and evaluate every run a profile's chapters need.
+
+    python -m albert_rerun.studies --profile cpu --workers 2
+    torchrun --nproc_per_node 8 -m albert_rerun.studies --profile gpu
+
+Stages, each over the runs not yet stored (all with ``--fresh``):
+
+1. the wide model's learning-rate sweep (claim 6), at a seed no comparison uses; its
+   winner is stored in ``choices/`` before any comparison run is configured;
+2. every pretraining run of the chosen claims, claim by claim, seed by seed, and the
+   random-initialization controls (zero steps: the initialized weights);
+3. the evaluation of every run and control (``engine.evaluate``: held-out MLM, SOP and
+   NSP by head and probe, transitions, downstream probes);
+4. fine-tuning (``engine.evaluate.FinetuneEval``), after a learning-rate pilot on the base
+   run's seed 0 and its control whose picks are stored in ``choices/`` first. It costs
+   minutes a model where the probes cost seconds, so by default it runs where a
+   downstream comparison can be made: the base run's seeds and their random-init
+   controls, the book's test of whether pretraining helps downstream at all. Only where
+   it does is a comparison between pretraining conditions meaningful; ``--finetune-all``
+   fine-tunes every run.
+
+Runs go to worker processes side by side (``--workers``); under torchrun each rank
+takes a disjoint share of every stage (``engine.runner.shard``) and the ranks meet
+between stages.
+"""
+from __future__ import annotations
+
+import argparse
+import math
+import time
+
+from ..cli import positive_int
+from ..engine.runner import rank_and_world, shard
+from ..engine.store import (atomic_write_json, config_hash, read_json, results_dir,
+                            stored_pretrain)
+from ..profiles import FINETUNE_GRID, PROFILES
+from . import conditions as C
+from .training import (CONTROL_SEEDS, _evaluate, _train, choices_path, default_workers,
+                       held_out_scores)
+
+def _unique(configs) -> list:
+    seen, out = set(), []
+    for config in configs:
+        key = config_hash(config.to_dict())
+        if key not in seen:
+            seen.add(key)
+            out.append(config)
+    return out
+
+
+def planned_runs(profile: str, seeds, names=None, wide_learning_rate=None,
+                 planning: bool = False) -> list:
+    """Every distinct seeded pretraining run of the named claims (default: the profile's),
+    in training order: the base run's seeds first (every decision compares against it),
+    then claim by claim, condition by condition with all its seeds, so that a driver
+    stopped at a deadline leaves whole conditions, hence whole paired decisions, behind."""
+    names = C.profile_claims(profile) if names is None else names
+    out = []
+    for name in names:
+        group = C.claim_conditions(profile, name, wide_learning_rate, planning)
+        for config in group.values():
+            out += [C.seeded(config, seed) for seed in seeds]
+    base = {config_hash(C.seeded(C.base(profile), seed).to_dict()) for seed in seeds}
+    is_base = [config_hash(c.to_dict()) in base for c in out]
+    return _unique([c for c, b in zip(out, is_base) if b] +
+                   [c for c, b in zip(out, is_base) if not b])
+
+
+def planned_controls(runs: list) -> list:
+    return C.controls([r for r in runs if r.seed < CONTROL_SEEDS])
+
+
+def wide_learning_rate(profile: str, device: str = "auto", workers: int = 1,
+                       compile: bool = False, fresh: bool = False) -> float:
+    """The wide model's learning rate: the sweep's lowest held-out cross-entropy at
+    [MASK] (trained if missing), stored with the sweep's figures."""
+    if profile in C.SWEEP_FROM:  # another profile's pick; it is not swept again here
+        stored = read_json(_sweep_choice(profile))
+        if stored is None:
+            raise LookupError(f"profile {profile!r} takes the wide model's learning rate "
+                              f"of profile {C.SWEEP_FROM[profile]!r}, which has no stored "
+                              f"pick ({_sweep_choice(profile)}): run its sweep first")
+        return stored["learning_rate"]
+    path = choices_path(profile, "wide-learning-rate")
+    stored = None if fresh else read_json(path)
+    if stored is not None:
+        return stored["learning_rate"]
+    sweep = C.wide_sweep(profile)
+    _train(list(sweep.values()), profile, device, workers, compile, fresh, float("inf"),
+           "wide sweep")
+    scores = held_out_scores(profile, sweep, device)
+    if scores is None:
+        raise RuntimeError("the wide model's sweep runs are not all stored (one failed?): "
+                           "see the [wide sweep] lines above")
+    chosen = min(scores, key=scores.get)
+    rank, _ = rank_and_world()
+    if rank == 0:
+        atomic_write_json(path, {"learning_rate": chosen, "seed": C.SWEEP_SEED,
+                                 "steps": C.equal_flops_steps(profile),
+                                 "mlm_loss_at_mask": {str(k): v for k, v in scores.items()},
+                                 "runs": {str(k): config_hash(v.to_dict())
+                                          for k, v in sweep.items()}})
+    return chosen
+
+
+def finetune_rates(profile: str, device: str = "auto", fresh: bool = False) -> dict:
+    """The fine-tuning learning rates (pretrained, untrained) picked on validation from
+    FINETUNE_GRID with the base run's seed 0 and its control (stored in choices/)."""
+    path = choices_path(profile, "finetune-rates")
+    stored = None if fresh else read_json(path)
+    if stored is not None:
+        return stored
+    import torch
+
+    from ..data.tokenizer import Tokenizer
+    from ..engine.config import untrained
+    from ..engine.finetune import learning_rate_pilot
+    from ..engine.pretrain import cpu_threads, resolve_device
+    from ..engine.store import load_weights
+    from ..profiles import finetune_config
+    store = results_dir(profile)
+    base = C.seeded(C.base(profile), 0)
+    runs = {"pretrained": base, "untrained": untrained(base)}
+    _train(list(runs.values()), profile, device, 1, False, False, float("inf"), "pilot")
+    torch.set_num_threads(cpu_threads())
+    states = {name: load_weights(store, stored_pretrain(store, config))
+              for name, config in runs.items()}
+    protocol = finetune_config(profile).protocol
+    started = time.time()
+    outcome = learning_rate_pilot(states, base.model, "sentiment", protocol, FINETUNE_GRID,
+                                  resolve_device(device), Tokenizer(vocab_size=base.vocab_size))
+    record = {**outcome, "grid": list(FINETUNE_GRID), "task": "sentiment",
+              "runs": {k: config_hash(v.to_dict()) for k, v in runs.items()},
+              "seconds": time.time() - started}
+    if rank_and_world()[0] == 0:
+        atomic_write_json(path, record)
+    return record
+
+
+# -- the whole profile --------------------------------------------------------------------
+
+def predicted_seconds(configs: list, device_kind: str) -> float:
+    """Training seconds of these runs from stored throughput measurements: on a GPU the
+    H200 bench's tokens/s at the gpu profile's size, on a CPU the cpu profile's runs'
+    (both as FLOP/s, scaled by each run's FLOPs)."""
+    from ..engine.bench import stored_flop_rate
+    rate = stored_flop_rate(device_kind)
+    return sum(C.step_flops(c) * c.max_steps for c in configs) / rate
+
+
+def _swept_rate(profile: str) -> float:
+    """The wide model's stored learning rate, else the sweep's first candidate: for
+    planning only (a run's FLOPs do not depend on its learning rate)."""
+    stored = read_json(_sweep_choice(profile))
+    return stored["learning_rate"] if stored else C.WIDE_LEARNING_RATES[0]
+
+
+def _sweep_choice(profile: str):
+    """Where the wide model's learning rate of ``profile`` is stored: its own choices/, or
+    those of the profile it takes the pick from (``conditions.SWEEP_FROM``)."""
+    source = C.SWEEP_FROM.get(profile)
+    if source is None:
+        return choices_path(profile, "wide-learning-rate")
+    return C._timing_store(source) / "choices" / "wide-learning-rate.json"
+
+
+def planned_pretraining(profile: str, seeds=None, names=None) -> dict:
+    """{stage: configs} of every pretraining run the named claims train at ``profile``,
+    in the driver's order: the gpu learning-rate search (gpu profile), the wide model's
+    sweep (with the wall-clock claim), each claim's new runs, the controls. Before the
+    sweep, the wall-clock claim's wide runs are planned at its first candidate rate."""
+    from .gpu_search import conditions as search_conditions
+    seeds = range(seeds) if isinstance(seeds, int) else (seeds or C.default_seeds(profile))
+    names = C.profile_claims(profile) if names is None else names
+    out = {}
+    if profile == "gpu":
+        out["gpu learning-rate search"] = list(search_conditions(profile).values())
+    if "wall_clock" in names and profile not in C.SWEEP_FROM:
+        out["wide sweep"] = list(C.wide_sweep(profile).values())
+    seen, runs = set(), []
+    for name in names:
+        new = [c for c in planned_runs(profile, seeds, [name], _swept_rate(profile), True)
+               if config_hash(c.to_dict()) not in seen]
+        seen.update(config_hash(c.to_dict()) for c in new)
+        out[name], runs = new, runs + new
+    out["controls"] = planned_controls(runs)
+    return out
+
+
+def claims_part(profile: str, part: int, parts: int, seeds=None, names=None) -> list:
+    """The claims of part ``part`` (1 to ``parts``): consecutive claims of about equal
+    training FLOPs (each claim's runs not in an earlier claim; the wall-clock claim with
+    its sweep), so that each part leaves whole claims behind it."""
+    if not 1 <= part <= parts:
+        raise ValueError(f"part {part} outside 1..{parts}")
+    names = C.profile_claims(profile) if names is None else names
+    plan = planned_pretraining(profile, seeds, names)
+    flops = {name: sum(C.step_flops(c) * c.max_steps for c in plan[name]) for name in names}
+    flops["wall_clock"] = flops.get("wall_clock", 0) + sum(
+        C.step_flops(c) * c.max_steps for c in plan.get("wide sweep", []))
+    total, before, out = sum(flops[n] for n in names) or 1, 0.0, []
+    for name in names:  # a claim goes to the part holding the middle of its FLOPs
+        if max(1, math.ceil(parts * (before + flops[name] / 2) / total)) == part:
+            out.append(name)
+        before += flops[name]
+    return out
+
+
+def print_predicted(profile: str, device_kind: str = "cuda", seeds=None,
+                    names=None) -> float:
+    """Print every planned run's predicted training seconds on ``device_kind`` (from
+    ``engine.bench.stored_flop_rate``) by stage, and the total; return the total."""
+    from ..engine.bench import stored_flop_rate
+    rate = stored_flop_rate(device_kind)
+    total = 0.0
+    shown = f"{rate / 1e12:,.1f} TFLOP/s" if rate >= 1e12 else f"{rate / 1e9:,.1f} GFLOP/s"
+    print(f"predicted at {shown} of training ({device_kind}, stored measurement; one "
+          f"worker's on a CPU)")
+    for stage, configs in planned_pretraining(profile, seeds, names).items():
+        seconds = [C.step_flops(c) * c.max_steps / rate for c in configs]
+        total += sum(seconds)
+        print(f"{stage}: {len(configs)} runs, {sum(seconds):,.0f} s")
+        for config, s in zip(configs, seconds):
+            m = config.model
+            print(f"  {config_hash(config.to_dict())} H{m.hidden_size} L{m.num_hidden_layers} "
+                  f"E{m.embedding_size} {m.sharing} G{m.num_hidden_groups} {config.objective} "
+                  f"seed {config.seed}, {config.max_steps} steps: {s:,.1f} s")
+    print(f"total: {total:,.0f} s ({total / 60:,.1f} minutes) of training")
+    return total
+
+
+def cpu_prediction_text(seeds: int) -> str:
+    """The gpu profile's predicted training time on this CPU, in words (what a gpu
+    notebook without a CUDA device stops with: claims.setup.notebook_setup)."""
+    from ..engine.bench import stored_flop_rate
+    configs = [c for stage in planned_pretraining("gpu", seeds).values() for c in stage]
+    try:
+        hours = predicted_seconds(configs, "cpu") / 3600
+    except FileNotFoundError as error:
+        return f"its {len(configs)} runs would train for many hours here ({error})"
+    rate = stored_flop_rate("cpu") / 1e9
+    return (f"its {len(configs)} runs would train for about {hours:,.0f} hours here "
+            f"(predicted at {rate:,.1f} GFLOP/s, the stored cpu runs' training rate)")
+
+
+def train_all(profile: str, seeds=None, device: str = "auto", workers: int | None = None,
+              fresh: bool = False, names=None, seconds: float = float("inf"),
+              compile: bool = False, stages=("pretrain", "evaluate", "finetune"),
+              confirm_gpu_profile: bool = False, finetune_all: bool = False,
+              hours: float | None = None, fill: bool = False) -> int:
+    """Every stage above for the named claims; returns the number of runs and
+    evaluations done. A failed run is reported and the others go on.
+
+    ``hours``: a wall-clock budget for pretraining. No run starts that its predicted
+    time (the stored FLOP rate, from its checkpoint's step) says cannot end within it,
+    and the running ones stop at its end with a checkpoint; the same call later resumes
+    them and trains only what is missing. The evaluations and fine-tunings of the stored
+    runs follow it, unbounded. ``fill`` (with ``hours``): a worker that nothing fits
+    starts the next run anyway, to stop it at the deadline with a checkpoint (``_train``):
+    for stretches whose checkpoints are kept, where an idle core would be lost time and
+    the prediction (the stored runs' median FLOP rate) can overestimate a model that
+    computes more efficiently than the stored ones."""
+    from ..data.files import verify_inputs
+    verify_inputs()  # a corrupt data file stops here, before any run starts
+    seeds = range(seeds) if isinstance(seeds, int) else (seeds or C.default_seeds(profile))
+    names = C.profile_claims(profile) if names is None else names
+    workers = workers or default_workers()
+    finish_by = None if hours is None else time.time() + hours * 3600
+    deadline = time.time() + (seconds if hours is None else min(seconds, hours * 3600))
+    import torch
+    if profile == "gpu" and not torch.cuda.is_available() and not confirm_gpu_profile:
+        probe = planned_runs(profile, seeds, [n for n in names if n != "wall_clock"])
+        hours = predicted_seconds(probe, "cpu") / 3600
+        raise SystemExit(f"the gpu profile on a CPU: its runs (without the wall-clock claim) "
+                         f"would train for about {hours:,.0f} hours here (predicted from "
+                         f"the stored cpu runs' FLOP rate); pass --yes-train-gpu-profile-on-"
+                         f"cpu to go on")
+    done = 0
+    if profile == "gpu" and "pretrain" in stages:  # its rate and warm-up come first
+        from .gpu_search import search
+        if search(profile, device, workers, compile, fresh,
+                  max(0.0, deadline - time.time())) is None:
+            print("[pretrain] the gpu learning-rate search is not complete: no claim run "
+                  "starts before its pick is stored", flush=True)
+            return done
+    lr = None
+    if "wall_clock" in names and "pretrain" in stages:
+        lr = wide_learning_rate(profile, device, workers, compile, fresh)
+    elif "wall_clock" in names:
+        lr = read_json(_sweep_choice(profile))["learning_rate"]
+    if ("wall_clock" in names and "pretrain" in stages
+            and C.TIMING_SOURCE[profile] == profile):
+        # the equal-time budget is this profile's BERT-style seconds: train those first
+        _train([C.seeded(C.bert_style(profile), seed) for seed in seeds], profile, device,
+               workers, compile, fresh, max(0.0, deadline - time.time()), "BERT-style first",
+               finish_by)
+    if "wall_clock" in names:
+        record = C.equal_time_steps(profile)
+        if rank_and_world()[0] == 0 and read_json(choices_path(profile, "equal-time")) != record:
+            atomic_write_json(choices_path(profile, "equal-time"), record)
+    runs = planned_runs(profile, seeds, names, lr)
+    runs_and_controls = runs + planned_controls(runs)
+    if "pretrain" in stages:
+        done += _train(runs_and_controls, profile, device, workers, compile, fresh,
+                       max(0.0, deadline - time.time()), "pretrain", finish_by,
+                       fill and finish_by is not None)
+    store = results_dir(profile)
+    # The budget bounds pretraining. The evaluations and fine-tunings of what is stored
+    # follow it, unbounded (a minute or two a run on a CPU): cut by the same deadline,
+    # a stretch that trained to its end evaluated nothing and left runs without their
+    # evaluations (the first cpu-long stretches did).
+    def left() -> float:
+        return float("inf") if hours is not None else max(0.0, deadline - time.time())
+    if "evaluate" in stages:
+        ready = [config_hash(c.to_dict()) for c in runs_and_controls
+                 if stored_pretrain(store, c) is not None]
+        done += _evaluate(ready, profile, device, workers, fresh, left())
+    if "finetune" in stages and left() > 0:
+        if not finetune_ready(profile, seeds):
+            print("[finetune] waits for the base run's first seed and its control",
+                  flush=True)
+            return done
+        finetune_rates(profile, device)
+        targets = runs_and_controls if finetune_all else finetune_targets(profile, seeds)
+        ready = [config_hash(c.to_dict()) for c in targets
+                 if stored_pretrain(store, c) is not None]
+        done += _evaluate(ready, profile, device, workers, fresh, left(), "finetune")
+    return done
+
+
+def finetune_ready(profile: str, seeds) -> bool:
+    """Whether the fine-tuning stage can start: the pilot needs the base run's seed 0
+    and its control stored (a stretch may end before them)."""
+    store = results_dir(profile)
+    first = C.seeded(C.base(profile), list(seeds)[0])
+    return all(stored_pretrain(store, c) is not None
+               for c in [first, *planned_controls([first])])
+
+
+def finetune_targets(profile: str, seeds) -> list:
+    """The runs fine-tuned by default: the base run's seeds and their controls."""
+    base = [C.seeded(C.base(profile), seed) for seed in seeds]
+    return base + planned_controls(base)
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--profile", default="cpu", choices=tuple(PROFILES))
+    parser.add_argument("--seeds", type=positive_int, default=None,
+                        help="seeds per condition, at least 1 (default: the profile's)")
+    parser.add_argument("--device", default="auto", choices=("auto", "cpu", "cuda"))
+    parser.add_argument("--workers", type=positive_int, default=None,
+                        help="parallel training processes (default: 2 on a CPU, 1 on a GPU)")
+    parser.add_argument("--fresh", action="store_true", help="retrain even if stored")
+    parser.add_argument("--compile", action="store_true", help="torch.compile the models")
+    parser.add_argument("--claims", nargs="+", default=None, choices=C.CLAIMS,
+                        metavar="CLAIM", help=f"which claims' runs, in this order "
+                        f"(default: the profile's; all of {' '.join(C.CLAIMS)} but at "
+                        f"cpu-long, {' '.join(C.PROFILE_CLAIMS['cpu-long'])})")
+    parser.add_argument("--stages", nargs="+", default=["pretrain", "evaluate", "finetune"],
+                        choices=("pretrain", "evaluate", "finetune"))
+    parser.add_argument("--finetune-all", action="store_true",
+                        help="fine-tune every run, not only the base runs and their controls")
+    parser.add_argument("--seconds", type=float, default=float("inf"),
+                        help="start no run after this many seconds (default: no limit)")
+    parser.add_argument("--hours", type=float, default=None,
+                        help="a wall-clock budget for pretraining: start no run predicted "
+                        "to end after it, stop the running ones at its end with a "
+                        "checkpoint (the same command resumes them); the evaluations and "
+                        "fine-tunings of the stored runs follow it")
+    parser.add_argument("--fill", action="store_true",
+                        help="with --hours: a worker that no run fits starts the next one "
+                        "anyway while 5 minutes are left, and stops it at the deadline "
+                        "with a checkpoint for the next stretch (scripts/train_stretch.sh "
+                        "passes it: it commits the checkpoints)")
+    parser.add_argument("--part", default=None, metavar="K/N",
+                        help="only part K of N of the claims (consecutive claims of about "
+                        "equal training FLOPs; e.g. 1/2 and 2/2 for two device calls)")
+    parser.add_argument("--predict", choices=("cpu", "cuda"), default=None,
+                        help="print each planned run's predicted training seconds on this "
+                        "device kind (stored measurements) and train nothing")
+    parser.add_argument("--yes-train-gpu-profile-on-cpu", action="store_true",
+                        dest="confirm", help="go on with the gpu profile without a GPU")
+    args = parser.parse_args(argv)
+    if args.hours is not None and not args.hours > 0:
+        parser.error(f"--hours must be a positive number of hours, got {args.hours}")
+    if args.fill and args.hours is None:
+        parser.error("--fill needs --hours: it fills a budget's idle workers")
+    if args.part:
+        try:
+            part, parts = (int(x) for x in args.part.split("/"))
+            args.claims = claims_part(args.profile, part, parts, args.seeds, args.claims)
+        except ValueError as error:
+            parser.error(f"--part must be K/N with 1 <= K <= N ({error})")
+        print(f"[part {args.part}] claims: {' '.join(args.claims) or '(none)'}", flush=True)
+    if args.predict:
+        print_predicted(args.profile, args.predict, args.seeds, args.claims)
+        return 0
+    from ..engine.distributed import maybe_init
+    with maybe_init():
+        train_all(args.profile, args.seeds, args.device, args.workers, args.fresh,
+                  args.claims, args.seconds, args.compile, tuple(args.stages), args.confirm,
+                  args.finetune_all, args.hours, args.fill)
+    return 0
+
+
+if __name__ == "__main__":
+    from ..cli import run_main
+    raise SystemExit(run_main(main))

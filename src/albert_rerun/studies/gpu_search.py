@@ -1,0 +1,91 @@
+"""The gpu profile's learning rate and warm-up: a small measured search, run on the GPU
+before any of the claims' runs.
+
+LAMB at the peak rates ``RATES`` with linear warm-up over ``WARMUP_SHARES`` of the
+schedule, at the profile's base size on a short schedule (``STEP_SHARE`` of its steps),
+at a seed no comparison uses: six runs. The lowest held-out cross-entropy at ``[MASK]``
+(the evaluation's MLM set, as the wide model's sweep) wins; the pick is stored in
+``results_dir(profile)/choices/gpu-learning-rate.json``, which
+``profiles.pretraining_config("gpu")`` then reads (5e-3 and a 5% warm-up before it).
+LAMB with a large batch is the paper's choice; BabyLM entries such as LTG-BERT use it
+near 1e-2 with a short warm-up, hence the grid.
+
+    python -m albert_rerun.studies.gpu_search --profile gpu
+"""
+from __future__ import annotations
+
+import argparse
+
+from ..cli import positive_int
+from ..profiles import GPU_SEARCH_CHOICE, PROFILES, SIZES, pretraining_config
+from .conditions import with_steps
+
+RATES = (2.5e-3, 5e-3, 1e-2)
+WARMUP_SHARES = (0.02, 0.06)
+STEP_SHARE = 0.25  # of the profile's schedule
+MIN_STEPS = 25  # the fewest steps at which the two warm-ups differ (a smoke dry run)
+SEARCH_SEED = 200  # a seed no comparison (nor the wide sweep's 100) uses
+
+
+def conditions(profile: str = "gpu") -> dict:
+    """{(peak rate, warm-up share): config} of the search at ``profile``'s base size
+    (independent of any stored pick: both fields are set here)."""
+    steps = max(MIN_STEPS, round(SIZES[profile].steps * STEP_SHARE))
+    short = with_steps(pretraining_config(profile), steps).replace(seed=SEARCH_SEED)
+    return {(rate, share): short.replace(learning_rate=rate,
+                                         warmup_steps=max(1, round(share * steps)))
+            for rate in RATES for share in WARMUP_SHARES}
+
+
+def search(profile: str = "gpu", device: str = "auto", workers: int = 1,
+           compile: bool = False, fresh: bool = False, seconds: float = float("inf")):
+    """The stored pick, or train the missing search runs (none starts after
+    ``seconds``), score them and store the pick; None while runs are missing."""
+    from ..engine.store import atomic_write_json, config_hash, read_json
+    from ..engine.runner import rank_and_world
+    from .training import _train, choices_path, held_out_scores
+    path = choices_path(profile, GPU_SEARCH_CHOICE)
+    stored = None if fresh else read_json(path)
+    if stored is not None:
+        return stored
+    grid = conditions(profile)
+    _train(list(grid.values()), profile, device, workers, compile, fresh, seconds,
+           "gpu learning-rate search")
+    scores = held_out_scores(profile, grid, device)
+    if scores is None:
+        print("[gpu learning-rate search] runs missing (deadline): no pick stored; the "
+              "next call trains them", flush=True)
+        return None
+    rate, share = min(scores, key=scores.get)
+    record = {"learning_rate": rate, "warmup_share": share, "seed": SEARCH_SEED,
+              "steps": next(iter(grid.values())).max_steps,
+              "mlm_loss_at_mask": {f"{r} {s}": v for (r, s), v in scores.items()},
+              "runs": {f"{r} {s}": config_hash(c.to_dict()) for (r, s), c in grid.items()}}
+    if rank_and_world()[0] == 0:
+        atomic_write_json(path, record)
+    print(f"[gpu learning-rate search] picked LAMB {rate:g}, warm-up {share:.0%} "
+          f"(held-out cross-entropy at [MASK] {scores[(rate, share)]:.4f})", flush=True)
+    return record
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--profile", default="gpu", choices=tuple(PROFILES))
+    parser.add_argument("--device", default="auto", choices=("auto", "cpu", "cuda"))
+    parser.add_argument("--workers", type=positive_int, default=1, help="runs side by side")
+    parser.add_argument("--compile", action="store_true", help="torch.compile the models")
+    parser.add_argument("--fresh", action="store_true", help="retrain even if stored")
+    parser.add_argument("--seconds", type=float, default=float("inf"),
+                        help="start no run after this many seconds")
+    args = parser.parse_args(argv)
+    from ..engine.distributed import maybe_init
+    with maybe_init():
+        search(args.profile, args.device, args.workers, args.compile, args.fresh,
+               args.seconds)
+    return 0
+
+
+if __name__ == "__main__":
+    from ..cli import run_main
+    raise SystemExit(run_main(main))

@@ -1,0 +1,513 @@
+"""The compute ladder: the confirmatory decisions at 1x, 4x and 16x the cpu profile's
+training, registered on book/ladder.md before any of its runs trains.
+
+- ``RUNGS``: steps per rung; ``X``: log2 of each rung's compute over the 1x rung's (every
+  arm trains the same model at every rung, so compute is proportional to steps);
+- ``ARMS``: the primary family's arms (``confirm.PRIMARY``), the wide model's steps at
+  each rung the registered equal-time ratio times the rung's (``wide_steps``);
+- ``SEEDS``: fresh seeds at 1x and 16x; the 4x rung is the confirmatory store as stored
+  (seeds 1000-1010). The counts come from ``ladder_power``'s power plan and budget;
+- ``trend_family``: per primary decision, each rung's estimate, the slope of the paired
+  difference against ``X`` (``trend.slope``) and Holm's adjustment over the five slopes;
+  it refuses to compute anything before every run of every rung is stored
+  (``confirm.NotComplete``), the stopping rule;
+- ``forecast``: once the 1x rung is complete and before any 16x run, each decision's
+  16x mean predicted from the 1x and 4x rungs (``trend.extrapolate``), stored in
+  ``FORECAST`` and committed; 16x training refuses to start until that file is in the
+  checkout's history.
+
+Training (``python -m albert_rerun.studies.ladder train --hours H --fill``, or
+``scripts/train_stretch.sh ladder H``, from a clean checkout) goes rung by rung, seed by
+seed, with a blinded log.
+"""
+from __future__ import annotations
+
+import argparse
+import math
+import time
+
+import numpy as np
+import pandas as pd
+
+from ..cli import positive_int
+from ..engine.store import atomic_write_json, config_hash, read_json, results_dir
+from . import conditions as C
+from . import confirm
+from .confirm import NotComplete
+
+STORE = "ladder"  # data/results/ladder/
+RUNGS = {"1x": 5400, "4x": 21600, "16x": 86400}
+X = {rung: math.log2(steps / RUNGS["1x"]) for rung, steps in RUNGS.items()}  # 0, 2, 4
+ARMS = (confirm.ALBERT, confirm.ATTENTION, confirm.FFN, confirm.BERT, confirm.ALL64,
+        confirm.NSP, confirm.DROPOUT, confirm.WIDE)
+DECISIONS = confirm.PRIMARY
+ALPHA = 0.05
+# the seeds (power_plan and budget decide the counts; book/ladder.md gives the table)
+SEEDS = {"1x": tuple(range(2000, 2006)), "4x": confirm.CONFIRM_SEEDS,
+         "16x": tuple(range(3000, 3004))}
+POWER, MIN_16X, MAX_16X = 0.8, 3, 8
+MIN_1X, MAX_1X = 6, 11
+# the whole ladder, the long pilot included (one thread a run, at the confirmatory runs'
+# ms a step): "about 55 CPU-hours", read as at most 5% over
+BUDGET_HOURS, BUDGET_TOLERANCE = 55.0, 0.05
+FORECAST = "forecast.json"  # in the ladder's store
+DIVERGED = "diverged.json"  # {hash: the failure's text}: runs kept out, never replaced
+MIN_SEEDS_TO_ANALYSE = 3
+PAGE = "book/ladder.md"
+RECORD = "data/ladder-registration.json"  # {"commit", "date", "sha256", "page"}
+PILOT_SD_NOTE = ("the cpu profile stored no cue-free evaluation, so the 1x SD of the SOP "
+                 "decision is the 4x one")
+
+
+# -- the design -------------------------------------------------------------------------------
+
+def registered_timing() -> dict:
+    """The confirmatory equal-time measurement (wide steps against 21,600)."""
+    record = confirm.equal_time_record(results_dir(confirm.STORE))
+    if record is None:
+        record = read_json(_committed_store(confirm.STORE) / "choices" /
+                           f"{confirm.EQUAL_TIME}.json")
+    if record is None:
+        raise NotComplete("the confirmatory equal-time measurement is not stored")
+    return record
+
+
+def _committed_store(name: str):
+    from ..paths import repo_root
+    return repo_root() / "data" / "results" / name
+
+
+def wide_steps(rung: str) -> int:
+    """The wide model's steps at a rung: the registered ratio (10,453 / 21,600) times the
+    rung's steps."""
+    record = registered_timing()
+    if rung == "4x":
+        return int(record["steps"])
+    return round(RUNGS[rung] * record["steps"] / record["bert_steps"])
+
+
+def configs(rung: str) -> dict:
+    """{arm: config without seed} at a rung: the confirmatory configs (4x), or the same on
+    a schedule of the rung's steps (warm-up and curve scaled, ``conditions.with_steps``)."""
+    if rung not in RUNGS:
+        raise ValueError(f"rung must be one of {tuple(RUNGS)}, got {rung!r}")
+    registered = confirm.conditions(wide_steps("4x"))
+    if rung == "4x":
+        return {arm: registered[arm] for arm in ARMS}
+    return {arm: C.with_steps(registered[arm], wide_steps(rung) if arm == confirm.WIDE
+                              else RUNGS[rung]) for arm in ARMS}
+
+
+def planned(rung: str) -> list:
+    """A rung's runs, seed-major: every arm of a seed, then the ALBERT-style arm's
+    random-init control (what ``confirm.load`` reads beside it), then the next seed."""
+    from ..engine.config import untrained
+    if rung == "4x":
+        raise ValueError("the 4x rung is the confirmatory store: nothing to train")
+    out = []
+    for seed in SEEDS[rung]:
+        seeded = {arm: C.seeded(c, seed) for arm, c in configs(rung).items()}
+        out += list(seeded.values()) + [untrained(seeded[confirm.ALBERT])]
+    return out
+
+
+def rung_frame(rung: str, store=None, seeds=None) -> pd.DataFrame:
+    """One row per (arm, seed) of a rung, as ``confirm.load`` gives them (``seeds``:
+    default all; a diverged run has no row)."""
+    if rung == "4x":
+        frame = confirm.confirmatory_frame(store=_committed_store(confirm.STORE)
+                                           if store is None else store)
+        return frame[frame["condition"].isin(ARMS)].reset_index(drop=True)
+    return confirm.load(store or results_dir(STORE), configs(rung), seeds or SEEDS[rung],
+                        require=False)
+
+
+def progress(store=None) -> pd.DataFrame:
+    """Runs trained and evaluated per rung and arm: counts only, no estimate."""
+    store = store or results_dir(STORE)
+    evaluations = confirm._evaluation_configs()
+    rows = []
+    for rung in ("1x", "16x"):
+        for arm, config in configs(rung).items():
+            trained = evaluated = 0
+            for seed in SEEDS[rung]:
+                run, complete = confirm._stored(store, arm, C.seeded(config, seed),
+                                                evaluations)
+                trained += run is not None
+                evaluated += complete
+            rows.append({"rung": rung, "arm": arm, "trained": trained,
+                         "evaluated": evaluated, "of": len(SEEDS[rung])})
+    return pd.DataFrame(rows)
+
+
+def diverged(store=None) -> dict:
+    """{hash: failure text} of the runs that diverged (non-finite training loss): each
+    is listed once, kept out of its arm's decisions, and never retrained on another
+    seed."""
+    return read_json((store or results_dir(STORE)) / DIVERGED) or {}
+
+
+def rung_complete(rung: str, store=None, seeds=None) -> bool:
+    """Whether every run of the rung's ``seeds`` (default: all) is stored with its
+    evaluations or listed as diverged."""
+    evaluations = confirm._evaluation_configs()
+    store_ = store or results_dir(STORE)
+    failed = diverged(store)
+    for arm, config in configs(rung).items():
+        for seed in seeds or SEEDS[rung]:
+            seeded = C.seeded(config, seed)
+            _, complete = confirm._stored(store_, arm, seeded, evaluations)
+            if not complete and config_hash(seeded.to_dict()) not in failed:
+                return False
+    return True
+
+
+def complete_prefix(rung: str, store=None) -> tuple:
+    """The longest run of whole seeds from the rung's first, for an early end."""
+    seeds = []
+    for seed in SEEDS[rung]:
+        if not rung_complete(rung, store, (seed,)):
+            break
+        seeds.append(seed)
+    return tuple(seeds)
+
+
+# -- the paired differences -------------------------------------------------------------
+
+def differences(frames: dict, spec) -> dict:
+    """{rung: per-seed paired differences of ``spec``} of the rungs in ``frames``."""
+    out = {}
+    for rung, frame in frames.items():
+        try:
+            d = confirm.per_seed(spec, confirm.with_changes(frame))
+        except KeyError:  # a metric the rung's store does not hold
+            continue
+        if len(d) >= 2:
+            out[rung] = d.to_numpy(dtype=float)
+    return out
+
+
+DESIGN = "design.json"  # in the ladder's store: the power plan and budget (ladder_power)
+
+
+def stored_design(store=None) -> dict | None:
+    """The stored power plan and seed counts (``ladder_power.store_design``)."""
+    return read_json((store or _committed_store(STORE)) / DESIGN)
+
+
+# -- the forecast -----------------------------------------------------------------------------
+
+def forecast(store=None) -> dict:
+    """Each decision's 16x rung mean forecast from the 1x and 4x rungs (the line in X,
+    ``trend.extrapolate``), with its 95% prediction interval for the mean of the 16x
+    seeds; NotComplete until the 1x rung is complete."""
+    from ..engine.provenance import record
+    from ..stats.trend import extrapolate
+    if not rung_complete("1x", store):
+        raise NotComplete("the 1x rung is not complete: no forecast before it is")
+    frames = {"1x": rung_frame("1x", store), "4x": rung_frame("4x")}
+    out = {}
+    for spec in DECISIONS:
+        d = differences(frames, spec)
+        f = extrapolate(d["1x"], d["4x"], X["1x"], X["4x"], X["16x"], len(SEEDS["16x"]))
+        out[spec.key] = {"estimate": f.estimate, "low": f.low, "high": f.high,
+                         "se": f.se, "df": f.df, "assumed_sd": f.assumed_sd,
+                         "n": f.n, "unit": spec.unit}
+    return {"forecast": out, "provenance": record()}
+
+
+def store_forecast(store=None) -> dict:
+    store = store or results_dir(STORE)
+    if read_json(store / FORECAST) is not None:
+        raise FileExistsError(f"{store / FORECAST} exists: the forecast is made once")
+    out = forecast(store)
+    atomic_write_json(store / FORECAST, out)
+    return out
+
+
+def forecast_committed() -> bool:
+    """Whether the forecast file is in this checkout's committed history (HEAD)."""
+    return confirm._git("cat-file", "-e",
+                        f"HEAD:data/results/{STORE}/{FORECAST}").returncode == 0
+
+
+# -- the analysis -----------------------------------------------------------------------------
+
+def _analysed_seeds(store, early_end: bool) -> dict:
+    """The seeds each trained rung is analysed on: all of them once complete; with
+    ``early_end`` (an amendment's decision, on counts alone), the longest run of whole
+    seeds from the first, if it has MIN_SEEDS_TO_ANALYSE or more."""
+    out = {}
+    for rung in ("1x", "16x"):
+        if rung_complete(rung, store):
+            out[rung] = SEEDS[rung]
+            continue
+        prefix = complete_prefix(rung, store) if early_end else ()
+        if len(prefix) < MIN_SEEDS_TO_ANALYSE:
+            raise NotComplete(f"the {rung} rung is not complete: no estimate before every "
+                              f"run of the ladder is stored")
+        out[rung] = prefix
+    return out
+
+
+def rung_frames(store=None, early_end: bool = False) -> dict:
+    seeds = _analysed_seeds(store, early_end)
+    return {rung: rung_frame(rung, store, seeds.get(rung)) for rung in RUNGS}
+
+
+def trend_family(store=None, early_end: bool = False) -> pd.DataFrame:
+    """The registered analysis, once every run of the three rungs is stored: per primary
+    decision, each rung's mean paired difference and 95% t-interval, the slope per
+    doubling of compute with its interval (``trend.slope``), its p before and after
+    Holm's adjustment over the five slopes (statsmodels) and the reading; beside them,
+    descriptive, the two segments' slopes, the curvature m(16x) - 2 m(4x) + m(1x) and
+    the forecast against the 16x measurement."""
+    from statsmodels.stats.multitest import multipletests
+
+    from ..stats.inference import mean_interval
+    from ..stats.trend import contrast, slope
+    frames = rung_frames(store, early_end)
+    predicted = (read_json((store or results_dir(STORE)) / FORECAST) or {}).get("forecast", {})
+    rows = []
+    for spec in DECISIONS:
+        d = differences(frames, spec)
+        missing = set(RUNGS) - set(d)
+        if missing:
+            raise NotComplete(f"{spec.key}: no paired differences at {sorted(missing)}")
+        groups = {X[r]: d[r] for r in RUNGS}
+        # X is log2 of compute over the 1x rung's (1x 0, 4x 2, 16x 4): the slope is per
+        # doubling of compute
+        s = slope(groups)
+        row = {"key": spec.key, "decision": spec.label, "unit": spec.unit,
+               "paper_sign": spec.paper_sign}
+        for rung in RUNGS:
+            i = mean_interval(d[rung])
+            row.update({f"{rung} mean": i.mean, f"{rung} low": i.low,
+                        f"{rung} high": i.high, f"{rung} seeds": i.n})
+        row.update({"slope": s.estimate, "slope low": s.low, "slope high": s.high,
+                    "slope df": s.df, "p": s.p})
+        for name, weights in (("1x-4x", {0.0: -0.5, 2.0: 0.5}), ("4x-16x", {2.0: -0.5, 4.0: 0.5}),
+                              ("curvature", {0.0: 1.0, 2.0: -2.0, 4.0: 1.0})):
+            c = contrast(groups, weights)
+            row.update({f"{name}": c.estimate, f"{name} low": c.low, f"{name} high": c.high})
+        f = predicted.get(spec.key)
+        if f:
+            row.update({"forecast": f["estimate"], "forecast low": f["low"],
+                        "forecast high": f["high"],
+                        "forecast covers": f["low"] <= row["16x mean"] <= f["high"]})
+        rows.append(row)
+    table = pd.DataFrame(rows).set_index("key")
+    table["p holm"] = multipletests(table["p"].to_numpy(), alpha=ALPHA, method="holm")[1]
+    table["reading"] = [trend_reading(r["slope"], r["p holm"], r["paper_sign"])
+                        for _, r in table.iterrows()]
+    return table
+
+
+def gaps_by_rung(store=None, early_end: bool = False) -> pd.DataFrame:
+    """Descriptive, per rung and arm: held-out minus training cross-entropy at [MASK]
+    (the overfitting gap; 16x sees the training split about 13 times), mean and 95%
+    t-interval over seeds."""
+    from ..stats.inference import mean_interval
+    rows = []
+    for rung, frame in rung_frames(store, early_end).items():
+        for arm, part in frame.groupby("condition", sort=False):
+            i = mean_interval(part[confirm.CE] - part["train_mlm_loss_at_mask"])
+            rows.append({"rung": rung, "arm": arm, "gap": i.mean, "low": i.low,
+                         "high": i.high, "seeds": i.n})
+    return pd.DataFrame(rows)
+
+
+def time_ratios_by_rung(store=None, early_end: bool = False) -> pd.DataFrame:
+    """Per rung and seed: the wide run's training seconds over the BERT-style run's,
+    their machines, and whether the ratio is outside 0.9-1.1 (``confirm.time_ratios``)."""
+    parts = [confirm.time_ratios(frame).assign(rung=rung)
+             for rung, frame in rung_frames(store, early_end).items()]
+    return pd.concat(parts, ignore_index=True)
+
+
+def sop_by_rung(store=None, early_end: bool = False) -> pd.DataFrame:
+    """Descriptive, per rung: the SOP-trained (ALBERT-style) model's cue-free SOP probe
+    and own SOP head, each minus the majority label in points, with 95% t-intervals over
+    seeds (``confirm.above_majority``). Order counts as learned where the probe's
+    interval lies wholly above zero (one criterion, so three rungs give three chances,
+    not six); the head is shown beside it. Only once the ladder is complete."""
+    rows = []
+    for rung, frame in rung_frames(store, early_end).items():
+        albert = frame[frame["condition"] == confirm.ALBERT]
+        row = {"rung": rung}
+        for name, column in (("probe", "sop_cuefree_accuracy_probe"),
+                             ("head", "sop_cuefree_accuracy_head")):
+            i = confirm.above_majority(albert, column)
+            row.update({f"{name} mean": i.mean if i else math.nan,
+                        f"{name} low": i.low if i else math.nan,
+                        f"{name} high": i.high if i else math.nan})
+        row["order learned"] = bool(row["probe low"] > 0)
+        rows.append(row)
+    return pd.DataFrame(rows).set_index("rung")
+
+
+def first_rung_learning_order(table: pd.DataFrame) -> str | None:
+    """The first rung at which order counts as learned (``sop_by_rung``), or None."""
+    learned = [rung for rung, ok in table["order learned"].items() if ok]
+    return learned[0] if learned else None
+
+
+TOWARD, AWAY, NO_TREND = ("moves toward the paper's sign", "moves away from the paper's sign",
+                          "no trend shown")
+
+
+def trend_reading(estimate: float, p_holm: float, paper_sign: int) -> str:
+    """The registered reading of a slope: toward the paper's sign, away from it, or no
+    trend shown (Holm-adjusted p at or above ALPHA)."""
+    if not p_holm < ALPHA or estimate == 0:
+        return NO_TREND
+    return TOWARD if np.sign(estimate) == paper_sign else AWAY
+
+
+def registration() -> dict | None:
+    """The stored registration record, or None before it."""
+    from ..paths import repo_root
+    return read_json(repo_root() / RECORD)
+
+
+def registration_problem() -> str:
+    """Why this checkout may not train ladder runs ("" if it may): no record, a record
+    not in the committed history, or a HEAD that does not descend from the registration
+    commit, or a registered text that changed."""
+    from ..paths import repo_root
+    record = registration()
+    if record is None:
+        return f"{RECORD} is not stored"
+    if confirm._git("cat-file", "-e", f"HEAD:{RECORD}").returncode != 0:
+        return f"{RECORD} is not committed"
+    head = confirm._git("rev-parse", "HEAD").stdout.strip()
+    if not confirm.descends(head, record["commit"]):
+        return f"HEAD {head[:7]} does not descend from {record['commit'][:7]}"
+    if confirm.registered_digest((repo_root() / PAGE).read_text()) != record["sha256"]:
+        return f"the registered text of {PAGE} changed"
+    return ""
+
+
+def stored_runs(store=None) -> list:
+    """Every stored ladder pretraining run's JSON (the committed store by default)."""
+    import json
+    store = store or _committed_store(STORE)
+    return [json.loads(p.read_text()) for p in sorted((store / "pretrain").glob("*.json"))]
+
+
+def forecast_commit() -> str | None:
+    """The commit that added the forecast file, or None before it is committed."""
+    out = confirm._git("log", "--diff-filter=A", "--format=%H", "--",
+                       f"data/results/{STORE}/{FORECAST}").stdout.split()
+    return out[-1] if out else None
+
+
+def provenance_problems(runs, record: dict | None = None) -> list:
+    """The first registration's checks (clean tree, descends from the registration
+    commit, the same training code as it) against this registration, and for every 16x
+    run, descent from the forecast's commit; as text (none: [])."""
+    record = record or registration()
+    if record is None:
+        return [f"{run['hash']}: stored before the registration" for run in runs]
+    out = confirm.run_provenance_problems(runs, record["commit"])
+    committed = forecast_commit()
+    for run in runs:
+        if run["config"]["max_steps"] in (RUNGS["16x"], wide_steps("16x")):
+            commit = run["provenance"]["git_commit"].removesuffix("+dirty")
+            if committed is None or not confirm.descends(commit, committed):
+                out.append(f"{run['hash']}: a 16x run not descending from the forecast's "
+                           f"commit")
+    return out
+
+
+# -- training ---------------------------------------------------------------------------------
+
+def train(hours: float | None = None, fill: bool = False, workers: int | None = None,
+          device: str = "auto") -> int:
+    """Train and evaluate the 1x rung, seed by seed; then, once the forecast is committed,
+    the 16x rung. Blinded: the log shows steps, seconds and tokens a second."""
+    from ..data.files import verify_inputs
+    from ..engine.runner import run_many, worker_threads
+    from ..engine.store import stored_eval, stored_pretrain
+    from .training import _report, _train, default_workers, evaluate_hash
+    verify_inputs()
+    problem = registration_problem()
+    if problem:
+        raise NotComplete(f"no ladder run trains before the registration: {problem}")
+    store = results_dir(STORE)
+    workers = workers or default_workers()
+    finish_by = None if hours is None else time.time() + hours * 3600
+    rungs = ["1x"]
+    if rung_complete("1x", store):
+        if forecast_committed():
+            rungs.append("16x")
+        else:
+            print("[ladder] the 1x rung is complete: compute the forecast "
+                  "(python -m albert_rerun.studies.ladder forecast) and commit it before "
+                  "any 16x run", flush=True)
+    done = 0
+    for rung in rungs:
+        runs = [c for c in planned(rung) if config_hash(c.to_dict()) not in diverged(store)]
+        done += _train(runs, STORE, device, workers, False, False, float("inf"),
+                       f"ladder {rung}", finish_by, fill and finish_by is not None,
+                       blinded=True, failed=record_divergence)
+        for kind, config in (("evaluate", confirm._evaluation_configs()[0]),
+                             ("cuefree", confirm.cue_free_config())):
+            ready = [config_hash(c.to_dict()) for c in runs if stored_pretrain(store, c)
+                     is not None and (kind == "evaluate" or c.max_steps > 0)]
+            todo = [h for h in ready if stored_eval(store, h, config) is None]
+            print(f"[{kind}] {len(ready)} runs, {len(todo)} to do", flush=True)
+            jobs = [(h, evaluate_hash, (store, h, config, device)) for h in todo]
+            done += _report(run_many(jobs, workers, float("inf"), worker_threads(workers)),
+                            kind, blinded=True)
+    return done
+
+
+def record_divergence(key: str, text: str) -> None:
+    """List a run whose training diverged (``engine.pretrain`` raises "the run
+    diverged"); any other failure is left to resume from its checkpoint."""
+    if "diverged" not in text:
+        return
+    store = results_dir(STORE)
+    listed = diverged(store)
+    listed[key] = text
+    atomic_write_json(store / DIVERGED, listed)
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="command", required=True)
+    go = sub.add_parser("train", help="train and evaluate the missing rung runs")
+    go.add_argument("--hours", type=float, default=None)
+    go.add_argument("--fill", action="store_true")
+    go.add_argument("--workers", type=positive_int, default=None)
+    go.add_argument("--device", default="auto", choices=("auto", "cpu", "cuda"))
+    sub.add_parser("progress", help="runs stored per rung and arm (no estimate)")
+    sub.add_parser("forecast", help="once the 1x rung is complete: store the forecast")
+    sub.add_parser("report", help="the registered analysis, once every run is stored")
+    args = parser.parse_args(argv)
+    if args.command == "progress":
+        print(progress().to_string(index=False))
+        return 0
+    if args.command in ("forecast", "report"):
+        try:
+            print(store_forecast() if args.command == "forecast" else
+                  trend_family().to_string())
+        except NotComplete as error:  # the stopping rule, said in a line
+            from ..cli import one_line
+            import sys
+            print(one_line(error), file=sys.stderr)
+            return 1
+        return 0
+    if args.hours is not None and not args.hours > 0:
+        parser.error(f"--hours must be a positive number of hours, got {args.hours}")
+    if args.fill and args.hours is None:
+        parser.error("--fill needs --hours")
+    train(args.hours, args.fill, args.workers, args.device)
+    return 0
+
+
+if __name__ == "__main__":
+    from ..cli import run_main
+    raise SystemExit(run_main(main))

@@ -1,0 +1,167 @@
+"""The compute ladder's power analysis and seed rule (book/ladder.md, section 6).
+
+``power_plan`` simulates the slope test (``stats.trend.slope_power``) at the 1x pilot's
+and the 4x rung's spreads; ``budget`` applies the registered seed rule within the
+CPU-hour budget; ``store_design`` stores both with provenance in the ladder's store
+(``python -m albert_rerun.studies.ladder_power``), before the registration.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+
+from ..engine.store import atomic_write_json, results_dir
+from . import conditions as C
+from . import confirm
+from .ladder import (ALPHA, ARMS, DECISIONS, DESIGN, MAX_1X, MAX_16X, MIN_1X, MIN_16X,
+                     PILOT_SD_NOTE, POWER, RUNGS, STORE, X, BUDGET_HOURS,
+                     BUDGET_TOLERANCE, _committed_store, differences, rung_frame,
+                     wide_steps)
+
+
+def pilot_1x_frame() -> pd.DataFrame:
+    """The 1x SDs' source: the cpu profile's stored runs (seeds 0-2), the confirmatory
+    arms at 5,400 steps; its wide model is the cpu profile's own equal-time run
+    (3,558 steps, timed at cpu), not ``wide_steps("1x")``."""
+    base = confirm.conditions(None)
+    pilot = {arm: C.with_steps(base[arm], RUNGS["1x"]) for arm in ARMS if arm != confirm.WIDE}
+    pilot[confirm.WIDE] = C.wall_clock("cpu", confirm.WIDE_LEARNING_RATE)[
+        "wide ALBERT-style, equal time"]
+    arms = confirm.CUE_FREE_ARMS
+    try:  # the cpu store has no cue-free evaluation: load the arms without it
+        confirm.CUE_FREE_ARMS = ()
+        return confirm.load(_committed_store("cpu"), pilot, (0, 1, 2), require=False)
+    finally:
+        confirm.CUE_FREE_ARMS = arms
+
+
+def power_plan(frames: dict | None = None, margins: dict | None = None,
+               seeds_16x=range(MIN_16X, MAX_16X + 1), seeds_1x: int = MIN_1X,
+               simulations: int = 20000) -> pd.DataFrame:
+    """Per primary decision: the 1x pilot's and the 4x rung's means and SDs, and the power
+    of the slope test at Holm's first step (ALPHA / 5) at each 16x seed count, with
+    ``seeds_1x`` seeds at 1x and the 4x rung's 11, the 16x SD taken as the larger of the
+    two, for two true slopes: (a) the line through the 1x pilot's and the 4x means; (b) one margin
+    over the ladder's four doublings (margin / 4 a doubling)."""
+    from ..stats.trend import slope_power
+    frames = frames or {"1x": pilot_1x_frame(), "4x": rung_frame("4x")}
+    margins = margins or confirm.margin_values(confirm.rungs())
+    alpha = ALPHA / len(DECISIONS)
+    xs = (X["1x"], X["4x"], X["16x"])
+    rows = []
+    for spec in DECISIONS:
+        d = differences(frames, spec)
+        m4, s4 = float(d["4x"].mean()), float(d["4x"].std(ddof=1))
+        if "1x" in d:
+            m1, s1, note = float(d["1x"].mean()), float(d["1x"].std(ddof=1)), ""
+        else:
+            m1, s1, note = math.nan, s4, PILOT_SD_NOTE
+        sds = (s1, s4, max(s1, s4))
+        slopes = {"a": (m4 - m1) / (X["4x"] - X["1x"]),
+                  "b": margins[spec.margin] / (X["16x"] - X["1x"])}
+        row = {"key": spec.key, "decision": spec.label, "unit": spec.unit,
+               "1x mean": m1, "1x SD": s1, "1x seeds": len(d.get("1x", ())),
+               "4x mean": m4, "4x SD": s4, "4x seeds": len(d["4x"]), "16x SD": sds[2],
+               "slope (a)": slopes["a"], "slope (b)": slopes["b"], "note": note}
+        for name, value in slopes.items():
+            for n16 in seeds_16x:
+                row[f"power ({name}) at {n16}"] = (
+                    math.nan if not math.isfinite(value) else
+                    slope_power(xs, (seeds_1x, len(d["4x"]), n16), sds, value,
+                                alpha, simulations))
+        # what 11 seeds at 1x would buy
+        for n16 in seeds_16x:
+            row[f"power (a), {MAX_1X} at 1x, at {n16}"] = (
+                math.nan if not math.isfinite(slopes["a"]) else
+                slope_power(xs, (MAX_1X, len(d["4x"]), n16), sds, slopes["a"], alpha,
+                            simulations))
+        # the sensitivity: the 16x spread twice the 4x one (it grew 6-11 fold 1x to 4x)
+        for n16 in seeds_16x:
+            row[f"power (a), 16x SD twice the 4x, at {n16}"] = (
+                math.nan if not math.isfinite(slopes["a"]) else
+                slope_power(xs, (seeds_1x, len(d["4x"]), n16), (s1, s4, 2 * s4),
+                            slopes["a"], alpha, simulations))
+        rows.append(row)
+    return pd.DataFrame(rows).set_index("key")
+
+
+def costs() -> dict:
+    """CPU-hours (one thread a run) at the confirmatory runs' measured ms a step: per arm
+    and rung, per seed of a rung, and the long pilot's two runs."""
+    from . import long_pilot
+    runs = confirm.trained_runs(_committed_store(confirm.STORE))
+    ms = confirm.training_costs(runs).set_index("condition")["ms a step"]
+    hours = {rung: {arm: ms[arm] * (wide_steps(rung) if arm == confirm.WIDE
+                                    else RUNGS[rung]) / 3.6e6 for arm in ARMS}
+             for rung in ("1x", "16x")}
+    pilot = sum(ms[arm] * long_pilot.STEPS / 3.6e6 for arm in long_pilot.ARMS)
+    return {"ms a step": ms.to_dict(), "per arm": hours,
+            "per seed": {r: sum(h.values()) for r, h in hours.items()}, "pilot": pilot}
+
+
+def budget(plan: pd.DataFrame, cost: dict | None = None) -> dict:
+    """The registered seed rule. The 16x rung's seeds set the slope's power (its
+    degrees of freedom are theirs less one), the 1x rung's barely (its spread is small),
+    so the 16x count is chosen first: the fewest (at least MIN_16X) that give POWER at
+    slope (a) to every decision that reaches it by MAX_16X seeds ("needed"), but no
+    more than the budget holds with MIN_1X seeds at 1x; then the 1x rung takes as many
+    seeds as the rest of the budget holds, MIN_1X to MAX_1X. The budget is BUDGET_HOURS
+    and its tolerance, the long pilot included."""
+    cost = cost or costs()
+    limit = BUDGET_HOURS * (1 + BUDGET_TOLERANCE)
+    per1, per16 = cost["per seed"]["1x"], cost["per seed"]["16x"]
+    affordable = int((limit - cost["pilot"] - MIN_1X * per1) // per16)
+    columns = sorted((c for c in plan if c.startswith("power (a) at ")),
+                     key=lambda c: int(c.rsplit(" ", 1)[1]))
+    reachable = plan[columns[-1]].ge(POWER)  # the decisions that reach POWER by MAX_16X
+    enough = [int(c.rsplit(" ", 1)[1]) for c in columns
+              if reachable.any() and plan.loc[reachable, c].ge(POWER).all()]
+    needed = min(enough) if enough else math.inf
+    n16 = max(MIN_16X, min(needed, affordable))
+    n1 = int(min(MAX_1X, max(MIN_1X, (limit - cost["pilot"] - n16 * per16) // per1)))
+    strict = int((BUDGET_HOURS - cost["pilot"] - MIN_1X * per1) // per16)
+    return {"needed": needed, "affordable": affordable, "16x seeds": n16, "1x seeds": n1,
+            "strict affordable": strict,
+            "hours with 11 at 1x": cost["pilot"] + MAX_1X * per1 + n16 * per16,
+            "underpowered": [k for k, ok in reachable.items() if not ok],
+            "hours": cost["pilot"] + n1 * per1 + n16 * per16, "limit": limit,
+            "pilot hours": cost["pilot"], "1x hours a seed": per1,
+            "16x hours a seed": per16}
+
+
+def design() -> dict:
+    """What the seed counts were chosen on: the power plan (``power_plan`` at 3 to 8 16x
+    seeds, 6 at 1x) and the budget's choice, with provenance."""
+    from ..engine.provenance import record
+    plan = power_plan()
+    return {"plan": json_records(plan), "budget": budget(plan),
+            "provenance": record()}
+
+
+def json_records(frame: pd.DataFrame) -> dict:
+    """{key: {column: value}} with NaN and inf as None, for a JSON store."""
+    def clean(v):
+        if isinstance(v, (float, np.floating)):
+            return float(v) if math.isfinite(v) else None
+        if isinstance(v, np.integer):
+            return int(v)
+        return v
+    return {k: {c: clean(v) for c, v in row.items()} for k, row in frame.iterrows()}
+
+
+def store_design(store=None) -> dict:
+    store = store or results_dir(STORE)
+    out = design()
+    out["budget"] = json_records(pd.DataFrame([out["budget"]]).astype(object))[0]
+    atomic_write_json(store / DESIGN, out)
+    return out
+
+
+
+
+
+
+if __name__ == "__main__":
+    print(store_design()["budget"])

@@ -1,0 +1,203 @@
+"""Training and evaluating a list of runs into the store: the jobs the worker pool
+pickles (``pretrain_job``, ``eval_job``), the stage runners every study's command shares
+(``_train``, ``_evaluate``, ``_report``), the held-out scores a search picks by and where
+its picks are stored (``choices_path``). Below the driver and the studies it drives
+(``gpu_search``, ``confirm``, ``long_pilot``), so that each imports them from here.
+"""
+from __future__ import annotations
+
+import os
+import time
+
+from ..engine.config import PretrainConfig
+from ..engine.runner import rank_and_world, run_many, shard, worker_threads
+from ..engine.store import config_hash, read_json, results_dir, stored_eval, stored_pretrain
+from . import conditions as C
+
+
+CONTROL_SEEDS = 3  # random-initialization controls per architecture (seeds 0, 1, 2)
+
+
+# -- job functions (importable: the spawn pool pickles them by name) --------------------
+
+def pretrain_job(config_dict: dict, profile: str, device: str, compile: bool,
+                 fresh: bool, stop_at: float | None = None) -> dict:
+    """One run, trained or resumed (its metrics and last curve point's cross-entropy at
+    [MASK]); at ``stop_at`` it stops with a checkpoint and reports the step reached."""
+    from ..engine.pretrain import StoppedAtDeadline, run
+    try:
+        result = run(PretrainConfig.from_dict(config_dict), results_dir(profile), device,
+                     compile, quiet=True, fresh=fresh, stop_at=stop_at)
+    except StoppedAtDeadline as stopped:
+        return {"hash": config_hash(config_dict), "stopped": stopped.step,
+                "steps": stopped.steps}
+    metrics = dict(result["metrics"])
+    if result["curve"]:  # the curve's held-out sequences (a subset of the evaluation's)
+        metrics["curve_mlm_loss_at_mask"] = result["curve"][-1]["mlm_loss_at_mask"]
+    return {"hash": result["hash"], "metrics": metrics}
+
+
+def eval_job(pretrain_hash: str, profile: str, device: str, fresh: bool,
+             kind: str = "evaluate") -> dict:
+    from ..profiles import eval_config, finetune_config
+    config = finetune_config(profile) if kind == "finetune" else eval_config(profile)
+    return evaluate_hash(results_dir(profile), pretrain_hash, config, device, fresh)
+
+
+def evaluate_hash(store, pretrain_hash: str, config, device: str,
+                  fresh: bool = False) -> dict:
+    """The evaluation ``config`` of the stored run ``pretrain_hash`` in ``store`` (computed
+    if missing, at the worker's threads): its hash and its numeric metrics."""
+    import torch
+
+    from ..engine.evaluate import evaluate_stored
+    from ..engine.pretrain import cpu_threads, resolve_device
+    result = read_json(store / "pretrain" / f"{pretrain_hash}.json")
+    if result is None:
+        raise FileNotFoundError(f"no stored pretraining run {pretrain_hash} in {store}")
+    torch.set_num_threads(cpu_threads())
+    outcome = evaluate_stored(store, result, config, resolve_device(device), fresh=fresh)
+    return {"hash": pretrain_hash, "metrics": {k: v for k, v in outcome["metrics"].items()
+                                               if isinstance(v, float)}}
+
+
+# -- what a profile trains --------------------------------------------------------------
+
+def choices_path(profile: str, name: str):
+    return results_dir(profile) / "choices" / f"{name}.json"
+
+
+def _sync_ranks() -> None:
+    import torch.distributed as dist
+    if dist.is_available() and dist.is_initialized():
+        dist.barrier()
+
+
+def remaining_seconds(config: PretrainConfig, profile: str, device: str) -> float:
+    """Predicted training seconds left of one run (from its checkpoint's step, if any) at
+    the stored FLOP rate of this device kind (one worker's, on a CPU); 0 where none is
+    stored."""
+    from ..engine.bench import stored_flop_rate
+    from ..engine.pretrain import checkpoint_step, resolve_device
+    kind = "cuda" if resolve_device(device).type == "cuda" else "cpu"
+    try:
+        rate = stored_flop_rate(kind)
+    except (FileNotFoundError, KeyError, StopIteration):
+        return 0.0
+    workdir = results_dir(profile) / "checkpoints" / config_hash(config.to_dict())
+    steps = max(0, config.max_steps - checkpoint_step(workdir))
+    return C.step_flops(config) * steps / rate
+
+
+# With --fill, the least budget left for which an idle worker still starts a run that
+# cannot end in it: a few hundred steps and a checkpoint, not a start-up and a stop.
+FILL_START_SECONDS = 300.0
+
+
+def _train(configs: list, profile: str, device: str, workers: int, compile: bool,
+           fresh: bool, seconds: float, label: str, finish_by: float | None = None,
+           fill: bool = False, blinded: bool = False, failed=None) -> int:
+    """Train the missing ``configs``; with ``finish_by`` (a ``time.time()``), start only
+    the runs predicted to end before it and stop the running ones there (checkpointed).
+    ``fill``: a worker with nothing that fits starts the next run anyway while at least
+    ``FILL_START_SECONDS`` are left, to stop it at the deadline with a checkpoint that
+    the next stretch resumes (the order is kept: a run that fits is never passed over).
+    ``blinded``: the log shows each run's costs, not its results (``_report``);
+    ``failed(key, text)`` is told of each run that failed."""
+    store = results_dir(profile)
+    rank, world = rank_and_world()
+    missing = [c for c in configs if fresh or stored_pretrain(store, c) is None]
+    mine = shard(missing, rank, world)
+    print(f"[{label}] {len(configs)} runs, {len(missing)} to train, {len(mine)} on rank "
+          f"{rank}", flush=True)
+    jobs = [(config_hash(c.to_dict()), pretrain_job,
+             (c.to_dict(), profile, device, compile, fresh, finish_by),
+             remaining_seconds(c, profile, device) if finish_by else 0.0) for c in mine]
+    if fill:
+        jobs = [(*job[:3], min(job[3], FILL_START_SECONDS)) for job in jobs]
+    done = _report(run_many(jobs, workers, seconds, worker_threads(workers), finish_by),
+                   label, blinded, failed)
+    _sync_ranks()
+    return done
+
+
+def _evaluate(hashes: list, profile: str, device: str, workers: int, fresh: bool,
+              seconds: float, kind: str = "evaluate", finish_by: float | None = None) -> int:
+    from ..profiles import eval_config, finetune_config
+    store = results_dir(profile)
+    config = finetune_config(profile) if kind == "finetune" else eval_config(profile)
+    rank, world = rank_and_world()
+    missing = [h for h in hashes if fresh or stored_eval(store, h, config) is None]
+    mine = shard(missing, rank, world)
+    print(f"[{kind}] {len(hashes)} runs, {len(missing)} to do, {len(mine)} on rank "
+          f"{rank}", flush=True)
+    jobs = [(h, eval_job, (h, profile, device, fresh, kind)) for h in mine]
+    done = _report(run_many(jobs, workers, seconds, worker_threads(workers), finish_by),
+                   kind)
+    _sync_ranks()
+    return done
+
+
+# The figures a finished run's log line shows; a blinded store (the confirmatory runs,
+# judged once when all are stored) shows its runs' costs only, never a result.
+SHOWN = ("steps", "train_seconds", "tokens_per_second", "mlm_loss_at_mask",
+         "curve_mlm_loss_at_mask", "sentiment_accuracy")
+BLINDED = ("steps", "train_seconds", "tokens_per_second")
+
+
+def _report(outcomes, label: str, blinded: bool = False, failed=None) -> int:
+    done = 0
+    for key, outcome in outcomes:
+        if outcome is None:
+            print(f"[{label}] {key}: not started (deadline)", flush=True)
+        elif isinstance(outcome, str):
+            print(f"[{label}] {key}: FAILED {outcome}", flush=True)
+            if failed is not None:
+                failed(key, outcome)
+        elif "stopped" in outcome[0]:
+            print(f"[{label}] {key}: stopped at the deadline at step {outcome[0]['stopped']}"
+                  f" of {outcome[0]['steps']}, checkpoint kept ({outcome[1]:.0f} s)",
+                  flush=True)
+        else:
+            metrics = outcome[0]["metrics"]
+            shown = {k: round(metrics[k], 4) for k in (BLINDED if blinded else SHOWN)
+                     if k in metrics}
+            print(f"[{label}] {key} {shown} ({outcome[1]:.0f} s)", flush=True)
+            done += 1
+    return done
+
+
+# -- the two choices made before the comparisons ----------------------------------------
+
+def held_out_scores(profile: str, configs: dict, device: str = "auto"):
+    """{key: held-out cross-entropy at [MASK]} of the stored runs of ``configs`` ({key:
+    config}) on the profile's evaluation MLM set; None if one is not stored."""
+    import torch
+
+    from ..engine.evaluate import mlm_set, score_mlm
+    from ..engine.pretrain import resolve_device
+    from ..engine.store import load_weights
+    from ..model.modeling import AlbertForPreTraining
+    from ..profiles import eval_config
+    store, evaluation = results_dir(profile), eval_config(profile)
+    results = {key: stored_pretrain(store, config) for key, config in configs.items()}
+    if any(result is None for result in results.values()):
+        return None
+    data = mlm_set(evaluation.max_seq_length, evaluation.max_predictions,
+                   evaluation.mlm_sequences, evaluation.vocab_size)
+    scores = {}
+    for key, config in configs.items():
+        model = AlbertForPreTraining(config.model)
+        model.load_state_dict(load_weights(store, results[key]))
+        scores[key] = score_mlm(model, data, resolve_device(device))["mlm_loss_at_mask"]
+        del model
+        torch.cuda.empty_cache() if torch.cuda.is_available() else None
+    return scores
+
+
+def default_workers() -> int:
+    """Two single-threaded workers on a CPU with two or more cores; one on a GPU."""
+    import torch
+    if torch.cuda.is_available():
+        return 1
+    return 2 if len(os.sched_getaffinity(0)) >= 2 else 1
