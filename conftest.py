@@ -25,21 +25,24 @@ os.environ.setdefault("TQDM_DISABLE", "1")
 os.environ.setdefault("ALBERT_RERUN_THREADS", "1")
 
 
+BOOK_GROUP = ("tests/test_book.py", "tests/test_nbval_variants.py")
+
+
 @pytest.hookimpl(optionalhook=True)  # a hook of pytest-xdist
 def pytest_xdist_make_scheduler(config, log):
     """pytest-xdist's work units for `make test` (-n 2): a test file runs on one worker,
     so that its module fixtures are built once; the smoke book's build
-    (tests/test_book.py) and nbval's notebooks are one unit, started first (the longest)
-    and run in that order, because nbval reads the smoke runs that the book's notebooks
-    trained into this worker's store. (xdist's own --dist loadgroup marks do not take
+    (tests/test_book.py), nbval under other CPU kernels (tests/test_nbval_variants.py)
+    and nbval's notebooks are one unit, started first (the longest) and run in that
+    order, because the nbval runs read the smoke runs that the book's notebooks trained
+    into this worker's store. (xdist's own --dist loadgroup marks do not take
     under pytest 9.2, whose node ids xdist 3.8 cannot rename.)"""
     from xdist.scheduler import LoadScopeScheduling
 
     class BookThenNotebooks(LoadScopeScheduling):
         def _split_scope(self, nodeid: str) -> str:
             path = nodeid.split("::")[0]
-            return "book" if path.startswith("notebooks/") or path == "tests/test_book.py" \
-                else path
+            return "book" if path.startswith("notebooks/") or path in BOOK_GROUP else path
 
         def _assign_work_unit(self, node):
             if "book" in self.workqueue:

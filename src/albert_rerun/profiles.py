@@ -3,7 +3,7 @@
 One place defines what ``smoke``, ``cpu`` and ``gpu`` mean. :func:`validate_parameters`
 checks a notebook's parameters, so that a bad one stops it at once with a message naming
 the parameter and the allowed values; notebooks call it through
-``claims.setup.notebook_setup``, which adds the gpu profile's predicted time on a CPU.
+``pages.setup.notebook_setup``, which adds the gpu profile's predicted time on a CPU.
 This module is configuration: it imports nothing above the engine (a test checks it).
 """
 from __future__ import annotations
@@ -26,13 +26,13 @@ PROFILES = {
     # Their predicted training times, from stored throughput, are on the methods page
     # (book.build._predicted; `python -m albert_rerun.studies --predict`).
     "smoke": Profile("smoke", "seconds per notebook; what CI executes and compares", 1),
-    # 3 seeds: the plan, from the power analysis (claims.power; its table is on the
+    # 3 seeds: the plan, from the power analysis (stats.power; its table is on the
     # ledger page), was 5; the retrain had time for 3 (about 8 minutes a run on one core).
     "cpu": Profile("cpu", "the published book: the sizes a 2-core CPU affords", 3),
     "gpu": Profile("gpu", "models a CPU cannot train, planned for two 10-minute calls on "
                    "one H200 (not yet run)", 3),
     # the cpu sizes at four times the steps, for the claims whose effects grow with
-    # training (claims.conditions.PROFILE_CLAIMS); about 30 minutes a run on one core, so
+    # training (studies.conditions.PROFILE_CLAIMS); about 30 minutes a run on one core, so
     # it trains over several sessions (the driver's --hours, resumed by the same command)
     "cpu-long": Profile("cpu-long", "the cpu sizes at four times the training, for the "
                         "core claims; trained in resumable stretches", 3),
@@ -93,7 +93,7 @@ class Sizes:
 
 
 # The gpu profile's learning rate and warm-up come from a search on the GPU
-# (claims.gpu_search) stored under this name in results_dir("gpu")/choices/.
+# (studies.gpu_search) stored under this name in results_dir("gpu")/choices/.
 GPU_SEARCH_CHOICE = "gpu-learning-rate"
 
 SIZES = {
@@ -146,7 +146,7 @@ def pretraining_config(profile: str, style: str = "albert", **changes):
 
 def gpu_search_choice():
     """The gpu profile's stored learning-rate pick ({"learning_rate", "warmup_share",
-    ...}), or None before the search (claims.gpu_search) has run."""
+    ...}), or None before the search (studies.gpu_search) has run."""
     import json
 
     from .engine.store import results_dir

@@ -74,7 +74,7 @@ def duration(seconds: float) -> str:
 @functools.lru_cache(maxsize=None)
 def planned(profile: str, claims: tuple) -> tuple:
     """(trained runs, zero-step controls) that ``claims`` pretrain at ``profile``, in the
-    driver's plan (``claims.driver.planned_pretraining``)."""
+    driver's plan (``studies.driver.planned_pretraining``)."""
     from ..studies.driver import planned_pretraining
     configs = [c for stage in planned_pretraining(profile, names=list(claims)).values()
                for c in stage]

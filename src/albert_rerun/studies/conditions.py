@@ -267,7 +267,7 @@ def claim_conditions(profile: str, name: str, wide_learning_rate: float | None =
     if name == "wall_clock":
         if wide_learning_rate is None:
             raise ValueError("the wall-clock claim's conditions need the wide model's "
-                             "swept learning rate (claims.driver.wide_learning_rate)")
+                             "swept learning rate (studies.driver.wide_learning_rate)")
         return wall_clock(profile, wide_learning_rate, planning)
     return {"asymmetry": asymmetry, "sop_nsp": sop_nsp, "dropout": dropout,
             "embedding_sweep": embedding_sweep, "grouped": grouped,

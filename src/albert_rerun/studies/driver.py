@@ -231,7 +231,7 @@ def print_predicted(profile: str, device_kind: str = "cuda", seeds=None,
 
 def cpu_prediction_text(seeds: int) -> str:
     """The gpu profile's predicted training time on this CPU, in words (what a gpu
-    notebook without a CUDA device stops with: claims.setup.notebook_setup)."""
+    notebook without a CUDA device stops with: pages.setup.notebook_setup)."""
     from ..engine.bench import stored_flop_rate
     configs = [c for stage in planned_pretraining("gpu", seeds).values() for c in stage]
     try:
