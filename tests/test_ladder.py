@@ -194,3 +194,17 @@ def test_order_counts_as_learned_at_the_first_rung_with_an_interval_above_zero(m
     assert list(table["order learned"]) == [False, False, True]
     assert L.first_rung_learning_order(table) == "16x"
     assert table.loc["16x", "probe mean"] == pytest.approx(8.0, abs=0.5)
+
+
+def test_the_registered_text_has_not_changed_since_the_registration():
+    record = L.registration()
+    page = (repo_root() / L.PAGE).read_text()
+    text = confirm.registered_text(page)  # the block exists, registered or not
+    assert "## 3. The test, per primary decision" in text
+    if record is None:
+        return
+    assert confirm.registered_digest(page) == record["sha256"], (
+        "the registered text of book/ladder.md changed: a change is a dated amendment "
+        "after the registered block, never an edit of it")
+    then = confirm._git("show", f"{record['commit']}:{L.PAGE}").stdout
+    assert confirm.registered_text(then) == text
