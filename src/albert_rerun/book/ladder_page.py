@@ -2,7 +2,6 @@
 only), and the power table the seed counts were chosen on (from the stored design)."""
 from __future__ import annotations
 
-import json
 import math
 from pathlib import Path
 
@@ -13,14 +12,8 @@ MAX = L.MAX_16X
 
 
 def record_text(root: Path) -> str:
-    path = root / RECORD
-    if not path.is_file():
-        return ("**Not yet registered**: no registration record "
-                f"(`{RECORD}`) is stored, and no ladder run may train.\n")
-    record = json.loads(path.read_text())
-    return (f"**Registered** at commit `{record['commit'][:7]}` on {record['date']}. "
-            f"The registered text's SHA-256 is `{record['sha256'][:16]}…`, and a test "
-            f"checks it at every build.\n")
+    from .preregistration import record_text as line
+    return line(root, RECORD, ", and no ladder run may train")
 
 
 def progress_text(store=None) -> str:

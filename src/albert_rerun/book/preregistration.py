@@ -13,14 +13,16 @@ from ..studies import confirm as K
 from ..studies.decisions import unit_digits
 
 
-def record_text(root: Path) -> str:
-    path = root / K.RECORD
+def record_text(root: Path, record: str = K.RECORD, before: str = "") -> str:
+    """A registration's record in a line: its commit, date and digest, or that it is
+    not yet registered (``before`` added, such as what may not happen until then)."""
+    path = root / record
     if not path.is_file():
         return ("**Not yet registered**: no registration record "
-                f"(`{K.RECORD}`) is stored.\n")
-    record = json.loads(path.read_text())
-    return (f"**Registered** at commit `{record['commit'][:7]}` on {record['date']}. "
-            f"The registered text's SHA-256 is `{record['sha256'][:16]}…`, and a test "
+                f"(`{record}`) is stored{before}.\n")
+    stored = json.loads(path.read_text())
+    return (f"**Registered** at commit `{stored['commit'][:7]}` on {stored['date']}. "
+            f"The registered text's SHA-256 is `{stored['sha256'][:16]}…`, and a test "
             f"checks it at every build.\n")
 
 

@@ -217,23 +217,29 @@ class LeftBigram:
         return np.where(seen > 0, (pair + distinct * p) / np.maximum(seen + distinct, 1), p)
 
 
-def mask_rungs(input_ids: np.ndarray, mlm_labels: np.ndarray, train_tokens: np.ndarray,
-               vocab_size: int, mask_id: int) -> dict:
-    """Accuracy and cross-entropy (nats) at the positions shown as [MASK] of two
-    count-based predictors fitted on the training split: the unigram (its top guess is
-    the most frequent piece), and the left bigram (its top guess the most frequent
-    follower of the left neighbour) where that neighbour is visible, else the unigram."""
+def mask_targets(input_ids: np.ndarray, mlm_labels: np.ndarray, mask_id: int) -> tuple:
+    """(ids, rows, cols, targets): the positions shown as [MASK] that carry a label, and
+    their labels; the rungs are scored there. Refuses mismatched shapes or no target."""
     ids, labels = np.asarray(input_ids), np.asarray(mlm_labels)
     if ids.shape != labels.shape:
         raise ValueError(f"input_ids {ids.shape} and mlm_labels {labels.shape} differ")
     at_mask = (labels != -100) & (ids == mask_id)
     if not at_mask.any():
         raise ValueError("no position is shown as [MASK]")
+    rows, cols = np.nonzero(at_mask)
+    return ids, rows, cols, labels[rows, cols]
+
+
+def mask_rungs(input_ids: np.ndarray, mlm_labels: np.ndarray, train_tokens: np.ndarray,
+               vocab_size: int, mask_id: int) -> dict:
+    """Accuracy and cross-entropy (nats) at the positions shown as [MASK] of two
+    count-based predictors fitted on the training split: the unigram (its top guess is
+    the most frequent piece), and the left bigram (its top guess the most frequent
+    follower of the left neighbour) where that neighbour is visible, else the unigram."""
+    ids, rows, cols, targets = mask_targets(input_ids, mlm_labels, mask_id)
     bigram = LeftBigram(train_tokens, vocab_size)  # one pass over the training counts
     unigram = int(bigram.unigram.argmax())  # add-one keeps the most frequent piece first
     follower = bigram.top_followers()
-    rows, cols = np.nonzero(at_mask)
-    targets = labels[rows, cols]
     left = np.where(cols > 0, ids[rows, np.maximum(cols - 1, 0)], mask_id)
     visible = (cols > 0) & (left != mask_id)
     guess = np.where(visible, follower[left], -1)

@@ -38,7 +38,6 @@ from dataclasses import dataclass, replace
 import numpy as np
 import pandas as pd
 
-from ..cli import positive_int
 from ..engine.store import atomic_write_json, config_hash, read_json, results_dir
 from . import conditions as C
 
@@ -940,13 +939,35 @@ def measure_equal_time(steps: int = TIMING_STEPS, warmup: int = TIMING_WARMUP,
 
 # -- training -------------------------------------------------------------------------------
 
-def eval_job(pretrain_hash: str, kind: str, device: str) -> dict:
-    """One stored run's evaluation: "evaluate" (the common held-out sets, as cpu-long's)
-    or "cuefree" (the cue-free SOP and NSP pairs)."""
+def eval_job(pretrain_hash: str, kind: str, device: str, store: str = STORE) -> dict:
+    """One stored run's evaluation in ``store``: "evaluate" (the common held-out sets,
+    as cpu-long's) or "cuefree" (the cue-free SOP and NSP pairs)."""
     from ..profiles import eval_config
     from .training import evaluate_hash
     config = eval_config(PILOT_PROFILE) if kind == "evaluate" else cue_free_config()
-    return evaluate_hash(results_dir(STORE), pretrain_hash, config, device)
+    return evaluate_hash(results_dir(store), pretrain_hash, config, device)
+
+
+def evaluate_trained(runs: list, store: str, device: str, workers: int) -> int:
+    """Evaluate the trained ``runs`` of ``store`` that lack an evaluation: every one on
+    the common held-out sets, every trained one (not a zero-step control) on the
+    cue-free pairs; blinded, as a stretch's log is. The confirmatory store, the long
+    pilot and the ladder evaluate their runs so."""
+    from ..engine.runner import run_many, worker_threads
+    from ..engine.store import stored_eval, stored_pretrain
+    from .training import _report
+    folder, done = results_dir(store), 0
+    for kind, config in (("evaluate", _evaluation_configs()[0]), ("cuefree", cue_free_config())):
+        # every trained run on the cue-free pairs too (the confirmatory issue's wish; the
+        # registered design needs them of the SOP and NSP arms, CUE_FREE_ARMS, only)
+        ready = [config_hash(c.to_dict()) for c in runs if stored_pretrain(folder, c)
+                 is not None and (kind == "evaluate" or c.max_steps > 0)]
+        todo = [h for h in ready if stored_eval(folder, h, config) is None]
+        print(f"[{kind}] {len(ready)} runs, {len(todo)} to do", flush=True)
+        jobs = [(h, eval_job, (h, kind, device, store)) for h in todo]
+        done += _report(run_many(jobs, workers, float("inf"), worker_threads(workers)), kind,
+                        blinded=True)
+    return done
 
 
 def train(hours: float | None = None, fill: bool = False, workers: int | None = None,
@@ -954,9 +975,7 @@ def train(hours: float | None = None, fill: bool = False, workers: int | None = 
     """Time the equal-time arms (once, before any run), then train and evaluate the
     missing confirmatory runs seed by seed; ``hours`` as the driver's."""
     from ..data.files import verify_inputs
-    from ..engine.runner import run_many, worker_threads
-    from ..engine.store import stored_eval, stored_pretrain
-    from .training import _report, _train, default_workers
+    from .training import _train, default_workers
     verify_inputs()
     store = results_dir(STORE)
     record = equal_time_record()
@@ -975,18 +994,7 @@ def train(hours: float | None = None, fill: bool = False, workers: int | None = 
     # stopping rule: nothing is judged, or looked at, before every run is stored)
     done = _train(runs, STORE, device, workers, False, False, float("inf"), "confirm",
                   finish_by, fill and finish_by is not None, blinded=True)
-    configs = (("evaluate", _evaluation_configs()[0]), ("cuefree", cue_free_config()))
-    for kind, config in configs:
-        # every trained run on the cue-free pairs too (the issue's wish; the registered
-        # design needs them of the SOP and NSP arms, CUE_FREE_ARMS, only)
-        ready = [config_hash(c.to_dict()) for c in runs if stored_pretrain(store, c)
-                 is not None and (kind == "evaluate" or c.max_steps > 0)]
-        todo = [h for h in ready if stored_eval(store, h, config) is None]
-        print(f"[{kind}] {len(ready)} runs, {len(todo)} to do", flush=True)
-        jobs = [(h, eval_job, (h, kind, device)) for h in todo]
-        done += _report(run_many(jobs, workers, float("inf"), worker_threads(workers)), kind,
-                        blinded=True)
-    return done
+    return done + evaluate_trained(runs, STORE, device, workers)
 
 
 def print_progress() -> None:
@@ -1042,15 +1050,13 @@ def print_costs() -> None:
 
 
 def main(argv=None) -> int:
+    from .training import add_stretch_arguments, check_stretch_arguments
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
     go = sub.add_parser("train", help="time the equal-time arms once, then train and "
                         "evaluate the missing confirmatory runs, seed by seed")
-    go.add_argument("--hours", type=float, default=None)
-    go.add_argument("--fill", action="store_true")
-    go.add_argument("--workers", type=positive_int, default=None)
-    go.add_argument("--device", default="auto", choices=("auto", "cpu", "cuda"))
+    add_stretch_arguments(go)
     sub.add_parser("progress", help="n of N seeds stored per condition")
     sub.add_parser("report", help="both families' verdicts with the pilot beside them, "
                    "once every run is stored (refused before)")
@@ -1071,10 +1077,7 @@ def main(argv=None) -> int:
             print(one_line(error), file=sys.stderr)
             return 1
         return 0
-    if args.hours is not None and not args.hours > 0:
-        parser.error(f"--hours must be a positive number of hours, got {args.hours}")
-    if args.fill and args.hours is None:
-        parser.error("--fill needs --hours")
+    check_stretch_arguments(parser, args)
     train(args.hours, args.fill, args.workers, args.device)
     return 0
 

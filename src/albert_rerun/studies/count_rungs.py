@@ -26,7 +26,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import sparse
 
-from .baselines import LeftBigram
+from .baselines import LeftBigram, mask_targets
 
 
 class TwoSidedCounts:
@@ -129,15 +129,9 @@ def two_sided_rung(input_ids: np.ndarray, mlm_labels: np.ndarray, train_tokens: 
     """Accuracy and cross-entropy (nats) of ``TwoSidedCounts`` at the positions shown as
     [MASK] (the same targets as ``baselines.mask_rungs``), with the share of targets in
     each case and the standard error of the mean loss."""
-    ids, labels = np.asarray(input_ids), np.asarray(mlm_labels)
-    if ids.shape != labels.shape:
-        raise ValueError(f"input_ids {ids.shape} and mlm_labels {labels.shape} differ")
-    at_mask = (labels != -100) & (ids == mask_id)
-    if not at_mask.any():
-        raise ValueError("no position is shown as [MASK]")
+    ids, rows, cols, targets = mask_targets(input_ids, mlm_labels, mask_id)
+    targets = targets.astype(np.int64)
     model = TwoSidedCounts(train_tokens, vocab_size)
-    rows, cols = np.nonzero(at_mask)
-    targets = labels[rows, cols].astype(np.int64)
     last = ids.shape[1] - 1
     left = np.where(cols > 0, ids[rows, np.maximum(cols - 1, 0)], mask_id).astype(np.int64)
     right = np.where(cols < last, ids[rows, np.minimum(cols + 1, last)],

@@ -29,7 +29,6 @@ import time
 import numpy as np
 import pandas as pd
 
-from ..cli import positive_int
 from ..engine.store import atomic_write_json, config_hash, read_json, results_dir
 from . import conditions as C
 from . import confirm
@@ -427,9 +426,7 @@ def train(hours: float | None = None, fill: bool = False, workers: int | None = 
     """Train and evaluate the 1x rung, seed by seed; then, once the forecast is committed,
     the 16x rung. Blinded: the log shows steps, seconds and tokens a second."""
     from ..data.files import verify_inputs
-    from ..engine.runner import run_many, worker_threads
-    from ..engine.store import stored_eval, stored_pretrain
-    from .training import _report, _train, default_workers, evaluate_hash
+    from .training import _train, default_workers
     verify_inputs()
     problem = registration_problem()
     if problem:
@@ -451,15 +448,7 @@ def train(hours: float | None = None, fill: bool = False, workers: int | None = 
         done += _train(runs, STORE, device, workers, False, False, float("inf"),
                        f"ladder {rung}", finish_by, fill and finish_by is not None,
                        blinded=True, failed=record_divergence)
-        for kind, config in (("evaluate", confirm._evaluation_configs()[0]),
-                             ("cuefree", confirm.cue_free_config())):
-            ready = [config_hash(c.to_dict()) for c in runs if stored_pretrain(store, c)
-                     is not None and (kind == "evaluate" or c.max_steps > 0)]
-            todo = [h for h in ready if stored_eval(store, h, config) is None]
-            print(f"[{kind}] {len(ready)} runs, {len(todo)} to do", flush=True)
-            jobs = [(h, evaluate_hash, (store, h, config, device)) for h in todo]
-            done += _report(run_many(jobs, workers, float("inf"), worker_threads(workers)),
-                            kind, blinded=True)
+        done += confirm.evaluate_trained(runs, STORE, device, workers)
     return done
 
 
@@ -475,14 +464,12 @@ def record_divergence(key: str, text: str) -> None:
 
 
 def main(argv=None) -> int:
+    from .training import add_stretch_arguments, check_stretch_arguments
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
     go = sub.add_parser("train", help="train and evaluate the missing rung runs")
-    go.add_argument("--hours", type=float, default=None)
-    go.add_argument("--fill", action="store_true")
-    go.add_argument("--workers", type=positive_int, default=None)
-    go.add_argument("--device", default="auto", choices=("auto", "cpu", "cuda"))
+    add_stretch_arguments(go)
     sub.add_parser("progress", help="runs stored per rung and arm (no estimate)")
     sub.add_parser("forecast", help="once the 1x rung is complete: store the forecast")
     sub.add_parser("report", help="the registered analysis, once every run is stored")
@@ -500,10 +487,7 @@ def main(argv=None) -> int:
             print(one_line(error), file=sys.stderr)
             return 1
         return 0
-    if args.hours is not None and not args.hours > 0:
-        parser.error(f"--hours must be a positive number of hours, got {args.hours}")
-    if args.fill and args.hours is None:
-        parser.error("--fill needs --hours")
+    check_stretch_arguments(parser, args)
     train(args.hours, args.fill, args.workers, args.device)
     return 0
 

@@ -21,7 +21,6 @@ from __future__ import annotations
 import argparse
 import time
 
-from ..cli import positive_int
 from ..engine.store import config_hash, results_dir
 from . import confirm
 
@@ -52,26 +51,14 @@ def train(hours: float | None = None, fill: bool = False, workers: int | None = 
     """Train (or resume) both arms, then evaluate the finished ones on the common
     held-out set and the cue-free pairs, as the confirmatory runs are."""
     from ..data.files import verify_inputs
-    from ..engine.runner import run_many, worker_threads
-    from ..engine.store import stored_eval, stored_pretrain
-    from .training import _report, _train, default_workers, evaluate_hash
+    from .training import _train, default_workers
     verify_inputs()
-    store = results_dir(STORE)
     runs = list(configs().values())
     workers = workers or default_workers()
     finish_by = None if hours is None else time.time() + hours * 3600
     done = _train(runs, STORE, device, workers, False, False, float("inf"), "long-pilot",
                   finish_by, fill and finish_by is not None, blinded=True)
-    for kind, config in (("evaluate", confirm._evaluation_configs()[0]),
-                         ("cuefree", confirm.cue_free_config())):
-        ready = [config_hash(c.to_dict()) for c in runs
-                 if stored_pretrain(store, c) is not None]
-        todo = [h for h in ready if stored_eval(store, h, config) is None]
-        print(f"[{kind}] {len(ready)} runs, {len(todo)} to do", flush=True)
-        jobs = [(h, evaluate_hash, (store, h, config, device)) for h in todo]
-        done += _report(run_many(jobs, workers, float("inf"), worker_threads(workers)),
-                        kind, blinded=True)
-    return done
+    return done + confirm.evaluate_trained(runs, STORE, device, workers)
 
 
 def progress(store=None) -> list:
@@ -89,24 +76,19 @@ def progress(store=None) -> list:
 
 
 def main(argv=None) -> int:
+    from .training import add_stretch_arguments, check_stretch_arguments
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
     go = sub.add_parser("train", help="train or resume both arms, then evaluate them")
-    go.add_argument("--hours", type=float, default=None)
-    go.add_argument("--fill", action="store_true")
-    go.add_argument("--workers", type=positive_int, default=None)
-    go.add_argument("--device", default="auto", choices=("auto", "cpu", "cuda"))
+    add_stretch_arguments(go)
     sub.add_parser("progress", help="the step each arm has reached (no loss)")
     args = parser.parse_args(argv)
     if args.command == "progress":
         for arm, reached, steps in progress():
             print(f"{arm}: step {reached:,} of {steps:,}")
         return 0
-    if args.hours is not None and not args.hours > 0:
-        parser.error(f"--hours must be a positive number of hours, got {args.hours}")
-    if args.fill and args.hours is None:
-        parser.error("--fill needs --hours")
+    check_stretch_arguments(parser, args)
     train(args.hours, args.fill, args.workers, args.device)
     return 0
 

@@ -195,6 +195,23 @@ def held_out_scores(profile: str, configs: dict, device: str = "auto"):
     return scores
 
 
+def add_stretch_arguments(parser) -> None:
+    """A stretch's options (``--hours``, ``--fill``, ``--workers``, ``--device``), shared
+    by the studies' ``train`` commands; ``check_stretch_arguments`` validates them."""
+    from ..cli import positive_int
+    parser.add_argument("--hours", type=float, default=None)
+    parser.add_argument("--fill", action="store_true")
+    parser.add_argument("--workers", type=positive_int, default=None)
+    parser.add_argument("--device", default="auto", choices=("auto", "cpu", "cuda"))
+
+
+def check_stretch_arguments(parser, args) -> None:
+    if args.hours is not None and not args.hours > 0:
+        parser.error(f"--hours must be a positive number of hours, got {args.hours}")
+    if args.fill and args.hours is None:
+        parser.error("--fill needs --hours")
+
+
 def default_workers() -> int:
     """Two single-threaded workers on a CPU with two or more cores; one on a GPU."""
     import torch
