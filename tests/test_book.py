@@ -33,10 +33,7 @@ from urllib.parse import unquote, urlsplit
 import pytest
 import yaml
 
-from albert_rerun.book.build import (build_html, execute_chapters, write_environment_page,
-                                     write_forest, write_reader_pages, write_runs_page)
-from albert_rerun.book.citation import write_citation_page
-from albert_rerun.book.preregistration import write_preregistration_parts
+from albert_rerun.book.build import build_html, execute_chapters, write_generated_parts
 from albert_rerun.book.rerun import BOX_CLASS, LAUNCH_BUTTONS
 from albert_rerun.paths import repo_root
 
@@ -73,12 +70,7 @@ def built_book(tmp_path_factory):
     # time, and its comparison checks that stored runs give the outputs committed from
     # fresh training.
     timings = execute_chapters(root, "smoke")
-    write_environment_page(root, "smoke", timings)
-    write_runs_page(root, "smoke")
-    write_forest(root, "smoke")
-    write_reader_pages(root, "smoke")
-    write_citation_page(root)
-    write_preregistration_parts(root)
+    write_generated_parts(root, "smoke", timings)
     build_html(root)  # -W -n --keep-going: raises on any warning
     return root
 

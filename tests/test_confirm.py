@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 
 from albert_rerun.studies import confirm as K
+from albert_rerun.studies import ladder, long_pilot
 from albert_rerun.engine.store import config_hash
 from albert_rerun.paths import repo_root
 
@@ -27,12 +28,22 @@ def committed(monkeypatch):
 
 # -- the design --------------------------------------------------------------------------
 
+# studies registered after the confirmatory one, on seeds of their own above its range
+# (tests/test_ladder.py and tests/test_long_pilot.py check theirs)
+LATER_STORES = (ladder.STORE, long_pilot.STORE)
+
+
 def test_fresh_seeds_are_unused_by_every_stored_run():
-    seeds = set()
+    earlier, later = set(), set()
     for path in (ROOT / "data" / "results").glob("*/pretrain/*.json"):
-        if path.parent.parent.name != K.STORE:
-            seeds.add(json.loads(path.read_text())["config"]["seed"])
-    assert seeds and max(seeds) < K.FIRST_SEED <= min(K.CONFIRM_SEEDS)
+        store = path.parent.parent.name
+        if store != K.STORE:
+            seed = json.loads(path.read_text())["config"]["seed"]
+            (later if store in LATER_STORES else earlier).add(seed)
+    # fresh when registered: every run stored before it used a lower seed
+    assert earlier and max(earlier) < K.FIRST_SEED <= min(K.CONFIRM_SEEDS)
+    # and no later study reuses one
+    assert not later & set(K.CONFIRM_SEEDS)
     assert K.MIN_SEEDS <= len(K.CONFIRM_SEEDS) <= K.MAX_SEEDS
 
 

@@ -268,6 +268,19 @@ def refresh_committed_notebooks(root: Path) -> None:
         execute(source, source.with_suffix(".ipynb"), None, source.parent)
 
 
+def write_generated_parts(root: Path, profile: str, timings: dict) -> None:
+    """Every page part the build generates from stored results into book/_generated/,
+    after the chapters executed: what ``make book`` and the tests' smoke build both
+    write (one list, so a new part cannot reach one and miss the other)."""
+    write_environment_page(root, profile, timings)
+    write_runs_page(root, profile)
+    write_forest(root, profile)
+    write_reader_pages(root, profile)
+    write_citation_page(root)
+    write_preregistration_parts(root)
+    write_ladder_parts(root)
+
+
 def build_html(root: Path, repository: str | None = None, output: Path | None = None) -> None:
     """jupyter-book build with warnings as errors; raises on failure. ``repository``
     (GitHub's owner/name) adds its button and the chapters' launch buttons
@@ -309,13 +322,7 @@ def main(argv=None) -> int:
     from ..studies.driver import train_all
     train_all(args.profile, fresh=args.fresh)
     timings = execute_chapters(root, args.profile)
-    write_environment_page(root, args.profile, timings)
-    write_runs_page(root, args.profile)
-    write_forest(root, args.profile)
-    write_reader_pages(root, args.profile)
-    write_citation_page(root)
-    write_preregistration_parts(root)
-    write_ladder_parts(root)
+    write_generated_parts(root, args.profile, timings)
     if not args.no_html:
         build_html(root, args.repository)
         print(f"book built: {root / '_build' / 'html' / 'index.html'}")
