@@ -37,6 +37,8 @@ from functools import lru_cache
 import numpy as np
 from scipy import stats as _stats
 
+from .cache import cached
+
 ALPHA = 0.05
 NOT_TESTABLE = "not testable at this scale"
 VERDICTS = ("reproduced", "contradicted", "equivalent", "inconclusive", NOT_TESTABLE)
@@ -255,15 +257,23 @@ def correct_matrix(strings) -> np.ndarray:
     return np.stack(rows).astype(float)
 
 
+@cached
+def _resampling_counts(seeds: int, items: int, resamples: int, seed: int) -> tuple:
+    """How often each seed and each item is drawn in each resample: (S, R) and (N, R)
+    counts, as the smallest unsigned integers that hold them (the draws of 10,000
+    resamples over 1,454 items take seconds; the disk cache keeps them)."""
+    rng = np.random.default_rng(seed)
+    item_counts = rng.multinomial(items, np.full(items, 1 / items), size=resamples).T
+    seed_counts = rng.multinomial(seeds, np.full(seeds, 1 / seeds), size=resamples).T
+    return tuple(c.astype(np.min_scalar_type(int(c.max()))) for c in (seed_counts, item_counts))
+
+
 @lru_cache(maxsize=16)
 def _resampling_weights(seeds: int, items: int, resamples: int, seed: int) -> tuple:
-    """How often each seed and each item is drawn in each resample: (S, R) and (N, R)
-    counts. The same shapes draw the same resamples, computed once (they are the
-    expensive part; the tests compare decisions on the same test set with them)."""
-    rng = np.random.default_rng(seed)
-    item_weights = rng.multinomial(items, np.full(items, 1 / items), size=resamples).T
-    seed_weights = rng.multinomial(seeds, np.full(seeds, 1 / seeds), size=resamples).T
-    return seed_weights.astype(float), item_weights.astype(float)
+    """The resampling counts as floats. The same shapes draw the same resamples,
+    computed once (they are the expensive part; the tests compare decisions on the same
+    test set with them)."""
+    return tuple(c.astype(float) for c in _resampling_counts(seeds, items, resamples, seed))
 
 
 def bootstrap(a, b=None, margin: float = 0.0, resamples: int = 10000, seed: int = 0,

@@ -35,6 +35,8 @@ import math
 import warnings
 from contextlib import contextmanager
 
+from .cache import cached
+
 T_METHOD = "paired t over seeds"  # decisions.T_METHOD: the decisions this module reads
 
 
@@ -67,6 +69,7 @@ def _noncentral_t_sf(t: float, df: int, nc: float) -> float:
                           * stats.chi2.pdf(v, df), 0, math.inf, limit=200)[0]
 
 
+@cached  # seconds of scipy.integrate.quad a call: kept on disk (stats.cache)
 def _power_by_integration(effect_size: float, n: int, alpha: float, alternative: str) -> float:
     from scipy import stats
     df, nc = n - 1, effect_size * math.sqrt(n)
@@ -136,6 +139,7 @@ def seeds_to_detect(effect_size: float, alpha: float = 0.05, power: float = 0.8)
                    hint if math.isfinite(hint) else None)
 
 
+@cached  # an integral of seconds a call: kept on disk (stats.cache)
 def tost_power(margin_in_sd: float, n: int, alpha: float = 0.05,
                difference_in_sd: float = 0.0) -> float:
     """The exact chance that the paired TOST at ``alpha`` (each one-sided t at alpha)
