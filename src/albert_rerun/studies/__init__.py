@@ -2,5 +2,6 @@
 ``training`` (the jobs and stage runners every study shares), ``driver`` (``python -m
 albert_rerun.studies``: every run a profile's chapters need), ``confirm`` (the
 confirmatory registration), ``long_pilot``, ``recipe``, ``gpu_search``, ``baselines``
-(controls without a neural network).
+(controls without a neural network), ``pair_cues`` (what the sentence-pair bag of words
+reads of the segment-cut cue, and the baselines on the pairs without it).
 """
