@@ -10,7 +10,7 @@ SRC = Path(__file__).resolve().parents[1] / "src"
 MAX_LINES = 600
 # Modules still over MAX_LINES, to be split along their responsibilities (issue #40,
 # left open): the list may only shrink, so a listed module that fits fails the test too.
-OVERSIZE = {"albert_rerun/studies/confirm.py", "albert_rerun/pages/reader.py"}
+OVERSIZE = {"albert_rerun/studies/confirm.py"}
 
 
 def modules() -> dict:

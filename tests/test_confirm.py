@@ -444,14 +444,14 @@ def test_provenance_check_catches_dirty_and_unrelated_commits():
 
 
 def test_the_glance_line_names_the_verdicts_only_once_complete(tmp_path, monkeypatch):
-    from albert_rerun.pages import reader
+    from albert_rerun.pages import confirmatory
     monkeypatch.setenv("ALBERT_RERUN_RESULTS", str(tmp_path))
-    line = reader.confirm_line()
+    line = confirmatory.confirm_line()
     assert "0 of 99 runs trained, 0 evaluated" in line and "**" not in line.split("test**")[1]
     monkeypatch.setattr(K, "complete", lambda store=None: True)
     monkeypatch.setattr(K, "confirmatory_families",
                         lambda store=None: {"primary": K.family(synthetic(), RUNGS)})
-    line = reader.confirm_line()
+    line = confirmatory.confirm_line()
     assert "judged after Holm's adjustment over its primary family" in line
     # the verdicts lead the list above it: the line points to the page, no repeat
     assert not any(spec.label in line for spec in K.PRIMARY) and "**" not in \
@@ -509,23 +509,23 @@ def test_once_judged_the_confirmatory_verdict_leads_the_box_and_the_glance(tmp_p
     """Issue #25's done-when: the confirmatory verdicts are the headline (the ledger's and
     the introduction's first list, each chapter's box), the pilot beside them; before
     the design is complete nothing of it is computed."""
-    from albert_rerun.pages import reader
+    from albert_rerun.pages import chapter_box, confirmatory, first_screen, headlines
     monkeypatch.setenv("ALBERT_RERUN_RESULTS", str(tmp_path))
-    assert reader.confirmatory_rows() == {}
+    assert confirmatory.confirmatory_rows() == {}
     monkeypatch.setattr(K, "complete", lambda store=None: True)
     monkeypatch.setattr(K, "confirmatory_families",
                         lambda store=None: {"primary": K.family(synthetic(), RUNGS)})
-    rows = reader.confirmatory_rows()
+    rows = confirmatory.confirmatory_rows()
     assert set(rows) == {"asymmetry", "sop_nsp", "dropout", "wall_clock"}
     assert rows["asymmetry"]["label"].startswith("FFN-shared minus attention-shared")
-    key = reader.HEADLINES["asymmetry"].key
+    key = headlines.HEADLINES["asymmetry"].key
     pilot = pd.DataFrame([{"label": "attention-shared minus FFN-shared", "estimate": 0.02,
                            "low": -0.01, "high": 0.05, "margin": 0.0108, "unit": "nats",
                            "paper_sign": -1, "verdict": "inconclusive",
                            "verdict_holm": "inconclusive", "stage": "early training",
                            "weakest_level": 0.7, "gate_reason": "", "in_family": True,
                            "n_seeds": 3}], index=[key])
-    box = reader.bottom_line("asymmetry", {"cpu-long": pilot}, rows["asymmetry"])
+    box = chapter_box.bottom_line("asymmetry", {"cpu-long": pilot}, rows["asymmetry"])
     confirmed, ours = box.index("**Ours, {term}`confirmatory`**"), box.index("**Ours, `cpu-long`")
     assert confirmed < ours and "12 fresh seeds" in box
     # in the chapter's sign, the registration's words beside it (a reader saw -0.021
@@ -533,19 +533,19 @@ def test_once_judged_the_confirmatory_verdict_leads_the_box_and_the_glance(tmp_p
     assert "attention-shared minus FFN-shared, E 32: " in box
     assert "(Registered as FFN-shared minus attention-shared, E 32: the same comparison, " \
         "the opposite sign.)" in box
-    turned = reader.in_chapter_sign("asymmetry", rows["asymmetry"])
+    turned = confirmatory.in_chapter_sign("asymmetry", rows["asymmetry"])
     assert turned["estimate"] == -rows["asymmetry"]["estimate"]
     assert (turned["low"], turned["high"]) == (-rows["asymmetry"]["high"],
                                                -rows["asymmetry"]["low"])
     assert turned["verdict_holm"] == rows["asymmetry"]["verdict_holm"]
-    assert reader.in_chapter_sign("asymmetry", turned)["estimate"] == turned["estimate"]
-    family = reader.confirmatory_family()
+    assert confirmatory.in_chapter_sign("asymmetry", turned)["estimate"] == turned["estimate"]
+    family = confirmatory.confirmatory_family()
     assert family.loc[key, "label"] == turned["label"]
-    assert list(reader.with_confirmatory({"cpu-long": pilot})) == ["confirmatory", "cpu-long"]
+    assert list(confirmatory.with_confirmatory({"cpu-long": pilot})) == ["confirmatory", "cpu-long"]
     # chapter 6's words warn of the profile's runs; the confirmatory sentence drops that
-    assert "read it with" in reader.HEADLINES["wall_clock"].higher
-    assert "read it with" not in reader.confirmed_sentence(rows["wall_clock"], "wall_clock")
-    glance = reader.at_a_glance({"cpu-long": pilot}, "", "", rows)
+    assert "read it with" in headlines.HEADLINES["wall_clock"].higher
+    assert "read it with" not in confirmatory.confirmed_sentence(rows["wall_clock"], "wall_clock")
+    glance = first_screen.at_a_glance({"cpu-long": pilot}, "", "", rows)
     line = next(x for x in glance.splitlines() if "attention vs FFN" in x)
     assert line.startswith("  - Reproduced") and "confirmatory, 12 fresh seeds: " in line
     # the profile beside it is marked exploratory
@@ -792,9 +792,9 @@ def test_the_confirmatory_caveats_follow_amendment_5(tmp_path, monkeypatch):
     budget; amendment 1.1's learning-rate words ride along. The SOP sentence drops the
     profile's words about cut-cue pairs (the confirmatory pairs are cue-free). Before
     the design is complete nothing is read."""
-    from albert_rerun.pages import reader
+    from albert_rerun.pages import confirmatory, results_table
     monkeypatch.setenv("ALBERT_RERUN_RESULTS", str(tmp_path))
-    assert reader.confirm_caveats() == {}  # incomplete: nothing read
+    assert confirmatory.confirm_caveats() == {}  # incomplete: nothing read
     monkeypatch.setattr(K, "complete", lambda store=None: True)
     monkeypatch.setattr(K, "confirmatory_families",
                         lambda store=None: {"primary": K.family(synthetic(), RUNGS)})
@@ -808,21 +808,21 @@ def test_the_confirmatory_caveats_follow_amendment_5(tmp_path, monkeypatch):
                              "seed": [1000, 1000, 1001, 1001, 1002, 1002],
                              "train_seconds": [wide_seconds, 100.0] * 3, "machine": "m"})
     monkeypatch.setattr(K, "confirmatory_frame", lambda store=None: frame(80.0))
-    rows = reader.confirmatory_rows()
+    rows = confirmatory.confirmatory_rows()
     wall = rows["wall_clock"]
     assert "fixed step budget" in wall["label"] and "equal time" not in wall["label"]
     assert "median 0.80" in wall["caveat"] and "3 of 3 seeds outside" in wall["caveat"]
     assert 'favours "contradicted"' in wall["caveat"]
     assert "not its best, by" in wall["caveat"] and "not its best" in wall["caveat_short"]
     assert wall["caveat_short"].startswith("a fixed step budget: seconds ratio median 0.80")
-    sentence = reader.confirmed_sentence(wall, "wall_clock")
+    sentence = confirmatory.confirmed_sentence(wall, "wall_clock")
     assert "so this compares a fixed step budget, not equal time" in sentence
-    table = reader.results_table(reader.with_confirmatory({}))
+    table = results_table.results_table(confirmatory.with_confirmatory({}))
     assert "(a fixed step budget: seconds ratio median 0.80" in table
     monkeypatch.setattr(K, "confirmatory_frame", lambda store=None: frame(100.0))
-    wall = reader.confirmatory_rows()["wall_clock"]
+    wall = confirmatory.confirmatory_rows()["wall_clock"]
     assert "equal time" in wall["label"] and "not equal time" not in wall["caveat"]
-    sop = reader.confirmed_sentence(reader.confirmatory_rows()["sop_nsp"], "sop_nsp")
+    sop = confirmatory.confirmed_sentence(confirmatory.confirmatory_rows()["sop_nsp"], "sop_nsp")
     assert "segment-cut cue, and" not in sop and "pairs that keep" not in sop
     assert "cue-free pairs" in sop
 

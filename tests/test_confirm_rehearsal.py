@@ -123,7 +123,8 @@ def test_each_decision_pairs_the_seeds_it_was_given(rehearsal):
 
 def test_the_report_and_every_page_agree_on_each_verdict(rehearsal, tmp_path):
     from albert_rerun.book.preregistration import confirm_curves, progress_text
-    from albert_rerun.pages import reader
+    from albert_rerun.pages import (chapter_box, confirmatory, first_screen, headlines,
+                                    results_table)
     primary = K.confirmatory_families()["primary"]
     report = K.report()
     page = progress_text()
@@ -131,12 +132,12 @@ def test_the_report_and_every_page_agree_on_each_verdict(rehearsal, tmp_path):
     assert f"confirmatory, {len(K.CONFIRM_SEEDS)} seeds" in report
     for spec in K.PRIMARY + K.SECONDARY:
         assert f"`{spec.key}`: {spec.label}" in report
-    line = reader.confirm_line()
-    rows = reader.confirmatory_rows()
+    line = confirmatory.confirm_line()
+    rows = confirmatory.confirmatory_rows()
     assert set(rows) == {spec.claim for spec in K.PRIMARY}
     assert "judged after Holm's adjustment" in line and "**" not in line.split("test**")[1]
-    extras = reader.confirmatory_extras()
-    assert set(extras) == set(reader.EXTRA)
+    extras = confirmatory.confirmatory_extras()
+    assert set(extras) == set(headlines.EXTRA)
     for spec in K.PRIMARY:
         verdict = primary.loc[spec.key, "verdict_staged"]
         status = K.status_text(spec.claim)
@@ -153,24 +154,24 @@ def test_the_report_and_every_page_agree_on_each_verdict(rehearsal, tmp_path):
             + (words or "5e-3 is within the ce margin of the best rate") + ".") in notes
     assert "preregistration-confirm-curves.png" in confirm_curves(tmp_path)
     empty = {"cpu": pd.DataFrame(columns=["in_family", "n_seeds"])}
-    glance = reader.at_a_glance(empty, "", line, rows)
+    glance = first_screen.at_a_glance(empty, "", line, rows)
     for claim, row in rows.items():
-        sentence = reader.confirmed_sentence(row, claim)
-        assert sentence in reader.bottom_line(claim, empty, row)
+        sentence = confirmatory.confirmed_sentence(row, claim)
+        assert sentence in chapter_box.bottom_line(claim, empty, row)
         assert f"confirmatory, {len(K.CONFIRM_SEEDS)} fresh seeds" in \
-            reader.glance_item(claim, row, "", "confirmatory, 11 fresh seeds")[1]
-        assert f"**{reader.verdict_of(row)}**" in sentence
+            first_screen.glance_item(claim, row, "", "confirmatory, 11 fresh seeds")[1]
+        assert f"**{headlines.verdict_of(row)}**" in sentence
     assert glance.count(f"confirmatory, {len(K.CONFIRM_SEEDS)} fresh seeds") == len(rows)
-    both = reader.at_a_glance(empty, "", line, rows, extras)
+    both = first_screen.at_a_glance(empty, "", line, rows, extras)
     # each confirmatory verdict in the list carries its stage, as the boxes do
-    shown = [reader.in_chapter_sign(c, r) for c, r in rows.items()] + list(extras.values())
+    shown = [confirmatory.in_chapter_sign(c, r) for c, r in rows.items()] + list(extras.values())
     for row in shown:
-        assert f"{reader.numbers(row)}, {reader.short_stage(row)}" in both
+        assert f"{headlines.numbers(row)}, {headlines.short_stage(row)}" in both
     assert both.count(f"confirmatory, {len(K.CONFIRM_SEEDS)} fresh seeds") == \
         len(rows) + len(extras)
-    table = reader.results_table(reader.with_confirmatory(empty))
-    for key, (claim, h) in reader.EXTRA.items():
-        assert h.question in table and reader.EXTRA_NAMES[key] in both
+    table = results_table.results_table(confirmatory.with_confirmatory(empty))
+    for key, (claim, h) in headlines.EXTRA.items():
+        assert h.question in table and headlines.EXTRA_NAMES[key] in both
 
 
 def test_a_store_argument_is_read_wherever_it_is_given(rehearsal, monkeypatch, tmp_path):
@@ -179,20 +180,20 @@ def test_a_store_argument_is_read_wherever_it_is_given(rehearsal, monkeypatch, t
     parts that would otherwise go missing quietly (the learning-rate check's note, the
     equal-time sentence)."""
     from albert_rerun.book.preregistration import confirm_curves, progress_text
-    from albert_rerun.pages import reader
+    from albert_rerun.pages import confirmatory
     monkeypatch.setenv("ALBERT_RERUN_RESULTS", str(tmp_path / "empty"))
     assert not K.complete()
-    assert set(reader.confirmatory_rows(rehearsal)) == {s.claim for s in K.PRIMARY}
-    assert "judged after Holm's adjustment" in reader.confirm_line(rehearsal)
+    assert set(confirmatory.confirmatory_rows(rehearsal)) == {s.claim for s in K.PRIMARY}
+    assert "judged after Holm's adjustment" in confirmatory.confirm_line(rehearsal)
     # the link resolves from where the line is shown: the introduction, a chapter
-    assert "{doc}`preregistration`" in reader.confirm_line(rehearsal)
-    assert "{doc}`../preregistration`" in reader.confirm_line(rehearsal, book="../")
+    assert "{doc}`preregistration`" in confirmatory.confirm_line(rehearsal)
+    assert "{doc}`../preregistration`" in confirmatory.confirm_line(rehearsal, book="../")
     assert "after Holm's adjustment" in K.status_text("asymmetry", rehearsal)
     # the equal-time caveat carries its confound, read from the secondary decision
     families = K.confirmatory_families(rehearsal)
     size = families["secondary"].loc["explore/embedding-size", "estimate"]
     gap = families["primary"].loc["confirm/equal-time", "estimate"]
-    caveat = reader.confirm_caveats(rehearsal)["wall_clock"]
+    caveat = confirmatory.confirm_caveats(rehearsal)["wall_clock"]
     assert "the wide model also keeps E 32" in caveat
     assert f"{abs(size) / abs(gap):.0%} of this gap" in caveat
     assert "Equal time was measured" in K.status_text("wall_clock", rehearsal)

@@ -1129,7 +1129,7 @@ def status_text(claim: str, store=None) -> str:
     from .decisions import interval_text
     families = confirmatory_families(store)
     primary = families["primary"]
-    # the first decision leads the chapter's box (``reader.bottom_line``) in the
+    # the first decision leads the chapter's box (``chapter_box.bottom_line``) in the
     # chapter's sign; here only what the box does not show (a reader met it twice, the
     # second time with the opposite sign)
     parts = []
@@ -1142,7 +1142,7 @@ def status_text(claim: str, store=None) -> str:
     notes = ""
     if any(spec.key in NOTED for spec in specs):  # amendment 1's notes on this claim
         keys = tuple(f"`{spec.key}`" for spec in specs)
-        # the SOP reading leads the box already (``reader.sop_words``)
+        # the SOP reading leads the box already (``confirmatory.sop_words``)
         notes = "".join(" " + note for note in beside_notes(confirmatory_frame(store=store),
                                                              store)
                         if note.startswith(keys) and not note.startswith("`confirm/sop`"))
