@@ -237,7 +237,7 @@ def test_findings_text_states_a_conclusion_only_where_the_numbers_carry_it():
     text = PC.findings_text({"variants": wide_gap, "starts": starts, "test_pairs": pairs})
     assert "does solve NSP better than the bag of words solves SOP, as the paper argues" in text
     gap, se = PC.gain_gap(wide_gap, "overlap share (Jaccard) alone",
-                         "whole bag (the chapter's)", pairs)
+                          "whole bag (the chapter's)", pairs)
     assert gap == pytest.approx(11.0) and se == pytest.approx(
         100 * ((0.8 * 0.2 + 0.59 * 0.41) / 1024) ** 0.5)
     # the other way round: no claim the numbers do not make

@@ -72,10 +72,10 @@ def test_holm_undoing_an_equivalence_is_explained_with_both_tests():
 
 def test_beside_a_confirmatory_result_the_profiles_are_marked_exploratory():
     text = chapter_box.bottom_line("asymmetry", {"cpu": family(row(0, -1, 1))},
-                              confirmed=row(0.01, -0.001, 0.025))
+                                   confirmed=row(0.01, -0.001, 0.025))
     assert "**Ours, `cpu` (exploratory).**" in text
     assert "**Ours, `cpu`.**" in chapter_box.bottom_line("asymmetry",
-                                                      {"cpu": family(row(0, -1, 1))})
+                                                         {"cpu": family(row(0, -1, 1))})
 
 
 def test_a_numbered_glance_item_names_its_side_without_repeating_its_numbers():
@@ -84,7 +84,7 @@ def test_a_numbered_glance_item_names_its_side_without_repeating_its_numbers():
     assert first_screen.side_note(equivalent, numbered=False) == (
         "a small effect on the paper's side: the whole interval lies inside the margin")
     _, item = first_screen.glance_item("asymmetry", row(0.01, -0.001, 0.03), "",
-                                 "confirmatory, 11 fresh seeds: +0.010 nats [...]")
+                                       "confirmatory, 11 fresh seeds: +0.010 nats [...]")
     assert "the estimate leans against the paper's direction" in item
 
 
@@ -121,7 +121,7 @@ def test_the_bottom_line_has_question_paper_ours_verdict_and_stage_per_profile()
 
 def test_a_profile_without_the_decision_says_so():
     text = chapter_box.bottom_line("asymmetry", {"cpu": family(row(0, -1, 1)),
-                                            "gpu": pd.DataFrame(columns=["label"])})
+                                                 "gpu": pd.DataFrame(columns=["label"])})
     assert "**Ours, `gpu`.** Not measured at this profile." in text
 
 
@@ -158,7 +158,7 @@ def test_ratios_are_rounded_to_two_digits(ratio, expected):
 
 def test_the_worked_example_reads_the_families_own_numbers():
     text = headlines.worked_example(family(row(-0.002, -0.025, 0.021, "equivalent",
-                                            "inconclusive")))
+                                               "inconclusive")))
     assert "-0.002 [-0.025, +0.021] nats" in text and "lies within" in text
     assert "**inconclusive (at 5% before Holm: equivalent)**" in text
 
@@ -279,10 +279,11 @@ def test_the_sop_caveat_gives_the_probe_and_the_models_own_head(monkeypatch):
     """A reviewer: a frozen-encoder probe is not the model. Where both the probe's and
     the head's cue-free accuracy sit at the majority label, the caveat says so with
     both intervals; where the head reads more, it does not say "neither"."""
-    from albert_rerun.studies import confirm
-    monkeypatch.setattr(confirm, "confirmatory_families",
+    from albert_rerun.studies import confirm_analysis, confirm_design
+    monkeypatch.setattr(confirm_analysis, "confirmatory_families",
                         lambda store=None: {"secondary": pd.DataFrame()})
-    frame = pd.DataFrame({"condition": [confirm.ALBERT] * 3, "seed": [1000, 1001, 1002],
+    frame = pd.DataFrame({"condition": [confirm_design.ALBERT] * 3,
+                          "seed": [1000, 1001, 1002],
                           "sop_cuefree_majority": [0.5] * 3,
                           "sop_cuefree_accuracy_probe": [0.49, 0.50, 0.52],
                           "sop_cuefree_accuracy_head": [0.48, 0.49, 0.50],

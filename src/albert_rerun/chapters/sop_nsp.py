@@ -314,8 +314,8 @@ def cue_free_pairs_table(baselines: dict) -> pd.DataFrame:
 
 def pilot_cue_free_table(frame: pd.DataFrame) -> pd.DataFrame:
     """The pilot models' probe accuracy (%) on the cue-free SOP and NSP test pairs, mean
-    over seeds, by training objective (``confirm.pilot_frame``'s rows that carry them).
-    Exploratory: the pilot sized the confirmatory design."""
+    over seeds, by training objective (``confirm_analysis.pilot_frame``'s rows that carry
+    them). Exploratory: the pilot sized the confirmatory design."""
     rows = []
     for name, part in frame.dropna(subset=["sop_cuefree_accuracy_probe"]).groupby(
             "condition", sort=False):
@@ -370,15 +370,16 @@ def cue_free_section(profile: str) -> dict:
     baselines table, "pilot": the pilot's probe accuracies on them (cpu-long, seeds
     0-2), "text"}; the baselines are computed once and stored (``stored_baseline``)."""
     from ..profiles import SIZES
-    from ..studies import confirm
+    from ..studies import confirm_analysis
     from ..studies.pair_cues import cue_free_baselines
     from ..studies.decisions import stored_baseline
     seq = SIZES[profile].seq
     pairs = cue_free_pairs_table(stored_baseline(profile, f"cue-free-baselines-{seq}",
                                                  cue_free_baselines, seq))
-    pilot = pilot_cue_free_table(confirm.pilot_frame())
-    confirmed = (pilot_cue_free_table(confirm.confirmatory_frame())
-                 if confirm.complete() else None)
+    pilot = pilot_cue_free_table(confirm_analysis.pilot_frame())
+    confirmed = (pilot_cue_free_table(confirm_analysis.confirmatory_frame())
+                 if confirm_analysis.complete() else None)
     return {"pairs": pairs, "pilot": pilot,
             "text": cue_free_pairs_text(pairs, pilot, seq,
-                                        confirm.cue_free_config().max_seq_length, confirmed)}
+                                        confirm_analysis.cue_free_config().max_seq_length,
+                                        confirmed)}

@@ -74,7 +74,7 @@ def bottom_line_glue(claim: str, profile: str, seeds=None, device: str = "auto")
     from .figure_text import png
     from .ledger import published_families
     families = published_families(profile, seeds, device)
-    from ..studies.confirm import status_text
+    from ..studies.confirm_report import status_text
     confirmed = confirmatory_rows().get(claim)
     fig = headline_figure(claim, with_confirmatory(families))
     image = png(fig, dpi=100)

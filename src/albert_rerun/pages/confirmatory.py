@@ -21,8 +21,8 @@ CONFIRMATORY = "confirmatory"  # its name where it stands beside the profiles
 
 
 def _p(value: float) -> str:
-    """'= 0.022' or '< 0.001': ``confirm._p``'s value after 'p' in a sentence."""
-    from ..studies.confirm import _p as p_value
+    """'= 0.022' or '< 0.001': ``confirm_report._p``'s value after 'p' in a sentence."""
+    from ..studies.confirm_report import _p as p_value
     return "< 0.001" if value < 0.001 else f"= {p_value(value)}"
 
 
@@ -62,17 +62,17 @@ def confirmatory_rows(store=None) -> dict:
     seeds, once every confirmatory run is stored; {} before (nothing is computed). Each
     row also carries ``holm_tests`` (the primary family's) and ``caveat`` (what a reader
     must know beside its verdict, from ``confirm_caveats``)."""
-    from ..studies import confirm
-    if not confirm.complete(store):
+    from ..studies import confirm_analysis, confirm_design, confirm_report
+    if not confirm_analysis.complete(store):
         return {}
-    families = confirm.confirmatory_families(store)
+    families = confirm_analysis.confirmatory_families(store)
     primary = families["primary"]
     caveats = confirm_caveats(store, families)
     out = {}
-    for spec in confirm.PRIMARY:
+    for spec in confirm_design.PRIMARY:
         if spec.claim not in out:
             row = primary.loc[spec.key].copy()
-            row["holm_tests"] = confirm.holm_tests(primary)
+            row["holm_tests"] = confirm_report.holm_tests(primary)
             row["caveat"] = caveats.get(spec.claim, "")
             row["caveat_short"] = caveats.get(f"{spec.claim}_short", "")
             if spec.claim == "wall_clock" and caveats.get("budget_only"):
@@ -84,15 +84,15 @@ def confirmatory_rows(store=None) -> dict:
 def confirmatory_extras(store=None) -> dict:
     """{key: row} of the primary decisions in ``EXTRA`` (not a chapter's headline),
     judged once the design is complete; {} before."""
-    from ..studies import confirm
-    if not confirm.complete(store):
+    from ..studies import confirm_analysis, confirm_report
+    if not confirm_analysis.complete(store):
         return {}
-    primary = confirm.confirmatory_families(store)["primary"]
+    primary = confirm_analysis.confirmatory_families(store)["primary"]
     out = {}
     for key in EXTRA:
         if key in primary.index:
             row = primary.loc[key].copy()
-            row["holm_tests"] = confirm.holm_tests(primary)
+            row["holm_tests"] = confirm_report.holm_tests(primary)
             out[key] = row
     return out
 
@@ -109,17 +109,18 @@ def confirm_caveats(store=None, families: dict | None = None) -> dict:
     model) and the learning-rate check's words where 5e-3 was not within the margin of
     the best rate (amendment 1.1). ``budget_only``: the claims whose median ratio lies
     outside 0.9 to 1.1, so that their label says "fixed step budget". ``families``: the
-    judged families where the caller has them (``confirm.confirmatory_families``)."""
-    from ..studies import confirm
-    if not confirm.complete(store):
+    judged families where the caller has them
+    (``confirm_analysis.confirmatory_families``)."""
+    from ..studies import confirm_analysis, confirm_design, confirm_report
+    if not confirm_analysis.complete(store):
         return {}
-    families = families or confirm.confirmatory_families(store)
+    families = families or confirm_analysis.confirmatory_families(store)
     out = {"sop_nsp": CUE_FREE_WORDS, "budget_only": False}
-    record = confirm.equal_time_record(store)
+    record = confirm_design.equal_time_record(store)
     try:
-        frame = confirm.confirmatory_frame(store=store)
-        ratios = confirm.time_ratios(frame)
-    except confirm.NotComplete:  # no measurement or runs stored (a test's store)
+        frame = confirm_analysis.confirmatory_frame(store=store)
+        ratios = confirm_analysis.time_ratios(frame)
+    except confirm_design.NotComplete:  # no measurement or runs stored (a test's store)
         frame, ratios = pd.DataFrame(), pd.DataFrame()
     out.update(sop_words(frame, families))
     if record is not None and len(ratios):
@@ -130,7 +131,7 @@ def confirm_caveats(store=None, families: dict | None = None) -> dict:
         out["budget_only"] = bool(np.isfinite(median) and not 0.9 <= median <= 1.1)
         budget = "; so this compares a fixed step budget, not equal time" \
             if out["budget_only"] else ""
-        words = confirm.lr_check_words(store) or ""
+        words = confirm_report.lr_check_words(store) or ""
         size = _embedding_size_words(families)
         out["wall_clock"] = (
             f"the wide model (E 32, all shared, H 128) trained a fixed "
@@ -181,9 +182,9 @@ def sop_words(frame: pd.DataFrame, families: dict | None = None) -> dict:
     secondary decision on the original pairs, which keep the cut cue, from the judged
     ``families`` (judged here where not given). {} where the runs do not carry the
     cue-free evaluation."""
-    from ..studies import confirm
-    albert = frame[frame["condition"] == confirm.ALBERT] if len(frame) else frame
-    above = confirm.above_majority(albert, "sop_cuefree_accuracy_probe")
+    from ..studies import confirm_analysis, confirm_design
+    albert = frame[frame["condition"] == confirm_design.ALBERT] if len(frame) else frame
+    above = confirm_analysis.above_majority(albert, "sop_cuefree_accuracy_probe")
     if above is None:
         return {}
     gain = interval_text(above.mean, above.low, above.high, "points")
@@ -196,7 +197,7 @@ def sop_words(frame: pd.DataFrame, families: dict | None = None) -> dict:
     # what was measured, no more (a reviewer: a frozen-encoder probe is not the model,
     # and amendment 1.4's reading was registered for "equivalent" or "contradicted");
     # the model's own SOP head, scored on the same pairs, answers the first point
-    own = (confirm.above_majority(albert, "sop_cuefree_accuracy_head")
+    own = (confirm_analysis.above_majority(albert, "sop_cuefree_accuracy_head")
            if "sop_accuracy_head" in albert else None)
     head = albert.get("sop_cuefree_accuracy_head")
     if own is not None and own.low <= 0:  # the head, too, no better than the majority
@@ -214,7 +215,7 @@ def sop_words(frame: pd.DataFrame, families: dict | None = None) -> dict:
             text += (f", while the model's own SOP head scores "
                      f"{interval_text(own.mean, own.low, own.high, 'points')} points "
                      f"above it")
-    secondary = (families or confirm.confirmatory_families())["secondary"]
+    secondary = (families or confirm_analysis.confirmatory_families())["secondary"]
     if "explore/sop-cut-pairs" in secondary.index:
         cut = secondary.loc["explore/sop-cut-pairs"]
         text += (f"; on the original pairs, which keep the cue (secondary, exploratory), "
@@ -230,11 +231,11 @@ def sop_words(frame: pd.DataFrame, families: dict | None = None) -> dict:
 
 def in_chapter_sign(claim: str, row):
     """A confirmatory row as its chapter reads it: where the registration took the
-    difference the other way round (``confirm.REVERSED``), the same comparison with the
-    opposite sign (estimate and interval negated, the paper's sign too); verdicts,
+    difference the other way round (``confirm_report.REVERSED``), the same comparison with
+    the opposite sign (estimate and interval negated, the paper's sign too); verdicts,
     p-values and stage are the same either way. ``registered_label`` keeps the
     registration's words; a row already turned is returned as it is."""
-    from ..studies.confirm import REVERSED
+    from ..studies.confirm_report import REVERSED
     row = row.copy()
     if "registered_label" in row.index:
         return row
@@ -297,10 +298,10 @@ def confirmed_sentence(row, claim: str) -> str:
 
 def confirm_line(store=None, book: str = "") -> str:
     """The confirmatory test's line: its progress, or where its verdicts are once it is
-    complete (``confirm.status_text`` per chapter; the pre-registration page, linked
+    complete (``confirm_report.status_text`` per chapter; the pre-registration page, linked
     through ``book``, the path from the page to the book's folder: "" from the
     introduction, "../" from a chapter)."""
-    from ..studies.confirm import complete, progress
+    from ..studies.confirm_analysis import complete, progress
     table = progress(store)
     head = (f"**{term('confirmatory', 'Confirmatory')} test** of chapters 3 to 6 "
             f"(pre-registered, fresh seeds)")
