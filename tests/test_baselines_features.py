@@ -1,4 +1,4 @@
-"""claims.baselines, what the sentence-pair bag of words reads (issue 17): on synthetic
+"""studies.pair_cues, what the sentence-pair bag of words reads (issue 17): on synthetic
 pair sets where one planted cue decides the label (the opening of a segment, a single
 piece, or topic overlap), the feature ranking puts that cue first and the refitted
 variants find it where it is and nowhere else; segments are located in a hand-built
@@ -6,7 +6,7 @@ corpus."""
 import numpy as np
 import pytest
 
-from albert_rerun.studies import baselines as B
+from albert_rerun.studies import baselines as B, pair_cues as PC
 from albert_rerun.data.corpus import Instances, TokenizedCorpus
 
 CLS, SEP = 2, 3
@@ -96,7 +96,7 @@ def fitted(pairs, y):
 def accuracies(cue):
     train, y_train = cue(600, 0)
     test, y_test = cue(400, 1)
-    return B.variant_accuracies(train, y_train, test, y_test, NAMES, V)
+    return PC.variant_accuracies(train, y_train, test, y_test, NAMES, V)
 
 
 def test_segment_pieces_reads_back_the_two_segments_in_order():
@@ -123,27 +123,27 @@ def test_segment_bags_blocks_and_restriction():
 def test_starts_capitalised_reads_the_word_mark_and_the_case():
     names = NAMES + ["\u2581", "The", "ring"]
     bare, the, ring = V, V + 1, V + 2
-    assert B.starts_capitalised([4, 10], names)
-    assert not B.starts_capitalised([10, 4], names)
-    assert B.starts_capitalised([bare, the], names)  # "▁" then "The"
-    assert not B.starts_capitalised([ring], names)  # inside a word
-    assert not B.starts_capitalised([], names)
-    assert B.piece_word("\u2581However") == "however"
+    assert PC.starts_capitalised([4, 10], names)
+    assert not PC.starts_capitalised([10, 4], names)
+    assert PC.starts_capitalised([bare, the], names)  # "▁" then "The"
+    assert not PC.starts_capitalised([ring], names)  # inside a word
+    assert not PC.starts_capitalised([], names)
+    assert PC.piece_word("\u2581However") == "however"
 
 
 def test_the_planted_piece_ranks_first_and_its_removal_costs_the_accuracy():
     pairs, y = planted_piece(600, 0)
-    table = B.top_features(fitted(pairs, y), NAMES, pairs, top=3, labels=("next", "random"))
+    table = PC.top_features(fitted(pairs, y), NAMES, pairs, top=3, labels=("next", "random"))
     assert (table.loc[0, "segment"], table.loc[0, "piece"]) == ("B", "\u2581however")
     assert table.loc[0, "favours"] == "random" and table.loc[0, "weight"] > 0
     assert table.loc[0, "pairs"] == y.sum()
     assert table.loc[0, "first piece %"] == 0.0  # planted inside B, never first
     assert len(table) == 3 and table["weight x sd"].abs().is_monotonic_decreasing
-    raw = B.top_features(fitted(pairs, y), NAMES, pairs, top=3, rank="weight")
+    raw = PC.top_features(fitted(pairs, y), NAMES, pairs, top=3, rank="weight")
     assert raw.loc[0, "piece"] == "\u2581however"
     assert raw["weight"].abs().is_monotonic_decreasing
     with pytest.raises(ValueError, match="rank"):
-        B.top_features(fitted(pairs, y), NAMES, pairs, rank="size")
+        PC.top_features(fitted(pairs, y), NAMES, pairs, rank="size")
     acc = accuracies(planted_piece)
     assert acc["whole bag (the chapter's)"] > 0.95
     assert acc["without connectives"] < 0.65  # "however" is a connective
@@ -152,7 +152,7 @@ def test_the_planted_piece_ranks_first_and_its_removal_costs_the_accuracy():
 
 def test_an_opening_cue_is_found_at_the_opening_and_not_in_the_overlap():
     pairs, y = opening_cue(600, 0)
-    table = B.top_features(fitted(pairs, y), NAMES, pairs, top=4)
+    table = PC.top_features(fitted(pairs, y), NAMES, pairs, top=4)
     assert (table["first piece %"] > 90).all()  # the opening pieces lead
     assert set(table["piece"]) <= {NAMES[i] for i in CAPITALS + LOWER}
     acc = accuracies(opening_cue)
@@ -198,7 +198,7 @@ def test_locate_segments_tells_sentence_starts_and_cut_sentences():
                 (s2[4:], s2[:4]),  # the same, swapped
                 ([10, 11], s1),  # A too short to be located
                 ([99, 98, 97, 96], s1)]  # A not in the corpus
-    where = B.locate_segments(hand_corpus(), segments)
+    where = PC.locate_segments(hand_corpus(), segments)
     assert where["A starts a sentence"].tolist()[:4] == [1.0, 0.0, 1.0, 0.0]
     assert where["B starts a sentence"].tolist()[:4] == [1.0, 1.0, 0.0, 1.0]
     assert where["A, B in one sentence"].tolist()[:4] == [0.0, 0.0, 1.0, 1.0]
@@ -209,7 +209,7 @@ def test_locate_segments_tells_sentence_starts_and_cut_sentences():
 
 def test_findings_text_states_a_conclusion_only_where_the_numbers_carry_it():
     import pandas as pd
-    rows = list(B.bag_of_words_inputs(NAMES, V))
+    rows = list(PC.bag_of_words_inputs(NAMES, V))
 
     def variants(sop, nsp):
         frame = pd.DataFrame({"SOP %": sop, "NSP %": nsp}, index=rows)
@@ -227,23 +227,23 @@ def test_findings_text_states_a_conclusion_only_where_the_numbers_carry_it():
     cue = variants([59, 65, 58, 55, 59, 58, 50, 49, 68, 53, 69],
                    [67, 58, 67, 65, 66, 66, 70, 70, 60, 60, 60])
     pairs = {"SOP": 1024, "NSP": 1024}
-    text = B.findings_text({"variants": cue, "starts": starts, "test_pairs": pairs})
+    text = PC.findings_text({"variants": cue, "starts": starts, "test_pairs": pairs})
     assert "reads where each segment begins" in text and "weak topic model" in text
     assert "65.0% (+15.0 points)" in text and "70.0% (+10.0 points)" in text
     # overlap's NSP gain +10.0 against the bag's SOP gain +9.0: 1 point, an untested gap
     assert "these pairs cannot say" in text and "does solve NSP better" not in text
     wide_gap = cue.copy()
     wide_gap.loc["overlap share (Jaccard) alone", ["NSP %", "NSP minus majority"]] = [80, 20]
-    text = B.findings_text({"variants": wide_gap, "starts": starts, "test_pairs": pairs})
+    text = PC.findings_text({"variants": wide_gap, "starts": starts, "test_pairs": pairs})
     assert "does solve NSP better than the bag of words solves SOP, as the paper argues" in text
-    gap, se = B.gain_gap(wide_gap, "overlap share (Jaccard) alone",
-                         "whole bag (the chapter's)", pairs)
+    gap, se = PC.gain_gap(wide_gap, "overlap share (Jaccard) alone",
+                          "whole bag (the chapter's)", pairs)
     assert gap == pytest.approx(11.0) and se == pytest.approx(
         100 * ((0.8 * 0.2 + 0.59 * 0.41) / 1024) ** 0.5)
     # the other way round: no claim the numbers do not make
     flat = variants([61, 50, 62, 60, 61, 60, 62, 62, 50, 50, 50],
                     [67, 58, 67, 65, 66, 66, 62, 62, 60, 60, 60])
-    text = B.findings_text({"variants": flat, "starts": starts, "test_pairs": pairs})
+    text = PC.findings_text({"variants": flat, "starts": starts, "test_pairs": pairs})
     assert "reads where each segment begins" not in text and "do not carry" in text
     assert "weak topic model" not in text and "as the paper argues" not in text
 
@@ -252,10 +252,10 @@ def test_findings_text_states_a_conclusion_only_where_the_numbers_carry_it():
 def test_findings_at_the_smoke_profile_are_json_and_make_the_chapter_tables():
     """The wiring on the real corpus: the chapter's pairs at smoke, one training draw."""
     import json
-    findings = B.bag_of_words_findings("smoke", seeds=[0], top=4)
+    findings = PC.bag_of_words_findings("smoke", seeds=[0], top=4)
     json.dumps(findings)  # stored_baseline keeps it as JSON
-    tables = B.findings_tables(findings)
-    assert list(tables["variants"].index) == list(B.bag_of_words_inputs(NAMES, V))
+    tables = PC.findings_tables(findings)
+    assert list(tables["variants"].index) == list(PC.bag_of_words_inputs(NAMES, V))
     assert set(tables["features"]) == {"sop", "nsp"}
     assert len(tables["features"]["sop"]) == 4
     assert set(tables["features"]["sop"]["favours"]) <= {"in order", "swapped"}

@@ -11,6 +11,9 @@ import pandas as pd
 import pytest
 
 from albert_rerun.studies import confirm as K
+from albert_rerun.studies import confirm_analysis as A
+from albert_rerun.studies import confirm_design as D
+from albert_rerun.studies import confirm_report as R
 from albert_rerun.studies import ladder, long_pilot
 from albert_rerun.engine.store import config_hash
 from albert_rerun.paths import repo_root
@@ -37,82 +40,82 @@ def test_fresh_seeds_are_unused_by_every_stored_run():
     earlier, later = set(), set()
     for path in (ROOT / "data" / "results").glob("*/pretrain/*.json"):
         store = path.parent.parent.name
-        if store != K.STORE:
+        if store != D.STORE:
             seed = json.loads(path.read_text())["config"]["seed"]
             (later if store in LATER_STORES else earlier).add(seed)
     # fresh when registered: every run stored before it used a lower seed
-    assert earlier and max(earlier) < K.FIRST_SEED <= min(K.CONFIRM_SEEDS)
+    assert earlier and max(earlier) < D.FIRST_SEED <= min(D.CONFIRM_SEEDS)
     # and no later study reuses one
-    assert not later & set(K.CONFIRM_SEEDS)
-    assert K.MIN_SEEDS <= len(K.CONFIRM_SEEDS) <= K.MAX_SEEDS
+    assert not later & set(D.CONFIRM_SEEDS)
+    assert D.MIN_SEEDS <= len(D.CONFIRM_SEEDS) <= D.MAX_SEEDS
 
 
 def test_pilot_configs_are_the_stored_cpu_long_runs(committed):
     from albert_rerun.engine.store import results_dir, stored_pretrain
     from albert_rerun.studies import conditions as C
-    configs = K.pilot_conditions()
-    assert list(configs) == list(K.CONDITIONS)
+    configs = D.pilot_conditions()
+    assert list(configs) == list(D.CONDITIONS)
     for config in configs.values():
-        for seed in K.PILOT_SEEDS:
+        for seed in D.PILOT_SEEDS:
             assert stored_pretrain(results_dir("cpu-long"), C.seeded(config, seed))
 
 
 def test_confirmatory_configs_differ_from_the_pilot_only_in_seed_and_wide_steps():
-    a, b = K.conditions(19000), K.pilot_conditions()
-    for name in K.CONDITIONS[:-1]:
+    a, b = D.conditions(19000), D.pilot_conditions()
+    for name in D.CONDITIONS[:-1]:
         assert a[name].to_dict() == b[name].to_dict()
-    assert a[K.WIDE].max_steps == 19000 and a[K.WIDE].learning_rate == K.WIDE_LEARNING_RATE
-    assert a[K.WIDE].model.hidden_size == 2 * a[K.BERT].model.hidden_size
+    assert a[D.WIDE].max_steps == 19000 and a[D.WIDE].learning_rate == D.WIDE_LEARNING_RATE
+    assert a[D.WIDE].model.hidden_size == 2 * a[D.BERT].model.hidden_size
 
 
 def test_runs_are_planned_seed_major_with_the_transition_controls():
-    runs = K.planned(19000, seeds=(1000, 1001))
-    per_seed = len(K.CONDITIONS) + len(K.TRANSITION_ARMS)
-    check = len(K.LR_CHECK_RATES)
+    runs = D.planned(19000, seeds=(1000, 1001))
+    per_seed = len(D.CONDITIONS) + len(D.TRANSITION_ARMS)
+    check = len(D.LR_CHECK_RATES)
     assert len(runs) == 2 * per_seed + check
-    assert [r.seed for r in runs] == ([1000] * per_seed + [K.LR_CHECK_SEED] * check
+    assert [r.seed for r in runs] == ([1000] * per_seed + [D.LR_CHECK_SEED] * check
                                       + [1001] * per_seed)
     controls = [r for r in runs if r.max_steps == 0]
     assert len(controls) == 4 and len({config_hash(r.to_dict()) for r in runs}) == len(runs)
     lr = runs[per_seed:per_seed + check]
-    assert [r.learning_rate for r in lr] == list(K.LR_CHECK_RATES)
-    assert {r.max_steps for r in lr} == {19000} and K.LR_CHECK_SEED < K.FIRST_SEED
+    assert [r.learning_rate for r in lr] == list(D.LR_CHECK_RATES)
+    assert {r.max_steps for r in lr} == {19000} and D.LR_CHECK_SEED < D.FIRST_SEED
 
 
 def test_learning_rate_check_words_only_a_gap_beyond_the_margin():
-    assert K.lr_check_reading({2.5e-3: 6.30, 5e-3: 6.31, 1e-2: 6.40}, 0.0269) == ""
-    text = K.lr_check_reading({2.5e-3: 6.25, 5e-3: 6.31, 1e-2: 6.40}, 0.0269)
+    assert R.lr_check_reading({2.5e-3: 6.30, 5e-3: 6.31, 1e-2: 6.40}, 0.0269) == ""
+    text = R.lr_check_reading({2.5e-3: 6.25, 5e-3: 6.31, 1e-2: 6.40}, 0.0269)
     assert text.startswith("the wide model trained at a learning rate that was not its best")
     assert "0.060 nats" in text and "0.0025" in text
 
 
 def test_equal_time_ratios_flag_pairs_outside_a_tenth():
     frame = pd.DataFrame([
-        {"condition": K.WIDE, "seed": 1000, "train_seconds": 1000.0, "machine": "A"},
-        {"condition": K.BERT, "seed": 1000, "train_seconds": 1050.0, "machine": "A"},
-        {"condition": K.WIDE, "seed": 1001, "train_seconds": 1300.0, "machine": "B"},
-        {"condition": K.BERT, "seed": 1001, "train_seconds": 1000.0, "machine": "A"}])
-    table = K.time_ratios(frame)
+        {"condition": D.WIDE, "seed": 1000, "train_seconds": 1000.0, "machine": "A"},
+        {"condition": D.BERT, "seed": 1000, "train_seconds": 1050.0, "machine": "A"},
+        {"condition": D.WIDE, "seed": 1001, "train_seconds": 1300.0, "machine": "B"},
+        {"condition": D.BERT, "seed": 1001, "train_seconds": 1000.0, "machine": "A"}])
+    table = A.time_ratios(frame)
     assert table["flagged"].tolist() == [False, True]
     assert table["machines"].tolist() == ["A", "B / A"]
 
 
 def test_an_early_end_reads_only_the_first_seeds_in_order():
     with pytest.raises(ValueError, match="in order"):
-        K.confirmatory_frame((1000, 1002))
+        A.confirmatory_frame((1000, 1002))
 
 
 def test_margins_are_the_registered_fractions_of_the_rung_distance():
-    m = K.margin_values(RUNGS)
+    m = D.margin_values(RUNGS)
     assert m["ce"] == pytest.approx(0.0269) and m["small"] == pytest.approx(0.01076)
     assert m["small"] < m["ce"] and m["pairs"] == 2.0
-    assert K.holm_alpha() == pytest.approx(0.005)
+    assert D.holm_alpha() == pytest.approx(0.005)
 
 
 # -- the analysis on synthetic runs --------------------------------------------------------
 
-EFFECTS = {K.ALBERT: 6.30, K.NONE32: 6.28, K.ATTENTION: 6.29, K.FFN: 6.33, K.BERT: 6.00,
-           K.ALL64: 6.20, K.NSP: 6.36, K.DROPOUT: 6.34, K.WIDE: 6.40}
+EFFECTS = {D.ALBERT: 6.30, D.NONE32: 6.28, D.ATTENTION: 6.29, D.FFN: 6.33, D.BERT: 6.00,
+           D.ALL64: 6.20, D.NSP: 6.36, D.DROPOUT: 6.34, D.WIDE: 6.40}
 
 
 def synthetic(seeds=range(1000, 1012), sop_gain=15.0, noise=0.003, items=400, seed=0):
@@ -123,24 +126,24 @@ def synthetic(seeds=range(1000, 1012), sop_gain=15.0, noise=0.003, items=400, se
     for s in seeds:
         shift = rng.normal(0, 0.02)  # a seed effect shared by its conditions
         for name, ce in EFFECTS.items():
-            p = 0.5 + (sop_gain / 200 if name == K.ALBERT else -sop_gain / 200)
+            p = 0.5 + (sop_gain / 200 if name == D.ALBERT else -sop_gain / 200)
 
             def correct(q):
                 return "".join("1" if x else "0" for x in rng.random(items) < q)
             curve = list(np.linspace(1, 0.2, 5) + rng.normal(0, 0.01, 5))
             rows.append({"condition": name, "seed": s,
-                         K.CE: ce + shift + rng.normal(0, noise),
+                         D.CE: ce + shift + rng.normal(0, noise),
                          "sop_cuefree_probe_correct": correct(p),
                          "sop_probe_correct": correct(p),
-                         "nsp_cuefree_probe_correct": correct(0.6 if name == K.NSP else 0.55),
+                         "nsp_cuefree_probe_correct": correct(0.6 if name == D.NSP else 0.55),
                          "transition_l2": curve, "transition_angle": curve,
                          "control_transition_l2": curve, "control_transition_angle": curve})
     return pd.DataFrame(rows)
 
 
 def test_family_reads_known_effects():
-    family = K.family(synthetic(), RUNGS)
-    assert list(family.index) == [s.key for s in K.PRIMARY]
+    family = A.family(synthetic(), RUNGS)
+    assert list(family.index) == [s.key for s in D.PRIMARY]
     assert family["in_family"].all() and len(family) == 5
     verdicts = family["verdict_holm"].to_dict()
     # FFN-shared 0.04 above attention-shared: the paper's side
@@ -157,10 +160,10 @@ def test_family_reads_known_effects():
 def test_family_says_equivalent_and_inconclusive_where_it_should():
     EFFECTS_SAVED = dict(EFFECTS)
     try:
-        EFFECTS[K.FFN] = EFFECTS[K.ATTENTION]  # no asymmetry at all
-        family = K.family(synthetic(noise=0.001), RUNGS)
+        EFFECTS[D.FFN] = EFFECTS[D.ATTENTION]  # no asymmetry at all
+        family = A.family(synthetic(noise=0.001), RUNGS)
         assert family.loc["confirm/asymmetry", "verdict_holm"] == "equivalent"
-        noisy = K.family(synthetic(seeds=range(1000, 1003), noise=0.05), RUNGS)
+        noisy = A.family(synthetic(seeds=range(1000, 1003), noise=0.05), RUNGS)
         assert noisy.loc["confirm/asymmetry", "verdict_holm"] == "inconclusive"
     finally:
         EFFECTS.update(EFFECTS_SAVED)
@@ -168,8 +171,8 @@ def test_family_says_equivalent_and_inconclusive_where_it_should():
 
 def test_holm_adjusts_over_the_primary_family_only():
     frame = synthetic(seeds=range(1000, 1004), noise=0.02)
-    primary = K.family(frame, RUNGS)
-    secondary = K.family(frame, RUNGS, K.SECONDARY)
+    primary = A.family(frame, RUNGS)
+    secondary = A.family(frame, RUNGS, D.SECONDARY)
     from statsmodels.stats.multitest import multipletests
     raw = primary[["p_difference", "p_equivalence"]].to_numpy().ravel()
     expected = multipletests(raw, method="holm")[1].reshape(-1, 2)
@@ -181,8 +184,8 @@ def test_holm_adjusts_over_the_primary_family_only():
 
 def test_a_gated_arm_leaves_the_family():
     frame = synthetic()
-    frame.loc[frame["condition"] == K.WIDE, K.CE] = 6.9  # reads no context
-    family = K.family(frame, RUNGS)
+    frame.loc[frame["condition"] == D.WIDE, D.CE] = 6.9  # reads no context
+    family = A.family(frame, RUNGS)
     assert family.loc["confirm/equal-time", "verdict_holm"].startswith("not testable")
     assert family["in_family"].sum() == 4
 
@@ -191,15 +194,15 @@ def test_power_plan_matches_statsmodels_and_the_seed_rule():
     from statsmodels.stats.power import TTestPower
     frame = synthetic(seeds=range(3), noise=0.01, seed=3)
     plan = K.power_plan(frame)
-    d = K.per_seed(K.PRIMARY[0], frame)
+    d = A.per_seed(D.PRIMARY[0], frame)
     row = plan.loc["confirm/asymmetry"]
     assert row["mean"] == pytest.approx(d.mean()) and row["paired SD"] == pytest.approx(d.std())
     expected = TTestPower().power(abs(d.mean()) / d.std(), nobs=11, alpha=0.005)
     assert row["power at 11"] == pytest.approx(expected, rel=1e-6)
     n = K.seed_count(plan)
-    assert K.MIN_SEEDS <= n <= K.MAX_SEEDS
+    assert D.MIN_SEEDS <= n <= D.MAX_SEEDS
     fewest = plan["seeds for 80%"].max()
-    assert n == min(K.MAX_SEEDS, max(K.MIN_SEEDS, fewest))
+    assert n == min(D.MAX_SEEDS, max(D.MIN_SEEDS, fewest))
 
 
 def test_equivalence_plan_is_the_tost_power_at_a_true_zero():
@@ -208,13 +211,13 @@ def test_equivalence_plan_is_the_tost_power_at_a_true_zero():
     from albert_rerun.book.preregistration import equivalence_text
     from albert_rerun.stats.power import tost_power
     frame = synthetic(seeds=range(3), noise=0.002, seed=4)
-    frame.loc[frame["condition"] == K.ALL64, K.CE] += np.array([0.0, 0.2, -0.2])  # noisy
-    frame.loc[frame["condition"] == K.ATTENTION, K.CE] += np.array([0.1, -0.1, 0.0])
+    frame.loc[frame["condition"] == D.ALL64, D.CE] += np.array([0.0, 0.2, -0.2])  # noisy
+    frame.loc[frame["condition"] == D.ATTENTION, D.CE] += np.array([0.1, -0.1, 0.0])
     plan = K.equivalence_plan(frame, RUNGS)
-    margins = K.margin_values(RUNGS)
-    for spec in K.PRIMARY:
+    margins = D.margin_values(RUNGS)
+    for spec in D.PRIMARY:
         row = plan.loc[spec.key]
-        sd = abs(K.per_seed(spec, frame).std())
+        sd = abs(A.per_seed(spec, frame).std())
         assert row["paired SD"] == pytest.approx(sd)
         assert row["margin in SDs"] == pytest.approx(margins[spec.margin] / sd)
         expected = tost_power(margins[spec.margin] / sd, 11, 0.005)
@@ -237,7 +240,7 @@ def test_reach_reads_the_sd_uncertainty_and_the_pilot_mean():
     from albert_rerun.book.preregistration import reach_text
     from albert_rerun.stats.power import sd_factors, tost_power
     frame = synthetic(seeds=range(3), noise=0.002, seed=4)
-    frame.loc[frame["condition"] == K.ALL64, K.CE] += np.array([0.0, 0.2, -0.2])
+    frame.loc[frame["condition"] == D.ALL64, D.CE] += np.array([0.0, 0.2, -0.2])
     plan = K.equivalence_plan(frame, RUNGS)
     row = plan.loc["confirm/sharing-cost"]
     assert row["smallest SD"] == pytest.approx(row["paired SD"] * sd_factors(3)[0])
@@ -264,7 +267,7 @@ def test_the_amendments_tables_are_frozen_as_committed(committed):
     frozen = frozen_amendment_parts(ROOT)
     assert set(frozen) == {"equivalence", "reach", "lenient"}
     assert computed_amendment_parts() == frozen
-    page = (ROOT / K.PAGE).read_text()
+    page = (ROOT / D.PAGE).read_text()
     for name in frozen:
         assert f"_generated/preregistration-{name}.md" in page.split("## Amendments")[1]
 
@@ -299,58 +302,58 @@ def test_amendment_4_reads_out_of_reach_only_at_the_most_lenient_values():
     assert reading(row(0.99, 0.99, mean=0.0)) == (
         "reachable at a true 0, unlikely at the pilot's mean")
     frame = synthetic(seeds=range(3), noise=0.002, seed=4)
-    frame.loc[frame["condition"] == K.ALL64, K.CE] += np.array([0.0, 0.4, -0.4])
+    frame.loc[frame["condition"] == D.ALL64, D.CE] += np.array([0.0, 0.4, -0.4])
     text = since_text(frame, RUNGS)
     out = text.split("most lenient values: ")[1].split(":")[0]
     assert "`confirm/sharing-cost`" in out and "`confirm/dropout`" not in out
 
 
 def test_registered_seed_count_is_the_rule_applied_to_the_pilot(committed):
-    plan = K.power_plan(K.pilot_frame())
-    assert K.seed_count(plan) == len(K.CONFIRM_SEEDS)
+    plan = K.power_plan(A.pilot_frame())
+    assert K.seed_count(plan) == len(D.CONFIRM_SEEDS)
 
 
 # -- the stopping rule ----------------------------------------------------------------------
 
 def test_nothing_is_estimated_before_every_run_is_stored(tmp_path, monkeypatch):
     monkeypatch.setenv("ALBERT_RERUN_RESULTS", str(tmp_path))
-    with pytest.raises(K.NotComplete, match="equal-time"):
-        K.confirmatory_families()
-    store = tmp_path / K.STORE / "choices"
+    with pytest.raises(D.NotComplete, match="equal-time"):
+        A.confirmatory_families()
+    store = tmp_path / D.STORE / "choices"
     store.mkdir(parents=True)
-    (store / f"{K.EQUAL_TIME}.json").write_text(json.dumps({"steps": 19000}))
-    with pytest.raises(K.NotComplete, match=rf"{9 * len(K.CONFIRM_SEEDS)} of {9 * len(K.CONFIRM_SEEDS)} runs"):
-        K.confirmatory_families()
-    table = K.progress()
-    assert (table["trained"] == 0).all() and (table["of"] == len(K.CONFIRM_SEEDS)).all()
-    assert not K.complete()
+    (store / f"{D.EQUAL_TIME}.json").write_text(json.dumps({"steps": 19000}))
+    with pytest.raises(D.NotComplete, match=rf"{9 * len(D.CONFIRM_SEEDS)} of {9 * len(D.CONFIRM_SEEDS)} runs"):
+        A.confirmatory_families()
+    table = A.progress()
+    assert (table["trained"] == 0).all() and (table["of"] == len(D.CONFIRM_SEEDS)).all()
+    assert not A.complete()
 
 
 def test_chapters_show_progress_only_until_the_design_is_complete(tmp_path, monkeypatch):
     monkeypatch.setenv("ALBERT_RERUN_RESULTS", str(tmp_path))
-    total = 9 * len(K.CONFIRM_SEEDS)
-    text = K.status_text("dropout")
+    total = 9 * len(D.CONFIRM_SEEDS)
+    text = R.status_text("dropout")
     assert text.startswith("**{term}`Confirmatory <confirmatory>` test** (pre-registered: dropout 0.1 minus no")
     assert f"0 of {total} runs trained, 0 evaluated" in text and "nats" not in text
-    assert K.status_text("transitions") == ""  # no primary decision
+    assert R.status_text("transitions") == ""  # no primary decision
     # a registered difference the other way round from the chapter's says so
     assert "this page's no dropout minus dropout 0.1 taken the other way round" in text
-    assert "other way round" not in K.status_text("sop_nsp")
-    assert "Equal time was measured" not in K.status_text("wall_clock")
+    assert "other way round" not in R.status_text("sop_nsp")
+    assert "Equal time was measured" not in R.status_text("wall_clock")
     record = {"provenance": {"machine": {"cpu": "a CPU"}}, "bert_step_seconds": 0.05,
               "wide_step_seconds": 0.1, "steps": 10800, "bert_steps": 21600}
-    (tmp_path / K.STORE / "choices").mkdir(parents=True)
-    (tmp_path / K.STORE / "choices" / f"{K.EQUAL_TIME}.json").write_text(json.dumps(record))
-    assert K.status_text("wall_clock").endswith(
+    (tmp_path / D.STORE / "choices").mkdir(parents=True)
+    (tmp_path / D.STORE / "choices" / f"{D.EQUAL_TIME}.json").write_text(json.dumps(record))
+    assert R.status_text("wall_clock").endswith(
         "Equal time was measured on a CPU: 50.0 ms a step for the BERT-style model, 100.0 "
         "ms for the wide one, so the wide model trains 10,800 steps against 21,600.")
     # complete: the verdicts, read from the family (the store is faked here)
-    monkeypatch.setattr(K, "progress", lambda store=None: pd.DataFrame(
-        {"trained": [len(K.CONFIRM_SEEDS)] * 9, "evaluated": [len(K.CONFIRM_SEEDS)] * 9,
-         "of": [len(K.CONFIRM_SEEDS)] * 9}))
-    monkeypatch.setattr(K, "confirmatory_families",
-                        lambda store=None: {"primary": K.family(synthetic(), RUNGS)})
-    text = K.status_text("asymmetry")
+    monkeypatch.setattr(R, "progress", lambda store=None: pd.DataFrame(
+        {"trained": [len(D.CONFIRM_SEEDS)] * 9, "evaluated": [len(D.CONFIRM_SEEDS)] * 9,
+         "of": [len(D.CONFIRM_SEEDS)] * 9}))
+    monkeypatch.setattr(R, "confirmatory_families",
+                        lambda store=None: {"primary": A.family(synthetic(), RUNGS)})
+    text = R.status_text("asymmetry")
     # the box leads with the first decision; the paragraph adds only the second
     assert "FFN-shared minus attention-shared" not in text
     assert re.search(r"all shared minus not shared, E = H = 64: [+-]0\.\d+ \[", text)
@@ -360,17 +363,17 @@ def test_chapters_show_progress_only_until_the_design_is_complete(tmp_path, monk
 
 def test_curves_pair_each_seed_at_equal_shares_of_training():
     frame = synthetic(seeds=range(1000, 1003))
-    frame["steps"] = np.where(frame["condition"] == K.WIDE, 10000, 21600)
+    frame["steps"] = np.where(frame["condition"] == D.WIDE, 10000, 21600)
     frame["curve"] = [[{"step": round(k * n / 8), "mlm_loss_at_mask": ce + (8 - k) / 8}
                        for k in range(1, 9)]
-                      for n, ce in zip(frame["steps"], frame[K.CE])]
-    d = K.curve_differences(frame, K.PRIMARY[-1])  # wide (10,000 steps) minus BERT-style
+                      for n, ce in zip(frame["steps"], frame[D.CE])]
+    d = A.curve_differences(frame, D.PRIMARY[-1])  # wide (10,000 steps) minus BERT-style
     assert list(d["share of training"]) == [k / 8 for k in range(1, 9)]
     assert (d["seeds"] == 3).all()
-    final = K.per_seed(K.PRIMARY[-1], frame).mean()
+    final = A.per_seed(D.PRIMARY[-1], frame).mean()
     assert d["mean"].iloc[-1] == pytest.approx(final)
     with pytest.raises(ValueError, match="no curve"):
-        K.curve_differences(frame, K.PRIMARY[2])
+        A.curve_differences(frame, D.PRIMARY[2])
 
 
 # -- the registration -----------------------------------------------------------------------
@@ -380,49 +383,49 @@ def _git(*args):
 
 
 def test_registered_block_is_delimited_and_digested():
-    text = "intro\n" + K.BEGIN + "\nrules\n" + K.END + "\namendments"
-    assert K.registered_text(text) == K.BEGIN + "\nrules\n" + K.END
-    assert K.registered_digest(text) == K.registered_digest(text.replace("amendments", "x"))
-    assert K.registered_digest(text) != K.registered_digest(text.replace("rules", "rule"))
+    text = "intro\n" + D.BEGIN + "\nrules\n" + D.END + "\namendments"
+    assert D.registered_text(text) == D.BEGIN + "\nrules\n" + D.END
+    assert D.registered_digest(text) == D.registered_digest(text.replace("amendments", "x"))
+    assert D.registered_digest(text) != D.registered_digest(text.replace("rules", "rule"))
     with pytest.raises(ValueError, match="registered block"):
-        K.registered_text("no markers")
+        D.registered_text("no markers")
 
 
 def test_page_states_the_registered_numbers():
-    text = K.registered_text((ROOT / K.PAGE).read_text())
-    seeds = K.CONFIRM_SEEDS
+    text = D.registered_text((ROOT / D.PAGE).read_text())
+    seeds = D.CONFIRM_SEEDS
     assert f"{seeds[0]} to {seeds[-1]}" in text
-    for spec in K.PRIMARY + K.SECONDARY:
+    for spec in D.PRIMARY + D.SECONDARY:
         assert f"`{spec.key}`" in text
     assert "0.0269 nats" in text and "0.0108 nats" in text and "0.005" in text
 
 
 def _registration():
-    path = ROOT / K.RECORD
+    path = ROOT / D.RECORD
     if not path.is_file():
-        pytest.fail(f"{K.RECORD} is missing: the registration record is committed with "
+        pytest.fail(f"{D.RECORD} is missing: the registration record is committed with "
                     f"the registration")
     return json.loads(path.read_text())
 
 
 def test_registered_text_has_not_changed_since_the_registration():
     record = _registration()
-    current = (ROOT / K.PAGE).read_text()
-    assert K.registered_digest(current) == record["sha256"], (
+    current = (ROOT / D.PAGE).read_text()
+    assert D.registered_digest(current) == record["sha256"], (
         "the registered text of book/preregistration.md changed: a change is a dated "
         "amendment after the registered block, never an edit of it")
     if _git("cat-file", "-e", record["commit"]).returncode != 0:
         pytest.skip("the registration commit is not in this clone's history (shallow)")
-    then = _git("show", f"{record['commit']}:{K.PAGE}").stdout
-    assert K.registered_text(then) == K.registered_text(current)
+    then = _git("show", f"{record['commit']}:{D.PAGE}").stdout
+    assert D.registered_text(then) == D.registered_text(current)
 
 
 def test_every_confirmatory_run_descends_from_the_registration():
     record = _registration()
-    runs = K.stored_runs(ROOT / "data" / "results" / K.STORE)
+    runs = D.stored_runs(ROOT / "data" / "results" / D.STORE)
     if runs and _git("cat-file", "-e", record["commit"]).returncode != 0:
         pytest.skip("the registration commit is not in this clone's history (shallow)")
-    assert K.run_provenance_problems(runs, record["commit"]) == []
+    assert D.run_provenance_problems(runs, record["commit"]) == []
 
 
 def test_provenance_check_catches_dirty_and_unrelated_commits():
@@ -433,28 +436,28 @@ def test_provenance_check_catches_dirty_and_unrelated_commits():
     runs = [{"hash": "a", "provenance": {"git_commit": record["commit"]}},
             {"hash": "b", "provenance": {"git_commit": record["commit"] + "+dirty"}},
             {"hash": "c", "provenance": {"git_commit": before}}]
-    problems = K.run_provenance_problems(runs, record["commit"])
+    problems = D.run_provenance_problems(runs, record["commit"])
     assert [p[0] for p in problems] == ["b", "c"]
     # a descendant that changed the training code fails too (amendment 1): the commit
     # before the cue-free pairs' engine change, read as if it came after
     changed = _git("log", "-1", "--format=%H", f"{record['commit']}", "--",
                    "src/albert_rerun/engine").stdout.strip()
-    assert changed and not K.same_training_code(f"{changed}~1", record["commit"])
-    assert K.same_training_code(record["commit"], record["commit"])
+    assert changed and not D.same_training_code(f"{changed}~1", record["commit"])
+    assert D.same_training_code(record["commit"], record["commit"])
 
 
 def test_the_glance_line_names_the_verdicts_only_once_complete(tmp_path, monkeypatch):
-    from albert_rerun.pages import reader
+    from albert_rerun.pages import confirmatory
     monkeypatch.setenv("ALBERT_RERUN_RESULTS", str(tmp_path))
-    line = reader.confirm_line()
+    line = confirmatory.confirm_line()
     assert "0 of 99 runs trained, 0 evaluated" in line and "**" not in line.split("test**")[1]
-    monkeypatch.setattr(K, "complete", lambda store=None: True)
-    monkeypatch.setattr(K, "confirmatory_families",
-                        lambda store=None: {"primary": K.family(synthetic(), RUNGS)})
-    line = reader.confirm_line()
+    monkeypatch.setattr(A, "complete", lambda store=None: True)
+    monkeypatch.setattr(A, "confirmatory_families",
+                        lambda store=None: {"primary": A.family(synthetic(), RUNGS)})
+    line = confirmatory.confirm_line()
     assert "judged after Holm's adjustment over its primary family" in line
     # the verdicts lead the list above it: the line points to the page, no repeat
-    assert not any(spec.label in line for spec in K.PRIMARY) and "**" not in \
+    assert not any(spec.label in line for spec in D.PRIMARY) and "**" not in \
         line.split("test**")[1]
     assert "{doc}`preregistration`" in line
 
@@ -464,44 +467,44 @@ def test_equal_time_carries_its_seconds_and_the_learning_rate_check(tmp_path, mo
     than a tenth, and the learning-rate check's words, read once its three runs are
     stored."""
     monkeypatch.setenv("ALBERT_RERUN_RESULTS", str(tmp_path))
-    assert K.lr_check_scores() is None  # no equal-time measurement, no check
-    frame = pd.DataFrame({"condition": [K.WIDE, K.BERT] * 2, "seed": [1000, 1000, 1001, 1001],
+    assert A.lr_check_scores() is None  # no equal-time measurement, no check
+    frame = pd.DataFrame({"condition": [D.WIDE, D.BERT] * 2, "seed": [1000, 1000, 1001, 1001],
                           "train_seconds": [70.0, 100.0, 95.0, 100.0], "machine": ["m"] * 4})
-    monkeypatch.setattr(K, "lr_check_scores", lambda store=None: None)
-    notes = K.beside_notes(frame)
+    monkeypatch.setattr(R, "lr_check_scores", lambda store=None: None)
+    notes = R.beside_notes(frame)
     assert len(notes) == 1 and "1000 0.70, 1001 0.95; median 0.82; both arms on m; " \
         "1 of 2 outside 0.9 to 1.1" in notes[0]
-    margin = K.margin_values(K.rungs())["ce"]
-    monkeypatch.setattr(K, "lr_check_scores", lambda store=None: {
+    margin = D.margin_values(A.rungs())["ce"]
+    monkeypatch.setattr(R, "lr_check_scores", lambda store=None: {
         2.5e-3: 6.0, 5e-3: 6.0 + 2 * margin, 1e-2: 6.1})
-    assert "not its best, by" in K.beside_notes(frame)[1]
-    monkeypatch.setattr(K, "lr_check_scores", lambda store=None: {
+    assert "not its best, by" in R.beside_notes(frame)[1]
+    monkeypatch.setattr(R, "lr_check_scores", lambda store=None: {
         2.5e-3: 6.0, 5e-3: 6.0 + margin / 2, 1e-2: 6.1})
-    assert "5e-3 is within the ce margin of the best rate" in K.beside_notes(frame)[1]
+    assert "5e-3 is within the ce margin of the best rate" in R.beside_notes(frame)[1]
 
 
 def test_the_learning_rate_check_is_read_only_when_all_three_are_stored():
     """On the committed store: None until the check's three runs are evaluated, else one
     cross-entropy per registered rate."""
-    scores = K.lr_check_scores()
-    assert scores is None or (set(scores) == set(K.LR_CHECK_RATES)
+    scores = A.lr_check_scores()
+    assert scores is None or (set(scores) == set(D.LR_CHECK_RATES)
                               and all(5 < v < 11 for v in scores.values()))
 
 
 def test_chapter_6s_verdict_carries_the_equal_time_checks(tmp_path, monkeypatch):
     monkeypatch.setenv("ALBERT_RERUN_RESULTS", str(tmp_path))
-    monkeypatch.setattr(K, "progress", lambda store=None: pd.DataFrame(
+    monkeypatch.setattr(R, "progress", lambda store=None: pd.DataFrame(
         {"trained": [11] * 9, "evaluated": [11] * 9, "of": [11] * 9}))
-    monkeypatch.setattr(K, "confirmatory_families",
-                        lambda store=None: {"primary": K.family(synthetic(), RUNGS)})
-    frame = pd.DataFrame({"condition": [K.WIDE, K.BERT], "seed": [1000, 1000],
+    monkeypatch.setattr(R, "confirmatory_families",
+                        lambda store=None: {"primary": A.family(synthetic(), RUNGS)})
+    frame = pd.DataFrame({"condition": [D.WIDE, D.BERT], "seed": [1000, 1000],
                           "train_seconds": [70.0, 100.0], "machine": ["m", "m"]})
-    monkeypatch.setattr(K, "confirmatory_frame", lambda store=None: frame)
-    monkeypatch.setattr(K, "lr_check_scores", lambda store=None: None)
-    text = K.status_text("wall_clock")
+    monkeypatch.setattr(R, "confirmatory_frame", lambda store=None: frame)
+    monkeypatch.setattr(R, "lr_check_scores", lambda store=None: None)
+    text = R.status_text("wall_clock")
     assert "wide over BERT-style training seconds" in text
     assert "1 of 1 outside 0.9 to 1.1" in text
-    assert "outside 0.9 to 1.1" not in K.status_text("dropout")
+    assert "outside 0.9 to 1.1" not in R.status_text("dropout")
 
 
 def test_once_judged_the_confirmatory_verdict_leads_the_box_and_the_glance(tmp_path,
@@ -509,23 +512,23 @@ def test_once_judged_the_confirmatory_verdict_leads_the_box_and_the_glance(tmp_p
     """Issue #25's done-when: the confirmatory verdicts are the headline (the ledger's and
     the introduction's first list, each chapter's box), the pilot beside them; before
     the design is complete nothing of it is computed."""
-    from albert_rerun.pages import reader
+    from albert_rerun.pages import chapter_box, confirmatory, first_screen, headlines
     monkeypatch.setenv("ALBERT_RERUN_RESULTS", str(tmp_path))
-    assert reader.confirmatory_rows() == {}
-    monkeypatch.setattr(K, "complete", lambda store=None: True)
-    monkeypatch.setattr(K, "confirmatory_families",
-                        lambda store=None: {"primary": K.family(synthetic(), RUNGS)})
-    rows = reader.confirmatory_rows()
+    assert confirmatory.confirmatory_rows() == {}
+    monkeypatch.setattr(A, "complete", lambda store=None: True)
+    monkeypatch.setattr(A, "confirmatory_families",
+                        lambda store=None: {"primary": A.family(synthetic(), RUNGS)})
+    rows = confirmatory.confirmatory_rows()
     assert set(rows) == {"asymmetry", "sop_nsp", "dropout", "wall_clock"}
     assert rows["asymmetry"]["label"].startswith("FFN-shared minus attention-shared")
-    key = reader.HEADLINES["asymmetry"].key
+    key = headlines.HEADLINES["asymmetry"].key
     pilot = pd.DataFrame([{"label": "attention-shared minus FFN-shared", "estimate": 0.02,
                            "low": -0.01, "high": 0.05, "margin": 0.0108, "unit": "nats",
                            "paper_sign": -1, "verdict": "inconclusive",
                            "verdict_holm": "inconclusive", "stage": "early training",
                            "weakest_level": 0.7, "gate_reason": "", "in_family": True,
                            "n_seeds": 3}], index=[key])
-    box = reader.bottom_line("asymmetry", {"cpu-long": pilot}, rows["asymmetry"])
+    box = chapter_box.bottom_line("asymmetry", {"cpu-long": pilot}, rows["asymmetry"])
     confirmed, ours = box.index("**Ours, {term}`confirmatory`**"), box.index("**Ours, `cpu-long`")
     assert confirmed < ours and "12 fresh seeds" in box
     # in the chapter's sign, the registration's words beside it (a reader saw -0.021
@@ -533,19 +536,21 @@ def test_once_judged_the_confirmatory_verdict_leads_the_box_and_the_glance(tmp_p
     assert "attention-shared minus FFN-shared, E 32: " in box
     assert "(Registered as FFN-shared minus attention-shared, E 32: the same comparison, " \
         "the opposite sign.)" in box
-    turned = reader.in_chapter_sign("asymmetry", rows["asymmetry"])
+    turned = confirmatory.in_chapter_sign("asymmetry", rows["asymmetry"])
     assert turned["estimate"] == -rows["asymmetry"]["estimate"]
     assert (turned["low"], turned["high"]) == (-rows["asymmetry"]["high"],
                                                -rows["asymmetry"]["low"])
     assert turned["verdict_holm"] == rows["asymmetry"]["verdict_holm"]
-    assert reader.in_chapter_sign("asymmetry", turned)["estimate"] == turned["estimate"]
-    family = reader.confirmatory_family()
+    assert confirmatory.in_chapter_sign("asymmetry", turned)["estimate"] == turned["estimate"]
+    family = confirmatory.confirmatory_family()
     assert family.loc[key, "label"] == turned["label"]
-    assert list(reader.with_confirmatory({"cpu-long": pilot})) == ["confirmatory", "cpu-long"]
+    assert list(confirmatory.with_confirmatory({"cpu-long": pilot})) == ["confirmatory",
+                                                                         "cpu-long"]
     # chapter 6's words warn of the profile's runs; the confirmatory sentence drops that
-    assert "read it with" in reader.HEADLINES["wall_clock"].higher
-    assert "read it with" not in reader.confirmed_sentence(rows["wall_clock"], "wall_clock")
-    glance = reader.at_a_glance({"cpu-long": pilot}, "", "", rows)
+    assert "read it with" in headlines.HEADLINES["wall_clock"].higher
+    assert "read it with" not in confirmatory.confirmed_sentence(rows["wall_clock"],
+                                                                 "wall_clock")
+    glance = first_screen.at_a_glance({"cpu-long": pilot}, "", "", rows)
     line = next(x for x in glance.splitlines() if "attention vs FFN" in x)
     assert line.startswith("  - Reproduced") and "confirmatory, 12 fresh seeds: " in line
     # the profile beside it is marked exploratory
@@ -567,43 +572,43 @@ def test_preface_summary_refuses_an_amendment_it_does_not_describe(tmp_path):
 
 def test_each_decision_reports_the_unit_of_its_metric():
     frame = synthetic(seeds=range(3), noise=0.002, seed=5)
-    margins = K.margin_values(RUNGS)
-    frame = K.with_changes(frame)
-    for spec in K.PRIMARY + K.SECONDARY:
+    margins = D.margin_values(RUNGS)
+    frame = A.with_changes(frame)
+    for spec in D.PRIMARY + D.SECONDARY:
         if spec.kind == "accuracy":
             assert spec.unit == "points"
             continue
         assert spec.unit == ("nats" if spec.kind == "ce" else "share of range")
-        assert K.decide(spec, frame, margins).unit == spec.unit
+        assert A.decide(spec, frame, margins).unit == spec.unit
 
 
 def test_training_costs_add_up_the_runs_training_records():
     runs = pd.DataFrame([
-        {"condition": K.BERT, "seed": 1000, "steps": 100, "train_seconds": 5.0,
+        {"condition": D.BERT, "seed": 1000, "steps": 100, "train_seconds": 5.0,
          "tokens": 1000, "machine": "cpu A"},
-        {"condition": K.BERT, "seed": 1001, "steps": 300, "train_seconds": 15.0,
+        {"condition": D.BERT, "seed": 1001, "steps": 300, "train_seconds": 15.0,
          "tokens": 3000, "machine": "cpu B"},
-        {"condition": K.WIDE, "seed": 1000, "steps": 50, "train_seconds": 6.0,
+        {"condition": D.WIDE, "seed": 1000, "steps": 50, "train_seconds": 6.0,
          "tokens": 500, "machine": "cpu A"}])
-    costs = K.training_costs(runs).set_index("condition")
-    assert costs.loc[K.BERT, "runs"] == 2 and costs.loc[K.BERT, "steps a run"] == 200
+    costs = A.training_costs(runs).set_index("condition")
+    assert costs.loc[D.BERT, "runs"] == 2 and costs.loc[D.BERT, "steps a run"] == 200
     # pooled: 20 s over 400 steps (the mean of the runs' own rates would be 75 ms)
-    assert costs.loc[K.BERT, "ms a step"] == pytest.approx(50.0)
-    assert costs.loc[K.BERT, "tokens/s"] == pytest.approx(200.0)  # 4,000 over 20 s
-    assert costs.loc[K.BERT, "hours"] == pytest.approx(20 / 3600)
-    assert costs.loc[K.BERT, "machines"] == "cpu A, cpu B"
-    ratios = K.time_ratios(runs)  # only seed 1000 has both arms
+    assert costs.loc[D.BERT, "ms a step"] == pytest.approx(50.0)
+    assert costs.loc[D.BERT, "tokens/s"] == pytest.approx(200.0)  # 4,000 over 20 s
+    assert costs.loc[D.BERT, "hours"] == pytest.approx(20 / 3600)
+    assert costs.loc[D.BERT, "machines"] == "cpu A, cpu B"
+    ratios = A.time_ratios(runs)  # only seed 1000 has both arms
     assert list(ratios["seed"]) == [1000]
     assert ratios["wide / BERT-style seconds"].iloc[0] == pytest.approx(1.2)
     assert bool(ratios["flagged"].iloc[0])
 
 
 def test_trained_runs_read_training_records_only(committed):
-    runs = K.trained_runs()
+    runs = A.trained_runs()
     assert len(runs) and not any("loss" in c or "accuracy" in c or "curve" in c
                                  for c in runs.columns)
     counts = runs.groupby("condition").size()
-    for name, row in K.progress().iterrows():
+    for name, row in A.progress().iterrows():
         assert counts.get(name, 0) == row["trained"]
     assert (runs["train_seconds"] > 0).all() and (runs["steps"] > 0).all()
 
@@ -614,7 +619,7 @@ def test_progress_shows_training_costs_and_the_equal_time_ratios_only():
         {"condition": c, "seed": s, "steps": n, "train_seconds": t, "tokens": 64 * n,
          "machine": "AMD EPYC"}
         for s, wide in ((1000, 1200.0), (1001, 1000.0))
-        for c, n, t in ((K.BERT, 21600, 1000.0), (K.WIDE, 10453, wide))])
+        for c, n, t in ((D.BERT, 21600, 1000.0), (D.WIDE, 10453, wide))])
     text = cost_text(runs)
     assert text.startswith("Training of the 4 stored runs: 1.2 thread-hours of training "
                            "steps")
@@ -626,64 +631,64 @@ def test_progress_shows_training_costs_and_the_equal_time_ratios_only():
 
 def test_report_refuses_before_every_run_is_stored(tmp_path, monkeypatch):
     monkeypatch.setenv("ALBERT_RERUN_RESULTS", str(tmp_path))
-    with pytest.raises(K.NotComplete, match=f"0 of {9 * len(K.CONFIRM_SEEDS)} runs are "
+    with pytest.raises(D.NotComplete, match=f"0 of {9 * len(D.CONFIRM_SEEDS)} runs are "
                                             f"evaluated: no estimate"):
-        K.report()
+        R.report()
     assert K.main(["report"]) == 1
 
 
 def test_report_puts_the_pilot_beside_each_judged_decision(monkeypatch):
     from albert_rerun.book.preregistration import progress_text
-    confirmed = K.family(synthetic(), RUNGS)
-    pilot = K.family(synthetic(seeds=range(3), seed=7), RUNGS)
-    table = K.results_table(confirmed, pilot)
+    confirmed = A.family(synthetic(), RUNGS)
+    pilot = A.family(synthetic(seeds=range(3), seed=7), RUNGS)
+    table = R.results_table(confirmed, pilot)
     lines = table.splitlines()
     assert lines[0].count("|") == 7 and "confirmatory, 12 seeds" in lines[0]
     rows = [line for line in lines if line.startswith("| `")]
-    assert len(rows) == len(K.PRIMARY)
+    assert len(rows) == len(D.PRIMARY)
     row, old = confirmed.loc["confirm/dropout"], pilot.loc["confirm/dropout"]
     cells = next(r for r in rows if "`confirm/dropout`" in r).strip("| ").split(" | ")
     assert cells[1].startswith(f"{row['estimate']:+.3f} [{row['low']:+.3f}, "
                                f"{row['high']:+.3f}] nats")
-    assert cells[2].startswith(K._p(row["p_difference"]) + " / "
-                               + K._p(row["p_equivalence"]) + " [")
+    assert cells[2].startswith(R._p(row["p_difference"]) + " / "
+                               + R._p(row["p_equivalence"]) + " [")
     assert cells[3] == row["verdict"] and cells[4] == f"**{row['verdict_staged']}**"
     assert cells[5] == f"{old['estimate']:+.3f} [{old['low']:+.3f}, {old['high']:+.3f}]"
     # the pilot's equal-time arm is not comparable, and says so
     wide = next(r for r in rows if "`confirm/equal-time`" in r)
     assert wide.endswith("† |") and "\n† the pilot's wide model trained a nominal" in table
     # once complete, the pre-registration page's progress leads with the verdicts
-    monkeypatch.setattr(K, "progress", lambda store=None: pd.DataFrame(
+    monkeypatch.setattr(A, "progress", lambda store=None: pd.DataFrame(
         {"trained": [11] * 9, "evaluated": [11] * 9, "of": [11] * 9},
-        index=pd.Index(K.CONDITIONS, name="condition")))
-    monkeypatch.setattr(K, "report", lambda store=None: "TABLES\n")
-    monkeypatch.setattr(K, "equal_time_record", lambda store=None: None)
+        index=pd.Index(D.CONDITIONS, name="condition")))
+    monkeypatch.setattr(R, "report", lambda store=None: "TABLES\n")
+    monkeypatch.setattr(D, "equal_time_record", lambda store=None: None)
     assert progress_text().startswith("**The verdicts**, judged once, with every "
                                       "confirmatory run stored. TABLES\n")
 
 
 def test_holm_counts_only_the_decisions_the_gate_leaves_in_the_family():
     frame = synthetic()
-    judged = K.family(frame, RUNGS)
-    assert K.holm_tests(judged) == 2 * len(K.PRIMARY)
+    judged = A.family(frame, RUNGS)
+    assert R.holm_tests(judged) == 2 * len(D.PRIMARY)
     judged.loc["confirm/sop", "in_family"] = False
-    assert K.holm_tests(judged) == 2 * len(K.PRIMARY) - 2
+    assert R.holm_tests(judged) == 2 * len(D.PRIMARY) - 2
 
 
 def test_beside_notes_report_what_amendment_1_asks(monkeypatch):
     frame = synthetic(seeds=range(1000, 1004))
-    albert = frame["condition"] == K.ALBERT
+    albert = frame["condition"] == D.ALBERT
     frame["sop_cuefree_majority"] = 0.5
     frame["sop_cuefree_accuracy_probe"] = 0.5
     frame.loc[albert, "sop_cuefree_accuracy_probe"] = frame.loc[albert, "seed"].map(
         {1000: 0.52, 1001: 0.54, 1002: 0.56, 1003: 0.58})
-    frame["train_mlm_loss_at_mask"] = frame[K.CE] - 0.1
-    frame["train_seconds"] = np.where(frame["condition"] == K.WIDE, 1150.0, 1000.0)
+    frame["train_mlm_loss_at_mask"] = frame[D.CE] - 0.1
+    frame["train_seconds"] = np.where(frame["condition"] == D.WIDE, 1150.0, 1000.0)
     frame["machine"] = "AMD EPYC"
-    monkeypatch.setattr(K, "lr_check_scores", lambda store=None: {2.5e-3: 5.0,
+    monkeypatch.setattr(R, "lr_check_scores", lambda store=None: {2.5e-3: 5.0,
                                                                  5e-3: 5.2, 1e-2: 5.3})
-    monkeypatch.setattr(K, "rungs", lambda: RUNGS)
-    notes = K.beside_notes(frame)
+    monkeypatch.setattr(R, "rungs", lambda: RUNGS)
+    notes = R.beside_notes(frame)
     assert notes[0].startswith("`confirm/equal-time` (amendment 1.2): wide over "
                                "BERT-style training seconds, per seed: 1000 1.15, 1001 1.15")
     assert "median 1.15; both arms on AMD EPYC" in notes[0]
@@ -703,25 +708,25 @@ def test_confirmatory_curves_are_drawn_only_once_complete(tmp_path, monkeypatch)
     frame = synthetic(seeds=range(1000, 1003))
     frame["steps"] = 21600
     frame["curve"] = [[{"step": 2700 * k, "mlm_loss_at_mask": ce + (8 - k) / 8}
-                       for k in range(1, 9)] for ce in frame[K.CE]]
-    monkeypatch.setattr(K, "complete", lambda store=None: True)
-    monkeypatch.setattr(K, "confirmatory_frame", lambda store=None: frame)
-    monkeypatch.setattr(K, "rungs", lambda: RUNGS)
+                       for k in range(1, 9)] for ce in frame[D.CE]]
+    monkeypatch.setattr(A, "complete", lambda store=None: True)
+    monkeypatch.setattr(A, "confirmatory_frame", lambda store=None: frame)
+    monkeypatch.setattr(A, "rungs", lambda: RUNGS)
     text = confirm_curves(tmp_path)
     assert "preregistration-confirm-curves.png" in text and "before the learning rate" in text
     assert (tmp_path / "preregistration-confirm-curves.png").stat().st_size > 1000
 
 
 def test_every_beside_note_names_a_noted_decision(monkeypatch):
-    monkeypatch.setattr(K, "lr_check_scores", lambda store=None: None)
+    monkeypatch.setattr(R, "lr_check_scores", lambda store=None: None)
     frame = synthetic(seeds=range(1000, 1003))
     frame["sop_cuefree_majority"] = 0.5
     frame["sop_cuefree_accuracy_probe"] = 0.6
-    frame["train_mlm_loss_at_mask"] = frame[K.CE] - 0.1
+    frame["train_mlm_loss_at_mask"] = frame[D.CE] - 0.1
     frame["train_seconds"], frame["machine"] = 100.0, "m"
-    notes = K.beside_notes(frame)
+    notes = R.beside_notes(frame)
     assert len(notes) == 3  # the learning-rate check's note needs its runs
-    assert {n.split("`")[1] for n in notes} <= set(K.NOTED)
+    assert {n.split("`")[1] for n in notes} <= set(R.NOTED)
 
 
 def test_curve_captions_take_their_sizes_from_the_configs(monkeypatch):
@@ -730,16 +735,16 @@ def test_curve_captions_take_their_sizes_from_the_configs(monkeypatch):
     from albert_rerun import profiles
     from albert_rerun.book import preregistration as P
     assert P.curve_sizes() == {"curve": 256, "final": 4096}  # the stored runs' sizes
-    conditions, evaluation = K.conditions, profiles.eval_config
-    monkeypatch.setattr(K, "conditions", lambda steps: {
+    conditions, evaluation = D.conditions, profiles.eval_config
+    monkeypatch.setattr(D, "conditions", lambda steps: {
         name: config.replace(curve_examples=12) for name, config in conditions(steps).items()})
     monkeypatch.setattr(profiles, "eval_config",
                         lambda profile: evaluation(profile).replace(mlm_sequences=3456))
-    monkeypatch.setattr(K, "complete", lambda store=None: True)
-    monkeypatch.setattr(K, "confirmatory_frame", lambda store=None: None)
+    monkeypatch.setattr(A, "complete", lambda store=None: True)
+    monkeypatch.setattr(A, "confirmatory_frame", lambda store=None: None)
     monkeypatch.setattr(P, "_write_figure", lambda figure, path: None)
-    monkeypatch.setattr(K, "curves_figure", lambda frame, rungs: None)
-    monkeypatch.setattr(K, "rungs", lambda: RUNGS)
+    monkeypatch.setattr(R, "curves_figure", lambda frame, rungs: None)
+    monkeypatch.setattr(A, "rungs", lambda: RUNGS)
     caption = " ".join(P.confirm_curves(ROOT).split())
     assert "curve's 12 held-out sequences, not the 3,456 of the final" in caption
 
@@ -775,7 +780,7 @@ def test_committed_stretch_logs_show_no_result():
 
     from albert_rerun.studies.training import BLINDED
     line = re.compile(r"^\[\w[\w ]*\] [0-9a-f]{16} (\{.*\}) \(\d+ s\)$")
-    logs = sorted((ROOT / "data" / "results" / K.STORE / "logs").glob("stretch-*.log"))
+    logs = sorted((ROOT / "data" / "results" / D.STORE / "logs").glob("stretch-*.log"))
     assert logs
     shown = set()
     for log in logs:
@@ -792,37 +797,38 @@ def test_the_confirmatory_caveats_follow_amendment_5(tmp_path, monkeypatch):
     budget; amendment 1.1's learning-rate words ride along. The SOP sentence drops the
     profile's words about cut-cue pairs (the confirmatory pairs are cue-free). Before
     the design is complete nothing is read."""
-    from albert_rerun.pages import reader
+    from albert_rerun.pages import confirmatory, results_table
     monkeypatch.setenv("ALBERT_RERUN_RESULTS", str(tmp_path))
-    assert reader.confirm_caveats() == {}  # incomplete: nothing read
-    monkeypatch.setattr(K, "complete", lambda store=None: True)
-    monkeypatch.setattr(K, "confirmatory_families",
-                        lambda store=None: {"primary": K.family(synthetic(), RUNGS)})
-    monkeypatch.setattr(K, "equal_time_record", lambda store=None: {"steps": 10453})
-    margin = K.margin_values(K.rungs())["ce"]
-    monkeypatch.setattr(K, "lr_check_scores", lambda store=None: {
+    assert confirmatory.confirm_caveats() == {}  # incomplete: nothing read
+    monkeypatch.setattr(A, "complete", lambda store=None: True)
+    monkeypatch.setattr(A, "confirmatory_families",
+                        lambda store=None: {"primary": A.family(synthetic(), RUNGS)})
+    monkeypatch.setattr(D, "equal_time_record", lambda store=None: {"steps": 10453})
+    margin = D.margin_values(A.rungs())["ce"]
+    monkeypatch.setattr(R, "lr_check_scores", lambda store=None: {
         2.5e-3: 6.0, 5e-3: 6.0 + 2 * margin, 1e-2: 6.1})
 
     def frame(wide_seconds):
-        return pd.DataFrame({"condition": [K.WIDE, K.BERT] * 3,
+        return pd.DataFrame({"condition": [D.WIDE, D.BERT] * 3,
                              "seed": [1000, 1000, 1001, 1001, 1002, 1002],
                              "train_seconds": [wide_seconds, 100.0] * 3, "machine": "m"})
-    monkeypatch.setattr(K, "confirmatory_frame", lambda store=None: frame(80.0))
-    rows = reader.confirmatory_rows()
+    monkeypatch.setattr(A, "confirmatory_frame", lambda store=None: frame(80.0))
+    rows = confirmatory.confirmatory_rows()
     wall = rows["wall_clock"]
     assert "fixed step budget" in wall["label"] and "equal time" not in wall["label"]
     assert "median 0.80" in wall["caveat"] and "3 of 3 seeds outside" in wall["caveat"]
     assert 'favours "contradicted"' in wall["caveat"]
     assert "not its best, by" in wall["caveat"] and "not its best" in wall["caveat_short"]
     assert wall["caveat_short"].startswith("a fixed step budget: seconds ratio median 0.80")
-    sentence = reader.confirmed_sentence(wall, "wall_clock")
+    sentence = confirmatory.confirmed_sentence(wall, "wall_clock")
     assert "so this compares a fixed step budget, not equal time" in sentence
-    table = reader.results_table(reader.with_confirmatory({}))
+    table = results_table.results_table(confirmatory.with_confirmatory({}))
     assert "(a fixed step budget: seconds ratio median 0.80" in table
-    monkeypatch.setattr(K, "confirmatory_frame", lambda store=None: frame(100.0))
-    wall = reader.confirmatory_rows()["wall_clock"]
+    monkeypatch.setattr(A, "confirmatory_frame", lambda store=None: frame(100.0))
+    wall = confirmatory.confirmatory_rows()["wall_clock"]
     assert "equal time" in wall["label"] and "not equal time" not in wall["caveat"]
-    sop = reader.confirmed_sentence(reader.confirmatory_rows()["sop_nsp"], "sop_nsp")
+    sop = confirmatory.confirmed_sentence(confirmatory.confirmatory_rows()["sop_nsp"],
+                                          "sop_nsp")
     assert "segment-cut cue, and" not in sop and "pairs that keep" not in sop
     assert "cue-free pairs" in sop
 

@@ -22,7 +22,9 @@ import pandas as pd
 import pytest
 
 from albert_rerun.studies import conditions as C
-from albert_rerun.studies import confirm as K
+from albert_rerun.studies import confirm_analysis as A
+from albert_rerun.studies import confirm_design as D
+from albert_rerun.studies import confirm_report as R
 from albert_rerun.stats.inference import paired_t
 from albert_rerun.engine import store as S
 from albert_rerun.engine.store import (atomic_write_json, config_hash, eval_path,
@@ -30,27 +32,27 @@ from albert_rerun.engine.store import (atomic_write_json, config_hash, eval_path
 from albert_rerun.paths import repo_root
 
 ROOT = repo_root()
-COMMITTED = ROOT / "data" / "results" / K.STORE
-EQUAL_TIME = COMMITTED / "choices" / f"{K.EQUAL_TIME}.json"
+COMMITTED = ROOT / "data" / "results" / D.STORE
+EQUAL_TIME = COMMITTED / "choices" / f"{D.EQUAL_TIME}.json"
 FORBIDDEN = (COMMITTED / "pretrain", COMMITTED / "eval")
 
 
 def pilot_seed(seed: int) -> int:
-    return K.PILOT_SEEDS[(seed - K.CONFIRM_SEEDS[0]) % len(K.PILOT_SEEDS)]
+    return D.PILOT_SEEDS[(seed - D.CONFIRM_SEEDS[0]) % len(D.PILOT_SEEDS)]
 
 
 def _copy_run(source, target, name: str, store) -> None:
     """Write ``source``'s stored pilot run (its training record and every evaluation
-    ``K._needed`` asks of condition ``name``) as ``target``'s, in ``store``."""
-    evaluations = K._evaluation_configs()
-    pilot_store = C._timing_store(K.PILOT_PROFILE)
+    ``A._needed`` asks of condition ``name``) as ``target``'s, in ``store``."""
+    evaluations = A._evaluation_configs()
+    pilot_store = C._timing_store(D.PILOT_PROFILE)
     run = read_json(pretrain_path(pilot_store, source))
     assert run is not None, f"the pilot's run {config_hash(source.to_dict())} is not stored"
     atomic_write_json(pretrain_path(store, target),
                       {**run, "config": target.to_dict(),
                        "hash": config_hash(target.to_dict())})
-    for (old, evaluation), (new, _) in zip(K._needed(name, source, evaluations),
-                                           K._needed(name, target, evaluations)):
+    for (old, evaluation), (new, _) in zip(A._needed(name, source, evaluations),
+                                           A._needed(name, target, evaluations)):
         record = read_json(eval_path(pilot_store, config_hash(old.to_dict()), evaluation))
         assert record is not None
         new_hash = config_hash(new.to_dict())
@@ -64,18 +66,18 @@ def rehearsal(tmp_path_factory):
     ALBERT_RERUN_RESULTS for the module; any read of a committed confirmatory training
     or evaluation record fails."""
     results = tmp_path_factory.mktemp("rehearsal") / "results"
-    store = results / K.STORE
+    store = results / D.STORE
     (store / "choices").mkdir(parents=True)
     record = json.loads(EQUAL_TIME.read_text())  # the registered timing: steps, no result
-    atomic_write_json(store / "choices" / f"{K.EQUAL_TIME}.json", record)
-    pilot, confirmatory = K.pilot_conditions(), K.conditions(record["steps"])
-    for name in K.CONDITIONS:
-        for seed in K.CONFIRM_SEEDS:
+    atomic_write_json(store / "choices" / f"{D.EQUAL_TIME}.json", record)
+    pilot, confirmatory = D.pilot_conditions(), D.conditions(record["steps"])
+    for name in D.CONDITIONS:
+        for seed in D.CONFIRM_SEEDS:
             _copy_run(C.seeded(pilot[name], pilot_seed(seed)),
                       C.seeded(confirmatory[name], seed), name, store)
     # the learning-rate check's three rates from three pilot seeds, so that they differ
-    for config, seed in zip(K.lr_check(record["steps"]).values(), K.PILOT_SEEDS):
-        _copy_run(C.seeded(pilot[K.WIDE], seed), config, K.WIDE, store)
+    for config, seed in zip(D.lr_check(record["steps"]).values(), D.PILOT_SEEDS):
+        _copy_run(C.seeded(pilot[D.WIDE], seed), config, D.WIDE, store)
     read = S.read_json
     seen = []
 
@@ -94,8 +96,8 @@ def rehearsal(tmp_path_factory):
 
 
 def test_the_rehearsal_store_is_complete(rehearsal):
-    assert K.complete() and K.complete(rehearsal)
-    assert K.progress()["evaluated"].sum() == len(K.CONDITIONS) * len(K.CONFIRM_SEEDS)
+    assert A.complete() and A.complete(rehearsal)
+    assert A.progress()["evaluated"].sum() == len(D.CONDITIONS) * len(D.CONFIRM_SEEDS)
 
 
 def test_each_decision_pairs_the_seeds_it_was_given(rehearsal):
@@ -104,15 +106,15 @@ def test_each_decision_pairs_the_seeds_it_was_given(rehearsal):
     differences in that order, and (the pairing shows in the spread, not the mean) its
     interval is their paired t-interval (the accuracy decisions' is the wider of that
     and the item bootstrap)."""
-    families = K.confirmatory_families(rehearsal)
-    pilot = K.with_changes(K.pilot_frame())
-    for specs, family in ((K.PRIMARY, families["primary"]),
-                          (K.SECONDARY, families["secondary"])):
+    families = A.confirmatory_families(rehearsal)
+    pilot = A.with_changes(A.pilot_frame())
+    for specs, family in ((D.PRIMARY, families["primary"]),
+                          (D.SECONDARY, families["secondary"])):
         for spec in specs:
-            by_seed = K.per_seed(spec, pilot)
-            t = paired_t(np.array([by_seed[pilot_seed(s)] for s in K.CONFIRM_SEEDS]))
+            by_seed = A.per_seed(spec, pilot)
+            t = paired_t(np.array([by_seed[pilot_seed(s)] for s in D.CONFIRM_SEEDS]))
             row = family.loc[spec.key]
-            assert row["n_seeds"] == len(K.CONFIRM_SEEDS)
+            assert row["n_seeds"] == len(D.CONFIRM_SEEDS)
             assert row["estimate"] == pytest.approx(t["estimate"], rel=1e-9, abs=1e-12)
             if spec.kind == "accuracy":
                 assert row["low"] <= t["low"] + 1e-9 and row["high"] >= t["high"] - 1e-9
@@ -123,54 +125,56 @@ def test_each_decision_pairs_the_seeds_it_was_given(rehearsal):
 
 def test_the_report_and_every_page_agree_on_each_verdict(rehearsal, tmp_path):
     from albert_rerun.book.preregistration import confirm_curves, progress_text
-    from albert_rerun.pages import reader
-    primary = K.confirmatory_families()["primary"]
-    report = K.report()
+    from albert_rerun.pages import (chapter_box, confirmatory, first_screen, headlines,
+                                    results_table)
+    primary = A.confirmatory_families()["primary"]
+    report = R.report()
     page = progress_text()
     assert page.startswith("**The verdicts**") and report in page
-    assert f"confirmatory, {len(K.CONFIRM_SEEDS)} seeds" in report
-    for spec in K.PRIMARY + K.SECONDARY:
+    assert f"confirmatory, {len(D.CONFIRM_SEEDS)} seeds" in report
+    for spec in D.PRIMARY + D.SECONDARY:
         assert f"`{spec.key}`: {spec.label}" in report
-    line = reader.confirm_line()
-    rows = reader.confirmatory_rows()
-    assert set(rows) == {spec.claim for spec in K.PRIMARY}
+    line = confirmatory.confirm_line()
+    rows = confirmatory.confirmatory_rows()
+    assert set(rows) == {spec.claim for spec in D.PRIMARY}
     assert "judged after Holm's adjustment" in line and "**" not in line.split("test**")[1]
-    extras = reader.confirmatory_extras()
-    assert set(extras) == set(reader.EXTRA)
-    for spec in K.PRIMARY:
+    extras = confirmatory.confirmatory_extras()
+    assert set(extras) == set(headlines.EXTRA)
+    for spec in D.PRIMARY:
         verdict = primary.loc[spec.key, "verdict_staged"]
-        status = K.status_text(spec.claim)
+        status = R.status_text(spec.claim)
         assert "runs trained" not in status  # the verdict, not the progress
         if spec.key in extras:  # not the box's decision: the paragraph gives it
             assert f"{spec.label}: " in status
             assert f"**{verdict}** after Holm's adjustment" in status
-    notes = K.beside_notes(K.confirmatory_frame())
-    assert {note.split("`")[1] for note in notes} == set(K.NOTED)
-    wide = K.pilot_frame().query("condition == @K.WIDE").set_index("seed")[K.CE]
-    scores = dict(zip(K.LR_CHECK_RATES, wide.loc[list(K.PILOT_SEEDS)]))
-    words = K.lr_check_reading(scores, K.margin_values(K.rungs())["ce"])
+    notes = R.beside_notes(A.confirmatory_frame())
+    assert {note.split("`")[1] for note in notes} == set(R.NOTED)
+    wide = A.pilot_frame().query("condition == @D.WIDE").set_index("seed")[D.CE]
+    scores = dict(zip(D.LR_CHECK_RATES, wide.loc[list(D.PILOT_SEEDS)]))
+    words = R.lr_check_reading(scores, D.margin_values(A.rungs())["ce"])
     assert ("`confirm/equal-time`, learning-rate check (amendment 1.1): "
             + (words or "5e-3 is within the ce margin of the best rate") + ".") in notes
     assert "preregistration-confirm-curves.png" in confirm_curves(tmp_path)
     empty = {"cpu": pd.DataFrame(columns=["in_family", "n_seeds"])}
-    glance = reader.at_a_glance(empty, "", line, rows)
+    glance = first_screen.at_a_glance(empty, "", line, rows)
     for claim, row in rows.items():
-        sentence = reader.confirmed_sentence(row, claim)
-        assert sentence in reader.bottom_line(claim, empty, row)
-        assert f"confirmatory, {len(K.CONFIRM_SEEDS)} fresh seeds" in \
-            reader.glance_item(claim, row, "", "confirmatory, 11 fresh seeds")[1]
-        assert f"**{reader.verdict_of(row)}**" in sentence
-    assert glance.count(f"confirmatory, {len(K.CONFIRM_SEEDS)} fresh seeds") == len(rows)
-    both = reader.at_a_glance(empty, "", line, rows, extras)
+        sentence = confirmatory.confirmed_sentence(row, claim)
+        assert sentence in chapter_box.bottom_line(claim, empty, row)
+        assert f"confirmatory, {len(D.CONFIRM_SEEDS)} fresh seeds" in \
+            first_screen.glance_item(claim, row, "", "confirmatory, 11 fresh seeds")[1]
+        assert f"**{headlines.verdict_of(row)}**" in sentence
+    assert glance.count(f"confirmatory, {len(D.CONFIRM_SEEDS)} fresh seeds") == len(rows)
+    both = first_screen.at_a_glance(empty, "", line, rows, extras)
     # each confirmatory verdict in the list carries its stage, as the boxes do
-    shown = [reader.in_chapter_sign(c, r) for c, r in rows.items()] + list(extras.values())
+    shown = [confirmatory.in_chapter_sign(c, r) for c, r in rows.items()] + \
+        list(extras.values())
     for row in shown:
-        assert f"{reader.numbers(row)}, {reader.short_stage(row)}" in both
-    assert both.count(f"confirmatory, {len(K.CONFIRM_SEEDS)} fresh seeds") == \
+        assert f"{headlines.numbers(row)}, {headlines.short_stage(row)}" in both
+    assert both.count(f"confirmatory, {len(D.CONFIRM_SEEDS)} fresh seeds") == \
         len(rows) + len(extras)
-    table = reader.results_table(reader.with_confirmatory(empty))
-    for key, (claim, h) in reader.EXTRA.items():
-        assert h.question in table and reader.EXTRA_NAMES[key] in both
+    table = results_table.results_table(confirmatory.with_confirmatory(empty))
+    for key, (claim, h) in headlines.EXTRA.items():
+        assert h.question in table and headlines.EXTRA_NAMES[key] in both
 
 
 def test_a_store_argument_is_read_wherever_it_is_given(rehearsal, monkeypatch, tmp_path):
@@ -179,24 +183,24 @@ def test_a_store_argument_is_read_wherever_it_is_given(rehearsal, monkeypatch, t
     parts that would otherwise go missing quietly (the learning-rate check's note, the
     equal-time sentence)."""
     from albert_rerun.book.preregistration import confirm_curves, progress_text
-    from albert_rerun.pages import reader
+    from albert_rerun.pages import confirmatory
     monkeypatch.setenv("ALBERT_RERUN_RESULTS", str(tmp_path / "empty"))
-    assert not K.complete()
-    assert set(reader.confirmatory_rows(rehearsal)) == {s.claim for s in K.PRIMARY}
-    assert "judged after Holm's adjustment" in reader.confirm_line(rehearsal)
+    assert not A.complete()
+    assert set(confirmatory.confirmatory_rows(rehearsal)) == {s.claim for s in D.PRIMARY}
+    assert "judged after Holm's adjustment" in confirmatory.confirm_line(rehearsal)
     # the link resolves from where the line is shown: the introduction, a chapter
-    assert "{doc}`preregistration`" in reader.confirm_line(rehearsal)
-    assert "{doc}`../preregistration`" in reader.confirm_line(rehearsal, book="../")
-    assert "after Holm's adjustment" in K.status_text("asymmetry", rehearsal)
+    assert "{doc}`preregistration`" in confirmatory.confirm_line(rehearsal)
+    assert "{doc}`../preregistration`" in confirmatory.confirm_line(rehearsal, book="../")
+    assert "after Holm's adjustment" in R.status_text("asymmetry", rehearsal)
     # the equal-time caveat carries its confound, read from the secondary decision
-    families = K.confirmatory_families(rehearsal)
+    families = A.confirmatory_families(rehearsal)
     size = families["secondary"].loc["explore/embedding-size", "estimate"]
     gap = families["primary"].loc["confirm/equal-time", "estimate"]
-    caveat = reader.confirm_caveats(rehearsal)["wall_clock"]
+    caveat = confirmatory.confirm_caveats(rehearsal)["wall_clock"]
     assert "the wide model also keeps E 32" in caveat
     assert f"{abs(size) / abs(gap):.0%} of this gap" in caveat
-    assert "Equal time was measured" in K.status_text("wall_clock", rehearsal)
-    report = K.report(rehearsal)
+    assert "Equal time was measured" in R.status_text("wall_clock", rehearsal)
+    report = R.report(rehearsal)
     assert report.startswith("Primary family") and "learning-rate check" in report
     assert progress_text(rehearsal).startswith("**The verdicts**")
     assert confirm_curves(tmp_path, rehearsal)

@@ -58,7 +58,7 @@ def test_every_segment_is_whole_consecutive_sentences_of_one_document(corpus, ta
 def test_segments_are_found_at_sentence_starts_by_their_text_alone(corpus, task):
     """The same check without the recorded positions: ``locate_segments`` finds each
     segment in the split by its pieces (the check that found the cut cue)."""
-    from albert_rerun.studies.baselines import locate_segments
+    from albert_rerun.studies.pair_cues import locate_segments
     data = cue_free.cue_free_pairs(task, "test", T)
     where = locate_segments(corpus, [(a.tolist(), b.tolist())
                                      for a, b in _segments(data)[:200]])
@@ -155,7 +155,7 @@ def test_the_cut_cue_baselines_score_the_majority_on_sop():
     """On the common held-out pairs the 4 cue bits beat the majority by 16.7 points;
     here they may not beat it by more than sampling noise (3 points, about two standard
     errors at 1,400 pairs), nor may the lengths."""
-    from albert_rerun.studies.baselines import cue_free_baselines
+    from albert_rerun.studies.pair_cues import cue_free_baselines
     out = cue_free_baselines(T)
     json.dumps(out)
     sop = out["sop"]

@@ -322,7 +322,7 @@ def test_power_at_holms_first_step_alpha():
 
 
 def test_a_chapters_power_reads_its_whole_familys_alpha():
-    from albert_rerun.pages.reader import power_for
+    from albert_rerun.pages.ledger_page import power_for
     family = _family({"a": 0.01, "b": 0.02, "c": 0.03})
     table = power_for(family, ["a", "b"])
     assert list(table.index) == ["a", "b"]

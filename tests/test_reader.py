@@ -4,10 +4,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from albert_rerun.pages import reader
+from albert_rerun.chapters.text import times
+from albert_rerun.pages import (chapter_box, confirmatory, first_screen, headline_figures,
+                                headlines, results_table, scale)
 from albert_rerun.stats.inference import EARLY, GATED
 
-KEY = reader.HEADLINES["asymmetry"].key
+KEY = headlines.HEADLINES["asymmetry"].key
 
 
 def row(estimate, low, high, verdict="inconclusive", holm=None, stage=EARLY, level=0.34,
@@ -24,7 +26,7 @@ def family(*rows):
     return pd.DataFrame(list(rows))
 
 
-H = reader.HEADLINES["asymmetry"]
+H = headlines.HEADLINES["asymmetry"]
 
 
 @pytest.mark.parametrize("low, high, expected", [
@@ -36,15 +38,15 @@ H = reader.HEADLINES["asymmetry"]
     (-0.05, 0.02, "no clear difference (the interval holds 0)"),
     (-np.inf, np.inf, "one seed only, so no direction can be shown")])
 def test_the_words_follow_the_interval(low, high, expected):
-    assert reader.direction(row(0.0, low, high, "reproduced"), H) == expected
+    assert headlines.direction(row(0.0, low, high, "reproduced"), H) == expected
 
 
 def test_an_interval_holding_0_says_which_way_its_estimate_leans():
     """A reviewer: "the interval is wide" was said of [-1.5, +2.1] against a margin of 2
     and hid that the asymmetry's estimate leans against the paper."""
-    assert reader.direction(row(-0.01, -0.05, 0.02), H).endswith(
+    assert headlines.direction(row(-0.01, -0.05, 0.02), H).endswith(
         "(the interval holds 0; the estimate leans to the paper's side)")
-    assert reader.direction(row(0.01, -0.02, 0.05), H).endswith(
+    assert headlines.direction(row(0.01, -0.02, 0.05), H).endswith(
         "(the interval holds 0; the estimate leans against the paper's direction)")
 
 
@@ -54,61 +56,61 @@ def test_holm_undoing_an_equivalence_is_explained_with_both_tests():
     base = row(-0.022, -0.0267, -0.0174, "equivalent", "reproduced", margin=0.0269)
     base["p_equivalence"], base["p_equivalence_holm"] = 0.022, 0.15
     base["p_difference"], base["p_difference_holm"] = 1e-6, 1e-5
-    note = reader.holm_note(base)
+    note = confirmatory.holm_note(base)
     assert "passes at 5% (p = 0.022) but not at the stricter level" in note
     assert "(p = 0.15)" in note and "a real effect on the paper's side" in note
     assert "the whole 95% interval, [-0.0267, -0.0174], lies inside the ±0.0269 margin" \
         in note and "did not make the effect larger" in note
     undecided = base.copy()
     undecided["verdict_holm"], undecided["p_difference_holm"] = "inconclusive", 0.4
-    assert "not shown to lie inside" in reader.holm_note(undecided)
+    assert "not shown to lie inside" in confirmatory.holm_note(undecided)
     for same in ("equivalent", "reproduced"):
         plain = base.copy()
         plain["verdict"] = plain["verdict_holm"] = same
-        assert reader.holm_note(plain) == ""
+        assert confirmatory.holm_note(plain) == ""
 
 
 def test_beside_a_confirmatory_result_the_profiles_are_marked_exploratory():
-    text = reader.bottom_line("asymmetry", {"cpu": family(row(0, -1, 1))},
-                              confirmed=row(0.01, -0.001, 0.025))
+    text = chapter_box.bottom_line("asymmetry", {"cpu": family(row(0, -1, 1))},
+                                   confirmed=row(0.01, -0.001, 0.025))
     assert "**Ours, `cpu` (exploratory).**" in text
-    assert "**Ours, `cpu`.**" in reader.bottom_line("asymmetry",
-                                                      {"cpu": family(row(0, -1, 1))})
+    assert "**Ours, `cpu`.**" in chapter_box.bottom_line("asymmetry",
+                                                         {"cpu": family(row(0, -1, 1))})
 
 
 def test_a_numbered_glance_item_names_its_side_without_repeating_its_numbers():
     equivalent = row(-0.022, -0.026, -0.017, "equivalent", "reproduced")
-    assert reader.side_note(equivalent).startswith("a small effect on the paper's side, ")
-    assert reader.side_note(equivalent, numbered=False) == (
+    assert first_screen.side_note(equivalent).startswith("a small effect on the paper's side, ")
+    assert first_screen.side_note(equivalent, numbered=False) == (
         "a small effect on the paper's side: the whole interval lies inside the margin")
-    _, item = reader.glance_item("asymmetry", row(0.01, -0.001, 0.03), "",
-                                 "confirmatory, 11 fresh seeds: +0.010 nats [...]")
+    _, item = first_screen.glance_item("asymmetry", row(0.01, -0.001, 0.03), "",
+                                       "confirmatory, 11 fresh seeds: +0.010 nats [...]")
     assert "the estimate leans against the paper's direction" in item
 
 
 def test_an_interval_holm_does_not_follow_is_read_as_unadjusted():
     """Review: "dropout hurts" stood beside an inconclusive verdict after Holm."""
-    assert reader.direction(row(0.0, -0.05, -0.01, "reproduced", "inconclusive"), H) == \
+    assert headlines.direction(row(0.0, -0.05, -0.01, "reproduced", "inconclusive"), H) == \
         "at 5% before Holm's adjustment only, " + H.lower
     # within the margin the words already say less than a finding
-    assert reader.direction(row(0.0, -0.02, -0.01, "equivalent", "inconclusive"), H) == \
+    assert headlines.direction(row(0.0, -0.02, -0.01, "equivalent", "inconclusive"), H) == \
         H.lower + ", by less than the margin"
-    assert reader.direction(row(0.0, -0.02, -0.01, "equivalent"), H) == \
+    assert headlines.direction(row(0.0, -0.02, -0.01, "equivalent"), H) == \
         H.lower + ", by less than the margin"
 
 
 def test_the_verdict_is_holms_with_the_raw_one_beside_where_they_differ():
-    assert reader.verdict_of(row(0, -1, 1, "equivalent", "inconclusive")) == \
+    assert headlines.verdict_of(row(0, -1, 1, "equivalent", "inconclusive")) == \
         "inconclusive (at 5% before Holm: equivalent)"
-    assert reader.verdict_of(row(0, -1, 1, "equivalent")) == "equivalent"
-    assert reader.verdict_of(row(0, -1, 1, "inconclusive", stage=GATED)) == \
+    assert headlines.verdict_of(row(0, -1, 1, "equivalent")) == "equivalent"
+    assert headlines.verdict_of(row(0, -1, 1, "inconclusive", stage=GATED)) == \
         "not testable at this scale"
 
 
 def test_the_bottom_line_has_question_paper_ours_verdict_and_stage_per_profile():
     families = {"cpu": family(row(-0.002, -0.025, 0.021, "equivalent", "inconclusive")),
                 "cpu-long": family(row(0.021, -0.016, 0.057, level=0.70))}
-    text = reader.bottom_line("asymmetry", families)
+    text = chapter_box.bottom_line("asymmetry", families)
     assert text.startswith(f"**The question.** {H.question}")
     assert "**The paper.** At E = 128" in text and "-1.4" in text
     assert "**Ours, `cpu`.**" in text and "-0.002 nats [-0.025, +0.021]" in text
@@ -118,16 +120,16 @@ def test_the_bottom_line_has_question_paper_ours_verdict_and_stage_per_profile()
 
 
 def test_a_profile_without_the_decision_says_so():
-    text = reader.bottom_line("asymmetry", {"cpu": family(row(0, -1, 1)),
-                                            "gpu": pd.DataFrame(columns=["label"])})
+    text = chapter_box.bottom_line("asymmetry", {"cpu": family(row(0, -1, 1)),
+                                                 "gpu": pd.DataFrame(columns=["label"])})
     assert "**Ours, `gpu`.** Not measured at this profile." in text
 
 
 def test_the_results_table_is_slim_and_links_each_chapter():
     families = {"cpu": pd.concat([family(row(-0.002, -0.025, 0.021)),
                                   family(row(0.1, 0.05, 0.2)).rename(
-                                      index={KEY: reader.HEADLINES["dropout"].key})])}
-    table = reader.results_table(families, "chapters/", reader.exact_rows("chapters/"))
+                                      index={KEY: headlines.HEADLINES["dropout"].key})])}
+    table = results_table.results_table(families, "chapters/", results_table.exact_rows("chapters/"))
     lines = table.splitlines()
     assert all(line.count(" | ") == 4 for line in lines if not line.startswith("|---"))
     assert len(lines) == 2 + 2 + 2  # header, rule, two exact claims, two measured
@@ -139,11 +141,11 @@ def test_the_results_table_is_slim_and_links_each_chapter():
 
 
 def test_the_scale_is_computed_once_from_the_configs():
-    n = reader.scale_numbers("cpu")
+    n = scale.scale_numbers("cpu")
     assert n["paper_params"] > 10 * n["params"]  # ALBERT-base is about 12M, ours < 1M
     assert n["paper_tokens"] == 125_000 * 4096 * 512
     assert n["paper_flops"] > 1e5 * n["flops"]
-    text = reader.scale_text(["cpu"])
+    text = scale.scale_text(["cpu"])
     assert "fewer parameters" in text and "fewer tokens" in text and "less compute" in text
     assert f"{n['steps']:,} steps" in text
 
@@ -151,12 +153,12 @@ def test_the_scale_is_computed_once_from_the_configs():
 @pytest.mark.parametrize("ratio, expected", [(47407.4, "47,000x"), (36.3, "36x"),
                                              (16504048, "17,000,000x")])
 def test_ratios_are_rounded_to_two_digits(ratio, expected):
-    assert reader.times(ratio) == expected
+    assert times(ratio) == expected
 
 
 def test_the_worked_example_reads_the_families_own_numbers():
-    text = reader.worked_example(family(row(-0.002, -0.025, 0.021, "equivalent",
-                                            "inconclusive")))
+    text = headlines.worked_example(family(row(-0.002, -0.025, 0.021, "equivalent",
+                                               "inconclusive")))
     assert "-0.002 [-0.025, +0.021] nats" in text and "lies within" in text
     assert "**inconclusive (at 5% before Holm: equivalent)**" in text
 
@@ -167,7 +169,7 @@ def test_the_box_figure_is_legible_at_its_drawn_size():
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    fig = reader.headline_figure("asymmetry", {"cpu": family(row(0.3, 0.1, 9.0))})
+    fig = headline_figures.headline_figure("asymmetry", {"cpu": family(row(0.3, 0.1, 9.0))})
     width_px = fig.get_figwidth() * fig.dpi
     assert width_px <= 676  # the text column at 1280 px
     sizes = [t.get_fontsize() for t in fig.findobj(matplotlib.text.Text) if t.get_text()]
@@ -177,31 +179,31 @@ def test_the_box_figure_is_legible_at_its_drawn_size():
 
 def test_a_chapter_glues_its_verdicts_texts_margins_and_bottom_line(monkeypatch):
     from albert_rerun.studies.decisions import Chapter
-    monkeypatch.setattr(reader, "bottom_line_glue",
+    monkeypatch.setattr(chapter_box, "bottom_line_glue",
                         lambda claim, profile, seeds, device: {"bottom_line": claim})
     chapter = Chapter("asymmetry", pd.DataFrame(), [], texts={"context": "words"})
-    glued = reader.chapter_glue("asymmetry", chapter, pd.DataFrame(), "asym_", "smoke")
+    glued = chapter_box.chapter_glue("asymmetry", chapter, pd.DataFrame(), "asym_", "smoke")
     assert glued["bottom_line"] == "asymmetry" and glued["asym_context"] == "words"
     assert {"asym_ce_margin", "asym_rungs", "asym_ce_reason"} <= set(glued)
 
 
 def test_one_seed_shows_no_interval_and_never_infinity():
     """The smoke book printed '-0.070 nats [-inf, +inf]' for a single seed."""
-    text = reader.numbers(row(-0.0704, -np.inf, np.inf, margin=0.00157))
+    text = headlines.numbers(row(-0.0704, -np.inf, np.inf, margin=0.00157))
     assert text == "-0.070 nats (one seed: no interval), margin ±0.002"
-    assert "inf" not in reader.result_sentence(row(-0.07, -np.inf, np.inf), H)
+    assert "inf" not in headlines.result_sentence(row(-0.07, -np.inf, np.inf), H)
 
 
 def test_margins_are_rounded_as_their_estimates():
-    assert reader.numbers(row(-0.002, -0.025, 0.021, margin=0.0108)).endswith("margin ±0.011")
-    assert reader.numbers(row(7.03, 4.2, 10.0, margin=2, unit="points")) == \
+    assert headlines.numbers(row(-0.002, -0.025, 0.021, margin=0.0108)).endswith("margin ±0.011")
+    assert headlines.numbers(row(7.03, 4.2, 10.0, margin=2, unit="points")) == \
         "+7.0 points [+4.2, +10.0], margin ±2.0"
-    linked = reader.numbers(row(-0.002, -0.025, 0.021), link=True)
+    linked = headlines.numbers(row(-0.002, -0.025, 0.021), link=True)
     assert "{term}`nats`" in linked and "{term}`margin` ±0.027" in linked
 
 
 def test_the_box_defines_its_terms_before_the_results():
-    text = reader.bottom_line("asymmetry", {"cpu-long": family(row(0.02, -0.01, 0.05))})
+    text = chapter_box.bottom_line("asymmetry", {"cpu-long": family(row(0.02, -0.01, 0.05))})
     reading, ours = text.index("*Reading ours:*"), text.index("**Ours,")
     assert reading < ours
     for word in ("{term}`nats`", "{term}`margin`", "{term}`Holm`", "{term}`stage`",
@@ -211,13 +213,13 @@ def test_the_box_defines_its_terms_before_the_results():
 
 
 def test_at_a_glance_groups_each_claim_under_its_holm_verdict():
-    keys = {c: h.key for c, h in reader.HEADLINES.items()}
+    keys = {c: h.key for c, h in headlines.HEADLINES.items()}
     rows = [row(0.0, -0.05, 0.05).rename(keys["asymmetry"]),
             row(5.0, 2.0, 8.0, "reproduced", "inconclusive", unit="points",
                 margin=2).rename(keys["sop_nsp"]),
             row(-0.05, -0.06, -0.04, "reproduced").rename(keys["dropout"]),
             row(0.1, 0.0, 0.2, "inconclusive", stage=GATED).rename(keys["transitions"])]
-    text = reader.at_a_glance({"cpu": pd.DataFrame(rows)}, "chapters/", "CONFIRM")
+    text = first_screen.at_a_glance({"cpu": pd.DataFrame(rows)}, "chapters/", "CONFIRM")
     lines = text.splitlines()
     reproduced = next(x for x in lines if x.startswith("  - Reproduced"))
     assert "dropout ({doc}`chapter 5 <chapters/05_dropout>`)" in reproduced
@@ -228,24 +230,24 @@ def test_at_a_glance_groups_each_claim_under_its_holm_verdict():
         "reproduced; on pairs that keep the segment-cut cue" in inconclusive
     assert "smoother transitions" in next(x for x in lines if x.startswith("  - Not testable"))
     assert not any(x.startswith("  - Equivalent") for x in lines)  # no empty group
-    n = reader.scale_numbers("cpu")
-    scale = next(x for x in lines if x.startswith("- **Scale**"))
-    assert f"{n['params'] / 1e6:.2f}M parameters" in scale
-    assert reader.times(n["paper_tokens"] / n["tokens"]) + " fewer" in scale
+    n = scale.scale_numbers("cpu")
+    scale_line = next(x for x in lines if x.startswith("- **Scale**"))
+    assert f"{n['params'] / 1e6:.2f}M parameters" in scale_line
+    assert times(n["paper_tokens"] / n["tokens"]) + " fewer" in scale_line
     assert "chapters/01_embedding_share.ipynb::embedding_share_verdict" in text
     assert "chapters/06_wall_clock.ipynb::throughput_short" in text
     assert lines[-1] == "- CONFIRM"
 
 
 def test_the_confirmatory_line_shows_progress_only_until_complete(tmp_path):
-    line = reader.confirm_line(tmp_path)
+    line = confirmatory.confirm_line(tmp_path)
     assert "0 of 99 runs trained, 0 evaluated" in line and "judged once" in line
 
 
 def test_the_results_table_has_the_throughput_row_after_equal_time():
     families = {"cpu": family(row(0.1, 0.05, 0.2, "contradicted").rename(
-        reader.HEADLINES["wall_clock"].key))}
-    lines = reader.results_table(families, "chapters/").splitlines()
+        headlines.HEADLINES["wall_clock"].key))}
+    lines = results_table.results_table(families, "chapters/").splitlines()
     assert lines[2].startswith("| Does a wide ALBERT beat BERT")
     assert lines[3].startswith("| Does sharing make training faster?")
     assert "06_wall_clock.ipynb::throughput_short" in lines[3]
@@ -257,19 +259,19 @@ def test_the_glance_says_why_a_verdict_needs_care():
     """A reviewer: an equivalent effect whose interval excludes 0 was read as no effect;
     a design gate was given the context gate's reason; SOP's before-Holm verdict hid the
     cue; and the box told chapters 4 and 7 their unit was nats."""
-    keys = {c: h.key for c, h in reader.HEADLINES.items()}
+    keys = {c: h.key for c, h in headlines.HEADLINES.items()}
     rows = [row(-0.008, -0.011, -0.005, "equivalent").rename(keys["dropout"]),
             row(5.0, 2.0, 8.0, "reproduced", "inconclusive", unit="points",
                 margin=2).rename(keys["sop_nsp"]),
             row(0.1, -0.2, 0.3, stage=GATED).rename(keys["embedding_sweep"])]
     frame = pd.DataFrame(rows)
     frame.loc[keys["embedding_sweep"], "gate_reason"] = "this design cannot test it"
-    text = reader.at_a_glance({"cpu": frame})
+    text = first_screen.at_a_glance({"cpu": frame})
     assert "a small effect on the paper's side, -0.008 nats [-0.011, -0.005]" in text
     assert "this design cannot test it" in text and "read context" not in text
     assert "segment-cut cue" in text
     assert "3 seeds per condition" in text and "4 tests" in text
-    sop = reader.bottom_line("sop_nsp", {"cpu": frame})
+    sop = chapter_box.bottom_line("sop_nsp", {"cpu": frame})
     assert "percentage points" in sop and "{term}`nats`" not in sop
 
 
@@ -277,18 +279,19 @@ def test_the_sop_caveat_gives_the_probe_and_the_models_own_head(monkeypatch):
     """A reviewer: a frozen-encoder probe is not the model. Where both the probe's and
     the head's cue-free accuracy sit at the majority label, the caveat says so with
     both intervals; where the head reads more, it does not say "neither"."""
-    from albert_rerun.studies import confirm
-    monkeypatch.setattr(confirm, "confirmatory_families",
+    from albert_rerun.studies import confirm_analysis, confirm_design
+    monkeypatch.setattr(confirm_analysis, "confirmatory_families",
                         lambda store=None: {"secondary": pd.DataFrame()})
-    frame = pd.DataFrame({"condition": [confirm.ALBERT] * 3, "seed": [1000, 1001, 1002],
+    frame = pd.DataFrame({"condition": [confirm_design.ALBERT] * 3,
+                          "seed": [1000, 1001, 1002],
                           "sop_cuefree_majority": [0.5] * 3,
                           "sop_cuefree_accuracy_probe": [0.49, 0.50, 0.52],
                           "sop_cuefree_accuracy_head": [0.48, 0.49, 0.50],
                           "sop_accuracy_head": [0.75, 0.76, 0.77]})
-    text = reader.sop_words(frame)["sop_nsp"]
+    text = confirmatory.sop_words(frame)["sop_nsp"]
     assert "neither the SOP-trained model's frozen-encoder probe nor its own SOP head" \
         in text and "the head -1.0 [" in text and "76.0% on the original pairs" in text
     frame["sop_cuefree_accuracy_head"] = [0.60, 0.61, 0.62]
-    text = reader.sop_words(frame)["sop_nsp"]
+    text = confirmatory.sop_words(frame)["sop_nsp"]
     assert "neither" not in text and "finds no sentence order" in text
     assert "while the model's own SOP head scores +11.0 [" in text

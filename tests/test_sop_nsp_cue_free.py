@@ -151,7 +151,7 @@ def test_located_rows_are_the_pairs_the_probe_strings_score_in_their_order(monke
     baselines.held_out_pairs; pair_locations' rows are those pairs; and every pair
     cue_free_items keeps has both segments at a sentence start of the validation split,
     found here independently of locate_segments."""
-    from albert_rerun.studies import baselines as B
+    from albert_rerun.studies import baselines as B, pair_cues as PC
     from albert_rerun.data.corpus import tokenize_split
     from albert_rerun.engine import evaluate as E
     from albert_rerun.engine.finetune import correctness
@@ -172,7 +172,7 @@ def test_located_rows_are_the_pairs_the_probe_strings_score_in_their_order(monke
     config = eval_config("cpu")
     scored = E.sentence_pairs(types.SimpleNamespace(train=lambda: None), config, "cpu")
     tokenizer, test = B.held_out_pairs("sop", config)
-    where = B.pair_locations("sop", config)
+    where = PC.pair_locations("sop", config)
     segments = B.segment_pieces(test)
     assert len(where) == len(segments) == len(scored["sop_probe_correct"])
     assert scored["sop_probe_correct"] == correctness([a[0] % 2 for a, _ in segments],

@@ -33,14 +33,15 @@ def headings(page_text: str) -> list:
 
 def design_hashes() -> set:
     """The 16-digit names of the 99 runs of the confirmatory design."""
-    from ..studies import confirm
+    from ..studies import confirm_design
     from ..studies import conditions as C
     from ..engine.store import config_hash
     from ..paths import repo_root
-    record = confirm.equal_time_record(repo_root() / "data" / "results" / confirm.STORE)
-    configs = confirm.conditions(record["steps"])
+    record = confirm_design.equal_time_record(repo_root() / "data" / "results"
+                                              / confirm_design.STORE)
+    configs = confirm_design.conditions(record["steps"])
     return {config_hash(C.seeded(configs[name], seed).to_dict())
-            for name in confirm.CONDITIONS for seed in confirm.CONFIRM_SEEDS}
+            for name in confirm_design.CONDITIONS for seed in confirm_design.CONFIRM_SEEDS}
 
 
 def runs_at(root: Path, commit: str, hashes: set) -> int:

@@ -201,21 +201,26 @@ def write_reader_pages(root: Path, profile: str) -> list:
     ``book/_generated/glance.md`` (the answers in a few lines), ``results.md`` (the introduction's results table and the scale in two
     sentences), ``gate.md`` (the gate, written once, on the glossary page) and
     ``worked_example.md`` (one verdict read step by step)."""
-    from ..pages import ledger, reader
+    from ..pages import ledger
+    from ..pages.confirmatory import (confirm_line, confirmatory_extras, confirmatory_rows,
+                                      with_confirmatory)
+    from ..pages.first_screen import at_a_glance
+    from ..pages.headlines import worked_example
+    from ..pages.results_table import exact_rows, results_table
+    from ..pages.scale import scale_text
     from ..chapters.text import gate_rule
     families = ledger.published_families(profile)
     generated = root / "book" / "_generated"
     generated.mkdir(parents=True, exist_ok=True)
     pages = {
-        "glance.md": reader.at_a_glance(families, "chapters/", reader.confirm_line(),
-                                        reader.confirmatory_rows(),
-                                        reader.confirmatory_extras()),
-        "results.md": (reader.results_table(reader.with_confirmatory(families),
-                                            "chapters/", reader.exact_rows("chapters/"))
-                       + "\n\n" + reader.scale_text(list(families), families)),
+        "glance.md": at_a_glance(families, "chapters/", confirm_line(),
+                                 confirmatory_rows(), confirmatory_extras()),
+        "results.md": (results_table(with_confirmatory(families), "chapters/",
+                                     exact_rows("chapters/"))
+                       + "\n\n" + scale_text(list(families), families)),
         "gate.md": gate_rule(profile) + " (The numbers are the `" + profile + "` "
                    "profile's; each chapter gives its own profile's.)",
-        "worked_example.md": reader.worked_example(families[profile])
+        "worked_example.md": worked_example(families[profile])
         or "No decision of this profile is judged yet."}
     for name, text in pages.items():
         (generated / name).write_text(text + "\n")
@@ -224,14 +229,16 @@ def write_reader_pages(root: Path, profile: str) -> list:
 
 def write_forest(root: Path, profile: str) -> Path:
     """``book/_generated/forest.png``, the introduction's forest plot of each chapter's
-    headline decision (``reader.HEADLINES``; the ledger draws them all) at ``profile``
+    headline decision (``headlines.HEADLINES``; the ledger draws them all) at ``profile``
     and at each other profile with stored results, drawn from the stored results, so
     that it is the built profile's."""
     import matplotlib
     matplotlib.use("Agg")
-    from ..pages import ledger, reader
+    from ..pages import ledger
+    from ..pages.confirmatory import with_confirmatory
     from ..pages.figure_text import png
-    fig = reader.headline_forest(reader.with_confirmatory(ledger.published_families(profile)))
+    from ..pages.headline_figures import headline_forest
+    fig = headline_forest(with_confirmatory(ledger.published_families(profile)))
     path = root / "book" / "_generated" / "forest.png"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(png(fig))  # with its smallest text's size (figure_text)

@@ -35,7 +35,7 @@ def rungs_text() -> str:
     from ..studies import long_pilot
     from ..data.corpus import tokenize_split
     from ..data.tokenizer import Tokenizer
-    base = L.configs("4x")[L.confirm.ALBERT]
+    base = L.configs("4x")[L.confirm_design.ALBERT]
     per_step = base.batch_size * base.max_seq_length
     corpus = len(tokenize_split("train", Tokenizer()).tokens)
     source = {"1x": "trained for this study", "4x": "the confirmatory store, as stored",

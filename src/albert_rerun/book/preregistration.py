@@ -10,10 +10,13 @@ from pathlib import Path
 import pandas as pd
 
 from ..studies import confirm as K
+from ..studies import confirm_analysis as A
+from ..studies import confirm_design as D
+from ..studies import confirm_report as R
 from ..studies.decisions import unit_digits
 
 
-def record_text(root: Path, record: str = K.RECORD, before: str = "") -> str:
+def record_text(root: Path, record: str = D.RECORD, before: str = "") -> str:
     """A registration's record in a line: its commit, date and digest, or that it is
     not yet registered (``before`` added, such as what may not happen until then)."""
     path = root / record
@@ -28,13 +31,13 @@ def record_text(root: Path, record: str = K.RECORD, before: str = "") -> str:
 
 def progress_text(store=None) -> str:
     """The confirmatory runs stored so far, per condition: counts, no estimate."""
-    table = K.progress(store)
-    record = K.equal_time_record(store)
+    table = A.progress(store)
+    record = D.equal_time_record(store)
     total, done = int(table["of"].sum()), int(table["evaluated"].sum())
     trained = int(table["trained"].sum())
     lines = [f"**Progress**: {trained} of the {total} confirmatory runs are trained and "
              f"{done} evaluated (the {total} are the nine conditions at "
-             f"{len(K.CONFIRM_SEEDS)} seeds; the random-initialization controls and the "
+             f"{len(D.CONFIRM_SEEDS)} seeds; the random-initialization controls and the "
              f"learning-rate check of amendment 1 come beside them). No confirmatory "
              f"estimate is computed before all {total} are.",
              "", "| condition | trained | evaluated |", "|---|---|---|"]
@@ -42,10 +45,10 @@ def progress_text(store=None) -> str:
               for name, row in table.iterrows()]
     if done == total:  # judged once: the verdicts lead, the counts follow
         lines = ["**The verdicts**, judged once, with every confirmatory run stored. "
-                 + K.report(store), ""] + lines
+                 + R.report(store), ""] + lines
     if record:
-        lines += ["", K.equal_time_sentence(record)]
-        runs = K.trained_runs(store)
+        lines += ["", R.equal_time_sentence(record)]
+        runs = A.trained_runs(store)
         if len(runs):
             lines += ["", cost_text(runs)]
     else:
@@ -57,18 +60,18 @@ def progress_text(store=None) -> str:
 def cost_text(runs: pd.DataFrame) -> str:
     """What the stored runs' training took, and amendment 1's per-seed check of equal
     time (1.2), from their training records alone (no loss or evaluation is read)."""
-    costs = K.training_costs(runs)
+    costs = A.training_costs(runs)
     speed = costs.set_index("condition")["tokens/s"]
     text = (f"Training of the {len(runs)} stored runs: {costs['hours'].sum():.1f} "
             f"thread-hours of training steps (evaluation and curve points excluded), "
             f"one thread a run, on {', '.join(sorted(set(runs['machine'])))}; from "
             f"{speed.min():,.0f} tokens a second ({speed.idxmin()}) to {speed.max():,.0f} "
             f"({speed.idxmax()}), counting the tokens that are not padding.")
-    ratios = K.time_ratios(runs)
+    ratios = A.time_ratios(runs)
     if len(ratios):
         flagged = int(ratios["flagged"].sum())
         text += (f" Wide over BERT-style training seconds, per seed (amendment 1.2): "
-                 f"{K.ratios_text(ratios)}. "
+                 f"{R.ratios_text(ratios)}. "
                  f"{flagged} of {len(ratios)} fall outside 0.9 to 1.1 and are flagged: on "
                  f"those seeds the two arms' training times differ by more than 10%. Above "
                  f"1 the wide model trained longer than the BERT-style model; below 1 it "
@@ -82,14 +85,14 @@ def _number(value: float, unit: str) -> str:
 
 def pilot_text(frame: pd.DataFrame | None = None) -> str:
     """The pilot's per-seed paired differences and the power they give."""
-    frame = K.pilot_frame() if frame is None else frame
-    n = len(K.CONFIRM_SEEDS)
+    frame = A.pilot_frame() if frame is None else frame
+    n = len(D.CONFIRM_SEEDS)
     plan = K.power_plan(frame)
     lines = [f"Primary decisions, at Holm's first-step alpha of "
-             f"{K.holm_alpha():.3f} ({2 * len(K.PRIMARY)} tests):", "",
+             f"{D.holm_alpha():.3f} ({2 * len(D.PRIMARY)} tests):", "",
              f"| decision | pilot mean | paired SD | power at {n} seeds | seeds for 80% |",
              "|---|---|---|---|---|"]
-    for spec in K.PRIMARY:
+    for spec in D.PRIMARY:
         row = plan.loc[spec.key]
         unit = spec.unit
         lines.append(f"| {spec.label} ({unit}) | {_number(row['mean'], unit)} | "
@@ -98,8 +101,8 @@ def pilot_text(frame: pd.DataFrame | None = None) -> str:
     lines += ["", f"The rule (section 4) gives {K.seed_count(plan)} seeds.", "",
               "Secondary decisions (exploratory), the pilot's paired differences:", "",
               "| decision | pilot mean | paired SD |", "|---|---|---|"]
-    secondary = K.power_plan(frame, K.SECONDARY)
-    for spec in K.SECONDARY:
+    secondary = K.power_plan(frame, D.SECONDARY)
+    for spec in D.SECONDARY:
         row = secondary.loc[spec.key]
         unit = spec.unit
         lines.append(f"| {spec.label} ({unit}) | {_number(row['mean'], unit)} | "
@@ -116,12 +119,12 @@ def equivalence_text(frame: pd.DataFrame | None = None, rungs: dict | None = Non
     which decisions cannot end "equivalent" at the registered seed count. ``groups``:
     ``reach_groups``' result, if already computed."""
     groups = groups or reach_groups(frame, rungs)
-    n = len(K.CONFIRM_SEEDS)
+    n = len(D.CONFIRM_SEEDS)
     lines, nil = [], []
     for title, (specs, plan) in zip(("Primary decisions", "Secondary decisions "
                                      "(exploratory)"), groups["plans"]):
         lines += [f"{title}, {n} seeds, at Holm's first-step alpha of "
-                  f"{K.holm_alpha(specs):.4g} ({2 * len(specs)} tests) and at 5%:", "",
+                  f"{D.holm_alpha(specs):.4g} ({2 * len(specs)} tests) and at 5%:", "",
                   "| decision | margin | pilot paired SD | TOST power, Holm's first step "
                   "| at 5% |", "|---|---|---|---|---|"]
         out = []
@@ -153,11 +156,11 @@ def reach_groups(frame: pd.DataFrame | None = None, rungs: dict | None = None) -
     keys whose TOST stays under REACH even at the smallest SD of the pilot's 95% interval,
     "unlikely": under REACH at the pilot's SD only, "at_mean": reachable at a true 0 but
     under REACH at the pilot's own mean}."""
-    frame = K.pilot_frame() if frame is None else frame
-    rungs = K.rungs() if rungs is None else rungs
+    frame = A.pilot_frame() if frame is None else frame
+    rungs = A.rungs() if rungs is None else rungs
     groups = {"plans": [], "out": [], "unlikely": [], "at_mean": []}
-    for specs in (K.PRIMARY, K.SECONDARY):
-        plan = K.equivalence_plan(frame, rungs, specs, len(K.CONFIRM_SEEDS))
+    for specs in (D.PRIMARY, D.SECONDARY):
+        plan = K.equivalence_plan(frame, rungs, specs, len(D.CONFIRM_SEEDS))
         groups["plans"].append((specs, plan))
         for spec in specs:
             row = plan.loc[spec.key]
@@ -181,13 +184,13 @@ def reach_text(frame: pd.DataFrame | None = None, rungs: dict | None = None,
     uncertainty (at the low end of its 95% interval), at Holm's next-to-last step, and
     at the pilot's own mean; which decisions stay out of reach of "equivalent"."""
     from ..stats.power import sd_factors
-    n, low = len(K.CONFIRM_SEEDS), sd_factors(len(K.PILOT_SEEDS))[0]
+    n, low = len(D.CONFIRM_SEEDS), sd_factors(len(D.PILOT_SEEDS))[0]
     groups = groups or reach_groups(frame, rungs)
     lines = [f"Power of the TOST at {n} seeds; \"first step\" is Holm's first-step alpha "
-             f"of each family ({K.holm_alpha(K.PRIMARY):.4g} primary, "
-             f"{K.holm_alpha(K.SECONDARY):.4g} secondary); the smallest SD is "
+             f"of each family ({D.holm_alpha(D.PRIMARY):.4g} primary, "
+             f"{D.holm_alpha(D.SECONDARY):.4g} secondary); the smallest SD is "
              f"{low:.2f} times the pilot's, the low end of its 95% interval from "
-             f"{len(K.PILOT_SEEDS)} seeds:", "",
+             f"{len(D.PILOT_SEEDS)} seeds:", "",
              "| decision | true 0, pilot SD, first step | true 0, smallest SD, first "
              "step | true 0, pilot SD, at 0.025 | pilot mean, pilot SD, first step |",
              "|---|---|---|---|---|"]
@@ -305,7 +308,7 @@ def since_text(frame: pd.DataFrame | None = None, rungs: dict | None = None,
     if reachable and doubtful == reachable:
         text += ", though for each the pilot's own difference makes a true 0 unlikely"
     text += "."
-    nil = [s.key for s in K.SECONDARY + K.PRIMARY if s.paper_sign == 0]
+    nil = [s.key for s in D.SECONDARY + D.PRIMARY if s.paper_sign == 0]
     for key in nil:
         group = next(g for g, keys in groups.items() if key in keys)
         if group != "out of reach" and not group.startswith("reachable"):
@@ -341,9 +344,9 @@ def confirm_curves(generated: Path, store=None) -> str:
     """Once every confirmatory run is stored: draw the primary decisions' paired
     differences along training into ``generated`` and return the figure's markdown;
     before, draw nothing and return "" (no interim estimate, not even a curve)."""
-    if not K.complete(store):
+    if not A.complete(store):
         return ""
-    _write_figure(K.curves_figure(K.confirmatory_frame(store=store), K.rungs()),
+    _write_figure(R.curves_figure(A.confirmatory_frame(store=store), A.rungs()),
                   generated / "preregistration-confirm-curves.png")
     return "\n" + CONFIRM_CURVES_FIGURE.format(**curve_sizes())
 
@@ -352,8 +355,8 @@ def curve_sizes() -> dict:
     """{"curve", "final"}: the held-out sequences a learning-curve point scores and those
     of the final evaluation the verdicts read, from the registered configs."""
     from ..profiles import eval_config
-    return {"curve": K.conditions(None)[K.ALBERT].curve_examples,
-            "final": eval_config(K.PILOT_PROFILE).mlm_sequences}
+    return {"curve": D.conditions(None)[D.ALBERT].curve_examples,
+            "final": eval_config(D.PILOT_PROFILE).mlm_sequences}
 
 
 def _write_figure(figure, path: Path) -> None:
@@ -425,9 +428,9 @@ def write_preregistration_parts(root: Path) -> list:
     check_summary(root / "book" / "preregistration.md")
     generated = root / "book" / "_generated"
     generated.mkdir(parents=True, exist_ok=True)
-    frame, rungs = K.pilot_frame(), K.rungs()
+    frame, rungs = A.pilot_frame(), A.rungs()
     groups = reach_groups(frame, rungs)  # the pilot's TOST powers, once for every part
-    _write_figure(K.curves_figure(frame, rungs), generated / "preregistration-pilot-curves.png")
+    _write_figure(R.curves_figure(frame, rungs), generated / "preregistration-pilot-curves.png")
     parts = {"record": record_text(root),
              "progress": progress_text() + confirm_curves(generated),
              "pilot": pilot_text(frame) + "\n" + CURVES_FIGURE.format(**curve_sizes()),

@@ -55,17 +55,17 @@ def sop_nsp(profile: str, seeds=None, device="auto", train_missing=False,
         majority=(f"The held-out pairs are {100 * runs['sop_majority'].iloc[0]:.1f}% one label "
                   f"(SOP) and {100 * runs['nsp_majority'].iloc[0]:.1f}% (NSP)."))
     if present:  # what the bag of words reads (a finding of the book; no model involved)
-        from ..studies.baselines import bag_of_words_findings, findings_tables
+        from ..studies.pair_cues import bag_of_words_findings, findings_tables
         findings = stored_baseline(profile, "bag-of-words-findings", bag_of_words_findings,
                                    profile)
         chapter.extra["bow"] = findings_tables(findings)
         # the paragraph is read again from the stored numbers, so that it follows the
         # current rule (review: a comparison of two gains rested on an untested gap)
-        from ..studies.baselines import findings_text
+        from ..studies.pair_cues import findings_text
         chapter.texts["bow"] = findings_text(chapter.extra["bow"])
         chapter.texts["bow_vs_probe"] = probe_beside_bag(runs, topic)
         # added after the review: the SOP decision on the pairs without the cut cue
-        from ..studies.baselines import pair_locations
+        from ..studies.pair_cues import pair_locations
         check = cue_free_check(runs, pair_locations("sop", evaluation), m["pairs"], rungs,
                                topic)
         chapter.tables["cue_free"] = check["table"]
@@ -105,7 +105,7 @@ def cue_free_items(where: pd.DataFrame) -> tuple:
     of ``where``'s rows) of the pairs whose segments A and B both begin a sentence, and
     how many pairs were left out because a segment was not located in the corpus (NaN
     in ``where``: a segment under four pieces or not found). ``where``:
-    ``baselines.pair_locations("sop", ...)``, whose rows are in the order of the
+    ``pair_cues.pair_locations("sop", ...)``, whose rows are in the order of the
     models' per-item correctness strings."""
     a, b = (where[c].to_numpy(dtype=float) for c in STARTS)
     unknown = np.isnan(a) | np.isnan(b)
@@ -135,7 +135,7 @@ def cue_free_check(runs: pd.DataFrame, where: pd.DataFrame, margin: float,
     NSP-trained probe accuracy on SOP pairs, ``accuracy_decision`` as the decision
     makes it: same margin, same bootstrap-or-t interval) on all held-out SOP pairs and
     on the pairs without the cut cue, those whose segments both begin a sentence
-    (``cue_free_items`` of ``where``, ``baselines.pair_locations``; pairs not located
+    (``cue_free_items`` of ``where``, ``pair_cues.pair_locations``; pairs not located
     are left out and counted). ``rungs`` (``decisions.levels``) gates each with its
     arms' stage; without it the verdicts are ungated. The first row recomputes the
     pre-registered decision and must equal it; the second is the sensitivity analysis.
@@ -300,7 +300,7 @@ CUE_FREE_BASELINES = (("majority", "majority label"), ("bag_of_words", "bag of w
 
 def cue_free_pairs_table(baselines: dict) -> pd.DataFrame:
     """How many cue-free pairs qualify and what the no-network baselines score on them
-    (``baselines.cue_free_baselines``), one row per task: pairs for the probe's training
+    (``pair_cues.cue_free_baselines``), one row per task: pairs for the probe's training
     and test, and each baseline's test accuracy in %."""
     rows = []
     for task in ("sop", "nsp"):
@@ -314,8 +314,8 @@ def cue_free_pairs_table(baselines: dict) -> pd.DataFrame:
 
 def pilot_cue_free_table(frame: pd.DataFrame) -> pd.DataFrame:
     """The pilot models' probe accuracy (%) on the cue-free SOP and NSP test pairs, mean
-    over seeds, by training objective (``confirm.pilot_frame``'s rows that carry them).
-    Exploratory: the pilot sized the confirmatory design."""
+    over seeds, by training objective (``confirm_analysis.pilot_frame``'s rows that carry
+    them). Exploratory: the pilot sized the confirmatory design."""
     rows = []
     for name, part in frame.dropna(subset=["sop_cuefree_accuracy_probe"]).groupby(
             "condition", sort=False):
@@ -370,15 +370,16 @@ def cue_free_section(profile: str) -> dict:
     baselines table, "pilot": the pilot's probe accuracies on them (cpu-long, seeds
     0-2), "text"}; the baselines are computed once and stored (``stored_baseline``)."""
     from ..profiles import SIZES
-    from ..studies import confirm
-    from ..studies.baselines import cue_free_baselines
+    from ..studies import confirm_analysis
+    from ..studies.pair_cues import cue_free_baselines
     from ..studies.decisions import stored_baseline
     seq = SIZES[profile].seq
     pairs = cue_free_pairs_table(stored_baseline(profile, f"cue-free-baselines-{seq}",
                                                  cue_free_baselines, seq))
-    pilot = pilot_cue_free_table(confirm.pilot_frame())
-    confirmed = (pilot_cue_free_table(confirm.confirmatory_frame())
-                 if confirm.complete() else None)
+    pilot = pilot_cue_free_table(confirm_analysis.pilot_frame())
+    confirmed = (pilot_cue_free_table(confirm_analysis.confirmatory_frame())
+                 if confirm_analysis.complete() else None)
     return {"pairs": pairs, "pilot": pilot,
             "text": cue_free_pairs_text(pairs, pilot, seq,
-                                        confirm.cue_free_config().max_seq_length, confirmed)}
+                                        confirm_analysis.cue_free_config().max_seq_length,
+                                        confirmed)}

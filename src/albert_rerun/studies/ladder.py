@@ -3,14 +3,14 @@ training, registered on book/ladder.md before any of its runs trains.
 
 - ``RUNGS``: steps per rung; ``X``: log2 of each rung's compute over the 1x rung's (every
   arm trains the same model at every rung, so compute is proportional to steps);
-- ``ARMS``: the primary family's arms (``confirm.PRIMARY``), the wide model's steps at
-  each rung the registered equal-time ratio times the rung's (``wide_steps``);
+- ``ARMS``: the primary family's arms (``confirm_design.PRIMARY``), the wide model's steps
+  at each rung the registered equal-time ratio times the rung's (``wide_steps``);
 - ``SEEDS``: fresh seeds at 1x and 16x; the 4x rung is the confirmatory store as stored
   (seeds 1000-1010). The counts come from ``ladder_power``'s power plan and budget;
 - ``trend_family``: per primary decision, each rung's estimate, the slope of the paired
   difference against ``X`` (``trend.slope``) and Holm's adjustment over the five slopes;
   it refuses to compute anything before every run of every rung is stored
-  (``confirm.NotComplete``), the stopping rule;
+  (``confirm_design.NotComplete``), the stopping rule;
 - ``forecast``: once the 1x rung is complete and before any 16x run, each decision's
   16x mean predicted from the 1x and 4x rungs (``trend.extrapolate``), stored in
   ``FORECAST`` and committed; 16x training refuses to start until that file is in the
@@ -31,18 +31,19 @@ import pandas as pd
 
 from ..engine.store import atomic_write_json, config_hash, read_json, results_dir
 from . import conditions as C
-from . import confirm
-from .confirm import NotComplete
+from . import confirm, confirm_analysis, confirm_design
+from .confirm_design import NotComplete
 
 STORE = "ladder"  # data/results/ladder/
 RUNGS = {"1x": 5400, "4x": 21600, "16x": 86400}
 X = {rung: math.log2(steps / RUNGS["1x"]) for rung, steps in RUNGS.items()}  # 0, 2, 4
-ARMS = (confirm.ALBERT, confirm.ATTENTION, confirm.FFN, confirm.BERT, confirm.ALL64,
-        confirm.NSP, confirm.DROPOUT, confirm.WIDE)
-DECISIONS = confirm.PRIMARY
+ARMS = (confirm_design.ALBERT, confirm_design.ATTENTION, confirm_design.FFN,
+        confirm_design.BERT, confirm_design.ALL64, confirm_design.NSP, confirm_design.DROPOUT,
+        confirm_design.WIDE)
+DECISIONS = confirm_design.PRIMARY
 ALPHA = 0.05
 # the seeds (power_plan and budget decide the counts; book/ladder.md gives the table)
-SEEDS = {"1x": tuple(range(2000, 2006)), "4x": confirm.CONFIRM_SEEDS,
+SEEDS = {"1x": tuple(range(2000, 2006)), "4x": confirm_design.CONFIRM_SEEDS,
          "16x": tuple(range(3000, 3004))}
 POWER, MIN_16X, MAX_16X = 0.8, 3, 8
 MIN_1X, MAX_1X = 6, 11
@@ -62,10 +63,10 @@ PILOT_SD_NOTE = ("the cpu profile stored no cue-free evaluation, so the 1x SD of
 
 def registered_timing() -> dict:
     """The confirmatory equal-time measurement (wide steps against 21,600)."""
-    record = confirm.equal_time_record(results_dir(confirm.STORE))
+    record = confirm_design.equal_time_record(results_dir(confirm_design.STORE))
     if record is None:
-        record = read_json(_committed_store(confirm.STORE) / "choices" /
-                           f"{confirm.EQUAL_TIME}.json")
+        record = read_json(_committed_store(confirm_design.STORE) / "choices" /
+                           f"{confirm_design.EQUAL_TIME}.json")
     if record is None:
         raise NotComplete("the confirmatory equal-time measurement is not stored")
     return record
@@ -90,48 +91,49 @@ def configs(rung: str) -> dict:
     a schedule of the rung's steps (warm-up and curve scaled, ``conditions.with_steps``)."""
     if rung not in RUNGS:
         raise ValueError(f"rung must be one of {tuple(RUNGS)}, got {rung!r}")
-    registered = confirm.conditions(wide_steps("4x"))
+    registered = confirm_design.conditions(wide_steps("4x"))
     if rung == "4x":
         return {arm: registered[arm] for arm in ARMS}
-    return {arm: C.with_steps(registered[arm], wide_steps(rung) if arm == confirm.WIDE
-                              else RUNGS[rung]) for arm in ARMS}
+    return {arm: C.with_steps(registered[arm], wide_steps(rung)
+                              if arm == confirm_design.WIDE else RUNGS[rung]) for arm in ARMS}
 
 
 def planned(rung: str) -> list:
     """A rung's runs, seed-major: every arm of a seed, then the ALBERT-style arm's
-    random-init control (what ``confirm.load`` reads beside it), then the next seed."""
+    random-init control (what ``confirm_analysis.load`` reads beside it), then the next
+    seed."""
     from ..engine.config import untrained
     if rung == "4x":
         raise ValueError("the 4x rung is the confirmatory store: nothing to train")
     out = []
     for seed in SEEDS[rung]:
         seeded = {arm: C.seeded(c, seed) for arm, c in configs(rung).items()}
-        out += list(seeded.values()) + [untrained(seeded[confirm.ALBERT])]
+        out += list(seeded.values()) + [untrained(seeded[confirm_design.ALBERT])]
     return out
 
 
 def rung_frame(rung: str, store=None, seeds=None) -> pd.DataFrame:
-    """One row per (arm, seed) of a rung, as ``confirm.load`` gives them (``seeds``:
-    default all; a diverged run has no row)."""
+    """One row per (arm, seed) of a rung, as ``confirm_analysis.load`` gives them
+    (``seeds``: default all; a diverged run has no row)."""
     if rung == "4x":
-        frame = confirm.confirmatory_frame(store=_committed_store(confirm.STORE)
-                                           if store is None else store)
+        frame = confirm_analysis.confirmatory_frame(
+            store=_committed_store(confirm_design.STORE) if store is None else store)
         return frame[frame["condition"].isin(ARMS)].reset_index(drop=True)
-    return confirm.load(store or results_dir(STORE), configs(rung), seeds or SEEDS[rung],
-                        require=False)
+    return confirm_analysis.load(store or results_dir(STORE), configs(rung),
+                                 seeds or SEEDS[rung], require=False)
 
 
 def progress(store=None) -> pd.DataFrame:
     """Runs trained and evaluated per rung and arm: counts only, no estimate."""
     store = store or results_dir(STORE)
-    evaluations = confirm._evaluation_configs()
+    evaluations = confirm_analysis._evaluation_configs()
     rows = []
     for rung in ("1x", "16x"):
         for arm, config in configs(rung).items():
             trained = evaluated = 0
             for seed in SEEDS[rung]:
-                run, complete = confirm._stored(store, arm, C.seeded(config, seed),
-                                                evaluations)
+                run, complete = confirm_analysis._stored(store, arm,
+                                                         C.seeded(config, seed), evaluations)
                 trained += run is not None
                 evaluated += complete
             rows.append({"rung": rung, "arm": arm, "trained": trained,
@@ -149,13 +151,13 @@ def diverged(store=None) -> dict:
 def rung_complete(rung: str, store=None, seeds=None) -> bool:
     """Whether every run of the rung's ``seeds`` (default: all) is stored with its
     evaluations or listed as diverged."""
-    evaluations = confirm._evaluation_configs()
+    evaluations = confirm_analysis._evaluation_configs()
     store_ = store or results_dir(STORE)
     failed = diverged(store)
     for arm, config in configs(rung).items():
         for seed in seeds or SEEDS[rung]:
             seeded = C.seeded(config, seed)
-            _, complete = confirm._stored(store_, arm, seeded, evaluations)
+            _, complete = confirm_analysis._stored(store_, arm, seeded, evaluations)
             if not complete and config_hash(seeded.to_dict()) not in failed:
                 return False
     return True
@@ -178,7 +180,7 @@ def differences(frames: dict, spec) -> dict:
     out = {}
     for rung, frame in frames.items():
         try:
-            d = confirm.per_seed(spec, confirm.with_changes(frame))
+            d = confirm_analysis.per_seed(spec, confirm_analysis.with_changes(frame))
         except KeyError:  # a metric the rung's store does not hold
             continue
         if len(d) >= 2:
@@ -226,8 +228,8 @@ def store_forecast(store=None) -> dict:
 
 def forecast_committed() -> bool:
     """Whether the forecast file is in this checkout's committed history (HEAD)."""
-    return confirm._git("cat-file", "-e",
-                        f"HEAD:data/results/{STORE}/{FORECAST}").returncode == 0
+    return confirm_design._git("cat-file", "-e",
+                               f"HEAD:data/results/{STORE}/{FORECAST}").returncode == 0
 
 
 # -- the analysis -----------------------------------------------------------------------------
@@ -310,7 +312,7 @@ def gaps_by_rung(store=None, early_end: bool = False) -> pd.DataFrame:
     rows = []
     for rung, frame in rung_frames(store, early_end).items():
         for arm, part in frame.groupby("condition", sort=False):
-            i = mean_interval(part[confirm.CE] - part["train_mlm_loss_at_mask"])
+            i = mean_interval(part[confirm_design.CE] - part["train_mlm_loss_at_mask"])
             rows.append({"rung": rung, "arm": arm, "gap": i.mean, "low": i.low,
                          "high": i.high, "seeds": i.n})
     return pd.DataFrame(rows)
@@ -318,8 +320,9 @@ def gaps_by_rung(store=None, early_end: bool = False) -> pd.DataFrame:
 
 def time_ratios_by_rung(store=None, early_end: bool = False) -> pd.DataFrame:
     """Per rung and seed: the wide run's training seconds over the BERT-style run's,
-    their machines, and whether the ratio is outside 0.9-1.1 (``confirm.time_ratios``)."""
-    parts = [confirm.time_ratios(frame).assign(rung=rung)
+    their machines, and whether the ratio is outside 0.9-1.1
+    (``confirm_analysis.time_ratios``)."""
+    parts = [confirm_analysis.time_ratios(frame).assign(rung=rung)
              for rung, frame in rung_frames(store, early_end).items()]
     return pd.concat(parts, ignore_index=True)
 
@@ -327,16 +330,16 @@ def time_ratios_by_rung(store=None, early_end: bool = False) -> pd.DataFrame:
 def sop_by_rung(store=None, early_end: bool = False) -> pd.DataFrame:
     """Descriptive, per rung: the SOP-trained (ALBERT-style) model's cue-free SOP probe
     and own SOP head, each minus the majority label in points, with 95% t-intervals over
-    seeds (``confirm.above_majority``). Order counts as learned where the probe's
+    seeds (``confirm_analysis.above_majority``). Order counts as learned where the probe's
     interval lies wholly above zero (one criterion, so three rungs give three chances,
     not six); the head is shown beside it. Only once the ladder is complete."""
     rows = []
     for rung, frame in rung_frames(store, early_end).items():
-        albert = frame[frame["condition"] == confirm.ALBERT]
+        albert = frame[frame["condition"] == confirm_design.ALBERT]
         row = {"rung": rung}
         for name, column in (("probe", "sop_cuefree_accuracy_probe"),
                              ("head", "sop_cuefree_accuracy_head")):
-            i = confirm.above_majority(albert, column)
+            i = confirm_analysis.above_majority(albert, column)
             row.update({f"{name} mean": i.mean if i else math.nan,
                         f"{name} low": i.low if i else math.nan,
                         f"{name} high": i.high if i else math.nan})
@@ -377,12 +380,13 @@ def registration_problem() -> str:
     record = registration()
     if record is None:
         return f"{RECORD} is not stored"
-    if confirm._git("cat-file", "-e", f"HEAD:{RECORD}").returncode != 0:
+    if confirm_design._git("cat-file", "-e", f"HEAD:{RECORD}").returncode != 0:
         return f"{RECORD} is not committed"
-    head = confirm._git("rev-parse", "HEAD").stdout.strip()
-    if not confirm.descends(head, record["commit"]):
+    head = confirm_design._git("rev-parse", "HEAD").stdout.strip()
+    if not confirm_design.descends(head, record["commit"]):
         return f"HEAD {head[:7]} does not descend from {record['commit'][:7]}"
-    if confirm.registered_digest((repo_root() / PAGE).read_text()) != record["sha256"]:
+    if confirm_design.registered_digest((repo_root() / PAGE).read_text()) != \
+            record["sha256"]:
         return f"the registered text of {PAGE} changed"
     return ""
 
@@ -396,8 +400,8 @@ def stored_runs(store=None) -> list:
 
 def forecast_commit() -> str | None:
     """The commit that added the forecast file, or None before it is committed."""
-    out = confirm._git("log", "--diff-filter=A", "--format=%H", "--",
-                       f"data/results/{STORE}/{FORECAST}").stdout.split()
+    out = confirm_design._git("log", "--diff-filter=A", "--format=%H", "--",
+                              f"data/results/{STORE}/{FORECAST}").stdout.split()
     return out[-1] if out else None
 
 
@@ -408,12 +412,12 @@ def provenance_problems(runs, record: dict | None = None) -> list:
     record = record or registration()
     if record is None:
         return [f"{run['hash']}: stored before the registration" for run in runs]
-    out = confirm.run_provenance_problems(runs, record["commit"])
+    out = confirm_design.run_provenance_problems(runs, record["commit"])
     committed = forecast_commit()
     for run in runs:
         if run["config"]["max_steps"] in (RUNGS["16x"], wide_steps("16x")):
             commit = run["provenance"]["git_commit"].removesuffix("+dirty")
-            if committed is None or not confirm.descends(commit, committed):
+            if committed is None or not confirm_design.descends(commit, committed):
                 out.append(f"{run['hash']}: a 16x run not descending from the forecast's "
                            f"commit")
     return out

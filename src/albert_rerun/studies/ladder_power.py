@@ -14,7 +14,7 @@ import pandas as pd
 
 from ..engine.store import atomic_write_json, results_dir
 from . import conditions as C
-from . import confirm
+from . import confirm_analysis, confirm_design
 from .ladder import (ALPHA, ARMS, DECISIONS, DESIGN, MAX_1X, MAX_16X, MIN_1X, MIN_16X,
                      PILOT_SD_NOTE, POWER, RUNGS, STORE, X, BUDGET_HOURS,
                      BUDGET_TOLERANCE, _committed_store, differences, rung_frame,
@@ -25,16 +25,18 @@ def pilot_1x_frame() -> pd.DataFrame:
     """The 1x SDs' source: the cpu profile's stored runs (seeds 0-2), the confirmatory
     arms at 5,400 steps; its wide model is the cpu profile's own equal-time run
     (3,558 steps, timed at cpu), not ``wide_steps("1x")``."""
-    base = confirm.conditions(None)
-    pilot = {arm: C.with_steps(base[arm], RUNGS["1x"]) for arm in ARMS if arm != confirm.WIDE}
-    pilot[confirm.WIDE] = C.wall_clock("cpu", confirm.WIDE_LEARNING_RATE)[
+    base = confirm_design.conditions(None)
+    pilot = {arm: C.with_steps(base[arm], RUNGS["1x"]) for arm in ARMS
+             if arm != confirm_design.WIDE}
+    pilot[confirm_design.WIDE] = C.wall_clock("cpu", confirm_design.WIDE_LEARNING_RATE)[
         "wide ALBERT-style, equal time"]
-    arms = confirm.CUE_FREE_ARMS
+    arms = confirm_analysis.CUE_FREE_ARMS  # the name the loader reads (``_needed``)
     try:  # the cpu store has no cue-free evaluation: load the arms without it
-        confirm.CUE_FREE_ARMS = ()
-        return confirm.load(_committed_store("cpu"), pilot, (0, 1, 2), require=False)
+        confirm_analysis.CUE_FREE_ARMS = ()
+        return confirm_analysis.load(_committed_store("cpu"), pilot, (0, 1, 2),
+                                     require=False)
     finally:
-        confirm.CUE_FREE_ARMS = arms
+        confirm_analysis.CUE_FREE_ARMS = arms
 
 
 def power_plan(frames: dict | None = None, margins: dict | None = None,
@@ -47,7 +49,7 @@ def power_plan(frames: dict | None = None, margins: dict | None = None,
     over the ladder's four doublings (margin / 4 a doubling)."""
     from ..stats.trend import slope_power
     frames = frames or {"1x": pilot_1x_frame(), "4x": rung_frame("4x")}
-    margins = margins or confirm.margin_values(confirm.rungs())
+    margins = margins or confirm_design.margin_values(confirm_analysis.rungs())
     alpha = ALPHA / len(DECISIONS)
     xs = (X["1x"], X["4x"], X["16x"])
     rows = []
@@ -91,9 +93,9 @@ def costs() -> dict:
     """CPU-hours (one thread a run) at the confirmatory runs' measured ms a step: per arm
     and rung, per seed of a rung, and the long pilot's two runs."""
     from . import long_pilot
-    runs = confirm.trained_runs(_committed_store(confirm.STORE))
-    ms = confirm.training_costs(runs).set_index("condition")["ms a step"]
-    hours = {rung: {arm: ms[arm] * (wide_steps(rung) if arm == confirm.WIDE
+    runs = confirm_analysis.trained_runs(_committed_store(confirm_design.STORE))
+    ms = confirm_analysis.training_costs(runs).set_index("condition")["ms a step"]
+    hours = {rung: {arm: ms[arm] * (wide_steps(rung) if arm == confirm_design.WIDE
                                     else RUNGS[rung]) / 3.6e6 for arm in ARMS}
              for rung in ("1x", "16x")}
     pilot = sum(ms[arm] * long_pilot.STEPS / 3.6e6 for arm in long_pilot.ARMS)

@@ -2,8 +2,8 @@
 profile's steps, one seed each (exploratory; one seed gives no interval).
 
 - ``configs``: all shared and not shared (BERT-style) at E = H = 64, the confirmatory
-  recipe (``confirm.conditions``) on a schedule of ``STEPS`` (warm-up scaled with it, as
-  ``conditions.with_steps`` does), with a held-out curve point every ``CURVE_EVERY``
+  recipe (``confirm_design.conditions``) on a schedule of ``STEPS`` (warm-up scaled with
+  it, as ``conditions.with_steps`` does), with a held-out curve point every ``CURVE_EVERY``
   steps on ``CURVE_EXAMPLES`` of the common held-out sequences: 192 points, three of
   them inside the 1x rung's 5,400 steps, so that where each model passes the count
   rungs, and whether the loss drops suddenly, can be read off the curve;
@@ -22,7 +22,7 @@ import argparse
 import time
 
 from ..engine.store import config_hash, results_dir
-from . import confirm
+from . import confirm, confirm_design
 
 STORE = "long-pilot"  # data/results/long-pilot/
 BASE_STEPS = 5400  # the cpu profile's steps: the ladder's 1x rung
@@ -31,12 +31,12 @@ STEPS = MULTIPLE * BASE_STEPS  # 345,600 steps, about 354M tokens a run
 CURVE_EVERY = 1800  # 192 curve points
 CURVE_EXAMPLES = 1024  # of the common held-out set's 4,096 sequences
 SEED = 6400
-ARMS = (confirm.ALL64, confirm.BERT)
+ARMS = (confirm_design.ALL64, confirm_design.BERT)
 
 
 def configs() -> dict:
     """{arm: seeded config}: the two arms at ``STEPS``, the confirmatory recipe."""
-    base = confirm.conditions(None)
+    base = confirm_design.conditions(None)
     out = {}
     for arm in ARMS:
         c = base[arm]

@@ -1,0 +1,99 @@
+"""A measured chapter's bottom line, right under its title: the box (``bottom_line``:
+the question, the paper's claim, how to read ours, and ours at each profile, the
+confirmatory result first once it is judged), its small figure, and everything the
+chapter's page glues (``chapter_glue``). ``box``: the same five lines for a chapter
+without a decision family.
+"""
+from __future__ import annotations
+
+import pandas as pd
+
+from .confirmatory import (confirmatory_rows, confirmed_sentence, in_chapter_sign,
+                           with_confirmatory)
+from .headline_figures import headline_figure
+from .headlines import GLOSSARY, HEADLINES, profile_name, result_sentence, term
+
+
+def bottom_line(claim: str, families: dict, confirmed=None) -> str:
+    """The chapter's bottom-line box (MyST, for ``{glue:md}``): the question, the paper's
+    claim with its number, ours at each profile with stored results in one sentence with
+    the verdict and the stage; the confirmatory result first once it is judged
+    (``confirmed``: its row, turned to the chapter's sign by ``in_chapter_sign``)."""
+    h = HEADLINES[claim]
+    units = [f.loc[h.key, "unit"] for f in families.values() if h.key in f.index]
+    lines = [f"**The question.** {h.question}", "",
+             f"**The paper.** {h.paper[0].upper()}{h.paper[1:]}.", "",
+             reading_line(units[0] if units else "nats"), ""]
+    if confirmed is not None:  # judged once, on fresh seeds: it leads, the pilot beside
+        confirmed = in_chapter_sign(claim, confirmed)
+        lines += [f"**Ours, {term('confirmatory')}** (pre-registered, "
+                  f"{int(confirmed['n_seeds'])} fresh seeds). "
+                  f"{confirmed_sentence(confirmed, claim)}", ""]
+    for profile, family in families.items():
+        if h.key in family.index:
+            lines += [f"**Ours, {profile_name(profile, True, confirmed is not None)}.** "
+                      f"{result_sentence(family.loc[h.key], h)}", ""]
+        else:
+            lines += [f"**Ours, {profile_name(profile)}.** Not measured at this profile.", ""]
+    return "\n".join(lines).rstrip()
+
+
+# what the headline measures, by its unit (a reviewer: chapters 4 and 7 were told "nats")
+METRIC = {"nats": f"{term('cross-entropy at [MASK]')} is in {term('nats')}, lower is "
+                  f"better",
+          "points": f"a {term('probe')}'s accuracy is in percentage points, higher is better",
+          "ranges": "the oscillation of a layer-to-layer curve is in multiples of its "
+                    "range, lower is smoother"}
+
+
+def reading_line(unit: str) -> str:
+    """The box's one line on how to read it, each term linked where the page first uses
+    it, the metric's words chosen by the headline's ``unit``."""
+    metric = METRIC.get(unit, f"the difference is in {unit}")
+    return (f"*Reading ours:* {metric}; a difference comes with its 95% interval and a "
+            f"{term('margin')}, the smallest difference that would matter; the verdict is "
+            f"{term('Holm')}-adjusted; the {term('stage')} says how far the models got "
+            f"between the {term('rung', 'rungs')}. The rules: {{doc}}`../{GLOSSARY}` and "
+            f"\"How this is judged\" below.")
+
+
+def box(question: str, paper: str, ours: str, verdict: str, stage: str) -> str:
+    """A bottom-line box for a chapter without a decision family (the exact claims, the
+    recipe): the same five lines, from the chapter's own figures."""
+    return "\n".join([f"**The question.** {question}", "", f"**The paper.** {paper}", "",
+                      f"**Ours.** {ours}", "", f"**Verdict: {verdict}.** {stage}"])
+
+
+def bottom_line_glue(claim: str, profile: str, seeds=None, device: str = "auto") -> dict:
+    """{glue key: object} a chapter glues for its bottom-line box: ``bottom_line`` (the
+    box's text, as Markdown for ``{glue:md}``) and ``bottom_figure`` (its small figure,
+    as a PNG image, the figure closed so that the cell shows nothing else)."""
+    import matplotlib.pyplot as plt
+    from IPython.display import Image, Markdown
+
+    from .figure_text import png
+    from .ledger import published_families
+    families = published_families(profile, seeds, device)
+    from ..studies.confirm_report import status_text
+    confirmed = confirmatory_rows().get(claim)
+    fig = headline_figure(claim, with_confirmatory(families))
+    image = png(fig, dpi=100)
+    plt.close(fig)
+    return {"bottom_line": Markdown(bottom_line(claim, families, confirmed)),
+            "bottom_figure": Image(data=image, format="png"),
+            # the pre-registered test's progress, or its verdicts once complete (issue #25)
+            "confirm_status": Markdown(status_text(claim) or "")}
+
+
+def chapter_glue(claim: str, chapter, family: pd.DataFrame, prefix: str, profile: str,
+                 seeds=None, device: str = "auto") -> dict:
+    """Everything a measured chapter's page glues, in one place: each decision's verdict
+    sentence (under its key, '/' as '_'), the margins' rule and the chapter's own texts
+    (under ``prefix``), and its bottom line (``bottom_line_glue``)."""
+    from ..chapters.text import margins_text, verdict_sentence
+    out = {f"{prefix}{key}": text for key, text in margins_text(profile).items()}
+    out.update({d.key.replace("/", "_"): verdict_sentence(d, family)
+                for d in chapter.decisions})
+    out.update({f"{prefix}{key}": text for key, text in chapter.texts.items()})
+    out.update(bottom_line_glue(claim, profile, seeds, device))
+    return out

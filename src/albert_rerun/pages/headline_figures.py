@@ -1,0 +1,110 @@
+"""The headline decisions as figures: a chapter box's small figure, the headline
+decision at each profile (``headline_figure``), and the introduction's picture of every
+chapter's headline at every profile, coloured by verdict (``headline_forest``).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .headlines import HEADLINES, book_verdict
+
+FIGURE_WIDTH_IN = 5.0  # drawn at 100 dpi: 500 px, shown at its own size, under the column
+FONT_PT = 10  # 10 pt at 100 dpi: 14 px on the page
+
+
+def headline_figure(claim: str, families: dict):
+    """The headline decision at each profile: its difference in margins with the 95%
+    interval (cut at the edge with an arrow), the margin as a grey band, 0 as a line, and
+    the paper's side shaded in words. Returns the matplotlib figure."""
+    import matplotlib.pyplot as plt
+    h = HEADLINES[claim]
+    rows = [(p, f.loc[h.key]) for p, f in families.items() if h.key in f.index]
+    fig, ax = plt.subplots(figsize=(FIGURE_WIDTH_IN, 0.55 * len(rows) + 0.9), dpi=100)
+    # the axis holds every interval (and the margin), up to 12 margins; an interval
+    # past it is cut with an arrow
+    ends = [abs(float(r[k]) / float(r["margin"])) for _, r in rows for k in ("low", "high")
+            if np.isfinite(float(r[k]))]
+    limit = float(min(12, max(2, np.ceil(max(ends, default=0) * 1.05))))
+    ax.axvspan(-1, 1, color="0.88", zorder=0, label="within the margin")
+    ax.axvline(0, color="0.4", lw=0.8)
+    for y, (profile, row) in enumerate(reversed(rows)):
+        m = float(row["margin"])
+        est, low, high = (float(row[k]) / m for k in ("estimate", "low", "high"))
+        lo, hi = max(low, -limit), min(high, limit)
+        ax.plot([lo, hi], [y, y], color="black", lw=1.6)
+        for end, cut, sign in ((lo, low < -limit, -1), (hi, high > limit, 1)):
+            if cut:
+                ax.annotate("", (end + 0.25 * sign, y), (end, y),
+                            arrowprops={"arrowstyle": "->", "lw": 1.2})
+        ax.plot([min(max(est, -limit), limit)], [y], "o", color="black")
+    ax.set_yticks(range(len(rows)), [p for p, _ in reversed(rows)], fontsize=FONT_PT)
+    ax.set_xlim(-limit - 0.4, limit + 0.4)
+    ax.set_ylim(-0.6, len(rows) - 0.4)
+    side = {-1: "paper's side: left", 1: "paper's side: right", 0: "paper: about 0"}
+    ax.set_xlabel(f"difference in margins ({side[int(rows[0][1]['paper_sign'])]})",
+                  fontsize=FONT_PT)
+    ax.tick_params(labelsize=FONT_PT)
+    for spine in ("top", "right"):
+        ax.spines[spine].set_visible(False)
+    fig.tight_layout()
+    return fig
+
+
+SHORT = {"asymmetry": "3. attention vs FFN", "sop_nsp": "4. SOP vs NSP",
+         "dropout": "5. dropout", "wall_clock": "6. wide ALBERT vs BERT",
+         "transitions": "7. transitions", "embedding_sweep": "8. small E"}
+VERDICT_COLOURS = {"reproduced": "tab:green", "contradicted": "tab:red",
+                   "equivalent": "tab:blue", "inconclusive": "0.45",
+                   "not testable at this scale": "0.75"}
+PROFILE_MARKERS = {"smoke": "^", "cpu": "o", "cpu-long": "D", "gpu": "s",
+                   "confirmatory": "*"}
+
+
+def headline_forest(families: dict):
+    """The introduction's picture: each chapter's headline decision at each profile, in
+    margins, coloured by its Holm verdict, drawn 660 px wide with 10 pt text, so that it
+    reads at the text column's width. The paper's side is the arrow at the row's label.
+    Returns the figure."""
+    import matplotlib.pyplot as plt
+    from matplotlib.lines import Line2D
+    rows = []
+    for claim, h in HEADLINES.items():
+        for profile, family in families.items():
+            if h.key in family.index:
+                rows.append((claim, profile, family.loc[h.key]))
+    fig, ax = plt.subplots(figsize=(6.6, 0.32 * len(rows) + 1.6), dpi=100)
+    estimates = [abs(float(r["estimate"]) / float(r["margin"])) for _, _, r in rows]
+    limit = float(min(15, max(3, np.ceil(max(estimates, default=0)) + 1)))
+    ax.axvspan(-1, 1, color="0.88", zorder=0)
+    ax.axvline(0, color="0.4", lw=0.8)
+    labels = []
+    for y, (claim, profile, row) in enumerate(rows):
+        m = float(row["margin"])
+        est, low, high = (float(row[k]) / m for k in ("estimate", "low", "high"))
+        colour = VERDICT_COLOURS[book_verdict(row)]
+        lo, hi = max(low, -limit), min(high, limit)
+        ax.plot([lo, hi], [y, y], color=colour, lw=2)
+        for end, cut, sign in ((lo, low < -limit, -1), (hi, high > limit, 1)):
+            if cut:
+                ax.annotate("", (end + 0.06 * limit * sign, y), (end, y),
+                            arrowprops={"arrowstyle": "->", "lw": 1.2, "color": colour})
+        marker = PROFILE_MARKERS.get(profile, "o")
+        ax.plot([min(max(est, -limit), limit)], [y], marker, color=colour,
+                markeredgecolor="black", markersize=13 if marker == "*" else 7)
+        side = {-1: "paper < 0", 1: "paper > 0", 0: "paper = 0"}[int(row["paper_sign"])]
+        labels.append(f"{SHORT[claim]}, {profile}; {side}")
+    ax.set_yticks(range(len(rows)), labels, fontsize=FONT_PT)
+    ax.set_ylim(len(rows) - 0.5, -0.5)
+    ax.set_xlim(-1.1 * limit, 1.1 * limit)
+    ax.set_xlabel("difference in margins (grey: within the margin)", fontsize=FONT_PT)
+    ax.tick_params(labelsize=FONT_PT)
+    for spine in ("top", "right"):
+        ax.spines[spine].set_visible(False)
+    handles = [Line2D([], [], color=c, lw=2, label=v.split(" at")[0])
+               for v, c in VERDICT_COLOURS.items()]
+    handles += [Line2D([], [], ls="", marker=PROFILE_MARKERS.get(p, "o"), color="white",
+                       markeredgecolor="black", label=p) for p in families]
+    fig.legend(handles=handles, loc="lower center", ncol=4, fontsize=FONT_PT,
+               frameon=False)
+    fig.tight_layout(rect=(0, 0.14, 1, 1))
+    return fig

@@ -1,0 +1,269 @@
+"""Each chapter's headline question, and the words for a decision's result (issue #26).
+
+A measured chapter's question is answered by one decision of the family (``HEADLINES``;
+``EXTRA``: the primary decisions that are no chapter's headline). The words follow the
+numbers (``direction``), never the other way round: ``numbers`` gives the estimate, its
+interval and the margin, ``verdict_of`` the Holm verdict, ``stage_words`` how far the
+models got, ``result_sentence`` all of them in one sentence. ``worked_example`` reads one
+verdict step by step (the glossary's worked example). The boxes (``chapter_box``), the
+results table (``results_table``) and the first screen (``first_screen``) are written
+with these words.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from ..studies.decisions import interval_text, unit_digits
+from ..stats.inference import EARLY, GATED, NO_MODEL, PAST
+
+GLOSSARY = "how_to_read"  # book/how_to_read.md: the glossary and the shared rules
+PILOT = "cpu-long"  # the pilot: the cpu sizes trained 4x longer, seeds 0-2
+
+
+@dataclass(frozen=True)
+class Headline:
+    """The one decision that answers a chapter's question, and how to say its result."""
+
+    question: str  # the reader's question, answered by the box
+    paper: str  # the paper's claim with its number (quoted from the paper)
+    key: str  # the decision of the family that answers it
+    lower: str  # what a difference below 0 (interval excluding 0) means, in words
+    higher: str  # the same above 0
+    confirmatory: bool = False  # a pre-registered test of it is training (issue #25)
+
+
+HEADLINES = {
+    "asymmetry": Headline(
+        "Does sharing attention cost less than sharing the feed-forward block (FFN)?",
+        "at E = 128, sharing only attention changes the downstream average by +0.1 "
+        "points, sharing only the FFN by -1.4: attention sharing is nearly free "
+        "(Table 4; E = 128 is the paper's smaller embedding size, as our E = 32 is ours)",
+        "asymmetry/attention-ffn/small-E",
+        "attention-shared predicts [MASK] better: sharing attention costs less",
+        "FFN-shared predicts [MASK] better: sharing the FFN costs less", True),
+    "sop_nsp": Headline(
+        "Does sentence-order prediction (SOP) beat next-sentence prediction (NSP)?",
+        "on the sentence-order task an SOP-trained model scores 86.5%, an NSP-trained "
+        "one 52.0% (chance): +34.5 points (Table 5)",
+        "sop_nsp/sop-pairs/sop-nsp",
+        "the NSP-trained model's probe orders the held-out pairs better",
+        "the SOP-trained model's probe orders the held-out pairs better (pairs that keep "
+        "the segment-cut cue, and a frozen-encoder probe where the paper scores the "
+        "models' own heads; on whole-sentence pairs the pilot's models are at chance: "
+        "the chapter's last sections)", True),
+    "dropout": Headline(
+        "Does dropout hurt?",
+        "removing dropout raises ALBERT-xxlarge's downstream average by +0.3 points "
+        "(Table 8)",
+        "dropout/ce",
+        "without dropout the model predicts [MASK] better: dropout hurts",
+        "with dropout the model predicts [MASK] better: dropout helps", True),
+    "wall_clock": Headline(
+        "Does a wide ALBERT beat BERT in the same training time?",
+        "ALBERT-xxlarge beats BERT-large by +1.5 points of downstream average at equal "
+        "training time (Table 6)",
+        "wall_clock/equal-time",
+        "the wide ALBERT-style model predicts [MASK] better",
+        "the BERT-style model predicts [MASK] better (read it with the chapter's "
+        "equal-time section: the wide runs did not take the BERT-style runs' time, and "
+        "their learning rate came from a sweep whose rates had all yet to leave the "
+        "early loss plateau)", True),
+    "transitions": Headline(
+        "Are layer-to-layer transitions smoother under sharing?",
+        "ALBERT's transitions are much smoother than BERT's (Figure 1, no numbers)",
+        "transitions/oscillation-l2",
+        "the ALBERT-style model's L2 curve oscillates more",
+        "the BERT-style model's L2 curve oscillates more: ALBERT-style is smoother"),
+    "embedding_sweep": Headline(
+        "With all layers shared, is a small embedding size E best?",
+        "all-shared ALBERT-base is +0.3 points better at E = 128 than at E = 768 "
+        "(Table 3)",
+        "embedding/all-shared",
+        "the small E predicts [MASK] better",
+        "the large E predicts [MASK] better"),
+}
+
+def _table4(e: int, scheme: str) -> float:
+    from ..paper import TABLE4_AVG
+    return TABLE4_AVG[(e, scheme)]
+
+
+# the primary decisions that are not a chapter's headline (the confirmatory family's
+# second decision of claim 3; a reviewer: the clearest reproduction was missing from the
+# introduction), each with the chapter it belongs to
+EXTRA = {
+    "confirm/sharing-cost": ("asymmetry", Headline(
+        "Does sharing every layer cost accuracy?",
+        f"at E = 768, all shared {_table4(768, 'all')} against not shared "
+        f"{_table4(768, 'none')} downstream average: "
+        f"{_table4(768, 'all') - _table4(768, 'none'):+.1f} points (Table 4)",
+        "confirm/sharing-cost",
+        "the all-shared model predicts [MASK] better",
+        "the not-shared model predicts [MASK] better: sharing every layer costs")),
+}
+EXTRA_NAMES = {"confirm/sharing-cost": "the cost of sharing every layer"}
+
+
+# verdict -> plain words, for a reader who has not read the rules yet
+PLAIN = {"reproduced": "reproduced: the paper's direction, shown",
+         "contradicted": "contradicted: the other direction, shown",
+         "equivalent": "equivalent: any difference is smaller than the margin",
+         "inconclusive": "inconclusive: the data cannot tell",
+         "not testable at this scale": "not testable: a model compared does not yet "
+                                       "read context"}
+
+
+def term(word: str, text: str | None = None) -> str:
+    """A MyST link to ``word`` in the glossary (``{term}`` role), shown as ``text``."""
+    return f"{{term}}`{text} <{word}>`" if text else f"{{term}}`{word}`"
+
+
+def direction(row, headline: Headline) -> str:
+    """What the interval says, in words: a direction where it excludes 0, else whether
+    it stays within the margin."""
+    low, high, margin = float(row["low"]), float(row["high"]), float(row["margin"])
+    if not (np.isfinite(low) and np.isfinite(high)):
+        return "one seed only, so no direction can be shown"
+    inside = -margin < low and high < margin
+    if low > 0 or high < 0:
+        words = headline.higher if low > 0 else headline.lower
+        if inside and row.get("verdict_holm") in ("reproduced", "contradicted"):
+            # the TOST failed at Holm's level: the interval's place, not a claim
+            # (a reviewer: "by less than the margin" beside "Holm withheld that claim")
+            return words + ", its 95% interval inside the margin"
+        if inside:
+            return words + ", by less than the margin"
+        # the interval is unadjusted: where Holm's verdict does not follow it, say so
+        # (review: "dropout hurts" stood beside "inconclusive")
+        if row.get("verdict_holm") == "inconclusive":
+            return "at 5% before Holm's adjustment only, " + words
+        return words
+    if inside:
+        return "no difference larger than the margin"
+    # a reviewer: "the interval is wide" was said of [-1.5, +2.1] against a margin of 2,
+    # and hid that the asymmetry's estimate leans against the paper
+    sign, paper = int(np.sign(float(row["estimate"]))), int(row.get("paper_sign", 0) or 0)
+    lean = ("" if sign == 0 or paper == 0 else
+            "; the estimate leans to the paper's side" if sign == paper else
+            "; the estimate leans against the paper's direction")
+    return f"no clear difference (the interval holds 0{lean})"
+
+
+def stage_words(row) -> str:
+    """How far the models got: 'early in training (the weakest model 34% of the way from
+    the unigram to the bigram rung)'."""
+    stage, level = row["stage"], row.get("weakest_level", np.nan)
+    if stage == GATED:
+        return f"not testable ({row.get('gate_reason') or 'a model does not read context'})"
+    if stage == EARLY:
+        return (f"early in training (the weakest model {level:.0%} of the way from the "
+                f"unigram to the bigram rung)")
+    if stage == PAST:
+        return "past the bigram rung"
+    if stage == NO_MODEL:
+        return "a check of the test sets (no trained model)"
+    return str(stage)
+
+
+def short_stage(row) -> str:
+    """'early training: weakest arm at 72%': the stage part of a judged row's
+    ``verdict_staged`` (the list on the first screen carries each verdict's stage, as
+    the boxes do), else ``stage_words``."""
+    staged = row.get("verdict_staged", "")
+    if isinstance(staged, str) and ", " in staged:
+        return staged.partition(", ")[2]
+    return stage_words(row)
+
+
+def book_verdict(row) -> str:
+    """The book's verdict: Holm-adjusted, 'not testable at this scale' where gated."""
+    return "not testable at this scale" if row["stage"] == GATED else row["verdict_holm"]
+
+
+def raw_note(row) -> str:
+    """'at 5% before Holm: reproduced' where the raw verdict differs from Holm's in a
+    judged decision of the family, else ''."""
+    holm, raw = row["verdict_holm"], row["verdict"]
+    if row["stage"] == GATED or holm == raw or not row.get("in_family", True):
+        return ""
+    return f"at 5% before Holm: {raw}"
+
+
+def verdict_of(row) -> str:
+    """The Holm-adjusted verdict (the book's), raw at 5% beside it where they differ."""
+    note = raw_note(row)
+    return f"{book_verdict(row)} ({note})" if note else book_verdict(row)
+
+
+def unit_text(unit: str, link: bool = False) -> str:
+    """The unit, 'nats' linked to the glossary where ``link``."""
+    return term("nats") if link and unit == "nats" else unit
+
+
+def numbers(row, link: bool = False) -> str:
+    """'-0.002 nats [-0.025, +0.021], margin ±0.011': the estimate, its 95% interval
+    and the margin, all to the unit's decimals; with one seed, no interval (never
+    '[-inf, +inf]'). ``link``: the unit and 'margin' link to the glossary."""
+    unit, d = row["unit"], unit_digits(row["unit"])
+    margin = (term("margin") if link else "margin") + f" ±{float(row['margin']):.{d}f}"
+    if not (np.isfinite(float(row["low"])) and np.isfinite(float(row["high"]))):
+        return (f"{float(row['estimate']):+.{d}f} {unit_text(unit, link)} (one seed: no "
+                f"interval), {margin}")
+    text = interval_text(row["estimate"], row["low"], row["high"], unit)
+    estimate, _, interval = text.partition(" ")
+    return f"{estimate} {unit_text(unit, link)} {interval}, {margin}"
+
+
+def result_sentence(row, headline: Headline) -> str:
+    """Ours in one sentence: the words, the numbers, the verdict and the stage."""
+    return (f"{row['label']}: {direction(row, headline)}, {numbers(row)}. "
+            f"Verdict: **{verdict_of(row)}**; {stage_words(row)}.")
+
+
+def profile_name(profile: str, link: bool = False, exploratory: bool = False) -> str:
+    """'`cpu`', or '`cpu-long` (pilot, exploratory)', 'pilot' linked where ``link``;
+    '`cpu` (exploratory)' where ``exploratory`` (beside a confirmatory result)."""
+    pilot = term("pilot") if link else "pilot"
+    if profile == PILOT:
+        return f"`{profile}` ({pilot}, exploratory)"
+    return f"`{profile}` (exploratory)" if exploratory else f"`{profile}`"
+
+
+# -- the chapters ------------------------------------------------------------------------
+
+CHAPTERS = {"asymmetry": "03_asymmetry", "sop_nsp": "04_sop_nsp", "dropout": "05_dropout",
+            "wall_clock": "06_wall_clock", "transitions": "07_transitions",
+            "embedding_sweep": "08_embedding_size"}
+
+
+def chapter_link(chapters: str, stem: str) -> str:
+    """'{doc}`chapter 3 <chapters/03_asymmetry>`': a short link, not the chapter's title."""
+    return f"{{doc}}`chapter {int(stem[:2])} <{chapters}{stem}>`"
+
+
+def worked_example(family: pd.DataFrame, claim: str = "asymmetry") -> str:
+    """One verdict read step by step, from the family's own numbers (the glossary's
+    worked example)."""
+    h = HEADLINES[claim]
+    row = family.loc[h.key]
+    holm = verdict_of(row)
+    margin = float(row["margin"])
+    inside = -margin < row["low"] and row["high"] < margin
+    return "\n".join([
+        f"Take {row['label']} ({{doc}}`chapters/{CHAPTERS[claim]}`). The row reads "
+        f"{numbers(row)}.", "",
+        f"1. **The gate and the stage.** Every model compared reads context, so the "
+        f"decision is judged; its stage is {stage_words(row)}.",
+        f"2. **The difference.** {interval_text(row['estimate'], row['low'], row['high'], row['unit'])}"
+        f" {row['unit']} is the mean over {int(row['n_seeds'])} seeds of the per-seed "
+        f"difference, with its 95% interval. The paper's side is "
+        f"{ {-1: 'below 0', 0: 'about 0', 1: 'above 0'}[int(row['paper_sign'])] }. "
+        f"The interval {'spans' if row['low'] <= 0 <= row['high'] else 'excludes'} 0.",
+        f"3. **The margin.** ±{margin:.3g} {row['unit']} is the smallest difference that "
+        f"would matter. The interval {'lies within' if inside else 'reaches past'} it.",
+        f"4. **The verdict**, after Holm's adjustment over the profile's judged "
+        f"decisions: **{holm}**. In words: {direction(row, h)}.",
+    ]) if row["stage"] != GATED else ""

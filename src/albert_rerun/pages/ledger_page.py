@@ -1,0 +1,99 @@
+"""What the ledger's page (notebooks/09_ledger.md) glues and shows: the answers first
+(``ledger_glue``: the first screen, the results table and the scale), the profiles
+beside the book's (``profile_sections``), and the power readings (``power_sections``;
+``power_for``: a chapter's decisions at its whole family's Holm alpha).
+"""
+from __future__ import annotations
+
+from .confirmatory import (confirm_line, confirmatory_extras, confirmatory_rows,
+                           with_confirmatory)
+from .first_screen import at_a_glance, holm_of
+from .results_table import exact_rows, results_table
+from .scale import scale_text
+
+
+def ledger_glue(families: dict, profile: str, n_seeds: int) -> dict:
+    """Everything the ledger's page glues: the answers first (``results_table`` and
+    ``scale_text``), the verdict counts, the profiles shown, the fine-tuning grid, the
+    power sentence, the seeds, the hours of pretraining and the fine-tuning repeats."""
+    from IPython.display import Markdown
+
+    from ..profiles import PROFILES
+    from . import ledger
+    from ..stats import power
+    from ..chapters.downstream import finetune_repeat_text, finetune_repeats
+    from ..chapters.text import finetune_grid_text
+    family, profiles = families[profile], list(families)
+    judged = power.power_table(family[family["in_family"]], alpha="holm")
+    return {
+        "ledger_results": Markdown(at_a_glance(families, "", confirm_line(book="../"),
+                                               confirmatory_rows(),
+                                               confirmatory_extras()) + "\n\n"
+                                   + results_table(with_confirmatory(families), "",
+                                                   exact_rows()) + "\n\n"
+                                   + scale_text(profiles, families)),
+        "ledger_counts": ledger.verdict_counts(family),
+        "ledger_profiles": ", ".join(profiles),  # glue:text shows backticks raw
+        "ft_grid": finetune_grid_text(profile),
+        "ledger_power": power.power_sentence(judged[judged["unit"] == "nats"],
+                                             "cross-entropy decisions"),
+        "ledger_seeds": str(PROFILES["cpu"].default_seeds),
+        "ledger_sd_uncertainty": power.sd_uncertainty(n_seeds),
+        "ledger_hours": f"{ledger.training_hours(profile):.1f}",
+        "ft_repeats": finetune_repeat_text(finetune_repeats(profiles))
+        or "No model was fine-tuned at two profiles."}
+
+
+def profile_sections(families: dict, current: str) -> list:
+    """What the ledger shows of the profiles beside the book's: each one's counts and
+    table, the decisions whose verdict or stage changes between two of them, and a
+    profile still training with no decision complete yet, its runs so far."""
+    from IPython.display import Markdown
+
+    from ..studies import conditions as C
+    from . import ledger
+    profiles, out = list(families), []
+    for other in profiles[1:]:
+        progress = (f" ({ledger.stretch_progress(other)})" if other in C.STRETCH_PROFILES
+                    else "")
+        out += [Markdown(f"**{other}**{progress}: {ledger.verdict_counts(families[other])}"),
+                ledger.ledger_table(families[other])]
+    for before, after in zip(profiles, profiles[1:]):
+        out.append(Markdown(f"Changes between `{before}` and `{after}`: "
+                            f"{ledger.changes_text(families, before, after)}"))
+        moved = ledger.changes(families, before, after)
+        if len(moved):
+            out.append(moved)
+    for other in C.STRETCH_PROFILES:  # a stretch profile with no decision complete yet
+        if current != "smoke" and other not in profiles:
+            out += [Markdown(f"**{other}**, training in stretches: "
+                             f"{ledger.stretch_progress(other)}; no decision has all its "
+                             f"runs yet. The runs evaluated so far:"),
+                    ledger.stretch_summary(other)]
+    return out
+
+
+def power_for(family, keys):
+    """The power table of some decisions of ``family`` (a chapter's) at the whole
+    family's Holm first-step alpha, its sentence naming the family's tests."""
+    from ..stats import power
+    table = power.power_table(family.loc[list(keys)], alpha=holm_of(family))
+    table.attrs["tests"] = 2 * int(family["in_family"].sum())
+    return table
+
+
+def power_sections(families: dict) -> list:
+    """Each other profile's power reading: its sentence and its table."""
+    from IPython.display import Markdown
+
+    from ..stats import power
+    out = []
+    for other in list(families)[1:]:
+        detect = power.power_table(families[other][families[other]["in_family"]],
+                                   alpha="holm")
+        nats = detect[detect["unit"] == "nats"] if len(detect) else detect
+        out.append(Markdown(f"**{other}**: "
+                            f"{power.power_sentence(nats, 'cross-entropy decisions')}"))
+        if len(detect):
+            out.append(detect.round(4))
+    return out
