@@ -1,5 +1,6 @@
 """The pre-registration's first-screen table (book.amendment_index)."""
 import json
+import re
 
 import pytest
 
@@ -50,3 +51,43 @@ def test_an_undescribed_amendment_fails(tmp_path):
         (ROOT / "data" / "preregistration.json").read_text())
     with pytest.raises(LookupError, match="amendment 99 \(new\) is not described"):
         A.rows(tmp_path)
+
+
+def _history():
+    if A.shallow(ROOT):
+        pytest.skip("a shallow clone: the commits that date the amendments are missing")
+
+
+def test_the_table_has_a_row_for_the_registration_and_each_amendment():
+    """The first screen's table: one row each, in order, its four flags as yes/no columns
+    read from the index, each row linked to its text on the page."""
+    _history()
+    page = (ROOT / "book" / "preregistration.md").read_text()
+    index = json.loads((ROOT / A.INDEX).read_text())
+    lines = A.table(ROOT).splitlines()
+    assert lines[0].split("|")[-5:-1] == [f" {f}? " for f in A.FLAGS]
+    body = [line for line in lines[2:] if line.startswith("|")]
+    numbers = [n for n, _, _ in A.headings(page)]
+    assert len(body) == 1 + len(numbers)
+    described = [index["registration"]] + [index["amendments"][str(n)] for n in numbers]
+    names = ["{ref}`Registration <registered-text>`"] + [
+        f"{{ref}}`Amendment {n} <amendment-{n}>`" for n in numbers]
+    for line, name, entry in zip(body, names, described):
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        assert cells[0] == name and cells[4] == entry["summary"]
+        assert cells[-4:] == ["yes" if entry[f] else "no" for f in A.FLAGS]
+        assert re.fullmatch(r"`[0-9a-f]{7}`", cells[2])
+
+
+def test_a_shallow_clone_names_no_commit(monkeypatch):
+    """In a shallow clone ``git log -S`` would date every text to the clone's one
+    commit; the table says the history is missing instead (the registration's commit
+    is its stored record's)."""
+    monkeypatch.setattr(A, "shallow", lambda root: True)
+    monkeypatch.setattr(A, "first_commit", lambda *a: pytest.fail("read the history"))
+    monkeypatch.setattr(A, "runs_at", lambda *a: pytest.fail("read the history"))
+    body = A.table(ROOT).splitlines()[2:]
+    record = json.loads((ROOT / "data" / "preregistration.json").read_text())
+    assert f"| `{record['commit'][:7]}` | not in this clone |" in body[0]
+    assert all("| not in this clone |" in line for line in body[1:])
+    assert not any(re.search(r"`[0-9a-f]{7}`", line) for line in body[1:])
