@@ -135,6 +135,6 @@ def table(root: Path, anchor=anchor) -> str:
         commit = f"`{row['commit'][:7]}`" if row["commit"] else "not in this clone"
         runs = "not in this clone" if row["runs"] is None else row["runs"]
         flags = " | ".join("yes" if row[f] else "no" for f in FLAGS)
-        lines.append(f"| {name} | {row['date']} | {commit} | {runs} | {row['summary']} | "
-                     f"{flags} |")
+        lines.append(f"| {name} | {row['date'].removesuffix(' UTC')} | {commit} | {runs} | "
+                     f"{row['summary']} | {flags} |")
     return "\n".join(lines) + "\n"

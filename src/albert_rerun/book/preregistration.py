@@ -1,4 +1,5 @@
-"""The generated parts of the pre-registration page (book/preregistration.md): its
+"""The generated parts of the pre-registration page (book/preregistration.md): the
+first screen's table of the registration and its amendments (``amendment_index``), its
 registration record, the confirmatory runs' progress (counts only) and the pilot's table
 that the design was sized on. The registered text itself is never generated."""
 from __future__ import annotations
@@ -24,6 +25,15 @@ def record_text(root: Path, record: str = K.RECORD, before: str = "") -> str:
     return (f"**Registered** at commit `{stored['commit'][:7]}` on {stored['date']}. "
             f"The registered text's SHA-256 is `{stored['sha256'][:16]}…`, and a test "
             f"checks it at every build.\n")
+
+
+def amendments_text(root: Path) -> str:
+    """The first screen's table (``amendment_index.table``): the registration and each
+    amendment, when each was written and committed, the confirmatory runs stored then,
+    what it changed, and whether it touched a rule, a margin, a seed or a verdict."""
+    from .amendment_index import table
+    return (table(root) + "\n" + "Runs: as each text states them. Commit: the first that "
+            "holds the text. Each row links to it below.\n")
 
 
 def progress_text(store=None) -> str:
@@ -420,21 +430,23 @@ def frozen_amendment_parts(root: Path, computed: dict | None = None) -> dict:
 
 
 def write_preregistration_parts(root: Path) -> list:
-    """book/_generated/preregistration-{record,progress,pilot,since,equivalence,reach,
-    lenient}.md; the amendments' parts from their frozen text, checked."""
+    """book/_generated/preregistration-{amendments,record,progress,pilot,since,
+    equivalence,reach,lenient}.md; the amendments' parts from their frozen text, checked.
+    The first screen's table and the frozen parts come from the repository (``root`` may
+    be a copy of the book's sources only, without its history)."""
     check_summary(root / "book" / "preregistration.md")
     generated = root / "book" / "_generated"
     generated.mkdir(parents=True, exist_ok=True)
     frame, rungs = K.pilot_frame(), K.rungs()
     groups = reach_groups(frame, rungs)  # the pilot's TOST powers, once for every part
     _write_figure(K.curves_figure(frame, rungs), generated / "preregistration-pilot-curves.png")
-    parts = {"record": record_text(root),
+    from ..paths import repo_root
+    parts = {"amendments": amendments_text(repo_root()),
+             "record": record_text(root),
              "progress": progress_text() + confirm_curves(generated),
              "pilot": pilot_text(frame) + "\n" + CURVES_FIGURE.format(**curve_sizes()),
              "since": since_text(groups=groups)}
     # the frozen tables, like the pilot's runs they come from, are the repository's
-    # (``root`` may be a copy of the book's sources only)
-    from ..paths import repo_root
     parts.update(frozen_amendment_parts(repo_root(), computed_amendment_parts(groups=groups)))
     paths = []
     for name, text in parts.items():
