@@ -328,7 +328,7 @@ def readings(groups: dict) -> dict:
     return out
 
 
-SUMMARISED_AMENDMENTS = 11  # the amendments ``since_text``'s prose summarises
+SUMMARISED_AMENDMENTS = 12  # the amendments ``since_text``'s prose summarises
 
 
 class SummaryStale(RuntimeError):
@@ -358,7 +358,7 @@ def since_text(frame: pd.DataFrame | None = None, rungs: dict | None = None,
     unlikely = groups.get("unlikely at the pilot's SD", [])
     reachable = (groups.get("reachable at a true 0", [])
                  + groups.get("reachable at a true 0, unlikely at the pilot's mean", []))
-    text = ("**Since the registration**, eleven dated amendments at the end of the page "
+    text = ("**Since the registration**, twelve dated amendments at the end of the page "
             "change no decision, margin, test, seed or verdict rule. Amendment 1 fixes "
             "how the equal-time and SOP decisions are read. Amendments 2 to 4 add the "
             "{term}`power` of the TOST, the chance of an \"equivalent\" verdict; "
@@ -368,9 +368,9 @@ def since_text(frame: pd.DataFrame | None = None, rungs: dict | None = None,
             "to 4) and word the equal-time verdict with its measured time ratio. "
             "Amendments 7 to 10, written after the verdicts, change only how they are shown "
             "(amendment 8 withdraws a post-hoc check that amendment 7 had added). "
-            "Amendment 11 withdraws three registered claims that went beyond the data: "
-            "\"equivalent\" read as \"absent\", two reasons that the pilot's runs "
-            "contradicted when they were registered, and the SOP decision's power. "
+            "Amendment 11 (corrected by 12) withdraws four registered passages that went "
+            "beyond the data: \"equivalent\" read as \"absent\", two reasons that runs "
+            "stored at the registration contradicted, and the SOP decision's power. "
             f"Out of its reach, even at the most lenient values: "
             f"{_names(groups.get('out of reach', []))}: these can show a difference "
             f"but not its absence. Unlikely at the pilot's spread over seeds: "
