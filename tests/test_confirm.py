@@ -832,3 +832,69 @@ def test_the_confirmatory_caveats_follow_amendment_5(tmp_path, monkeypatch):
     assert "segment-cut cue, and" not in sop and "pairs that keep" not in sop
     assert "cue-free pairs" in sop
 
+
+
+def _at_chance(frame, albert: float, nsp: float, majority: float = 0.5, items: int = 400):
+    """``frame`` with the cue-free SOP probe's correct strings at exactly these
+    accuracies for the SOP-trained (ALBERT-style) and NSP-trained arms."""
+    frame = frame.copy()
+
+    def correct(q):
+        k = round(q * items)
+        return "1" * k + "0" * (items - k)
+    for name, q in ((D.ALBERT, albert), (D.NSP, nsp)):
+        frame.loc[frame["condition"] == name, "sop_cuefree_probe_correct"] = correct(q)
+    frame["sop_cuefree_majority"] = majority
+    return frame
+
+
+def test_chance_arms_reads_both_arms_against_two_standard_errors_of_the_majority():
+    """Amendment 11's rule: an arm reads the pairs at chance within two binomial standard
+    errors (one run's, on the test pairs) of the majority label's accuracy."""
+    from albert_rerun.book.preregistration import CHANCE_SES, chance_arms
+    sop = next(s for s in D.PRIMARY if s.key == "confirm/sop")
+    se = 100 * (0.5 * 0.5 / 400) ** 0.5  # 2.5 points
+    inside, outside = 0.5 + (CHANCE_SES * se - 0.5) / 100, 0.5 + (CHANCE_SES * se + 0.5) / 100
+    found = chance_arms(sop, _at_chance(synthetic(seeds=range(3)), inside, 0.5))
+    assert found["se"] == pytest.approx(se) and found["pairs"] == 400
+    assert found["majority"] == pytest.approx(50.0) and found["both"]
+    assert found["arms"][D.ALBERT] == pytest.approx(100 * inside)
+    # one arm beyond two standard errors, on either side: not both at chance
+    assert not chance_arms(sop, _at_chance(synthetic(seeds=range(3)), outside, 0.5))["both"]
+    assert not chance_arms(sop, _at_chance(synthetic(seeds=range(3)), 0.5,
+                                           1 - outside))["both"]
+    # a cross-entropy decision, or pairs without a stored majority label: no reading
+    assert chance_arms(D.PRIMARY[0], _at_chance(synthetic(seeds=range(3)), 0.5, 0.5)) is None
+    assert chance_arms(sop, synthetic(seeds=range(3))) is None
+
+
+def test_the_power_table_calls_a_power_between_two_chance_arms_meaningless():
+    """Amendment 11: the SOP row's power is noted as meaningless when both arms read the
+    cue-free pairs at chance, and only then."""
+    from albert_rerun.book.preregistration import pilot_text
+
+    def sop_row(text):
+        return next(line for line in text.splitlines() if line.startswith("| SOP probe"))
+    frame = synthetic(seeds=range(3), noise=0.002, seed=4)
+    text = pilot_text(_at_chance(frame, 0.49, 0.51))
+    assert sop_row(text).endswith("| meaningless: both arms at chance (below) |")
+    assert "The power of `confirm/sop` is meaningless (amendment 11)" in text
+    assert sum("meaningless" in line for line in text.splitlines() if line.startswith("|")) == 1
+    text = pilot_text(_at_chance(frame, 0.60, 0.45))
+    assert "meaningless" not in text and sop_row(text).endswith("|  |")
+
+
+def test_the_pilots_sop_power_is_noted_as_meaningless(committed):
+    """On the pilot's own runs (seeds 0-2 of cpu-long) both arms read the cue-free pairs
+    at chance, so the registered table's over-99% power for SOP carries the note."""
+    from albert_rerun.book.preregistration import chance_arms, pilot_text
+    frame = A.pilot_frame()
+    sop = next(s for s in D.PRIMARY if s.key == "confirm/sop")
+    assert chance_arms(sop, frame)["both"]
+    row = next(line for line in pilot_text(frame).splitlines()
+               if line.startswith("| SOP probe"))
+    assert "over 99%" in row and "meaningless" in row
+    # the same rule passes the pairs the models do read: the secondary accuracies
+    for spec in D.SECONDARY:
+        found = chance_arms(spec, frame)
+        assert found is None or not found["both"]

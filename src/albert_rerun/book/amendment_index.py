@@ -8,6 +8,12 @@ counts those already committed at its commit, which a test checks it does not ex
 what it changed in one line and whether it touched a rule, a margin, a seed or a verdict. The last two are
 written once per amendment in ``data/preregistration-amendment-index.json``; a test
 fails when the page holds an amendment that file does not describe.
+
+The page shows ``table`` first, under its preface
+(``book/_generated/preregistration-amendments.md``, written by
+``preregistration.write_preregistration_parts``). In a shallow clone the history that
+dates the commits is missing: the commit column then says so rather than naming the
+clone's one commit (``git log -S`` there finds every text in it).
 """
 from __future__ import annotations
 
@@ -78,34 +84,58 @@ def sections(page_text: str) -> dict:
     return {n: page_text[s:e] for (s, n), e in zip(starts, ends)}
 
 
+def shallow(root: Path) -> bool:
+    """Whether ``root`` is a shallow clone (its history, and the commits, incomplete)."""
+    return _git(root, "rev-parse", "--is-shallow-repository").strip() == "true"
+
+
 def rows(root: Path) -> list:
-    """The table's rows, the registration first."""
+    """The table's rows, the registration first. In a shallow clone "commit", "runs" of
+    the registration and "committed runs" are None: the history that gives them is
+    missing."""
     page = (root / "book" / "preregistration.md").read_text()
     index = json.loads((root / INDEX).read_text())
     record = json.loads((root / "data" / "preregistration.json").read_text())
     for number, _, title in headings(page):
         if str(number) not in index["amendments"]:
             raise LookupError(f"amendment {number} ({title}) is not described in {INDEX}")
+    history = not shallow(root)
     hashes = design_hashes()
     out = [{"what": "Registration", "date": record["date"], "commit": record["commit"],
-            "runs": runs_at(root, record["commit"], hashes), **index["registration"]}]
+            "runs": runs_at(root, record["commit"], hashes) if history else None,
+            **index["registration"]}]
     texts = sections(page)
     for number, date, title in headings(page):
         described = index["amendments"][str(number)]
-        commit = first_commit(root, f"### Amendment {number},")
+        commit = first_commit(root, f"### Amendment {number},") if history else None
         out.append({"what": f"Amendment {number}", "title": title, "date": date,
                     "commit": commit, "runs": stated_runs(texts[number]),
-                    "committed runs": runs_at(root, commit, hashes), **described})
+                    "committed runs": runs_at(root, commit, hashes) if history else None,
+                    **described})
     return out
 
 
-def table(root: Path, anchor=lambda row: "") -> str:
-    """The first-screen table in markdown; ``anchor(row)`` links a row's name."""
-    lines = ["| | date | commit | runs trained (of 99) | what it changed | touched a rule, "
-             "margin, seed or verdict? |", "|---|---|---|---|---|---|"]
+def anchor(row: dict) -> str:
+    """The label a row links to on the page: the registered text's box, or the
+    amendment's dropdown (their ``:name:``)."""
+    if row["what"] == "Registration":
+        return "registered-text"
+    return "amendment-" + row["what"].split()[-1]
+
+
+def table(root: Path, anchor=anchor) -> str:
+    """The first-screen table in markdown: one row for the registration and one per
+    amendment, with four yes/no columns (``FLAGS``); ``anchor(row)`` (a label, or "")
+    links a row's name."""
+    lines = ["| | written (UTC) | commit | runs stored (of 99) | what it changed | "
+             + " | ".join(f"{f}?" for f in FLAGS) + " |",
+             "|---|---|---|---|---|" + "---|" * len(FLAGS)]
     for row in rows(root):
-        touched = [f for f in FLAGS if row[f]]
-        name = f"[{row['what']}]({anchor(row)})" if anchor(row) else row["what"]
-        lines.append(f"| {name} | {row['date']} | `{row['commit'][:7]}` | {row['runs']} | "
-                     f"{row['summary']} | {'yes: ' + ', '.join(touched) if touched else 'no'} |")
+        label = anchor(row)
+        name = f"{{ref}}`{row['what']} <{label}>`" if label else row["what"]
+        commit = f"`{row['commit'][:7]}`" if row["commit"] else "not in this clone"
+        runs = "not in this clone" if row["runs"] is None else row["runs"]
+        flags = " | ".join("yes" if row[f] else "no" for f in FLAGS)
+        lines.append(f"| {name} | {row['date'].removesuffix(' UTC')} | {commit} | {runs} | "
+                     f"{row['summary']} | {flags} |")
     return "\n".join(lines) + "\n"

@@ -1,4 +1,5 @@
-"""The generated parts of the pre-registration page (book/preregistration.md): its
+"""The generated parts of the pre-registration page (book/preregistration.md): the
+first screen's table of the registration and its amendments (``amendment_index``), its
 registration record, the confirmatory runs' progress (counts only) and the pilot's table
 that the design was sized on. The registered text itself is never generated."""
 from __future__ import annotations
@@ -27,6 +28,15 @@ def record_text(root: Path, record: str = D.RECORD, before: str = "") -> str:
     return (f"**Registered** at commit `{stored['commit'][:7]}` on {stored['date']}. "
             f"The registered text's SHA-256 is `{stored['sha256'][:16]}…`, and a test "
             f"checks it at every build.\n")
+
+
+def amendments_text(root: Path) -> str:
+    """The first screen's table (``amendment_index.table``): the registration and each
+    amendment, when each was written and committed, the confirmatory runs stored then,
+    what it changed, and whether it touched a rule, a margin, a seed or a verdict."""
+    from .amendment_index import table
+    return (table(root) + "\n" + "Runs: as each text states them. Commit: the first that "
+            "holds the text. Each row links to it below.\n")
 
 
 def progress_text(store=None) -> str:
@@ -83,22 +93,84 @@ def _number(value: float, unit: str) -> str:
     return f"{value:+.1f}" if unit == "points" else f"{value:+.4f}"
 
 
+CHANCE_SES = 2  # an arm this many binomial standard errors or fewer from the majority
+# label reads the pairs at chance (amendment 11)
+
+
+def chance_arms(spec, frame: pd.DataFrame) -> dict | None:
+    """Amendment 11's rule for an accuracy decision on pairs with a majority label: each
+    arm's mean accuracy over seeds (in points, from the correct-or-not strings the
+    decision reads), the majority label's, and one run's binomial standard error at the
+    majority label's rate on the test pairs (every seed scores the same pairs). An arm
+    reads the pairs at chance when its mean lies within ``CHANCE_SES`` standard errors of
+    the majority label; "both" says whether both arms do. None for a decision that reads
+    no such pairs (cross-entropy, or no majority label stored)."""
+    import math
+    if spec.kind != "accuracy" or not spec.metric.endswith("_probe_correct"):
+        return None
+    majority = spec.metric[:-len("_probe_correct")] + "_majority"
+    if majority not in frame or spec.metric not in frame:
+        return None
+    arms, pairs, rate = {}, set(), set()
+    for arm in (spec.a, spec.b):
+        runs = frame[frame["condition"] == arm].dropna(subset=[spec.metric, majority])
+        if not len(runs):
+            return None
+        arms[arm] = float(runs[spec.metric].map(
+            lambda s: 100 * sum(c == "1" for c in s) / len(s)).mean())
+        pairs |= set(runs[spec.metric].map(len))
+        rate |= set(runs[majority].round(12))
+    if len(pairs) != 1 or len(rate) != 1:
+        raise ValueError(f"{spec.key}: the arms were scored on different test pairs")
+    (n,), (p,) = pairs, rate
+    se = 100 * math.sqrt(p * (1 - p) / n)
+    return {"arms": arms, "majority": 100 * p, "pairs": n, "se": se,
+            "both": all(abs(a - 100 * p) <= CHANCE_SES * se for a in arms.values())}
+
+
+def chance_note(spec, chance: dict, plan: pd.DataFrame) -> str:
+    """The sentences under the power table for a decision whose two arms read at chance
+    (``plan``: ``confirm.power_plan``'s, to say whether the seed count rests on it)."""
+    arms = ", ".join(f"{name} {value:.1f}%" for name, value in chance["arms"].items())
+    own, most = plan.loc[spec.key, "seeds for 80%"], plan["seeds for 80%"].max()
+    setter = plan["seeds for 80%"].idxmax()
+    rests = (f"The seed count does not rest on it: this row needs {own:.0f} seeds for 80%, "
+             f"`{setter}` needs {most:.0f}, and the rule takes the most." if own < most
+             else f"The seed count rests on it: this row needs the most seeds, {own:.0f}.")
+    return (f"The power of `{spec.key}` is meaningless (amendment 11). On its pairs both "
+            f"pilot arms read at chance: {arms}, against {chance['majority']:.1f}% for the "
+            f"majority label, each within {CHANCE_SES} standard errors of it "
+            f"({CHANCE_SES} x {chance['se']:.1f} points, one run's binomial error on "
+            f"{chance['pairs']:,} test pairs). A difference between two arms at chance is "
+            f"noise, not an effect, and a power computed at its size says nothing about "
+            f"the design. {rests}")
+
+
 def pilot_text(frame: pd.DataFrame | None = None) -> str:
-    """The pilot's per-seed paired differences and the power they give."""
+    """The pilot's per-seed paired differences and the power they give; a decision whose
+    two arms read at chance (``chance_arms``) has a note beside its power instead of a
+    reading (amendment 11)."""
     frame = A.pilot_frame() if frame is None else frame
     n = len(D.CONFIRM_SEEDS)
     plan = K.power_plan(frame)
     lines = [f"Primary decisions, at Holm's first-step alpha of "
              f"{D.holm_alpha():.3f} ({2 * len(D.PRIMARY)} tests):", "",
-             f"| decision | pilot mean | paired SD | power at {n} seeds | seeds for 80% |",
-             "|---|---|---|---|---|"]
+             f"| decision | pilot mean | paired SD | power at {n} seeds | seeds for 80% "
+             f"| note |", "|---|---|---|---|---|---|"]
+    notes = []
     for spec in D.PRIMARY:
         row = plan.loc[spec.key]
         unit = spec.unit
+        chance = chance_arms(spec, frame)
+        note = ""
+        if chance is not None and chance["both"]:
+            note = "meaningless: both arms at chance (below)"
+            notes.append(chance_note(spec, chance, plan))
         lines.append(f"| {spec.label} ({unit}) | {_number(row['mean'], unit)} | "
                      f"{abs(row['paired SD']):.3g} | {_percent(row[f'power at {n}'])} | "
-                     f"{row['seeds for 80%']:.0f} |")
-    lines += ["", f"The rule (section 4) gives {K.seed_count(plan)} seeds.", "",
+                     f"{row['seeds for 80%']:.0f} | {note} |")
+    lines += [""] + [line for note in notes for line in (note, "")]
+    lines += [f"The rule (section 4) gives {K.seed_count(plan)} seeds.", "",
               "Secondary decisions (exploratory), the pilot's paired differences:", "",
               "| decision | pilot mean | paired SD |", "|---|---|---|"]
     secondary = K.power_plan(frame, D.SECONDARY)
@@ -259,11 +331,11 @@ def readings(groups: dict) -> dict:
     return out
 
 
-SUMMARISED_AMENDMENTS = 10  # the amendments ``since_text``'s prose summarises
+SUMMARISED_AMENDMENTS = 12  # the amendments ``since_text``'s prose summarises
 
 
 class SummaryStale(RuntimeError):
-    """The page has an amendment that the preface's summary (``since_text``) omits."""
+    """The page has an amendment that the amendments' summary (``since_text``) omits."""
 
 
 def amendment_count(page: Path) -> int:
@@ -272,24 +344,24 @@ def amendment_count(page: Path) -> int:
 
 
 def check_summary(page: Path) -> None:
-    """Refuse to build a preface that summarises fewer amendments than the page has."""
+    """Refuse to build a summary of fewer amendments than the page has."""
     count = amendment_count(page)
     if count != SUMMARISED_AMENDMENTS:
         raise SummaryStale(
-            f"{page.name} has {count} amendments but the preface's summary (since_text) "
+            f"{page.name} has {count} amendments but the amendments' summary (since_text) "
             f"describes {SUMMARISED_AMENDMENTS}: update since_text and "
             f"SUMMARISED_AMENDMENTS with the new amendment")
 
 
 def since_text(frame: pd.DataFrame | None = None, rungs: dict | None = None,
                groups: dict | None = None) -> str:
-    """The preface's note on what the amendments mean for reading the verdicts (the
-    reader's summary; the amendments themselves are the record)."""
+    """The note at the head of the amendments on what they mean for reading the
+    verdicts (the reader's summary; the amendments themselves are the record)."""
     groups = readings(groups or reach_groups(frame, rungs))
     unlikely = groups.get("unlikely at the pilot's SD", [])
     reachable = (groups.get("reachable at a true 0", [])
                  + groups.get("reachable at a true 0, unlikely at the pilot's mean", []))
-    text = ("**Since the registration**, ten dated amendments at the end of the page "
+    text = ("**Since the registration**, twelve dated amendments at the end of the page "
             "change no decision, margin, test, seed or verdict rule. Amendment 1 fixes "
             "how the equal-time and SOP decisions are read. Amendments 2 to 4 add the "
             "{term}`power` of the TOST, the chance of an \"equivalent\" verdict; "
@@ -299,6 +371,9 @@ def since_text(frame: pd.DataFrame | None = None, rungs: dict | None = None,
             "to 4) and word the equal-time verdict with its measured time ratio. "
             "Amendments 7 to 10, written after the verdicts, change only how they are shown "
             "(amendment 8 withdraws a post-hoc check that amendment 7 had added). "
+            "Amendment 11 (corrected by 12) withdraws four registered passages that went "
+            "beyond the data: \"equivalent\" read as \"absent\", two reasons that runs "
+            "stored at the registration contradicted, and the SOP decision's power. "
             f"Out of its reach, even at the most lenient values: "
             f"{_names(groups.get('out of reach', []))}: these can show a difference "
             f"but not its absence. Unlikely at the pilot's spread over seeds: "
@@ -423,21 +498,23 @@ def frozen_amendment_parts(root: Path, computed: dict | None = None) -> dict:
 
 
 def write_preregistration_parts(root: Path) -> list:
-    """book/_generated/preregistration-{record,progress,pilot,since,equivalence,reach,
-    lenient}.md; the amendments' parts from their frozen text, checked."""
+    """book/_generated/preregistration-{amendments,record,progress,pilot,since,
+    equivalence,reach,lenient}.md; the amendments' parts from their frozen text, checked.
+    The first screen's table and the frozen parts come from the repository (``root`` may
+    be a copy of the book's sources only, without its history)."""
     check_summary(root / "book" / "preregistration.md")
     generated = root / "book" / "_generated"
     generated.mkdir(parents=True, exist_ok=True)
     frame, rungs = A.pilot_frame(), A.rungs()
     groups = reach_groups(frame, rungs)  # the pilot's TOST powers, once for every part
     _write_figure(R.curves_figure(frame, rungs), generated / "preregistration-pilot-curves.png")
-    parts = {"record": record_text(root),
+    from ..paths import repo_root
+    parts = {"amendments": amendments_text(repo_root()),
+             "record": record_text(root),
              "progress": progress_text() + confirm_curves(generated),
              "pilot": pilot_text(frame) + "\n" + CURVES_FIGURE.format(**curve_sizes()),
              "since": since_text(groups=groups)}
     # the frozen tables, like the pilot's runs they come from, are the repository's
-    # (``root`` may be a copy of the book's sources only)
-    from ..paths import repo_root
     parts.update(frozen_amendment_parts(repo_root(), computed_amendment_parts(groups=groups)))
     paths = []
     for name, text in parts.items():
