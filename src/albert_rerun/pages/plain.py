@@ -126,3 +126,11 @@ def reading_with_word(row, confirmatory: bool = False, bold: bool = True) -> str
     head, colon, reason = reading.partition(": ")
     shown = f"**{head}**{colon}{reason}" if bold else reading
     return f"{shown} {registered_word(row, confirmatory)}"
+
+
+def readings_table() -> str:
+    """The vocabulary as a Markdown table, for the how-to-read page (one place defines
+    the words: ``READINGS``)."""
+    rows = ["| plain reading | when |", "|---|---|"]
+    rows += [f"| {word} | {meaning} |" for word, meaning in READINGS.items()]
+    return "\n".join(rows)
