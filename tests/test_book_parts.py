@@ -25,7 +25,9 @@ def test_footer_counts_distinct_runs_machines_commits_and_gives_the_command():
     text = chapter_footer(runs_frame(), "cpu", ["asymmetry", "grouped"])
     assert "read 3 stored results of the `cpu` profile" in text
     assert "NVIDIA H200 (2 runs), Intel Xeon (1 run)" in text
-    assert "`feeb047` (2 runs)" in text and "`abcdef0+dirty` (1 run)" in text
+    # a dirty tree is data in the runs CSV, not prose (issue #41)
+    assert "`feeb047` (2 runs)" in text and "`abcdef0` (1 run)" in text
+    assert "+dirty" not in text
     assert ("```bash\npython -m albert_rerun.studies --profile cpu --claims asymmetry "
             "grouped --fresh\n```") in text
 

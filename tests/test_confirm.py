@@ -533,9 +533,9 @@ def test_once_judged_the_confirmatory_verdict_leads_the_box_and_the_glance(tmp_p
     assert confirmed < ours and "12 fresh seeds" in box
     # in the chapter's sign, the registration's words beside it (a reader saw -0.021
     # above the pilot's +0.021 for one comparison)
-    assert "attention-shared minus FFN-shared, E 32: " in box
-    assert "(Registered as FFN-shared minus attention-shared, E 32: the same comparison, " \
-        "the opposite sign.)" in box
+    assert "Attention-shared minus FFN-shared, E 32: " in box
+    assert "Registered as FFN-shared minus attention-shared, E 32: the same comparison, " \
+        "the opposite sign." in box
     turned = confirmatory.in_chapter_sign("asymmetry", rows["asymmetry"])
     assert turned["estimate"] == -rows["asymmetry"]["estimate"]
     assert (turned["low"], turned["high"]) == (-rows["asymmetry"]["high"],
@@ -551,10 +551,11 @@ def test_once_judged_the_confirmatory_verdict_leads_the_box_and_the_glance(tmp_p
     assert "read it with" not in confirmatory.confirmed_sentence(rows["wall_clock"],
                                                                  "wall_clock")
     glance = first_screen.at_a_glance({"cpu-long": pilot}, "", "", rows)
-    line = next(x for x in glance.splitlines() if "attention vs FFN" in x)
-    assert line.startswith("  - Reproduced") and "confirmatory, 12 fresh seeds: " in line
-    # the profile beside it is marked exploratory
-    assert "`cpu-long` (exploratory): inconclusive" in line
+    line = next(x for x in glance.splitlines() if "Attention vs FFN" in x)
+    assert "**holds here** <small>{ref}`registered: reproduced" in line
+    assert "Confirmatory, 12 fresh seeds: " in line
+    # the profile beside it is marked exploratory, in its plain reading
+    assert "`cpu-long` (exploratory): undecided." in line
 
 
 def test_preface_summary_refuses_an_amendment_it_does_not_describe(tmp_path):
@@ -821,7 +822,7 @@ def test_the_confirmatory_caveats_follow_amendment_5(tmp_path, monkeypatch):
     assert "not its best, by" in wall["caveat"] and "not its best" in wall["caveat_short"]
     assert wall["caveat_short"].startswith("a fixed step budget: seconds ratio median 0.80")
     sentence = confirmatory.confirmed_sentence(wall, "wall_clock")
-    assert "so this compares a fixed step budget, not equal time" in sentence
+    assert "So this compares a fixed step budget, not equal time" in sentence
     table = results_table.results_table(confirmatory.with_confirmatory({}))
     assert "(a fixed step budget: seconds ratio median 0.80" in table
     monkeypatch.setattr(A, "confirmatory_frame", lambda store=None: frame(100.0))

@@ -160,21 +160,23 @@ def test_the_report_and_every_page_agree_on_each_verdict(rehearsal, tmp_path):
     for claim, row in rows.items():
         sentence = confirmatory.confirmed_sentence(row, claim)
         assert sentence in chapter_box.bottom_line(claim, empty, row)
-        assert f"confirmatory, {len(D.CONFIRM_SEEDS)} fresh seeds" in \
+        assert f"Confirmatory, {len(D.CONFIRM_SEEDS)} fresh seeds" in \
             first_screen.glance_item(claim, row, "", "confirmatory, 11 fresh seeds")[1]
-        assert f"**{headlines.verdict_of(row)}**" in sentence
-    assert glance.count(f"confirmatory, {len(D.CONFIRM_SEEDS)} fresh seeds") == len(rows)
+        # the plain reading first, the registered verdict small beside it, linked
+        assert f"{{ref}}`registered: {headlines.book_verdict(row)} <registered-text>`" \
+            in sentence and "before Holm" not in sentence
+    assert glance.count(f"Confirmatory, {len(D.CONFIRM_SEEDS)} fresh seeds") == len(rows)
     both = first_screen.at_a_glance(empty, "", line, rows, extras)
     # each confirmatory verdict in the list carries its stage, as the boxes do
     shown = [confirmatory.in_chapter_sign(c, r) for c, r in rows.items()] + \
         list(extras.values())
     for row in shown:
-        assert f"{headlines.numbers(row)}, {headlines.short_stage(row)}" in both
-    assert both.count(f"confirmatory, {len(D.CONFIRM_SEEDS)} fresh seeds") == \
+        assert f"{headlines.numbers(row)}; {headlines.short_stage(row)}" in both
+    assert both.count(f"Confirmatory, {len(D.CONFIRM_SEEDS)} fresh seeds") == \
         len(rows) + len(extras)
     table = results_table.results_table(confirmatory.with_confirmatory(empty))
     for key, (claim, h) in headlines.EXTRA.items():
-        assert h.question in table and headlines.EXTRA_NAMES[key] in both
+        assert h.question in table and headlines.EXTRA_NAMES[key] in both.lower()
 
 
 def test_a_store_argument_is_read_wherever_it_is_given(rehearsal, monkeypatch, tmp_path):
@@ -197,7 +199,7 @@ def test_a_store_argument_is_read_wherever_it_is_given(rehearsal, monkeypatch, t
     size = families["secondary"].loc["explore/embedding-size", "estimate"]
     gap = families["primary"].loc["confirm/equal-time", "estimate"]
     caveat = confirmatory.confirm_caveats(rehearsal)["wall_clock"]
-    assert "the wide model also keeps E 32" in caveat
+    assert "The wide model also keeps E 32" in caveat
     assert f"{abs(size) / abs(gap):.0%} of this gap" in caveat
     assert "Equal time was measured" in R.status_text("wall_clock", rehearsal)
     report = R.report(rehearsal)

@@ -57,9 +57,9 @@ def test_holm_undoing_an_equivalence_is_explained_with_both_tests():
     base["p_equivalence"], base["p_equivalence_holm"] = 0.022, 0.15
     base["p_difference"], base["p_difference_holm"] = 1e-6, 1e-5
     note = confirmatory.holm_note(base)
-    assert "passes at 5% (p = 0.022) but not at the stricter level" in note
+    assert "passes at 5% (p = 0.022), but not at {term}`Holm`'s stricter level" in note
     assert "(p = 0.15)" in note and "a real effect on the paper's side" in note
-    assert "the whole 95% interval, [-0.0267, -0.0174], lies inside the ±0.0269 margin" \
+    assert "The whole 95% interval, [-0.0267, -0.0174], lies inside the ±0.0269 margin" \
         in note and "did not make the effect larger" in note
     undecided = base.copy()
     undecided["verdict_holm"], undecided["p_difference_holm"] = "inconclusive", 0.4
@@ -78,14 +78,25 @@ def test_beside_a_confirmatory_result_the_profiles_are_marked_exploratory():
                                                          {"cpu": family(row(0, -1, 1))})
 
 
-def test_a_numbered_glance_item_names_its_side_without_repeating_its_numbers():
-    equivalent = row(-0.022, -0.026, -0.017, "equivalent", "reproduced")
-    assert first_screen.side_note(equivalent).startswith("a small effect on the paper's side, ")
-    assert first_screen.side_note(equivalent, numbered=False) == (
-        "a small effect on the paper's side: the whole interval lies inside the margin")
+def test_a_glance_item_leads_with_its_plain_reading_and_no_before_holm_note():
+    """Issue #41: the plain reading first, the verdict word small beside it; no "(at 5%
+    before Holm: ...)" and no "leans" on the first screen."""
+    tiny = row(-0.022, -0.026, -0.017, "equivalent", "reproduced")
+    group, item = first_screen.glance_item("dropout", tiny, "", "confirmatory, 11 seeds",
+                                           confirmatory=True)
+    assert group == "holds here, but tiny"
+    assert item.startswith("Dropout ({doc}`chapter 5 <05_dropout>`): **holds here, but "
+                           "tiny** <small>{ref}`registered: reproduced <registered-text>`"
+                           "</small>. Confirmatory, 11 seeds.")
+    assert "before Holm" not in item
     _, item = first_screen.glance_item("asymmetry", row(0.01, -0.001, 0.03), "",
                                        "confirmatory, 11 fresh seeds: +0.010 nats [...]")
-    assert "the estimate leans against the paper's direction" in item
+    assert "**undecided** <small>verdict: inconclusive</small>" in item
+    assert "leans" not in item
+    _, item = first_screen.glance_item("wall_clock", row(0.1, 0.05, 0.2, "contradicted",
+                                                         sign=-1), "")
+    assert "**reversed here**" in item and "tells nothing directly about the paper's " \
+        "scale" in item
 
 
 def test_an_interval_holm_does_not_follow_is_read_as_unadjusted():
@@ -221,15 +232,17 @@ def test_at_a_glance_groups_each_claim_under_its_holm_verdict():
             row(0.1, 0.0, 0.2, "inconclusive", stage=GATED).rename(keys["transitions"])]
     text = first_screen.at_a_glance({"cpu": pd.DataFrame(rows)}, "chapters/", "CONFIRM")
     lines = text.splitlines()
-    reproduced = next(x for x in lines if x.startswith("  - Reproduced"))
-    assert "dropout ({doc}`chapter 5 <chapters/05_dropout>`)" in reproduced
-    assert next(x for x in lines if x.startswith("  - Contradicted")).endswith("none.")
-    inconclusive = next(x for x in lines if x.startswith("  - Inconclusive"))
-    assert "attention vs FFN sharing" in inconclusive
-    assert "SOP vs NSP ({doc}`chapter 4 <chapters/04_sop_nsp>`; at 5% before Holm: " \
-        "reproduced; on pairs that keep the segment-cut cue" in inconclusive
-    assert "smoother transitions" in next(x for x in lines if x.startswith("  - Not testable"))
-    assert not any(x.startswith("  - Equivalent") for x in lines)  # no empty group
+    items = [x for x in lines if x.startswith("  - ")]
+    # in the order of the plain readings: holds, no difference, undecided, not testable
+    assert items[0].startswith("  - Dropout ({doc}`chapter 5 <chapters/05_dropout>`): "
+                               "**holds here** <small>verdict: reproduced</small>.")
+    assert items[1].startswith("  - Attention vs FFN sharing") and "**undecided**" in items[1]
+    assert items[2].startswith("  - SOP vs NSP ({doc}`chapter 4 <chapters/04_sop_nsp>`): "
+                               "**undecided** <small>verdict: inconclusive</small>. On pairs "
+                               "that keep the segment-cut cue")
+    assert items[3].startswith("  - Smoother transitions") and "**not testable here**" \
+        in items[3]
+    assert "before Holm" not in text and "Reproduced:" not in text
     n = scale.scale_numbers("cpu")
     scale_line = next(x for x in lines if x.startswith("- **Scale**"))
     assert f"{n['params'] / 1e6:.2f}M parameters" in scale_line
@@ -267,10 +280,11 @@ def test_the_glance_says_why_a_verdict_needs_care():
     frame = pd.DataFrame(rows)
     frame.loc[keys["embedding_sweep"], "gate_reason"] = "this design cannot test it"
     text = first_screen.at_a_glance({"cpu": frame})
-    assert "a small effect on the paper's side, -0.008 nats [-0.011, -0.005]" in text
+    assert "Dropout ({doc}`chapter 5 <05_dropout>`): **no difference here** <small>" \
+        "verdict: equivalent</small>" in text
     assert "this design cannot test it" in text and "read context" not in text
     assert "segment-cut cue" in text
-    assert "3 seeds per condition" in text and "4 tests" in text
+    assert "Each condition has 3 seeds" in text and "4 tests" in text
     sop = chapter_box.bottom_line("sop_nsp", {"cpu": frame})
     assert "percentage points" in sop and "{term}`nats`" not in sop
 
@@ -291,7 +305,13 @@ def test_the_sop_caveat_gives_the_probe_and_the_models_own_head(monkeypatch):
     text = confirmatory.sop_words(frame)["sop_nsp"]
     assert "neither the SOP-trained model's frozen-encoder probe nor its own SOP head" \
         in text and "the head -1.0 [" in text and "76.0% on the original pairs" in text
+    # the measured premise of the plain reading (issue #41): neither model orders them
+    assert confirmatory.sop_words(frame)["sop_nsp_premise"] == \
+        "neither model orders cue-free pairs"
+    nsp = frame.assign(condition=confirm_design.NSP, sop_cuefree_accuracy_probe=0.6)
+    assert "sop_nsp_premise" not in confirmatory.sop_words(pd.concat([frame, nsp]))
     frame["sop_cuefree_accuracy_head"] = [0.60, 0.61, 0.62]
     text = confirmatory.sop_words(frame)["sop_nsp"]
     assert "neither" not in text and "finds no sentence order" in text
-    assert "while the model's own SOP head scores +11.0 [" in text
+    assert "The model's own SOP head scores +11.0 [" in text
+    assert "sop_nsp_premise" not in confirmatory.sop_words(frame)

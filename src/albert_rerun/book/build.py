@@ -199,13 +199,15 @@ def write_profiles_page(root: Path) -> Path:
 def write_reader_pages(root: Path, profile: str) -> list:
     """What a reader meets first, from the stored results at ``profile`` (issue #26):
     ``book/_generated/glance.md`` (the answers in a few lines), ``results.md`` (the introduction's results table and the scale in two
-    sentences), ``gate.md`` (the gate, written once, on the glossary page) and
-    ``worked_example.md`` (one verdict read step by step)."""
+    sentences), ``gate.md`` (the gate, written once, on the glossary page),
+    ``worked_example.md`` (one verdict read step by step) and ``readings.md`` (the plain
+    readings' vocabulary, from ``plain.READINGS``)."""
     from ..pages import ledger
     from ..pages.confirmatory import (confirm_line, confirmatory_extras, confirmatory_rows,
                                       with_confirmatory)
     from ..pages.first_screen import at_a_glance
     from ..pages.headlines import worked_example
+    from ..pages.plain import readings_table
     from ..pages.results_table import exact_rows, results_table
     from ..pages.scale import scale_text
     from ..chapters.text import gate_rule
@@ -221,7 +223,8 @@ def write_reader_pages(root: Path, profile: str) -> list:
         "gate.md": gate_rule(profile) + " (The numbers are the `" + profile + "` "
                    "profile's; each chapter gives its own profile's.)",
         "worked_example.md": worked_example(families[profile])
-        or "No decision of this profile is judged yet."}
+        or "No decision of this profile is judged yet.",
+        "readings.md": readings_table()}
     for name, text in pages.items():
         (generated / name).write_text(text + "\n")
     return [generated / name for name in pages]

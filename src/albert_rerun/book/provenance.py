@@ -20,6 +20,12 @@ from ..engine.provenance import short_commit
 MAX_TEXT = 64  # longer strings are per-item records (correctness strings), not metrics
 
 
+
+def prose_commit(commit) -> str:
+    """``short_commit`` without its '+dirty' mark: a run's working-tree state is data, in
+    the runs CSV (``build.write_runs_page``), not prose on a reader's page."""
+    return short_commit(commit).removesuffix("+dirty")
+
 def _counted(values) -> str:
     """'a (3 runs), b (1 run)', most frequent first."""
     return ", ".join(f"{value} ({n} run{'s' if n != 1 else ''})"
@@ -51,7 +57,7 @@ def chapter_footer(runs: pd.DataFrame, profile: str, claims: list[str]) -> str:
             f"(`data/results/{profile}/`), trained on "
             f"{_counted(distinct['machine'])}, at commit"
             f"{'s' if distinct['commit'].nunique() > 1 else ''} "
-            f"{_counted('`' + distinct['commit'].map(short_commit) + '`')}. "
+            f"{_counted('`' + distinct['commit'].map(prose_commit) + '`')}. "
             "This command retrains and re-evaluates them:\n\n"
             f"```bash\n{recompute_command(profile, claims)}\n```\n")
 

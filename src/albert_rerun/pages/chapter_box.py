@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from .confirmatory import (confirmatory_rows, confirmed_sentence, in_chapter_sign,
-                           with_confirmatory)
+from .confirmatory import (confirmatory_rows, confirmed_sentence, holm_note,
+                           in_chapter_sign, with_confirmatory)
 from .headline_figures import headline_figure
 from .headlines import GLOSSARY, HEADLINES, profile_name, result_sentence, term
 
@@ -50,9 +50,10 @@ def reading_line(unit: str) -> str:
     """The box's one line on how to read it, each term linked where the page first uses
     it, the metric's words chosen by the headline's ``unit``."""
     metric = METRIC.get(unit, f"the difference is in {unit}")
-    return (f"*Reading ours:* {metric}; a difference comes with its 95% interval and a "
-            f"{term('margin')}, the smallest difference that would matter; the verdict is "
-            f"{term('Holm')}-adjusted; the {term('stage')} says how far the models got "
+    return (f"*Reading ours:* {metric[0].upper()}{metric[1:]}. A difference comes with "
+            f"its 95% interval and a {term('margin')}, the smallest difference that would "
+            f"matter. Each result reads first in plain words, its {term('Holm')}-adjusted "
+            f"verdict small beside it. The {term('stage')} says how far the models got "
             f"between the {term('rung', 'rungs')}. The rules: {{doc}}`../{GLOSSARY}` and "
             f"\"How this is judged\" below.")
 
@@ -81,8 +82,19 @@ def bottom_line_glue(claim: str, profile: str, seeds=None, device: str = "auto")
     plt.close(fig)
     return {"bottom_line": Markdown(bottom_line(claim, families, confirmed)),
             "bottom_figure": Image(data=image, format="png"),
-            # the pre-registered test's progress, or its verdicts once complete (issue #25)
-            "confirm_status": Markdown(status_text(claim) or "")}
+            # the pre-registered test's progress, or its verdicts once complete, and
+            # why Holm's verdict differs from the one at 5% (the verdict's own detail,
+            # off the box's first lines)
+            "confirm_status": Markdown(status_paragraph(claim, confirmed, status_text))}
+
+
+def status_paragraph(claim: str, confirmed, status_text) -> str:
+    """The paragraph under the box: ``status_text`` (the confirmatory test's progress,
+    or what the box lacks once judged), then ``holm_note`` of the box's confirmatory
+    decision where its verdict at 5% differs from Holm's."""
+    note = holm_note(in_chapter_sign(claim, confirmed)) if confirmed is not None else ""
+    parts = [status_text(claim) or ""] + ([f"{note}."] if note else [])
+    return " ".join(p for p in parts if p)
 
 
 def chapter_glue(claim: str, chapter, family: pd.DataFrame, prefix: str, profile: str,

@@ -37,23 +37,23 @@ def holm_note(row) -> str:
         return ""
     d = unit_digits(row["unit"]) + 1
     low, high, margin = float(row["low"]), float(row["high"]), float(row["margin"])
-    tost = (f"the equivalence test ({term('TOST')}) passes at 5% "
-            f"(p {_p(float(row['p_equivalence']))}) but not at the stricter level of "
-            f"{term('Holm')}'s adjustment (p {_p(float(row['p_equivalence_holm']))})")
+    tost = (f"The equivalence test ({term('TOST')}) passes at 5% "
+            f"(p {_p(float(row['p_equivalence']))}), but not at {term('Holm')}'s "
+            f"stricter level (p {_p(float(row['p_equivalence_holm']))})")
     if row["verdict_holm"] == "inconclusive":
-        return (f"{tost}, and the difference test does not pass (p "
-                f"{_p(float(row['p_difference_holm']))} after Holm): any difference is "
+        return (f"{tost}. The difference test does not pass either (p "
+                f"{_p(float(row['p_difference_holm']))} after Holm). Any difference is "
                 f"probably small, but it is not shown to lie inside the "
                 f"±{margin:.{d}f} margin")
     inside = -margin < low and high < margin
-    where = (f"the whole 95% interval, [{low:+.{d}f}, {high:+.{d}f}], lies inside"
-             if inside else f"the 95% interval, [{low:+.{d}f}, {high:+.{d}f}], reaches past")
+    where = (f"The whole 95% interval, [{low:+.{d}f}, {high:+.{d}f}], lies inside"
+             if inside else f"The 95% interval, [{low:+.{d}f}, {high:+.{d}f}], reaches past")
     side = "the paper's side" if row["verdict_holm"] == "reproduced" else "the other side"
-    return (f"{tost}, while the difference test passes there too (p "
+    return (f"{tost}. The difference test passes there too (p "
             f"{_p(float(row['p_difference_holm']))}). So after Holm the verdict is "
-            f"\"{row['verdict_holm']}\": a real effect on {side}, and a small one: "
+            f"\"{row['verdict_holm']}\": a real effect on {side}, and a small one. "
             f"{where} the ±{margin:.{d}f} margin. "
-            f"Holm's adjustment did not make the effect larger; it withheld only the "
+            f"Holm's adjustment did not make the effect larger. It withheld only the "
             f"claim that it is smaller than the margin")
 
 
@@ -75,6 +75,7 @@ def confirmatory_rows(store=None) -> dict:
             row["holm_tests"] = confirm_report.holm_tests(primary)
             row["caveat"] = caveats.get(spec.claim, "")
             row["caveat_short"] = caveats.get(f"{spec.claim}_short", "")
+            row["premise"] = caveats.get(f"{spec.claim}_premise", "")
             if spec.claim == "wall_clock" and caveats.get("budget_only"):
                 row["label"] = str(row["label"]).replace("equal time", "fixed step budget")
             out[spec.claim] = row
@@ -129,20 +130,22 @@ def confirm_caveats(store=None, families: dict | None = None) -> dict:
         # amendment 5.2: a median outside 0.9-1.1 makes it a fixed step budget's
         # comparison (read on the median as shown, so that text and rule agree)
         out["budget_only"] = bool(np.isfinite(median) and not 0.9 <= median <= 1.1)
-        budget = "; so this compares a fixed step budget, not equal time" \
+        budget = ". So this compares a fixed step budget, not equal time" \
             if out["budget_only"] else ""
         words = confirm_report.lr_check_words(store) or ""
         size = _embedding_size_words(families)
+        # short sentences, each a fact (issue #41: this caveat was one sentence of over
+        # a hundred words); all of it, as amendments 6.5 and 8.2 ask
         out["wall_clock"] = (
             f"the wide model (E 32, all shared, H 128) trained a fixed "
-            f"{record['steps']:,} steps, timed for {term('equal time')} with the "
-            f"BERT-style model (E = H = 64) on one machine; its measured seconds were a "
-            f"median {median:.2f} of the BERT-style model's ({column.min():.2f} to "
-            f"{column.max():.2f}; {flagged} of {len(ratios)} seeds outside 0.9 to 1.1), "
-            f"and a ratio below 1 gives the wide model less time (in seconds; the step "
-            f"counts were fixed), which favours \"contradicted\"{budget}"
-            + (f"; {words}" if words else "")
-            + (f"; {size}" if size else ""))
+            f"{record['steps']:,} steps. That count was timed for {term('equal time')} "
+            f"with the BERT-style model (E = H = 64) on one machine. The wide runs' "
+            f"measured seconds were a median {median:.2f} of the BERT-style runs' "
+            f"({column.min():.2f} to {column.max():.2f}; {flagged} of {len(ratios)} seeds "
+            f"outside 0.9 to 1.1). Both step counts were fixed, so a ratio below 1 gives "
+            f"the wide model less time, which favours \"contradicted\"{budget}"
+            + (f". {words[0].upper()}{words[1:]}" if words else "")
+            + (f". {size}" if size else ""))
         out["wall_clock_short"] = (
             f"{'a fixed step budget' if out['budget_only'] else 'equal time'}: seconds "
             f"ratio median {median:.2f}, {flagged} of {len(ratios)} seeds outside 0.9 to "
@@ -163,16 +166,16 @@ def _embedding_size_words(families: dict) -> str:
     # in this gap's sign: what keeping E 32 costs (registered as E 64 minus E 32; a
     # reviewer: the registered sign read backwards beside the gap)
     cost = interval_text(-size["estimate"], -size["high"], -size["low"], "nats")
-    text = (f"the wide model also keeps E 32 against the BERT-style model's 64; measured in "
-            f"the not-shared H 64 model, E 32 costs {cost} nats against E 64 (secondary, "
-            f"exploratory; {share:.0%} of this gap)")
+    text = (f"The wide model also keeps E 32 against the BERT-style model's 64. In the "
+            f"not-shared H 64 model, E 32 costs {cost} nats against E 64 (secondary, "
+            f"exploratory): {share:.0%} of this gap")
     if "confirm/sharing-cost" in primary.index:
         sharing = primary.loc["confirm/sharing-cost"]
-        text += (f", and sharing every layer at E = H = 64 costs "
+        text += (f". Sharing every layer at E = H = 64 costs "
                  f"{interval_text(sharing['estimate'], sharing['low'], sharing['high'], 'nats')}"
                  f" nats")
-    return text + (": effects measured in other models, which need not add, so this is a "
-                   "reading of the gap, not a test of it")
+    return text + (". These effects were measured in other models and need not add. So "
+                   "this is a reading of the gap, not a test of it")
 
 
 def sop_words(frame: pd.DataFrame, families: dict | None = None) -> dict:
@@ -180,17 +183,20 @@ def sop_words(frame: pd.DataFrame, families: dict | None = None) -> dict:
     neither model orders cue-free pairs): the SOP-trained arm's cue-free probe against
     the majority label (amendment 1.4's reading) and, where that interval holds 0, the
     secondary decision on the original pairs, which keep the cut cue, from the judged
-    ``families`` (judged here where not given). {} where the runs do not carry the
-    cue-free evaluation."""
+    ``families`` (judged here where not given). ``sop_nsp_premise``: "neither model
+    orders cue-free pairs" where neither arm's probe nor the SOP-trained model's own
+    head is above the majority label (the plain reading's failed premise,
+    ``plain.row_reading``). {} where the runs do not carry the cue-free evaluation."""
     from ..studies import confirm_analysis, confirm_design
     albert = frame[frame["condition"] == confirm_design.ALBERT] if len(frame) else frame
+    nsp = frame[frame["condition"] == confirm_design.NSP] if len(frame) else frame
     above = confirm_analysis.above_majority(albert, "sop_cuefree_accuracy_probe")
     if above is None:
         return {}
     gain = interval_text(above.mean, above.low, above.high, "points")
     pairs = CUE_FREE_WORDS
     if not above.low <= 0 <= above.high:
-        return {"sop_nsp": f"{pairs}; the SOP-trained model's probe there is {gain} "
+        return {"sop_nsp": f"{pairs}. There the SOP-trained model's probe is {gain} "
                            f"points above the majority label",
                 "sop_nsp_short": f"cue-free pairs; the SOP-trained probe {gain} points "
                                  f"above the majority label"}
@@ -199,34 +205,39 @@ def sop_words(frame: pd.DataFrame, families: dict | None = None) -> dict:
     # the model's own SOP head, scored on the same pairs, answers the first point
     own = (confirm_analysis.above_majority(albert, "sop_cuefree_accuracy_head")
            if "sop_accuracy_head" in albert else None)
+    other = confirm_analysis.above_majority(nsp, "sop_cuefree_accuracy_probe")
     head = albert.get("sop_cuefree_accuracy_head")
+    out = {}
     if own is not None and own.low <= 0:  # the head, too, no better than the majority
         text = (f"{pairs}. On them neither the SOP-trained model's frozen-encoder probe "
-                f"nor its own SOP head orders the pairs better than the majority label: "
-                f"the probe scores {gain} points against it, the head "
-                f"{interval_text(own.mean, own.low, own.high, 'points')} (descriptive; "
-                f"the head scores {100 * head.mean():.1f}% here and "
-                f"{100 * albert['sop_accuracy_head'].mean():.1f}% on the original pairs)")
+                f"nor its own SOP head orders the pairs better than the majority label. "
+                f"Against that label the probe scores {gain} points, the head "
+                f"{interval_text(own.mean, own.low, own.high, 'points')}. The head "
+                f"scores {100 * head.mean():.1f}% here and "
+                f"{100 * albert['sop_accuracy_head'].mean():.1f}% on the original pairs "
+                f"(descriptive)")
+        if other is None or other.low <= 0:  # the NSP-trained probe, too
+            out["sop_nsp_premise"] = "neither model orders cue-free pairs"
     else:
         text = (f"{pairs}. On them the frozen-encoder probe of the SOP-trained model "
                 f"finds no sentence order: it scores {gain} points against the majority "
                 f"label")
         if own is not None:  # the head reads more than the probe: say so
-            text += (f", while the model's own SOP head scores "
+            text += (f". The model's own SOP head scores "
                      f"{interval_text(own.mean, own.low, own.high, 'points')} points "
                      f"above it")
     secondary = (families or confirm_analysis.confirmatory_families())["secondary"]
     if "explore/sop-cut-pairs" in secondary.index:
         cut = secondary.loc["explore/sop-cut-pairs"]
-        text += (f"; on the original pairs, which keep the cue (secondary, exploratory), "
-                 f"the SOP-trained probe beats the NSP-trained one by "
+        text += (f". On the original pairs, which keep the cue, the SOP-trained probe "
+                 f"beats the NSP-trained one by "
                  f"{interval_text(cut['estimate'], cut['low'], cut['high'], 'points')} "
-                 f"points")
+                 f"points (secondary, exploratory)")
     short = f"on cue-free pairs; the SOP-trained probe minus the majority label: {gain}"
     if own is not None:
         short += (f", its own SOP head's: "
                   f"{interval_text(own.mean, own.low, own.high, 'points')}")
-    return {"sop_nsp": text, "sop_nsp_short": short + " points"}
+    return {"sop_nsp": text, "sop_nsp_short": short + " points", **out}
 
 
 def in_chapter_sign(claim: str, row):
@@ -281,18 +292,20 @@ def confirmatory_headline(claim: str) -> Headline:
 
 
 def confirmed_sentence(row, claim: str) -> str:
-    """The confirmatory result in one sentence, in the chapter's sign (its direction
-    words, numbers, Holm verdict and stage), the registration's own words where it took
-    the difference the other way round, an equivalent effect's side and the claim's
-    caveat."""
+    """The confirmatory result in short sentences, in the chapter's sign: its plain
+    reading with the registered verdict beside it, its direction words, numbers and
+    stage, the registration's own words where it took the difference the other way
+    round, and the claim's caveat. Why Holm's verdict differs from the one at 5%
+    (``holm_note``) is the verdict's own detail: the paragraph under the box gives it
+    (``chapter_box.bottom_line_glue``)."""
     row = in_chapter_sign(claim, row)
-    text = result_sentence(row, confirmatory_headline(claim))
+    text = result_sentence(row, confirmatory_headline(claim), confirmatory=True)
     if row["registered_label"] != row["label"]:
-        text += (f" (Registered as {row['registered_label']}: the same comparison, the "
-                 f"opposite sign.)")
-    for note in (holm_note(row), row.get("caveat", "")):
-        if note:
-            text += f" {note[0].upper()}{note[1:]}."
+        text += (f" Registered as {row['registered_label']}: the same comparison, the "
+                 f"opposite sign.")
+    caveat = row.get("caveat", "")
+    if isinstance(caveat, str) and caveat:
+        text += f" {caveat[0].upper()}{caveat[1:]}."
     return text
 
 

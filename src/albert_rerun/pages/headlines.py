@@ -217,10 +217,38 @@ def numbers(row, link: bool = False) -> str:
     return f"{estimate} {unit_text(unit, link)} {interval}, {margin}"
 
 
-def result_sentence(row, headline: Headline) -> str:
-    """Ours in one sentence: the words, the numbers, the verdict and the stage."""
-    return (f"{row['label']}: {direction(row, headline)}, {numbers(row)}. "
-            f"Verdict: **{verdict_of(row)}**; {stage_words(row)}.")
+def shown_direction(row, headline: Headline) -> str:
+    """The comparison's words (``headline.lower`` or ``higher``) where the plain reading
+    says an effect is shown (after Holm's adjustment), else '': a first screen never sets
+    "dropout hurts" beside "undecided" (the plain reading says what an interval that
+    crosses the margin means)."""
+    from .plain import DIFFERS, HOLDS, REVERSED, REVERSED_TINY, TINY, row_reading
+    low, high = float(row["low"]), float(row["high"])
+    if row_reading(row) not in (HOLDS, TINY, REVERSED, REVERSED_TINY, DIFFERS) \
+            or not (low > 0 or high < 0) or int(row.get("paper_sign", 0) or 0) == 0:
+        return ""
+    return headline.higher if low > 0 else headline.lower
+
+
+def capital(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+def result_sentence(row, headline: Headline, confirmatory: bool = False) -> str:
+    """Ours in short sentences: the plain reading with the verdict word beside it in
+    small type (``plain.reading_with_word``: linked to the registration where
+    ``confirmatory``), the comparison with its words and numbers, the stage, and for a
+    contradicted verdict the registration's promised note on scale."""
+    from .plain import SCALE_NOTE, reading_with_word
+    words = shown_direction(row, headline)
+    text = (f"{capital(reading_with_word(row, confirmatory))}. "
+            f"{capital(str(row['label']))}: {words + ', ' if words else ''}"
+            f"{numbers(row)}.")
+    if row["stage"] != GATED:  # a gated row's reason is its reading already
+        text += f" Stage: {stage_words(row)}."
+    if book_verdict(row) == "contradicted":
+        text += f" {SCALE_NOTE}"
+    return text
 
 
 def profile_name(profile: str, link: bool = False, exploratory: bool = False) -> str:

@@ -15,6 +15,7 @@ from ..chapters.sop_nsp import sop_nsp
 from ..stats.inference import EARLY, GATED, NO_MODEL, PAST, holm, is_interim
 from ..chapters.transitions import transitions
 from ..chapters.text import machines_text, reading
+from .plain import row_reading
 from ..chapters.wall_clock import wall_clock
 
 
@@ -212,8 +213,8 @@ CLAIM_TITLES = {
 
 def ledger_table(family: pd.DataFrame) -> pd.DataFrame:
     """One row per decision, grouped by claim: the paper's figure, ours (shown for every
-    decision, gated or not), the arms' levels, the raw verdict and the Holm-adjusted one
-    with its stage."""
+    decision, gated or not), the arms' levels, the plain reading (``plain.row_reading``),
+    the raw verdict and the Holm-adjusted one with its stage."""
     rows = []
     for key, row in family.iterrows():
         number, title, _ = CLAIM_TITLES[row["claim"]]
@@ -223,6 +224,8 @@ def ledger_table(family: pd.DataFrame) -> pd.DataFrame:
                              f" {row['unit']}",
                      "margin": f"±{row['margin']:.3g}",
                      "arms' level": row["arm_levels"] or "no trained model",
+                     # the plain reading first (pages.plain), then the verdicts
+                     "plain reading": row_reading(row),
                      "verdict": ("interim: " if is_interim(row) else "") + row["verdict"],
                      "verdict (Holm) and stage": row["verdict_staged"],
                      "what the numbers say": reading(row)})

@@ -69,3 +69,68 @@ def plain_reading(estimate: float, low: float, high: float, margin: float,
     if (estimate > 0) == (paper_sign > 0):
         return TINY if inside else HOLDS
     return REVERSED_TINY if inside else REVERSED
+
+
+# the one short sentence the registration promised beside a "contradicted" verdict
+# (book/preregistration.md, section 8: "That says nothing directly about the paper's
+# scale, but the book will say so plainly")
+SCALE_NOTE = "This tells nothing directly about the paper's scale."
+REGISTRATION = "registered-text"  # the label of the registered text's box
+
+
+def _text(value) -> str:
+    return value if isinstance(value, str) else ""
+
+
+def row_reading(row, premise: str = "") -> str:
+    """The plain reading of one row of a judged family (a profile's or the confirmatory
+    one): a gated row is not testable, with its gate's reason; a row carrying a failed
+    premise (``premise``, else its ``premise`` column) is not testable, with it; else
+    ``plain_reading`` of its numbers at the family's Holm-adjusted difference test
+    (the raw one where the row is outside the family)."""
+    from ..stats.inference import GATED
+    if row["stage"] == GATED:
+        reason = _text(row.get("gate_reason")) or "a model compared does not read context"
+        return f"{NOT_TESTABLE}: {reason}"
+    premise = premise or _text(row.get("premise"))
+    p = row.get("p_difference_holm", math.nan)
+    if p is None or (isinstance(p, float) and math.isnan(p)):
+        p = row.get("p_difference", math.nan)
+    if p is None or (isinstance(p, float) and math.isnan(p)):  # no p stored: the
+        # verdict's own call (a difference shown where it reads reproduced/contradicted)
+        p = 0.0 if row.get("verdict_holm") in ("reproduced", "contradicted") else 1.0
+    low, high = float(row["low"]), float(row["high"])
+    if not (math.isfinite(low) and math.isfinite(high)):  # one seed: no interval
+        return f"{NOT_TESTABLE}: one seed, no interval" if not premise else \
+            f"{NOT_TESTABLE}: {premise}"
+    return plain_reading(float(row["estimate"]), low, high, float(row["margin"]),
+                         int(row["paper_sign"]), float(p), premise=premise)
+
+
+def registered_word(row, confirmatory: bool = False) -> str:
+    """The verdict word in small type, beside the plain reading: 'registered: reproduced'
+    linked to the registered text where ``confirmatory``, else 'verdict: inconclusive'
+    (a profile's, by the rules the chapters state)."""
+    from ..stats.inference import GATED
+    word = "not testable at this scale" if row["stage"] == GATED else row["verdict_holm"]
+    if confirmatory:
+        return f"<small>{{ref}}`registered: {word} <{REGISTRATION}>`</small>"
+    return f"<small>verdict: {word}</small>"
+
+
+def reading_with_word(row, confirmatory: bool = False, bold: bool = True) -> str:
+    """'**holds here** <small>registered: reproduced</small>': the plain reading first,
+    the verdict word beside it (the caller adds ``SCALE_NOTE`` after a contradicted
+    verdict)."""
+    reading = row_reading(row)
+    head, colon, reason = reading.partition(": ")
+    shown = f"**{head}**{colon}{reason}" if bold else reading
+    return f"{shown} {registered_word(row, confirmatory)}"
+
+
+def readings_table() -> str:
+    """The vocabulary as a Markdown table, for the how-to-read page (one place defines
+    the words: ``READINGS``)."""
+    rows = ["| plain reading | when |", "|---|---|"]
+    rows += [f"| {word} | {meaning} |" for word, meaning in READINGS.items()]
+    return "\n".join(rows)

@@ -6,8 +6,9 @@ chapters.
 from __future__ import annotations
 
 from .confirmatory import CONFIRMATORY, confirmatory_headline
-from .headlines import (CHAPTERS, EXTRA, HEADLINES, Headline, chapter_link, direction,
-                        numbers, verdict_of)
+from .headlines import (CHAPTERS, EXTRA, HEADLINES, Headline, book_verdict, chapter_link,
+                        numbers, shown_direction)
+from .plain import SCALE_NOTE, reading_with_word
 
 
 def _cell(text: str) -> str:
@@ -35,10 +36,10 @@ def exact_rows(chapters: str = "") -> list:
 
 def results_table(families: dict, chapters: str = "", exact_rows: list | None = None) -> str:
     """The book's answers as one Markdown table of five columns: the question, the
-    paper, ours (words and numbers, each profile), the verdict (the book's profile first),
-    the chapter. ``chapters``: the path prefix of the chapters' documents from the page
+    paper, ours (words and numbers, each profile), the plain reading with the verdict
+    word beside it in small type (the confirmatory result first), the chapter. ``chapters``: the path prefix of the chapters' documents from the page
     that shows it ("chapters/" from the introduction, "" from the ledger)."""
-    rows = ["| question | the paper | ours | verdict | chapter |", "|---|---|---|---|---|"]
+    rows = ["| question | the paper | ours | plain reading (verdict) | chapter |", "|---|---|---|---|---|"]
     rows += list(exact_rows or [])
     confirmed = CONFIRMATORY in families
     extra = {c: (k, h) for k, (c, h) in EXTRA.items()}
@@ -75,9 +76,14 @@ def _result_rows(claim: str, h: Headline, families: dict, chapters: str,
         else:
             name, words = (f"{profile} (exploratory)" if confirmed else profile), h
         short = row.get("caveat_short", "") if profile == CONFIRMATORY else ""
-        ours.append(f"{name}: {direction(row, words)}, {numbers(row)}"
+        said = shown_direction(row, words)
+        ours.append(f"{name}: {said + ', ' if said else ''}{numbers(row)}"
                     + (f" ({short})" if isinstance(short, str) and short else ""))
-        verdicts.append(f"{profile}: **{verdict_of(row)}**")
+        # the plain reading first, the verdict word small beside it; no "(at 5% before
+        # Holm: ...)" here: that detail is the verdict's own section's
+        verdicts.append(f"{profile}: {reading_with_word(row, profile == CONFIRMATORY)}"
+                        + (f". {SCALE_NOTE[:-1]}" if book_verdict(row) == "contradicted"
+                           else ""))
     if not ours:
         return []
     return ["| " + " | ".join(_cell(x) for x in (
