@@ -472,8 +472,8 @@ def test_equal_time_carries_its_seconds_and_the_learning_rate_check(tmp_path, mo
                           "train_seconds": [70.0, 100.0, 95.0, 100.0], "machine": ["m"] * 4})
     monkeypatch.setattr(R, "lr_check_scores", lambda store=None: None)
     notes = R.beside_notes(frame)
-    assert len(notes) == 1 and "1000 0.70, 1001 0.95; median 0.82; both arms on m; " \
-        "1 of 2 outside 0.9 to 1.1" in notes[0]
+    assert len(notes) == 1 and "1000 0.70, 1001 0.95; median 0.82; both arms on m. " \
+        "1 of 2 are outside 0.9 to 1.1" in notes[0]
     margin = D.margin_values(A.rungs())["ce"]
     monkeypatch.setattr(R, "lr_check_scores", lambda store=None: {
         2.5e-3: 6.0, 5e-3: 6.0 + 2 * margin, 1e-2: 6.1})
@@ -503,7 +503,7 @@ def test_chapter_6s_verdict_carries_the_equal_time_checks(tmp_path, monkeypatch)
     monkeypatch.setattr(R, "lr_check_scores", lambda store=None: None)
     text = R.status_text("wall_clock")
     assert "wide over BERT-style training seconds" in text
-    assert "1 of 1 outside 0.9 to 1.1" in text
+    assert "1 of 1 are outside 0.9 to 1.1" in text
     assert "outside 0.9 to 1.1" not in R.status_text("dropout")
 
 
@@ -693,7 +693,7 @@ def test_beside_notes_report_what_amendment_1_asks(monkeypatch):
     assert notes[0].startswith("`confirm/equal-time` (amendment 1.2): wide over "
                                "BERT-style training seconds, per seed: 1000 1.15, 1001 1.15")
     assert "median 1.15; both arms on AMD EPYC" in notes[0]
-    assert "4 of 4 outside 0.9 to 1.1" in notes[0]
+    assert "4 of 4 are outside 0.9 to 1.1" in notes[0]
     assert "the fixed budget gave the wide model about 15% more time than the BERT-style model " \
         "took" in notes[0]
     assert "not its best, by 0.200 nats (the check's best: 0.0025)" in notes[1]

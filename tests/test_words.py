@@ -94,8 +94,6 @@ def page_summary(book: Path, name: str) -> dict:
     return readability.summary(readability.prose(html, "body"))
 
 
-@pytest.mark.xfail(reason="issue #41 section 2: sentences over 40 words remain on these "
-                          "pages (the report lists them)", strict=False)
 @pytest.mark.parametrize("page", ["intro.md", "how_to_read.md", "_generated/boxes.md"])
 def test_no_sentence_over_40_words_and_a_median_of_22(reader_parts, page):
     got = page_summary(reader_parts, page)

@@ -48,9 +48,10 @@ def peak_gate(sizes, H: int) -> dict:
     (review). Until the sweep has three sizes, one at or below H/4, it is not testable."""
     if len(sizes) >= 3 and min(sizes) <= H / 4:
         return {}
-    return {"embedding/all-shared": f"the sweep has E = {', '.join(map(str, sizes))} only: "
-                                    f"Table 3's peak (E = H/6) needs three sizes, one at "
-                                    f"or below H/4, so this design cannot test it"}
+    return {"embedding/all-shared": f"the sweep has E = {', '.join(map(str, sizes))} only, "
+                                    f"so this design cannot test Table 3's peak. That "
+                                    f"peak (E = H/6) needs three sizes, one at or below "
+                                    f"H/4"}
 
 
 def embedding_decisions(runs, small: int, mid: int, H: int, m: dict) -> list:

@@ -273,7 +273,7 @@ def gate_rule(profile: str) -> str:
     rungs = levels(profile)
     r = rungs["rungs"]
     return (f"Before any verdict, each model compared (an arm) is placed on the held-out "
-            f"set's first rung: its level is the share of the distance from the "
+            f"set's first rung. Its level is the share of the distance from the "
             f"unigram rung ({r['unigram_loss_at_mask']:.3f} nats at [MASK], 0%) to the "
             f"left-bigram rung ({r['bigram_loss_at_mask']:.3f} nats, 100%) that its mean "
             f"cross-entropy over seeds has closed. A decision is judged only if every "

@@ -40,7 +40,7 @@ HEADLINES = {
         "Does sharing attention cost less than sharing the feed-forward block (FFN)?",
         "at E = 128, sharing only attention changes the downstream average by +0.1 "
         "points, sharing only the FFN by -1.4: attention sharing is nearly free "
-        "(Table 4; E = 128 is the paper's smaller embedding size, as our E = 32 is ours)",
+        "(Table 4). E = 128 is the paper's smaller embedding size, as our E = 32 is ours",
         "asymmetry/attention-ffn/small-E",
         "attention-shared predicts [MASK] better: sharing attention costs less",
         "FFN-shared predicts [MASK] better: sharing the FFN costs less", True),

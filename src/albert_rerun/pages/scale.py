@@ -62,26 +62,29 @@ def stage_summary(family: pd.DataFrame) -> str:
 
 
 def scale_text(profiles: list, families: dict | None = None) -> str:
-    """The scale in two sentences: one base run of each profile against the paper's
-    ALBERT-base in parameters, tokens and training FLOPs; and how far the models got."""
+    """The scale in short sentences: the paper's ALBERT-base in parameters, steps, tokens
+    and training FLOPs, one base run of each profile against it; and how far the models
+    got in each profile."""
     parts = []
     for profile in profiles:
         n = scale_numbers(profile)
-        parts.append(f"`{profile}` {n['params'] / 1e6:.2f}M parameters, {n['steps']:,} "
-                     f"steps, {_count(n['tokens'])} tokens, {_flops(n['flops'])} FLOPs "
-                     f"({times(n['paper_params'] / n['params'])} fewer parameters, "
+        parts.append(f"A base run at `{profile}` has {n['params'] / 1e6:.2f}M parameters, "
+                     f"{n['steps']:,} steps, {_count(n['tokens'])} tokens and "
+                     f"{_flops(n['flops'])} FLOPs: "
+                     f"{times(n['paper_params'] / n['params'])} fewer parameters, "
                      f"{times(n['paper_tokens'] / n['tokens'])} fewer tokens and "
                      f"{times(n['paper_flops'] / n['flops'])} less compute than the "
-                     f"paper)")
+                     f"paper.")
     n = scale_numbers(profiles[0])
-    first = (f"One base run of ours against the paper's ALBERT-base "
-             f"({n['paper_params'] / 1e6:.0f}M parameters, {n['paper_steps']:,} steps, "
-             f"{_count(n['paper_tokens'])} tokens, {_flops(n['paper_flops'])} FLOPs): "
-             + "; ".join(parts) + ".")
+    first = (f"Our base runs against the paper's ALBERT-base: it has "
+             f"{n['paper_params'] / 1e6:.0f}M parameters, {n['paper_steps']:,} steps, "
+             f"{_count(n['paper_tokens'])} tokens and {_flops(n['paper_flops'])} FLOPs. "
+             + " ".join(parts))
     if not families:
         return first
-    second = "How far the models got: " + "; ".join(
-        f"`{p}`: {stage_summary(f)}" for p, f in families.items()) + \
-        f". They are all {term('stage', 'early in training')}: a verdict here is about " \
+    second = "How far the models got, " + " ".join(
+        f"{'at' if not k else 'At'} `{p}`: {stage_summary(f)}."
+        for k, (p, f) in enumerate(families.items())) + \
+        f" They are all {term('stage', 'early in training')}: a verdict here is about " \
         "how fast small models begin to learn, not about trained ones."
     return first + " " + second

@@ -126,11 +126,11 @@ def beside_notes(frame: pd.DataFrame, store=None) -> list:
         flagged = int(ratios["flagged"].sum())
         notes.append(
             "`confirm/equal-time` (amendment 1.2): wide over BERT-style training seconds, "
-            f"per seed: {ratios_text(ratios)}; {flagged} of {len(ratios)} outside 0.9 to "
-            f"1.1 (flagged); below 1 the wide model had less time, which favours "
+            f"per seed: {ratios_text(ratios)}. {flagged} of {len(ratios)} are outside 0.9 "
+            f"to 1.1 (flagged). Below 1 the wide model had less time, which favours "
             f"\"contradicted\" (amendment 5.2). Both arms' step counts were fixed, so a "
             f"seed's ratio reflects the machine's load during its two runs, not how much "
-            f"either model trained; the median says the fixed budget gave the wide model "
+            f"either model trained. The median says the fixed budget gave the wide model "
             f"{_shortfall(ratios)} the BERT-style model took.")
     words = lr_check_words(store)
     if words is not None:
@@ -149,16 +149,16 @@ def beside_notes(frame: pd.DataFrame, store=None) -> list:
             [frame["condition"], frame["seed"]]).first()
         i = mean_interval(gap.loc[ALBERT])
         note = (f"`confirm/dropout`, its premise (amendment 1.8): the no-dropout arm's "
-                f"held-out minus training cross-entropy at [MASK], "
+                f"held-out minus training cross-entropy at [MASK] is "
                 f"{interval_text(i.mean, i.low, i.high, 'nats')} nats over {i.n} seeds")
         both = (pd.concat([gap.loc[ALBERT], gap.loc[DROPOUT]], axis=1).dropna()
                 if DROPOUT in gap.index.get_level_values(0) else pd.DataFrame())
         if len(both) >= 2:  # amendment 5.5: chapter 5's measure, paired by seed
             d = mean_interval(both.iloc[:, 0] - both.iloc[:, 1])
-            note += (f"; that gap minus the dropout arm's, "
-                     f"{interval_text(d.mean, d.low, d.high, 'nats')} nats (positive where "
-                     f"dropout narrows the gap; a gap appears even without memorising, "
-                     f"so this difference is the premise's better reading)")
+            note += (f". That gap minus the dropout arm's is "
+                     f"{interval_text(d.mean, d.low, d.high, 'nats')} nats, positive where "
+                     f"dropout narrows the gap. A gap appears even without memorising, "
+                     f"so this difference is the premise's better reading")
         notes.append(note + ".")
     return notes
 
@@ -263,9 +263,10 @@ def status_text(claim: str, store=None) -> str:
     for spec in specs[1:]:
         row = primary.loc[spec.key]
         interval = interval_text(row["estimate"], row["low"], row["high"], row["unit"])
-        parts.append(f"{spec.label}: {interval} {row['unit']}, **{row['verdict_staged']}** "
+        label = spec.label[:1].upper() + spec.label[1:]
+        parts.append(f"{label}: {interval} {row['unit']}, **{row['verdict_staged']}** "
                      f"after Holm's adjustment over the primary family ({row['n_seeds']} "
-                     f"fresh seeds; the paper: {spec.paper})")
+                     f"fresh seeds). The paper: {spec.paper}.")
     notes = ""
     if any(spec.key in NOTED for spec in specs):  # amendment 1's notes on this claim
         keys = tuple(f"`{spec.key}`" for spec in specs)
@@ -274,8 +275,9 @@ def status_text(claim: str, store=None) -> str:
                                                              store)
                         if note.startswith(keys) and not note.startswith("`confirm/sop`"))
     lead = ("**{term}`Confirmatory <confirmatory>` test** (pre-registered), beside the "
-            "box's result: ")
-    if parts:
-        return lead + "; ".join(parts) + "." + timing + notes
+            "box's result")
+    if parts:  # a sentence for each test's result, one for the paper's number
+        return lead + ". " + " ".join(parts) + timing + notes
+    lead += ": "
     rest = (timing + notes).strip()
     return lead + rest if rest else ""
