@@ -358,7 +358,7 @@ def test_chapters_show_progress_only_until_the_design_is_complete(tmp_path, monk
     assert "FFN-shared minus attention-shared" not in text
     assert re.search(r"all shared minus not shared, E = H = 64: [+-]0\.\d+ \[", text)
     assert "after Holm's adjustment" in text and "12 fresh seeds" in text
-    assert "the paper: Table 4, E = 768" in text
+    assert "The paper: Table 4, E = 768" in text
 
 
 def test_curves_pair_each_seed_at_equal_shares_of_training():
@@ -699,7 +699,7 @@ def test_beside_notes_report_what_amendment_1_asks(monkeypatch):
     assert "not its best, by 0.200 nats (the check's best: 0.0025)" in notes[1]
     assert "+5.0 [+0.9, +9.1] points over 4 seeds" in notes[2]  # 2, 4, 6, 8 points
     assert "+0.100 [+0.100, +0.100] nats over 4 seeds" in notes[3]
-    assert "that gap minus the dropout arm's, +0.000 [+0.000, +0.000] nats" in notes[3]
+    assert "That gap minus the dropout arm's is +0.000 [+0.000, +0.000] nats" in notes[3]
 
 
 def test_confirmatory_curves_are_drawn_only_once_complete(tmp_path, monkeypatch):

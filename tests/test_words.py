@@ -30,9 +30,13 @@ def myst_html(text: str, folder: Path) -> str:
     definitions as paragraphs, fences of admonitions and containers dropped, roles as
     their shown text."""
     from markdown_it import MarkdownIt
-    out, lines, k = [], text.splitlines(), 0
+    out, lines, k, dropped = [], text.splitlines(), 0, 0
     while k < len(lines):
         line = lines[k]
+        if dropped and line.strip() == "```":  # a dropped directive's closing fence: not
+            dropped -= 1                      # a code fence opening over what follows
+            k += 1
+            continue
         if line.startswith("```{include}"):
             path = folder / line.split("}", 1)[1].strip()
             out += path.read_text().splitlines() if path.exists() else []
@@ -48,6 +52,7 @@ def myst_html(text: str, folder: Path) -> str:
             continue
         if re.match(r"^(:::+|```)\{(admonition|container|figure)\}", line) or \
                 re.match(r"^:::+\s*$", line) or re.match(r"^:[a-z]+:", line):
+            dropped += line.startswith("```")
             k += 1
             continue
         out.append(line)

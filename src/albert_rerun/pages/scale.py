@@ -1,6 +1,6 @@
 """The scale of the book's runs against the paper's, computed once from the configs:
 parameters, tokens and training FLOPs of one base run of a profile and of ALBERT-base
-(``scale_numbers``), in two sentences with how far the models got (``scale_text``).
+(``scale_numbers``), in short sentences with how far the models got (``scale_text``).
 """
 from __future__ import annotations
 

@@ -263,8 +263,7 @@ def status_text(claim: str, store=None) -> str:
     for spec in specs[1:]:
         row = primary.loc[spec.key]
         interval = interval_text(row["estimate"], row["low"], row["high"], row["unit"])
-        label = spec.label[:1].upper() + spec.label[1:]
-        parts.append(f"{label}: {interval} {row['unit']}, **{row['verdict_staged']}** "
+        parts.append(f"The test of {spec.label}: {interval} {row['unit']}, **{row['verdict_staged']}** "
                      f"after Holm's adjustment over the primary family ({row['n_seeds']} "
                      f"fresh seeds). The paper: {spec.paper}.")
     notes = ""
