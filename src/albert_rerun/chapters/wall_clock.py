@@ -101,9 +101,9 @@ def wall_clock(profile: str, seeds=None, device="auto", train_missing=False,
                                   **{k: (conditions[k], k) for k in wides}}),
         scale_short=scale_short(runs, conditions[bert]),
         context=context_reading(runs, profile))
-    from ..engine.provenance import short_commit
+    from ..book.provenance import prose_commit  # '+dirty' is data, in the runs CSV
     commits = runs.groupby("condition")["commit"].agg(
-        lambda c: ", ".join(sorted(set(c.map(short_commit)))))
+        lambda c: ", ".join(sorted(set(c.map(prose_commit)))))
     ranges = runs.groupby("condition")["step_seconds"].agg(["min", "max"])
     # Medians, as the timing table: one run slowed by other work on its machine moved
     # the means' ratios by a third (review).
