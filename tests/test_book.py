@@ -602,3 +602,56 @@ def test_the_gate_paragraph_is_written_in_full_on_one_page_only(built_book):
     pages = [str(p.relative_to(html)) for p in html.rglob("*.html")
              if marker in re.sub(r"<[^>]+>", "", p.read_text())]
     assert pages == [GLOSSARY], pages
+
+
+READER_PAGES = ("book/intro.html", GLOSSARY)  # issue #41's rule on the built pages
+HISTORY = re.compile(r"\+dirty|issue #\d+|\bsession\b")
+HISTORY_PAGES = ("changelog", "preregistration", "ladder")  # history by nature
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("page", READER_PAGES)
+def test_the_built_reader_pages_keep_sentences_short(built_book, page):
+    """tests/test_words.py's rule on the built HTML a reader meets: in the page's article
+    text (paragraphs and list items outside code, tables and math), no sentence over 40
+    words and a median of 22 or fewer."""
+    from albert_rerun.book import readability
+    paragraphs = readability.prose((built_book / "_build" / "html" / page).read_text())
+    long = [s for p in paragraphs for s in readability.sentences(p) if len(s.split()) > 40]
+    assert not long, long
+    got = readability.summary(paragraphs)
+    assert got["sentences"] and got["median"] <= 22, got
+
+
+@pytest.mark.slow
+def test_no_internal_history_on_a_built_readers_page(built_book):
+    """No dirty commit, issue number or session on any built page (its text as a reader
+    sees it, or a downloaded file), except the history pages and two records kept as
+    data: the runs CSV (each run's commit) and the methods page's row of the commit this
+    copy of the book was built from (``build.write_environment_page``)."""
+    from bs4 import BeautifulSoup
+    html = built_book / "_build" / "html"
+    found = []
+    for path in sorted(html.rglob("*")):
+        relative = path.relative_to(html)
+        if not path.is_file() or relative.parts[0] in ("_static", "_sources") or \
+                path.stem in HISTORY_PAGES:
+            continue
+        if path.suffix == ".html":
+            soup = BeautifulSoup(path.read_text(), "html.parser")
+            for hidden in soup(["script", "style"]):
+                hidden.decompose()
+            for row in soup("tr"):  # the build's own commit, a record (methods page)
+                cells = row(["td", "th"])
+                if cells and cells[0].get_text(" ").strip() == "git commit":
+                    row.decompose()
+            text = soup.get_text(" ")
+        elif relative.parts[0] == "_downloads" and path.suffix in (".md", ".ipynb", ".py",
+                                                                     ".txt", ".csv"):
+            if path.suffix == ".csv" and path.name.startswith("runs-"):
+                continue  # the runs CSV keeps a run's commit, '+dirty' included, as data
+            text = path.read_text(errors="replace")
+        else:
+            continue
+        found += [f"{relative}: {m.group(0)}" for m in HISTORY.finditer(text)]
+    assert not found, found
