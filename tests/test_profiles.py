@@ -40,9 +40,9 @@ def test_the_gpu_profile_trains_models_a_cpu_cannot():
     config = pretraining_config("gpu")
     assert config.model.hidden_size >= 256 and config.max_seq_length == 128
     assert config.batch_size >= 128
-    transitions = C.transitions("gpu")
+    transitions = C.transitions(resolve("gpu"))
     assert {c.model.num_hidden_layers for c in transitions.values()} == {24}
-    assert {c.model.num_hidden_layers for c in C.transitions("cpu").values()} == {12}
+    assert {c.model.num_hidden_layers for c in C.transitions(resolve("cpu")).values()} == {12}
 
 
 def test_overrides_and_bad_values():
@@ -186,6 +186,7 @@ def test_every_planned_model_takes_a_training_step(profile):
     """Each distinct model the profile would train (24 layers for the gpu transitions,
     the wide models of the wall-clock claim and its sweep, the controls) builds and
     takes one finite step."""
+    profile = resolve(profile)
     runs = planned_runs(profile, [0], C.CLAIMS, wide_learning_rate=5e-3, planning=True)
     runs += list(C.wide_sweep(profile).values()) + planned_controls(runs)
     models = {}

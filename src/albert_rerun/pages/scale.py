@@ -7,12 +7,13 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ..profiles import ResolvedProfile, resolve
 from ..stats.inference import PAST
 from ..chapters.text import times, tokens_per_run
 from .headlines import term
 
 
-def scale_numbers(profile: str) -> dict:
+def scale_numbers(profile: ResolvedProfile) -> dict:
     """Parameters, tokens and training FLOPs of one base run of ``profile`` and of the
     paper's ALBERT-base at 125,000 steps (batch 4,096 x 512), counted the same way."""
     from ..model.config import preset
@@ -62,18 +63,19 @@ def stage_summary(family: pd.DataFrame) -> str:
 
 
 def scale_text(profiles: list, families: dict | None = None) -> str:
-    """The scale in two sentences: one base run of each profile against the paper's
-    ALBERT-base in parameters, tokens and training FLOPs; and how far the models got."""
+    """The scale in two sentences: one base run of each profile (``profiles``: names, as
+    the families' keys) against the paper's ALBERT-base in parameters, tokens and
+    training FLOPs; and how far the models got."""
     parts = []
     for profile in profiles:
-        n = scale_numbers(profile)
+        n = scale_numbers(resolve(profile))
         parts.append(f"`{profile}` {n['params'] / 1e6:.2f}M parameters, {n['steps']:,} "
                      f"steps, {_count(n['tokens'])} tokens, {_flops(n['flops'])} FLOPs "
                      f"({times(n['paper_params'] / n['params'])} fewer parameters, "
                      f"{times(n['paper_tokens'] / n['tokens'])} fewer tokens and "
                      f"{times(n['paper_flops'] / n['flops'])} less compute than the "
                      f"paper)")
-    n = scale_numbers(profiles[0])
+    n = scale_numbers(resolve(profiles[0]))
     first = (f"One base run of ours against the paper's ALBERT-base "
              f"({n['paper_params'] / 1e6:.0f}M parameters, {n['paper_steps']:,} steps, "
              f"{_count(n['paper_tokens'])} tokens, {_flops(n['paper_flops'])} FLOPs): "
