@@ -126,3 +126,71 @@ def test_every_layer_imports_only_from_the_layers_above_it():
     against = {(a, b) for a, targets in graph.items() if a != "albert_rerun"
                for b in targets if layer(b) > layer(a)}
     assert against == AGAINST
+
+
+# -- a profile resolved once (issue #40) --------------------------------------------------
+# The lookups of a profile by its name: profiles' configs and tables, and engine.store's
+# results folder. Above the entry points (the command lines, a notebook's setup, the book's
+# build) the code passes ``profiles.ResolvedProfile`` down instead, so these are left:
+# store_state's results root (``results_dir("cpu").parent``), and the confirmatory
+# study's registered PILOT_PROFILE (and count_rungs' cpu-long set) read where they are
+# named, and the cpu profile's seeds in the ledger's text. Before the change there were
+# 65, 25 of them ``results_dir``.
+PROFILE_LOOKUPS = {"results_dir", "eval_config", "finetune_config", "finetune_rates",
+                   "pretraining_config"}
+PROFILE_TABLES = {"PROFILES", "SIZES"}
+MAX_RESULTS_DIR = 1
+MAX_LOOKUPS = 7
+
+
+def _is_store(node) -> bool:
+    """A study's store (``STORE``, ``D.STORE``, a ``store`` argument), not a profile."""
+    name = (node.id if isinstance(node, ast.Name)
+            else node.attr if isinstance(node, ast.Attribute) else "")
+    return name == "store" or name.endswith("STORE")
+
+
+def profile_lookups(source: str) -> list:
+    """(line, name) of each lookup of a profile by name in ``source``: a call of a name
+    imported from ``profiles`` or ``engine.store`` in PROFILE_LOOKUPS (not of a study's
+    store), or a subscript of PROFILE_TABLES imported from ``profiles``."""
+    tree = ast.parse(source)
+    local = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[-1] in (
+                "profiles", "store"):
+            local.update({a.asname or a.name: a.name for a in node.names})
+    out = []
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+                and local.get(node.func.id) in PROFILE_LOOKUPS and node.args
+                and not _is_store(node.args[0])):
+            out.append((node.lineno, local[node.func.id]))
+        elif (isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name)
+              and local.get(node.value.id) in PROFILE_TABLES):
+            out.append((node.lineno, local[node.value.id]))
+    return sorted(out)
+
+
+def test_the_lookup_count_finds_lookups_by_name():
+    source = ("from ..engine.store import results_dir\n"
+              "from ..profiles import PROFILES, eval_config as ec\n"
+              "def f(profile, STORE):\n"
+              "    return results_dir(profile), ec(profile), PROFILES[profile], "
+              "results_dir(STORE), profile.results, profile.pretraining_config('bert')\n")
+    assert profile_lookups(source) == [(4, "PROFILES"), (4, "eval_config"),
+                                       (4, "results_dir")]
+
+
+def test_a_profile_is_looked_up_by_name_in_few_places():
+    """Above profiles.py and the frozen training code, a profile's configs and results
+    folder are read from the ResolvedProfile passed down, not looked up again."""
+    found = []
+    for path in sorted((SRC / "albert_rerun").rglob("*.py")):
+        relative = path.relative_to(SRC / "albert_rerun")
+        if relative.parts[0] in ("engine", "model", "data") or relative.name == "profiles.py":
+            continue
+        found += [f"{relative}:{line} {name}" for line, name in profile_lookups(path.read_text())]
+    results = [f for f in found if f.endswith(" results_dir")]
+    assert len(results) <= MAX_RESULTS_DIR, results
+    assert len(found) <= MAX_LOOKUPS, found

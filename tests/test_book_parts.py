@@ -9,6 +9,7 @@ import pytest
 from albert_rerun.book.build import fold_code
 from albert_rerun.book.provenance import (chapter_footer, flatten, published_runs,
                                           short_commit)
+from albert_rerun.profiles import resolve
 
 COMMIT = "feeb047099834fc58667fadd4c43a09f45c9eea6"
 
@@ -140,7 +141,7 @@ def test_profiles_page_gives_each_profiles_planned_runs_and_predicted_time(tmp_p
     predicted = next(r for r in rows if r.startswith("| planned pretraining runs;"))
     cells = dict(zip(PROFILES, [c.strip() for c in predicted.strip("|").split("|")][1:]))
     for profile, cell in cells.items():
-        configs = [c for stage in planned_pretraining(profile).values() for c in stage]
+        configs = [c for stage in planned_pretraining(resolve(profile)).values() for c in stage]
         trained = [c for c in configs if c.max_steps > 0]
         assert 0 < len(trained) < len(configs)  # every profile plans zero-step controls
         assert cell.startswith(f"{len(trained)} trained + {len(configs) - len(trained)} "

@@ -9,6 +9,7 @@ from albert_rerun.studies import conditions as C
 from albert_rerun.studies import driver, training
 from albert_rerun.engine import runner
 from albert_rerun.engine.store import config_hash, results_dir, stored_pretrain
+from albert_rerun.profiles import resolve
 
 pytestmark = pytest.mark.usefixtures("single_thread")
 
@@ -27,7 +28,7 @@ def test_the_runner_starts_no_job_predicted_to_end_after_the_budget():
     assert dict(runner.run_many(jobs, 1))["long"][0] == 2  # without a budget it runs
 
 
-DROPOUT = C.seeded(C.dropout("smoke")["dropout 0.1"], 0)
+DROPOUT = C.seeded(C.dropout(resolve("smoke"))["dropout 0.1"], 0)
 LONG_RUN = config_hash(DROPOUT.to_dict())
 
 
@@ -35,7 +36,7 @@ LONG_RUN = config_hash(DROPOUT.to_dict())
 def trained(monkeypatch) -> list:
     """The hashes of the runs the driver starts, in order; the smoke dropout run of seed
     0 is predicted at 10,000 s, every other run at 0."""
-    monkeypatch.setattr(training, "remaining_seconds", lambda config, profile, device: (
+    monkeypatch.setattr(training, "remaining_seconds", lambda config, store, device: (
         10_000.0 if config_hash(config.to_dict()) == LONG_RUN else 0.0))
     started = []
     real_job = training.pretrain_job
@@ -94,7 +95,7 @@ def test_the_budget_bounds_training_and_the_evaluations_follow_it():
     call = dict(profile="smoke", seeds=1, names=["dropout"], workers=1)
     driver.train_all(**call, stages=("pretrain",))
     store, evaluation = results_dir("smoke"), eval_config("smoke")
-    runs = driver.planned_runs("smoke", range(1), ["dropout"])
+    runs = driver.planned_runs(resolve("smoke"), range(1), ["dropout"])
     assert all(stored_eval(store, config_hash(r.to_dict()), evaluation) is None for r in runs)
     driver.train_all(**call, stages=("pretrain", "evaluate"), hours=1e-9)
     for config in runs + driver.planned_controls(runs):
@@ -103,11 +104,12 @@ def test_the_budget_bounds_training_and_the_evaluations_follow_it():
 
 def test_a_resumed_run_is_predicted_from_its_checkpoint(monkeypatch):
     config = C.seeded(C.base("cpu-long"), 0)
-    whole = training.remaining_seconds(config, "cpu-long", "cpu")
-    workdir = results_dir("cpu-long") / "checkpoints" / config_hash(config.to_dict())
+    store = results_dir("cpu-long")
+    whole = training.remaining_seconds(config, store, "cpu")
+    workdir = store / "checkpoints" / config_hash(config.to_dict())
     workdir.mkdir(parents=True)
     (workdir / "progress.json").write_text('{"step": 16200}')  # three quarters done
-    assert training.remaining_seconds(config, "cpu-long", "cpu") == pytest.approx(whole / 4)
+    assert training.remaining_seconds(config, store, "cpu") == pytest.approx(whole / 4)
     assert whole > 0
 
 

@@ -11,6 +11,7 @@ from albert_rerun.studies.baselines import bag_of_words_pairs
 from albert_rerun.data.corpus import Instances
 from albert_rerun.engine.config import untrained
 from albert_rerun.engine.store import config_hash
+from albert_rerun.profiles import resolve
 
 pytestmark = pytest.mark.usefixtures("single_thread")
 
@@ -19,9 +20,10 @@ def _hash(config):
     return config_hash(config.to_dict())
 
 
-@pytest.mark.parametrize("profile", ["smoke", "cpu", "gpu"])
-def test_shared_conditions_are_one_config(profile):
+@pytest.mark.parametrize("name", ["smoke", "cpu", "gpu"])
+def test_shared_conditions_are_one_config(name):
     """A model several claims use must hash the same, so it is trained once."""
+    profile = resolve(name)
     base = _hash(C.base(profile))
     bert = _hash(C.bert_style(profile))
     E, H = C.base(profile).model.embedding_size, C.base(profile).model.hidden_size
@@ -37,12 +39,13 @@ def test_shared_conditions_are_one_config(profile):
     sweep = {k: _hash(v) for k, v in C.embedding_sweep(profile).items()}
     assert sweep[f"all, E={E}"] == base and sweep[f"none, E={H}"] == bert
     assert len(set(asym.values())) == 8
-    assert {E, H} <= set(C.CLAIM_SIZES[profile].embedding_sizes)
+    assert {E, H} <= set(C.CLAIM_SIZES[name].embedding_sizes)
 
 
-@pytest.mark.parametrize("profile", ["smoke", "cpu", "gpu"])
-def test_transition_models_have_figure_1s_depth_where_the_profile_affords_it(profile):
-    sizes = C.CLAIM_SIZES[profile]
+@pytest.mark.parametrize("name", ["smoke", "cpu", "gpu"])
+def test_transition_models_have_figure_1s_depth_where_the_profile_affords_it(name):
+    profile = resolve(name)
+    sizes = C.CLAIM_SIZES[name]
     t = C.transitions(profile)
     assert set(t) == {"BERT-style", "ALBERT-style"}
     for name, config in t.items():
@@ -54,10 +57,11 @@ def test_transition_models_have_figure_1s_depth_where_the_profile_affords_it(pro
 
 
 def test_the_wide_model_gets_the_bert_style_models_training_flops():
-    for profile in ("smoke", "cpu", "gpu"):
+    for profile in map(resolve, ("smoke", "cpu", "gpu")):
         bert, steps = C.bert_style(profile), C.equal_flops_steps(profile)
         wide = C.wide_albert(profile, steps)
-        assert wide.model.hidden_size == C.CLAIM_SIZES[profile].wide_factor * bert.model.hidden_size
+        factor = C.CLAIM_SIZES[profile.name].wide_factor
+        assert wide.model.hidden_size == factor * bert.model.hidden_size
         assert wide.model.sharing == "all"
         budget = C.step_flops(bert) * bert.max_steps
         assert abs(C.step_flops(wide) * steps - budget) <= C.step_flops(wide) / 2
@@ -65,22 +69,22 @@ def test_the_wide_model_gets_the_bert_style_models_training_flops():
 
 
 def test_the_wide_sweep_is_fixed_before_the_comparison():
-    sweep = C.wide_sweep("cpu")
+    sweep = C.wide_sweep(resolve("cpu"))
     assert tuple(sweep) == C.WIDE_LEARNING_RATES
     assert {c.seed for c in sweep.values()} == {C.SWEEP_SEED}
-    assert C.SWEEP_SEED >= C.PROFILES["gpu"].default_seeds  # no comparison uses it
-    assert {c.max_steps for c in sweep.values()} == {C.equal_flops_steps("cpu")}
-    wall = C.wall_clock("cpu", 5e-3)
+    assert C.SWEEP_SEED >= resolve("gpu").default_seeds  # no comparison uses it
+    assert {c.max_steps for c in sweep.values()} == {C.equal_flops_steps(resolve("cpu"))}
+    wall = C.wall_clock(resolve("cpu"), 5e-3)
     assert wall["wide ALBERT-style, equal FLOPs"].learning_rate == 5e-3
-    assert _hash(wall["BERT-style"]) == _hash(C.bert_style("cpu"))
+    assert _hash(wall["BERT-style"]) == _hash(C.bert_style(resolve("cpu")))
     with pytest.raises(ValueError, match="swept learning rate"):
-        C.claim_conditions("cpu", "wall_clock")
+        C.claim_conditions(resolve("cpu"), "wall_clock")
     with pytest.raises(ValueError, match="unknown claim"):
-        C.claim_conditions("cpu", "everything")
+        C.claim_conditions(resolve("cpu"), "everything")
 
 
 def test_planned_runs_are_distinct_seeded_and_claim_by_claim():
-    runs = driver.planned_runs("smoke", range(2), C.CLAIMS, wide_learning_rate=5e-3)
+    runs = driver.planned_runs(resolve("smoke"), range(2), C.CLAIMS, wide_learning_rate=5e-3)
     hashes = [_hash(r) for r in runs]
     assert len(hashes) == len(set(hashes))
     assert {r.seed for r in runs} == {0, 1}
@@ -88,22 +92,22 @@ def test_planned_runs_are_distinct_seeded_and_claim_by_claim():
     # asymmetry table's cells condition by condition, each with all its seeds
     base = [_hash(C.seeded(C.base("smoke"), seed)) for seed in (0, 1)]
     assert hashes[:2] == base
-    cells = [_hash(C.seeded(c, seed)) for c in C.asymmetry("smoke").values()
+    cells = [_hash(C.seeded(c, seed)) for c in C.asymmetry(resolve("smoke")).values()
              for seed in (0, 1)]
     assert hashes[2:16] == [h for h in cells if h not in base]
     every = {_hash(C.seeded(c, seed)) for name in C.CLAIMS
-             for c in C.claim_conditions("smoke", name, 5e-3).values() for seed in (0, 1)}
+             for c in C.claim_conditions(resolve("smoke"), name, 5e-3).values() for seed in (0, 1)}
     assert set(hashes) == every
 
 
 def test_controls_are_shared_by_conditions_of_one_architecture():
-    runs = driver.planned_runs("smoke", range(5), ("sop_nsp", "dropout"))
+    runs = driver.planned_runs(resolve("smoke"), range(5), ("sop_nsp", "dropout"))
     controls = driver.planned_controls(runs)
     # two architectures (dropout or not) times the control seeds 0, 1, 2
     assert len(controls) == 2 * training.CONTROL_SEEDS
     assert {c.seed for c in controls} == set(range(training.CONTROL_SEEDS))
     assert all(c.max_steps == 0 for c in controls)
-    sop, nsp = (C.seeded(C.sop_nsp("smoke")[k], 1) for k in ("sop", "nsp"))
+    sop, nsp = (C.seeded(C.sop_nsp(resolve("smoke"))[k], 1) for k in ("sop", "nsp"))
     assert _hash(untrained(sop)) == _hash(untrained(nsp))
 
 
@@ -111,7 +115,7 @@ def test_the_driver_honours_its_deadline(results, capsys):
     trained = driver.train_all("smoke", seeds=2, workers=1, names=("dropout", "sop_nsp"),
                                seconds=-1, stages=("pretrain",))
     out = capsys.readouterr().out
-    runs = driver.planned_runs("smoke", range(2), ("dropout", "sop_nsp"))
+    runs = driver.planned_runs(resolve("smoke"), range(2), ("dropout", "sop_nsp"))
     planned = len(runs) + len(driver.planned_controls(runs))
     assert trained == 0 and f"{planned} runs, {planned} to train" in out
     assert out.count("not started (deadline)") == planned
@@ -121,8 +125,8 @@ def test_the_driver_honours_its_deadline(results, capsys):
 def test_a_failed_run_is_reported_and_the_others_go_on(results, capsys):
     good = C.base("smoke").replace(max_steps=2, warmup_steps=1, curve_every=0)
     bad = good.replace(seed=1, train_documents=1, batch_size=512)  # fewer pairs than a batch
-    assert training._train([bad, good], "smoke", "cpu", 1, False, False, float("inf"),
-                         "pretrain") == 1
+    assert training._train([bad, good], results / "smoke", "cpu", 1, False, False,
+                           float("inf"), "pretrain") == 1
     out = capsys.readouterr().out
     assert re.search(rf"{_hash(bad)}: FAILED ValueError: the training corpus yields", out)
     assert re.search(rf"{_hash(good)} \{{'steps': 2", out)
@@ -202,17 +206,17 @@ def test_left_bigram_probabilities_sum_to_one_after_every_piece():
 
 def test_cpu_long_plans_thirty_runs_of_the_core_claims_at_four_times_the_steps():
     """Issue 18: the cpu sizes at 21,600 steps, ten conditions at three seeds."""
-    runs = driver.planned_runs("cpu-long", range(3), wide_learning_rate=5e-3)
+    runs = driver.planned_runs(resolve("cpu-long"), range(3), wide_learning_rate=5e-3)
     assert len(runs) == 30 and {r.seed for r in runs} == {0, 1, 2}
     assert {r.max_steps for r in runs if r.model.hidden_size == 64} == {21_600}
     base = C.base("cpu-long")
     assert _hash(base) == _hash(C.with_steps(C.base("cpu"), 21_600))
-    assert "grouped" not in C.profile_claims("cpu-long")
-    assert "transitions" not in C.profile_claims("cpu-long")
-    assert set(C.asymmetry("cpu-long")) == {"E=32, none", "E=32, attention", "E=32, ffn",
-                                            "E=32, all", "E=64, none", "E=64, all"}
-    assert list(C.wall_clock("cpu-long", 5e-3)) == ["BERT-style",
-                                                    "wide ALBERT-style, equal time"]
+    assert "grouped" not in C.profile_claims(resolve("cpu-long"))
+    assert "transitions" not in C.profile_claims(resolve("cpu-long"))
+    assert set(C.asymmetry(resolve("cpu-long"))) == {
+        "E=32, none", "E=32, attention", "E=32, ffn", "E=32, all", "E=64, none", "E=64, all"}
+    assert list(C.wall_clock(resolve("cpu-long"), 5e-3)) == ["BERT-style",
+                                                             "wide ALBERT-style, equal time"]
 
 
 def test_the_equal_time_budget_is_the_bert_style_runs_measured_seconds():
@@ -221,19 +225,20 @@ def test_the_equal_time_budget_is_the_bert_style_runs_measured_seconds():
     from statistics import median
 
     from albert_rerun.engine.store import stored_pretrain
-    budget = C.equal_time_steps("cpu")
-    store = C._timing_store("cpu")
-    bert = [stored_pretrain(store, C.seeded(C.bert_style("cpu"), s))["metrics"]
+    cpu = resolve("cpu")
+    budget = C.equal_time_steps(cpu)
+    store = C._timing_store(cpu)
+    bert = [stored_pretrain(store, C.seeded(C.bert_style(cpu), s))["metrics"]
             for s in range(3)]
     assert budget["bert_seconds"] == median(m["train_seconds"] for m in bert)
     assert budget["steps"] == round(budget["bert_seconds"] / budget["wide_step_seconds"])
     # the wide model is slower per step than the BERT-style one, but it gets more steps
     # at equal time than at equal FLOPs (the time ratio is below the FLOP ratio)
-    assert C.equal_flops_steps("cpu") < budget["steps"] < C.bert_style("cpu").max_steps
-    long = C.equal_time_steps("cpu-long")
+    assert C.equal_flops_steps(cpu) < budget["steps"] < C.bert_style(cpu).max_steps
+    long = C.equal_time_steps(resolve("cpu-long"))
     assert long["bert_seconds"] == 4 * budget["bert_seconds"] and not long["estimate"]
     # the gpu profile times its own runs: before they exist a plan may estimate from
     # the cpu ratio, but nothing is configured for training from an estimate
     with pytest.raises(LookupError, match="train those first"):
-        C.equal_time_steps("gpu")
-    assert C.equal_time_steps("gpu", planning=True)["estimate"]
+        C.equal_time_steps(resolve("gpu"))
+    assert C.equal_time_steps(resolve("gpu"), planning=True)["estimate"]

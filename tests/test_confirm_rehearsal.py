@@ -30,6 +30,7 @@ from albert_rerun.engine import store as S
 from albert_rerun.engine.store import (atomic_write_json, config_hash, eval_path,
                                        pretrain_path, read_json)
 from albert_rerun.paths import repo_root
+from albert_rerun.profiles import resolve
 
 ROOT = repo_root()
 COMMITTED = ROOT / "data" / "results" / D.STORE
@@ -45,7 +46,7 @@ def _copy_run(source, target, name: str, store) -> None:
     """Write ``source``'s stored pilot run (its training record and every evaluation
     ``A._needed`` asks of condition ``name``) as ``target``'s, in ``store``."""
     evaluations = A._evaluation_configs()
-    pilot_store = C._timing_store(D.PILOT_PROFILE)
+    pilot_store = C._timing_store(resolve(D.PILOT_PROFILE))
     run = read_json(pretrain_path(pilot_store, source))
     assert run is not None, f"the pilot's run {config_hash(source.to_dict())} is not stored"
     atomic_write_json(pretrain_path(store, target),

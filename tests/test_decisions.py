@@ -12,7 +12,7 @@ from albert_rerun.studies.decisions import CE, MissingRuns, accuracy_decision, c
 from albert_rerun.stats.inference import holm
 from albert_rerun.engine import store
 from albert_rerun.engine.config import untrained
-from albert_rerun.profiles import eval_config
+from albert_rerun.profiles import eval_config, resolve
 
 
 def _ce(frame, margin, paper_sign, a="A", b="B"):
@@ -114,9 +114,10 @@ def _store_run(folder, config, metrics, evaluation):
 
 
 def test_missing_runs_are_reported_by_name(results):
-    conditions = {"no dropout": C.base("smoke"), "dropout 0.1": C.dropout("smoke")["dropout 0.1"]}
+    conditions = {"no dropout": C.base("smoke"),
+                  "dropout 0.1": C.dropout(resolve("smoke"))["dropout 0.1"]}
     with pytest.raises(MissingRuns) as info:
-        decisions.load_runs("smoke", conditions, [0, 1], train_missing=False)
+        decisions.load_runs(resolve("smoke"), conditions, [0, 1], train_missing=False)
     message = str(info.value)
     assert message.startswith("4 stored runs missing at profile 'smoke'")
     for name in conditions:
@@ -139,27 +140,27 @@ def test_stored_runs_are_read_with_their_controls(results):
     # subtract the control), named by the run's seed, and a partial read leaves its
     # condition out instead of reading it without the control
     with pytest.raises(MissingRuns, match=r"^1 stored runs missing.*'base' seed 1"):
-        decisions.load_runs("smoke", {"base": base}, [0, 1])
-    dropout = C.dropout("smoke")["dropout 0.1"]
+        decisions.load_runs(resolve("smoke"), {"base": base}, [0, 1])
+    dropout = C.dropout(resolve("smoke"))["dropout 0.1"]
     for seed in (0, 1):
         _store_run(folder, C.seeded(dropout, seed), {CE: 6.5}, evaluation)
         _store_run(folder, untrained(C.seeded(dropout, seed)), {CE: 9.0}, evaluation)
-    partial = decisions.load_runs("smoke", {"base": base, "dropout": dropout}, [0, 1],
+    partial = decisions.load_runs(resolve("smoke"), {"base": base, "dropout": dropout}, [0, 1],
                                   partial=True)
     assert set(partial["condition"]) == {"dropout"}
-    assert list(decisions.load_runs("smoke", {"base": base}, [0, 1], controls=False)[CE]) \
+    assert list(decisions.load_runs(resolve("smoke"), {"base": base}, [0, 1], controls=False)[CE]) \
         == [6.0, 7.0]
     _store_run(folder, untrained(C.seeded(base, 1)), {CE: 8.8, "sentiment_accuracy": 0.4},
                evaluation)
-    frame = decisions.load_runs("smoke", {"base": base}, [0, 1])
+    frame = decisions.load_runs(resolve("smoke"), {"base": base}, [0, 1])
     assert list(frame[CE]) == [6.0, 7.0] and list(frame["seed"]) == [0, 1]
     assert list(frame["control_sentiment_accuracy"]) == [0.5, 0.4]
     assert set(frame["machine"]) == {"test cpu"}
     with pytest.raises(MissingRuns, match=r"^1 stored runs missing.*'base' seed 2"):
-        decisions.load_runs("smoke", {"base": base}, [0, 1, 2])
+        decisions.load_runs(resolve("smoke"), {"base": base}, [0, 1, 2])
     store.eval_path(folder, frame.loc[1, "hash"], evaluation).unlink()
     with pytest.raises(MissingRuns, match="'base' seed 1"):  # trained, not evaluated
-        decisions.load_runs("smoke", {"base": base}, [0, 1])
+        decisions.load_runs(resolve("smoke"), {"base": base}, [0, 1])
 
 
 def test_accuracy_decisions_widen_to_the_seed_level_t_where_seeds_disagree():

@@ -19,6 +19,7 @@ import torch
 from albert_rerun.studies import conditions as C
 from albert_rerun.studies import driver
 from albert_rerun.engine.store import config_hash
+from albert_rerun.profiles import resolve
 
 TESTS = Path(__file__).parent
 CLAIMS = ["--profile", "smoke", "--stages", "pretrain", "--claims", "dropout",
@@ -42,7 +43,7 @@ def _torchrun(*args) -> list:
 
 
 def _planned() -> list:
-    runs = driver.planned_runs("smoke", C.default_seeds("smoke"), ["dropout"])
+    runs = driver.planned_runs(resolve("smoke"), C.default_seeds(resolve("smoke")), ["dropout"])
     return [config_hash(c.to_dict()) for c in runs + driver.planned_controls(runs)]
 
 

@@ -7,6 +7,7 @@ import pytest
 
 from albert_rerun.pages import ledger
 from albert_rerun.stats.inference import arm_level, decision, holm
+from albert_rerun.profiles import resolve
 
 RUNGS = {"rungs": {"unigram_loss_at_mask": 6.685, "bigram_loss_at_mask": 6.147},
          "reads_context": 6.665, "distance": 6.685 - 6.147}
@@ -112,8 +113,9 @@ def test_a_partial_profile_is_padded_to_its_planned_family_and_marked_interim(mo
                      made("b", ("E=32, attention", "E=32, ffn")),
                      made("g", ("G=2", "G=1"))],
              "cpu-long": [made("a", ("E=32, all", "E=32, none"))]}
-    monkeypatch.setattr(ledger, "book_decisions", lambda profile, *a, **k: books[profile])
-    assert ledger.planned_keys("cpu-long") == ["a", "b"]
+    monkeypatch.setattr(ledger, "book_decisions",
+                        lambda profile, *a, **k: books[profile.name])
+    assert ledger.planned_keys(resolve("cpu-long")) == ["a", "b"]
     family = ledger.book_family("cpu-long")
     assert family.loc["a", "p_difference_holm"] == pytest.approx(4 * 0.004)  # 2 + 2 tests
     assert bool(family.loc["a", "interim"])
@@ -151,7 +153,8 @@ def test_each_decision_is_costed_at_its_costlier_arms_training_flops():
     keeps NaN; an arm the conditions do not name stops the build."""
     from albert_rerun.studies import conditions as C
     from albert_rerun.studies.decisions import Chapter
-    cells = C.asymmetry("cpu")
+    cpu = resolve("cpu")
+    cells = C.asymmetry(cpu)
 
     def flops(config):
         return C.step_flops(config) * config.max_steps
@@ -162,20 +165,20 @@ def test_each_decision_is_costed_at_its_costlier_arms_training_flops():
         made("small", ("E=32, all", "E=32, none")), made("EH", ("E=64, all", "E=64, none")),
         made("mixed", ("E=32, all", "E=64, none")), made("groups", ("G=2", "G=1")),
         made("check", ())])
-    out = {d.key: d.train_flops for d in ledger.costed(chapter, "cpu")}
+    out = {d.key: d.train_flops for d in ledger.costed(chapter, cpu)}
     assert out["small"] == flops(cells["E=32, none"])
     assert out["EH"] == flops(cells["E=64, none"]) > out["small"]
     assert out["mixed"] == max(flops(cells["E=32, all"]), flops(cells["E=64, none"]))
-    assert out["groups"] == flops(C.grouped("cpu")[2])
+    assert out["groups"] == flops(C.grouped(cpu)[2])
     assert out["check"] != out["check"]  # NaN: the panel places it at the base run
-    wide = C.wide_albert("cpu", 500)
+    wide = C.wide_albert(cpu, 500)
     timed = Chapter("wall_clock", pd.DataFrame(), [made("w", ("wide", "BERT-style"))],
-                    extra={"conditions": {"wide": wide, "BERT-style": C.bert_style("cpu")}})
-    assert ledger.costed(timed, "cpu")[0].train_flops == max(
-        flops(wide), flops(C.bert_style("cpu")))
+                    extra={"conditions": {"wide": wide, "BERT-style": C.bert_style(cpu)}})
+    assert ledger.costed(timed, cpu)[0].train_flops == max(
+        flops(wide), flops(C.bert_style(cpu)))
     with pytest.raises(ValueError, match="E=99"):
         ledger.costed(Chapter("asymmetry", pd.DataFrame(), [made("x", ("E=99, all",))]),
-                      "cpu")
+                      cpu)
 
 
 def test_book_decisions_are_computed_once_per_state_of_the_store(monkeypatch, results):
@@ -185,8 +188,8 @@ def test_book_decisions_are_computed_once_per_state_of_the_store(monkeypatch, re
     calls = []
 
     def compute(profile, seeds, device, train_missing):
-        calls.append(profile)
-        return [_d(f"{profile}-{len(calls)}", 0.01, [6.5, 6.4])]
+        calls.append(profile.name)  # resolved once, by book_decisions
+        return [_d(f"{profile.name}-{len(calls)}", 0.01, [6.5, 6.4])]
     monkeypatch.setattr(ledger, "_book_decisions", compute)
     monkeypatch.setattr(ledger, "_DECISIONS", {})
     first = ledger.book_decisions("cpu")
@@ -216,14 +219,14 @@ def test_a_stretch_profile_with_everything_stored_is_no_longer_interim(monkeypat
     full = {"runs": 30, "trained": 30, "evaluated": 30, "controls": 24,
             "controls_evaluated": 24, "finetunings": 6, "finetuned": 6}
     monkeypatch.setattr(ledger, "stretch_counts", lambda profile: dict(full))
-    assert not ledger.still_training("cpu-long")
-    assert ledger.stretch_progress("cpu-long").endswith("; complete")
+    assert not ledger.still_training(resolve("cpu-long"))
+    assert ledger.stretch_progress(resolve("cpu-long")).endswith("; complete")
     for missing in ("trained", "evaluated", "controls_evaluated", "finetuned"):
         monkeypatch.setattr(ledger, "stretch_counts",
                             lambda profile, m=missing: {**full, m: full[m] - 1})
-        assert ledger.still_training("cpu-long"), missing
-        assert "interim" in ledger.stretch_progress("cpu-long")
-    assert not ledger.still_training("cpu")  # not trained in stretches: never interim
+        assert ledger.still_training(resolve("cpu-long")), missing
+        assert "interim" in ledger.stretch_progress(resolve("cpu-long"))
+    assert not ledger.still_training(resolve("cpu"))  # not trained in stretches: never interim
 
     made = [replace(_d("a", 0.004, [6.5, 6.4]), claim="asymmetry",
                     arms=("E=32, all", "E=32, none"))]
@@ -248,9 +251,9 @@ def test_pending_labels_name_a_chapters_planned_decisions_not_yet_made(monkeypat
            _labelled("d", "dropout", ("no dropout", "dropout 0.1"))]
     monkeypatch.setattr(ledger, "book_decisions", lambda profile, *a, **k: cpu)
     monkeypatch.setattr(ledger, "planned_keys", lambda profile: ["a", "b", "d"])
-    assert ledger.pending_labels("cpu-long", "asymmetry", ["a"]) == ["label of b"]
-    assert ledger.pending_labels("cpu-long", "asymmetry", ["a", "b"]) == []
-    assert ledger.pending_labels("cpu-long", "dropout", []) == ["label of d"]
+    assert ledger.pending_labels(resolve("cpu-long"), "asymmetry", ["a"]) == ["label of b"]
+    assert ledger.pending_labels(resolve("cpu-long"), "asymmetry", ["a", "b"]) == []
+    assert ledger.pending_labels(resolve("cpu-long"), "dropout", []) == ["label of d"]
 
 
 def test_unplanned_labels_name_what_a_stretch_profile_leaves_out(monkeypatch):
@@ -259,6 +262,6 @@ def test_unplanned_labels_name_what_a_stretch_profile_leaves_out(monkeypatch):
            _labelled("t", "sop_nsp", ())]  # a check of the test sets: not a model decision
     monkeypatch.setattr(ledger, "book_decisions", lambda profile, *a, **k: cpu)
     monkeypatch.setattr(ledger, "planned_keys", lambda profile: ["a"])
-    assert ledger.unplanned_labels("cpu-long", "asymmetry") == ["label of g"]
-    assert ledger.unplanned_labels("cpu-long", "sop_nsp") == []
-    assert ledger.unplanned_labels("cpu", "asymmetry") == []  # not a stretch profile
+    assert ledger.unplanned_labels(resolve("cpu-long"), "asymmetry") == ["label of g"]
+    assert ledger.unplanned_labels(resolve("cpu-long"), "sop_nsp") == []
+    assert ledger.unplanned_labels(resolve("cpu"), "asymmetry") == []  # not a stretch profile

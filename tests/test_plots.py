@@ -9,6 +9,7 @@ import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 
 from albert_rerun.pages import plots  # noqa: E402
+from albert_rerun.profiles import resolve  # noqa: E402
 from albert_rerun.stats.inference import decision, holm  # noqa: E402
 
 # key, claim, label, margin, paper_sign, unit, (estimate, half-width) in margins
@@ -184,9 +185,10 @@ def test_stacked_labels_each_family_with_its_profile():
 def test_published_families_train_and_reseed_only_the_current_profile(monkeypatch):
     from albert_rerun.pages import ledger
     calls = []
-    monkeypatch.setattr(ledger, "published_profiles", lambda current: [current, "cpu"])
+    monkeypatch.setattr(ledger, "published_profiles", lambda current: [current, resolve("cpu")])
     monkeypatch.setattr(ledger, "book_family",
-                        lambda *args: calls.append(args) or family(args[0]))
+                        lambda profile, *args: calls.append((profile.name, *args))
+                        or family(profile.name))
     families = ledger.published_families("gpu", [0, 1], "cuda", train_missing=True)
     assert list(families) == ["gpu", "cpu"]
     assert calls == [("gpu", [0, 1], "cuda", True), ("cpu", None, "cuda", False)]

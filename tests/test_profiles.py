@@ -12,7 +12,7 @@ from albert_rerun.engine.pretrain import make_optimizer
 from albert_rerun.engine.store import config_hash
 from albert_rerun.paths import repo_root
 from albert_rerun.profiles import (PROFILES, eval_config, finetune_config, finetune_rates,
-                                   pretraining_config)
+                                   pretraining_config, resolve, validate_parameters)
 
 pytestmark = pytest.mark.usefixtures("single_thread")
 
@@ -40,9 +40,9 @@ def test_the_gpu_profile_trains_models_a_cpu_cannot():
     config = pretraining_config("gpu")
     assert config.model.hidden_size >= 256 and config.max_seq_length == 128
     assert config.batch_size >= 128
-    transitions = C.transitions("gpu")
+    transitions = C.transitions(resolve("gpu"))
     assert {c.model.num_hidden_layers for c in transitions.values()} == {24}
-    assert {c.model.num_hidden_layers for c in C.transitions("cpu").values()} == {12}
+    assert {c.model.num_hidden_layers for c in C.transitions(resolve("cpu")).values()} == {12}
 
 
 def test_overrides_and_bad_values():
@@ -83,6 +83,77 @@ def test_finetune_rates_default_until_the_pilot_is_stored(results):
     assert finetune_rates("smoke") == DEFAULT_FINETUNE_RATES  # smoke never picks
 
 
+@pytest.mark.parametrize("name", list(PROFILES))
+def test_a_profile_is_resolved_once_into_its_settings_configs_and_folder(name):
+    """resolve(name): the same object on a second call (and for the object itself),
+    holding what the name's lookups give: settings, sizes, results folder, evaluation."""
+    from albert_rerun.engine.store import results_dir
+    from albert_rerun.profiles import SIZES
+    profile = resolve(name)
+    assert resolve(name) is profile and resolve(profile) is profile
+    assert profile.name == name and profile.settings == PROFILES[name]
+    assert profile.default_seeds == PROFILES[name].default_seeds
+    assert profile.description == PROFILES[name].description
+    assert profile.sizes == SIZES[name] and profile.results == results_dir(name)
+    assert profile.choices == results_dir(name) / "choices"
+    assert profile.evaluation == eval_config(name)
+    assert profile.evaluation.key == eval_config(name).key
+    for style in ("albert", "bert"):
+        assert profile.pretraining_config(style) == pretraining_config(name, style)
+    assert (profile.pretraining_config(objective="nsp", seed=2)
+            == pretraining_config(name, objective="nsp", seed=2))
+    assert profile.finetune_config() == finetune_config(name)
+    assert profile.finetune_rates() == finetune_rates(name)
+
+
+def test_the_resolved_results_folder_follows_the_environment(tmp_path, monkeypatch):
+    """$ALBERT_RERUN_RESULTS moves the folder (CI's temporary store); a profile resolved
+    under it holds that folder, and one resolved after it is unset the default again."""
+    from albert_rerun.engine.store import results_dir
+    monkeypatch.delenv("ALBERT_RERUN_RESULTS", raising=False)
+    default = resolve("cpu")
+    monkeypatch.setenv("ALBERT_RERUN_RESULTS", str(tmp_path))
+    moved = resolve("cpu")
+    assert moved.results == tmp_path / "cpu" == results_dir("cpu")
+    assert moved is not default and moved != default
+    assert moved.evaluation == default.evaluation  # the same held-out sets
+    monkeypatch.delenv("ALBERT_RERUN_RESULTS")
+    assert resolve("cpu") is default
+
+
+def test_an_unknown_profile_fails_where_it_is_resolved():
+    with pytest.raises(ValueError, match=r"^profile must be one of \('smoke', 'cpu', "
+                                         r"'gpu', 'cpu-long'\), got 'laptop'$"):
+        resolve("laptop")
+    for bad in (None, 3, ["cpu"]):
+        with pytest.raises(ValueError, match="profile must be one of"):
+            resolve(bad)
+    with pytest.raises(ValueError, match="parameter 'profile' must be one of"):
+        validate_parameters("laptop")  # a notebook's parameter: its own one-line error
+    settings = validate_parameters("smoke")
+    assert settings.profile is resolve("smoke") and settings.seeds == (0,)
+
+
+def test_a_resolved_profile_reads_the_stores_picks_when_asked(results):
+    """The fine-tuning rates the driver's pilot stores mid-run, and the gpu search's pick,
+    are read at each call, not frozen when the profile was resolved."""
+    import pickle
+
+    from albert_rerun.profiles import GPU_SEARCH_CHOICE
+    cpu, gpu = resolve("cpu"), resolve("gpu")
+    before, gpu_before = cpu.finetune_config(), gpu.pretraining_config()
+    choice = results / "cpu" / "choices" / "finetune-rates.json"
+    choice.parent.mkdir(parents=True)
+    choice.write_text(json.dumps({"chosen": {"pretrained": 1e-3, "untrained": 3e-3}}))
+    assert cpu.finetune_config().protocol.learning_rate == 1e-3
+    assert cpu.finetune_config().key != before.key
+    pick = results / "gpu" / "choices" / f"{GPU_SEARCH_CHOICE}.json"
+    pick.parent.mkdir(parents=True)
+    pick.write_text(json.dumps({"learning_rate": 1e-2, "warmup_share": 0.02}))
+    assert gpu.pretraining_config().learning_rate == 1e-2 != gpu_before.learning_rate
+    assert pickle.loads(pickle.dumps(cpu)) == cpu  # the worker pool pickles it
+
+
 def _grid_run(shape, optimizer, learning_rate, seed=0):
     """The stored recipe-grid run (engine v1) of a shape and optimizer, at ``seed``."""
     H, L, B, T = shape
@@ -115,6 +186,7 @@ def test_every_planned_model_takes_a_training_step(profile):
     """Each distinct model the profile would train (24 layers for the gpu transitions,
     the wide models of the wall-clock claim and its sweep, the controls) builds and
     takes one finite step."""
+    profile = resolve(profile)
     runs = planned_runs(profile, [0], C.CLAIMS, wide_learning_rate=5e-3, planning=True)
     runs += list(C.wide_sweep(profile).values()) + planned_controls(runs)
     models = {}

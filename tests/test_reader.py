@@ -8,6 +8,7 @@ from albert_rerun.chapters.text import times
 from albert_rerun.pages import (chapter_box, confirmatory, first_screen, headline_figures,
                                 headlines, results_table, scale)
 from albert_rerun.stats.inference import EARLY, GATED
+from albert_rerun.profiles import resolve
 
 KEY = headlines.HEADLINES["asymmetry"].key
 
@@ -152,7 +153,7 @@ def test_the_results_table_is_slim_and_links_each_chapter():
 
 
 def test_the_scale_is_computed_once_from_the_configs():
-    n = scale.scale_numbers("cpu")
+    n = scale.scale_numbers(resolve("cpu"))
     assert n["paper_params"] > 10 * n["params"]  # ALBERT-base is about 12M, ours < 1M
     assert n["paper_tokens"] == 125_000 * 4096 * 512
     assert n["paper_flops"] > 1e5 * n["flops"]
@@ -243,7 +244,7 @@ def test_at_a_glance_groups_each_claim_under_its_holm_verdict():
     assert items[3].startswith("  - Smoother transitions") and "**not testable here**" \
         in items[3]
     assert "before Holm" not in text and "Reproduced:" not in text
-    n = scale.scale_numbers("cpu")
+    n = scale.scale_numbers(resolve("cpu"))
     scale_line = next(x for x in lines if x.startswith("- **Scale**"))
     assert f"{n['params'] / 1e6:.2f}M parameters" in scale_line
     assert times(n["paper_tokens"] / n["tokens"]) + " fewer" in scale_line

@@ -25,7 +25,7 @@ import yaml
 from albert_rerun.book import rerun
 from albert_rerun.book.build import notebook_sources
 from albert_rerun.paths import repo_root
-from albert_rerun.profiles import PROFILES
+from albert_rerun.profiles import PROFILES, resolve
 
 ROOT = repo_root()
 SOURCES = notebook_sources(ROOT)
@@ -247,8 +247,8 @@ def test_the_box_gives_each_profiles_command_runs_and_predicted_time():
     assert box.startswith("::::{admonition} Rerun this chapter")
     for profile in PROFILES:
         assert rerun.papermill_command("03_asymmetry", profile) in box
-        claims = [c for c in ("asymmetry", "grouped") if c in profile_claims(profile)]
-        configs = [c for stage in planned_pretraining(profile, names=claims).values()
+        claims = [c for c in ("asymmetry", "grouped") if c in profile_claims(resolve(profile))]
+        configs = [c for stage in planned_pretraining(resolve(profile), names=claims).values()
                    for c in stage]
         trained = [c for c in configs if c.max_steps > 0]
         paragraph = next(line for line in box.splitlines()
@@ -269,7 +269,7 @@ def test_the_box_gives_each_profiles_command_runs_and_predicted_time():
 def test_a_profile_without_the_chapters_claim_says_so_and_gives_no_command():
     from albert_rerun.studies.conditions import CLAIMS, profile_claims
     missing = [(profile, claim) for profile in PROFILES for claim in CLAIMS
-               if claim not in profile_claims(profile)]
+               if claim not in profile_claims(resolve(profile))]
     assert missing, "every profile carries every claim: nothing to test"
     chapter = {claims[0]: stem for stem, claims in rerun.CHAPTER_CLAIMS.items()
                if claims and len(claims) == 1}

@@ -4,7 +4,7 @@ import pandas as pd
 from albert_rerun.studies import conditions as C
 from albert_rerun.chapters import text
 from albert_rerun.studies.decisions import CE
-from albert_rerun.profiles import eval_config
+from albert_rerun.profiles import eval_config, resolve
 
 
 def test_scale_sentences_count_tokens_as_the_paper_does_from_the_config():
@@ -54,18 +54,18 @@ def test_context_reading_counts_runs_below_the_line():
     line = reference_levels(eval_config("smoke"))["reads_context"]
     frame = pd.DataFrame({"condition": ["sop", "sop", "nsp"],
                           CE: [line - 0.01, line + 0.01, line - 5]})
-    assert "Of these 3 runs, 2 of 3 end below" in text.context_reading(frame, "smoke")
+    assert "Of these 3 runs, 2 of 3 end below" in text.context_reading(frame, resolve("smoke"))
     frame[CE] = line + 5
-    assert "none end below" in text.context_reading(frame, "smoke")
+    assert "none end below" in text.context_reading(frame, resolve("smoke"))
     frame[CE] = line - 5
-    assert "all end below" in text.context_reading(frame, "smoke")
+    assert "all end below" in text.context_reading(frame, resolve("smoke"))
 
 
 def test_scale_gap_names_each_arm_of_a_claim_whose_arms_differ():
     """Review: chapter 6's scale gap gave the BERT-style arm's size and steps only; the
     wide arm is twice as wide and makes fewer steps."""
-    bert = C.bert_style("smoke")
-    wide = C.wide_albert("smoke", 7, 5e-3)
+    bert = C.bert_style(resolve("smoke"))
+    wide = C.wide_albert(resolve("smoke"), 7, 5e-3)
     frame = pd.DataFrame({"condition": ["B", "B", "W", "W"], "steps": [20, 20, 7, 7],
                           "tokens": [2e6, 2e6, 7e5, 7e5], "seed": [0, 1, 0, 1]})
     gap = text.scale_gap(frame, bert, "wall_clock",
@@ -173,7 +173,7 @@ def test_throughput_times_whole_training_steps_and_keeps_the_slowest(results):
     timed; the measurement now times forward, backward and the LAMB update, and keeps
     the slowest timed step beside the fastest."""
     from albert_rerun.chapters import measurements
-    measured = measurements.throughput("smoke", "cpu")
+    measured = measurements.throughput(resolve("smoke"), "cpu")
     assert measured["step"] == measurements.STEP
     for row in measured["rows"].values():
         assert row["slowest_step_seconds"] >= row["step_seconds"] > 0
@@ -197,24 +197,24 @@ def test_throughput_times_whole_training_steps_and_keeps_the_slowest(results):
     assert "without the optimizer's update" in measurements.setup_text(old)
     assert "slowest / fastest step (x)" not in measurements.throughput_table(old)[0]
     # both stand on the page once the old method's measurement is kept beside the new
-    assert measurements.earlier_reading("smoke", "cpu") == ""
+    assert measurements.earlier_reading(resolve("smoke"), "cpu") == ""
     import json
-    store = measurements.throughput_path("smoke", "cpu").parent
+    store = measurements.throughput_path(resolve("smoke"), "cpu").parent
     (store / "throughput-0000000000000000.json").write_text(json.dumps(old))
-    earlier = measurements.earlier_reading("smoke", "cpu")
+    earlier = measurements.earlier_reading(resolve("smoke"), "cpu")
     assert earlier.startswith("By the first method, the speeds were measured on")
     assert "without the optimizer's update" in earlier and "the ordering was" in earlier
     # the pre-specified method's reading is the headline where the two differ
     _, rho_new = measurements.throughput_table(measured)
     _, rho_old = measurements.throughput_table(old)
-    label = measurements.verdict_label(rho_new, "smoke", "cpu")
+    label = measurements.verdict_label(rho_new, resolve("smoke"), "cpu")
     if (rho_new > 0.999) != (rho_old > 0.999):
         assert label.startswith(f"{measurements.rule_verdict(rho_old)} by the pre-specified")
         assert "chosen after that result was seen" in label
     else:
         assert label in ("reproduced", "not reproduced")
     # and whatever this machine measured: a headline read from both stored methods
-    assert measurements.verdict_label(1.0, "smoke", "cpu") in (
+    assert measurements.verdict_label(1.0, resolve("smoke"), "cpu") in (
         "reproduced", "not reproduced by the pre-specified method (forward and backward); "
         "reproduced by the whole-step method, chosen after that result was seen (both below)")
 

@@ -1,14 +1,23 @@
 """Run profiles and the validation of a notebook's papermill parameters.
 
-One place defines what ``smoke``, ``cpu`` and ``gpu`` mean. :func:`validate_parameters`
-checks a notebook's parameters, so that a bad one stops it at once with a message naming
-the parameter and the allowed values; notebooks call it through
-``pages.setup.notebook_setup``, which adds the gpu profile's predicted time on a CPU.
-This module is configuration: it imports nothing above the engine (a test checks it).
+One place defines what ``smoke``, ``cpu`` and ``gpu`` mean. :func:`resolve` turns a
+profile's name into a :class:`ResolvedProfile`, once, where the name comes in (a command
+line, a notebook's parameter, a page's build): its settings, sizes, results folder and
+held-out sets travel down from there, not the name to be looked up again in each layer.
+:func:`validate_parameters` checks a notebook's parameters, so that a bad one stops it
+at once with a message naming the parameter and the allowed values; notebooks call it
+through ``pages.setup.notebook_setup``, which adds the gpu profile's predicted time on a
+CPU. This module is configuration: it imports nothing above the engine (a test checks it).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+import functools
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .engine.evaluate import EvalConfig
 
 DEVICES = ("auto", "cpu", "cuda")
 
@@ -43,7 +52,7 @@ PROFILES = {
 class Settings:
     """The validated parameters of one notebook run."""
 
-    profile: Profile
+    profile: ResolvedProfile
     seeds: tuple
     device: str
 
@@ -67,7 +76,7 @@ def validate_parameters(profile: str, seeds=None, device: str = "auto") -> Setti
         if not torch.cuda.is_available():
             raise ValueError("parameter 'device' is 'cuda' but no CUDA device is "
                              "available; use 'auto' or 'cpu'")
-    chosen = PROFILES[profile]
+    chosen = resolve(profile)
     return Settings(chosen, tuple(range(seeds or chosen.default_seeds)), device)
 
 
@@ -111,12 +120,26 @@ def pretraining_config(profile: str, style: str = "albert", **changes):
 
     ``changes`` override PretrainConfig fields; ``model_changes`` (a dict) override model
     fields, e.g. ``pretraining_config("cpu", model_changes={"sharing": "ffn"})``.
+    (By name, for the training code's command lines; the packages above read
+    ``ResolvedProfile.pretraining_config``.)
     """
+    _check_name(profile)
+    return _pretraining_config(profile, None, style, **changes)
+
+
+def _check_name(profile) -> None:
+    """The one error of an unknown profile name (``resolve``, ``pretraining_config``)."""
+    if not isinstance(profile, str) or profile not in PROFILES:
+        raise ValueError(f"profile must be one of {tuple(PROFILES)}, got {profile!r}")
+
+
+def _pretraining_config(profile: str, results: Path | None, style: str = "albert",
+                        **changes):
+    """``pretraining_config`` of a known profile; the gpu profile's searched learning rate
+    is read from ``results`` (its results folder; None: ``results_dir("gpu")``)."""
     from .engine.config import PretrainConfig
     from .model.config import ModelConfig
 
-    if profile not in PROFILES:
-        raise ValueError(f"profile must be one of {tuple(PROFILES)}, got {profile!r}")
     if style not in ("albert", "bert"):
         raise ValueError(f"style must be 'albert' or 'bert', got {style!r}")
     model_changes = changes.pop("model_changes", {})
@@ -130,7 +153,7 @@ def pretraining_config(profile: str, style: str = "albert", **changes):
     if model_changes:
         model = model.replace(**model_changes)
     learning_rate, warmup = s.learning_rate, max(2, s.steps // 20)
-    searched = gpu_search_choice() if profile == "gpu" else None
+    searched = gpu_search_choice(results) if profile == "gpu" else None
     if searched:
         learning_rate = searched["learning_rate"]
         warmup = max(2, round(searched["warmup_share"] * s.steps))
@@ -144,13 +167,16 @@ def pretraining_config(profile: str, style: str = "albert", **changes):
     return PretrainConfig(**values)
 
 
-def gpu_search_choice():
+def gpu_search_choice(results: Path | None = None):
     """The gpu profile's stored learning-rate pick ({"learning_rate", "warmup_share",
-    ...}), or None before the search (studies.gpu_search) has run."""
+    ...}) in ``results`` (the gpu profile's results folder; None: ``results_dir("gpu")``),
+    or None before the search (studies.gpu_search) has run."""
     import json
 
-    from .engine.store import results_dir
-    path = results_dir("gpu") / "choices" / f"{GPU_SEARCH_CHOICE}.json"
+    if results is None:
+        from .engine.store import results_dir
+        results = results_dir("gpu")
+    path = results / "choices" / f"{GPU_SEARCH_CHOICE}.json"
     return json.loads(path.read_text()) if path.is_file() else None
 
 
@@ -172,11 +198,14 @@ def eval_config(profile: str):
 def finetune_config(profile: str):
     """How a profile fine-tunes (FinetuneEval): sentiment, the whole training split (a
     sample at smoke), at the pilot's learning rates."""
+    return _finetune_config(profile, finetune_rates(profile))
+
+
+def _finetune_config(profile: str, rates: dict):
     from .engine.evaluate import FinetuneEval
     from .engine.finetune import FinetuneProtocol
 
     small = profile == "smoke"
-    rates = finetune_rates(profile)
     protocol = FinetuneProtocol(learning_rate=rates["pretrained"],
                                 untrained_learning_rate=rates["untrained"],
                                 epochs=1 if small else 3,
@@ -195,10 +224,79 @@ DEFAULT_FINETUNE_RATES = {"pretrained": 3e-4, "untrained": 1e-3}
 
 def finetune_rates(profile: str) -> dict:
     """{"pretrained": lr, "untrained": lr} for a profile (the pilot's, where stored)."""
+    from .engine.store import results_dir
+    return _finetune_rates(profile, results_dir(profile))
+
+
+def _finetune_rates(profile: str, results: Path) -> dict:
     import json
 
-    from .engine.store import results_dir
-    path = results_dir(profile) / "choices" / "finetune-rates.json"
+    path = results / "choices" / "finetune-rates.json"
     if profile == "smoke" or not path.is_file():
         return dict(DEFAULT_FINETUNE_RATES)
     return json.loads(path.read_text())["chosen"]
+
+
+# -- a profile resolved once ----------------------------------------------------------------
+
+@dataclass(frozen=True)
+class ResolvedProfile:
+    """A profile as the code below an entry point uses it, resolved once from its name
+    (``resolve``): its settings, sizes, results folder and held-out sets, so that no layer
+    looks the name up again. As nanoGPT's one config object, it is what is passed down.
+
+    What the results store can change while a process runs is read when asked, not
+    held: the fine-tuning rates the driver's pilot stores (``finetune_config``) and the
+    gpu profile's searched learning rate (``pretraining_config``), both in ``choices``.
+    """
+
+    name: str
+    settings: Profile = field(repr=False)
+    sizes: Sizes = field(repr=False)
+    results: Path  # engine.store.results_dir(name), read once
+    # how every model of the profile is scored, one EvalConfig (one evaluation hash): the
+    # common held-out sets (MLM sequences, SOP and NSP test pairs, probe pairs, layer
+    # transitions) and their sizes
+    evaluation: EvalConfig = field(repr=False)
+
+    @property
+    def description(self) -> str:
+        return self.settings.description
+
+    @property
+    def default_seeds(self) -> int:
+        """Seeds per condition for the empirical chapters."""
+        return self.settings.default_seeds
+
+    @property
+    def choices(self) -> Path:
+        """Where the profile's picks are stored (learning rates, the equal-time budget)."""
+        return self.results / "choices"
+
+    def pretraining_config(self, style: str = "albert", **changes):
+        """The profile's base PretrainConfig (``profiles.pretraining_config``)."""
+        return _pretraining_config(self.name, self.results, style, **changes)
+
+    def finetune_rates(self) -> dict:
+        """{"pretrained": lr, "untrained": lr}: the pilot's, where stored."""
+        return _finetune_rates(self.name, self.results)
+
+    def finetune_config(self):
+        """How the profile fine-tunes (``profiles.finetune_config``), at the stored rates."""
+        return _finetune_config(self.name, self.finetune_rates())
+
+
+def resolve(profile) -> ResolvedProfile:
+    """The ``ResolvedProfile`` of a profile's name (one already resolved is returned as
+    it is); an unknown name raises ValueError naming the profiles. The same name and
+    results folder ($ALBERT_RERUN_RESULTS, else data/results) give the same object."""
+    if isinstance(profile, ResolvedProfile):
+        return profile
+    _check_name(profile)
+    from .engine.store import results_dir
+    return _resolved(profile, results_dir(profile))
+
+
+@functools.lru_cache(maxsize=None)
+def _resolved(name: str, results: Path) -> ResolvedProfile:
+    return ResolvedProfile(name, PROFILES[name], SIZES[name], results, eval_config(name))

@@ -13,8 +13,7 @@ import json
 from pathlib import Path
 
 from .engine.pretrain import run
-from .engine.store import results_dir
-from .profiles import PROFILES, pretraining_config
+from .profiles import PROFILES, resolve
 
 
 def main(argv=None) -> int:
@@ -29,9 +28,9 @@ def main(argv=None) -> int:
     parser.add_argument("--fresh", action="store_true", help="retrain even if stored")
     parser.add_argument("--store", default=None, help="results folder (default: data/results)")
     args = parser.parse_args(argv)
-    config = pretraining_config(args.profile, args.style, objective=args.objective,
-                                seed=args.seed)
-    store = Path(args.store) / args.profile if args.store else results_dir(args.profile)
+    profile = resolve(args.profile)
+    config = profile.pretraining_config(args.style, objective=args.objective, seed=args.seed)
+    store = Path(args.store) / profile.name if args.store else profile.results
     result = run(config, store, args.device, args.compile, fresh=args.fresh)
     print(json.dumps({"hash": result["hash"], **result["metrics"]}, indent=1))
     return 0

@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 
 from ..paths import repo_root
-from ..profiles import PROFILES
+from ..profiles import PROFILES, ResolvedProfile, resolve
 from ..engine.provenance import record
 from .citation import write_citation_page
 from .ladder_page import write_ladder_parts
@@ -92,11 +92,11 @@ def fold_code(notebook_path: Path) -> None:
     nbformat.write(notebook, notebook_path)
 
 
-def write_environment_page(root: Path, profile: str, timings: dict) -> Path:
+def write_environment_page(root: Path, profile: ResolvedProfile, timings: dict) -> Path:
     """The methods page's record of what built this copy of the book."""
     info = record()
     lines = ["| | |", "|---|---|",
-             f"| profile | `{profile}`: {PROFILES[profile].description} |",
+             f"| profile | `{profile.name}`: {profile.description} |",
              f"| git commit | `{info['git_commit']}` |",
              f"| built (UTC) | {info['utc_time']} |"]
     lines += [f"| {key} | {value} |" for key, value in info["machine"].items()]
@@ -108,22 +108,22 @@ def write_environment_page(root: Path, profile: str, timings: dict) -> Path:
     page.write_text("\n".join(lines) + "\n\nExecution times of the chapters in this build:\n\n"
                     + "\n".join(rows) + "\n")
     (page.parent / "environment.json").write_text(json.dumps(
-        {**info, "profile": profile, "timings_s": timings}, indent=1))
+        {**info, "profile": profile.name, "timings_s": timings}, indent=1))
     return page
 
 
-def write_runs_page(root: Path, profile: str) -> Path:
+def write_runs_page(root: Path, profile: ResolvedProfile) -> Path:
     """``book/_generated/runs-<profile>.csv``, every published run's config and metrics,
     and the methods page's paragraph that links it."""
     from .provenance import write_runs_csv
     generated = root / "book" / "_generated"
-    name = f"runs-{profile}.csv"
+    name = f"runs-{profile.name}.csv"
     runs = write_runs_csv(profile, generated / name)
     evaluations = int(runs["eval_hash"].notna().sum()) if "eval_hash" in runs else 0
     page = generated / "runs.md"
     page.write_text(
         f"{{download}}`{name} <_generated/{name}>` holds the {len(runs)} rows of this "
-        f"build's store (`data/results/{profile}/`): one per pretraining run and "
+        f"build's store (`data/results/{profile.name}/`): one per pretraining run and "
         f"evaluation of it ({evaluations} evaluated), {runs.shape[1]} columns: the run's "
         "hash, its config (`config.*`), its training figures (`pretrain.*`), the machine "
         "and commit that trained it, and the evaluation's scalar metrics (`eval.*`; "
@@ -132,7 +132,7 @@ def write_runs_page(root: Path, profile: str) -> Path:
     return page
 
 
-def _predicted(profile: str) -> str:
+def _predicted(profile: ResolvedProfile) -> str:
     """The planned pretraining runs of ``profile`` (trained, and zero-step controls) and
     the trained runs' predicted training time in one process, from stored throughput:
     the cpu runs' FLOP rate on a CPU, the H200 bench's for the gpu profile. The smoke
@@ -142,9 +142,9 @@ def _predicted(profile: str) -> str:
     configs = [c for stage in planned_pretraining(profile).values() for c in stage]
     trained = [c for c in configs if c.max_steps > 0]
     runs = f"{len(trained)} trained + {len(configs) - len(trained)} zero-step controls"
-    if profile == "smoke":
+    if profile.name == "smoke":
         return f"{runs}; seconds each, not predicted (start-up bound)"
-    kind = "cuda" if profile == "gpu" else "cpu"
+    kind = "cuda" if profile.name == "gpu" else "cpu"
     seconds = predicted_seconds(trained, kind)
     time = f"{seconds / 3600:.1f} h" if seconds > 5400 else f"{seconds / 60:.1f} min"
     if kind == "cpu":
@@ -158,12 +158,12 @@ def _predicted(profile: str) -> str:
 def write_profiles_page(root: Path) -> Path:
     """The methods page's table of what each profile trains, read from the code."""
     from ..studies.conditions import CLAIM_SIZES, base
-    from ..profiles import eval_config, finetune_config
     rows = ["| | " + " | ".join(f"`{p}`" for p in PROFILES) + " |",
             "|---|" + "---|" * len(PROFILES)]
-    configs = {p: base(p) for p in PROFILES}
-    evals = {p: eval_config(p) for p in PROFILES}
-    tunes = {p: finetune_config(p).protocol for p in PROFILES}
+    resolved = {p: resolve(p) for p in PROFILES}
+    configs = {p: base(r) for p, r in resolved.items()}
+    evals = {p: r.evaluation for p, r in resolved.items()}
+    tunes = {p: r.finetune_config().protocol for p, r in resolved.items()}
 
     def row(label, value):
         rows.append(f"| {label} | " + " | ".join(str(value(p, configs[p])) for p in PROFILES)
@@ -185,18 +185,18 @@ def write_profiles_page(root: Path) -> Path:
         f"{tunes[p].max_seq_length}"))
     row("fine-tuning learning rate: pretrained, random init", lambda p, c: (
         f"{tunes[p].learning_rate:g}, {tunes[p].untrained_learning_rate:g}"))
-    row("seeds per condition", lambda p, c: PROFILES[p].default_seeds)
+    row("seeds per condition", lambda p, c: resolved[p].default_seeds)
     row("depth of the transition models (their share of the steps)", lambda p, c: (
         f"{CLAIM_SIZES[p].transition_layers} ({CLAIM_SIZES[p].transition_step_share:g})"))
     row("planned pretraining runs; the trained ones' predicted time in one process",
-        lambda p, c: _predicted(p))
+        lambda p, c: _predicted(resolved[p]))
     page = root / "book" / "_generated" / "profiles.md"
     page.parent.mkdir(parents=True, exist_ok=True)
     page.write_text("\n".join(rows) + "\n")
     return page
 
 
-def write_reader_pages(root: Path, profile: str) -> list:
+def write_reader_pages(root: Path, profile: ResolvedProfile | str) -> list:
     """What a reader meets first, from the stored results at ``profile`` (issue #26):
     ``book/_generated/glance.md`` (the answers in a few lines), ``results.md`` (the introduction's results table and the scale in two
     sentences), ``gate.md`` (the gate, written once, on the glossary page),
@@ -211,6 +211,7 @@ def write_reader_pages(root: Path, profile: str) -> list:
     from ..pages.results_table import exact_rows, results_table
     from ..pages.scale import scale_text
     from ..chapters.text import gate_rule
+    profile = resolve(profile)
     families = ledger.published_families(profile)
     generated = root / "book" / "_generated"
     generated.mkdir(parents=True, exist_ok=True)
@@ -220,9 +221,9 @@ def write_reader_pages(root: Path, profile: str) -> list:
         "results.md": (results_table(with_confirmatory(families), "chapters/",
                                      exact_rows("chapters/"))
                        + "\n\n" + scale_text(list(families), families)),
-        "gate.md": gate_rule(profile) + " (The numbers are the `" + profile + "` "
+        "gate.md": gate_rule(profile) + " (The numbers are the `" + profile.name + "` "
                    "profile's; each chapter gives its own profile's.)",
-        "worked_example.md": worked_example(families[profile])
+        "worked_example.md": worked_example(families[profile.name])
         or "No decision of this profile is judged yet.",
         "readings.md": readings_table()}
     for name, text in pages.items():
@@ -230,7 +231,7 @@ def write_reader_pages(root: Path, profile: str) -> list:
     return [generated / name for name in pages]
 
 
-def write_forest(root: Path, profile: str) -> Path:
+def write_forest(root: Path, profile: ResolvedProfile | str) -> Path:
     """``book/_generated/forest.png``, the introduction's forest plot of each chapter's
     headline decision (``headlines.HEADLINES``; the ledger draws them all) at ``profile``
     and at each other profile with stored results, drawn from the stored results, so
@@ -248,16 +249,18 @@ def write_forest(root: Path, profile: str) -> Path:
     return path
 
 
-def execute_chapters(root: Path, profile: str) -> dict:
-    """Run every claim notebook at ``profile`` into book/chapters/, each with its "Rerun
-    this chapter" box (``rerun.add_rerun_box``)."""
+def execute_chapters(root: Path, profile: ResolvedProfile | str) -> dict:
+    """Run every claim notebook at ``profile`` into book/chapters/ (its name their
+    papermill parameter), each with its "Rerun this chapter" box
+    (``rerun.add_rerun_box``)."""
     from .rerun import add_rerun_box
+    profile = resolve(profile)
     write_profiles_page(root)
     timings = {}
     for source in notebook_sources(root):
         target = root / "book" / "chapters" / (source.stem + ".ipynb")
-        print(f"executing {source.name} at profile {profile!r}", flush=True)
-        timings[source.stem] = round(execute(source, target, {"profile": profile},
+        print(f"executing {source.name} at profile {profile.name!r}", flush=True)
+        timings[source.stem] = round(execute(source, target, {"profile": profile.name},
                                              root / "notebooks"), 1)
         fold_code(target)
         add_rerun_box(target, source.stem)
@@ -278,10 +281,12 @@ def refresh_committed_notebooks(root: Path) -> None:
         execute(source, source.with_suffix(".ipynb"), None, source.parent)
 
 
-def write_generated_parts(root: Path, profile: str, timings: dict) -> None:
+def write_generated_parts(root: Path, profile: ResolvedProfile | str,
+                          timings: dict) -> None:
     """Every page part the build generates from stored results into book/_generated/,
     after the chapters executed: what ``make book`` and the tests' smoke build both
     write (one list, so a new part cannot reach one and miss the other)."""
+    profile = resolve(profile)
     write_environment_page(root, profile, timings)
     write_runs_page(root, profile)
     write_forest(root, profile)
@@ -330,9 +335,10 @@ def main(argv=None) -> int:
     # Train what the chapters need first, in parallel workers; the notebooks then read
     # the stored results. FRESH recomputes here, once, not again in every notebook.
     from ..studies.driver import train_all
-    train_all(args.profile, fresh=args.fresh)
-    timings = execute_chapters(root, args.profile)
-    write_generated_parts(root, args.profile, timings)
+    profile = resolve(args.profile)  # once: every step below takes the resolved profile
+    train_all(profile, fresh=args.fresh)
+    timings = execute_chapters(root, profile)
+    write_generated_parts(root, profile, timings)
     if not args.no_html:
         build_html(root, args.repository)
         print(f"book built: {root / '_build' / 'html' / 'index.html'}")

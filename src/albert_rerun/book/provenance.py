@@ -16,6 +16,7 @@ from pathlib import Path
 import pandas as pd
 
 from ..engine.provenance import short_commit
+from ..profiles import ResolvedProfile
 
 MAX_TEXT = 64  # longer strings are per-item records (correctness strings), not metrics
 
@@ -111,11 +112,10 @@ def published_runs(store: Path, current_eval: str | None = None) -> pd.DataFrame
     return pd.DataFrame(rows)
 
 
-def write_runs_csv(profile: str, path: Path) -> pd.DataFrame:
-    """The published runs of ``profile`` (``results_dir(profile)``) as a CSV at ``path``."""
-    from ..engine.store import results_dir
-    from ..profiles import eval_config
-    runs = published_runs(results_dir(profile), eval_config(profile).key)
+def write_runs_csv(profile: ResolvedProfile, path: Path) -> pd.DataFrame:
+    """The published runs of ``profile`` (a ``profiles.ResolvedProfile``: its results
+    folder, its evaluation current) as a CSV at ``path``."""
+    runs = published_runs(profile.results, profile.evaluation.key)
     path.parent.mkdir(parents=True, exist_ok=True)
     runs.to_csv(path, index=False)
     return runs

@@ -20,6 +20,8 @@ from pathlib import Path
 
 import yaml
 
+from ..profiles import ResolvedProfile
+
 # The claims whose runs each chapter trains and reads, as its footer's command names them
 # (tests/test_rerun.py checks that); () trains nothing, None is every claim the profile
 # carries (the ledger).
@@ -72,7 +74,7 @@ def duration(seconds: float) -> str:
 
 
 @functools.lru_cache(maxsize=None)
-def planned(profile: str, claims: tuple) -> tuple:
+def planned(profile: ResolvedProfile, claims: tuple) -> tuple:
     """(trained runs, zero-step controls) that ``claims`` pretrain at ``profile``, in the
     driver's plan (``studies.driver.planned_pretraining``)."""
     from ..studies.driver import planned_pretraining
@@ -81,35 +83,39 @@ def planned(profile: str, claims: tuple) -> tuple:
     return [c for c in configs if c.max_steps > 0], [c for c in configs if c.max_steps == 0]
 
 
-def runs_text(profile: str, claims) -> str:
-    """'N runs and M zero-step controls, K of them stored in ...; predicted ...'."""
+def runs_text(profile: ResolvedProfile, claims) -> str:
+    """'N runs and M zero-step controls, K of them stored in ...; predicted ...'
+    (``profile``: a ``profiles.ResolvedProfile``; the count is of the committed store,
+    data/results/, whatever $ALBERT_RERUN_RESULTS says)."""
     from ..studies.driver import predicted_seconds
     from ..engine.store import stored_pretrain
     from ..paths import repo_root
     trained, controls = planned(profile, tuple(claims))
-    store = repo_root() / "data" / "results" / profile
+    store = repo_root() / "data" / "results" / profile.name
     stored = sum(stored_pretrain(store, c) is not None for c in trained + controls)
     text = (f"{len(trained)} pretraining runs and {len(controls)} zero-step controls, "
-            f"{stored} of them stored in `data/results/{profile}/`")
-    if profile == "smoke":
+            f"{stored} of them stored in `data/results/{profile.name}/`")
+    if profile.name == "smoke":
         return text + "; seconds each (start-up bound, not predicted)"
     cpu, gpu = (duration(predicted_seconds(trained, kind)) for kind in ("cpu", "cuda"))
-    lower = "" if profile == "gpu" else (" (at its rate for the gpu profile's size: a "
+    lower = "" if profile.name == "gpu" else (" (at its rate for the gpu profile's size: a "
                                          "lower bound, as smaller models use less of "
                                          "the GPU)")
     return (f"{text}; training them is predicted to take {cpu} on one CPU worker and "
             f"{gpu} on one {gpu_name()}{lower}")
 
 
-def profile_paragraph(stem: str, profile: str) -> list:
-    """The box's lines for one profile: what the chapter trains there, and the command
-    (none where the profile carries none of the chapter's claims)."""
+def profile_paragraph(stem: str, profile: ResolvedProfile) -> list:
+    """The box's lines for one profile (a ``profiles.ResolvedProfile``): what the
+    chapter trains there, and the command (none where the profile carries none of the
+    chapter's claims)."""
     from ..studies.conditions import profile_claims
     claims = CHAPTER_CLAIMS[stem]
     carried = profile_claims(profile)
-    head = f"**`{profile}`**"
+    head = f"**`{profile.name}`**"
     if claims == ():
-        return [f"{head}:", "", "```bash", papermill_command(stem, profile), "```", ""]
+        return [f"{head}:", "", "```bash", papermill_command(stem, profile.name), "```",
+                ""]
     mine = carried if claims is None else [c for c in claims if c in carried]
     left = [] if claims is None else [c for c in claims if c not in carried]
     if not mine:
@@ -122,12 +128,13 @@ def profile_paragraph(stem: str, profile: str) -> list:
         trained, _ = planned(profile, tuple(carried))
         body += (f". The chapter first builds the book's decision family, which trains "
                  f"whatever of the profile's {len(trained)} runs is missing")
-    return [f"{head}: {body}.", "", "```bash", papermill_command(stem, profile), "```", ""]
+    return [f"{head}: {body}.", "", "```bash", papermill_command(stem, profile.name), "```",
+            ""]
 
 
 def rerun_box(stem: str) -> str:
     """The "Rerun this chapter" box of chapter ``stem`` (MyST markdown)."""
-    from ..profiles import PROFILES
+    from ..profiles import PROFILES, resolve
     if stem not in CHAPTER_CLAIMS:
         raise ValueError(f"no claims listed for chapter {stem!r} in CHAPTER_CLAIMS")
     trains = CHAPTER_CLAIMS[stem] != ()
@@ -140,7 +147,7 @@ def rerun_box(stem: str) -> str:
              "`make venv`, papermill runs it at each profile from the repository's root"
              + (":" if trains else "; it trains nothing at any of them:"), ""]
     for profile in PROFILES:
-        lines += profile_paragraph(stem, profile)
+        lines += profile_paragraph(stem, resolve(profile))
     if not trains:
         return "\n".join(lines + ["::::", ""])
     lines += ["Stored results make a rerun quick (seconds to minutes): the chapter reads "

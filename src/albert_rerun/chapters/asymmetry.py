@@ -6,15 +6,17 @@ import pandas as pd
 
 from ..studies import conditions as C
 from .. import paper
+from ..profiles import ResolvedProfile, resolve
 from ..studies.decisions import (Chapter, ce_decision, gated, interval_text, levels, load_runs,
                         margins)
 from .downstream import downstream
 from .text import context_reading, metrics_table, parameter_count, scale_gap, scale_short
 
 
-def asymmetry(profile: str, seeds=None, device="auto", train_missing=False,
-              present: bool = True, partial: bool = False) -> Chapter:
+def asymmetry(profile: ResolvedProfile | str, seeds=None, device="auto",
+              train_missing=False, present: bool = True, partial: bool = False) -> Chapter:
     """Claim 3: Table 4's eight cells and grouped sharing."""
+    profile = resolve(profile)  # a notebook passes the name
     seeds = seeds or C.default_seeds(profile)
     rungs = levels(profile)
     m = margins(rungs)
@@ -43,7 +45,7 @@ def asymmetry(profile: str, seeds=None, device="auto", train_missing=False,
     if groups:
         chapter.tables["grouped"] = metrics_table(grouped, {"params (M)": pd.Series(
             {f"G={g}": round(parameter_count(c) / 1e6, 3) for g, c in groups.items()})})
-    chapter.texts.update(free_caveat=free_caveat(decisions, m["small"], profile),
+    chapter.texts.update(free_caveat=free_caveat(decisions, m["small"], profile.name),
                          scale_gap=scale_gap(runs, b, "asymmetry",
                                              arms={f"all shared, E = {small}": (b, f"E={small}, all"),
                                                    f"not shared, E = {H}": (

@@ -6,23 +6,23 @@ from __future__ import annotations
 
 import pandas as pd
 
+from ..profiles import ResolvedProfile, resolve
 from ..studies import conditions as C
 from ..studies.decisions import (Chapter, MissingRuns, gain_decision, gated, interval_text, levels,
                         load_runs, margins, stored_baseline)
 from .text import summary
 
 
-def downstream_controls(profile: str) -> dict:
+def downstream_controls(profile: ResolvedProfile) -> dict:
     """Majority label and bag of words on each task's test split, stored once per
-    profile (results_dir/baselines/), as every evaluation scores the same split."""
-    from ..profiles import eval_config
+    profile (its results' baselines/), as every evaluation scores the same split."""
     from ..studies.baselines import downstream_controls as compute
-    examples = eval_config(profile).task_examples
+    examples = profile.evaluation.task_examples
     return {task: stored_baseline(profile, f"downstream-{task}", compute, task, examples)
             for task in ("sentiment", "genre")}
 
 
-def downstream(chapter: Chapter, profile: str) -> Chapter:
+def downstream(chapter: Chapter, profile: ResolvedProfile) -> Chapter:
     """Adds to a chapter its downstream table: per condition, the frozen-encoder probes
     of sentiment and genre (and fine-tuned sentiment where it was fine-tuned: the base
     runs), each beside the same architecture from random initialization, with the
@@ -105,27 +105,28 @@ def downstream_sentence(runs: pd.DataFrame, gains: dict, sentiment: dict) -> str
     return text
 
 
-def downstream_gate(profile: str, seeds=None, device="auto", train_missing=False,
-                    present: bool = True) -> Chapter:
+def downstream_gate(profile: ResolvedProfile | str, seeds=None, device="auto",
+                    train_missing=False, present: bool = True) -> Chapter:
     """Pretraining against its random-initialization control, downstream, for the base
     run: sentiment fine-tuned, and the sentiment probe of frozen features, each minus the
     same architecture from random initialization. Where this does not favour pretraining,
     no downstream comparison between pretraining conditions is made."""
     from ..engine.evaluate import evaluate_stored
     from ..engine.pretrain import resolve_device
-    from ..engine.store import results_dir, stored_eval, stored_pretrain
-    from ..profiles import finetune_config
+    from ..engine.store import stored_eval, stored_pretrain
     from ..studies.driver import finetune_targets
+    profile = resolve(profile)  # a notebook passes the name
     seeds = seeds or C.default_seeds(profile)
     m = margins(levels(profile))
-    store, tuning = results_dir(profile), finetune_config(profile)
+    store, tuning = profile.results, profile.finetune_config()
     untuned = [c for c in finetune_targets(profile, seeds)
                if (run := stored_pretrain(store, c)) is None
                or stored_eval(store, run["hash"], tuning) is None]
     if untuned and not train_missing:
         raise MissingRuns(f"{len(untuned)} fine-tuning evaluations missing at profile "
-                          f"{profile!r} (the base runs and their controls); run `python -m "
-                          f"albert_rerun.studies --profile {profile} --stages finetune`")
+                          f"{profile.name!r} (the base runs and their controls); run `python "
+                          f"-m albert_rerun.studies --profile {profile.name} --stages "
+                          f"finetune`")
     for config in untuned:
         evaluate_stored(store, stored_pretrain(store, config) or _pretrained(profile, config),
                         tuning, resolve_device(device))
@@ -133,10 +134,9 @@ def downstream_gate(profile: str, seeds=None, device="auto", train_missing=False
     return Chapter("downstream", runs, gated(gate_decisions(runs, m), runs, levels(profile)))
 
 
-def _pretrained(profile: str, config) -> dict:
+def _pretrained(profile: ResolvedProfile, config) -> dict:
     from ..engine.pretrain import run
-    from ..engine.store import results_dir
-    return run(config, results_dir(profile), quiet=True)
+    return run(config, profile.results, quiet=True)
 
 
 def gate_decisions(runs, m: dict) -> list:
@@ -153,11 +153,12 @@ def finetune_repeats(profiles=("cpu", "cpu-long", "gpu")) -> pd.DataFrame:
     more than one profile: the zero-step random-init controls, identical at every
     profile of the same sizes, are fine-tuned again by each. One row per model and
     profile: its test accuracy and the machine. The spread is fine-tuning's own
-    run-to-run noise (review: the same control scored a point apart on two machines)."""
-    from ..engine.store import read_json, results_dir
+    run-to-run noise (review: the same control scored a point apart on two machines).
+    ``profiles``: names (a notebook's) or resolved profiles."""
+    from ..engine.store import read_json
     rows = []
-    for profile in profiles:
-        folder = results_dir(profile) / "eval"
+    for profile in map(resolve, profiles):
+        folder = profile.results / "eval"
         if not folder.is_dir():
             continue
         for path in folder.glob("*/*.json"):
@@ -166,7 +167,7 @@ def finetune_repeats(profiles=("cpu", "cpu-long", "gpu")) -> pd.DataFrame:
                 continue
             machine = stored["provenance"]["machine"]
             rows.append({"model": path.stem, "fine-tuning": path.parent.name,
-                         "profile": profile,
+                         "profile": profile.name,
                          "accuracy %": 100 * stored["metrics"]["sentiment_accuracy"],
                          "machine": machine.get("gpu") or machine.get("cpu", "unknown"),
                          "threads": machine.get("torch_threads")})

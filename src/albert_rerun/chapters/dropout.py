@@ -4,15 +4,17 @@ from __future__ import annotations
 
 from ..studies import conditions as C
 from .. import paper
+from ..profiles import ResolvedProfile, resolve
 from ..studies.decisions import CE, Chapter, available, ce_decision, gated, levels, load_runs, margins
 from .downstream import downstream
 from .text import (context_reading, metrics_table, passes_over_data, passes_sentence,
                    scale_gap, scale_short, summary)
 
 
-def dropout(profile: str, seeds=None, device="auto", train_missing=False,
+def dropout(profile: ResolvedProfile | str, seeds=None, device="auto", train_missing=False,
             present: bool = True, partial: bool = False) -> Chapter:
     """Claim 5: no dropout against dropout 0.1, and the no-overfitting premise."""
+    profile = resolve(profile)  # a notebook passes the name
     seeds = seeds or C.default_seeds(profile)
     rungs = levels(profile)
     m = margins(rungs)

@@ -5,21 +5,24 @@ import pandas as pd
 
 from ..studies import conditions as C
 from .. import paper
+from ..profiles import ResolvedProfile, resolve
 from ..studies.decisions import Chapter, available, ce_decision, gated, levels, load_runs, margins
 from .downstream import downstream
 from .text import context_reading, metrics_table, parameter_count, scale_gap, scale_short
 
 
-def embedding_sweep(profile: str, seeds=None, device="auto", train_missing=False,
-                    present: bool = True, partial: bool = False) -> Chapter:
+def embedding_sweep(profile: ResolvedProfile | str, seeds=None, device="auto",
+                    train_missing=False, present: bool = True,
+                    partial: bool = False) -> Chapter:
     """Claim 8: Table 3's E sweep, not shared and all shared."""
+    profile = resolve(profile)  # a notebook passes the name
     seeds = seeds or C.default_seeds(profile)
     rungs = levels(profile)
     m = margins(rungs)
     runs = load_runs(profile, C.embedding_sweep(profile), seeds, device, train_missing,
                      partial=partial)
     b = C.base(profile)
-    sizes = C.CLAIM_SIZES[profile].embedding_sizes
+    sizes = C.CLAIM_SIZES[profile.name].embedding_sizes
     conditions = {k: c for k, c in C.embedding_sweep(profile).items()
                   if k in set(runs["condition"])}
     chapter = Chapter("embedding_sweep", runs,

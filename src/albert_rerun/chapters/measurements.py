@@ -1,6 +1,6 @@
 """Table 2's speedup column: training throughput of the six Table 1 models on one machine.
 
-A measurement, stored like a run (results_dir(profile)/throughput-<hash>.json, with its
+A measurement, stored like a run (<the profile's results>/throughput-<hash>.json, with its
 provenance) so that the book shows the same numbers on every build; ``fresh`` measures
 again. A step is a whole training step: forward, backward and the LAMB update of the
 profile's recipe (the update costs in proportion to the parameters, which is where
@@ -14,8 +14,9 @@ import json
 import os
 import time
 
-from ..engine.store import atomic_write_json, config_hash, results_dir
+from ..engine.store import atomic_write_json, config_hash
 from .. import paper
+from ..profiles import ResolvedProfile, resolve
 
 THROUGHPUT_SHAPES = {  # profile: (batch, sequence length, timed steps, width divisor)
     "smoke": (1, 16, 2, 32), "cpu": (4, 64, 3, 1), "gpu": (32, 128, 20, 1)}
@@ -36,20 +37,21 @@ def table1_config(name: str, divisor: int = 1):
                           num_attention_heads=max(1, config.num_attention_heads // divisor))
 
 
-def _configs(profile: str) -> dict:
-    return {name: table1_config(name, THROUGHPUT_SHAPES[profile][3]) for name in paper.TABLE1}
+def _configs(profile: ResolvedProfile) -> dict:
+    return {name: table1_config(name, THROUGHPUT_SHAPES[profile.name][3])
+            for name in paper.TABLE1}
 
 
-def throughput_path(profile: str, device: str = "auto"):
+def throughput_path(profile: ResolvedProfile, device: str = "auto"):
     """Where the throughput table of ``profile`` on ``device`` is stored."""
-    batch, seq, steps, _ = THROUGHPUT_SHAPES[profile]
+    batch, seq, steps, _ = THROUGHPUT_SHAPES[profile.name]
     key = config_hash({"models": {k: c.to_dict() for k, c in _configs(profile).items()},
                        "batch": batch, "seq": seq, "steps": steps, "device": device,
                        "step": STEP})
-    return results_dir(profile) / f"throughput-{key}.json"
+    return profile.results / f"throughput-{key}.json"
 
 
-def throughput(profile: str, device: str = "auto", fresh: bool = False) -> dict:
+def throughput(profile: ResolvedProfile, device: str = "auto", fresh: bool = False) -> dict:
     """Training tokens/s (whole steps: ``STEP``) of the six Table 1 models on this
     machine, each from its fastest timed step, with the slowest beside it."""
     import torch
@@ -65,7 +67,7 @@ def throughput(profile: str, device: str = "auto", fresh: bool = False) -> dict:
             return json.loads(path.read_text())
         except ValueError:
             print(f"warning: stored measurement {path} is corrupt; measuring again")
-    batch, seq, steps, divisor = THROUGHPUT_SHAPES[profile]
+    batch, seq, steps, divisor = THROUGHPUT_SHAPES[profile.name]
     configs = _configs(profile)
     torch.set_num_threads(cpu_threads())
     target = resolve_device(device)
@@ -174,7 +176,7 @@ def setup_text(measured: dict) -> str:
                "would favour the shared models, by most where they are smallest)"))
 
 
-def _earlier(profile: str, device: str = "auto"):
+def _earlier(profile: ResolvedProfile, device: str = "auto"):
     """The newest stored measurement of the profile by the method before the review
     (forward and backward only: no "step"), other than the current one; None if none."""
     current = throughput_path(profile, device)
@@ -199,7 +201,7 @@ def rule_verdict(rho: float) -> str:
     return "reproduced" if rho > 0.999 else "not reproduced"
 
 
-def verdict_label(rho: float, profile: str, device: str = "auto",
+def verdict_label(rho: float, profile: ResolvedProfile, device: str = "auto",
                   short: bool = False) -> str:
     """The throughput verdict by the rule (``rule_verdict``). Where an earlier measurement
     by the pre-specified method (forward and backward only) is stored and read otherwise,
@@ -218,7 +220,7 @@ def verdict_label(rho: float, profile: str, device: str = "auto",
             + ("" if short else " was seen (both below)"))
 
 
-def earlier_reading(profile: str, device: str = "auto") -> str:
+def earlier_reading(profile: ResolvedProfile, device: str = "auto") -> str:
     """The reading of the profile's stored measurement by the method before the review
     (forward and backward only: a stored throughput file without "step"), where one is
     kept beside the current one: the verdict rule was written before either, and the
@@ -241,9 +243,10 @@ def earlier_reading(profile: str, device: str = "auto") -> str:
                "of step in one run on one machine is left to a later build)") + ".")
 
 
-def throughput_glue(profile: str, device: str = "auto") -> tuple:
+def throughput_glue(profile: ResolvedProfile | str, device: str = "auto") -> tuple:
     """Chapter 6's throughput section: (its table, {glue key: value}) from the stored
     measurement (``throughput``), its rank correlation, verdict and reading."""
+    profile = resolve(profile)  # a notebook passes the name
     measured = throughput(profile, device)
     speed, rho = throughput_table(measured)
     verdict = verdict_label(rho, profile, device)

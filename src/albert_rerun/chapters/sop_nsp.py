@@ -9,6 +9,7 @@ import pandas as pd
 
 from ..studies import conditions as C
 from .. import paper
+from ..profiles import ResolvedProfile, resolve
 from ..studies.decisions import (Chapter, accuracy_decision, available, gated, interval_text, levels,
                         load_runs, margins, stage_text, stored_baseline)
 from .downstream import downstream
@@ -16,18 +17,19 @@ from ..stats.inference import correct_matrix
 from .text import context_reading, metrics_table, scale_gap, scale_short, summary
 
 
-def sop_nsp(profile: str, seeds=None, device="auto", train_missing=False,
-            present: bool = True, topic_seeds=None, partial: bool = False) -> Chapter:
+def sop_nsp(profile: ResolvedProfile | str, seeds=None, device="auto",
+            train_missing=False, present: bool = True, topic_seeds=None,
+            partial: bool = False) -> Chapter:
     """Claim 4: Table 5 through the probes, and the topic-only baseline."""
-    from ..profiles import eval_config
     from ..studies.baselines import TOPIC_TRAIN_PAIRS, topic_baseline
+    profile = resolve(profile)  # a notebook passes the name
     seeds = seeds or C.default_seeds(profile)
     rungs = levels(profile)
     m = margins(rungs)
     runs = load_runs(profile, C.sop_nsp(profile), seeds, device, train_missing,
                      partial=partial)
-    evaluation = eval_config(profile)
-    pairs = TOPIC_TRAIN_PAIRS[profile]
+    evaluation = profile.evaluation
+    pairs = TOPIC_TRAIN_PAIRS[profile.name]
     topic = pd.DataFrame([stored_baseline(profile, f"topic-{task}-{seed}", topic_baseline,
                                           task, evaluation, pairs, seed)
                           for task in ("nsp", "sop") for seed in (topic_seeds or seeds)])
@@ -57,7 +59,7 @@ def sop_nsp(profile: str, seeds=None, device="auto", train_missing=False,
     if present:  # what the bag of words reads (a finding of the book; no model involved)
         from ..studies.pair_cues import bag_of_words_findings, findings_tables
         findings = stored_baseline(profile, "bag-of-words-findings", bag_of_words_findings,
-                                   profile)
+                                   profile.name)
         chapter.extra["bow"] = findings_tables(findings)
         # the paragraph is read again from the stored numbers, so that it follows the
         # current rule (review: a comparison of two gains rested on an untested gap)
@@ -365,15 +367,14 @@ def cue_free_pairs_text(table: pd.DataFrame, pilot: pd.DataFrame, seq: int = 64,
     return text
 
 
-def cue_free_section(profile: str) -> dict:
+def cue_free_section(profile: ResolvedProfile) -> dict:
     """Chapter 4's cue-free pairs at ``profile``'s length: {"pairs": the counts and
     baselines table, "pilot": the pilot's probe accuracies on them (cpu-long, seeds
     0-2), "text"}; the baselines are computed once and stored (``stored_baseline``)."""
-    from ..profiles import SIZES
     from ..studies import confirm_analysis
     from ..studies.pair_cues import cue_free_baselines
     from ..studies.decisions import stored_baseline
-    seq = SIZES[profile].seq
+    seq = profile.sizes.seq
     pairs = cue_free_pairs_table(stored_baseline(profile, f"cue-free-baselines-{seq}",
                                                  cue_free_baselines, seq))
     pilot = pilot_cue_free_table(confirm_analysis.pilot_frame())

@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 
 from .. import paper
+from ..profiles import ResolvedProfile
 from ..studies.decisions import CE, MARGIN_REASONS, interval_text, levels, margins, stage_text
 from ..stats.inference import GATED, Decision
 
@@ -146,7 +147,7 @@ def scale_short(frame: pd.DataFrame, config) -> str:
             f"{full['seed'].nunique()} seeds")
 
 
-def context_reading(frame: pd.DataFrame, profile: str) -> str:
+def context_reading(frame: pd.DataFrame, profile: ResolvedProfile) -> str:
     """How many of a chapter's runs end below the reads-context line (the unigram's
     cross-entropy at [MASK] minus two standard errors) of the common held-out set."""
     rungs = levels(profile)
@@ -229,7 +230,7 @@ def verdict_sentence(d: Decision, family: pd.DataFrame | None = None) -> str:
             f"{d.unit}, margin ±{d.margin:.3g}{words}")
 
 
-def margins_text(profile: str) -> dict:
+def margins_text(profile: ResolvedProfile) -> dict:
     """The margins and the rungs they come from, as sentences for the rule's prose."""
     reference = levels(profile)
     m = margins(reference)
@@ -258,16 +259,16 @@ def passes_over_data(frame: pd.DataFrame, config) -> float:
     return float(frame["tokens"].max()) / len(corpus.tokens)
 
 
-def finetune_grid_text(profile: str) -> str:
+def finetune_grid_text(profile: ResolvedProfile) -> str:
     """The fine-tuning grid and the pilot's picks, for the methods page."""
-    from ..profiles import FINETUNE_GRID, finetune_rates
-    rates = finetune_rates(profile)
+    from ..profiles import FINETUNE_GRID
+    rates = profile.finetune_rates()
     grid = ", ".join(f"{lr:g}" for lr in FINETUNE_GRID)
-    return (f"{grid} (picked at the `{profile}` profile: {rates['pretrained']:g} for "
+    return (f"{grid} (picked at the `{profile.name}` profile: {rates['pretrained']:g} for "
             f"pretrained encoders, {rates['untrained']:g} from random initialization)")
 
 
-def gate_rule(profile: str) -> str:
+def gate_rule(profile: ResolvedProfile) -> str:
     """The competence gate and the stages (``stats.gate``), with the profile's numbers:
     the sentence every empirical chapter's verdict rule glues before its results."""
     rungs = levels(profile)

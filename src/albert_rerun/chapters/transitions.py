@@ -10,6 +10,7 @@ import pandas as pd
 from ..studies import conditions as C
 from dataclasses import replace
 
+from ..profiles import ResolvedProfile, resolve
 from ..stats.curves import add_roughness
 from ..studies.decisions import CE, T_METHOD, Chapter, ce_decision, gated, levels, load_runs, margins
 from .downstream import downstream
@@ -17,9 +18,10 @@ from ..stats.inference import arm_level, decision, paired_t
 from .text import context_reading, scale_gap, scale_short
 
 
-def transitions(profile: str, seeds=None, device="auto", train_missing=False,
-                present: bool = True) -> Chapter:
+def transitions(profile: ResolvedProfile | str, seeds=None, device="auto",
+                train_missing=False, present: bool = True) -> Chapter:
     """Claim 7: Figure 1's layer transitions, trained and at initialization."""
+    profile = resolve(profile)  # a notebook passes the name
     seeds = seeds or C.default_seeds(profile)
     rungs = levels(profile)
     m = margins(rungs)

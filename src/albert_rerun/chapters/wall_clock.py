@@ -6,6 +6,7 @@ import pandas as pd
 
 from ..studies import conditions as C
 from .. import paper
+from ..profiles import ResolvedProfile, resolve
 from ..studies.decisions import (Chapter, MissingRuns, arm_levels, available, ce_decision, gated,
                         levels, load_runs, margins)
 from .downstream import downstream
@@ -13,23 +14,25 @@ from .text import (context_reading, metrics_table, parameter_count, scale_gap, s
                    spread)
 
 
-def wall_clock(profile: str, seeds=None, device="auto", train_missing=False,
-               present: bool = True, partial: bool = False) -> Chapter:
+def wall_clock(profile: ResolvedProfile | str, seeds=None, device="auto",
+               train_missing=False, present: bool = True, partial: bool = False) -> Chapter:
     """Claim 6: the wide ALBERT-style model against the BERT-style one for the BERT-style
     model's measured training seconds (Table 6's design) and, where the profile affords
     it, for its training FLOPs."""
     from ..engine.store import read_json
     from ..studies.driver import _sweep_choice
+    profile = resolve(profile)  # a notebook passes the name
     seeds = seeds or C.default_seeds(profile)
     rungs = levels(profile)
     m = margins(rungs)
     choice = read_json(_sweep_choice(profile))
     if choice is None:
-        if not train_missing or profile in C.SWEEP_FROM:
+        if not train_missing or profile.name in C.SWEEP_FROM:
             raise MissingRuns(f"the wide model's learning-rate sweep is not stored for "
-                              f"profile {profile!r} ({_sweep_choice(profile)}); run `python "
-                              f"-m albert_rerun.studies --profile "
-                              f"{C.SWEEP_FROM.get(profile, profile)} --claims wall_clock`")
+                              f"profile {profile.name!r} ({_sweep_choice(profile)}); run "
+                              f"`python -m albert_rerun.studies --profile "
+                              f"{C.SWEEP_FROM.get(profile.name, profile.name)} --claims "
+                              f"wall_clock`")
         import contextlib
         import io
 
@@ -43,7 +46,7 @@ def wall_clock(profile: str, seeds=None, device="auto", train_missing=False,
     bert = "BERT-style"
     wides = [k for k in conditions if k != bert and available(runs, k, bert)]
     if not wides:
-        raise MissingRuns(f"no wide run of profile {profile!r} is complete beside the "
+        raise MissingRuns(f"no wide run of profile {profile.name!r} is complete beside the "
                           f"BERT-style runs")
     conditions = {k: c for k, c in conditions.items() if k in set(runs["condition"])}
     chapter = Chapter("wall_clock", runs, gated(wall_clock_decisions(runs, wides, m), runs,
@@ -88,14 +91,15 @@ def wall_clock(profile: str, seeds=None, device="auto", train_missing=False,
         equal_flops_steps=f"{C.equal_flops_steps(profile):,}",
         time_budget=(f"{budget['bert_seconds']:,.0f} s (the median training time of the "
                      f"{budget['source']} profile's BERT-style runs"
-                     + (", scaled to this profile's steps" if budget["source"] != profile
-                        else "") + f") at {budget['wide_step_seconds']:.4f} s per wide "
+                     + (", scaled to this profile's steps"
+                        if budget["source"] != profile.name else "")
+                     + f") at {budget['wide_step_seconds']:.4f} s per wide "
                      f"step (the median of the {budget['source']} profile's wide runs at "
                      f"equal FLOPs)"),
         learning_rate=f"{choice['learning_rate']:g}", sweep_reading=sweep_reading,
         levels=levels_text,
-        learning_rate_source=(f"the {C.SWEEP_FROM[profile]} profile's sweep"
-                              if profile in C.SWEEP_FROM else "this profile's sweep"),
+        learning_rate_source=(f"the {C.SWEEP_FROM[profile.name]} profile's sweep"
+                              if profile.name in C.SWEEP_FROM else "this profile's sweep"),
         scale_gap=scale_gap(runs, conditions[bert], "wall_clock",
                             arms={bert: (conditions[bert], bert),
                                   **{k: (conditions[k], k) for k in wides}}),
@@ -111,7 +115,7 @@ def wall_clock(profile: str, seeds=None, device="auto", train_missing=False,
     seconds = runs.groupby("condition")["train_seconds"].median()
     # measured seconds: kept out of chapter.texts, which the verdict cell glues and nbval
     # compares (ledger.beside_sections shows it at the other profiles)
-    chapter.extra["beside_note"] = budget_reading(runs, wide, bert, budget, profile,
+    chapter.extra["beside_note"] = budget_reading(runs, wide, bert, budget, profile.name,
                                                   chapter.texts["learning_rate_source"])
     chapter.extra["timing_texts"] = {
         "time_ratio": f"{step[wide] / step[bert]:.2f}",

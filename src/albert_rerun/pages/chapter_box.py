@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from ..profiles import ResolvedProfile, resolve
 from .confirmatory import (confirmatory_rows, confirmed_sentence, holm_note,
                            in_chapter_sign, with_confirmatory)
 from .headline_figures import headline_figure
@@ -65,7 +66,8 @@ def box(question: str, paper: str, ours: str, verdict: str, stage: str) -> str:
                       f"**Ours.** {ours}", "", f"**Verdict: {verdict}.** {stage}"])
 
 
-def bottom_line_glue(claim: str, profile: str, seeds=None, device: str = "auto") -> dict:
+def bottom_line_glue(claim: str, profile: ResolvedProfile | str, seeds=None,
+                     device: str = "auto") -> dict:
     """{glue key: object} a chapter glues for its bottom-line box: ``bottom_line`` (the
     box's text, as Markdown for ``{glue:md}``) and ``bottom_figure`` (its small figure,
     as a PNG image, the figure closed so that the cell shows nothing else)."""
@@ -97,12 +99,13 @@ def status_paragraph(claim: str, confirmed, status_text) -> str:
     return " ".join(p for p in parts if p)
 
 
-def chapter_glue(claim: str, chapter, family: pd.DataFrame, prefix: str, profile: str,
-                 seeds=None, device: str = "auto") -> dict:
+def chapter_glue(claim: str, chapter, family: pd.DataFrame, prefix: str,
+                 profile: ResolvedProfile | str, seeds=None, device: str = "auto") -> dict:
     """Everything a measured chapter's page glues, in one place: each decision's verdict
     sentence (under its key, '/' as '_'), the margins' rule and the chapter's own texts
     (under ``prefix``), and its bottom line (``bottom_line_glue``)."""
     from ..chapters.text import margins_text, verdict_sentence
+    profile = resolve(profile)  # a notebook passes the name
     out = {f"{prefix}{key}": text for key, text in margins_text(profile).items()}
     out.update({d.key.replace("/", "_"): verdict_sentence(d, family)
                 for d in chapter.decisions})

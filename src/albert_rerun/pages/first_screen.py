@@ -7,6 +7,7 @@ confirmatory test's line.
 """
 from __future__ import annotations
 
+from ..profiles import resolve
 from ..stats.inference import GATED
 from ..chapters.text import times
 from .confirmatory import in_chapter_sign
@@ -136,10 +137,10 @@ def at_a_glance(families: dict, chapters: str = "", confirm_line: str = "",
         lines.append(f"  - {item}")
     lines.append(f"- **Throughput ranking** ({chapter_link(chapters, '06_wall_clock')}, "
                  f"a measurement): {{glue:text}}`{six}.ipynb::throughput_short:s`.")
-    n = scale_numbers(profile)
+    n = scale_numbers(resolve(profile))  # the families are keyed by name
     if confirmed:  # the headline verdicts' runs first (a reviewer: the cpu scale stood
         # beside the confirmatory verdicts, whose runs are the pilot's size)
-        c = scale_numbers(PILOT)
+        c = scale_numbers(resolve(PILOT))
         seeds = int(next(iter(confirmed.values()))["n_seeds"])
         lines.append(f"- **Scale of the confirmatory runs**: one has {c['params'] / 1e6:.2f}M "
                      f"parameters and trains {c['steps']:,} steps on {_count(c['tokens'])} "

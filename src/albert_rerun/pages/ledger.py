@@ -1,10 +1,14 @@
 """The claims ledger (chapter 9): every chapter's decisions as one family, adjusted with
 Holm over the book (``book_family``), its table and counts, the profiles whose stored
-results cover the whole book, and the compute the runs took."""
+results cover the whole book, and the compute the runs took. Its functions take the
+profile resolved (``profiles.ResolvedProfile``); those a notebook calls (``book_family``,
+``published_families``, ``beside_sections``, ``training_compute``) and the cached
+``book_decisions`` also take a name. The families it returns are keyed by name."""
 from __future__ import annotations
 
 import pandas as pd
 
+from ..profiles import ResolvedProfile, resolve
 from ..studies import conditions as C
 from ..chapters.asymmetry import asymmetry
 from ..studies.decisions import MissingRuns, interval_text
@@ -51,7 +55,8 @@ def store_state() -> tuple:
 _DECISIONS: dict = {}  # (arguments, store_state()) -> decisions; see book_decisions
 
 
-def book_decisions(profile: str, seeds=None, device="auto", train_missing=False) -> list:
+def book_decisions(profile: ResolvedProfile | str, seeds=None, device="auto",
+                   train_missing=False) -> list:
     """Every decision of the book at ``profile``: the family the ledger adjusts (the
     chapters' tables and downstream summaries are not built for it). A profile trained
     in stretches (``conditions.STRETCH_PROFILES``) gives the decisions of its claims whose
@@ -64,6 +69,7 @@ def book_decisions(profile: str, seeds=None, device="auto", train_missing=False)
     each at cpu. The key is the store's every file with its size and modification time
     (``store_state``), so a run written or removed, by this process or another, is a new
     state; a call that trains what is missing is keyed on the state it leaves."""
+    profile = resolve(profile)
     key = (profile, None if seeds is None else tuple(seeds), str(device), bool(train_missing))
     cached = _DECISIONS.get((key, store_state()))
     if cached is not None:
@@ -75,9 +81,9 @@ def book_decisions(profile: str, seeds=None, device="auto", train_missing=False)
     return list(out)
 
 
-def _book_decisions(profile: str, seeds, device, train_missing) -> list:
+def _book_decisions(profile: ResolvedProfile, seeds, device, train_missing) -> list:
     out = []
-    partial = profile in C.STRETCH_PROFILES
+    partial = profile.name in C.STRETCH_PROFILES
     claims = set(C.profile_claims(profile)) | {"downstream"}
     for claim, make in CHAPTERS.items():
         if claim not in claims and not (claim == "asymmetry" and "grouped" in claims):
@@ -99,7 +105,7 @@ def _book_decisions(profile: str, seeds, device, train_missing) -> list:
     return out
 
 
-def arm_configs(chapter, profile: str) -> dict:
+def arm_configs(chapter, profile: ResolvedProfile) -> dict:
     """{condition name: config} of a chapter's arms at ``profile``: the wall-clock
     chapter's own conditions (they depend on its sweep and timing), the base run for the
     downstream test, Table 4's cells and the grouped models (``G=<g>``, as the chapter
@@ -114,7 +120,7 @@ def arm_configs(chapter, profile: str) -> dict:
     return C.claim_conditions(profile, chapter.claim)
 
 
-def costed(chapter, profile: str) -> list:
+def costed(chapter, profile: ResolvedProfile) -> list:
     """The chapter's decisions, each with ``train_flops``: the training FLOPs of one run
     of its costlier arm (``conditions.step_flops`` times its steps), where the compute
     panels place it. The larger, not the mean: the compute the comparison had to reach
@@ -128,20 +134,22 @@ def costed(chapter, profile: str) -> list:
         unknown = [a for a in d.arms if a not in configs]
         if unknown:
             raise ValueError(f"decision {d.key!r}: arms {unknown} are not among the "
-                             f"{chapter.claim} conditions at profile {profile!r}")
+                             f"{chapter.claim} conditions at profile {profile.name!r}")
         flops = [C.step_flops(configs[a]) * configs[a].max_steps for a in d.arms]
         out.append(replace(d, train_flops=max(flops)) if flops else d)
     return out
 
 
-def book_family(profile: str, seeds=None, device="auto", train_missing=False) -> pd.DataFrame:
+def book_family(profile: ResolvedProfile | str, seeds=None, device="auto",
+                train_missing=False) -> pd.DataFrame:
     """``book_decisions`` as one frame with the raw and the Holm-adjusted verdicts
     (stats.holm over the profile's judged decisions: those the competence gate lets
     through). Each profile is its own family. A profile still training in stretches is
     adjusted over its planned family (``planned_keys``): the decisions not yet made
     count as pending tests at p = 1, and its rows are marked ``interim``."""
+    profile = resolve(profile)  # a notebook passes the name
     made = book_decisions(profile, seeds, device, train_missing)
-    if profile not in C.STRETCH_PROFILES:
+    if profile.name not in C.STRETCH_PROFILES:
         return holm(made)
     planned = planned_keys(profile)
     family = holm(made, pending=len(set(planned) - {d.key for d in made}))
@@ -153,19 +161,19 @@ def book_family(profile: str, seeds=None, device="auto", train_missing=False) ->
     return family
 
 
-def source_decisions(profile: str) -> list:
+def source_decisions(profile: ResolvedProfile) -> list:
     """The decisions of a stretch profile's ``conditions.PLANNED_FROM`` profile, the book
     its plan is read from; [] where that profile's results are not stored (or the
     profile has no such source)."""
-    if profile not in C.PLANNED_FROM:
+    if profile.name not in C.PLANNED_FROM:
         return []
     try:
-        return book_decisions(C.PLANNED_FROM[profile])
+        return book_decisions(resolve(C.PLANNED_FROM[profile.name]))
     except MissingRuns:
         return []
 
 
-def pending_labels(profile: str, claim: str, made) -> list:
+def pending_labels(profile: ResolvedProfile, claim: str, made) -> list:
     """The labels of ``claim``'s planned decisions at a stretch profile (``planned_keys``)
     not among ``made`` (keys): what its section at another profile's page still lacks
     (review: a decision waiting for its runs was left out without a word)."""
@@ -173,7 +181,7 @@ def pending_labels(profile: str, claim: str, made) -> list:
     return [d.label for d in source_decisions(profile) if d.key in keys and d.claim == claim]
 
 
-def unplanned_labels(profile: str, claim: str) -> list:
+def unplanned_labels(profile: ResolvedProfile, claim: str) -> list:
     """The labels of ``claim``'s decisions at a stretch profile's source profile
     (``conditions.PLANNED_FROM``) that the stretch profile does not plan (its arms are
     not trained there, by design), models' decisions only: what its sections leave out
@@ -183,7 +191,7 @@ def unplanned_labels(profile: str, claim: str) -> list:
             if d.claim == claim and d.arms and d.key not in planned]
 
 
-def planned_keys(profile: str) -> list:
+def planned_keys(profile: ResolvedProfile) -> list:
     """The decisions a profile trained in stretches makes once complete: those of its
     ``conditions.PLANNED_FROM`` profile's book (which trains a superset of its
     conditions) whose arms it trains, in the claims it carries; the base model's
@@ -322,24 +330,24 @@ def changes_text(families: dict, before: str, after: str) -> str:
     changed = len(changes(families, before, after))
     model = int((a["stage"] != NO_MODEL).sum())
     return (f"{len(shared)} of the {model} model decisions at {before} are made at {after}"
-            f"{' so far' if still_training(after) else ''}; "
+            f"{' so far' if still_training(resolve(after)) else ''}; "
             + (f"{changed} of them {'changes' if changed == 1 else 'change'} verdict (at "
                f"5% or after Holm's adjustment) or stage (below)." if changed else
                "none of them changes verdict (at 5% or after Holm's adjustment) or stage."))
 
 
-def published_profiles(current: str) -> list:
-    """The profiles whose stored results cover the whole book: ``current`` first, then
-    cpu and gpu where complete (a missing run leaves a profile out). The smoke profile,
-    CI's, shows itself only, so that its committed outputs do not depend on which other
-    results a checkout holds."""
-    from ..engine.store import results_dir
+def published_profiles(current: ResolvedProfile) -> list:
+    """The profiles (resolved) whose stored results cover the whole book: ``current``
+    first, then cpu and gpu where complete (a missing run leaves a profile out). The
+    smoke profile, CI's, shows itself only, so that its committed outputs do not depend
+    on which other results a checkout holds."""
     out = [current]
-    if current == "smoke":
+    if current.name == "smoke":
         return out
-    for profile in ("cpu", "cpu-long", "gpu"):
-        evaluated = results_dir(profile) / "eval"
-        if profile == current or not evaluated.is_dir() or not any(evaluated.iterdir()):
+    for profile in map(resolve, ("cpu", "cpu-long", "gpu")):
+        evaluated = profile.results / "eval"
+        if (profile.name == current.name or not evaluated.is_dir()
+                or not any(evaluated.iterdir())):
             continue
         try:
             if not book_decisions(profile):
@@ -350,13 +358,14 @@ def published_profiles(current: str) -> list:
     return out
 
 
-def published_families(current: str, seeds=None, device="auto",
+def published_families(current: ResolvedProfile | str, seeds=None, device="auto",
                        train_missing=False) -> dict:
-    """{profile: its book_family} for each of ``published_profiles(current)``: ``current``
-    at ``seeds`` (training what is missing where ``train_missing``), the others at their
-    profile's default seeds."""
-    return {p: book_family(p, seeds if p == current else None, device,
-                           train_missing and p == current)
+    """{profile's name: its book_family} for each of ``published_profiles(current)``:
+    ``current`` at ``seeds`` (training what is missing where ``train_missing``), the
+    others at their profile's default seeds."""
+    current = resolve(current)  # a notebook passes the name
+    return {p.name: book_family(p, seeds if p is current else None, device,
+                                train_missing and p is current)
             for p in published_profiles(current)}
 
 
@@ -366,20 +375,20 @@ def stacked(families: dict) -> pd.DataFrame:
     return pd.concat([family.assign(profile=p) for p, family in families.items()])
 
 
-def training_hours(profile: str) -> float:
+def training_hours(profile: ResolvedProfile) -> float:
     """Hours of pretraining the profile's stored runs recorded, all of them together."""
-    from ..engine.store import read_json, results_dir
+    from ..engine.store import read_json
     total = 0.0
-    for path in (results_dir(profile) / "pretrain").glob("*.json"):
+    for path in (profile.results / "pretrain").glob("*.json"):
         run = read_json(path)
         total += run["metrics"]["train_seconds"] if run else 0.0
     return total / 3600
 
 
-def training_compute(profile: str) -> float:
+def training_compute(profile: ResolvedProfile | str) -> float:
     """Training FLOPs of one base run of the profile (the compute panels place a decision
     about no trained model there; the others at their arms', ``costed``)."""
-    b = C.base(profile)
+    b = C.base(resolve(profile))
     return C.step_flops(b) * b.max_steps
 
 
@@ -408,7 +417,7 @@ def paper_compute() -> dict:
             for claim, (name, steps) in PAPER_MODEL.items()}
 
 
-def beside_sections(make, current: str, seeds=None) -> list:
+def beside_sections(make, current: ResolvedProfile | str, seeds=None) -> list:
     """What a chapter shows under "the same decisions at other profiles": for each other
     profile with stored results, a heading (its scale, and for a profile training in
     stretches, its progress), its scale gap to the paper, and its decisions with the
@@ -418,15 +427,16 @@ def beside_sections(make, current: str, seeds=None) -> list:
     complete profile's. Items to ``display`` in order."""
     from IPython.display import Markdown
     out = []
-    for profile in published_profiles(current)[1:]:
-        partial = profile in C.STRETCH_PROFILES
+    for profile in published_profiles(resolve(current))[1:]:
+        partial = profile.name in C.STRETCH_PROFILES
         progress = f"; {stretch_progress(profile)}" if partial else ""
         interim = still_training(profile)
         try:
             chapter = make(profile, None, "auto", False, present=False,
                            **({"partial": True} if partial else {}))
         except MissingRuns:
-            out.append(Markdown(f"**{profile}**" + (f" ({progress[2:]})" if progress else "")
+            out.append(Markdown(f"**{profile.name}**"
+                                + (f" ({progress[2:]})" if progress else "")
                                 + ": no decision of this chapter has all its runs stored "
                                   "yet."))
             continue
@@ -437,9 +447,10 @@ def beside_sections(make, current: str, seeds=None) -> list:
         waiting = (f" Planned here and still waiting for their runs: {'; '.join(waiting)}."
                    if waiting else "")
         left = unplanned_labels(profile, chapter.claim) if partial else []
-        waiting += (f" Not trained at this profile, by design (the {C.PLANNED_FROM[profile]} "
+        waiting += (f" Not trained at this profile, by design (the "
+                    f"{C.PLANNED_FROM[profile.name]} "
                     f"profile has them): {'; '.join(left)}." if left else "")
-        out.append(Markdown(f"**{profile}** ({chapter.texts['scale_short']}{progress}). "
+        out.append(Markdown(f"**{profile.name}** ({chapter.texts['scale_short']}{progress}). "
                             f"{chapter.texts.get('scale_gap', '')} "
                             f"{machines_text(chapter.runs)} "
                             f"{chapter.extra.get('beside_note', '')}".rstrip() + waiting))
@@ -454,7 +465,7 @@ def beside_sections(make, current: str, seeds=None) -> list:
     return out
 
 
-def _stretch_runs(profile: str) -> list:
+def _stretch_runs(profile: ResolvedProfile) -> list:
     """Every seeded pretraining run a profile plans, at its stored wide learning rate."""
     from ..engine.store import read_json
     from ..studies.driver import _sweep_choice, planned_runs
@@ -463,20 +474,19 @@ def _stretch_runs(profile: str) -> list:
                         chosen["learning_rate"] if chosen else None)
 
 
-def stretch_counts(profile: str) -> dict:
+def stretch_counts(profile: ResolvedProfile) -> dict:
     """What a profile trained in stretches has stored of its plan: {"runs", "trained",
     "evaluated", "controls", "controls_evaluated", "finetunings", "finetuned"}."""
-    from ..engine.store import config_hash, results_dir, stored_eval, stored_pretrain
-    from ..profiles import eval_config, finetune_config
+    from ..engine.store import config_hash, stored_eval, stored_pretrain
     from ..studies.driver import finetune_targets, planned_controls
-    store, evaluation = results_dir(profile), eval_config(profile)
+    store, evaluation = profile.results, profile.evaluation
     runs = _stretch_runs(profile)
     controls = planned_controls(runs)
     tuned = finetune_targets(profile, C.default_seeds(profile))
 
     def scored(config, how=evaluation) -> bool:
         return stored_eval(store, config_hash(config.to_dict()), how) is not None
-    tuning = finetune_config(profile)
+    tuning = profile.finetune_config()
     return {"runs": len(runs), "trained": sum(stored_pretrain(store, r) is not None
                                               for r in runs),
             "evaluated": sum(scored(r) for r in runs), "controls": len(controls),
@@ -484,11 +494,11 @@ def stretch_counts(profile: str) -> dict:
             "finetunings": len(tuned), "finetuned": sum(scored(c, tuning) for c in tuned)}
 
 
-def still_training(profile: str) -> bool:
+def still_training(profile: ResolvedProfile) -> bool:
     """Whether a profile trained in stretches lacks any planned run, evaluation, control
     or fine-tuning: then its verdicts are interim. A complete one is judged as any other
     (its family is then its planned family, with nothing pending)."""
-    return profile in C.STRETCH_PROFILES and not _complete(stretch_counts(profile))
+    return profile.name in C.STRETCH_PROFILES and not _complete(stretch_counts(profile))
 
 
 def _complete(n: dict) -> bool:
@@ -498,7 +508,7 @@ def _complete(n: dict) -> bool:
             and n["finetuned"] == n["finetunings"])
 
 
-def stretch_progress(profile: str) -> str:
+def stretch_progress(profile: ResolvedProfile) -> str:
     """'12 of 30 runs trained, 12 evaluated; 18 of 24 random-init controls evaluated;
     6 of 6 fine-tunings; still training in stretches' for a profile trained in
     stretches: what its interim decisions stand on ('complete' once all is stored)."""
@@ -510,15 +520,14 @@ def stretch_progress(profile: str) -> str:
                "; still training in stretches, so its verdicts are interim"))
 
 
-def stretch_summary(profile: str) -> pd.DataFrame:
+def stretch_summary(profile: ResolvedProfile) -> pd.DataFrame:
     """The stored runs of a profile still training in stretches, one row per evaluated
     run (its architecture, objective, dropout, seed, steps, cross-entropy at [MASK] and
     level on the first rung): what has landed before any of its decisions is complete."""
-    from ..engine.store import results_dir, stored_eval, stored_pretrain
-    from ..profiles import eval_config
+    from ..engine.store import stored_eval, stored_pretrain
     from ..studies.decisions import CE, levels
     from ..stats.inference import arm_level
-    store, evaluation, rungs = results_dir(profile), eval_config(profile), levels(profile)
+    store, evaluation, rungs = profile.results, profile.evaluation, levels(profile)
     rows = []
     for config in _stretch_runs(profile):
         run = stored_pretrain(store, config)

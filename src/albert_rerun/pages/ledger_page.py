@@ -5,6 +5,7 @@ beside the book's (``profile_sections``), and the power readings (``power_sectio
 """
 from __future__ import annotations
 
+from ..profiles import resolve
 from .confirmatory import (confirm_line, confirmatory_extras, confirmatory_rows,
                            with_confirmatory)
 from .first_screen import at_a_glance, holm_of
@@ -15,7 +16,9 @@ from .scale import scale_text
 def ledger_glue(families: dict, profile: str, n_seeds: int) -> dict:
     """Everything the ledger's page glues: the answers first (``results_table`` and
     ``scale_text``), the verdict counts, the profiles shown, the fine-tuning grid, the
-    power sentence, the seeds, the hours of pretraining and the fine-tuning repeats."""
+    power sentence, the seeds, the hours of pretraining and the fine-tuning repeats.
+    ``families``: ``ledger.published_families``, keyed by name; ``profile``: the
+    notebook's, by name."""
     from IPython.display import Markdown
 
     from ..profiles import PROFILES
@@ -24,6 +27,7 @@ def ledger_glue(families: dict, profile: str, n_seeds: int) -> dict:
     from ..chapters.downstream import finetune_repeat_text, finetune_repeats
     from ..chapters.text import finetune_grid_text
     family, profiles = families[profile], list(families)
+    resolved = resolve(profile)
     judged = power.power_table(family[family["in_family"]], alpha="holm")
     return {
         "ledger_results": Markdown(at_a_glance(families, "", confirm_line(book="../"),
@@ -34,12 +38,12 @@ def ledger_glue(families: dict, profile: str, n_seeds: int) -> dict:
                                    + scale_text(profiles, families)),
         "ledger_counts": ledger.verdict_counts(family),
         "ledger_profiles": ", ".join(profiles),  # glue:text shows backticks raw
-        "ft_grid": finetune_grid_text(profile),
+        "ft_grid": finetune_grid_text(resolved),
         "ledger_power": power.power_sentence(judged[judged["unit"] == "nats"],
                                              "cross-entropy decisions"),
         "ledger_seeds": str(PROFILES["cpu"].default_seeds),
         "ledger_sd_uncertainty": power.sd_uncertainty(n_seeds),
-        "ledger_hours": f"{ledger.training_hours(profile):.1f}",
+        "ledger_hours": f"{ledger.training_hours(resolved):.1f}",
         "ft_repeats": finetune_repeat_text(finetune_repeats(profiles))
         or "No model was fine-tuned at two profiles."}
 
@@ -47,15 +51,16 @@ def ledger_glue(families: dict, profile: str, n_seeds: int) -> dict:
 def profile_sections(families: dict, current: str) -> list:
     """What the ledger shows of the profiles beside the book's: each one's counts and
     table, the decisions whose verdict or stage changes between two of them, and a
-    profile still training with no decision complete yet, its runs so far."""
+    profile still training with no decision complete yet, its runs so far. ``families``
+    are keyed by name, ``current`` is the notebook's name."""
     from IPython.display import Markdown
 
     from ..studies import conditions as C
     from . import ledger
     profiles, out = list(families), []
     for other in profiles[1:]:
-        progress = (f" ({ledger.stretch_progress(other)})" if other in C.STRETCH_PROFILES
-                    else "")
+        progress = (f" ({ledger.stretch_progress(resolve(other))})"
+                    if other in C.STRETCH_PROFILES else "")
         out += [Markdown(f"**{other}**{progress}: {ledger.verdict_counts(families[other])}"),
                 ledger.ledger_table(families[other])]
     for before, after in zip(profiles, profiles[1:]):
@@ -66,10 +71,11 @@ def profile_sections(families: dict, current: str) -> list:
             out.append(moved)
     for other in C.STRETCH_PROFILES:  # a stretch profile with no decision complete yet
         if current != "smoke" and other not in profiles:
+            stretch = resolve(other)
             out += [Markdown(f"**{other}**, training in stretches: "
-                             f"{ledger.stretch_progress(other)}; no decision has all its "
+                             f"{ledger.stretch_progress(stretch)}; no decision has all its "
                              f"runs yet. The runs evaluated so far:"),
-                    ledger.stretch_summary(other)]
+                    ledger.stretch_summary(stretch)]
     return out
 
 

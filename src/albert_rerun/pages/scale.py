@@ -7,12 +7,13 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ..profiles import ResolvedProfile, resolve
 from ..stats.inference import PAST
 from ..chapters.text import times, tokens_per_run
 from .headlines import term
 
 
-def scale_numbers(profile: str) -> dict:
+def scale_numbers(profile: ResolvedProfile) -> dict:
     """Parameters, tokens and training FLOPs of one base run of ``profile`` and of the
     paper's ALBERT-base at 125,000 steps (batch 4,096 x 512), counted the same way."""
     from ..model.config import preset
@@ -67,7 +68,7 @@ def scale_text(profiles: list, families: dict | None = None) -> str:
     got in each profile."""
     parts = []
     for profile in profiles:
-        n = scale_numbers(profile)
+        n = scale_numbers(resolve(profile))
         parts.append(f"A base run at `{profile}` has {n['params'] / 1e6:.2f}M parameters, "
                      f"{n['steps']:,} steps, {_count(n['tokens'])} tokens and "
                      f"{_flops(n['flops'])} FLOPs: "
@@ -75,7 +76,7 @@ def scale_text(profiles: list, families: dict | None = None) -> str:
                      f"{times(n['paper_tokens'] / n['tokens'])} fewer tokens and "
                      f"{times(n['paper_flops'] / n['flops'])} less compute than the "
                      f"paper.")
-    n = scale_numbers(profiles[0])
+    n = scale_numbers(resolve(profiles[0]))
     first = (f"Our base runs against the paper's ALBERT-base: it has "
              f"{n['paper_params'] / 1e6:.0f}M parameters, {n['paper_steps']:,} steps, "
              f"{_count(n['paper_tokens'])} tokens and {_flops(n['paper_flops'])} FLOPs. "

@@ -76,7 +76,9 @@ def notebook_setup(profile: str, seeds=None, device: str = "auto",
                    allow_cpu: bool = False) -> Settings:
     """Validate papermill parameters; raise ValueError naming the parameter.
 
-    ``seeds=None`` means the profile's default number of seeds. The gpu profile without
+    The profile's name (a papermill parameter is a string) is resolved here, once:
+    ``settings.profile`` is its ``profiles.ResolvedProfile``, ``settings.profile.name``
+    the name. ``seeds=None`` means the profile's default number of seeds. The gpu profile without
     a CUDA device stops with the predicted training time of its runs on this CPU, unless
     ``allow_cpu``.
     """

@@ -4,14 +4,15 @@ Each claim maps condition names to pretraining configs (without the seed). A con
 several claims use (the all-shared ALBERT-style base, the BERT-style model) is the same
 config, hence the same stored run: it is trained once. Every condition also has a
 random-initialization control (``engine.config.untrained``), shared by the conditions
-of one architecture.
+of one architecture. Every function here takes the profile resolved
+(``profiles.ResolvedProfile``); ``base`` also takes a name, for the notebooks.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from ..engine.config import PretrainConfig, untrained
-from ..profiles import PROFILES, pretraining_config
+from ..profiles import ResolvedProfile, resolve
 
 SCHEMES = ("none", "attention", "ffn", "all")
 SWEEP_SEED = 100  # the wide model's learning-rate sweep: a seed no comparison uses
@@ -41,12 +42,12 @@ CLAIM_SIZES = {
 }
 
 
-def base(profile: str) -> PretrainConfig:
+def base(profile: ResolvedProfile | str) -> PretrainConfig:
     """The ALBERT-style base of every claim: E < H, all layers shared, no dropout."""
-    return pretraining_config(profile, "albert")
+    return resolve(profile).pretraining_config("albert")
 
 
-def bert_style(profile: str) -> PretrainConfig:
+def bert_style(profile: ResolvedProfile) -> PretrainConfig:
     """Not shared, E = H: the asymmetry table's (none, E = H) cell is this config."""
     b = base(profile)
     return b.replace_model(sharing="none", embedding_size=b.model.hidden_size)
@@ -58,15 +59,15 @@ def with_steps(config: PretrainConfig, steps: int) -> PretrainConfig:
                           curve_every=max(1, steps // 8))
 
 
-def asymmetry(profile: str) -> dict:
+def asymmetry(profile: ResolvedProfile) -> dict:
     b = base(profile)
     E, H = b.model.embedding_size, b.model.hidden_size
-    schemes = {E: SCHEMES, H: CLAIM_SIZES[profile].h_schemes}
+    schemes = {E: SCHEMES, H: CLAIM_SIZES[profile.name].h_schemes}
     return {f"E={e}, {s}": b.replace_model(embedding_size=e, sharing=s)
             for e in (E, H) for s in schemes[e]}
 
 
-def grouped(profile: str) -> dict:
+def grouped(profile: ResolvedProfile) -> dict:
     """All-shared with G groups of consecutive layers; G = L is the not-shared model."""
     b = base(profile)
     L = b.model.num_hidden_layers
@@ -81,23 +82,23 @@ def grouped(profile: str) -> dict:
     return out
 
 
-def sop_nsp(profile: str) -> dict:
+def sop_nsp(profile: ResolvedProfile) -> dict:
     b = base(profile)
     return {objective: b.replace(objective=objective) for objective in ("none", "nsp", "sop")}
 
 
-def dropout(profile: str) -> dict:
+def dropout(profile: ResolvedProfile) -> dict:
     b = base(profile)
     return {"no dropout": b,
             "dropout 0.1": b.replace_model(hidden_dropout_prob=0.1,
                                            attention_probs_dropout_prob=0.1)}
 
 
-def wide_albert(profile: str, steps: int | None = None,
+def wide_albert(profile: ResolvedProfile, steps: int | None = None,
                 learning_rate: float | None = None) -> PretrainConfig:
     """An all-shared ALBERT-style model ``wide_factor`` times wider than the BERT-style one."""
     b = base(profile)
-    k = CLAIM_SIZES[profile].wide_factor
+    k = CLAIM_SIZES[profile.name].wide_factor
     H = b.model.hidden_size * k
     config = b.replace_model(hidden_size=H, intermediate_size=4 * H,
                              num_attention_heads=b.model.num_attention_heads * k)
@@ -115,13 +116,13 @@ def step_flops(config: PretrainConfig) -> float:
                         config.max_predictions)
 
 
-def equal_flops_steps(profile: str) -> int:
+def equal_flops_steps(profile: ResolvedProfile) -> int:
     """The wide model's steps in the BERT-style model's training FLOPs."""
     b = bert_style(profile)
     return max(1, round(b.max_steps * step_flops(b) / step_flops(wide_albert(profile))))
 
 
-def wide_sweep(profile: str) -> dict:
+def wide_sweep(profile: ResolvedProfile) -> dict:
     """The wide model at the equal-FLOPs budget at each candidate learning rate, trained
     at SWEEP_SEED before the comparison; the lowest held-out cross-entropy wins."""
     steps = equal_flops_steps(profile)
@@ -147,20 +148,20 @@ SWEEP_FROM = {"cpu-long": "cpu"}
 PLANNED_FROM = {"cpu-long": "cpu"}
 
 
-def wall_clock_budgets(profile: str) -> tuple:
-    return WALL_CLOCK_BUDGETS.get(profile, ("time", "flops"))
+def wall_clock_budgets(profile: ResolvedProfile) -> tuple:
+    return WALL_CLOCK_BUDGETS.get(profile.name, ("time", "flops"))
 
 
-def _timing_store(source: str):
+def _timing_store(source: ResolvedProfile):
     """The store holding ``source``'s timed runs: its results folder, else the committed
     one (the tests' temporary store holds no cpu runs)."""
-    from ..engine.store import results_dir
     from ..paths import repo_root
-    store = results_dir(source)
-    return store if (store / "pretrain").is_dir() else repo_root() / "data" / "results" / source
+    store = source.results
+    return (store if (store / "pretrain").is_dir()
+            else repo_root() / "data" / "results" / source.name)
 
 
-def equal_time_steps(profile: str, planning: bool = False) -> dict:
+def equal_time_steps(profile: ResolvedProfile, planning: bool = False) -> dict:
     """The wide model's steps in the BERT-style model's measured training seconds.
 
     Seconds: the median over the source profile's stored BERT-style seeds
@@ -173,7 +174,7 @@ def equal_time_steps(profile: str, planning: bool = False) -> dict:
     import statistics
 
     from ..engine.store import read_json, stored_pretrain
-    source = TIMING_SOURCE[profile]
+    source = resolve(TIMING_SOURCE[profile.name])
     store = _timing_store(source)
     bert = [stored_pretrain(store, seeded(bert_style(source), seed))
             for seed in default_seeds(source)]
@@ -188,24 +189,26 @@ def equal_time_steps(profile: str, planning: bool = False) -> dict:
         wide = [r for r in wide if r is not None] or [
             r for r in (stored_pretrain(store, c) for c in wide_sweep(source).values())
             if r is not None]
-    if (not bert or not wide) and planning and source != "cpu":
-        estimate = equal_time_steps("cpu")
-        steps = bert_style(profile).max_steps / bert_style("cpu").max_steps
+    if (not bert or not wide) and planning and source.name != "cpu":
+        cpu = resolve("cpu")
+        estimate = equal_time_steps(cpu)
+        steps = bert_style(profile).max_steps / bert_style(cpu).max_steps
         return {**estimate, "steps": max(1, round(estimate["steps"] * steps)),
                 "estimate": True}
     if not bert or not wide:
-        raise LookupError(f"the equal-time budget of profile {profile!r} needs the stored "
-                          f"BERT-style runs and wide runs of profile {source!r} in {store} "
+        raise LookupError(f"the equal-time budget of profile {profile.name!r} needs the "
+                          f"stored BERT-style runs and wide runs of profile {source.name!r} "
+                          f"in {store} "
                           f"(found {len(bert)} and {len(wide)}): train those first")
     scale = bert_style(profile).max_steps / bert_style(source).max_steps
     seconds = statistics.median(r["metrics"]["train_seconds"] for r in bert) * scale
     per_step = statistics.median(r["metrics"]["step_seconds"] for r in wide)
-    return {"steps": max(1, round(seconds / per_step)), "source": source,
+    return {"steps": max(1, round(seconds / per_step)), "source": source.name,
             "bert_seconds": seconds, "wide_step_seconds": per_step,
             "runs": sorted(r["hash"] for r in bert + wide), "estimate": False}
 
 
-def wall_clock(profile: str, learning_rate: float, planning: bool = False) -> dict:
+def wall_clock(profile: ResolvedProfile, learning_rate: float, planning: bool = False) -> dict:
     """The BERT-style model and the wide ALBERT-style model (at the swept learning rate)
     for the BERT-style model's measured training seconds (``equal_time_steps``) and, where
     the profile affords it, for its training FLOPs. (Equal steps would cost the wide
@@ -222,10 +225,10 @@ def wall_clock(profile: str, learning_rate: float, planning: bool = False) -> di
     return out
 
 
-def transitions(profile: str) -> dict:
+def transitions(profile: ResolvedProfile) -> dict:
     """BERT-style and ALBERT-style (E < H, all shared) of equal width, Figure 1's depth
     where the profile affords it, on a share of the base schedule."""
-    sizes = CLAIM_SIZES[profile]
+    sizes = CLAIM_SIZES[profile.name]
     steps = max(1, round(base(profile).max_steps * sizes.transition_step_share))
     return {name: with_steps(config.replace_model(num_hidden_layers=sizes.transition_layers),
                              steps)
@@ -233,10 +236,10 @@ def transitions(profile: str) -> dict:
                                  ("ALBERT-style", base(profile)))}
 
 
-def embedding_sweep(profile: str) -> dict:
+def embedding_sweep(profile: ResolvedProfile) -> dict:
     b = base(profile)
     return {f"{s}, E={e}": b.replace_model(sharing=s, embedding_size=e)
-            for s in ("none", "all") for e in CLAIM_SIZES[profile].embedding_sizes}
+            for s in ("none", "all") for e in CLAIM_SIZES[profile.name].embedding_sizes}
 
 
 CLAIMS = ("asymmetry", "sop_nsp", "dropout", "embedding_sweep", "grouped", "wall_clock",
@@ -253,12 +256,12 @@ PROFILE_CLAIMS = {"cpu-long": ("asymmetry", "sop_nsp", "dropout", "embedding_swe
 STRETCH_PROFILES = ("cpu-long",)
 
 
-def profile_claims(profile: str) -> tuple:
+def profile_claims(profile: ResolvedProfile) -> tuple:
     """The claims ``profile`` trains and its chapters show."""
-    return PROFILE_CLAIMS.get(profile, CLAIMS)
+    return PROFILE_CLAIMS.get(profile.name, CLAIMS)
 
 
-def claim_conditions(profile: str, name: str, wide_learning_rate: float | None = None,
+def claim_conditions(profile: ResolvedProfile, name: str, wide_learning_rate: float | None = None,
                      planning: bool = False) -> dict:
     """One claim's conditions; the wall-clock claim needs the swept learning rate
     (``planning``: its equal-time steps may be estimated, see ``equal_time_steps``)."""
@@ -278,8 +281,8 @@ def seeded(config: PretrainConfig, seed: int) -> PretrainConfig:
     return config.replace(seed=seed)
 
 
-def default_seeds(profile: str) -> range:
-    return range(PROFILES[profile].default_seeds)
+def default_seeds(profile: ResolvedProfile) -> range:
+    return range(profile.default_seeds)
 
 
 def controls(configs) -> list:

@@ -38,6 +38,7 @@ import time
 import pandas as pd
 
 from ..engine.store import atomic_write_json, config_hash, results_dir
+from ..profiles import resolve
 from . import conditions as C
 from .confirm_analysis import (_evaluation_configs, complete, cue_free_config, per_seed,
                                progress, time_ratios, trained_runs, training_costs,
@@ -154,7 +155,7 @@ def measure_equal_time(steps: int = TIMING_STEPS, warmup: int = TIMING_WARMUP,
     torch.set_num_threads(1)
     target = torch.device(device)
     configs = {"bert": conditions(None)[BERT],
-               "wide": C.wide_albert(PILOT_PROFILE, None, WIDE_LEARNING_RATE)}
+               "wide": C.wide_albert(resolve(PILOT_PROFILE), None, WIDE_LEARNING_RATE)}
     tokenizer = Tokenizer(vocab_size=configs["bert"].vocab_size)
     corpus = tokenize_split("train", tokenizer).subset(configs["bert"].train_documents)
     arms = {}
@@ -254,7 +255,7 @@ def train(hours: float | None = None, fill: bool = False, workers: int | None = 
     runs = planned(record["steps"])
     # blinded: a stretch's log shows each run's steps and seconds, never a result (the
     # stopping rule: nothing is judged, or looked at, before every run is stored)
-    done = _train(runs, STORE, device, workers, False, False, float("inf"), "confirm",
+    done = _train(runs, store, device, workers, False, False, float("inf"), "confirm",
                   finish_by, fill and finish_by is not None, blinded=True)
     return done + evaluate_trained(runs, STORE, device, workers)
 

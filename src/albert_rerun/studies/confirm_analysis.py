@@ -15,6 +15,7 @@ from __future__ import annotations
 import pandas as pd
 
 from ..engine.store import config_hash, results_dir
+from ..profiles import resolve
 from . import conditions as C
 from .confirm_design import (BERT, CE, CONDITIONS, CONFIRM_SEEDS, CUE_FREE_ARMS,
                              PILOT_PROFILE, PILOT_SEEDS, PRIMARY, SECONDARY, STORE,
@@ -172,7 +173,7 @@ def load(store, configs: dict, seeds, require: bool = True) -> pd.DataFrame:
 def pilot_frame() -> pd.DataFrame:
     """The pilot's runs: cpu-long's seeds 0-2 of the nine conditions (from the results
     folder, else the committed one: the tests' temporary store holds none)."""
-    return load(C._timing_store(PILOT_PROFILE), pilot_conditions(), PILOT_SEEDS)
+    return load(C._timing_store(resolve(PILOT_PROFILE)), pilot_conditions(), PILOT_SEEDS)
 
 
 def confirmatory_frame(seeds=CONFIRM_SEEDS, store=None) -> pd.DataFrame:
@@ -266,7 +267,7 @@ def lr_check_scores(store=None) -> dict | None:
 
 def rungs() -> dict:
     from .decisions import levels
-    return levels(PILOT_PROFILE)
+    return levels(resolve(PILOT_PROFILE))
 
 
 def confirmatory_families(store=None) -> dict:

@@ -26,6 +26,7 @@ import subprocess
 from dataclasses import dataclass
 
 from ..engine.store import read_json, results_dir
+from ..profiles import resolve
 from . import conditions as C
 
 STORE = "confirm"  # data/results/confirm/
@@ -76,7 +77,7 @@ def conditions(wide_steps: int | None) -> dict:
     """{name: config without seed} at the cpu-long sizes; the wide model only with its
     ``wide_steps`` (the equal-time measurement's). The pilot's stored runs are these
     configs at seeds 0-2 (``pilot_conditions``)."""
-    p = PILOT_PROFILE
+    p = resolve(PILOT_PROFILE)
     b = C.base(p)
     H = b.model.hidden_size
     out = {ALBERT: b, NONE32: b.replace_model(sharing="none"),
@@ -91,7 +92,8 @@ def conditions(wide_steps: int | None) -> dict:
 
 def pilot_conditions() -> dict:
     """The pilot's configs: cpu-long's, its wide model at its stored equal-time steps."""
-    stored = read_json(C._timing_store(PILOT_PROFILE) / "choices" / "equal-time.json")
+    stored = read_json(C._timing_store(resolve(PILOT_PROFILE)) / "choices"
+                       / "equal-time.json")
     return conditions(stored["steps"] if stored else None)
 
 
@@ -102,7 +104,8 @@ def equal_time_record(store=None) -> dict | None:
 def lr_check(wide_steps: int) -> dict:
     """{rate: config}: the wide model at its confirmatory steps at each rate of the
     learning-rate check (amendment 1), at LR_CHECK_SEED."""
-    return {rate: C.wide_albert(PILOT_PROFILE, wide_steps, rate).replace(seed=LR_CHECK_SEED)
+    pilot = resolve(PILOT_PROFILE)
+    return {rate: C.wide_albert(pilot, wide_steps, rate).replace(seed=LR_CHECK_SEED)
             for rate in LR_CHECK_RATES}
 
 

@@ -25,6 +25,7 @@ import pandas as pd
 
 from . import conditions as C
 from .. import paper
+from ..profiles import ResolvedProfile
 from ..stats.inference import (Decision, arm_level, bootstrap, correct_matrix, decision, paired_t,
                     staged_verdict)
 
@@ -90,11 +91,10 @@ def margins(levels: dict) -> dict:
             "oscillation": 0.25, "angle": 1.0}
 
 
-def levels(profile: str) -> dict:
+def levels(profile: ResolvedProfile) -> dict:
     """The rungs and reads-context line of the profile's common held-out MLM set."""
-    from ..profiles import eval_config
     from .baselines import reference_levels
-    return reference_levels(eval_config(profile))
+    return reference_levels(profile.evaluation)
 
 
 # -- the runs ----------------------------------------------------------------------------
@@ -122,7 +122,7 @@ def _control_metrics(store, config, configs) -> dict:
     return {f"control_{k}": v for k, v in control.items() if k in CONTROL_METRICS}
 
 
-def load_runs(profile: str, conditions: dict, seeds, device: str = "auto",
+def load_runs(profile: ResolvedProfile, conditions: dict, seeds, device: str = "auto",
               train_missing: bool = False, controls: bool = True,
               partial: bool = False) -> pd.DataFrame:
     """One row per (condition, seed): pretraining figures, evaluation metrics and the
@@ -133,11 +133,10 @@ def load_runs(profile: str, conditions: dict, seeds, device: str = "auto",
     in stretches) the conditions missing a seed are left out instead, and MissingRuns
     is raised only when no condition is complete."""
     from ..engine.config import untrained
-    from ..engine.store import config_hash, results_dir, stored_eval, stored_pretrain
-    from ..profiles import eval_config, finetune_config
+    from ..engine.store import config_hash, stored_eval, stored_pretrain
     from .training import CONTROL_SEEDS
-    store, evaluation = results_dir(profile), eval_config(profile)
-    both = (evaluation, finetune_config(profile))
+    store, evaluation = profile.results, profile.evaluation
+    both = (evaluation, profile.finetune_config())
     seeded = [(name, seed, C.seeded(config, seed)) for name, config in conditions.items()
               for seed in seeds]
 
@@ -158,9 +157,9 @@ def load_runs(profile: str, conditions: dict, seeds, device: str = "auto",
     elif missing:
         names = ", ".join(f"{name!r} seed {seed} ({config_hash(c.to_dict())})"
                           for name, seed, c in missing)
-        raise MissingRuns(f"{len(missing)} stored runs missing at profile {profile!r}: "
-                          f"{names}; train them with `python -m albert_rerun.studies "
-                          f"--profile {profile}`")
+        raise MissingRuns(f"{len(missing)} stored runs missing at profile "
+                          f"{profile.name!r}: {names}; train them with `python -m "
+                          f"albert_rerun.studies --profile {profile.name}`")
     rows = []
     for name, seed, config in seeded:
         run = stored_pretrain(store, config)
@@ -183,15 +182,14 @@ def _machine(run: dict) -> str:
     return machine.get("gpu") or machine.get("cpu", "unknown")
 
 
-def _train_and_evaluate(profile: str, configs: list, device: str, controls: bool) -> None:
+def _train_and_evaluate(profile: ResolvedProfile, configs: list, device: str,
+                        controls: bool) -> None:
     """Train and evaluate missing runs and their controls in this process (a notebook at
     a small profile); fine-tuning is downstream_gate's."""
     from ..engine.evaluate import evaluate_stored
     from ..engine.pretrain import resolve_device, run
-    from ..engine.store import results_dir
-    from ..profiles import eval_config
     from .training import CONTROL_SEEDS
-    store, evaluation = results_dir(profile), eval_config(profile)
+    store, evaluation = profile.results, profile.evaluation
     target = resolve_device(device)
     todo = list(configs)
     if controls:
@@ -200,12 +198,13 @@ def _train_and_evaluate(profile: str, configs: list, device: str, controls: bool
         evaluate_stored(store, run(config, store, device, quiet=True), evaluation, target)
 
 
-def stored_baseline(profile: str, name: str, function, *arguments) -> dict:
-    """A baseline's result from results_dir(profile)/baselines/, computed once."""
+def stored_baseline(profile: ResolvedProfile, name: str, function, *arguments) -> dict:
+    """A baseline's result from <the profile's results>/baselines/, computed once (its
+    key: ``name`` and the ``arguments`` as text, so a profile is passed by its name)."""
     from ..engine.provenance import record
-    from ..engine.store import atomic_write_json, config_hash, read_json, results_dir
+    from ..engine.store import atomic_write_json, config_hash, read_json
     key = config_hash({"name": name, "arguments": [str(a) for a in arguments]})
-    path = results_dir(profile) / "baselines" / f"{name}-{key}.json"
+    path = profile.results / "baselines" / f"{name}-{key}.json"
     stored = read_json(path)
     if stored is None:
         atomic_write_json(path, {"result": function(*arguments), "provenance": record()})

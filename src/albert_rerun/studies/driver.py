@@ -22,6 +22,9 @@ Stages, each over the runs not yet stored (all with ``--fresh``):
 Runs go to worker processes side by side (``--workers``); under torchrun each rank
 takes a disjoint share of every stage (``engine.runner.shard``) and the ranks meet
 between stages.
+
+The command line resolves its ``--profile`` once (``profiles.resolve``); every function
+below it takes that ``ResolvedProfile``, ``train_all`` a name too.
 """
 from __future__ import annotations
 
@@ -31,9 +34,8 @@ import time
 
 from ..cli import positive_int
 from ..engine.runner import rank_and_world, shard
-from ..engine.store import (atomic_write_json, config_hash, read_json, results_dir,
-                            stored_pretrain)
-from ..profiles import FINETUNE_GRID, PROFILES
+from ..engine.store import atomic_write_json, config_hash, read_json, stored_pretrain
+from ..profiles import FINETUNE_GRID, PROFILES, ResolvedProfile, resolve
 from . import conditions as C
 from .training import (CONTROL_SEEDS, _evaluate, _train, choices_path, default_workers,
                        held_out_scores)
@@ -48,7 +50,7 @@ def _unique(configs) -> list:
     return out
 
 
-def planned_runs(profile: str, seeds, names=None, wide_learning_rate=None,
+def planned_runs(profile: ResolvedProfile, seeds, names=None, wide_learning_rate=None,
                  planning: bool = False) -> list:
     """Every distinct seeded pretraining run of the named claims (default: the profile's),
     in training order: the base run's seeds first (every decision compares against it),
@@ -70,24 +72,25 @@ def planned_controls(runs: list) -> list:
     return C.controls([r for r in runs if r.seed < CONTROL_SEEDS])
 
 
-def wide_learning_rate(profile: str, device: str = "auto", workers: int = 1,
+def wide_learning_rate(profile: ResolvedProfile, device: str = "auto", workers: int = 1,
                        compile: bool = False, fresh: bool = False) -> float:
     """The wide model's learning rate: the sweep's lowest held-out cross-entropy at
     [MASK] (trained if missing), stored with the sweep's figures."""
-    if profile in C.SWEEP_FROM:  # another profile's pick; it is not swept again here
+    if profile.name in C.SWEEP_FROM:  # another profile's pick; not swept again here
         stored = read_json(_sweep_choice(profile))
         if stored is None:
-            raise LookupError(f"profile {profile!r} takes the wide model's learning rate "
-                              f"of profile {C.SWEEP_FROM[profile]!r}, which has no stored "
-                              f"pick ({_sweep_choice(profile)}): run its sweep first")
+            raise LookupError(f"profile {profile.name!r} takes the wide model's learning "
+                              f"rate of profile {C.SWEEP_FROM[profile.name]!r}, which has "
+                              f"no stored pick ({_sweep_choice(profile)}): run its sweep "
+                              f"first")
         return stored["learning_rate"]
     path = choices_path(profile, "wide-learning-rate")
     stored = None if fresh else read_json(path)
     if stored is not None:
         return stored["learning_rate"]
     sweep = C.wide_sweep(profile)
-    _train(list(sweep.values()), profile, device, workers, compile, fresh, float("inf"),
-           "wide sweep")
+    _train(list(sweep.values()), profile.results, device, workers, compile, fresh,
+           float("inf"), "wide sweep")
     scores = held_out_scores(profile, sweep, device)
     if scores is None:
         raise RuntimeError("the wide model's sweep runs are not all stored (one failed?): "
@@ -103,7 +106,7 @@ def wide_learning_rate(profile: str, device: str = "auto", workers: int = 1,
     return chosen
 
 
-def finetune_rates(profile: str, device: str = "auto", fresh: bool = False) -> dict:
+def finetune_rates(profile: ResolvedProfile, device: str = "auto", fresh: bool = False) -> dict:
     """The fine-tuning learning rates (pretrained, untrained) picked on validation from
     FINETUNE_GRID with the base run's seed 0 and its control (stored in choices/)."""
     path = choices_path(profile, "finetune-rates")
@@ -117,15 +120,14 @@ def finetune_rates(profile: str, device: str = "auto", fresh: bool = False) -> d
     from ..engine.finetune import learning_rate_pilot
     from ..engine.pretrain import cpu_threads, resolve_device
     from ..engine.store import load_weights
-    from ..profiles import finetune_config
-    store = results_dir(profile)
+    store = profile.results
     base = C.seeded(C.base(profile), 0)
     runs = {"pretrained": base, "untrained": untrained(base)}
-    _train(list(runs.values()), profile, device, 1, False, False, float("inf"), "pilot")
+    _train(list(runs.values()), store, device, 1, False, False, float("inf"), "pilot")
     torch.set_num_threads(cpu_threads())
     states = {name: load_weights(store, stored_pretrain(store, config))
               for name, config in runs.items()}
-    protocol = finetune_config(profile).protocol
+    protocol = profile.finetune_config().protocol
     started = time.time()
     outcome = learning_rate_pilot(states, base.model, "sentiment", protocol, FINETUNE_GRID,
                                   resolve_device(device), Tokenizer(vocab_size=base.vocab_size))
@@ -148,23 +150,23 @@ def predicted_seconds(configs: list, device_kind: str) -> float:
     return sum(C.step_flops(c) * c.max_steps for c in configs) / rate
 
 
-def _swept_rate(profile: str) -> float:
+def _swept_rate(profile: ResolvedProfile) -> float:
     """The wide model's stored learning rate, else the sweep's first candidate: for
     planning only (a run's FLOPs do not depend on its learning rate)."""
     stored = read_json(_sweep_choice(profile))
     return stored["learning_rate"] if stored else C.WIDE_LEARNING_RATES[0]
 
 
-def _sweep_choice(profile: str):
+def _sweep_choice(profile: ResolvedProfile):
     """Where the wide model's learning rate of ``profile`` is stored: its own choices/, or
     those of the profile it takes the pick from (``conditions.SWEEP_FROM``)."""
-    source = C.SWEEP_FROM.get(profile)
+    source = C.SWEEP_FROM.get(profile.name)
     if source is None:
         return choices_path(profile, "wide-learning-rate")
-    return C._timing_store(source) / "choices" / "wide-learning-rate.json"
+    return C._timing_store(resolve(source)) / "choices" / "wide-learning-rate.json"
 
 
-def planned_pretraining(profile: str, seeds=None, names=None) -> dict:
+def planned_pretraining(profile: ResolvedProfile, seeds=None, names=None) -> dict:
     """{stage: configs} of every pretraining run the named claims train at ``profile``,
     in the driver's order: the gpu learning-rate search (gpu profile), the wide model's
     sweep (with the wall-clock claim), each claim's new runs, the controls. Before the
@@ -173,9 +175,9 @@ def planned_pretraining(profile: str, seeds=None, names=None) -> dict:
     seeds = range(seeds) if isinstance(seeds, int) else (seeds or C.default_seeds(profile))
     names = C.profile_claims(profile) if names is None else names
     out = {}
-    if profile == "gpu":
+    if profile.name == "gpu":
         out["gpu learning-rate search"] = list(search_conditions(profile).values())
-    if "wall_clock" in names and profile not in C.SWEEP_FROM:
+    if "wall_clock" in names and profile.name not in C.SWEEP_FROM:
         out["wide sweep"] = list(C.wide_sweep(profile).values())
     seen, runs = set(), []
     for name in names:
@@ -187,7 +189,7 @@ def planned_pretraining(profile: str, seeds=None, names=None) -> dict:
     return out
 
 
-def claims_part(profile: str, part: int, parts: int, seeds=None, names=None) -> list:
+def claims_part(profile: ResolvedProfile, part: int, parts: int, seeds=None, names=None) -> list:
     """The claims of part ``part`` (1 to ``parts``): consecutive claims of about equal
     training FLOPs (each claim's runs not in an earlier claim; the wall-clock claim with
     its sweep), so that each part leaves whole claims behind it."""
@@ -206,7 +208,7 @@ def claims_part(profile: str, part: int, parts: int, seeds=None, names=None) -> 
     return out
 
 
-def print_predicted(profile: str, device_kind: str = "cuda", seeds=None,
+def print_predicted(profile: ResolvedProfile, device_kind: str = "cuda", seeds=None,
                     names=None) -> float:
     """Print every planned run's predicted training seconds on ``device_kind`` (from
     ``engine.bench.stored_flop_rate``) by stage, and the total; return the total."""
@@ -233,7 +235,8 @@ def cpu_prediction_text(seeds: int) -> str:
     """The gpu profile's predicted training time on this CPU, in words (what a gpu
     notebook without a CUDA device stops with: pages.setup.notebook_setup)."""
     from ..engine.bench import stored_flop_rate
-    configs = [c for stage in planned_pretraining("gpu", seeds).values() for c in stage]
+    configs = [c for stage in planned_pretraining(resolve("gpu"), seeds).values()
+               for c in stage]
     try:
         hours = predicted_seconds(configs, "cpu") / 3600
     except FileNotFoundError as error:
@@ -243,9 +246,10 @@ def cpu_prediction_text(seeds: int) -> str:
             f"(predicted at {rate:,.1f} GFLOP/s, the stored cpu runs' training rate)")
 
 
-def train_all(profile: str, seeds=None, device: str = "auto", workers: int | None = None,
-              fresh: bool = False, names=None, seconds: float = float("inf"),
-              compile: bool = False, stages=("pretrain", "evaluate", "finetune"),
+def train_all(profile: ResolvedProfile | str, seeds=None, device: str = "auto",
+              workers: int | None = None, fresh: bool = False, names=None,
+              seconds: float = float("inf"), compile: bool = False,
+              stages=("pretrain", "evaluate", "finetune"),
               confirm_gpu_profile: bool = False, finetune_all: bool = False,
               hours: float | None = None, fill: bool = False) -> int:
     """Every stage above for the named claims; returns the number of runs and
@@ -261,6 +265,7 @@ def train_all(profile: str, seeds=None, device: str = "auto", workers: int | Non
     the prediction (the stored runs' median FLOP rate) can overestimate a model that
     computes more efficiently than the stored ones."""
     from ..data.files import verify_inputs
+    profile = resolve(profile)  # the book's build and the tests pass a name
     verify_inputs()  # a corrupt data file stops here, before any run starts
     seeds = range(seeds) if isinstance(seeds, int) else (seeds or C.default_seeds(profile))
     names = C.profile_claims(profile) if names is None else names
@@ -268,7 +273,7 @@ def train_all(profile: str, seeds=None, device: str = "auto", workers: int | Non
     finish_by = None if hours is None else time.time() + hours * 3600
     deadline = time.time() + (seconds if hours is None else min(seconds, hours * 3600))
     import torch
-    if profile == "gpu" and not torch.cuda.is_available() and not confirm_gpu_profile:
+    if profile.name == "gpu" and not torch.cuda.is_available() and not confirm_gpu_profile:
         probe = planned_runs(profile, seeds, [n for n in names if n != "wall_clock"])
         hours = predicted_seconds(probe, "cpu") / 3600
         raise SystemExit(f"the gpu profile on a CPU: its runs (without the wall-clock claim) "
@@ -276,7 +281,7 @@ def train_all(profile: str, seeds=None, device: str = "auto", workers: int | Non
                          f"the stored cpu runs' FLOP rate); pass --yes-train-gpu-profile-on-"
                          f"cpu to go on")
     done = 0
-    if profile == "gpu" and "pretrain" in stages:  # its rate and warm-up come first
+    if profile.name == "gpu" and "pretrain" in stages:  # its rate and warm-up come first
         from .gpu_search import search
         if search(profile, device, workers, compile, fresh,
                   max(0.0, deadline - time.time())) is None:
@@ -289,11 +294,11 @@ def train_all(profile: str, seeds=None, device: str = "auto", workers: int | Non
     elif "wall_clock" in names:
         lr = read_json(_sweep_choice(profile))["learning_rate"]
     if ("wall_clock" in names and "pretrain" in stages
-            and C.TIMING_SOURCE[profile] == profile):
+            and C.TIMING_SOURCE[profile.name] == profile.name):
         # the equal-time budget is this profile's BERT-style seconds: train those first
-        _train([C.seeded(C.bert_style(profile), seed) for seed in seeds], profile, device,
-               workers, compile, fresh, max(0.0, deadline - time.time()), "BERT-style first",
-               finish_by)
+        _train([C.seeded(C.bert_style(profile), seed) for seed in seeds], profile.results,
+               device, workers, compile, fresh, max(0.0, deadline - time.time()),
+               "BERT-style first", finish_by)
     if "wall_clock" in names:
         record = C.equal_time_steps(profile)
         if rank_and_world()[0] == 0 and read_json(choices_path(profile, "equal-time")) != record:
@@ -301,10 +306,10 @@ def train_all(profile: str, seeds=None, device: str = "auto", workers: int | Non
     runs = planned_runs(profile, seeds, names, lr)
     runs_and_controls = runs + planned_controls(runs)
     if "pretrain" in stages:
-        done += _train(runs_and_controls, profile, device, workers, compile, fresh,
+        done += _train(runs_and_controls, profile.results, device, workers, compile, fresh,
                        max(0.0, deadline - time.time()), "pretrain", finish_by,
                        fill and finish_by is not None)
-    store = results_dir(profile)
+    store = profile.results
     # The budget bounds pretraining. The evaluations and fine-tunings of what is stored
     # follow it, unbounded (a minute or two a run on a CPU): cut by the same deadline,
     # a stretch that trained to its end evaluated nothing and left runs without their
@@ -328,16 +333,16 @@ def train_all(profile: str, seeds=None, device: str = "auto", workers: int | Non
     return done
 
 
-def finetune_ready(profile: str, seeds) -> bool:
+def finetune_ready(profile: ResolvedProfile, seeds) -> bool:
     """Whether the fine-tuning stage can start: the pilot needs the base run's seed 0
     and its control stored (a stretch may end before them)."""
-    store = results_dir(profile)
+    store = profile.results
     first = C.seeded(C.base(profile), list(seeds)[0])
     return all(stored_pretrain(store, c) is not None
                for c in [first, *planned_controls([first])])
 
 
-def finetune_targets(profile: str, seeds) -> list:
+def finetune_targets(profile: ResolvedProfile, seeds) -> list:
     """The runs fine-tuned by default: the base run's seeds and their controls."""
     base = [C.seeded(C.base(profile), seed) for seed in seeds]
     return base + planned_controls(base)
@@ -383,6 +388,7 @@ def main(argv=None) -> int:
     parser.add_argument("--yes-train-gpu-profile-on-cpu", action="store_true",
                         dest="confirm", help="go on with the gpu profile without a GPU")
     args = parser.parse_args(argv)
+    profile = resolve(args.profile)
     if args.hours is not None and not args.hours > 0:
         parser.error(f"--hours must be a positive number of hours, got {args.hours}")
     if args.fill and args.hours is None:
@@ -390,16 +396,16 @@ def main(argv=None) -> int:
     if args.part:
         try:
             part, parts = (int(x) for x in args.part.split("/"))
-            args.claims = claims_part(args.profile, part, parts, args.seeds, args.claims)
+            args.claims = claims_part(profile, part, parts, args.seeds, args.claims)
         except ValueError as error:
             parser.error(f"--part must be K/N with 1 <= K <= N ({error})")
         print(f"[part {args.part}] claims: {' '.join(args.claims) or '(none)'}", flush=True)
     if args.predict:
-        print_predicted(args.profile, args.predict, args.seeds, args.claims)
+        print_predicted(profile, args.predict, args.seeds, args.claims)
         return 0
     from ..engine.distributed import maybe_init
     with maybe_init():
-        train_all(args.profile, args.seeds, args.device, args.workers, args.fresh,
+        train_all(profile, args.seeds, args.device, args.workers, args.fresh,
                   args.claims, args.seconds, args.compile, tuple(args.stages), args.confirm,
                   args.finetune_all, args.hours, args.fill)
     return 0

@@ -5,7 +5,7 @@ LAMB at the peak rates ``RATES`` with linear warm-up over ``WARMUP_SHARES`` of t
 schedule, at the profile's base size on a short schedule (``STEP_SHARE`` of its steps),
 at a seed no comparison uses: six runs. The lowest held-out cross-entropy at ``[MASK]``
 (the evaluation's MLM set, as the wide model's sweep) wins; the pick is stored in
-``results_dir(profile)/choices/gpu-learning-rate.json``, which
+``<the profile's results>/choices/gpu-learning-rate.json``, which
 ``profiles.pretraining_config("gpu")`` then reads (5e-3 and a 5% warm-up before it).
 LAMB with a large batch is the paper's choice; BabyLM entries such as LTG-BERT use it
 near 1e-2 with a short warm-up, hence the grid.
@@ -17,7 +17,7 @@ from __future__ import annotations
 import argparse
 
 from ..cli import positive_int
-from ..profiles import GPU_SEARCH_CHOICE, PROFILES, SIZES, pretraining_config
+from ..profiles import GPU_SEARCH_CHOICE, PROFILES, ResolvedProfile, resolve
 from .conditions import with_steps
 
 RATES = (2.5e-3, 5e-3, 1e-2)
@@ -27,17 +27,17 @@ MIN_STEPS = 25  # the fewest steps at which the two warm-ups differ (a smoke dry
 SEARCH_SEED = 200  # a seed no comparison (nor the wide sweep's 100) uses
 
 
-def conditions(profile: str = "gpu") -> dict:
+def conditions(profile: ResolvedProfile) -> dict:
     """{(peak rate, warm-up share): config} of the search at ``profile``'s base size
     (independent of any stored pick: both fields are set here)."""
-    steps = max(MIN_STEPS, round(SIZES[profile].steps * STEP_SHARE))
-    short = with_steps(pretraining_config(profile), steps).replace(seed=SEARCH_SEED)
+    steps = max(MIN_STEPS, round(profile.sizes.steps * STEP_SHARE))
+    short = with_steps(profile.pretraining_config(), steps).replace(seed=SEARCH_SEED)
     return {(rate, share): short.replace(learning_rate=rate,
                                          warmup_steps=max(1, round(share * steps)))
             for rate in RATES for share in WARMUP_SHARES}
 
 
-def search(profile: str = "gpu", device: str = "auto", workers: int = 1,
+def search(profile: ResolvedProfile, device: str = "auto", workers: int = 1,
            compile: bool = False, fresh: bool = False, seconds: float = float("inf")):
     """The stored pick, or train the missing search runs (none starts after
     ``seconds``), score them and store the pick; None while runs are missing."""
@@ -49,7 +49,7 @@ def search(profile: str = "gpu", device: str = "auto", workers: int = 1,
     if stored is not None:
         return stored
     grid = conditions(profile)
-    _train(list(grid.values()), profile, device, workers, compile, fresh, seconds,
+    _train(list(grid.values()), profile.results, device, workers, compile, fresh, seconds,
            "gpu learning-rate search")
     scores = held_out_scores(profile, grid, device)
     if scores is None:
@@ -81,7 +81,7 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     from ..engine.distributed import maybe_init
     with maybe_init():
-        search(args.profile, args.device, args.workers, args.compile, args.fresh,
+        search(resolve(args.profile), args.device, args.workers, args.compile, args.fresh,
                args.seconds)
     return 0
 

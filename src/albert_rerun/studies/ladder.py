@@ -449,7 +449,7 @@ def train(hours: float | None = None, fill: bool = False, workers: int | None = 
     done = 0
     for rung in rungs:
         runs = [c for c in planned(rung) if config_hash(c.to_dict()) not in diverged(store)]
-        done += _train(runs, STORE, device, workers, False, False, float("inf"),
+        done += _train(runs, store, device, workers, False, False, float("inf"),
                        f"ladder {rung}", finish_by, fill and finish_by is not None,
                        blinded=True, failed=record_divergence)
         done += confirm.evaluate_trained(runs, STORE, device, workers)

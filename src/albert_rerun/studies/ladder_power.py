@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from ..engine.store import atomic_write_json, results_dir
+from ..profiles import resolve
 from . import conditions as C
 from . import confirm_analysis, confirm_design
 from .ladder import (ALPHA, ARMS, DECISIONS, DESIGN, MAX_1X, MAX_16X, MIN_1X, MIN_16X,
@@ -28,7 +29,7 @@ def pilot_1x_frame() -> pd.DataFrame:
     base = confirm_design.conditions(None)
     pilot = {arm: C.with_steps(base[arm], RUNGS["1x"]) for arm in ARMS
              if arm != confirm_design.WIDE}
-    pilot[confirm_design.WIDE] = C.wall_clock("cpu", confirm_design.WIDE_LEARNING_RATE)[
+    pilot[confirm_design.WIDE] = C.wall_clock(resolve("cpu"), confirm_design.WIDE_LEARNING_RATE)[
         "wide ALBERT-style, equal time"]
     arms = confirm_analysis.CUE_FREE_ARMS  # the name the loader reads (``_needed``)
     try:  # the cpu store has no cue-free evaluation: load the arms without it

@@ -56,8 +56,8 @@ def train(hours: float | None = None, fill: bool = False, workers: int | None = 
     runs = list(configs().values())
     workers = workers or default_workers()
     finish_by = None if hours is None else time.time() + hours * 3600
-    done = _train(runs, STORE, device, workers, False, False, float("inf"), "long-pilot",
-                  finish_by, fill and finish_by is not None, blinded=True)
+    done = _train(runs, results_dir(STORE), device, workers, False, False, float("inf"),
+                  "long-pilot", finish_by, fill and finish_by is not None, blinded=True)
     return done + confirm.evaluate_trained(runs, STORE, device, workers)
 
 

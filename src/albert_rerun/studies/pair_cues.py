@@ -17,6 +17,7 @@ import numpy as np
 
 from ..data.corpus import tokenize_split
 from ..data.tokenizer import Tokenizer
+from ..profiles import ResolvedProfile, resolve
 from .baselines import (TOPIC_TRAIN_PAIRS, _instances, bag_of_words_pairs, held_out_pairs,
                         segment_bags, segment_pieces, topic_classifier, topic_pairs)
 
@@ -229,38 +230,36 @@ def _names(tokenizer) -> list:
     return [tokenizer.sp.id_to_piece(i) for i in range(tokenizer.vocab_size)]
 
 
-def bag_of_words_features(profile: str, task: str, top: int = 10, seed: int = 0,
+def bag_of_words_features(profile: ResolvedProfile, task: str, top: int = 10, seed: int = 0,
                           rank: str = "standardized"):
     """The ``top`` most heavily weighted features of the chapter's bag of words on
     ``task`` pairs (sop or nsp) at ``profile``, fitted as the chapter fits it (training
     pairs of draw ``seed``), as ``top_features``: segment, piece, weight, weight times
     the feature's sd, the label it favours, pairs with it, and the share where it is its
     segment's first piece."""
-    from ..profiles import eval_config
-    tokenizer, train, _ = topic_pairs(task, eval_config(profile), TOPIC_TRAIN_PAIRS[profile],
-                                      seed)
+    tokenizer, train, _ = topic_pairs(task, profile.evaluation,
+                                      TOPIC_TRAIN_PAIRS[profile.name], seed)
     model = topic_classifier().fit(bag_of_words_pairs(train, None, tokenizer),
                                    train.sentence_labels)
     return top_features(model, _names(tokenizer), segment_pieces(train), top, LABELS[task],
                         rank)
 
 
-def bag_of_words_variants(profile: str, seeds=None):
+def bag_of_words_variants(profile: ResolvedProfile, seeds=None):
     """Held-out accuracy (%) of the chapter's classifier on each input of
     ``bag_of_words_inputs``, for SOP and NSP pairs: mean over the training draws
     ``seeds`` (the profile's seeds, as the chapter's topic table), and its difference
     from the majority label of the held-out pairs, in points."""
     import pandas as pd
 
-    from ..profiles import eval_config
     from .conditions import default_seeds
     seeds = list(default_seeds(profile) if seeds is None else seeds)
     columns = {}
     for task in ("sop", "nsp"):
         per_seed = []
         for seed in seeds:
-            tokenizer, train, test = topic_pairs(task, eval_config(profile),
-                                                 TOPIC_TRAIN_PAIRS[profile], seed)
+            tokenizer, train, test = topic_pairs(task, profile.evaluation,
+                                                 TOPIC_TRAIN_PAIRS[profile.name], seed)
             per_seed.append(variant_accuracies(
                 segment_pieces(train), train.sentence_labels, segment_pieces(test),
                 test.sentence_labels, _names(tokenizer), tokenizer.vocab_size))
@@ -273,19 +272,18 @@ def bag_of_words_variants(profile: str, seeds=None):
     return table
 
 
-def segment_starts(profile: str, seed: int = 0):
+def segment_starts(profile: ResolvedProfile, seed: int = 0):
     """Where the held-out pairs' segments begin, by task and label (``locate_segments``
     on the validation split they come from), in % of the pairs found; and the chapter's
     bag of words (training draw ``seed``), by which of the two segments begins a
     sentence: pairs, share of label 1, accuracy. Two frames: (by label, by start)."""
     import pandas as pd
 
-    from ..profiles import eval_config
     by_label, by_start = [], []
     for task in ("sop", "nsp"):
-        tokenizer, train, test = topic_pairs(task, eval_config(profile),
-                                             TOPIC_TRAIN_PAIRS[profile], seed)
-        located = pair_locations(task, eval_config(profile))  # per pair, in test's order
+        tokenizer, train, test = topic_pairs(task, profile.evaluation,
+                                             TOPIC_TRAIN_PAIRS[profile.name], seed)
+        located = pair_locations(task, profile.evaluation)  # per pair, in test's order
         where, y = located.drop(columns="label"), test.sentence_labels
         for label, name in enumerate(LABELS[task]):
             part = where[y == label]
@@ -309,11 +307,13 @@ def segment_starts(profile: str, seed: int = 0):
 
 
 def bag_of_words_findings(profile: str, seeds=None, top: int = 10) -> dict:
-    """What chapter 4 shows of the bag of words, as plain lists and numbers (JSON, so
-    ``decisions.stored_baseline`` can keep it; ``findings_tables`` makes the frames):
+    """What chapter 4 shows of the bag of words at ``profile`` (a name: it is the key
+    ``decisions.stored_baseline`` keeps the result under), as plain lists and numbers
+    (JSON, so ``stored_baseline`` can keep it; ``findings_tables`` makes the frames):
     ``features`` per task (``bag_of_words_features``, draw 0), ``variants``
     (``bag_of_words_variants`` over ``seeds``), ``starts`` and ``by_start``
     (``segment_starts``), and ``text``, the finding in one paragraph with its numbers."""
+    profile = resolve(profile)
     variants = bag_of_words_variants(profile, seeds)
     by_label, by_start = segment_starts(profile)
     tables = {"features": {task: bag_of_words_features(profile, task, top)

@@ -62,7 +62,8 @@ def load(root: Path | None = None, profile_config=None) -> Search:
     """Read every stored result of the search under ``root`` (default: the committed
     data/results/) and compute the chapter's tables and sentences; ``profile_config``
     (default: the cpu profile's base PretrainConfig) is checked against the grid."""
-    from ..profiles import pretraining_config
+    from ..profiles import resolve
+    cpu = resolve("cpu")
     root = Path(root or results_root())
     order = {name: k for k, name in enumerate([*CANDIDATES, *planned_grid()])}
     named = {}
@@ -78,14 +79,14 @@ def load(root: Path | None = None, profile_config=None) -> Search:
     levels = {RECIPE_SET: legacy_reference_levels(named["recipe"][CHOSEN]["config"])}
     if transfer:
         levels[CPU_V1_SET] = legacy_reference_levels(transfer[1]["config"])
-    levels[COMMON_SET] = common_levels("cpu")
+    levels[COMMON_SET] = common_levels(cpu)
     search = Search(named["recipe"], named["recipe-grid/cuda"], named["recipe-grid/cpu"],
                     timing["step_seconds"],
                     diverged_runs(sorted((root / "recipe-grid" / "cuda").glob("session-*.log"))),
                     transfer, levels)
     search.texts["grid_threads"] = timing["threads"]
     search.texts["v1_book_runs"] = len(book)
-    describe(search, profile_config or pretraining_config("cpu"))
+    describe(search, profile_config or cpu.pretraining_config())
     return search
 
 

@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from ..paths import repo_root
+from ..profiles import ResolvedProfile
 
 
 CE = "mlm_loss_at_mask"
@@ -186,15 +187,14 @@ def legacy_reference_levels(config: dict) -> dict:
     return _LEGACY[key]
 
 
-def common_levels(profile: str = "cpu") -> dict:
+def common_levels(profile: ResolvedProfile) -> dict:
     """The levels of the claims' common held-out MLM set of ``profile`` (in-order pairs,
     the same for every objective): baselines.reference_levels with the context-free
     levels beside them."""
     from ..engine.evaluate import mlm_set
-    from ..profiles import eval_config
     from .baselines import reference_levels
 
-    e = eval_config(profile)
+    e = profile.evaluation
     data = mlm_set(e.max_seq_length, e.max_predictions, e.mlm_sequences, e.vocab_size)
     return {**context_free(data["input_ids"].numpy(), data["mlm_labels"].numpy(),
                            data["mask_id"]),

@@ -3,15 +3,20 @@ pickles (``pretrain_job``, ``eval_job``), the stage runners every study's comman
 (``_train``, ``_evaluate``, ``_report``), the held-out scores a search picks by and where
 its picks are stored (``choices_path``). Below the driver and the studies it drives
 (``gpu_search``, ``confirm``, ``long_pilot``), so that each imports them from here.
+Training takes a results folder (a profile's ``results``, or a study's store); what
+also needs the profile's evaluation takes the profile resolved
+(``profiles.ResolvedProfile``).
 """
 from __future__ import annotations
 
 import os
 import time
+from pathlib import Path
 
 from ..engine.config import PretrainConfig
 from ..engine.runner import rank_and_world, run_many, shard, worker_threads
-from ..engine.store import config_hash, read_json, results_dir, stored_eval, stored_pretrain
+from ..engine.store import config_hash, read_json, stored_eval, stored_pretrain
+from ..profiles import ResolvedProfile
 from . import conditions as C
 
 
@@ -20,13 +25,14 @@ CONTROL_SEEDS = 3  # random-initialization controls per architecture (seeds 0, 1
 
 # -- job functions (importable: the spawn pool pickles them by name) --------------------
 
-def pretrain_job(config_dict: dict, profile: str, device: str, compile: bool,
+def pretrain_job(config_dict: dict, store: Path, device: str, compile: bool,
                  fresh: bool, stop_at: float | None = None) -> dict:
-    """One run, trained or resumed (its metrics and last curve point's cross-entropy at
-    [MASK]); at ``stop_at`` it stops with a checkpoint and reports the step reached."""
+    """One run, trained or resumed into ``store`` (its metrics and last curve point's
+    cross-entropy at [MASK]); at ``stop_at`` it stops with a checkpoint and reports the
+    step reached."""
     from ..engine.pretrain import StoppedAtDeadline, run
     try:
-        result = run(PretrainConfig.from_dict(config_dict), results_dir(profile), device,
+        result = run(PretrainConfig.from_dict(config_dict), store, device,
                      compile, quiet=True, fresh=fresh, stop_at=stop_at)
     except StoppedAtDeadline as stopped:
         return {"hash": config_hash(config_dict), "stopped": stopped.step,
@@ -37,11 +43,10 @@ def pretrain_job(config_dict: dict, profile: str, device: str, compile: bool,
     return {"hash": result["hash"], "metrics": metrics}
 
 
-def eval_job(pretrain_hash: str, profile: str, device: str, fresh: bool,
+def eval_job(pretrain_hash: str, profile: ResolvedProfile, device: str, fresh: bool,
              kind: str = "evaluate") -> dict:
-    from ..profiles import eval_config, finetune_config
-    config = finetune_config(profile) if kind == "finetune" else eval_config(profile)
-    return evaluate_hash(results_dir(profile), pretrain_hash, config, device, fresh)
+    config = profile.finetune_config() if kind == "finetune" else profile.evaluation
+    return evaluate_hash(profile.results, pretrain_hash, config, device, fresh)
 
 
 def evaluate_hash(store, pretrain_hash: str, config, device: str,
@@ -63,8 +68,8 @@ def evaluate_hash(store, pretrain_hash: str, config, device: str,
 
 # -- what a profile trains --------------------------------------------------------------
 
-def choices_path(profile: str, name: str):
-    return results_dir(profile) / "choices" / f"{name}.json"
+def choices_path(profile: ResolvedProfile, name: str):
+    return profile.choices / f"{name}.json"
 
 
 def _sync_ranks() -> None:
@@ -73,10 +78,10 @@ def _sync_ranks() -> None:
         dist.barrier()
 
 
-def remaining_seconds(config: PretrainConfig, profile: str, device: str) -> float:
-    """Predicted training seconds left of one run (from its checkpoint's step, if any) at
-    the stored FLOP rate of this device kind (one worker's, on a CPU); 0 where none is
-    stored."""
+def remaining_seconds(config: PretrainConfig, store: Path, device: str) -> float:
+    """Predicted training seconds left of one run in ``store`` (from its checkpoint's
+    step, if any) at the stored FLOP rate of this device kind (one worker's, on a CPU); 0
+    where none is stored."""
     from ..engine.bench import stored_flop_rate
     from ..engine.pretrain import checkpoint_step, resolve_device
     kind = "cuda" if resolve_device(device).type == "cuda" else "cpu"
@@ -84,7 +89,7 @@ def remaining_seconds(config: PretrainConfig, profile: str, device: str) -> floa
         rate = stored_flop_rate(kind)
     except (FileNotFoundError, KeyError, StopIteration):
         return 0.0
-    workdir = results_dir(profile) / "checkpoints" / config_hash(config.to_dict())
+    workdir = store / "checkpoints" / config_hash(config.to_dict())
     steps = max(0, config.max_steps - checkpoint_step(workdir))
     return C.step_flops(config) * steps / rate
 
@@ -94,25 +99,25 @@ def remaining_seconds(config: PretrainConfig, profile: str, device: str) -> floa
 FILL_START_SECONDS = 300.0
 
 
-def _train(configs: list, profile: str, device: str, workers: int, compile: bool,
+def _train(configs: list, store: Path, device: str, workers: int, compile: bool,
            fresh: bool, seconds: float, label: str, finish_by: float | None = None,
            fill: bool = False, blinded: bool = False, failed=None) -> int:
-    """Train the missing ``configs``; with ``finish_by`` (a ``time.time()``), start only
-    the runs predicted to end before it and stop the running ones there (checkpointed).
+    """Train the missing ``configs`` into ``store`` (a results folder); with ``finish_by``
+    (a ``time.time()``), start only the runs predicted to end before it and stop the
+    running ones there (checkpointed).
     ``fill``: a worker with nothing that fits starts the next run anyway while at least
     ``FILL_START_SECONDS`` are left, to stop it at the deadline with a checkpoint that
     the next stretch resumes (the order is kept: a run that fits is never passed over).
     ``blinded``: the log shows each run's costs, not its results (``_report``);
     ``failed(key, text)`` is told of each run that failed."""
-    store = results_dir(profile)
     rank, world = rank_and_world()
     missing = [c for c in configs if fresh or stored_pretrain(store, c) is None]
     mine = shard(missing, rank, world)
     print(f"[{label}] {len(configs)} runs, {len(missing)} to train, {len(mine)} on rank "
           f"{rank}", flush=True)
     jobs = [(config_hash(c.to_dict()), pretrain_job,
-             (c.to_dict(), profile, device, compile, fresh, finish_by),
-             remaining_seconds(c, profile, device) if finish_by else 0.0) for c in mine]
+             (c.to_dict(), store, device, compile, fresh, finish_by),
+             remaining_seconds(c, store, device) if finish_by else 0.0) for c in mine]
     if fill:
         jobs = [(*job[:3], min(job[3], FILL_START_SECONDS)) for job in jobs]
     done = _report(run_many(jobs, workers, seconds, worker_threads(workers), finish_by),
@@ -121,11 +126,11 @@ def _train(configs: list, profile: str, device: str, workers: int, compile: bool
     return done
 
 
-def _evaluate(hashes: list, profile: str, device: str, workers: int, fresh: bool,
-              seconds: float, kind: str = "evaluate", finish_by: float | None = None) -> int:
-    from ..profiles import eval_config, finetune_config
-    store = results_dir(profile)
-    config = finetune_config(profile) if kind == "finetune" else eval_config(profile)
+def _evaluate(hashes: list, profile: ResolvedProfile, device: str, workers: int,
+              fresh: bool, seconds: float, kind: str = "evaluate",
+              finish_by: float | None = None) -> int:
+    store = profile.results
+    config = profile.finetune_config() if kind == "finetune" else profile.evaluation
     rank, world = rank_and_world()
     missing = [h for h in hashes if fresh or stored_eval(store, h, config) is None]
     mine = shard(missing, rank, world)
@@ -169,7 +174,7 @@ def _report(outcomes, label: str, blinded: bool = False, failed=None) -> int:
 
 # -- the two choices made before the comparisons ----------------------------------------
 
-def held_out_scores(profile: str, configs: dict, device: str = "auto"):
+def held_out_scores(profile: ResolvedProfile, configs: dict, device: str = "auto"):
     """{key: held-out cross-entropy at [MASK]} of the stored runs of ``configs`` ({key:
     config}) on the profile's evaluation MLM set; None if one is not stored."""
     import torch
@@ -178,8 +183,7 @@ def held_out_scores(profile: str, configs: dict, device: str = "auto"):
     from ..engine.pretrain import resolve_device
     from ..engine.store import load_weights
     from ..model.modeling import AlbertForPreTraining
-    from ..profiles import eval_config
-    store, evaluation = results_dir(profile), eval_config(profile)
+    store, evaluation = profile.results, profile.evaluation
     results = {key: stored_pretrain(store, config) for key, config in configs.items()}
     if any(result is None for result in results.values()):
         return None
