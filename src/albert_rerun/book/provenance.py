@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from ..chapters.text import prose_commit
 from ..engine.provenance import short_commit
 from ..profiles import ResolvedProfile
 
@@ -22,10 +23,6 @@ MAX_TEXT = 64  # longer strings are per-item records (correctness strings), not 
 
 
 
-def prose_commit(commit) -> str:
-    """``short_commit`` without its '+dirty' mark: a run's working-tree state is data, in
-    the runs CSV (``build.write_runs_page``), not prose on a reader's page."""
-    return short_commit(commit).removesuffix("+dirty")
 
 def _counted(values) -> str:
     """'a (3 runs), b (1 run)', most frequent first."""

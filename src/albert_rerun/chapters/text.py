@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 
 from .. import paper
+from ..engine.provenance import short_commit
 from ..profiles import ResolvedProfile
 from ..studies.decisions import CE, MARGIN_REASONS, interval_text, levels, margins, stage_text
 from ..stats.inference import GATED, Decision
@@ -287,3 +288,9 @@ def gate_rule(profile: ResolvedProfile) -> str:
             f"bigram rung, past the bigram rung. Decisions on other metrics (pair "
             f"probes, layer angles, downstream) take the gate and stage of the same "
             f"models.")
+
+
+def prose_commit(commit) -> str:
+    """``short_commit`` without its '+dirty' mark: a run's working-tree state is data, in
+    the runs CSV (``book.build.write_runs_page``), not prose on a reader's page."""
+    return short_commit(commit).removesuffix("+dirty")

@@ -105,7 +105,7 @@ def wall_clock(profile: ResolvedProfile | str, seeds=None, device="auto",
                                   **{k: (conditions[k], k) for k in wides}}),
         scale_short=scale_short(runs, conditions[bert]),
         context=context_reading(runs, profile))
-    from ..book.provenance import prose_commit  # '+dirty' is data, in the runs CSV
+    from .text import prose_commit  # '+dirty' is data, in the runs CSV
     commits = runs.groupby("condition")["commit"].agg(
         lambda c: ", ".join(sorted(set(c.map(prose_commit)))))
     ranges = runs.groupby("condition")["step_seconds"].agg(["min", "max"])
