@@ -7,8 +7,8 @@ import pandas as pd
 import pytest
 
 from albert_rerun.book.build import fold_code
-from albert_rerun.book.provenance import (chapter_footer, flatten, published_runs,
-                                          short_commit)
+from albert_rerun.book.provenance import chapter_footer, flatten, published_runs
+from albert_rerun.engine.provenance import short_commit
 from albert_rerun.profiles import resolve
 
 COMMIT = "feeb047099834fc58667fadd4c43a09f45c9eea6"
