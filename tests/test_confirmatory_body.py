@@ -1,0 +1,117 @@
+"""The confirmatory runs as chapters 3-8 show them (pages.confirmatory_body): the
+differences a notebook computes in plain pandas are checked against the registered code,
+nothing is shown before every run is stored, and the tables and notes follow the data."""
+import matplotlib
+import pandas as pd
+import pytest
+
+from albert_rerun.pages import confirmatory_body as cb
+from albert_rerun.paths import repo_root
+from albert_rerun.studies import confirm_analysis, confirm_design
+
+matplotlib.use("Agg")
+ROOT = repo_root()
+
+
+@pytest.fixture
+def committed(monkeypatch):
+    monkeypatch.setenv("ALBERT_RERUN_RESULTS", str(ROOT / "data" / "results"))
+
+
+def _ce_differences(runs):
+    ce = runs.pivot(index="seed", columns="condition", values="mlm_loss_at_mask")
+    ce = ce.reindex(columns=cb.ARMS)
+    return pd.DataFrame({"asym": ce[cb.FFN] - ce[cb.ATTENTION],
+                         "cost": ce[cb.ALL64] - ce[cb.BERT]})
+
+
+def test_every_chapter_claim_has_its_registered_decisions():
+    keys = {claim: [s.key for s in cb.specs(claim)]
+            for claim in ("asymmetry", "sop_nsp", "dropout", "wall_clock", "transitions",
+                          "embedding_size")}
+    assert keys["asymmetry"][:2] == ["confirm/asymmetry", "confirm/sharing-cost"]
+    assert keys["dropout"] == ["confirm/dropout"]
+    assert keys["transitions"] == ["explore/transitions-angle", "explore/transitions-l2"]
+    assert keys["embedding_size"] == ["explore/embedding-size", "explore/sharing-cost-E32"]
+    shown = {k for ks in keys.values() for k in ks}
+    registered = {s.key for s in (*confirm_design.PRIMARY, *confirm_design.SECONDARY)}
+    assert shown == registered  # every registered decision is shown in some chapter
+    with pytest.raises(KeyError, match="no registered decision"):
+        cb.specs("recipe")
+    with pytest.raises(ValueError, match="family"):
+        cb.specs("dropout", "tertiary")
+
+
+def test_nothing_is_shown_before_every_run_is_stored(results):
+    runs = cb.runs()
+    assert runs.empty and {"condition", "seed", "sop_probe_correct",
+                           "change_oscillation_angle"} <= set(runs.columns)
+    by_seed = _ce_differences(runs)
+    assert by_seed.empty
+    cb.check_by_seed(by_seed, "asymmetry")  # nothing to compare, nothing shown
+    table = cb.decisions("asymmetry")
+    assert list(table.columns) == ["trained", "evaluated", "of"]  # progress only
+    assert (table["trained"] == 0).all()
+    fig = cb.figure(by_seed, "asymmetry")
+    assert "no difference is shown" in fig.axes[0].texts[0].get_text()
+    with pytest.raises(AssertionError, match="before the runs"):
+        cb.check_by_seed(pd.DataFrame({"x": [0.1]}, index=[1000]), "dropout")
+
+
+def test_the_notebooks_pandas_equals_the_registered_analysis(committed):
+    runs = cb.runs()
+    assert len(runs) == len(confirm_design.CONDITIONS) * len(confirm_design.CONFIRM_SEEDS)
+    by_seed = cb.check_by_seed(_ce_differences(runs), "asymmetry")
+    table = cb.decisions("asymmetry")
+    primary = confirm_analysis.confirmatory_families()["primary"]
+    for column, key in zip(by_seed.columns, ("confirm/asymmetry", "confirm/sharing-cost")):
+        assert by_seed[column].mean() == pytest.approx(primary.loc[key, "estimate"])
+        label = primary.loc[key, "label"]
+        assert table.loc[label, "difference"] == round(primary.loc[key, "estimate"], 3)
+    # a column taken the wrong way round fails the check
+    with pytest.raises(AssertionError):
+        cb.check_by_seed(-by_seed, "asymmetry")
+    # the plain reading follows the rule: the sharing cost holds, the asymmetry is undecided
+    assert table["plain reading"].tolist()[:2] == ["undecided", "holds here"]
+    assert set(table["family"]) == {cb.PRIMARY, cb.SECONDARY}
+
+
+def test_sop_rows_carry_the_cue_free_premise_only_where_it_applies(committed):
+    table = cb.decisions("sop_nsp")
+    readings = dict(zip(table.index, table["plain reading"]))
+    sop = [r for label, r in readings.items() if label.startswith("SOP probe on cue-free")]
+    nsp = [r for label, r in readings.items() if label.startswith("NSP probe on cue-free")]
+    assert sop[0].startswith("not testable here: ")
+    assert not nsp[0].startswith("not testable")
+
+
+def test_the_figure_draws_each_seed_and_each_interval(committed):
+    by_seed = _ce_differences(cb.runs())
+    fig = cb.figure(by_seed, "asymmetry")
+    ax = fig.axes[0]
+    dots = [line for line in ax.lines if line.get_marker() == "o"]
+    assert [len(line.get_xdata()) for line in dots] == [11, 11]  # two columns given
+    assert len(ax.get_yticklabels()) == len(cb.specs("asymmetry"))
+    assert fig.get_figwidth() * fig.dpi >= 600
+
+
+def test_the_partial_costs_note_reads_the_pilot(committed, monkeypatch):
+    note = cb.partial_costs_note()
+    frame = confirm_analysis.pilot_frame()
+    spec = {s.key: s for s in confirm_design.SECONDARY}["explore/attention-free"]
+    attention = confirm_analysis.per_seed(spec, frame).mean()
+    assert f"{attention:+.3f}" in note and "do not fit" in note
+    # partial costs under the whole cost: the note says they fit
+    costs = iter([0.001, 0.002, 0.010])
+    monkeypatch.setattr(confirm_analysis, "per_seed",
+                        lambda spec, frame: pd.Series([next(costs)]))
+    assert "fit this assumption" in cb.partial_costs_note()
+
+
+def test_the_learning_rate_note_names_the_best_rate(committed, monkeypatch):
+    assert "the best of the three" in cb.learning_rate_note()
+    monkeypatch.setattr(confirm_analysis, "lr_check_scores",
+                        lambda store=None: {2.5e-3: 6.40, 5e-3: 6.41, 1e-2: 6.5})
+    assert "not the best (the best was 0.0025)" in cb.learning_rate_note()
+    monkeypatch.setattr(confirm_analysis, "lr_check_scores", lambda store=None: None)
+    assert cb.learning_rate_note() == ""
