@@ -1,5 +1,6 @@
 """Issue #41's words, on the page sources a reader meets first: the introduction (with
-its generated parts), the chapter boxes and the how-to-read page. Each is rendered from
+its generated parts), the chapter boxes, the how-to-read page and the page on what the
+book can say at its scale. Each is rendered from
 MyST to HTML (markdown-it, roles shown as their text, includes inlined) and read by
 ``book.readability``: no sentence over 40 words, a median of 22 or fewer. The built
 book's HTML gets the same check in tests/test_book.py. And no internal history (a dirty
@@ -99,7 +100,8 @@ def page_summary(book: Path, name: str) -> dict:
     return readability.summary(readability.prose(html, "body"))
 
 
-@pytest.mark.parametrize("page", ["intro.md", "how_to_read.md", "_generated/boxes.md"])
+@pytest.mark.parametrize("page", ["intro.md", "how_to_read.md", "scale.md",
+                                  "_generated/boxes.md"])
 def test_no_sentence_over_40_words_and_a_median_of_22(reader_parts, page):
     got = page_summary(reader_parts, page)
     html = myst_html((reader_parts / page).read_text(), reader_parts)
@@ -107,6 +109,15 @@ def test_no_sentence_over_40_words_and_a_median_of_22(reader_parts, page):
             if len(s.split()) > 40]
     assert not long, long
     assert got["median"] <= 22, got
+
+
+def test_the_scale_page_and_the_gate_show_the_stored_two_sided_rung(reader_parts):
+    """The scale page's part is written from the store (not its "not stored" line), so
+    the words checked above are its words; the gate names the two-sided rung too."""
+    scale = (reader_parts / "_generated" / "scale.md").read_text()
+    assert "| two-sided count rung: both neighbours of the gap |" in scale
+    assert "confirmatory" in scale and "not stored" not in scale
+    assert "two-sided count rung" in (reader_parts / "_generated" / "gate.md").read_text()
 
 
 def test_the_contradicted_verdict_says_what_it_cannot_say(reader_parts):

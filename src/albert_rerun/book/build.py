@@ -200,8 +200,10 @@ def write_reader_pages(root: Path, profile: ResolvedProfile | str) -> list:
     """What a reader meets first, from the stored results at ``profile`` (issue #26):
     ``book/_generated/glance.md`` (the answers in a few lines), ``results.md`` (the introduction's results table and the scale in two
     sentences), ``gate.md`` (the gate, written once, on the glossary page),
-    ``worked_example.md`` (one verdict read step by step) and ``readings.md`` (the plain
-    readings' vocabulary, from ``plain.READINGS``)."""
+    ``worked_example.md`` (one verdict read step by step), ``readings.md`` (the plain
+    readings' vocabulary, from ``plain.READINGS``) and ``scale.md`` (what the book can and
+    cannot say about ALBERT at its scale, ``pages.at_scale``; the gate's part names the
+    two-sided count rung beside it)."""
     from ..pages import ledger
     from ..pages.confirmatory import (confirm_line, confirmatory_extras, confirmatory_rows,
                                       with_confirmatory)
@@ -210,8 +212,11 @@ def write_reader_pages(root: Path, profile: ResolvedProfile | str) -> list:
     from ..pages.plain import readings_table
     from ..pages.results_table import exact_rows, results_table
     from ..pages.scale import scale_text
+    from ..pages.at_scale import gather, scale_page, two_sided_sentence
+    from ..studies.count_rungs import stored as stored_two_sided
     from ..chapters.text import gate_rule
     profile = resolve(profile)
+    two_sided = two_sided_sentence(stored_two_sided(profile.evaluation))
     families = ledger.published_families(profile)
     generated = root / "book" / "_generated"
     generated.mkdir(parents=True, exist_ok=True)
@@ -221,8 +226,10 @@ def write_reader_pages(root: Path, profile: ResolvedProfile | str) -> list:
         "results.md": (results_table(with_confirmatory(families), "chapters/",
                                      exact_rows("chapters/"))
                        + "\n\n" + scale_text(list(families), families)),
-        "gate.md": gate_rule(profile) + " (The numbers are the `" + profile.name + "` "
-                   "profile's; each chapter gives its own profile's.)",
+        "gate.md": gate_rule(profile) + (" " + two_sided if two_sided else "")
+                   + " (The numbers are the `" + profile.name + "` profile's; each chapter "
+                   "gives its own profile's.)",
+        "scale.md": scale_page(gather()),
         "worked_example.md": worked_example(families[profile.name])
         or "No decision of this profile is judged yet.",
         "readings.md": readings_table()}
