@@ -60,3 +60,74 @@ def test_the_stored_size_is_read_back_from_a_file(tmp_path):
     plt.savefig(tmp_path / "plain.png")
     assert F.stored_font_px(tmp_path / "plain.png") is None
     plt.close(fig)
+
+
+# -- issue #41's rules, on the figure objects (no browser) ----------------------------------
+
+def test_figure_problems_names_each_rule_a_figure_breaks():
+    fig, axes = plt.subplots(1, 4, figsize=(6.6, 3), dpi=100)  # four panels in 660 px
+    axes[0].set_yticks(range(13), [f"row {i}" for i in range(13)])  # 13 rows in words
+    for i in range(9):  # nine legend entries
+        axes[1].plot([0, 1], [i, i], label=f"line {i}")
+    axes[1].legend(fontsize=5)  # 7 px drawn: png lifts it to 10 px, as the book shows it
+    problems = F.figure_problems(fig)
+    assert [p.split(" ", 1)[1] if p[0].isdigit() else p.split(" ")[0] for p in problems] \
+        == ["legend entries", "rows", "panels"]
+    plt.close(fig)
+    # a figure for the wide page keeps its width: 1500 px shown at 944, its text shrunk
+    fig, ax = plt.subplots(figsize=(15, 3), dpi=100)
+    ax.set_title("title", fontsize=7.2)
+    problems = F.figure_problems(F.for_wide_page(fig))
+    assert len(problems) == 1 and problems[0].startswith("text 7.")  # 10 px * 944 / ~1230
+    plt.close(fig)
+    fig, ax = plt.subplots(figsize=(6.6, 3), dpi=100)
+    ax.set_yticks([0, 0.5, 1.0])  # numbers are not rows
+    ax.plot([0, 1], label="one line")
+    ax.legend()
+    assert F.figure_problems(fig) == []
+    plt.close(fig)
+
+
+def _runs(conditions: dict, seeds=(0, 1, 2)):
+    """Runs whose curves are known: condition -> (steps, offset); 8 points each."""
+    import pandas as pd
+    rows = []
+    for name, (steps, offset) in conditions.items():
+        for seed in seeds:
+            curve = [{"step": steps * k // 8, "tokens": 1000 * steps * k // 8,
+                      "mlm_loss_at_mask": 7 - 0.1 * k + offset + 0.01 * seed * (name == "a")}
+                     for k in range(1, 9)]
+            rows.append({"condition": name, "seed": seed, "steps": steps, "curve": curve})
+    return pd.DataFrame(rows)
+
+
+def test_chapter_curves_draw_the_paired_difference_and_keep_the_rules():
+    """Issue #41: chapters 5 and 6's curves lay on top of each other; under them, the
+    paired difference along training (mean over seeds, 95% interval)."""
+    from albert_rerun.pages import figures
+    two = figures.curves(_runs({"a": (800, 0.05), "b": (800, 0.0)}))
+    top, bottom = two.axes
+    line, = [ln for ln in bottom.get_lines() if ln.get_marker() == "o"]
+    assert list(line.get_xdata()) == [100 * k for k in range(1, 9)]  # steps: same steps
+    assert line.get_ydata() == pytest.approx([0.06] * 8)  # a minus b, mean over seeds
+    assert "a minus b" in bottom.get_title()
+    assert F.figure_problems(two) == []
+    plt.close(two)
+    three = figures.curves(_runs({"ref": (800, 0.0), "x": (500, 0.1), "y": (300, 0.2)}),
+                           x="tokens", xscale=1e-6, xlabel="training tokens (M)")
+    labels = [t.get_text() for t in three.axes[1].get_legend().get_texts()]
+    assert labels == ["x minus ref", "y minus ref"]  # each one minus the first
+    assert "share of training" in three.axes[1].get_xlabel()  # arms of different steps
+    assert F.figure_problems(three) == []
+    plt.close(three)
+
+
+def test_the_preregistration_curves_keep_the_rules():
+    """Issue #41: four panels side by side were 81 px wide, titled with code keys."""
+    from albert_rerun.studies import confirm_analysis as A
+    from albert_rerun.studies import confirm_report as R
+    fig = R.curves_figure(A.pilot_frame(), A.rungs())
+    assert F.figure_problems(fig) == []
+    titles = [ax.get_title() for ax in fig.axes]
+    assert all(" minus " in t for t in titles)  # the decision's label, in words
+    plt.close(fig)

@@ -114,7 +114,7 @@ def test_scale_panel_one_panel_per_claim_points_at_each_profiles_compute(two_pro
     compute = {"cpu": 3e14, "gpu": 2e17}
     axes = plots.scale_panel(two_profiles, compute)
     claims = list(dict.fromkeys(two_profiles["claim"]))
-    assert [a.get_title() for a in axes] == claims
+    assert [a.get_title() for a in axes] == [plots.claim_title(c) for c in claims]
     for panel, claim in zip(axes, claims):
         assert panel.get_xscale() == "log"
         band, = artists(panel, "equivalence-band")
@@ -140,7 +140,7 @@ def test_scale_panel_places_each_decision_at_its_arms_compute():
     compute = {"cpu": 9e12, "gpu": 9e14}
     axes = plots.scale_panel(frame, compute)
     panel = axes[0]
-    assert panel.get_title() == "asymmetry"
+    assert panel.get_title() == "3. attention vs FFN"  # in words, not the claim's key
     x = {(p, k): artists(panel, f"{p}:{k}")[0].get_xdata()[0]
          for p in ("cpu", "gpu") for k in arms}
     assert x[("cpu", "asym/Esmall")] == 1e13 and x[("cpu", "asym/EH")] == 3e13
@@ -247,3 +247,32 @@ def test_scale_panel_marks_what_it_cuts_at_the_edge():
               if abs(frame.loc[k, "high"] / frame.loc[k, "margin"]) <= plots.X_LIMIT]
     assert not others
     plt.close(axes[0].figure)
+
+
+def test_the_ledger_figures_keep_issue_41s_rules(monkeypatch):
+    """Each of the ledger's figures (one forest and one compute figure per group of
+    claims) has at most 12 rows and 8 legend entries, text of 10 px and panels of 300 px
+    as shown at the text column, and titles in words (issue #41: one forest of 22 rows
+    and 14 legend entries; panels titled ``sop_nsp``)."""
+    from albert_rerun.pages import ledger_page
+    from albert_rerun.pages.figure_text import figure_problems
+    frame = pd.concat([family("cpu"), family("gpu", scale=1.5)])
+    assert [list(dict.fromkeys(p["claim"])) for p in plots.parts(frame)] == [
+        ["asymmetry"], ["sop_nsp", "dropout"], ["grouped"]]  # unnamed claims last
+    for part in plots.parts(frame):
+        for fig in (plots.forest(part).figure,
+                    plots.scale_panel(part, {"cpu": 1e13, "gpu": 1e15})[0].figure):
+            assert figure_problems(fig) == []
+            titles = [a.get_title() for a in fig.axes if a.get_title()]
+            assert titles and not any("_" in t for t in titles)
+            plt.close(fig)
+    families = {"cpu": family("cpu").drop(columns="profile")}
+    from albert_rerun.pages import ledger
+    monkeypatch.setattr(ledger, "training_compute", lambda profile: 1e13)
+    monkeypatch.setattr(ledger, "paper_compute", lambda: {})
+    figures = ledger_page.ledger_figures(families)
+    assert list(figures) == [f"{k}_{i}" for i in range(1, len(plots.LEDGER_PARTS) + 1)
+                             for k in ("forest", "scale")]
+    for fig in set(figures.values()):
+        assert figure_problems(fig) == []
+        plt.close(fig)

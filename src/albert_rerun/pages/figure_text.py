@@ -17,6 +17,11 @@ FONT_KEY = "albert-rerun:min-font-px"
 MIN_FONT_PX = 10.0  # the smallest text a reader should have to read, on the page
 COLUMN_PX = 660  # the book's text column at a 1280 px window (676 px), less a margin
 COLUMN_ATTRIBUTE = "albert_rerun_wide_page"  # set by for_wide_page
+WIDE_PAGE_PX = 944  # the ledger's article at a 1280 px window, whole width
+# issue #41: what a reader can take in, as shown (``figure_problems`` checks them)
+MAX_LEGEND_ENTRIES = 8  # in all of a figure's legends together
+MAX_ROWS = 12  # rows labelled in words on a figure's y axes, all panels together
+MIN_PANEL_PX = 300  # the narrowest a panel (an axes) may be shown
 
 
 def for_wide_page(fig):
@@ -113,6 +118,55 @@ def png(fig, dpi: float | None = None, fit: bool = True, **savefig) -> bytes:
         fit_to_column(fig, column_px=max(target, 0.5 * COLUMN_PX))
         data = _save(fig, savefig)
     return data
+
+
+def _rows(ax) -> int:
+    """The rows of ``ax`` labelled in words: its y tick labels that are not numbers."""
+    import re
+    number = re.compile(r"^[\u2212+-]?[\d.,]+(e[\u2212+-]?\d+)?%?$|^\$.*\$$")
+    return sum(1 for t in ax.get_yticklabels()
+               if t.get_visible() and t.get_text().strip() and _shown(t)
+               and not number.match(t.get_text().strip()))
+
+
+def measure(fig) -> dict:
+    """``fig`` as the book shows it (``png``, then scaled to its column, the whole page's
+    width for ``for_wide_page``): ``drawn`` and ``shown`` width in pixels, ``font_px``
+    (its smallest text, as shown), ``legend_entries`` (all legends together), ``rows``
+    (labelled in words, all panels together) and ``panel_px`` (each visible panel's
+    width, as shown). Leaves ``fig`` laid out as ``png`` leaves it."""
+    from matplotlib.legend import Legend
+    data = png(fig)
+    drawn = _png_width(data)
+    column = WIDE_PAGE_PX if getattr(fig, COLUMN_ATTRIBUTE, False) else COLUMN_PX
+    scale = min(drawn, column) / drawn
+    legends = {id(x): x for x in fig.findobj(Legend)}.values()
+    panels = [ax for ax in fig.axes if ax.get_visible() and ax.axison
+              and not hasattr(ax, "_colorbar")]
+    return {"drawn": drawn, "shown": round(drawn * scale),
+            "font_px": min_font_px(fig) * scale,
+            "legend_entries": sum(len([t for t in x.get_texts() if t.get_text().strip()])
+                                  for x in legends if x.get_visible()),
+            "rows": sum(_rows(ax) for ax in panels),
+            "panel_px": [ax.get_window_extent().width * scale for ax in panels]}
+
+
+def figure_problems(fig) -> list:
+    """Where ``fig``, as shown (``measure``), breaks issue #41's rules: text under
+    ``MIN_FONT_PX``, more than ``MAX_LEGEND_ENTRIES`` legend entries or ``MAX_ROWS``
+    rows, a panel narrower than ``MIN_PANEL_PX``. An empty list where it keeps them."""
+    m = measure(fig)
+    problems = []
+    if m["font_px"] < MIN_FONT_PX - 0.05:
+        problems.append(f"text {m['font_px']:.1f} px as shown (at {m['shown']} px)")
+    if m["legend_entries"] > MAX_LEGEND_ENTRIES:
+        problems.append(f"{m['legend_entries']} legend entries")
+    if m["rows"] > MAX_ROWS:
+        problems.append(f"{m['rows']} rows")
+    narrow = [round(w) for w in m["panel_px"] if w < MIN_PANEL_PX]
+    if narrow:
+        problems.append(f"panels {narrow} px wide as shown")
+    return problems
 
 
 def register() -> bool:

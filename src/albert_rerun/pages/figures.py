@@ -76,24 +76,90 @@ def by_condition(runs: pd.DataFrame, metrics: dict, conditions=None, reference: 
     return fig
 
 
+def curve_differences(runs: pd.DataFrame, a: str, b: str, metric: str = CE) -> pd.DataFrame:
+    """Condition ``a`` minus ``b`` along training, paired by seed: at each curve point,
+    matched by its share of each run's schedule (every eighth; arms of different steps,
+    such as the equal-time ones, meet at equal shares of their budgets), the mean over
+    the seeds both arms have with its 95% t-interval (as
+    ``studies.confirm_analysis.curve_differences`` for the confirmatory runs). Columns:
+    share, step (``a``'s), mean, low, high, seeds."""
+    from ..stats.inference import mean_interval
+
+    def points(name):
+        out = {}
+        for _, row in runs[runs["condition"] == name].iterrows():
+            for point in row["curve"] if isinstance(row["curve"], list) else []:
+                share = round(8 * point["step"] / row["steps"]) / 8
+                out[(row["seed"], share)] = (point["step"], point[metric])
+        return out
+
+    left, right = points(a), points(b)
+    rows = []
+    for share in sorted({k[1] for k in left} & {k[1] for k in right}):
+        keys = [k for k in left if k[1] == share and k in right]
+        interval = mean_interval([left[k][1] - right[k][1] for k in keys])
+        rows.append({"share": share, "step": left[keys[0]][0], "mean": interval.mean,
+                     "low": interval.low, "high": interval.high, "seeds": interval.n})
+    return pd.DataFrame(rows, columns=["share", "step", "mean", "low", "high", "seeds"])
+
+
 def curves(runs: pd.DataFrame, x: str = "step", xscale: float = 1.0, xlabel: str = "step",
-           conditions=None):
+           conditions=None, differences=None):
     """The learning curves (cross-entropy at [MASK] on the first held-out sequences):
-    mean over seeds, band the seeds' range."""
-    fig, ax = plt.subplots(figsize=(6, 3.4))
-    for name in conditions or dict.fromkeys(runs["condition"]):
+    mean over seeds, band the seeds' range; under them, where they lie on top of each
+    other, their paired difference along training (``curve_differences``: mean over
+    seeds with its 95% interval, 0 dashed). ``differences``: (a, b) pairs, a minus b;
+    None: with two conditions the first minus the second, with more each other one
+    minus the first (the chapter's reference arm). The difference is drawn against the
+    step where both arms train the same steps, else against the share of each one's
+    schedule."""
+    names = [n for n in (conditions or dict.fromkeys(runs["condition"]))
+             if any(isinstance(c, list) and c
+                    for c in runs.loc[runs["condition"] == n, "curve"])]
+    if differences is None:
+        differences = ([(names[0], names[1])] if len(names) == 2
+                       else [(n, names[0]) for n in names[1:]])
+    fig, axes = plt.subplots(2 if differences else 1, 1, squeeze=False, dpi=100,
+                             figsize=(6.6, 6.2 if differences else 3.6),
+                             gridspec_kw={"height_ratios": [1.2, 1] if differences else [1]})
+    ax = axes[0, 0]
+    colours = {}
+    for name in names:
         curves = [pd.DataFrame(c) for c in runs.loc[runs["condition"] == name, "curve"]]
         curves = [c for c in curves if not c.empty]
-        if not curves:
-            continue
         steps = curves[0][x].to_numpy() * xscale
         values = np.stack([c[CE].to_numpy() for c in curves])
-        ax.plot(steps, values.mean(0), label=str(name))
+        line, = ax.plot(steps, values.mean(0), label=str(name))
+        colours[name] = line.get_color()
         ax.fill_between(steps, values.min(0), values.max(0), alpha=0.2)
-    ax.set(xlabel=xlabel, ylabel=CE_LABEL)
-    ax.legend(fontsize=8)
+    ax.set(xlabel=xlabel, ylabel=textwrap.fill(CE_LABEL, 22))
+    ax.set_title("mean over seeds (band: the seeds' range)", fontsize=10)
+    ax.legend(fontsize=10)
+    if differences:
+        _differences(axes[1, 0], runs, differences, colours, xscale if x == "step" else 1.0)
     fig.tight_layout()
     return fig
+
+
+def _differences(ax, runs: pd.DataFrame, pairs, colours: dict, xscale: float) -> None:
+    """``curves``' lower panel: each pair's paired difference along training."""
+    steps = {n: set(runs.loc[runs["condition"] == n, "steps"]) for p in pairs for n in p}
+    same = all(len(steps[a] | steps[b]) == 1 for a, b in pairs)
+    for a, b in pairs:
+        d = curve_differences(runs, a, b)
+        where = d["step"] * xscale if same else d["share"]
+        colour = colours.get(a) if len(pairs) > 1 else "C0"  # a wide arm's own colour
+        ax.fill_between(where, d["low"], d["high"], color=colour, alpha=0.25, lw=0)
+        ax.plot(where, d["mean"], "o-", ms=3, color=colour, label=f"{a} minus {b}")
+    ax.axhline(0, color="0.4", lw=0.8, ls="--")
+    ax.set_xlabel("step" if same else "share of training (each arm's own schedule)")
+    ax.set_ylabel("difference (nats)")
+    if len(pairs) == 1:
+        ax.set_title(textwrap.fill(f"{pairs[0][0]} minus {pairs[0][1]}, paired by seed: "
+                                   f"mean, 95% interval", 70), fontsize=10)
+    else:
+        ax.set_title("paired by seed: mean, 95% interval", fontsize=10)
+        ax.legend(fontsize=10)
 
 
 def embedding_sweep(runs: pd.DataFrame, sizes):

@@ -103,3 +103,45 @@ def power_sections(families: dict) -> list:
         if len(detect):
             out.append(detect.round(4))
     return out
+
+
+def ledger_figures(families: dict) -> dict:
+    """The ledger's figures, one forest and one compute figure per group of claims
+    (``plots.parts``: issue #41, none with more than 12 rows or 8 legend entries), keyed
+    ``forest_<i>`` and ``scale_<i>`` from 1, in ``plots.LEDGER_PARTS``' order; those
+    keys the group has no decisions for get a figure that says so, so that the page's
+    ``{glue:figure}`` directives always find theirs. ``families``: by profile name."""
+    import matplotlib.pyplot as plt
+
+    from . import ledger, plots
+    combined = ledger.stacked(families)
+    compute = {p: ledger.training_compute(p) for p in families}
+    paper = ledger.paper_compute()
+    found = {tuple(dict.fromkeys(part["claim"])): part for part in plots.parts(combined)}
+    out = {}
+    for i, group in enumerate(plots.LEDGER_PARTS, start=1):
+        part = next((p for claims, p in found.items() if set(claims) <= set(group)), None)
+        if part is None:
+            fig, ax = plt.subplots(figsize=(plots.WIDTH_IN, 0.6), dpi=100)
+            ax.axis("off")
+            ax.text(0.5, 0.5, f"No decision of {' or '.join(map(plots.claim_title, group))}"
+                    f" is stored.", ha="center", va="center", fontsize=10)
+            out[f"forest_{i}"] = out[f"scale_{i}"] = fig
+            continue
+        out[f"forest_{i}"] = plots.forest(part).figure
+        out[f"scale_{i}"] = plots.scale_panel(part, compute, paper_compute=paper)[0].figure
+    return out
+
+
+def glue_ledger_figures(families: dict) -> list:
+    """Glue ``ledger_figures`` for the page's ``{glue:figure}`` directives, each through
+    ``figure_text.png`` (its text's size recorded) and closed, so that the cell shows
+    nothing. Returns the keys."""
+    import matplotlib.pyplot as plt
+    from myst_nb import glue
+    figures = ledger_figures(families)
+    for key, fig in figures.items():
+        glue(key, fig, display=False)
+    for fig in set(figures.values()):
+        plt.close(fig)
+    return list(figures)

@@ -33,8 +33,35 @@ STAGE_FILL = {"not testable": "none", "early training": "left",
 CHECK_COLOUR = "tab:purple"  # a check of the test sets (no trained model, no paper figure)
 BAND_COLOUR = "0.88"
 PAPER_COLOUR = "0.35"
+# Each claim's title in words (issue #41: titles were code keys such as ``sop_nsp``)
+CLAIM_TITLES = {"asymmetry": "3. attention vs FFN", "sop_nsp": "4. SOP vs NSP",
+                "dropout": "5. dropout", "wall_clock": "6. wide ALBERT vs BERT",
+                "transitions": "7. transitions", "embedding_sweep": "8. small E",
+                "downstream": "downstream: pretrained vs random init"}
+# The ledger's figures, one per group of claims, so that none has more than 12 rows nor
+# 8 legend entries (issue #41: one forest of 22 rows and 14 legend entries); a claim
+# not named here gets a figure of its own after these.
+LEDGER_PARTS = (("asymmetry",), ("sop_nsp", "dropout"), ("wall_clock", "transitions"),
+                ("embedding_sweep", "downstream"))
+FONT_PT = 8  # at 100 dpi, 11 px: the smallest text of the ledger's figures
+WIDTH_IN = 6.6  # drawn for the text column, 660 px at 100 dpi
 REQUIRED = ("claim", "label", "estimate", "low", "high", "margin", "paper_sign",
             "verdict", "verdict_holm", "profile")
+
+
+def claim_title(claim: str) -> str:
+    """A claim's title in words (``CLAIM_TITLES``)."""
+    return CLAIM_TITLES.get(claim, claim.replace("_", " "))
+
+
+def parts(family: pd.DataFrame) -> list:
+    """``family`` cut into the ledger's figures (``LEDGER_PARTS``): one frame per group
+    of claims present, in that order, then one per claim the groups do not name."""
+    present = list(dict.fromkeys(family["claim"]))
+    groups = [[c for c in group if c in present] for group in LEDGER_PARTS]
+    named = {c for group in LEDGER_PARTS for c in group}
+    groups += [[c] for c in present if c not in named]
+    return [family[family["claim"].isin(group)] for group in groups if group]
 
 
 def scaled(family: pd.DataFrame) -> pd.DataFrame:
@@ -115,17 +142,17 @@ def _paper_direction(ax, sign: int, y: float, limit: float, gid: str):
 
 
 def _verdict_text(row) -> str:
+    """A profile's verdict on one row, Holm's (the colour of its text and marker); the
+    one at 5% on a second line where it differs; the stage is the marker's fill."""
     stage = row.get("stage", "")
     who = f"{row['profile']} (interim)" if is_interim(row) else row["profile"]
     if stage == "not testable":
         return f"{who}: not testable"
     if stage == "no model":
-        return f"{who}: check, {row['verdict']} at 5%"
-    suffix = {"early training": ", early", "past the bigram rung": ", past bigram"}.get(
-        stage, "")
+        return f"{who}: check,\n{row['verdict']} at 5%"
     if row["verdict"] == row["verdict_holm"]:
-        return f"{who}: {row['verdict']}{suffix}"
-    return f"{who}: {row['verdict']} (Holm: {row['verdict_holm']}){suffix}"
+        return f"{who}: {row['verdict_holm']}"
+    return f"{who}: {row['verdict_holm']}\n(at 5%: {row['verdict']})"
 
 
 def _profile_label(frame: pd.DataFrame, profile: str) -> str:
@@ -135,7 +162,10 @@ def _profile_label(frame: pd.DataFrame, profile: str) -> str:
 
 
 def _legend(ax, profiles: list, frame: pd.DataFrame | None = None):
-    """Below the plot: the band, the profiles' markers, the paper's marks, the colours."""
+    """Below the plot, at most 8 entries: the band, the profiles' markers, the paper's
+    marks and a check of the test sets, those the figure draws. The verdict is written in
+    its colour beside each row and the stage is the marker's fill (the caption says so):
+    a key of colours and fills made 14 entries (issue #41)."""
     from matplotlib.lines import Line2D
     from matplotlib.patches import Patch
     handles = [Patch(color=BAND_COLOUR, label="within ±1 margin")]
@@ -143,40 +173,40 @@ def _legend(ax, profiles: list, frame: pd.DataFrame | None = None):
                        markeredgecolor="black",
                        label=_profile_label(frame, p) if frame is not None
                        else f"{p} profile") for p in profiles]
-    handles += [Line2D([], [], linestyle="", marker=">", color=PAPER_COLOUR,
-                       label="paper's direction"),
-                Line2D([], [], linestyle="", marker=PAPER_NONE_MARKER, color=PAPER_COLOUR,
-                       label="paper: no difference")]
-    handles += [Patch(color=c, label=f"{v} (Holm)") for v, c in VERDICT_COLOURS.items()]
-    handles += [Line2D([], [], linestyle="", marker="o", color="0.3", markeredgecolor="black",
-                       fillstyle=fill, markerfacecoloralt="white", label=label)
-                for label, fill in (("past the bigram rung", "full"),
-                                    ("early training", "left"))]
-    handles += [Line2D([], [], linestyle="--", marker="o", color="0.6",
-                       markerfacecolor="white", markeredgecolor="black",
-                       label="not testable: an arm does not read context"),
-                Line2D([], [], linestyle="-", marker="o", color=CHECK_COLOUR,
-                       fillstyle="bottom", markerfacecoloralt="white",
-                       markeredgecolor="black",
-                       label="a check of the test sets (no model, outside Holm)")]
-    ax.figure.legend(handles=handles, loc="outside lower center", ncol=4, fontsize="small",
-                     frameon=False)
+    stages = set(frame["stage"]) if frame is not None and "stage" in frame else {""}
+    signs = set(frame["paper_sign"]) if frame is not None else {1, 0}
+    if signs - {0}:
+        handles.append(Line2D([], [], linestyle="", marker=">", color=PAPER_COLOUR,
+                              label="paper's direction"))
+    if 0 in signs:
+        handles.append(Line2D([], [], linestyle="", marker=PAPER_NONE_MARKER,
+                              color=PAPER_COLOUR, label="paper: no difference"))
+    if "no model" in stages:
+        handles.append(Line2D([], [], linestyle="-", marker="o", color=CHECK_COLOUR,
+                              fillstyle="bottom", markerfacecoloralt="white",
+                              markeredgecolor="black",
+                              label="a check of the test sets (outside Holm)"))
+    ax.figure.legend(handles=handles, loc="outside lower center", ncol=2,
+                     fontsize=FONT_PT, frameon=False)
 
 
 def forest(family: pd.DataFrame, ax=None):
     """Every decision's effect in margins with its 95% interval, one row per decision.
 
     The shaded band is practical equivalence; a triangle at the edge marks the side the
-    paper predicts (a hollow diamond at 0: the paper predicts no difference); the
-    marker's shape is the profile, its colour the Holm-adjusted verdict, and the text on
-    the right gives each profile's raw verdict (and the Holm one where it differs).
-    Returns the axes; every decision's marker has the gid ``profile:key``."""
+    paper predicts (a cross at 0: the paper predicts no difference); the marker's shape
+    is the profile, its colour the Holm-adjusted verdict, and the text on the right,
+    in the same colour, gives each profile's Holm verdict (and the one at 5% where it
+    differs). Drawn for the text column (660 px); the ledger draws one per group of
+    claims (``parts``), of at most 12 rows. Returns the axes; every decision's marker has
+    the gid ``profile:key``."""
     import matplotlib.pyplot as plt
     frame = scaled(family)
     keys = _rows(frame)
     profiles = list(dict.fromkeys(frame["profile"]))
     if ax is None:
-        _, ax = plt.subplots(figsize=(10, 1.6 + 0.45 * len(keys) * max(1, len(profiles) / 2)),
+        per_row = 0.34 + 0.2 * max(0, len(profiles) - 1)
+        _, ax = plt.subplots(figsize=(WIDTH_IN, 1.3 + per_row * len(keys)), dpi=100,
                              layout="constrained")
     limit = _limit(frame)
     offsets = _offsets(profiles)
@@ -185,25 +215,47 @@ def forest(family: pd.DataFrame, ax=None):
         rows = frame.loc[[key]]
         if rows.get("stage", pd.Series([""])).iloc[0] != "no model":  # no paper figure
             _paper_direction(ax, int(rows["paper_sign"].iloc[0]), y, limit, f"paper:{key}")
+        lines = []
         for _, row in rows.iterrows():
             gid = f"{row['profile']}:{key}"
             check = row.get("stage", "") == "no model"  # a check of the test sets
+            colour = CHECK_COLOUR if check else VERDICT_COLOURS[row["verdict_holm"]]
             _interval(ax, row["x"], row["x_low"], row["x_high"], y + offsets[row["profile"]],
-                      CHECK_COLOUR if check else VERDICT_COLOURS[row["verdict_holm"]],
-                      marker(row["profile"]), gid, limit, row.get("stage", ""))
-        ax.text(1.01, y, "\n".join(_verdict_text(r) for _, r in rows.iterrows()),
-                transform=ax.get_yaxis_transform(), va="center", fontsize="small",
-                gid=f"verdict:{key}")
+                      colour, marker(row["profile"]), gid, limit, row.get("stage", ""))
+            lines.append((_verdict_text(row), colour))
+        _verdict_lines(ax, y, lines, key)
     labels = [_row_label(frame.loc[[k]].iloc[0]) for k in keys]
-    ax.set_yticks(range(len(keys)), labels, fontsize="small")
+    ax.set_yticks(range(len(keys)), labels, fontsize=FONT_PT)
+    ax.tick_params(axis="x", labelsize=FONT_PT)
     ax.set_ylim(len(keys) - 0.5, -0.5)  # first decision on top
     ax.set_xlim(-limit, limit)
-    ax.set_xlabel("effect / margin of practical equivalence (95% interval)")
+    ax.set_xlabel("effect / margin (95% interval)", fontsize=FONT_PT + 1)
+    ax.set_title(" · ".join(claim_title(c) for c in dict.fromkeys(frame["claim"])),
+                 fontsize=FONT_PT + 2)
     _claim_separators(ax, frame, keys)
     _legend(ax, profiles, frame)
-    from .figure_text import for_wide_page
-    for_wide_page(ax.figure)  # the ledger's, a full-width page
     return ax
+
+
+def _verdict_lines(ax, y: float, lines: list, key: str) -> None:
+    """Right of row ``y``: each profile's verdict text in its verdict's colour, one
+    under another (the first carries the gid ``verdict:<key>`` and all the text)."""
+    from matplotlib import colors
+    texts = "\n".join(t for t, _ in lines)
+    n = texts.count("\n") + 1
+    ax.text(1.02, y, texts, transform=ax.get_yaxis_transform(), va="center",
+            fontsize=FONT_PT, gid=f"verdict:{key}", color="none")
+    # the same text drawn again line by line, coloured, over the invisible whole
+    line = 0
+    for text, colour in lines:
+        shade = colors.to_rgb(colour)
+        darker = tuple(0.8 * c for c in shade)  # light greys read poorly as text
+        for part in text.split("\n"):
+            ax.annotate(part, (1.02, y), xycoords=("axes fraction", "data"),
+                        xytext=(0, FONT_PT * 1.2 * ((n - 1) / 2 - line)),
+                        textcoords="offset points", va="center", fontsize=FONT_PT,
+                        color=darker, annotation_clip=False)
+            line += 1
 
 
 def _row_label(row) -> str:
@@ -211,8 +263,7 @@ def _row_label(row) -> str:
     the plotting area away."""
     import textwrap
     unit = f" {row['unit']}" if "unit" in row and row["unit"] else ""
-    return textwrap.fill(f"{row['claim']}: {row['label']} (margin {row['margin']:.3g}{unit})",
-                         48)
+    return textwrap.fill(f"{row['label']} (margin {row['margin']:.3g}{unit})", 30)
 
 
 def _claim_separators(ax, frame: pd.DataFrame, keys: list):
@@ -246,13 +297,13 @@ def scale_panel(family: pd.DataFrame, compute: dict, ax=None, paper_compute=None
         raise ValueError(f"no training compute given for profiles {missing}")
     claims = list(dict.fromkeys(frame["claim"]))
     if ax is None:
-        # two panels a row: the figure reads at the ledger's full width (issue #26: at
-        # four a row its labels came out at about 5 px)
-        columns = min(2, len(claims))
-        rows = -(-len(claims) // columns)
-        # room under each panel for its legend (one wrapped line or two per decision)
-        _, ax = plt.subplots(rows, columns, figsize=(4.6 * columns, 5.0 * rows),
-                             squeeze=False, layout="constrained")
+        # one panel a row, drawn for the text column (issue #41: two a row, 931 px wide,
+        # were shown at 660 px with 7-px legends); room under each for its legend
+        heights = [2.3 + 0.34 * frame.loc[frame["claim"] == c].index.nunique()
+                   for c in claims]
+        _, ax = plt.subplots(len(claims), 1, figsize=(WIDTH_IN, sum(heights)), dpi=100,
+                             squeeze=False, layout="constrained",
+                             gridspec_kw={"height_ratios": heights})
     axes = list(np.ravel(ax))
     if len(axes) < len(claims):
         raise ValueError(f"{len(claims)} claims need as many axes, got {len(axes)}")
@@ -262,9 +313,7 @@ def scale_panel(family: pd.DataFrame, compute: dict, ax=None, paper_compute=None
         _claim_panel(panel, frame[frame["claim"] == claim])
         if paper_compute and claim in paper_compute:
             _paper_compute(panel, paper_compute[claim], claim)
-        panel.set_title(claim, fontsize="medium")
-    from .figure_text import for_wide_page
-    for_wide_page(axes[0].figure)  # the ledger's, a full-width page
+        panel.set_title(claim_title(claim), fontsize=FONT_PT + 2)
     return axes[:len(claims)]
 
 
@@ -280,11 +329,11 @@ def _paper_compute(ax, flops: float, claim: str):
                    gid=f"paper-compute:{claim}")
         ax.annotate("paper", (flops, 1), xycoords=("data", "axes fraction"),
                     xytext=(-2, -2), textcoords="offset points", ha="right", va="top",
-                    fontsize=6, color=PAPER_COLOUR)
+                    fontsize=FONT_PT, color=PAPER_COLOUR)
         return
     ax.annotate(f"paper: {flops:.1e} FLOPs,\n{flops / high:,.0f}x this axis' end \u2192",
                 (1, 1), xycoords="axes fraction", xytext=(-2, -2), textcoords="offset points",
-                ha="right", va="top", fontsize=7.5, color=PAPER_COLOUR,
+                ha="right", va="top", fontsize=FONT_PT, color=PAPER_COLOUR,
                 gid=f"paper-compute:{claim}")
 
 
@@ -322,12 +371,12 @@ def _claim_panel(ax, frame: pd.DataFrame):
     from matplotlib.ticker import NullFormatter
     ax.xaxis.set_minor_formatter(NullFormatter())  # they printed over each other
     ax.set_ylim(-limit, limit)
-    ax.set_xlabel("training FLOPs, one run of the costlier arm", fontsize="small")
-    ax.set_ylabel("effect / margin", fontsize="small")
-    ax.tick_params(labelsize="small")
+    ax.set_xlabel("training FLOPs, one run of the costlier arm", fontsize=FONT_PT + 1)
+    ax.set_ylabel("effect / margin", fontsize=FONT_PT + 1)
+    ax.tick_params(labelsize=FONT_PT)
     # below the panel, each label wrapped to the panel's width: beside it, the legends
     # ran over the neighbouring panels (review)
     import textwrap
     handles, labels = ax.get_legend_handles_labels()
-    ax.legend(handles, [textwrap.fill(t, 52) for t in labels], fontsize=7.5,
-              loc="upper center", bbox_to_anchor=(0.5, -0.22), frameon=False)
+    ax.legend(handles, [textwrap.fill(t, 80) for t in labels], fontsize=FONT_PT,
+              loc="upper center", bbox_to_anchor=(0.5, -0.2), frameon=False)

@@ -187,16 +187,20 @@ def report(store=None) -> str:
 
 
 def curves_figure(frame: pd.DataFrame, rungs: dict, specs=PRIMARY, title: str = ""):
-    """One panel per cross-entropy decision of ``specs``: its paired difference along
-    training (``curve_differences``), the margin's band and zero; drawn at the text
-    column's width (6.6 in at 100 dpi) with 10-point text."""
+    """One panel per cross-entropy decision of ``specs``, one under another: its paired
+    difference along training (``curve_differences``), the margin's band and zero, the
+    decision's label (in words) as the panel's title; drawn at the text column's width
+    (6.6 in at 100 dpi) with 10-point text, so that every panel is shown over 300 px wide
+    (issue #41: four side by side were 81 px each)."""
+    import textwrap
+
     import matplotlib.pyplot as plt
     specs = [s for s in specs if s.kind == "ce"]
     margins = margin_values(rungs)
     with plt.rc_context({"font.size": 10}):
-        fig, axes = plt.subplots(1, len(specs), figsize=(6.6, 2.6), dpi=100,
-                                 sharex=True, squeeze=False)
-        for ax, spec in zip(axes[0], specs):
+        fig, axes = plt.subplots(len(specs), 1, figsize=(6.6, 0.6 + 1.75 * len(specs)),
+                                 dpi=100, sharex=True, squeeze=False)
+        for ax, spec in zip(axes[:, 0], specs):
             d = curve_differences(frame, spec)
             m = margins[spec.margin]
             ax.axhspan(-m, m, color="0.88", lw=0)
@@ -204,10 +208,10 @@ def curves_figure(frame: pd.DataFrame, rungs: dict, specs=PRIMARY, title: str = 
             ax.fill_between(d["share of training"], d["low"], d["high"], color="C0",
                             alpha=0.25, lw=0)
             ax.plot(d["share of training"], d["mean"], "o-", color="C0", ms=3)
-            ax.set_title(spec.key.split("/", 1)[1], fontsize=10)
-            ax.set_xticks([0.5, 1.0])
-            ax.set_xlabel("share of training")
-        axes[0][0].set_ylabel("A minus B (nats)")
+            ax.set_title(textwrap.fill(spec.label, 70), fontsize=10)
+            ax.set_ylabel("A minus B\n(nats)")
+        axes[-1][0].set_xticks([0.25, 0.5, 0.75, 1.0])
+        axes[-1][0].set_xlabel("share of training")
         if title:
             fig.suptitle(title, fontsize=10)
         fig.tight_layout()
