@@ -115,3 +115,19 @@ def test_the_learning_rate_note_names_the_best_rate(committed, monkeypatch):
     assert "not the best (the best was 0.0025)" in cb.learning_rate_note()
     monkeypatch.setattr(confirm_analysis, "lr_check_scores", lambda store=None: None)
     assert cb.learning_rate_note() == ""
+
+
+def test_the_first_screen_shows_the_secondary_results_of_chapters_7_and_8(committed):
+    from albert_rerun.pages.confirmatory import confirmatory_secondary, secondary_words
+    rows = confirmatory_secondary()
+    assert set(rows) == {"transitions", "embedding_sweep"}
+    words = secondary_words(rows["transitions"])
+    assert words.startswith("Exploratory, on the 11 confirmatory seeds: angle oscillation")
+    angle = rows["transitions"][0]
+    assert f"{float(angle['estimate']):+.2f}" in words and words.count("undecided") == 2
+    assert secondary_words([]) == ""
+
+
+def test_secondary_results_wait_for_every_run(results):
+    from albert_rerun.pages.confirmatory import confirmatory_secondary
+    assert confirmatory_secondary() == {}

@@ -206,7 +206,7 @@ def write_reader_pages(root: Path, profile: ResolvedProfile | str) -> list:
     two-sided count rung beside it)."""
     from ..pages import ledger
     from ..pages.confirmatory import (confirm_line, confirmatory_extras, confirmatory_rows,
-                                      with_confirmatory)
+                                      confirmatory_secondary, with_confirmatory)
     from ..pages.first_screen import at_a_glance
     from ..pages.headlines import worked_example
     from ..pages.plain import readings_table
@@ -222,7 +222,8 @@ def write_reader_pages(root: Path, profile: ResolvedProfile | str) -> list:
     generated.mkdir(parents=True, exist_ok=True)
     pages = {
         "glance.md": at_a_glance(families, "chapters/", confirm_line(),
-                                 confirmatory_rows(), confirmatory_extras()),
+                                 confirmatory_rows(), confirmatory_extras(),
+                                 confirmatory_secondary()),
         "results.md": (results_table(with_confirmatory(families), "chapters/",
                                      exact_rows("chapters/"))
                        + "\n\n" + scale_text(list(families), families)),

@@ -98,6 +98,43 @@ def confirmatory_extras(store=None) -> dict:
     return out
 
 
+def confirmatory_secondary(store=None) -> dict:
+    """{claim: [rows]} of the registered secondary decisions of the claims that have no
+    primary one (chapters 7 and 8), judged on the confirmatory seeds with Holm's
+    adjustment over the secondary family: exploratory by registration, shown beside
+    those chapters' verdicts (a reviewer: "not testable here: smoother transitions"
+    left them out); {} before the design is complete."""
+    from ..studies import confirm_analysis, confirm_design
+    if not confirm_analysis.complete(store):
+        return {}
+    secondary = confirm_analysis.confirmatory_families(store)["secondary"]
+    primary_claims = {s.claim for s in confirm_design.PRIMARY}
+    out = {}
+    for spec in confirm_design.SECONDARY:
+        if spec.claim not in primary_claims:
+            out.setdefault(spec.claim, []).append(secondary.loc[spec.key])
+    return out
+
+
+SECONDARY_SHORT = {"explore/transitions-angle": "angle oscillation, not shared minus all shared",
+                   "explore/transitions-l2": "L2 oscillation, the same difference",
+                   "explore/embedding-size": "not shared, E = H = 64 minus E 32"}
+
+
+def secondary_words(rows: list) -> str:
+    """'Exploratory, on the 11 confirmatory seeds: angle oscillation, ...: -0.23
+    [-0.46, -0.00] share of range, undecided. L2 ...': a claim's secondary rows, a short
+    sentence each, with the plain reading after Holm ('' for none)."""
+    from .plain import row_reading
+    if not rows:
+        return ""
+    parts = [f"{SECONDARY_SHORT.get(r.name, str(r['label']).split(' (')[0])}: "
+             f"{interval_text(float(r['estimate']), float(r['low']), float(r['high']), r['unit'])}"
+             f" {r['unit']}, {row_reading(r)}" for r in rows]
+    return (f"Exploratory, on the {int(rows[0]['n_seeds'])} confirmatory seeds: "
+            + ". ".join([parts[0]] + [p[:1].upper() + p[1:] for p in parts[1:]]))
+
+
 CUE_FREE_WORDS = (f"probes on {term('cue-free pairs')}, which hold no "
                   f"{term('segment-cut cue')}")
 

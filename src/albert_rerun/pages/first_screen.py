@@ -10,7 +10,7 @@ from __future__ import annotations
 from ..profiles import resolve
 from ..stats.inference import GATED
 from ..chapters.text import times
-from .confirmatory import in_chapter_sign
+from .confirmatory import in_chapter_sign, secondary_words
 from . import plain as PL
 from .headlines import (CHAPTERS, EXTRA, EXTRA_NAMES, HEADLINES, PILOT, book_verdict,
                         GLOSSARY, chapter_link, numbers, short_stage, term)
@@ -61,14 +61,17 @@ def glance_item(claim: str, row, chapters: str = "", lead: str = "", beside: str
 
 
 def at_a_glance(families: dict, chapters: str = "", confirm_line: str = "",
-                confirmed: dict | None = None, extras: dict | None = None) -> str:
+                confirmed: dict | None = None, extras: dict | None = None,
+                secondary: dict | None = None) -> str:
     """The answers in a few lines, for the first screen of the introduction and the
     ledger (issue #26: "which claims are reproduced?" and "how big and how long?"):
     the exact claims' verdicts (glued from chapters 1 and 2), each measured claim with
     its plain reading at the book's profile (the first of ``families``), in the order of
     ``ORDER``, the throughput ranking (glued from chapter 6), the scale in a few
     sentences and the confirmatory test's progress (``confirm_line``). ``extras``: the
-    other primary decisions (``confirmatory_extras``), each an item of its own."""
+    other primary decisions (``confirmatory_extras``), each an item of its own;
+    ``secondary``: the registered secondary rows of the claims without a primary one
+    (``confirmatory_secondary``), beside their profile verdict, labelled exploratory."""
     profile = next(iter(families))
     family = families[profile]
     one, two = f"{chapters}01_embedding_share", f"{chapters}02_sharing_reductions"
@@ -107,7 +110,9 @@ def at_a_glance(families: dict, chapters: str = "", confirm_line: str = "",
                                      caveat=short if isinstance(short, str) and short
                                      else row.get("caveat", ""), confirmatory=True))
         elif h.key in family.index:
-            items.append(glance_item(claim, family.loc[h.key], chapters))
+            items.append(glance_item(claim, family.loc[h.key], chapters,
+                                     beside=secondary_words((secondary or {}).get(claim,
+                                                                                  []))))
         for key, (owner, _) in EXTRA.items():
             if owner == claim and key in (extras or {}):
                 row = extras[key]

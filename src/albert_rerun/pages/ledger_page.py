@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from ..profiles import resolve
 from .confirmatory import (confirm_line, confirmatory_extras, confirmatory_rows,
-                           with_confirmatory)
+                           confirmatory_secondary, with_confirmatory)
 from .first_screen import at_a_glance, holm_of
 from .results_table import exact_rows, results_table
 from .scale import scale_text
@@ -32,7 +32,8 @@ def ledger_glue(families: dict, profile: str, n_seeds: int) -> dict:
     return {
         "ledger_results": Markdown(at_a_glance(families, "", confirm_line(book="../"),
                                                confirmatory_rows(),
-                                               confirmatory_extras()) + "\n\n"
+                                               confirmatory_extras(),
+                                               confirmatory_secondary()) + "\n\n"
                                    + results_table(with_confirmatory(families), "",
                                                    exact_rows()) + "\n\n"
                                    + scale_text(profiles, families)),
