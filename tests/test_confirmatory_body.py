@@ -67,13 +67,16 @@ def test_the_notebooks_pandas_equals_the_registered_analysis(committed):
     for column, key in zip(by_seed.columns, ("confirm/asymmetry", "confirm/sharing-cost")):
         assert by_seed[column].mean() == pytest.approx(primary.loc[key, "estimate"])
         label = primary.loc[key, "label"]
-        assert table.loc[label, "difference"] == round(primary.loc[key, "estimate"], 3)
+        shown = table.loc[label, "difference [95% interval]"]
+        assert shown.startswith(f"{primary.loc[key, 'estimate']:+.3f} [")
     # a column taken the wrong way round fails the check
     with pytest.raises(AssertionError):
         cb.check_by_seed(-by_seed, "asymmetry")
     # the plain reading follows the rule: the sharing cost holds, the asymmetry is undecided
     assert table["plain reading"].tolist()[:2] == ["undecided", "holds here"]
-    assert set(table["family"]) == {cb.PRIMARY, cb.SECONDARY}
+    assert sum(label.endswith("(exploratory)") for label in table.index) == 3
+    from albert_rerun.book.build import MAX_COLUMNS
+    assert len(table.columns) <= MAX_COLUMNS  # shown open, not folded
 
 
 def test_sop_rows_carry_the_cue_free_premise_only_where_it_applies(committed):
@@ -131,3 +134,17 @@ def test_the_first_screen_shows_the_secondary_results_of_chapters_7_and_8(commit
 def test_secondary_results_wait_for_every_run(results):
     from albert_rerun.pages.confirmatory import confirmatory_secondary
     assert confirmatory_secondary() == {}
+
+
+def test_a_chapters_verdict_table_fits_open_and_reads_one_rule(committed):
+    from albert_rerun.book.build import MAX_COLUMNS
+    from albert_rerun.chapters import dropout
+    from albert_rerun.pages import chapter_box, ledger, plain
+    family = ledger.book_family("cpu", range(3), "cpu", train_missing=False)
+    chapter = dropout.dropout("cpu", range(3), "cpu", train_missing=False)
+    table = chapter_box.verdict_table(chapter, family)
+    assert len(table.columns) <= MAX_COLUMNS  # shown open (book.build.fold_code)
+    assert list(table.index) == list(chapter.decision_table(family).index)
+    for d, (_, shown) in zip(chapter.decisions, table.iterrows()):
+        assert shown["plain reading"] == plain.row_reading(family.loc[d.key])
+        assert shown["after Holm"] in ("not testable", family.loc[d.key, "verdict_holm"])

@@ -51,8 +51,11 @@ def execute(source: Path, output: Path, parameters: dict | None, cwd: Path) -> f
 
 
 # Cell tags that already say how a cell shows; fold_code leaves such cells alone.
+# "show-input" is the book's own: a cell whose code is part of what the reader reads (the
+# few lines of pandas that compute a confirmatory decision), shown open.
+SHOW_INPUT = "show-input"
 VISIBILITY_TAGS = {"remove-cell", "remove-input", "remove-output", "hide-cell",
-                   "hide-input", "hide-output"}
+                   "hide-input", "hide-output", SHOW_INPUT}
 PAPERMILL_TAGS = {"parameters", "injected-parameters"}
 
 
@@ -74,7 +77,7 @@ def table_columns(cell) -> int:
 def fold_code(notebook_path: Path) -> None:
     """Tag an executed chapter for reading: papermill's parameter cells ``remove-cell``,
     every other code cell ``hide-input`` (its code folded, its output shown), unless
-    the author tagged it already; a cell whose table is wider than ``MAX_COLUMNS``
+    the author tagged it already (``SHOW_INPUT``: the code stays open); a cell whose table is wider than ``MAX_COLUMNS``
     columns also ``hide-output``: the table waits in a dropdown, and the text column
     keeps to slim tables."""
     import nbformat

@@ -112,3 +112,31 @@ def chapter_glue(claim: str, chapter, family: pd.DataFrame, prefix: str,
     out.update({f"{prefix}{key}": text for key, text in chapter.texts.items()})
     out.update(bottom_line_glue(claim, profile, seeds, device))
     return out
+
+
+def verdict_table(chapter, family: pd.DataFrame) -> pd.DataFrame:
+    """A chapter's decisions at its profile in six columns, so that the page shows them
+    open (``book.build.MAX_COLUMNS``; issue #41: "expand the verdict tables"): the
+    difference with its 95% interval, the margin, the paper's side, the plain reading
+    (after Holm's adjustment over the profile's family, with the reason where it is not
+    testable), the verdict at 5% and the Holm verdict, each a word. The paper's figures,
+    the method, the stages and the arms' levels stay in ``chapter.decision_table``."""
+    from . import plain
+    from ..stats.inference import GATED
+    full = chapter.decision_table(family)
+    readings, at_5, holm = [], [], []
+    for d in chapter.decisions:
+        gated = d.stage == GATED
+        at_5.append("not testable" if gated else d.verdict())
+        if d.key in family.index:
+            row = family.loc[d.key]
+            readings.append(plain.row_reading(row))
+            holm.append("not testable" if row["stage"] == GATED else row["verdict_holm"])
+        else:
+            readings.append("outside Holm's family")
+            holm.append("—")
+    table = full[["ours", "margin", "paper's side"]].copy()
+    table["plain reading"] = readings
+    table["verdict at 5%"] = at_5
+    table["after Holm"] = holm
+    return table

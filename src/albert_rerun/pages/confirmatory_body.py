@@ -21,7 +21,7 @@ import pandas as pd
 from ..studies import confirm_analysis, confirm_design
 from ..studies.confirm_design import (ALBERT, ALL64, ATTENTION, BERT, DROPOUT, FFN,
                                       NONE32, NSP, WIDE)
-from ..studies.decisions import unit_digits
+from ..studies.decisions import interval_text, unit_digits
 from . import plain
 
 __all__ = ["ALBERT", "ALL64", "ATTENTION", "BERT", "DROPOUT", "FFN", "NONE32", "NSP",
@@ -29,8 +29,6 @@ __all__ = ["ALBERT", "ALL64", "ATTENTION", "BERT", "DROPOUT", "FFN", "NONE32", "
            "check_by_seed", "partial_costs_note", "learning_rate_note"]
 
 ARMS = list(confirm_design.CONDITIONS)  # the columns of a pivot of ``runs``
-PRIMARY = "registered primary"
-SECONDARY = "exploratory (registered secondary)"
 # the claims whose chapter takes a decision from the registration's secondary family
 CLAIMS = {"embedding_size": "embedding_sweep"}
 
@@ -110,10 +108,11 @@ def _judged(claim: str, store=None) -> list:
 
 
 def decisions(claim: str, store=None) -> pd.DataFrame:
-    """The registered analysis of the claim's decisions, one row each, rounded for the
-    reader (nats to 3 decimals, points to 1): difference, 95% interval, margin, the
-    plain reading and the registered verdict at 5% and after Holm's adjustment over its
-    family. Until every run is stored: the progress counts of the arms it compares."""
+    """The registered analysis of the claim's decisions, one row each (secondary ones
+    marked exploratory), rounded for the reader (nats to 3 decimals, points to 1): the
+    difference with its 95% interval, the margin, the paper's sign, the plain reading
+    and the registered verdict at 5% and after Holm's adjustment over its family. Six
+    columns, so that the chapter shows it open (``book.build.MAX_COLUMNS``). Until every run is stored: the progress counts of the arms it compares."""
     if not confirm_analysis.complete(store):
         table = confirm_analysis.progress(store)
         arms = {a for s in specs(claim) for a in (s.a, s.b)}
@@ -121,19 +120,16 @@ def decisions(claim: str, store=None) -> pd.DataFrame:
     rows = []
     for spec, name, row, premise in _judged(claim, store):
         d = unit_digits(spec.unit)
+        tag = "" if name == "primary" else " (exploratory)"
         rows.append({
-            "decision": spec.label, "family": PRIMARY if name == "primary" else SECONDARY,
-            "unit": spec.unit, "seeds": int(row["n_seeds"]),
-            "difference": round(float(row["estimate"]), d),
-            "95% interval": f"[{float(row['low']):+.{d}f}, {float(row['high']):+.{d}f}]",
+            "decision, A minus B": spec.label + tag,
+            f"difference [95% interval]": f"{interval_text(float(row['estimate']), float(row['low']), float(row['high']), spec.unit)} {spec.unit}",
             "margin": f"±{float(row['margin']):.{d + 1}f}",
-            "paper's sign": {1: "+", -1: "−", 0: "0 (none)"}[
-                int(row["paper_sign"])],
+            "paper's sign": {1: "+", -1: "−", 0: "0 (none)"}[int(row["paper_sign"])],
             "plain reading": plain.row_reading(row, premise),
             "verdict at 5%": row["verdict"],
             "after Holm": row["verdict_holm"]})
-    table = pd.DataFrame(rows).set_index("decision")
-    return table.dropna(axis=1, how="all")
+    return pd.DataFrame(rows).set_index("decision, A minus B")
 
 
 def figure(by_seed: pd.DataFrame, claim: str, store=None):

@@ -8,8 +8,12 @@ numbers to it:
 - "on the paper's side" or "on the other side" means the difference test rejects no
   difference, after Holm's adjustment where the decision is in a family, with the
   estimate on that side;
-- "inside the margin" means the whole 95% interval lies within plus or minus the margin;
-- where the paper says there is no difference, it holds when the interval lies inside
+- "inside the margin" means the equivalence test (TOST) shows the difference smaller
+  than the margin, after the same Holm adjustment as the difference test, so that both
+  halves of a reading are judged at one level (a reviewer: dropout read "tiny" while
+  Holm withheld the claim that it is smaller than the margin); a row without the
+  test's p-value falls back to its whole 95% interval lying inside the margin;
+- where the paper says there is no difference, it holds when the difference is inside
   the margin;
 - a failed measured premise (for example "neither model orders cue-free pairs") makes a
   decision not testable, whatever its numbers say.
@@ -28,29 +32,33 @@ NOT_TESTABLE = "not testable here"
 DIFFERS = "does not hold here"  # the paper says no difference; the data show one
 
 READINGS = {
-    HOLDS: "the difference is on the paper's side and reaches beyond the margin",
-    TINY: "the difference is on the paper's side, and its whole interval lies inside "
-          "the margin: real, but smaller than the book counts as mattering",
-    REVERSED: "the difference is on the other side from the paper's and reaches beyond "
-              "the margin",
-    REVERSED_TINY: "the difference is on the other side, and its whole interval lies "
-                   "inside the margin",
-    NO_DIFFERENCE: "no difference is shown, and the whole interval lies inside the "
-                   "margin around zero",
-    UNDECIDED: "no difference is shown, and the interval reaches past the margin: the "
-               "data cannot tell",
+    HOLDS: "a difference is shown on the paper's side, and it is not shown to be "
+           "smaller than the margin",
+    TINY: "a difference is shown on the paper's side, and it is shown to be smaller than "
+          "the margin: real, but less than the book counts as mattering",
+    REVERSED: "a difference is shown on the other side from the paper's, and it is not "
+              "shown to be smaller than the margin",
+    REVERSED_TINY: "a difference is shown on the other side, and it is shown to be "
+                   "smaller than the margin",
+    NO_DIFFERENCE: "no difference is shown, and the difference is shown to be smaller "
+                   "than the margin",
+    UNDECIDED: "neither is shown: no difference, and no size inside the margin. The data "
+               "cannot tell. The unadjusted 95% interval may still exclude zero",
     NOT_TESTABLE: "a measured premise of the comparison fails, so its numbers do not "
                   "answer the question (the reason is given)",
-    DIFFERS: "the paper finds no difference; here there is one, beyond the margin",
+    DIFFERS: "the paper finds no difference; here a difference is shown, and it is not "
+             "shown to be smaller than the margin",
 }
 
 
 def plain_reading(estimate: float, low: float, high: float, margin: float,
                   paper_sign: int, p_difference: float, alpha: float = 0.05,
-                  premise: str = "") -> str:
-    """The plain reading of one decision. ``p_difference``: the difference test's p,
-    Holm-adjusted where the decision is in a family; ``premise``: why the comparison
-    is not testable ("" when its premises hold)."""
+                  premise: str = "", p_equivalence: float | None = None) -> str:
+    """The plain reading of one decision. ``p_difference`` and ``p_equivalence``: the
+    difference test's and the TOST's p, Holm-adjusted where the decision is in a family
+    (no ``p_equivalence``: "inside the margin" is the whole 95% interval inside it);
+    ``premise``: why the comparison is not testable ("" when its premises hold). "Shown"
+    means p < ``alpha``."""
     if premise:
         return f"{NOT_TESTABLE}: {premise}"
     if paper_sign not in (-1, 0, 1):
@@ -61,7 +69,11 @@ def plain_reading(estimate: float, low: float, high: float, margin: float,
         raise ValueError(f"the numbers must be real, got {values!r}")
     if not low <= estimate <= high or margin < 0:
         raise ValueError(f"need low <= estimate <= high and a margin >= 0, got {values!r}")
-    inside = -margin <= low and high <= margin
+    if p_equivalence is None or (isinstance(p_equivalence, float)
+                                 and math.isnan(p_equivalence)):
+        inside = -margin <= low and high <= margin
+    else:
+        inside = p_equivalence < alpha
     if paper_sign == 0:  # the paper says no difference: it holds inside the margin
         return HOLDS if inside else DIFFERS if p_difference < alpha else UNDECIDED
     if not p_difference < alpha or estimate == 0:
@@ -86,8 +98,8 @@ def row_reading(row, premise: str = "") -> str:
     """The plain reading of one row of a judged family (a profile's or the confirmatory
     one): a gated row is not testable, with its gate's reason; a row carrying a failed
     premise (``premise``, else its ``premise`` column) is not testable, with it; else
-    ``plain_reading`` of its numbers at the family's Holm-adjusted difference test
-    (the raw one where the row is outside the family)."""
+    ``plain_reading`` of its numbers at the family's Holm-adjusted difference and
+    equivalence tests (the raw ones where the row is outside the family)."""
     from ..stats.inference import GATED
     if row["stage"] == GATED:
         reason = _text(row.get("gate_reason")) or "a model compared does not read context"
@@ -103,8 +115,14 @@ def row_reading(row, premise: str = "") -> str:
     if not (math.isfinite(low) and math.isfinite(high)):  # one seed: no interval
         return f"{NOT_TESTABLE}: one seed, no interval" if not premise else \
             f"{NOT_TESTABLE}: {premise}"
+    p_eq = row.get("p_equivalence_holm", math.nan)
+    if p_eq is None or (isinstance(p_eq, float) and math.isnan(p_eq)):
+        p_eq = row.get("p_equivalence", None)
+    p_eq = None if p_eq is None or (isinstance(p_eq, float) and math.isnan(p_eq)) \
+        else float(p_eq)
     return plain_reading(float(row["estimate"]), low, high, float(row["margin"]),
-                         int(row["paper_sign"]), float(p), premise=premise)
+                         int(row["paper_sign"]), float(p), premise=premise,
+                         p_equivalence=p_eq)
 
 
 def registered_word(row, confirmatory: bool = False) -> str:
