@@ -131,3 +131,109 @@ def test_the_preregistration_curves_keep_the_rules():
     titles = [ax.get_title() for ax in fig.axes]
     assert all(" minus " in t for t in titles)  # the decision's label, in words
     plt.close(fig)
+
+
+# -- every figure the book's chapters draw, from the committed stores (cpu profile) -------
+
+# what a chapter's notebook or the build calls -> how this test builds it at ``cpu``
+BOOK_FIGURES = {
+    "figures.asymmetry": "chapter 3", "figures.sop_nsp": "chapter 4",
+    "figures.curves": "chapters 5 and 6", "figures.transitions": "chapter 7",
+    "figures.embedding_sweep": "chapter 8", "cb.figure": "chapters 3-8, confirmatory",
+    "exact.factorization_figure": "chapter 1", "exact.grouped_figure": "chapter 2",
+    "recipe.plot_candidates": "the recipe", "recipe.plot_grid": "the recipe",
+    "headline_figure": "each chapter's box (chapter_box)",
+    "headline_forest": "the introduction (book.build.write_forest)"}
+CONFIRM_CLAIMS = ("asymmetry", "sop_nsp", "dropout", "wall_clock", "transitions",
+                  "embedding_size")
+
+
+def test_every_figure_the_chapters_call_is_checked():
+    """A figure a notebook draws (``figures.*``, ``cb.figure``, ``exact.*_figure``,
+    ``recipe.plot_*``) is one ``test_the_books_figures_keep_issue_41s_rules`` draws."""
+    import re
+    from albert_rerun.paths import repo_root
+    called = set()
+    for source in sorted((repo_root() / "notebooks").glob("*.md")):
+        called |= set(re.findall(r"\b(figures\.\w+|cb\.figure|exact\.\w+_figure|"
+                                 r"recipe\.plot_\w+)\(", source.read_text()))
+    assert called and called <= set(BOOK_FIGURES), called - set(BOOK_FIGURES)
+
+
+@pytest.fixture(scope="module")
+def committed_cpu():
+    """The committed stores (data/results), read at the cpu profile, which reads
+    without writing; the chapters' frames and the published families, built once."""
+    from albert_rerun.paths import repo_root
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("ALBERT_RERUN_RESULTS", str(repo_root() / "data" / "results"))
+        from albert_rerun.chapters import (asymmetry, dropout, embedding_size, sop_nsp,
+                                           transitions, wall_clock)
+        from albert_rerun.pages import ledger
+        from albert_rerun.pages.confirmatory import with_confirmatory
+        chapters = {"asymmetry": asymmetry.asymmetry("cpu", present=False),
+                    "sop_nsp": sop_nsp.sop_nsp("cpu"), "dropout": dropout.dropout("cpu"),
+                    "wall_clock": wall_clock.wall_clock("cpu"),
+                    "transitions": transitions.transitions("cpu"),
+                    "embedding_size": embedding_size.embedding_sweep("cpu")}
+        families = with_confirmatory(ledger.published_families("cpu"))
+        yield chapters, families
+
+
+def _book_figures(chapters, families):
+    """(name, the figure) for every figure of ``BOOK_FIGURES``, called as the book
+    calls it."""
+    import pandas as pd
+    from albert_rerun.chapters import exact
+    from albert_rerun.pages import figures
+    from albert_rerun.pages import confirmatory_body as cb
+    from albert_rerun.pages.headline_figures import HEADLINES, headline_figure, headline_forest
+    from albert_rerun.studies import conditions as C
+    from albert_rerun.studies import confirm_analysis, recipe
+    base = C.base("cpu").model
+    yield "figures.asymmetry", figures.asymmetry(
+        chapters["asymmetry"].runs, chapters["asymmetry"].extra["grouped"],
+        base.embedding_size, base.hidden_size, C.SCHEMES)
+    yield "figures.sop_nsp", figures.sop_nsp(chapters["sop_nsp"].runs)
+    yield "figures.curves", figures.curves(chapters["dropout"].runs)
+    yield "figures.curves", figures.curves(chapters["wall_clock"].runs, x="tokens",
+                                           xscale=1e-6, xlabel="training tokens (M)")
+    yield "figures.transitions", figures.transitions(chapters["transitions"].runs)
+    yield "figures.embedding_sweep", figures.embedding_sweep(
+        chapters["embedding_size"].runs, C.CLAIM_SIZES["cpu"].embedding_sizes)
+    runs = cb.runs()
+    for claim in CONFIRM_CLAIMS:  # the differences by seed, as the notebooks compute them
+        by_seed = pd.DataFrame({s.label: confirm_analysis.per_seed(s, runs)
+                                for s in cb.specs(claim)})
+        yield "cb.figure", cb.figure(by_seed, claim)
+    yield "exact.factorization_figure", exact.factorization_figure(
+        exact.embedding_share().tables["factorization"])
+    yield "exact.grouped_figure", exact.grouped_figure(
+        exact.sharing_reductions().tables["sweep"])
+    search = recipe.load()
+    for plot in (recipe.plot_candidates, recipe.plot_grid):
+        plot(search)
+        yield f"recipe.{plot.__name__}", plt.gcf()
+    for claim in HEADLINES:
+        yield "headline_figure", headline_figure(claim, families)
+    yield "headline_forest", headline_forest(families)
+
+
+def test_the_books_figures_keep_issue_41s_rules(committed_cpu, monkeypatch):
+    """Every figure the chapters, their boxes and the introduction draw, from the
+    committed cpu and confirmatory runs: text of 10 px, panels of 300 px as shown, at
+    most 8 legend entries and 12 rows (issue #41: chapter 3's panels were 200, 200 and
+    140 px, chapter 4's 176, chapter 7's 261; the introduction's forest had 15 rows)."""
+    from albert_rerun.paths import repo_root
+    monkeypatch.setenv("ALBERT_RERUN_RESULTS", str(repo_root() / "data" / "results"))
+    problems, drawn = {}, set()
+    for name, fig in _book_figures(*committed_cpu):
+        drawn.add(name)
+        found = F.figure_problems(fig)
+        if found:
+            problems.setdefault(name, []).append(found)
+        titles = [ax.get_title() for ax in fig.axes if ax.get_title()]
+        assert not any("_" in t for t in titles), (name, titles)  # in words, not code
+        plt.close(fig)
+    assert drawn == set(BOOK_FIGURES)
+    assert problems == {}, problems

@@ -43,18 +43,31 @@ def levels(ax, rungs: dict) -> None:
 
 
 def asymmetry(runs: pd.DataFrame, grouped: pd.DataFrame, small: int, H: int, schemes):
-    # one y axis for the three panels (a cold reader compared heights across panels)
-    fig, axes = plt.subplots(1, 3, figsize=(10, 3.2), sharey=True,
-                             gridspec_kw={"width_ratios": [2, 2, 1.4]})
-    for ax, e in zip(axes, (small, H)):
-        intervals(ax, runs, [f"E={e}, {s}" for s in schemes], list(schemes))
-        ax.set(title=f"E = {e}", xlabel="shared blocks")
-        # four labels under a narrow panel ran together ("noneattention"; a cold reader)
-        ax.tick_params(axis="x", labelrotation=30)
-    axes[0].set_ylabel(CE_LABEL)
-    groups = list(dict.fromkeys(grouped["condition"]))
-    intervals(axes[2], grouped, groups, [g.split("=")[1] for g in groups])
-    axes[2].set(title="all shared, G groups", xlabel="G")
+    """Chapter 3's figure: the cross-entropy at [MASK] by the blocks shared across
+    layers, both embedding sizes in one panel (side by side at each scheme); under it,
+    where the profile trains them, the models with all blocks shared within each of G
+    groups, on the same y axis (a cold reader compared heights across panels). Drawn
+    for the 660-px column: issue #41 found three panels side by side 200, 200 and
+    140 px wide as shown."""
+    rows = 2 if len(grouped) else 1
+    fig, axes = plt.subplots(rows, 1, squeeze=False, sharey=True, dpi=100,
+                             figsize=(6.6, 3.3 * rows + 0.2))
+    top = axes[0, 0]
+    for offset, e, colour in ((-0.08, small, "C0"), (0.08, H, "C1")):
+        name = f"E = {e}" + (" = H" if e == H else "")
+        intervals(top, runs, [f"E={e}, {s}" for s in schemes], list(schemes),
+                  offset=offset, color=colour, label=name)
+    top.set(title="by the blocks shared across layers, at two embedding sizes E",
+            xlabel="blocks shared across layers", ylabel=textwrap.fill(CE_LABEL, 22))
+    top.legend(fontsize=10)
+    if rows == 2:
+        bottom = axes[1, 0]
+        groups = list(dict.fromkeys(grouped["condition"]))
+        intervals(bottom, grouped, groups, [g.split("=")[1] for g in groups])
+        bottom.set(title=f"all blocks shared within each of G groups of layers (E = {small})",
+                   xlabel="number of groups G (one group: all layers share)",
+                   ylabel=textwrap.fill(CE_LABEL, 22))
+        bottom.yaxis.set_tick_params(labelleft=True)
     fig.tight_layout()
     return fig
 
@@ -175,8 +188,9 @@ def embedding_sweep(runs: pd.DataFrame, sizes):
 
 def transitions(runs: pd.DataFrame):
     """Figure 1: L2 distance and angle per layer, trained (solid) and at initialization
-    (dashed), mean over seeds."""
-    fig, axes = plt.subplots(1, 2, figsize=(9, 3.4))
+    (dashed), mean over seeds; one panel above the other, at the text column's width
+    (issue #41: two panels side by side were 261 px wide as shown)."""
+    fig, axes = plt.subplots(2, 1, figsize=(6.6, 6.4), dpi=100, sharex=True)
     for ax, measure, label in zip(axes, ("l2", "angle"), ("L2 distance", "angle (degrees)")):
         for (name, color) in zip(dict.fromkeys(runs["condition"]), ("C0", "C1")):
             part = runs[runs["condition"] == name]
@@ -188,18 +202,36 @@ def transitions(runs: pd.DataFrame):
                 mean = np.mean(values, axis=0)
                 ax.plot(np.arange(1, len(mean) + 1), mean, style, color=color,
                         label=f"{name}, {state}")
-        ax.set(xlabel="layer", ylabel=label)
-    axes[1].legend(fontsize=7)
+        ax.set(ylabel=label)
+        ax.set_title(f"{label.split(' (')[0]} between each layer's input and output",
+                     fontsize=10)
+    axes[1].set_xlabel("layer")
+    axes[1].xaxis.set_major_locator(plt.MaxNLocator(integer=True))
+    axes[0].xaxis.set_tick_params(labelbottom=True)
+    if axes[0].get_lines():
+        axes[0].legend(fontsize=9, ncol=2)
     fig.tight_layout()
     return fig
 
 
 def sop_nsp(runs: pd.DataFrame):
-    """Chapter 4's figure: the probes' accuracy on SOP and NSP pairs, each test set's
-    majority share dashed, and the cross-entropy at [MASK] beside, by objective."""
-    probes = ("sop_accuracy_probe", "nsp_accuracy_probe")
-    return by_condition(runs, {"sop_accuracy_probe": "SOP pairs: probe accuracy",
-                               "nsp_accuracy_probe": "NSP pairs: probe accuracy",
-                               CE: CE_LABEL},
-                        reference={t: runs[t.replace("accuracy_probe", "majority")].iloc[0]
-                                   for t in probes})
+    """Chapter 4's figure: the probes' accuracy on SOP and NSP pairs in one panel (each
+    test set's majority share dashed, in its colour) and the cross-entropy at [MASK]
+    under it, by objective; at the text column's width (issue #41: three panels side by
+    side were 176 px wide as shown)."""
+    conditions = list(dict.fromkeys(runs["condition"]))
+    fig, (top, bottom) = plt.subplots(2, 1, figsize=(6.6, 6.2), dpi=100)
+    for offset, pairs, colour in ((-0.08, "sop", "C0"), (0.08, "nsp", "C1")):
+        intervals(top, runs, conditions, metric=f"{pairs}_accuracy_probe", offset=offset,
+                  color=colour, label=f"{pairs.upper()} pairs")
+        top.axhline(runs[f"{pairs}_majority"].iloc[0], ls="--", color=colour, lw=1)
+    top.set(title="probe accuracy on held-out pairs (dashed: each set's majority share)",
+            xlabel="pretraining objective", ylabel="probe accuracy")
+    top.legend(fontsize=10)
+    intervals(bottom, runs, conditions)
+    bottom.set(title="cross-entropy at [MASK] on the common held-out set",
+               xlabel="pretraining objective", ylabel=textwrap.fill(CE_LABEL, 22))
+    for ax in (top, bottom):
+        ax.title.set_fontsize(10)
+    fig.tight_layout()
+    return fig

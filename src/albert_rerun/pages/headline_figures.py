@@ -63,48 +63,68 @@ PROFILE_MARKERS = {"smoke": "^", "cpu": "o", "cpu-long": "D", "gpu": "s",
 def headline_forest(families: dict):
     """The introduction's picture: each chapter's headline decision at each profile, in
     margins, coloured by its Holm verdict, drawn 660 px wide with 10 pt text, so that it
-    reads at the text column's width. The paper's side is the arrow at the row's label.
-    Returns the figure."""
+    reads at the text column's width. One row per chapter, labelled with the paper's
+    side; its profiles one under another in the row, told apart by their marker (issue
+    #41: a row per chapter and profile made 15 rows, and their labels left the panel
+    250 px wide as shown). Returns the figure."""
     import matplotlib.pyplot as plt
     from matplotlib.lines import Line2D
-    rows = []
+    chapters = []  # (claim, [(profile, row)])
     for claim, h in HEADLINES.items():
-        for profile, family in families.items():
-            if h.key in family.index:
-                rows.append((claim, profile, family.loc[h.key]))
-    fig, ax = plt.subplots(figsize=(6.6, 0.32 * len(rows) + 1.6), dpi=100)
-    estimates = [abs(float(r["estimate"]) / float(r["margin"])) for _, _, r in rows]
+        found = [(p, f.loc[h.key]) for p, f in families.items() if h.key in f.index]
+        if found:
+            chapters.append((claim, found))
+    # each profile keeps its place within every row (the first on top), so that a
+    # chapter some profile lacks leaves its place empty
+    slots = {p: i for i, p in enumerate(families)}
+    most = max(len(slots), 1)
+    fig, ax = plt.subplots(figsize=(6.6, (0.18 * most + 0.2) * len(chapters) + 1.9),
+                           dpi=100)
+    estimates = [abs(float(r["estimate"]) / float(r["margin"]))
+                 for _, found in chapters for _, r in found]
     limit = float(min(15, max(3, np.ceil(max(estimates, default=0)) + 1)))
     ax.axvspan(-1, 1, color="0.88", zorder=0)
     ax.axvline(0, color="0.4", lw=0.8)
-    labels = []
-    for y, (claim, profile, row) in enumerate(rows):
-        m = float(row["margin"])
-        est, low, high = (float(row[k]) / m for k in ("estimate", "low", "high"))
-        colour = VERDICT_COLOURS[book_verdict(row)]
-        lo, hi = max(low, -limit), min(high, limit)
-        ax.plot([lo, hi], [y, y], color=colour, lw=2)
-        for end, cut, sign in ((lo, low < -limit, -1), (hi, high > limit, 1)):
-            if cut:
-                ax.annotate("", (end + 0.06 * limit * sign, y), (end, y),
-                            arrowprops={"arrowstyle": "->", "lw": 1.2, "color": colour})
-        marker = PROFILE_MARKERS.get(profile, "o")
-        ax.plot([min(max(est, -limit), limit)], [y], marker, color=colour,
-                markeredgecolor="black", markersize=13 if marker == "*" else 7)
-        side = {-1: "paper < 0", 1: "paper > 0", 0: "paper = 0"}[int(row["paper_sign"])]
-        labels.append(f"{SHORT[claim]}, {profile}; {side}")
-    ax.set_yticks(range(len(rows)), labels, fontsize=FONT_PT)
-    ax.set_ylim(len(rows) - 0.5, -0.5)
+    labels, verdicts = [], []
+    step = 0.8 / most  # the profiles' spacing within a row (rows 1 apart)
+    for y, (claim, found) in enumerate(chapters):
+        if y:
+            ax.axhline(y - 0.5, color="0.85", lw=0.6, zorder=0)
+        for profile, row in found:
+            at = y + (slots[profile] - (most - 1) / 2) * step
+            m = float(row["margin"])
+            est, low, high = (float(row[k]) / m for k in ("estimate", "low", "high"))
+            verdict = book_verdict(row)
+            verdicts.append(verdict)
+            colour = VERDICT_COLOURS[verdict]
+            lo, hi = max(low, -limit), min(high, limit)
+            ax.plot([lo, hi], [at, at], color=colour, lw=2)
+            for end, cut, sign in ((lo, low < -limit, -1), (hi, high > limit, 1)):
+                if cut:
+                    ax.annotate("", (end + 0.06 * limit * sign, at), (end, at),
+                                arrowprops={"arrowstyle": "->", "lw": 1.2, "color": colour})
+            marker = PROFILE_MARKERS.get(profile, "o")
+            ax.plot([min(max(est, -limit), limit)], [at], marker, color=colour,
+                    markeredgecolor="black", markersize=13 if marker == "*" else 7)
+        side = {-1: "paper < 0", 1: "paper > 0", 0: "paper = 0"}[
+            int(found[0][1]["paper_sign"])]
+        labels.append(f"{SHORT[claim]}\n({side})")
+    ax.set_yticks(range(len(chapters)), labels, fontsize=FONT_PT)
+    ax.set_ylim(len(chapters) - 0.5, -0.5)
     ax.set_xlim(-1.1 * limit, 1.1 * limit)
     ax.set_xlabel("difference in margins (grey: within the margin)", fontsize=FONT_PT)
     ax.tick_params(labelsize=FONT_PT)
     for spine in ("top", "right"):
         ax.spines[spine].set_visible(False)
+    # the verdicts drawn, and each profile's marker: at most 5 + 3 entries (4 with gpu)
     handles = [Line2D([], [], color=c, lw=2, label=v.split(" at")[0])
-               for v, c in VERDICT_COLOURS.items()]
+               for v, c in VERDICT_COLOURS.items() if v in verdicts]
     handles += [Line2D([], [], ls="", marker=PROFILE_MARKERS.get(p, "o"), color="white",
-                       markeredgecolor="black", label=p) for p in families]
+                       markeredgecolor="black", label=p,
+                       markersize=11 if PROFILE_MARKERS.get(p) == "*" else 7)
+                for p in families]
     fig.legend(handles=handles, loc="lower center", ncol=4, fontsize=FONT_PT,
                frameon=False)
-    fig.tight_layout(rect=(0, 0.14, 1, 1))
+    legend_rows = -(-len(handles) // 4)
+    fig.tight_layout(rect=(0, (0.3 * legend_rows + 0.1) / fig.get_figheight(), 1, 1))
     return fig
