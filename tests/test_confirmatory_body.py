@@ -123,9 +123,13 @@ def test_the_learning_rate_note_names_the_best_rate(committed, monkeypatch):
 def test_the_first_screen_shows_the_secondary_results_of_chapters_7_and_8(committed):
     from albert_rerun.pages.confirmatory import confirmatory_secondary, secondary_words
     rows = confirmatory_secondary()
-    assert set(rows) == {"transitions", "embedding_sweep"}
+    assert set(rows) == {"transitions"}
+    assert set(confirmatory_secondary(claims=("transitions", "embedding_sweep"))) == {
+        "transitions", "embedding_sweep"}
     words = secondary_words(rows["transitions"])
-    assert words.startswith("Exploratory, on the 11 confirmatory seeds: angle oscillation")
+    assert words.startswith("Exploratory, on the 11 confirmatory seeds, with other models: "
+                            "4 layers at E 32")
+    assert "control's. Angle oscillation" in words
     angle = rows["transitions"][0]
     assert f"{float(angle['estimate']):+.2f}" in words and words.count("undecided") == 2
     assert secondary_words([]) == ""

@@ -308,9 +308,11 @@ def test_the_sop_caveat_gives_the_probe_and_the_models_own_head(monkeypatch):
         in text and "the head -1.0 [" in text and "76.0% on the original pairs" in text
     # the measured premise of the plain reading (issue #41): neither model orders them
     assert confirmatory.sop_words(frame)["sop_nsp_premise"] == \
-        "neither model orders cue-free pairs"
+        "neither model orders cue-free pairs (a check made after the results)"
     nsp = frame.assign(condition=confirm_design.NSP, sop_cuefree_accuracy_probe=0.6)
-    assert "sop_nsp_premise" not in confirmatory.sop_words(pd.concat([frame, nsp]))
+    both = confirmatory.sop_words(pd.concat([frame, nsp]))
+    assert "sop_nsp_premise" not in both
+    assert "The NSP-trained model's probe scores +10.0 [" in both["sop_nsp"]  # shown
     frame["sop_cuefree_accuracy_head"] = [0.60, 0.61, 0.62]
     text = confirmatory.sop_words(frame)["sop_nsp"]
     assert "neither" not in text and "finds no sentence order" in text

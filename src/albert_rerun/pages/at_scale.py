@@ -141,8 +141,9 @@ def yardsticks_text(facts: ScaleFacts) -> str:
         lines += ["", f"Downstream the picture is the same. A {term('probe')} on each "
                   f"model's frozen features scores {_range(probe)} on the sentiment test "
                   f"split ({s['test_examples']:,} examples)."
-                  + (f" The same models from random initialization score "
-                     f"{_range(control)}." if len(control) else "")
+                  + (f" The {len(control)} models that have a random-init control "
+                     f"score {_range(control)} from random initialization."
+                     if len(control) else "")
                   + f" A bag of words scores {_percent(s['bag_of_words_accuracy'])}, the "
                   f"majority label {_percent(s['majority_accuracy'])}. The best probe is "
                   f"{100 * (probe.max() - s['majority_accuracy']):.1f} points above the "
@@ -190,9 +191,14 @@ def early_text(facts: ScaleFacts) -> str:
                      f"{_signed(q.high, 3)}] |")
     n, k = len(facts.curves), len(moving)
     still = [label for label, _, _ in facts.curves if label not in moving]
-    lines += ["", f"{_of(k, n, 'was')} still moving when training ended: the change over "
+    lines += ["", f"This reading is exploratory: it was not registered. "
+              f"{_of(k, n, 'was')} still moving when training ended: the change over "
               f"the last quarter of training has a 95% interval that excludes zero."
               + (f" For {'; '.join(still)}, it cannot be told from zero." if still else ""),
+              "", "The last quarter is also when the learning rate decays. A change "
+              "there shows that the difference had not settled; it does not show that "
+              "longer training would keep moving it. That is the compute ladder's "
+              "question (below).",
               "", "The points before the end come before the learning rate has decayed, so "
               "they are not what shorter runs would give. The last point is read on the "
               "curve's held-out sequences, so it is close to the verdict's difference but "

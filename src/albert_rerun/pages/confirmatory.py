@@ -98,7 +98,11 @@ def confirmatory_extras(store=None) -> dict:
     return out
 
 
-def confirmatory_secondary(store=None) -> dict:
+FIRST_SCREEN_SECONDARY = ("transitions",)  # chapter 8's secondary decision is about
+# the not-shared model, not the chapter's claim under sharing: its chapter shows it
+
+
+def confirmatory_secondary(store=None, claims=FIRST_SCREEN_SECONDARY) -> dict:
     """{claim: [rows]} of the registered secondary decisions of the claims that have no
     primary one (chapters 7 and 8), judged on the confirmatory seeds with Holm's
     adjustment over the secondary family: exploratory by registration, shown beside
@@ -111,7 +115,7 @@ def confirmatory_secondary(store=None) -> dict:
     primary_claims = {s.claim for s in confirm_design.PRIMARY}
     out = {}
     for spec in confirm_design.SECONDARY:
-        if spec.claim not in primary_claims:
+        if spec.claim not in primary_claims and spec.claim in claims:
             out.setdefault(spec.claim, []).append(secondary.loc[spec.key])
     return out
 
@@ -131,8 +135,13 @@ def secondary_words(rows: list) -> str:
     parts = [f"{SECONDARY_SHORT.get(r.name, str(r['label']).split(' (')[0])}: "
              f"{interval_text(float(r['estimate']), float(r['low']), float(r['high']), r['unit'])}"
              f" {r['unit']}, {row_reading(r)}" for r in rows]
-    return (f"Exploratory, on the {int(rows[0]['n_seeds'])} confirmatory seeds: "
-            + ". ".join([parts[0]] + [p[:1].upper() + p[1:] for p in parts[1:]]))
+    from ..studies import confirm_design
+    model = confirm_design.conditions(None)[confirm_design.ALBERT].model
+    return (f"Exploratory, on the {int(rows[0]['n_seeds'])} confirmatory seeds, with "
+            f"other models: {model.num_hidden_layers} layers at E "
+            f"{model.embedding_size}, which read context. The measure is the trained "
+            f"model's minus its random-init control's. "
+            + ". ".join(p[:1].upper() + p[1:] for p in parts))
 
 
 CUE_FREE_WORDS = (f"probes on {term('cue-free pairs')}, which hold no "
@@ -253,8 +262,14 @@ def sop_words(frame: pd.DataFrame, families: dict | None = None) -> dict:
                 f"scores {100 * head.mean():.1f}% here and "
                 f"{100 * albert['sop_accuracy_head'].mean():.1f}% on the original pairs "
                 f"(descriptive)")
+        if other is not None:  # the premise's other half, shown (a skeptical review)
+            text += (f". The NSP-trained model's probe scores "
+                     f"{interval_text(other.mean, other.low, other.high, 'points')} points "
+                     f"against the same label")
         if other is None or other.low <= 0:  # the NSP-trained probe, too
-            out["sop_nsp_premise"] = "neither model orders cue-free pairs"
+            # checked after the verdicts were seen, not registered: say so where it is read
+            out["sop_nsp_premise"] = ("neither model orders cue-free pairs (a check made "
+                                      "after the results)")
     else:
         text = (f"{pairs}. On them the frozen-encoder probe of the SOP-trained model "
                 f"finds no sentence order: it scores {gain} points against the majority "
