@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .headlines import HEADLINES, book_verdict
+from .headlines import EXTRA, EXTRA_NAMES, HEADLINES, book_verdict
 
 FIGURE_WIDTH_IN = 5.0  # drawn at 100 dpi: 500 px, shown at its own size, under the column
 FONT_PT = 10  # 10 pt at 100 dpi: 14 px on the page
@@ -60,6 +60,11 @@ PROFILE_MARKERS = {"smoke": "^", "cpu": "o", "cpu-long": "D", "gpu": "s",
                    "confirmatory": "*"}
 
 
+def _wrap(title: str) -> str:
+    import textwrap
+    return textwrap.fill(title, 22)
+
+
 def headline_forest(families: dict):
     """The introduction's picture: each chapter's headline decision at each profile, in
     margins, coloured by its Holm verdict, drawn 660 px wide with 10 pt text, so that it
@@ -69,11 +74,19 @@ def headline_forest(families: dict):
     250 px wide as shown). Returns the figure."""
     import matplotlib.pyplot as plt
     from matplotlib.lines import Line2D
-    chapters = []  # (claim, [(profile, row)])
+    chapters = []  # (title, [(profile, row)])
     for claim, h in HEADLINES.items():
         found = [(p, f.loc[h.key]) for p, f in families.items() if h.key in f.index]
         if found:
-            chapters.append((claim, found))
+            chapters.append((SHORT[claim], found))
+        # the other primary decisions (the cost of sharing every layer), a row each
+        # under their chapter's (two reviewers: the first screen's clearest confirmatory
+        # result was missing from its figure)
+        for key, (owner, _) in EXTRA.items():
+            extra = [(p, f.loc[key]) for p, f in families.items() if key in f.index]
+            if owner == claim and extra:
+                chapters.append((f"{SHORT[claim].split('.')[0]}. {EXTRA_NAMES[key]}",
+                                 extra))
     # each profile keeps its place within every row (the first on top), so that a
     # chapter some profile lacks leaves its place empty
     slots = {p: i for i, p in enumerate(families)}
@@ -87,7 +100,7 @@ def headline_forest(families: dict):
     ax.axvline(0, color="0.4", lw=0.8)
     labels, verdicts = [], []
     step = 0.8 / most  # the profiles' spacing within a row (rows 1 apart)
-    for y, (claim, found) in enumerate(chapters):
+    for y, (title, found) in enumerate(chapters):
         if y:
             ax.axhline(y - 0.5, color="0.85", lw=0.6, zorder=0)
         for profile, row in found:
@@ -108,7 +121,7 @@ def headline_forest(families: dict):
                     markeredgecolor="black", markersize=13 if marker == "*" else 7)
         side = {-1: "paper < 0", 1: "paper > 0", 0: "paper = 0"}[
             int(found[0][1]["paper_sign"])]
-        labels.append(f"{SHORT[claim]}\n({side})")
+        labels.append(f"{_wrap(title)}\n({side})")
     ax.set_yticks(range(len(chapters)), labels, fontsize=FONT_PT)
     ax.set_ylim(len(chapters) - 0.5, -0.5)
     ax.set_xlim(-1.1 * limit, 1.1 * limit)
