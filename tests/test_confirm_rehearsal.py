@@ -172,7 +172,7 @@ def test_the_report_and_every_page_agree_on_each_verdict(rehearsal, tmp_path):
     shown = [confirmatory.in_chapter_sign(c, r) for c, r in rows.items()] + \
         list(extras.values())
     for row in shown:
-        assert f"{headlines.numbers(row)}; {headlines.short_stage(row)}" in both
+        assert f"{headlines.numbers(row)}; {first_screen.linked_stage(row)}" in both
     assert both.count(f"Confirmatory, {len(D.CONFIRM_SEEDS)} fresh seeds") == \
         len(rows) + len(extras)
     table = results_table.results_table(confirmatory.with_confirmatory(empty))

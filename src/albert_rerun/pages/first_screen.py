@@ -32,6 +32,19 @@ ORDER = (PL.HOLDS, PL.TINY, PL.REVERSED, PL.REVERSED_TINY, PL.DIFFERS, PL.NO_DIF
          PL.UNDECIDED, PL.NOT_TESTABLE)
 
 
+def linked_stage(row) -> str:
+    """``short_stage`` with its terms linked to the glossary (a cold reader met "weakest
+    arm at 92%" on the first screen, explained four screens later): 'early training
+    (the stage): the weakest arm 92% of the way to the bigram rung'."""
+    import re
+    text = short_stage(row)
+    match = re.fullmatch(r"(.*?): weakest arm at (-?\d+)%", text)
+    if not match:
+        return text
+    return (f"{term('stage', match.group(1))}: the weakest arm {match.group(2)}% of the "
+            f"way to the bigram {term('rung')}")
+
+
 def sentence(text: str) -> str:
     """``text`` as a sentence: a capital first, a full stop last."""
     text = text.strip()
@@ -100,7 +113,7 @@ def at_a_glance(families: dict, chapters: str = "", confirm_line: str = "",
         if claim in confirmed:  # the pre-registered test decides; the profile beside it
             row = in_chapter_sign(claim, confirmed[claim])
             lead = (f"confirmatory, {int(row['n_seeds'])} fresh seeds: {numbers(row)}; "
-                    f"{short_stage(row)}")
+                    f"{linked_stage(row)}")
             beside = (f"`{profile}` (exploratory): {PL.row_reading(family.loc[h.key])}"
                       if h.key in family.index else "")
             # the box carries the whole caveat; the list the short one, but equal time
@@ -121,7 +134,7 @@ def at_a_glance(families: dict, chapters: str = "", confirm_line: str = "",
                     f"{sentence(EXTRA_NAMES[key])[:-1]} ({chapter_link(chapters, CHAPTERS[claim])}): "
                     f"**{head}** {PL.registered_word(row, True)}. Confirmatory, "
                     f"{int(row['n_seeds'])} fresh seeds, {row['label']}: {numbers(row)}; "
-                    f"{short_stage(row)}.")))
+                    f"{linked_stage(row)}.")))
     judged = family[family["in_family"]] if "in_family" in family else family.iloc[:0]
     seeds = int(judged["n_seeds"].max()) if len(judged) else 0
     why = (f" Each condition has {seeds} seeds. Holm's adjustment runs over the "
