@@ -152,3 +152,11 @@ def test_a_chapters_verdict_table_fits_open_and_reads_one_rule(committed):
     for d, (_, shown) in zip(chapter.decisions, table.iterrows()):
         assert shown["plain reading"] == plain.row_reading(family.loc[d.key])
         assert shown["after Holm"] in ("not testable", family.loc[d.key, "verdict_holm"])
+
+
+def test_an_undecided_item_says_which_way_it_leans():
+    from albert_rerun.pages.first_screen import lean
+    against = pd.Series({"estimate": 0.012, "paper_sign": -1})
+    assert lean(against) == "the estimate leans to the other side from the paper's, but not clearly"
+    assert "the paper's side" in lean(pd.Series({"estimate": -0.01, "paper_sign": -1}))
+    assert lean(pd.Series({"estimate": 0.01, "paper_sign": 0})) == ""

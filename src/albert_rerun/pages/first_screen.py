@@ -45,6 +45,18 @@ def linked_stage(row) -> str:
             f"way to the bigram {term('rung')}")
 
 
+def lean(row) -> str:
+    """Which side an undecided estimate leans to (amendment 8's promise; a cold reader
+    could not tell which way the asymmetry pointed): '' where the paper predicts no
+    difference or the estimate is 0."""
+    estimate, paper = float(row["estimate"]), int(row.get("paper_sign", 0) or 0)
+    if paper == 0 or estimate == 0:
+        return ""
+    side = "the paper's side" if (estimate > 0) == (paper > 0) else \
+        "the other side from the paper's"
+    return f"the estimate leans to {side}, but not clearly"
+
+
 def sentence(text: str) -> str:
     """``text`` as a sentence: a capital first, a full stop last."""
     text = text.strip()
@@ -68,7 +80,8 @@ def glance_item(claim: str, row, chapters: str = "", lead: str = "", beside: str
     if book_verdict(row) == "contradicted":  # the registration's promise (section 8)
         text += f" {PL.SCALE_NOTE}"
     caveat = CAVEATS.get(claim, "") if caveat is None else caveat
-    notes = [lead] + ([caveat] if caveat and row["stage"] != GATED else []) + [beside]
+    notes = [lead, lean(row) if head == PL.UNDECIDED else ""] \
+        + ([caveat] if caveat and row["stage"] != GATED else []) + [beside]
     text += "".join(f" {sentence(n)}" for n in notes if n)
     return head, text
 
