@@ -81,7 +81,8 @@ def test_beside_a_confirmatory_result_the_profiles_are_marked_exploratory():
 
 def test_a_glance_item_leads_with_its_plain_reading_and_no_before_holm_note():
     """Issue #41: the plain reading first, the verdict word small beside it; no "(at 5%
-    before Holm: ...)" and no "leans" on the first screen."""
+    before Holm: ...)". An undecided item says which way its estimate leans (amendment
+    8's promise), a not-testable one does not (its premise failed: error 6)."""
     tiny = row(-0.022, -0.026, -0.017, "equivalent", "reproduced")
     group, item = first_screen.glance_item("dropout", tiny, "", "confirmatory, 11 seeds",
                                            confirmatory=True)
@@ -93,7 +94,11 @@ def test_a_glance_item_leads_with_its_plain_reading_and_no_before_holm_note():
     _, item = first_screen.glance_item("asymmetry", row(0.01, -0.001, 0.03), "",
                                        "confirmatory, 11 fresh seeds: +0.010 nats [...]")
     assert "**undecided** <small>verdict: inconclusive</small>" in item
-    assert "leans" not in item
+    assert "The estimate leans to the other side from the paper's, but not clearly." in item
+    chance = row(0.3, -1.5, 2.1, sign=1)
+    chance["premise"] = "neither model orders cue-free pairs"
+    _, item = first_screen.glance_item("sop_nsp", chance, "")
+    assert "**not testable here**" in item and "leans" not in item
     _, item = first_screen.glance_item("wall_clock", row(0.1, 0.05, 0.2, "contradicted",
                                                          sign=-1), "")
     assert "**reversed here**" in item and "tells nothing directly about the paper's " \
@@ -239,7 +244,9 @@ def test_at_a_glance_groups_each_claim_under_its_holm_verdict():
                                "**holds here** <small>verdict: reproduced</small>.")
     assert items[1].startswith("  - Attention vs FFN sharing") and "**undecided**" in items[1]
     assert items[2].startswith("  - SOP vs NSP ({doc}`chapter 4 <chapters/04_sop_nsp>`): "
-                               "**undecided** <small>verdict: inconclusive</small>. On pairs "
+                               "**undecided** <small>verdict: inconclusive</small>. The "
+                               "estimate leans to the other side from the paper's, but not "
+                               "clearly. On pairs "
                                "that keep the segment-cut cue")
     assert items[3].startswith("  - Smoother transitions") and "**not testable here**" \
         in items[3]
