@@ -2,11 +2,14 @@
 loaded whatever part of the suite runs).
 
 CI never reads stored pretraining results: every pytest process (each xdist worker) gets
-a fresh temporary results store, removed at its exit. The smoke book's build
-(tests/test_book.py) trains its runs there, and nbval, run next on the same worker,
-reads them.
+a fresh temporary results store, removed at its exit. nbval, run first, executes the
+committed notebooks there, training their smoke runs afresh as `make notebooks` did;
+the smoke book (tests/test_book.py), next on the same worker, renders those committed
+notebooks and reads the runs for its generated pages, and nbval under other CPU kernels
+(tests/test_nbval_variants.py) reads them too.
 """
 import atexit
+import collections
 import os
 import shutil
 import tempfile
@@ -26,17 +29,44 @@ os.environ.setdefault("ALBERT_RERUN_THREADS", "1")
 
 
 BOOK_GROUP = ("tests/test_book.py", "tests/test_nbval_variants.py")
+NBVAL_CELLS_RUN = collections.Counter()  # notebook path: cells nbval ran in this process
+
+
+def _is_notebook(nodeid: str) -> bool:
+    return nodeid.startswith("notebooks/")
+
+
+def pytest_collection_modifyitems(session, config, items):
+    """nbval's notebooks first (a stable sort: every other test keeps its order), in
+    every process alike, as xdist needs: they train the smoke runs into this process's
+    store, which the smoke book and nbval under other kernels then read."""
+    items.sort(key=lambda item: not _is_notebook(item.nodeid))
+
+
+def pytest_runtest_logreport(report):
+    if report.when == "call" and _is_notebook(report.nodeid):
+        NBVAL_CELLS_RUN[report.nodeid.split("::")[0]] += 1
+
+
+@pytest.fixture(scope="session")
+def nbval_executed(request) -> set:
+    """The notebooks/*.ipynb paths whose every collected cell nbval has run in this
+    process (what they store is in this process's store)."""
+    cells = collections.Counter(item.nodeid.split("::")[0] for item in request.session.items
+                                if _is_notebook(item.nodeid))
+    return {path for path, count in cells.items() if NBVAL_CELLS_RUN[path] == count}
 
 
 @pytest.hookimpl(optionalhook=True)  # a hook of pytest-xdist
 def pytest_xdist_make_scheduler(config, log):
     """pytest-xdist's work units for `make test` (-n 2): a test file runs on one worker,
-    so that its module fixtures are built once; the smoke book's build
-    (tests/test_book.py), nbval under other CPU kernels (tests/test_nbval_variants.py)
-    and nbval's notebooks are one unit, started first (the longest) and run in that
-    order, because the nbval runs read the smoke runs that the book's notebooks trained
-    into this worker's store. (xdist's own --dist loadgroup marks do not take
-    under pytest 9.2, whose node ids xdist 3.8 cannot rename.)"""
+    so that its module fixtures are built once; nbval's notebooks, the smoke book's
+    build (tests/test_book.py) and nbval under other CPU kernels
+    (tests/test_nbval_variants.py) are one unit, started first (the longest) and run in
+    that order (``pytest_collection_modifyitems``), because the book and the variants
+    read the smoke runs that nbval's notebooks trained into this worker's store.
+    (xdist's own --dist loadgroup marks do not take under pytest 9.2, whose node ids
+    xdist 3.8 cannot rename.)"""
     from xdist.scheduler import LoadScopeScheduling
 
     class BookThenNotebooks(LoadScopeScheduling):

@@ -16,8 +16,8 @@ when torch loads):
 the given notebooks (default: all) under every variant, each in a fresh results store
 (the root conftest.py gives every pytest process its own), so that the smoke runs are
 trained under the variant too, and prints the kernels that ran. tests/test_nbval_variants.py
-runs one notebook under each variant inside `make test`, reading the runs that the smoke
-book's build stored on its worker.
+runs one notebook under each variant inside `make test`, reading the runs that nbval's
+run of the committed notebooks stored on its worker.
 """
 from __future__ import annotations
 

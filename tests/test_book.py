@@ -2,7 +2,9 @@
 works in a browser when served from a sub-path, as GitHub Pages serves a project: in two
 builds, without a repository (as `make book` builds it here) and with one (as the Pages
 workflow does: the repository button and the chapters' launch buttons), the second
-rendering the first one's executed chapters again.
+rendering the first one's executed chapters again. The chapters are the committed
+notebooks, which nbval (run first on the same worker) has just executed and compared
+with their committed outputs; they are not executed a second time here.
 
 The build happens in a temporary copy of the book sources, so a test run never
 overwrites the chapters `make book` executed. The browser check opens every page in
@@ -33,7 +35,8 @@ from urllib.parse import unquote, urlsplit
 import pytest
 import yaml
 
-from albert_rerun.book.build import build_html, execute_chapters, write_generated_parts
+from albert_rerun.book.build import (build_html, execute, notebook_sources,
+                                  render_committed_chapters, write_generated_parts)
 from albert_rerun.book.rerun import BOX_CLASS, LAUNCH_BUTTONS
 from albert_rerun.paths import repo_root
 
@@ -57,19 +60,32 @@ def _copy_sources(target: Path) -> Path:
     return target
 
 
+def _store_smoke_runs(executed: set, scratch: Path) -> None:
+    """What the notebooks store at smoke, in this process's results store: nbval, run
+    first on this worker (the root conftest.py), executed the committed notebooks and
+    trained their runs there; a notebook it did not run (this file run alone, say) is
+    executed here at smoke, as the book build would, into ``scratch``."""
+    for source in notebook_sources(ROOT):
+        if f"notebooks/{source.stem}.ipynb" not in executed:
+            execute(source, scratch / f"{source.stem}.ipynb", {"profile": "smoke"},
+                    source.parent)
+
+
 @pytest.fixture(scope="session")
-def built_book(tmp_path_factory):
-    """Execute the chapters at smoke and build the HTML once for the session (or the
-    book built at $ALBERT_RERUN_BOOK)."""
+def built_book(tmp_path_factory, nbval_executed):
+    """The smoke book built once for the session (or the book built at
+    $ALBERT_RERUN_BOOK): its chapters are the committed notebooks, not run again."""
     if os.environ.get("ALBERT_RERUN_BOOK"):
         return Path(os.environ["ALBERT_RERUN_BOOK"])
     root = _copy_sources(tmp_path_factory.mktemp("book"))
-    # The notebooks train the smoke runs into this worker's fresh results store (the root
-    # conftest.py's $ALBERT_RERUN_RESULTS), where nbval, next on the same worker, executes
-    # the committed notebooks: it reads those runs instead of training them a second
-    # time, and its comparison checks that stored runs give the outputs committed from
-    # fresh training.
-    timings = execute_chapters(root, "smoke")
+    # nbval, first on this worker, executed the committed notebooks at smoke in its
+    # fresh results store (the root conftest.py's $ALBERT_RERUN_RESULTS), training their
+    # runs, and checked every output against a fresh run: so the chapters of the smoke
+    # book are the committed notebooks, parameterized as papermill would and finished as
+    # `make book` finishes them (render_committed_chapters), and the generated pages and
+    # the rerun boxes read the runs nbval stored.
+    _store_smoke_runs(nbval_executed, tmp_path_factory.mktemp("executed"))
+    timings = render_committed_chapters(root, ROOT / "notebooks")
     write_generated_parts(root, "smoke", timings)
     build_html(root)  # -W -n --keep-going: raises on any warning
     return root

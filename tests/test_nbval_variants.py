@@ -4,8 +4,9 @@ one read 1.228064 on one CPU and 1.228063 on another) compare equal when the not
 runs under another OpenBLAS core type, PyTorch's other vector kernels and two torch
 threads (tests/nbval_variants.py).
 
-Here the notebook reads the smoke runs that the smoke book's build trained into this
-worker's store (tests/conftest.py runs this file in the book's group, after it); the
+Here the notebook reads the smoke runs that nbval's run of the committed notebooks
+trained into this worker's store (the root conftest.py runs this file in the book's
+group, after them); the
 documented check of every notebook, trained afresh under each variant, is
 ``make nbval-variants`` (the same module).
 """

@@ -74,6 +74,9 @@ def test_bad_papermill_parameter_stops_notebook_at_first_cell(tmp_path):
               if any(o.get("output_type") == "error" for o in c.get("outputs", []))]
     assert failed == [3]
     assert all(c.get("execution_count") is None for c in code[4:])
+    # papermill tags the cell it injects, as it does in the book's chapters (the smoke
+    # book injects it without executing: build.render_committed_chapters)
+    assert "injected-parameters" in code[2].metadata.get("tags", [])
 
 
 def test_nbval_fails_when_a_committed_number_changes(tmp_path):

@@ -260,11 +260,19 @@ def write_forest(root: Path, profile: ResolvedProfile | str) -> Path:
     return path
 
 
+def finish_chapter(target: Path, stem: str) -> None:
+    """An executed chapter made ready for the book: its code folded (``fold_code``), its
+    "Rerun this chapter" box added (``rerun.add_rerun_box``). One step, so that the
+    chapters ``execute_chapters`` runs and those ``render_committed_chapters`` takes
+    from the committed notebooks (the tests' smoke book) are finished alike."""
+    from .rerun import add_rerun_box
+    fold_code(target)
+    add_rerun_box(target, stem)
+
+
 def execute_chapters(root: Path, profile: ResolvedProfile | str) -> dict:
     """Run every claim notebook at ``profile`` into book/chapters/ (its name their
-    papermill parameter), each with its "Rerun this chapter" box
-    (``rerun.add_rerun_box``)."""
-    from .rerun import add_rerun_box
+    papermill parameter), each finished for the book (``finish_chapter``)."""
     profile = resolve(profile)
     write_profiles_page(root)
     timings = {}
@@ -273,8 +281,33 @@ def execute_chapters(root: Path, profile: ResolvedProfile | str) -> dict:
         print(f"executing {source.name} at profile {profile.name!r}", flush=True)
         timings[source.stem] = round(execute(source, target, {"profile": profile.name},
                                              root / "notebooks"), 1)
-        fold_code(target)
-        add_rerun_box(target, source.stem)
+        finish_chapter(target, source.stem)
+    return timings
+
+
+def render_committed_chapters(root: Path, committed: Path) -> dict:
+    """The chapters as ``execute_chapters(root, "smoke")`` writes them, from the executed
+    notebooks committed in ``committed`` (``notebooks/``: run at their smoke defaults by
+    `make notebooks`, and compared with a fresh run by nbval) instead of running them
+    again: papermill's injected parameter cell added as its execution adds it (papermill
+    with ``prepare_only``: parameterized, not executed), then folded and boxed as there.
+    The rerun boxes count the runs stored at smoke, so the smoke runs should be stored
+    first (the tests' nbval run trains them). Timings: each notebook's execution time
+    recorded when it was committed."""
+    import nbformat
+    import papermill
+
+    write_profiles_page(root)
+    timings = {}
+    for source in notebook_sources(root):
+        executed = committed / (source.stem + ".ipynb")
+        target = root / "book" / "chapters" / executed.name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        papermill.execute_notebook(str(executed), str(target), parameters={"profile": "smoke"},
+                                   kernel_name=KERNEL, prepare_only=True, progress_bar=False)
+        recorded = nbformat.read(executed, as_version=4).metadata.get("papermill", {})
+        timings[source.stem] = round(recorded.get("duration") or 0.0, 1)
+        finish_chapter(target, source.stem)
     return timings
 
 
