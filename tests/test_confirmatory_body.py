@@ -160,3 +160,19 @@ def test_an_undecided_item_says_which_way_it_leans():
     assert lean(against) == "the estimate leans to the other side from the paper's, but not clearly"
     assert "the paper's side" in lean(pd.Series({"estimate": -0.01, "paper_sign": -1}))
     assert lean(pd.Series({"estimate": 0.01, "paper_sign": 0})) == ""
+
+
+def test_the_families_are_judged_once_per_store_state(committed, monkeypatch):
+    calls = []
+    real = confirm_analysis.both_families
+    monkeypatch.setattr(confirm_analysis, "both_families",
+                        lambda frame, r: calls.append(1) or real(frame, r))
+    monkeypatch.setattr(confirm_analysis, "_JUDGED", {})
+    first = confirm_analysis.confirmatory_families()
+    first["primary"].loc["confirm/dropout", "estimate"] = 99.0  # a caller's own copy
+    again = confirm_analysis.confirmatory_families()
+    assert len(calls) == 1 and again["primary"].loc["confirm/dropout", "estimate"] != 99.0
+    # a store that changes is judged again
+    monkeypatch.setattr(confirm_analysis, "_fingerprint", lambda store: ("changed",))
+    confirm_analysis.confirmatory_families()
+    assert len(calls) == 2

@@ -270,10 +270,31 @@ def rungs() -> dict:
     return levels(resolve(PILOT_PROFILE))
 
 
+_JUDGED: dict = {}  # (store, its files' fingerprint) -> the judged families
+
+
+def _fingerprint(store) -> tuple:
+    """Every file of ``store`` with its size and modification time: a store that gains,
+    loses or rewrites a file has another fingerprint."""
+    from pathlib import Path
+    root = Path(store)
+    if not root.is_dir():
+        return ()
+    return tuple(sorted((str(p.relative_to(root)), p.stat().st_size, p.stat().st_mtime_ns)
+                        for p in root.rglob("*") if p.is_file()))
+
+
 def confirmatory_families(store=None) -> dict:
     """{"primary", "secondary"}: the two families on the confirmatory seeds; NotComplete
-    until every run is stored."""
-    return both_families(confirmatory_frame(store=store), rungs())
+    until every run is stored. Judged once per process for a store as it stands (the
+    pages call this a dozen times while a book builds; a changed store is judged
+    again), and each caller gets its own copies."""
+    path = store or results_dir(STORE)
+    key = (str(path), _fingerprint(path))
+    if key not in _JUDGED:
+        _JUDGED.clear()
+        _JUDGED[key] = both_families(confirmatory_frame(store=store), rungs())
+    return {name: frame.copy() for name, frame in _JUDGED[key].items()}
 
 
 def both_families(frame: pd.DataFrame, r: dict) -> dict:
