@@ -49,7 +49,7 @@ def holm_note(row) -> str:
     where = (f"The whole 95% interval, [{low:+.{d}f}, {high:+.{d}f}], lies inside"
              if inside else f"The 95% interval, [{low:+.{d}f}, {high:+.{d}f}], reaches past")
     side = "the paper's side" if row["verdict_holm"] == "reproduced" else "the other side"
-    return (f"{tost}. The difference test passes there too (p "
+    return (f"{tost}. The difference test does pass at Holm's level (p "
             f"{_p(float(row['p_difference_holm']))}). So after Holm the verdict is "
             f"\"{row['verdict_holm']}\": a real effect on {side}, and a small one. "
             f"{where} the ±{margin:.{d}f} margin. "

@@ -173,8 +173,11 @@ def at_a_glance(families: dict, chapters: str = "", confirm_line: str = "",
         # beside the confirmatory verdicts, whose runs are the pilot's size)
         c = scale_numbers(resolve(PILOT))
         seeds = int(next(iter(confirmed.values()))["n_seeds"])
-        lines.append(f"- **Scale of the confirmatory runs**: one has {c['params'] / 1e6:.2f}M "
-                     f"parameters and trains {c['steps']:,} steps on {_count(c['tokens'])} "
+        lines.append(f"- **Scale of the confirmatory runs** (the `{PILOT}` sizes): one has "
+                     f"{c['params'] / 1e6:.2f}M parameters, "
+                     f"{times(c['paper_params'] / c['params'])} fewer than ALBERT-base's "
+                     f"{c['paper_params'] / 1e6:.0f}M. It trains {c['steps']:,} steps on "
+                     f"{_count(c['tokens'])} "
                      f"tokens ({times(c['paper_tokens'] / c['tokens'])} fewer than "
                      f"ALBERT-base's {_count(c['paper_tokens'])}). That is "
                      f"{times(c['paper_flops'] / c['flops'])} less compute. Each condition "
