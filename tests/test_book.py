@@ -317,8 +317,14 @@ MATH = """async () => {
 LINKS = '() => Array.from(document.querySelectorAll("a[href]"), a => a.href)'
 # checkVisibility, not offsetParent: Chromium lays out a closed <details>'s content
 # under content-visibility: hidden, so it keeps an offsetParent while nothing shows.
-VISIBLE_CODE = """() => Array.from(document.querySelectorAll("div.cell_input"))
-                      .filter(c => c.checkVisibility()).length"""
+# Code shown open: folded everywhere but in cells the book tags show-input (the few
+# lines of pandas that compute a confirmatory decision), counted apart.
+VISIBLE_CODE = """() => {
+  const open = Array.from(document.querySelectorAll("div.cell_input"))
+                    .filter(c => c.checkVisibility());
+  const shown = open.filter(c => c.closest(".tag_show-input"));
+  return [open.length - shown.length, shown.length];
+}"""
 # The header's buttons (sphinx-book-theme's groups) and the chapter's rerun box.
 BUTTONS = """(box) => {
   const hrefs = sel => Array.from(document.querySelectorAll(sel), a => a.href);
@@ -374,7 +380,7 @@ def inspect_page(browser, base_url: str, path: str, site: Path, times: dict) -> 
                 "final_url": [] if f"/{SUB_PATH}/" in page.url else [page.url]}
     page.close()
     counts = {"links": len(links), "images": len(images), "math": math["count"],
-              "visible_code": visible_code}
+              "visible_code": visible_code[0], "shown_code": visible_code[1]}
     return {**failures, "counts": counts, "buttons": buttons}
 
 
@@ -404,6 +410,8 @@ def test_every_page_works_in_a_browser_from_a_sub_path(page, build, browser, req
     if chapter:
         stem = Path(page).stem
         assert counts["visible_code"] == 0, "code cells are shown unfolded"
+        if stem[:2] in ("03", "04", "05", "06"):  # the decision in a few lines of pandas
+            assert counts["shown_code"] >= 1, "the confirmatory pandas is folded"
         # one box, with a papermill command per profile (or fewer: a profile without
         # the chapter's claim says so instead)
         (title, commands), = buttons["box"]
