@@ -49,7 +49,7 @@ def test_an_undescribed_amendment_fails(tmp_path):
     (tmp_path / A.INDEX).write_text((ROOT / A.INDEX).read_text())
     (tmp_path / "data" / "preregistration.json").write_text(
         (ROOT / "data" / "preregistration.json").read_text())
-    with pytest.raises(LookupError, match="amendment 99 \(new\) is not described"):
+    with pytest.raises(LookupError, match=r"amendment 99 \(new\) is not described"):
         A.rows(tmp_path)
 
 
