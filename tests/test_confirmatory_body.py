@@ -176,3 +176,18 @@ def test_the_families_are_judged_once_per_store_state(committed, monkeypatch):
     monkeypatch.setattr(confirm_analysis, "_fingerprint", lambda store: ("changed",))
     confirm_analysis.confirmatory_families()
     assert len(calls) == 2
+
+
+def test_the_post_hoc_power_note_reads_the_seeds_spread(committed):
+    from albert_rerun.stats.power import detectable_effect
+    note = cb.power_note("asymmetry")
+    spec = cb.specs("asymmetry")[0]
+    diffs = confirm_analysis.per_seed(spec, cb.runs())
+    smallest = detectable_effect(len(diffs), confirm_design.holm_alpha()) * diffs.std()
+    assert note.startswith("After the results, and not registered: for " + spec.label)
+    assert f"{smallest:.3f} nats" in note
+    assert cb.power_note("dropout") == ""  # only an undecided primary decision
+
+
+def test_no_power_note_before_every_run(results):
+    assert cb.power_note("asymmetry") == ""

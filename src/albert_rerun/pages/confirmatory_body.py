@@ -226,3 +226,32 @@ def learning_rate_note(store=None) -> str:
             f"the sweep it cited had not trained any model to read context "
             f"({{ref}}`amendment 11 <amendment-11>`). The check trained afterwards, one "
             f"seed at the confirmatory length, found 5e-3 {found}: {listed}.")
+
+
+def power_note(claim: str, store=None) -> str:
+    """For each primary decision of ``claim`` that reads undecided: what the design could
+    detect, computed after the results from the seeds' own spread (not registered; a
+    skeptical review: the registered 81% rested on the pilot's SD). The smallest true
+    difference a two-sided paired t over the seeds finds 80% of the time at Holm's
+    first-step level over the primary family, in nats and in margins. '' otherwise,
+    and before every run is stored."""
+    from ..stats.power import detectable_effect
+    if not confirm_analysis.complete(store):
+        return ""
+    frame = runs(store)
+    alpha = confirm_design.holm_alpha()
+    out = []
+    for spec, name, row, premise in _judged(claim, store):
+        if name != "primary" or plain.row_reading(row, premise) != plain.UNDECIDED:
+            continue
+        diffs = confirm_analysis.per_seed(spec, frame)
+        sd, n = float(diffs.std(ddof=1)), len(diffs)
+        smallest = detectable_effect(n, alpha) * sd
+        d = unit_digits(spec.unit)
+        out.append(f"After the results, and not registered: for {spec.label}, the "
+                   f"differences by seed have an SD of {sd:.{d}f} {spec.unit}. With {n} "
+                   f"seeds at Holm's strictest level ({alpha:.3g}), a true difference of "
+                   f"{smallest:.{d}f} {spec.unit}, {smallest / float(row['margin']):.1f} "
+                   f"margins, would be found 80% of the time. A smaller one could well be "
+                   f"missed.")
+    return " ".join(out)
