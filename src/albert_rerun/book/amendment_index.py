@@ -128,14 +128,17 @@ def table(root: Path, anchor=anchor) -> str:
     amendment, with four yes/no columns (``FLAGS``); ``anchor(row)`` (a label, or "")
     links a row's name."""
     lines = ["| | written (UTC) | commit | runs stored (of 99) | what it changed | "
-             + " | ".join(f"{f}?" for f in FLAGS) + " |",
+             + " | ".join(f"changed a {f}?" for f in FLAGS) + " |",
              "|---|---|---|---|---|" + "---|" * len(FLAGS)]
     for row in rows(root):
         label = anchor(row)
         name = f"{{ref}}`{row['what']} <{label}>`" if label else row["what"]
         commit = f"`{row['commit'][:7]}`" if row["commit"] else "not in this clone"
         runs = "not in this clone" if row["runs"] is None else row["runs"]
-        flags = " | ".join("yes" if row[f] else "no" for f in FLAGS)
+        # the registration sets every rule; an amendment changes one or not (a cold
+        # reader: "yes" meant "fixed" on the first row and "changed" on the others)
+        flags = " | ".join(("set" if row["what"] == "Registration" else "yes")
+                           if row[f] else "no" for f in FLAGS)
         lines.append(f"| {name} | {row['date'].removesuffix(' UTC')} | {commit} | {runs} | "
                      f"{row['summary']} | {flags} |")
     return "\n".join(lines) + "\n"
