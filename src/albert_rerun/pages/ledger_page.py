@@ -5,7 +5,7 @@ beside the book's (``profile_sections``), and the power readings (``power_sectio
 """
 from __future__ import annotations
 
-from ..profiles import resolve
+from ..profiles import ResolvedProfile, resolve
 from .confirmatory import (confirm_line, confirmatory_extras, confirmatory_rows,
                            confirmatory_secondary, with_confirmatory)
 from .first_screen import at_a_glance, holm_of
@@ -44,7 +44,6 @@ def ledger_glue(families: dict, profile: str, n_seeds: int) -> dict:
                                              "cross-entropy decisions"),
         "ledger_seeds": str(PROFILES["cpu"].default_seeds),
         "ledger_sd_uncertainty": power.sd_uncertainty(n_seeds),
-        "ledger_hours": f"{ledger.training_hours(resolved):.1f}",
         "ft_repeats": finetune_repeat_text(finetune_repeats(profiles))
         or "No model was fine-tuned at two profiles."}
 
@@ -146,3 +145,11 @@ def glue_ledger_figures(families: dict) -> list:
     for fig in set(figures.values()):
         plt.close(fig)
     return list(figures)
+
+
+def hours_text(profile: ResolvedProfile) -> str:
+    """The hours of pretraining the profile's stored runs took, to a tenth: a time, so
+    it differs by machine and load (the notebook glues it in a cell nbval does not
+    compare)."""
+    from . import ledger
+    return f"{ledger.training_hours(profile):.1f}"
