@@ -292,17 +292,10 @@ def seed_curves(frame: pd.DataFrame, spec) -> pd.DataFrame:
     """A cross-entropy decision's paired difference along training, one row per seed and
     one column per share of the schedule (matched as ``confirm_analysis.
     curve_differences`` matches them, whose means these are)."""
-    def points(name):
-        out = {}
-        for _, row in frame[frame["condition"] == name].iterrows():
-            for point in row["curve"]:
-                share = round(8 * point["step"] / row["steps"]) / 8
-                out[(row["seed"], share)] = point["mlm_loss_at_mask"]
-        return out
-
-    a, b = points(spec.a), points(spec.b)
+    from ..studies.confirm_analysis import schedule_points
+    a, b = schedule_points(frame, spec.a), schedule_points(frame, spec.b)
     keys = sorted(set(a) & set(b))
-    series = pd.Series({k: a[k] - b[k] for k in keys})
+    series = pd.Series({k: a[k][1] - b[k][1] for k in keys})
     return series.unstack() if len(series) else pd.DataFrame()
 
 

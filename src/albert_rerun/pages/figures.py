@@ -97,16 +97,9 @@ def curve_differences(runs: pd.DataFrame, a: str, b: str, metric: str = CE) -> p
     ``studies.confirm_analysis.curve_differences`` for the confirmatory runs). Columns:
     share, step (``a``'s), mean, low, high, seeds."""
     from ..stats.inference import mean_interval
-
-    def points(name):
-        out = {}
-        for _, row in runs[runs["condition"] == name].iterrows():
-            for point in row["curve"] if isinstance(row["curve"], list) else []:
-                share = round(8 * point["step"] / row["steps"]) / 8
-                out[(row["seed"], share)] = (point["step"], point[metric])
-        return out
-
-    left, right = points(a), points(b)
+    from ..studies.confirm_analysis import schedule_points
+    runs = runs[runs["curve"].map(lambda c: isinstance(c, list))]  # runs without a curve
+    left, right = schedule_points(runs, a, metric), schedule_points(runs, b, metric)
     rows = []
     for share in sorted({k[1] for k in left} & {k[1] for k in right}):
         keys = [k for k in left if k[1] == share and k in right]

@@ -75,6 +75,20 @@ def family(frame: pd.DataFrame, rungs: dict, specs=PRIMARY) -> pd.DataFrame:
     return holm(gated([decide(s, frame, margins) for s in specs], frame, rungs))
 
 
+def schedule_points(frame: pd.DataFrame, condition: str, metric: str = CE) -> dict:
+    """{(seed, share of its run's schedule): (step, metric)} over one condition's
+    learning curves, each point matched to the nearest eighth of its run's steps, so
+    that arms of different steps (the equal-time ones) meet at equal shares of their
+    time: the pairing ``curve_differences``, the chapters' difference panels
+    (``pages.figures.curve_differences``) and the scale page's per-seed curves share."""
+    out = {}
+    for _, row in frame[frame["condition"] == condition].iterrows():
+        for point in row["curve"]:
+            share = round(8 * point["step"] / row["steps"]) / 8
+            out[(row["seed"], share)] = (point["step"], point[metric])
+    return out
+
+
 def curve_differences(frame: pd.DataFrame, spec: Spec) -> pd.DataFrame:
     """A cross-entropy decision's paired difference along training: at each curve point
     (every eighth of a run's schedule, on the curve's held-out sequences, a subset of the
@@ -86,18 +100,10 @@ def curve_differences(frame: pd.DataFrame, spec: Spec) -> pd.DataFrame:
     if spec.kind != "ce":
         raise ValueError(f"{spec.key} is not a cross-entropy decision: no curve")
 
-    def points(name):
-        out = {}
-        for _, row in frame[frame["condition"] == name].iterrows():
-            for point in row["curve"]:
-                share = round(8 * point["step"] / row["steps"]) / 8
-                out[(row["seed"], share)] = point["mlm_loss_at_mask"]
-        return out
-
-    a, b = points(spec.a), points(spec.b)
+    a, b = schedule_points(frame, spec.a), schedule_points(frame, spec.b)
     rows = []
     for share in sorted({k[1] for k in a} & {k[1] for k in b}):
-        d = [a[k] - b[k] for k in a if k[1] == share and k in b]
+        d = [a[k][1] - b[k][1] for k in a if k[1] == share and k in b]
         i = mean_interval(d)
         rows.append({"share of training": share, "mean": i.mean, "low": i.low,
                      "high": i.high, "seeds": i.n})
