@@ -29,3 +29,103 @@ def test_its_seed_is_not_a_confirmatory_one_and_progress_reads_no_loss(tmp_path)
     assert L.SEED not in confirm_design.CONFIRM_SEEDS
     assert L.SEED != confirm_design.LR_CHECK_SEED
     assert [p[1:] for p in L.progress(tmp_path)] == [(0, 345_600)] * 2
+
+
+# -- what it shows once stored: synthetic curves (the real ones are read by the book) --------
+
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+
+from albert_rerun.pages import pilot_page  # noqa: E402
+
+
+def _runs(shared_ce, bert_ce, every=1800):
+    """A frame like ``long_pilot.frame``'s: two arms, their curves and final metrics."""
+    rows = []
+    for arm, ce in ((confirm_design.ALL64, shared_ce), (confirm_design.BERT, bert_ce)):
+        curve = [{"step": every * (i + 1), "tokens": 1024 * every * (i + 1),
+                  L.CE: float(v)} for i, v in enumerate(ce)]
+        rows.append({"condition": arm, "seed": L.SEED, "curve": curve,
+                     "tokens": curve[-1]["tokens"], L.CE: float(ce[-1])})
+    return pd.DataFrame(rows)
+
+
+def _smooth(n, start=7.5, end=5.5):
+    """A loss that falls fast, then slower and slower: no sudden drop."""
+    t = np.arange(1, n + 1)
+    return end + (start - end) / np.sqrt(t)
+
+
+def test_a_smoothly_falling_curve_has_no_sudden_drop_and_a_plateau_then_cliff_has_one():
+    smooth = _smooth(192)
+    curve = L.curves(_runs(smooth, smooth + 0.1))
+    assert L.sudden_drops(curve).empty
+    cliff = np.r_[np.full(40, 6.6) - np.arange(40) * 1e-3, np.full(152, 6.0)]
+    cliff += np.linspace(0, -0.05, 192)
+    drops = L.sudden_drops(L.curves(_runs(cliff, smooth)))
+    assert list(drops["arm"]) == [confirm_design.ALL64]
+    assert drops["step"].iloc[0] == 41 * 1800 and drops["fall"].iloc[0] > 0.5
+    assert not drops["warm-up"].iloc[0]  # 73,800 steps, past the 17,280 of warm-up
+
+
+def test_a_spike_and_its_recovery_is_no_drop_and_the_blind_zone_is_never_judged():
+    spiky = _smooth(192)
+    spiky[100] += 0.4  # one bad point: the next falls 0.4 back to where it was
+    assert L.sudden_drops(L.curves(_runs(spiky, _smooth(192)))).empty
+    early = _smooth(192)
+    early[3:] -= 1.0  # a cliff inside the first DROP_WINDOW intervals: not judged
+    assert L.sudden_drops(L.curves(_runs(early, _smooth(192)))).empty
+    late = _smooth(192)
+    late[8:] -= 0.5  # the first interval past the blind zone: judged, during warm-up
+    drops = L.sudden_drops(L.curves(_runs(late, _smooth(192))))
+    assert list(drops["step"]) == [9 * 1800] and drops["warm-up"].all()
+
+
+def test_late_noise_on_a_flat_curve_is_no_drop_but_a_late_new_low_is():
+    rng = np.random.default_rng(0)
+    flat = 5.6 + rng.normal(0, 0.01, 192)  # falls of ~0.01 around a median fall of ~0
+    assert L.sudden_drops(L.curves(_runs(flat, _smooth(192)))).empty
+    flat[150:] -= 0.1
+    drops = L.sudden_drops(L.curves(_runs(flat, _smooth(192))))
+    assert list(drops["step"]) == [151 * 1800]
+
+
+def test_crossings_name_the_first_point_below_each_rung_or_none():
+    ce = np.linspace(7.0, 5.9, 12)
+    curve = L.curves(_runs(ce, ce - 0.5, every=100))
+    cross = L.crossings(curve, {"left bigram": 6.147, "two-sided": 5.710}).set_index(
+        ["arm", "rung"])
+    first = int(np.argmax(ce < 6.147))
+    assert cross.loc[(confirm_design.ALL64, "left bigram"), "step"] == 100 * (first + 1)
+    assert np.isnan(cross.loc[(confirm_design.ALL64, "two-sided"), "tokens"])
+    assert not np.isnan(cross.loc[(confirm_design.BERT, "two-sided"), "tokens"])
+
+
+def test_the_cost_along_training_is_shared_minus_bert_at_each_common_step():
+    cost = L.cost_along(L.curves(_runs(_smooth(192) + 0.2, _smooth(192))))
+    assert len(cost) == 192 and np.allclose(cost["cost"], 0.2)
+    assert set(L.MARKS.values()) <= set(cost["step"])
+
+
+def test_the_page_shows_steps_only_until_both_arms_are_stored(tmp_path):
+    facts = pilot_page.gather(tmp_path)  # an empty store
+    assert facts.runs is None
+    text = pilot_page.section(facts)
+    assert "step 0 of 345,600" in text and "nats" not in text and "figure" not in text
+
+
+def test_once_stored_the_page_gives_crossings_drops_costs_and_a_legible_figure():
+    from albert_rerun.pages.figure_text import figure_problems
+    facts = pilot_page.PilotFacts(progress=[], runs=_runs(_smooth(192) + 0.2, _smooth(192)),
+                                  rungs={"unigram": 6.685, "left bigram": 6.147,
+                                         "two-sided": 5.710})
+    text = pilot_page.section(facts)
+    assert "No sudden drop appears" in text
+    assert "5,400 steps (1x's length) +0.200; 21,600 steps (4x's length) +0.200" in text
+    assert "They are not ladder runs" in text and "not ladder runs" in text.split("figure")[-1]
+    shared = [line for line in text.splitlines() if line.startswith("- all shared")][-1]
+    assert "never the two-sided count rung" in shared  # its curve ends above 5.71
+    assert "never" not in text.split("- BERT-style")[-1].split("\n")[0]
+    assert "{figure} _generated/pilot.png" in text
+    fig = pilot_page.figure(facts)
+    assert figure_problems(fig) == []

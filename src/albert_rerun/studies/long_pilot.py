@@ -21,6 +21,9 @@ from __future__ import annotations
 import argparse
 import time
 
+import numpy as np
+import pandas as pd
+
 from ..engine.store import config_hash, results_dir
 from . import confirm, confirm_design
 
@@ -73,6 +76,94 @@ def progress(store=None) -> list:
                    checkpoint_step(store / "checkpoints" / config_hash(c.to_dict())))
         out.append((arm, reached, c.max_steps))
     return out
+
+
+# -- what the pilot shows, once both arms are stored -------------------------------------------
+#
+# The rules below were written on 2026-12-05 while both arms were still training (at
+# about 70% of their steps) and before any of their losses had been looked at. The log
+# stays blinded; ``progress`` reads steps only.
+
+CE = "mlm_loss_at_mask"  # a curve point's held-out cross-entropy at [MASK]
+MARKS = {"1x": 5400, "4x": 21600, "16x": 86400, "64x": STEPS}  # the ladder's lengths
+# A sudden drop (``sudden_drops``): over one curve interval the loss reaches a new low at
+# least DROP_NATS below every earlier point (so a spike and its recovery is none), and
+# that fall is at least DROP_RATIO times the median fall of the DROP_WINDOW intervals
+# before it (so a curve whose falls shrink steadily, however fast, has none). The first
+# DROP_WINDOW intervals cannot be judged: a blind zone of DROP_WINDOW * CURVE_EVERY steps.
+DROP_NATS = 0.05
+DROP_RATIO = 3.0
+DROP_WINDOW = 5
+WARMUP_STEPS = max(2, STEPS // 20)  # a drop before this is marked "during warm-up"
+
+
+def frame(store=None) -> pd.DataFrame:
+    """One row per arm: pretraining figures, the curve and both evaluations on the
+    common held-out set (``confirm_analysis.load``); NotComplete until both arms are
+    stored with their evaluations: nothing is read before."""
+    from . import confirm_analysis
+    return confirm_analysis.load(store or results_dir(STORE), configs(), (SEED,))
+
+
+def curves(runs: pd.DataFrame) -> pd.DataFrame:
+    """Each arm's held-out curve in long form: arm, step, tokens, ce (nats at [MASK] on
+    the curve's ``CURVE_EXAMPLES`` held-out sequences, a subset of the evaluation's)."""
+    rows = [{"arm": r["condition"], "step": p["step"], "tokens": p["tokens"], "ce": p[CE]}
+            for _, r in runs.iterrows() for p in r["curve"]]
+    out = pd.DataFrame(rows)
+    order = {arm: i for i, arm in enumerate(ARMS)}  # the arms in the design's order
+    return out.sort_values(["arm", "step"], key=lambda c: c.map(order) if c.name == "arm"
+                           else c).reset_index(drop=True)
+
+
+def crossings(curve: pd.DataFrame, rungs: dict) -> pd.DataFrame:
+    """Where each arm first scores below each rung (a rung's held-out cross-entropy at
+    [MASK], {name: nats}): the step and tokens of the first curve point under it, or NaN
+    where the curve never passes it."""
+    rows = []
+    for arm, part in curve.groupby("arm", sort=False):
+        for name, level in rungs.items():
+            below = part[part["ce"] < level]
+            first = below.iloc[0] if len(below) else None
+            rows.append({"arm": arm, "rung": name, "rung nats": level,
+                         "step": np.nan if first is None else int(first["step"]),
+                         "tokens": np.nan if first is None else int(first["tokens"])})
+    return pd.DataFrame(rows)
+
+
+def sudden_drops(curve: pd.DataFrame, nats: float = DROP_NATS, ratio: float = DROP_RATIO,
+                 window: int = DROP_WINDOW) -> pd.DataFrame:
+    """Every curve point where an arm's loss drops suddenly (the rule above ``frame``):
+    one row per such point, with its step and tokens (the drop happened within the
+    interval that ends there), the fall below the earlier low, that fall over the
+    median fall of the ``window`` intervals before it, and whether it came during the
+    warm-up; empty where there is none."""
+    rows = []
+    for arm, part in curve.groupby("arm", sort=False):
+        ce = part["ce"].to_numpy(dtype=float)
+        falls = ce[:-1] - ce[1:]  # falls[i]: from point i to point i + 1
+        low = np.minimum.accumulate(ce)  # low[i]: the lowest of points 0..i
+        for i in range(window, len(falls)):
+            below = low[i] - ce[i + 1]  # how far point i + 1 is under every earlier one
+            before = float(np.median(falls[i - window:i]))
+            if below >= nats and below >= ratio * max(before, 1e-12):
+                point = part.iloc[i + 1]
+                rows.append({"arm": arm, "step": int(point["step"]),
+                             "tokens": int(point["tokens"]), "fall": float(below),
+                             "ratio": float(below / before) if before > 0 else np.inf,
+                             "warm-up": bool(point["step"] <= WARMUP_STEPS)})
+    return pd.DataFrame(rows, columns=["arm", "step", "tokens", "fall", "ratio", "warm-up"])
+
+
+def cost_along(curve: pd.DataFrame, a: str = confirm_design.ALL64,
+               b: str = confirm_design.BERT) -> pd.DataFrame:
+    """The sharing cost along training: a's minus b's curve cross-entropy at every
+    point both have (points of one 64x schedule: before its end, the learning rate has
+    not decayed, so a point at 1x's steps is not what a 1x run gives)."""
+    wide = curve.pivot(index="step", columns="arm", values="ce").dropna(subset=[a, b])
+    tokens = curve.drop_duplicates("step").set_index("step")["tokens"]
+    out = pd.DataFrame({"tokens": tokens.reindex(wide.index), "cost": wide[a] - wide[b]})
+    return out.reset_index()
 
 
 def main(argv=None) -> int:
