@@ -214,6 +214,7 @@ def write_reader_pages(root: Path, profile: ResolvedProfile | str) -> list:
     from ..pages.headlines import worked_example
     from ..pages.plain import readings_table
     from ..pages.results_table import exact_rows, results_table
+    from ..pages.ladder_trend import gather as ladder_trends, growth_cells
     from ..pages.scale import scale_text
     from ..pages.at_scale import gather, scale_page, two_sided_sentence
     from ..studies.count_rungs import stored as stored_two_sided
@@ -228,18 +229,34 @@ def write_reader_pages(root: Path, profile: ResolvedProfile | str) -> list:
                                  confirmatory_rows(), confirmatory_extras(),
                                  confirmatory_secondary()),
         "results.md": (results_table(with_confirmatory(families), "chapters/",
-                                     exact_rows("chapters/"))
+                                     exact_rows("chapters/"), growth_cells(ladder_trends()))
                        + "\n\n" + scale_text(list(families), families)),
         "gate.md": gate_rule(profile) + (" " + two_sided if two_sided else "")
                    + " (The numbers are the `" + profile.name + "` profile's; each chapter "
                    "gives its own profile's.)",
-        "scale.md": scale_page(gather()),
+        "scale.md": scale_page(gather()) + "\n## The long pilot to 64x\n\n"
+                    + pilot_section(generated),
         "worked_example.md": worked_example(families[profile.name])
         or "No decision of this profile is judged yet.",
         "readings.md": readings_table()}
     for name, text in pages.items():
         (generated / name).write_text(text + "\n")
     return [generated / name for name in pages]
+
+
+def pilot_section(generated: Path) -> str:
+    """The scale page's section on the long pilot (``pages.pilot_page``); once both arms
+    are stored, its figure is written beside the page's text as ``pilot.png``."""
+    import matplotlib.pyplot as plt
+
+    from ..pages import pilot_page
+    from ..pages.figure_text import png
+    facts = pilot_page.gather()
+    if facts.runs is not None:
+        fig = pilot_page.figure(facts)
+        (generated / "pilot.png").write_bytes(png(fig, dpi=100))
+        plt.close(fig)
+    return pilot_page.section(facts)
 
 
 def write_forest(root: Path, profile: ResolvedProfile | str) -> Path:

@@ -13,13 +13,16 @@ from .confirmatory import (confirmatory_rows, confirmed_sentence, holm_note,
                            in_chapter_sign, with_confirmatory)
 from .headline_figures import headline_figure
 from .headlines import GLOSSARY, HEADLINES, profile_name, result_sentence, term
+from .ladder_trend import box_line
 
 
-def bottom_line(claim: str, families: dict, confirmed=None) -> str:
+def bottom_line(claim: str, families: dict, confirmed=None, trends: list | None = None) -> str:
     """The chapter's bottom-line box (MyST, for ``{glue:md}``): the question, the paper's
     claim with its number, ours at each profile with stored results in one sentence with
     the verdict and the stage; the confirmatory result first once it is judged
-    (``confirmed``: its row, turned to the chapter's sign by ``in_chapter_sign``)."""
+    (``confirmed``: its row, turned to the chapter's sign by ``in_chapter_sign``), then
+    which way it moves as training grows (``trends``: the chapter's decisions on the
+    compute ladder, ``ladder_trend.claim_trends``)."""
     h = HEADLINES[claim]
     units = [f.loc[h.key, "unit"] for f in families.values() if h.key in f.index]
     lines = [f"**The question.** {h.question}", "",
@@ -30,6 +33,8 @@ def bottom_line(claim: str, families: dict, confirmed=None) -> str:
         lines += [f"**Ours, {term('confirmatory')}** (pre-registered, "
                   f"{int(confirmed['n_seeds'])} fresh seeds). "
                   f"{confirmed_sentence(confirmed, claim)}", ""]
+    if trends:
+        lines += [box_line(trends), ""]
     for profile, family in families.items():
         if h.key in family.index:
             lines += [f"**Ours, {profile_name(profile, True, confirmed is not None)}.** "
@@ -69,11 +74,13 @@ def box(question: str, paper: str, ours: str, verdict: str, stage: str) -> str:
 def bottom_line_glue(claim: str, profile: ResolvedProfile | str, seeds=None,
                      device: str = "auto") -> dict:
     """{glue key: object} a chapter glues for its bottom-line box: ``bottom_line`` (the
-    box's text, as Markdown for ``{glue:md}``) and ``bottom_figure`` (its small figure,
-    as a PNG image, the figure closed so that the cell shows nothing else)."""
+    box's text, as Markdown for ``{glue:md}``), ``bottom_figure`` (its small figure,
+    as a PNG image, the figure closed so that the cell shows nothing else) and, for a
+    claim on the compute ladder, ``trend_figure`` (its decisions against compute)."""
     import matplotlib.pyplot as plt
     from IPython.display import Image, Markdown
 
+    from . import ladder_trend
     from .figure_text import png
     from .ledger import published_families
     families = published_families(profile, seeds, device)
@@ -82,7 +89,13 @@ def bottom_line_glue(claim: str, profile: ResolvedProfile | str, seeds=None,
     fig = headline_figure(claim, with_confirmatory(families))
     image = png(fig, dpi=100)
     plt.close(fig)
-    return {"bottom_line": Markdown(bottom_line(claim, families, confirmed)),
+    trends = ladder_trend.claim_trends(ladder_trend.gather(), claim)
+    out = {}
+    if trends:
+        fig = ladder_trend.figure(trends)
+        out["trend_figure"] = Image(data=png(fig, dpi=100), format="png")
+        plt.close(fig)
+    return {**out, "bottom_line": Markdown(bottom_line(claim, families, confirmed, trends)),
             "bottom_figure": Image(data=image, format="png"),
             # the pre-registered test's progress, or its verdicts once complete, and
             # why Holm's verdict differs from the one at 5% (the verdict's own detail,

@@ -34,24 +34,41 @@ def exact_rows(chapters: str = "") -> list:
         f"{chapter_link(chapters, '02_sharing_reductions')} |"]
 
 
-def results_table(families: dict, chapters: str = "", exact_rows: list | None = None) -> str:
+def results_table(families: dict, chapters: str = "", exact_rows: list | None = None,
+                  growth: dict | None = None) -> str:
     """The book's answers as one Markdown table of five columns: the question, the
     paper, ours (words and numbers, each profile), the plain reading with the verdict
-    word beside it in small type (the confirmatory result first), the chapter. ``chapters``: the path prefix of the chapters' documents from the page
-    that shows it ("chapters/" from the introduction, "" from the ledger)."""
-    rows = ["| question | the paper | ours | plain reading (verdict) | chapter |", "|---|---|---|---|---|"]
-    rows += list(exact_rows or [])
+    word beside it in small type (the confirmatory result first), the chapter.
+    ``chapters``: the path prefix of the chapters' documents from the page that shows it
+    ("chapters/" from the introduction, "" from the ledger). ``growth``: a sixth column,
+    "as training grows", {claim or ``EXTRA`` key: text} (``ladder_trend.growth_cells``),
+    "—" for a row off the compute ladder."""
+    head = ["question", "the paper", "ours", "plain reading (verdict)", "chapter"]
+    if growth is not None:
+        head.insert(4, "as training grows")
+    rows = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    rows += [_with_growth(r, None, growth) for r in exact_rows or []]
     confirmed = CONFIRMATORY in families
     extra = {c: (k, h) for k, (c, h) in EXTRA.items()}
     for claim, h in HEADLINES.items():
-        mine = _result_rows(claim, h, families, chapters, confirmed)
+        mine = [_with_growth(r, claim, growth)
+                for r in _result_rows(claim, h, families, chapters, confirmed)]
         if claim in extra and confirmed and extra[claim][0] in families[CONFIRMATORY].index:
-            mine += _result_rows(claim, extra[claim][1], {CONFIRMATORY: families[
-                CONFIRMATORY]}, chapters, confirmed)
+            mine += [_with_growth(r, extra[claim][0], growth) for r in _result_rows(
+                claim, extra[claim][1], {CONFIRMATORY: families[CONFIRMATORY]}, chapters,
+                confirmed)]
         if mine and claim == "wall_clock":
-            mine.append(throughput_row(chapters))
+            mine.append(_with_growth(throughput_row(chapters), None, growth))
         rows += mine
     return "\n".join(rows)
+
+
+def _with_growth(row: str, key: str | None, growth: dict | None) -> str:
+    """A table row with the "as training grows" cell before its last (the chapter)."""
+    if growth is None:
+        return row
+    rest, _, chapter = row.rstrip().removesuffix("|").rstrip().rpartition(" | ")
+    return f"{rest} | {_cell(growth.get(key, '—'))} | {chapter} |"
 
 
 def _result_rows(claim: str, h: Headline, families: dict, chapters: str,

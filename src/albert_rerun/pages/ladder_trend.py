@@ -1,0 +1,297 @@
+"""Each primary decision against compute (issue #38, §4): the compute ladder's rungs
+(book/ladder.md) as a chapter's first figure, its one sentence on which way the effect
+moves as training grows, and the introduction's "as training grows" column.
+
+What is shown follows the ladder's stopping rule. Until every run of the 1x and 16x
+rungs is stored, ``ladder.trend_family`` computes nothing, so a figure shows only what
+was public before the ladder trained: the 4x rung (the confirmatory seeds, as stored)
+and the committed forecast for 16x; the sentence gives the 16x rung's progress in
+counts. Once the store is complete, the same calls show the three rungs, the fitted
+line, its reading after Holm and the forecast against the measurement.
+
+Each decision is drawn in its chapter's sign (``confirmatory.in_chapter_sign``): the
+chapters of ``confirm_report.REVERSED`` read their headline the other way round from the
+registration.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from .headline_figures import FIGURE_WIDTH_IN, FONT_PT
+
+READING_WORDS = {"moves toward the paper's sign": "It moves toward the paper's sign",
+                 "moves away from the paper's sign": "It moves away from the paper's sign",
+                 "no trend shown": "No trend is shown (this is not evidence of no trend)"}
+
+
+@dataclass(frozen=True)
+class Trend:
+    """One primary decision on the ladder, in its chapter's sign (``sign`` -1 where the
+    chapter reads the registration's difference the other way round)."""
+
+    key: str
+    claim: str
+    label: str
+    unit: str
+    paper_sign: int
+    sign: int
+    four: tuple  # (mean, low, high, seeds) of the 4x rung
+    forecast: dict | None  # the committed forecast (estimate, low, high), registered sign
+    runs: int  # the 16x rung's planned runs
+    trained: int
+    evaluated: int
+    table: dict | None  # ``ladder.trend_family``'s row, once the store is complete
+
+    def turned(self, value: float) -> float:
+        return self.sign * float(value)
+
+    def interval(self, estimate: float, low: float, high: float) -> tuple:
+        """An estimate and its interval in the chapter's sign (ends swapped when turned)."""
+        ends = sorted((self.turned(low), self.turned(high)))
+        return self.turned(estimate), ends[0], ends[1]
+
+
+def _chapter_sign(spec) -> tuple:
+    """(sign, label): -1 and the chapter's words where the chapter turns its headline."""
+    from ..studies.confirm_design import PRIMARY
+    from ..studies.confirm_report import REVERSED
+    first = next(s for s in PRIMARY if s.claim == spec.claim)
+    if spec.key == first.key and spec.claim in REVERSED:
+        rest = spec.label.partition(", ")[2]
+        return -1, REVERSED[spec.claim] + (f", {rest}" if rest else "")
+    return 1, spec.label
+
+
+def gather(store=None, confirm_store=None) -> dict:
+    """{decision key: Trend} of the ladder's five decisions, from the stored runs: the 4x
+    rung (the confirmatory store's, where all its runs are stored) and the forecast
+    always; the analysis only once ``trend_family`` computes it (the stopping rule), else
+    None. ``store``, ``confirm_store``: the ladder's and the confirmatory results
+    folders (default: this checkout's, or $ALBERT_RERUN_RESULTS's)."""
+    from ..engine.store import read_json, results_dir
+    from ..stats.inference import mean_interval
+    from ..studies import confirm_analysis, confirm_design, ladder
+    from ..studies.confirm_design import NotComplete
+    given = store  # trend_family reads its 4x rung from the confirmatory store by default
+    store = store or results_dir(ladder.STORE)
+    confirm_store = confirm_store or results_dir(confirm_design.STORE)
+    forecast = (read_json(store / ladder.FORECAST) or {}).get("forecast", {})
+    progress = ladder.progress(store)
+    sixteen = progress[progress["rung"] == "16x"]
+    runs, trained, evaluated = (int(sixteen[c].sum()) for c in ("of", "trained", "evaluated"))
+    try:
+        table = ladder.trend_family(given)
+    except NotComplete:
+        if bool((progress["evaluated"] == progress["of"]).all()):
+            raise  # every run is stored: the analysis must compute, not fall silent
+        table = None
+    frames = ({"4x": ladder.rung_frame("4x", confirm_store)}
+              if confirm_analysis.complete(confirm_store) else {})
+    out = {}
+    for spec in ladder.DECISIONS:
+        d = ladder.differences(frames, spec).get("4x")
+        i = mean_interval(d) if d is not None else None
+        four = (i.mean, i.low, i.high, i.n) if i is not None else (np.nan,) * 3 + (0,)
+        sign, label = _chapter_sign(spec)
+        out[spec.key] = Trend(
+            spec.key, spec.claim, label, spec.unit, sign * spec.paper_sign, sign, four,
+            forecast.get(spec.key), runs, trained, evaluated,
+            None if table is None else table.loc[spec.key].to_dict())
+    return out
+
+
+def _number(value: float, unit: str) -> str:
+    from ..studies.decisions import unit_digits
+    digits = unit_digits(unit)
+    text = f"{value:+.{digits}f}"
+    return text[1:] if float(text) == 0 else text
+
+
+def _interval(t: Trend, estimate: float, low: float, high: float) -> str:
+    """'+0.260 nats [+0.129, +0.391]' in the chapter's sign."""
+    e, lo, hi = t.interval(estimate, low, high)
+    return f"{_number(e, t.unit)} {t.unit} [{_number(lo, t.unit)}, {_number(hi, t.unit)}]"
+
+
+def sentence(t: Trend, ladder_doc: str = "../ladder") -> str:
+    """The first screen's one sentence (or two) on which way the effect moves as
+    training grows: the registered reading with its slope once the ladder is complete;
+    before, that it is not known yet, the 16x rung's progress in counts, and the
+    committed forecast."""
+    if t.table is None:
+        return box_line([t], ladder_doc).removeprefix("**As training grows.** ")
+    ladder = f"{{doc}}`compute ladder <{ladder_doc}>`"
+    r = t.table
+    slope = _interval(t, r["slope"], r["slope low"], r["slope high"])
+    words = READING_WORDS.get(r["reading"], r["reading"])
+    text = (f"{words} on the {ladder}, after Holm (p = {r['p holm']:.3f}): {slope} per "
+            f"doubling of compute, from 1x to 16x.")
+    # section 3: each segment's own slope beside it (a segment is half the change over
+    # its two doublings), and every rung's sign
+    text += (f" Per doubling, 1x to 4x: {_interval(t, r['1x-4x'], r['1x-4x low'], r['1x-4x high'])}"
+             f"; 4x to 16x: {_interval(t, r['4x-16x'], r['4x-16x low'], r['4x-16x high'])}.")
+    signs = ", ".join(f"{rung} {_number(t.turned(r[f'{rung} mean']), t.unit)}"
+                      for rung in ("1x", "4x", "16x"))
+    text += f" The rung means: {signs} {t.unit}."
+    if np.isfinite(r.get("forecast", np.nan)):
+        covered = "inside" if r["forecast covers"] else "outside"
+        text += f" The 16x mean is {covered} its forecast's interval."
+    return text
+
+
+def box_line(trends: list, ladder_doc: str = "../ladder") -> str:
+    """The chapter box's line "As training grows" for the chapter's ladder decisions
+    (``claim_trends``): before the ladder is complete, the 16x rung's progress once and
+    each decision's forecast; after, each decision's ``sentence``, named where the
+    chapter has more than one."""
+    if not trends:
+        return ""
+    head = "**As training grows.**"
+    if all(t.table is None for t in trends):
+        first = trends[0]
+        ladder = f"{{doc}}`compute ladder <{ladder_doc}>`"
+        text = (f"{head} Not known yet. The {ladder}'s top rung, 16 times the cpu "
+                f"profile's training, has {first.trained} of its {first.runs} runs stored.")
+        for t in trends:
+            if not t.forecast:
+                continue
+            f = t.forecast
+            name = f" for {t.label}" if len(trends) > 1 else ""
+            text += (f" The registered forecast{name} is "
+                     f"{_interval(t, f['estimate'], f['low'], f['high'])}; at 4x the mean "
+                     f"is {_interval(t, *t.four[:3])} (a t-interval, as the ladder "
+                     f"computes it).")
+        return text
+    if len(trends) == 1:
+        return f"{head} {sentence(trends[0], ladder_doc)}"
+    return head + "".join(f" *{t.label}:* {sentence(t, ladder_doc)}" for t in trends)
+
+
+def cell(t: Trend) -> str:
+    """The introduction's "as training grows" cell: the reading and slope once the
+    ladder is complete, else its progress and the forecast, in a few words."""
+    if t.table is None:
+        f = t.forecast
+        fore = (f"; forecast for 16x {_interval(t, f['estimate'], f['low'], f['high'])}"
+                if f else "")
+        return f"not known yet: 16x rung {t.trained} of {t.runs} runs{fore}"
+    r = t.table
+    return (f"{r['reading']}: {_interval(t, r['slope'], r['slope low'], r['slope high'])} "
+            f"per doubling (Holm p = {r['p holm']:.3f})")
+
+
+def growth_cells(trends: dict) -> dict:
+    """The introduction's "as training grows" cells: {claim: its headline decision's
+    ``cell``, extra key (``headlines.EXTRA``): its own}."""
+    from .headlines import EXTRA
+    out = {}
+    for t in trends.values():
+        out[t.key if t.key in EXTRA else t.claim] = cell(t)
+    return out
+
+
+def claim_trends(trends: dict, claim: str) -> list:
+    """The claim's ladder decisions, its headline first."""
+    return [t for t in trends.values() if t.claim == claim]
+
+
+def figure(trends: list):
+    """The decisions of one chapter against compute, one panel a row: each rung's mean
+    paired difference with its 95% interval (the 4x rung always; 1x and 16x once the
+    ladder is complete, with the fitted line), the forecast for 16x with its 95%
+    prediction interval, zero, and the paper's side shaded. Returns the figure."""
+    import matplotlib.pyplot as plt
+
+    from ..studies.ladder import RUNGS, X
+    fig, axes = plt.subplots(len(trends), 1, squeeze=False, dpi=100,
+                             figsize=(FIGURE_WIDTH_IN, 2.4 * len(trends) + 0.7))
+    for ax, t in zip(axes[:, 0], trends):
+        _panel(ax, t, X, RUNGS)
+    seen = {}  # one legend for the panels, each entry once
+    for ax in axes[:, 0]:
+        for handle, label in zip(*ax.get_legend_handles_labels()):
+            seen.setdefault(label, handle)
+    if seen:
+        fig.legend(list(seen.values()), list(seen.keys()), loc="lower center",
+                   ncol=1, fontsize=FONT_PT, frameon=False)
+    fig.tight_layout(rect=(0, (0.2 if len(trends) == 1 else 0.11) if seen else 0, 1, 1))
+    return fig
+
+
+def _panel(ax, t: Trend, X: dict, RUNGS: dict) -> None:
+    points = {"4x": t.four[:3]}
+    if t.table is not None:
+        points = {r: (t.table[f"{r} mean"], t.table[f"{r} low"], t.table[f"{r} high"])
+                  for r in RUNGS}
+    values = []
+    for rung, (m, lo, hi) in points.items():
+        m, lo, hi = t.interval(m, lo, hi)
+        if not np.isfinite(m):
+            continue
+        values += [lo, hi]
+        ax.errorbar([X[rung]], [m], yerr=[[m - lo], [hi - m]], fmt="o", color="black",
+                    capsize=3, lw=1.6, label="mean of a rung's seeds, 95% t-interval")
+    if t.table is not None:
+        ns = np.array([t.table[f"{r} seeds"] for r in RUNGS], dtype=float)
+        ms = np.array([t.turned(t.table[f"{r} mean"]) for r in RUNGS])
+        xs = np.array([X[r] for r in RUNGS])
+        b = t.turned(t.table["slope"])
+        a = float((ns * ms).sum() / ns.sum() - b * (ns * xs).sum() / ns.sum())
+        ax.plot([xs[0], xs[-1]], [a + b * xs[0], a + b * xs[-1]], "--", color="black",
+                lw=1, label="fitted slope")
+    if t.forecast:
+        f, lo, hi = t.interval(t.forecast["estimate"], t.forecast["low"], t.forecast["high"])
+        values += [lo, hi]
+        x = X["16x"] + (0.15 if t.table is not None else 0)
+        ax.errorbar([x], [f], yerr=[[f - lo], [hi - f]], fmt="D", color="tab:orange",
+                    capsize=3, lw=1.6, label="forecast for 16x, 95% prediction interval")
+    finite = [v for v in values if np.isfinite(v)] or [-1.0, 1.0]
+    low, high = min(0.0, *finite), max(0.0, *finite)
+    pad = 0.15 * (high - low) or 1.0
+    # each side of zero keeps at least a quarter of the axis, so both stay readable
+    low, high = min(low - pad, -0.4 * (high - low)), max(high + pad, 0.4 * (high - low))
+    ax.set_ylim(low, high)
+    ax.axhline(0, color="0.4", lw=0.8)
+    span = (0, high) if t.paper_sign > 0 else (low, 0) if t.paper_sign < 0 else None
+    if span is not None:
+        ax.axhspan(*span, color="tab:green", alpha=0.08, zorder=0)
+        ax.text(5.45, span[0] + 0.5 * (span[1] - span[0]), "paper's\nside",
+                fontsize=FONT_PT, color="tab:green", va="center", ha="right")
+    ax.set_xlim(-0.9, 5.5)
+    ax.set_xticks([X[r] for r in RUNGS], list(RUNGS), fontsize=FONT_PT)
+    ax.set_xlabel("training compute, in multiples of the cpu profile's (log scale)",
+                  fontsize=FONT_PT)
+    ax.tick_params(labelsize=FONT_PT)
+    ax.set_ylabel(t.unit, fontsize=FONT_PT)
+    ax.set_title(t.label, fontsize=FONT_PT, loc="left")
+    notes = {}
+    if t.table is None:  # the stopping rule: 1x and 16x wait for the whole ladder
+        notes["1x"] = "1x: with\nthe slope,\nonce 16x\nis stored"
+        if not t.forecast:
+            notes["16x"] = f"16x: {t.trained}\nof {t.runs}\nruns stored"
+    if not np.isfinite(t.four[0]) and t.table is None:
+        notes["4x"] = "4x: not\nstored\nhere"
+    for rung, note in notes.items():
+        ax.text(X[rung], 0.5, note, fontsize=FONT_PT, ha="center", va="center",
+                color="0.35", transform=ax.get_xaxis_transform(),
+                bbox={"facecolor": "white", "edgecolor": "0.8", "boxstyle": "round"})
+    for spine in ("top", "right"):
+        ax.spines[spine].set_visible(False)
+
+
+def trends_frame(trends: dict) -> pd.DataFrame:
+    """The ladder's decisions in one table, chapters' signs: the 4x rung, the forecast,
+    and the 16x rung's progress; the slope and reading once complete."""
+    rows = []
+    for t in trends.values():
+        row = {"decision": t.label, "4x": _interval(t, *t.four[:3])}
+        if t.forecast:
+            f = t.forecast
+            row["forecast for 16x"] = _interval(t, f["estimate"], f["low"], f["high"])
+        row["16x runs stored"] = f"{t.trained} of {t.runs}"
+        row["as training grows"] = cell(t)
+        rows.append(row)
+    return pd.DataFrame(rows).set_index("decision")

@@ -1,0 +1,161 @@
+"""Each decision against compute (pages.ladder_trend): what a chapter's box and the
+introduction show of the compute ladder, before the ladder is complete and after."""
+import numpy as np
+import pytest
+
+from albert_rerun.pages import ladder_trend as T
+from albert_rerun.pages.figure_text import figure_problems
+from albert_rerun.pages.results_table import results_table
+from albert_rerun.studies import confirm_design, ladder
+
+
+def trend(key="confirm/dropout", table=None, forecast=(0.041, 0.026, 0.057)):
+    spec = next(s for s in confirm_design.PRIMARY if s.key == key)
+    sign, label = T._chapter_sign(spec)
+    f = dict(zip(("estimate", "low", "high"), forecast)) if forecast else None
+    return T.Trend(key, spec.claim, label, spec.unit, sign * spec.paper_sign, sign,
+                   (0.022, 0.017, 0.027, 11), f, 32, 5, 3, table)
+
+
+def complete_row(slope=0.01, p_holm=0.02, reading="moves toward the paper's sign",
+                 sixteen=0.06, forecast=(0.041, 0.026, 0.057)):
+    row = {"slope": slope, "slope low": slope - 0.005, "slope high": slope + 0.005,
+           "p holm": p_holm, "reading": reading, "forecast": forecast[0],
+           "forecast low": forecast[1], "forecast high": forecast[2],
+           "forecast covers": forecast[1] <= sixteen <= forecast[2]}
+    for rung, (m, n) in {"1x": (0.005, 6), "4x": (0.022, 11), "16x": (sixteen, 4)}.items():
+        row.update({f"{rung} mean": m, f"{rung} low": m - 0.01, f"{rung} high": m + 0.01,
+                    f"{rung} seeds": n})
+    for name in ("1x-4x", "4x-16x"):
+        row.update({name: 0.0, f"{name} low": -0.01, f"{name} high": 0.01})
+    return row
+
+
+def test_the_chapters_that_turn_their_headline_turn_its_trend_too():
+    assert T._chapter_sign(next(s for s in confirm_design.PRIMARY
+                                if s.key == "confirm/dropout"))[0] == -1
+    assert T._chapter_sign(next(s for s in confirm_design.PRIMARY
+                                if s.key == "confirm/asymmetry"))[0] == -1
+    assert T._chapter_sign(next(s for s in confirm_design.PRIMARY
+                                if s.key == "confirm/sharing-cost")) == (
+        1, "all shared minus not shared, E = H = 64")
+    t = trend()
+    assert t.label == "no dropout minus dropout 0.1" and t.paper_sign == -1
+    assert t.interval(0.041, 0.026, 0.057) == (-0.041, -0.057, -0.026)
+
+
+def test_before_the_ladder_is_complete_the_box_gives_counts_and_the_forecast_only():
+    line = T.box_line([trend()])
+    assert line.startswith("**As training grows.** Not known yet.")
+    assert "5 of its 32 runs stored" in line
+    assert "-0.041 nats [-0.057, -0.026]" in line  # the forecast, in the chapter's sign
+    assert "at 4x the mean is -0.022 nats [-0.027, -0.017] (a t-interval" in line
+    assert "Holm" not in line and "slope" not in line
+    two = T.box_line([trend("confirm/asymmetry"), trend("confirm/sharing-cost")])
+    assert two.count("runs stored") == 1 and two.count("The registered forecast for") == 2
+    assert T.cell(trend()).startswith("not known yet: 16x rung 5 of 32 runs")
+
+
+def test_once_complete_the_sentence_gives_the_reading_slope_segments_signs_and_forecast():
+    row = complete_row(sixteen=0.05)
+    row.update({"1x-4x": 0.008, "1x-4x low": 0.002, "1x-4x high": 0.014,
+                "4x-16x": 0.014, "4x-16x low": -0.001, "4x-16x high": 0.029})
+    covered = T.sentence(trend(table=row))
+    assert covered.startswith("It moves toward the paper's sign")  # the registered words
+    assert "-0.010 nats [-0.015, -0.005] per doubling of compute" in covered
+    assert "(p = 0.020)" in covered and "inside its forecast's interval" in covered
+    assert "1x to 4x: -0.008 nats [-0.014, -0.002]" in covered
+    assert "4x to 16x: -0.014 nats [-0.029, +0.001]" in covered
+    assert "1x -0.005, 4x -0.022, 16x -0.050 nats" in covered
+    row.update(complete_row(sixteen=0.09, reading="no trend shown"))
+    missed = T.sentence(trend(table=row))
+    assert missed.startswith("No trend is shown (this is not evidence of no trend)")
+    assert "outside its forecast's" in missed
+    assert T.cell(trend(table=complete_row())).startswith("moves toward the paper's sign")
+
+
+@pytest.mark.parametrize("table", [None, complete_row()])
+def test_the_figure_is_legible_and_shows_1x_and_16x_only_once_complete(table):
+    import matplotlib.pyplot as plt
+    fig = T.figure([trend(table=table), trend("confirm/sharing-cost", table=table)])
+    assert figure_problems(fig) == []
+    ax = fig.axes[0]
+    xs = sorted({round(float(x), 2) for line in ax.lines for x in np.atleast_1d(
+        line.get_xdata()) if line.get_marker() == "o"})
+    assert xs == ([0.0, 2.0, 4.0] if table else [2.0])
+    texts = " ".join(t.get_text() for t in ax.texts)
+    assert ("once 16x" in texts) is (table is None) and "paper's" in texts
+    # dropout is turned (no dropout minus dropout): the paper's side is below zero
+    shaded = [p for p in ax.patches if p.get_facecolor()[1] > p.get_facecolor()[0]]
+    assert len(shaded) == 1 and shaded[0].get_bbox().y1 <= 1e-12
+    plt.close(fig)
+
+
+def test_the_fitted_line_is_the_least_squares_line_through_every_seed():
+    import matplotlib.pyplot as plt
+    means, seeds = {0.0: 0.005, 2.0: 0.022, 4.0: 0.05}, {0.0: 6, 2.0: 11, 4.0: 4}
+    xs = np.repeat(list(means), list(seeds.values()))
+    ys = np.repeat(list(means.values()), list(seeds.values()))
+    slope, intercept = np.polyfit(xs, ys, 1)
+    row = complete_row(slope=slope, sixteen=0.05)
+    fig = T.figure([trend(table=row)])
+    line = next(l for l in fig.axes[0].lines if l.get_linestyle() == "--")
+    # the chapter's sign (dropout is turned): the line is -(intercept + slope x)
+    assert np.allclose(line.get_ydata(), [-intercept, -(intercept + 4 * slope)])
+    plt.close(fig)
+
+
+def test_gather_asks_the_registered_analysis_at_its_default_stores(monkeypatch):
+    seen = []
+
+    def family(store=None, early_end=False):
+        seen.append(store)
+        raise confirm_design.NotComplete("not yet")
+    monkeypatch.setattr(ladder, "trend_family", family)
+    T.gather()
+    assert seen == [None]  # None: 4x from the confirmatory store, as registered
+    import pandas as pd
+    full = pd.DataFrame({"rung": ["1x", "16x"], "arm": ["a", "a"], "trained": [6, 4],
+                         "evaluated": [6, 4], "of": [6, 4]})
+    monkeypatch.setattr(ladder, "progress", lambda store=None: full)
+    with pytest.raises(confirm_design.NotComplete):  # complete, yet no analysis: loud
+        T.gather()
+
+
+def test_the_introductions_column_has_a_cell_for_each_ladder_row_and_a_dash_elsewhere():
+    trends = {k: trend(k) for k in ("confirm/asymmetry", "confirm/sharing-cost",
+                                     "confirm/dropout")}
+    cells = T.growth_cells(trends)
+    assert set(cells) == {"asymmetry", "confirm/sharing-cost", "dropout"}
+    table = results_table({}, "chapters/", ["| q | p | o | r | c |"], cells)
+    head, rule, exact = table.splitlines()
+    assert head.split(" | ")[4] == "as training grows" and rule.count("---") == 6
+    assert exact == "| q | p | o | r | — | c |"
+
+
+ROOT = __import__("pathlib").Path(__file__).resolve().parents[1]
+
+
+def test_the_stored_ladder_shows_the_4x_rung_and_the_forecast_and_holds_the_rest(
+        monkeypatch):
+    monkeypatch.setenv("ALBERT_RERUN_RESULTS", str(ROOT / "data" / "results"))
+    trends = T.gather()
+    assert set(trends) == {s.key for s in ladder.DECISIONS}
+    progress = ladder.progress()
+    complete = bool(progress[progress["rung"] == "16x"].eval("evaluated == of").all())
+    for t in trends.values():
+        assert (t.table is None) is not complete  # the stopping rule
+        assert t.forecast is not None and np.isfinite(t.four[0]) and t.four[3] == 11
+
+
+def test_an_empty_store_shows_counts_only_and_a_figure_of_notes(results):
+    trends = T.gather()
+    assert set(trends) == {s.key for s in ladder.DECISIONS}
+    for t in trends.values():
+        assert t.forecast is None and t.table is None and np.isnan(t.four[0])
+        assert t.trained == 0 and t.runs == 32
+    line = T.box_line(T.claim_trends(trends, "asymmetry"))
+    assert "0 of its 32 runs stored" in line and "forecast" not in line
+    fig = T.figure(T.claim_trends(trends, "dropout"))
+    assert figure_problems(fig) == []
+    assert {t.get_text().split(":")[0] for t in fig.axes[0].texts} >= {"1x", "4x", "16x"}
