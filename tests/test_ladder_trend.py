@@ -46,14 +46,21 @@ def test_the_chapters_that_turn_their_headline_turn_its_trend_too():
 
 def test_before_the_ladder_is_complete_the_box_gives_counts_and_the_forecast_only():
     line = T.box_line([trend()])
-    assert line.startswith("**As training grows.** Not known yet.")
-    assert "5 of its 32 runs stored" in line
-    assert "-0.041 nats [-0.057, -0.026]" in line  # the forecast, in the chapter's sign
-    assert "at 4x the mean is -0.022 nats [-0.027, -0.017] (a t-interval" in line
-    assert "Holm" not in line and "slope" not in line
+    assert line.startswith("**As training grows.** Which way it moves is not known yet.")
+    assert "5 of its 32 runs are stored" in line
+    # the forecast, in the chapter's sign, and the 4x rung; dropout's paper's side is
+    # below zero and the forecast lies below the 4x mean
+    assert ("Forecast -0.041 nats [-0.057, -0.026], further toward the paper's side than "
+            "at 4x (-0.022 nats [-0.027, -0.017], the confirmatory runs)." in line)
+    assert "It is an extrapolation, not a test." in line
+    assert "Holm" not in line and "per doubling" not in line
+    away = T.box_line([trend(forecast=(0.01, -0.01, 0.03))])
+    assert "further from the paper's side than at 4x" in away
     two = T.box_line([trend("confirm/asymmetry"), trend("confirm/sharing-cost")])
-    assert two.count("runs stored") == 1 and two.count("The registered forecast for") == 2
-    assert T.cell(trend()).startswith("not known yet: 16x rung 5 of 32 runs")
+    assert two.count("runs are stored") == 1 and two.count(":* forecast") == 2
+    assert two.count("not a test") == 1 and "*All shared minus not shared" in two
+    assert T.cell(trend()) == ("not known yet (16x: 5 of 32 runs). 4x -0.022 → forecast "
+                               "-0.041 nats, extrapolated")
 
 
 def test_once_complete_the_sentence_gives_the_reading_slope_segments_signs_and_forecast():
@@ -84,7 +91,7 @@ def test_the_figure_is_legible_and_shows_1x_and_16x_only_once_complete(table):
         line.get_xdata()) if line.get_marker() == "o"})
     assert xs == ([0.0, 2.0, 4.0] if table else [2.0])
     texts = " ".join(t.get_text() for t in ax.texts)
-    assert ("once 16x" in texts) is (table is None) and "paper's" in texts
+    assert ("when 16x" in texts) is (table is None) and "paper's" in texts
     # dropout is turned (no dropout minus dropout): the paper's side is below zero
     shaded = [p for p in ax.patches if p.get_facecolor()[1] > p.get_facecolor()[0]]
     assert len(shaded) == 1 and shaded[0].get_bbox().y1 <= 1e-12
@@ -155,7 +162,7 @@ def test_an_empty_store_shows_counts_only_and_a_figure_of_notes(results):
         assert t.forecast is None and t.table is None and np.isnan(t.four[0])
         assert t.trained == 0 and t.runs == 32
     line = T.box_line(T.claim_trends(trends, "asymmetry"))
-    assert "0 of its 32 runs stored" in line and "forecast" not in line
+    assert "0 of its 32 runs are stored" in line and "forecast" not in line
     fig = T.figure(T.claim_trends(trends, "dropout"))
     assert figure_problems(fig) == []
     assert {t.get_text().split(":")[0] for t in fig.axes[0].texts} >= {"1x", "4x", "16x"}

@@ -74,11 +74,14 @@ def reader_parts(tmp_path_factory):
     os.environ["ALBERT_RERUN_RESULTS"] = str(ROOT / "data" / "results")
     try:
         build.write_reader_pages(root, "cpu")
-        from albert_rerun.pages import chapter_box, ledger
+        from albert_rerun.pages import chapter_box, ladder_trend, ledger
         from albert_rerun.pages.confirmatory import confirmatory_rows
         from albert_rerun.studies.confirm_report import status_text
         families, rows = ledger.published_families("cpu"), confirmatory_rows()
-        boxes = {claim: chapter_box.bottom_line(claim, families, rows.get(claim)) + "\n\n"
+        trends = ladder_trend.gather()
+        boxes = {claim: chapter_box.bottom_line(claim, families, rows.get(claim),
+                                                ladder_trend.claim_trends(trends, claim))
+                 + "\n\n"
                  + chapter_box.status_paragraph(claim, rows.get(claim), status_text)
                  for claim in chapter_box.HEADLINES}
     finally:

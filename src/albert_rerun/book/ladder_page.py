@@ -20,8 +20,9 @@ def progress_text(store=None) -> str:
     """Runs stored per rung: counts, never an estimate."""
     table = L.progress(store)
     lines = ["**Progress**: counts only. No ladder estimate is computed before every run "
-             "of both trained rungs is stored; the registered forecast of the 16x rung "
-             "(section 5) is the one exception.", "",
+             "of both trained rungs is stored. Two things are shown before that "
+             "(amendment 1): the registered forecast of the 16x rung (section 5) and the "
+             "4x rung, which is the confirmatory study's.", "",
              "| rung | runs | trained | evaluated |", "|---|---|---|---|"]
     for rung, part in table.groupby("rung", sort=False):
         lines.append(f"| {rung} ({L.RUNGS[rung]:,} steps, {len(L.SEEDS[rung])} seeds) | "

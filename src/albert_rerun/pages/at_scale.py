@@ -251,8 +251,12 @@ def transfer_text(facts: ScaleFacts) -> str:
                      else f" Its 1x rung is training: {trained} of {runs} runs are stored.")
     if facts.forecast:
         lines += ["", "Before the 16x rung trains, registered code forecast its mean from "
-                  "the two lower rungs, a straight line in log compute:", "",
-                  "| decision (A minus B) | forecast at 16x, 95% prediction interval |",
+                  "the two lower rungs, a straight line in log compute. It is shown before "
+                  "its test, and why is the ladder's amendment 1. It is in the registered "
+                  "sign; chapters 3 and 5 turn their headline, so they show the opposite "
+                  "sign:", "",
+                  "| decision (A minus B, as registered) | forecast at 16x, 95% prediction "
+                  "interval |",
                   "|---|---|"]
         order = list(facts.labels) + [k for k in facts.forecast if k not in facts.labels]
         for key in [k for k in order if k in facts.forecast]:

@@ -33,14 +33,14 @@ def bottom_line(claim: str, families: dict, confirmed=None, trends: list | None 
         lines += [f"**Ours, {term('confirmatory')}** (pre-registered, "
                   f"{int(confirmed['n_seeds'])} fresh seeds). "
                   f"{confirmed_sentence(confirmed, claim)}", ""]
-    if trends:
-        lines += [box_line(trends), ""]
     for profile, family in families.items():
         if h.key in family.index:
             lines += [f"**Ours, {profile_name(profile, True, confirmed is not None)}.** "
                       f"{result_sentence(family.loc[h.key], h)}", ""]
         else:
             lines += [f"**Ours, {profile_name(profile)}.** Not measured at this profile.", ""]
+    if trends:  # beside its figure, after the rows it must not be read as one of
+        lines += [box_line(trends), ""]
     return "\n".join(lines).rstrip()
 
 

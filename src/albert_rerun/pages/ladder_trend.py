@@ -142,6 +142,20 @@ def sentence(t: Trend, ladder_doc: str = "../ladder") -> str:
     return text
 
 
+def _forecast_words(t: Trend, named: bool) -> str:
+    """One decision's forecast in a sentence, and on which side of the 4x mean (the
+    confirmatory runs) it lands."""
+    f = t.forecast
+    name = f"*{t.label[0].upper()}{t.label[1:]}:* f" if named else "F"
+    text = f"{name}orecast {_interval(t, f['estimate'], f['low'], f['high'])}"
+    if not np.isfinite(t.four[0]):
+        return text + "."
+    further = t.turned(f["estimate"]) - t.turned(t.four[0])
+    side = ("further toward the paper's side" if further * t.paper_sign > 0
+            else "further from the paper's side")
+    return text + f", {side} than at 4x ({_interval(t, *t.four[:3])}, the confirmatory runs)."
+
+
 def box_line(trends: list, ladder_doc: str = "../ladder") -> str:
     """The chapter box's line "As training grows" for the chapter's ladder decisions
     (``claim_trends``): before the ladder is complete, the 16x rung's progress once and
@@ -153,21 +167,20 @@ def box_line(trends: list, ladder_doc: str = "../ladder") -> str:
     if all(t.table is None for t in trends):
         first = trends[0]
         ladder = f"{{doc}}`compute ladder <{ladder_doc}>`"
-        text = (f"{head} Not known yet. The {ladder}'s top rung, 16 times the cpu "
-                f"profile's training, has {first.trained} of its {first.runs} runs stored.")
-        for t in trends:
-            if not t.forecast:
-                continue
-            f = t.forecast
-            name = f" for {t.label}" if len(trends) > 1 else ""
-            text += (f" The registered forecast{name} is "
-                     f"{_interval(t, f['estimate'], f['low'], f['high'])}; at 4x the mean "
-                     f"is {_interval(t, *t.four[:3])} (a t-interval, as the ladder "
-                     f"computes it).")
+        text = (f"{head} Which way it moves is not known yet. The slope test waits for "
+                f"the {ladder}'s 16x budget: {first.trained} of its {first.runs} runs are "
+                f"stored.")
+        shown = [t for t in trends if t.forecast]
+        if shown:
+            text += (" A forecast carries the line through the 1x and 4x means to 16x. It is "
+                     "an extrapolation, not a test.")
+        for t in shown:
+            text += " " + _forecast_words(t, len(trends) > 1)
         return text
     if len(trends) == 1:
         return f"{head} {sentence(trends[0], ladder_doc)}"
-    return head + "".join(f" *{t.label}:* {sentence(t, ladder_doc)}" for t in trends)
+    return head + "".join(f" *{t.label[0].upper()}{t.label[1:]}:* {sentence(t, ladder_doc)}"
+                          for t in trends)
 
 
 def cell(t: Trend) -> str:
@@ -175,9 +188,11 @@ def cell(t: Trend) -> str:
     ladder is complete, else its progress and the forecast, in a few words."""
     if t.table is None:
         f = t.forecast
-        fore = (f"; forecast for 16x {_interval(t, f['estimate'], f['low'], f['high'])}"
-                if f else "")
-        return f"not known yet: 16x rung {t.trained} of {t.runs} runs{fore}"
+        if f and np.isfinite(t.four[0]):
+            return (f"not known yet (16x: {t.trained} of {t.runs} runs). 4x "
+                    f"{_number(t.turned(t.four[0]), t.unit)} → forecast "
+                    f"{_number(t.turned(f['estimate']), t.unit)} {t.unit}, extrapolated")
+        return f"not known yet (16x: {t.trained} of {t.runs} runs)"
     r = t.table
     return (f"{r['reading']}: {_interval(t, r['slope'], r['slope low'], r['slope high'])} "
             f"per doubling (Holm p = {r['p holm']:.3f})")
@@ -257,19 +272,22 @@ def _panel(ax, t: Trend, X: dict, RUNGS: dict) -> None:
     ax.axhline(0, color="0.4", lw=0.8)
     span = (0, high) if t.paper_sign > 0 else (low, 0) if t.paper_sign < 0 else None
     if span is not None:
-        ax.axhspan(*span, color="tab:green", alpha=0.08, zorder=0)
+        ax.axhspan(*span, color="tab:green", alpha=0.13, zorder=0)
         ax.text(5.45, span[0] + 0.5 * (span[1] - span[0]), "paper's\nside",
                 fontsize=FONT_PT, color="tab:green", va="center", ha="right")
     ax.set_xlim(-0.9, 5.5)
-    ax.set_xticks([X[r] for r in RUNGS], list(RUNGS), fontsize=FONT_PT)
-    ax.set_xlabel("training compute, in multiples of the cpu profile's (log scale)",
+    ticks = dict(zip(RUNGS, RUNGS))
+    if t.table is None:
+        ticks.update({"4x": "4x (confirmatory)", "16x": "16x (forecast)"})
+    ax.set_xticks([X[r] for r in RUNGS], list(ticks.values()), fontsize=FONT_PT)
+    ax.set_xlabel("training budget, times the cpu profile's steps (log scale)",
                   fontsize=FONT_PT)
     ax.tick_params(labelsize=FONT_PT)
     ax.set_ylabel(t.unit, fontsize=FONT_PT)
     ax.set_title(t.label, fontsize=FONT_PT, loc="left")
     notes = {}
     if t.table is None:  # the stopping rule: 1x and 16x wait for the whole ladder
-        notes["1x"] = "1x: with\nthe slope,\nonce 16x\nis stored"
+        notes["1x"] = "1x: shown\nwhen 16x\nis stored"
         if not t.forecast:
             notes["16x"] = f"16x: {t.trained}\nof {t.runs}\nruns stored"
     if not np.isfinite(t.four[0]) and t.table is None:

@@ -55,16 +55,17 @@ def _millions(tokens: float) -> str:
 def text(facts: PilotFacts) -> str:
     """The page's section on the pilot, in short sentences, from its stored runs."""
     from ..studies import long_pilot
-    lines = [f"Beside the ladder, one seed of each arm of the sharing cost at E = H = 64 "
-             f"trains to 64 times the `cpu` profile's steps ({long_pilot.STEPS:,}). It is "
+    lines = [f"Beside the ladder, one seed each of the two arms of the sharing cost at "
+             f"E = H = 64 trains to 64 times the `cpu` profile's steps ({long_pilot.STEPS:,}). It is "
              f"exploratory: one seed gives no interval. Its held-out curve has a point "
              f"every {long_pilot.CURVE_EVERY:,} steps, on {long_pilot.CURVE_EXAMPLES:,} of "
              f"the held-out sequences.", ""]
     if facts.runs is None:
         steps = "; ".join(f"{arm}, step {reached:,} of {total:,}"
                           for arm, reached, total in facts.progress)
-        return "\n".join(lines + [f"It is still training ({steps}). Its results are shown "
-                                  f"only once both arms are stored."]) + "\n"
+        return "\n".join(lines + [f"It is still training. At its last stored checkpoints: "
+                                  f"{steps}. Its results are shown only once both arms "
+                                  f"are stored."]) + "\n"
     curve = long_pilot.curves(facts.runs)
     runs = facts.runs.set_index("condition")
     lines += [f"Both arms are stored: {_millions(float(runs['tokens'].max()))} tokens "
