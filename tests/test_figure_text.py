@@ -143,7 +143,8 @@ BOOK_FIGURES = {
     "exact.factorization_figure": "chapter 1", "exact.grouped_figure": "chapter 2",
     "recipe.plot_candidates": "the recipe", "recipe.plot_grid": "the recipe",
     "headline_figure": "each chapter's box (chapter_box)",
-    "headline_forest": "the introduction (book.build.write_forest)"}
+    "headline_forest": "the introduction (book.build.write_forest)",
+    "ladder_trend.figure": "chapters 3-6's boxes (chapter_box)"}
 CONFIRM_CLAIMS = ("asymmetry", "sop_nsp", "dropout", "wall_clock", "transitions",
                   "embedding_size")
 
@@ -217,6 +218,10 @@ def _book_figures(chapters, families):
     for claim in HEADLINES:
         yield "headline_figure", headline_figure(claim, families)
     yield "headline_forest", headline_forest(families)
+    from albert_rerun.pages import ladder_trend
+    trends = ladder_trend.gather()
+    for claim in ("asymmetry", "sop_nsp", "dropout", "wall_clock"):
+        yield "ladder_trend.figure", ladder_trend.figure(ladder_trend.claim_trends(trends, claim))
 
 
 def test_the_books_figures_keep_issue_41s_rules(committed_cpu, monkeypatch):

@@ -194,6 +194,20 @@ def test_the_box_figure_is_legible_at_its_drawn_size():
     plt.close(fig)
 
 
+def test_chapter_4s_box_figure_names_the_pairs_each_row_is_measured_on():
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    frame = family(row(0.3, 0.1, 9.0).rename(headlines.HEADLINES["sop_nsp"].key))
+    fig = headline_figures.headline_figure("sop_nsp", {"confirmatory": frame, "cpu": frame})
+    labels = [t.get_text() for t in fig.axes[0].get_yticklabels()]
+    assert labels == ["cpu\n(cut-cue pairs)", "confirmatory\n(cue-free pairs)"]
+    plt.close(fig)
+    fig = headline_figures.headline_figure("asymmetry", {"cpu": family(row(0.3, 0.1, 9.0))})
+    assert [t.get_text() for t in fig.axes[0].get_yticklabels()] == ["cpu"]
+    plt.close(fig)
+
+
 def test_a_chapter_glues_its_verdicts_texts_margins_and_bottom_line(monkeypatch):
     from albert_rerun.studies.decisions import Chapter
     monkeypatch.setattr(chapter_box, "bottom_line_glue",

@@ -12,6 +12,17 @@ FIGURE_WIDTH_IN = 5.0  # drawn at 100 dpi: 500 px, shown at its own size, under 
 FONT_PT = 10  # 10 pt at 100 dpi: 14 px on the page
 
 
+# what a claim's profiles measure where the confirmatory test measures something else (a
+# reviewer: chapter 4's cue-free confirmatory SOP result stood beside profile numbers on
+# pairs that keep the segment-cut cue, unlabelled)
+PAIRS = {"sop_nsp": {"confirmatory": "cue-free pairs", None: "cut-cue pairs"}}
+
+
+def _pairs(claim: str, profile: str) -> str:
+    notes = PAIRS.get(claim, {})
+    return notes.get(profile, notes.get(None, "")) if notes else ""
+
+
 def headline_figure(claim: str, families: dict):
     """The headline decision at each profile: its difference in margins with the 95%
     interval (cut at the edge with an arrow), the margin as a grey band, 0 as a line, and
@@ -37,7 +48,9 @@ def headline_figure(claim: str, families: dict):
                 ax.annotate("", (end + 0.25 * sign, y), (end, y),
                             arrowprops={"arrowstyle": "->", "lw": 1.2})
         ax.plot([min(max(est, -limit), limit)], [y], "o", color="black")
-    ax.set_yticks(range(len(rows)), [p for p, _ in reversed(rows)], fontsize=FONT_PT)
+    ax.set_yticks(range(len(rows)), [p + (f"\n({_pairs(claim, p)})" if _pairs(claim, p)
+                                          else "") for p, _ in reversed(rows)],
+                  fontsize=FONT_PT)
     ax.set_xlim(-limit - 0.4, limit + 0.4)
     ax.set_ylim(-0.6, len(rows) - 0.4)
     side = {-1: "paper's side: left", 1: "paper's side: right", 0: "paper: about 0"}
@@ -78,7 +91,10 @@ def headline_forest(families: dict):
     for claim, h in HEADLINES.items():
         found = [(p, f.loc[h.key]) for p, f in families.items() if h.key in f.index]
         if found:
-            chapters.append((SHORT[claim], found))
+            title = SHORT[claim]
+            if "confirmatory" in dict(found) and _pairs(claim, "confirmatory"):
+                title += f" (star: {_pairs(claim, 'confirmatory')})"
+            chapters.append((title, found))
         # the other primary decisions (the cost of sharing every layer), a row each
         # under their chapter's (two reviewers: the first screen's clearest confirmatory
         # result was missing from its figure)

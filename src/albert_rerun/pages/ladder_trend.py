@@ -172,8 +172,8 @@ def box_line(trends: list, ladder_doc: str = "../ladder") -> str:
                 f"stored.")
         shown = [t for t in trends if t.forecast]
         if shown:
-            text += (" A forecast carries the line through the 1x and 4x means to 16x. It is "
-                     "an extrapolation, not a test.")
+            text += (" A {term}`forecast` carries the line through the 1x and 4x means to "
+                     "16x. It is an extrapolation, not a test.")
         for t in shown:
             text += " " + _forecast_words(t, len(trends) > 1)
         return text
