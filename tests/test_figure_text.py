@@ -144,7 +144,8 @@ BOOK_FIGURES = {
     "recipe.plot_candidates": "the recipe", "recipe.plot_grid": "the recipe",
     "headline_figure": "each chapter's box (chapter_box)",
     "headline_forest": "the introduction (book.build.write_forest)",
-    "ladder_trend.figure": "chapters 3-6's boxes (chapter_box)"}
+    "ladder_trend.figure": "chapters 3-6's boxes (chapter_box)",
+    "pilot_page.figure": "the scale page's long pilot (book.build.pilot_section)"}
 CONFIRM_CLAIMS = ("asymmetry", "sop_nsp", "dropout", "wall_clock", "transitions",
                   "embedding_size")
 
@@ -222,6 +223,10 @@ def _book_figures(chapters, families):
     trends = ladder_trend.gather()
     for claim in ("asymmetry", "sop_nsp", "dropout", "wall_clock"):
         yield "ladder_trend.figure", ladder_trend.figure(ladder_trend.claim_trends(trends, claim))
+    from albert_rerun.pages import pilot_page
+    pilot = pilot_page.gather()
+    if pilot.runs is not None:  # the committed pilot, once both arms are stored
+        yield "pilot_page.figure", pilot_page.figure(pilot)
 
 
 def test_the_books_figures_keep_issue_41s_rules(committed_cpu, monkeypatch):

@@ -121,7 +121,7 @@ def test_once_stored_the_page_gives_crossings_drops_costs_and_a_legible_figure()
                                          "two-sided": 5.710})
     text = pilot_page.section(facts)
     assert "No sudden drop appears" in text
-    assert "5,400 steps (1x's length) +0.200; 21,600 steps (4x's length) +0.200" in text
+    assert "- 5,400 steps (1x's length): +0.200;\n- 21,600 steps (4x's length): +0.200;" in text
     assert "They are not ladder runs" in text and "not ladder runs" in text.split("figure")[-1]
     shared = [line for line in text.splitlines() if line.startswith("- all shared")][-1]
     assert "never the two-sided count rung" in shared  # its curve ends above 5.71

@@ -90,12 +90,13 @@ def text(facts: PilotFacts) -> str:
     lines += ["", _drops_sentence(drops)]
     cost = long_pilot.cost_along(curve)
     at = cost.set_index("step")
-    marks = [f"{step:,} steps ({name}'s length) {at.loc[step, 'cost']:+.3f}"
+    marks = [f"{step:,} steps ({name}'s length): {at.loc[step, 'cost']:+.3f}"
              for name, step in long_pilot.MARKS.items() if step in at.index]
-    lines += ["", f"The sharing cost, all shared minus BERT-style, in nats on the curve's "
-              f"sequences, after as many steps as each ladder rung trains: "
-              f"{'; '.join(marks)}. Before the end these are points along one 64x "
-              f"schedule, before its learning rate has decayed. They are not ladder runs."]
+    lines += ["", f"The sharing cost here is all shared minus BERT-style, in nats on the "
+              f"curve's sequences. After as many steps as each ladder rung trains, it is:",
+              ""] + [f"- {m};" for m in marks[:-1]] + [f"- {marks[-1]}.", ""]
+    lines += ["Before the end these are points along one 64x schedule, before its "
+              "learning rate has decayed. They are not ladder runs."]
     return "\n".join(lines) + "\n"
 
 
