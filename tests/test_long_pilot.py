@@ -122,10 +122,19 @@ def test_once_stored_the_page_gives_crossings_drops_costs_and_a_legible_figure()
     text = pilot_page.section(facts)
     assert "No sudden drop appears" in text
     assert "- 5,400 steps (1x's length): +0.200;\n- 21,600 steps (4x's length): +0.200;" in text
-    assert "They are not ladder runs" in text and "not ladder runs" in text.split("figure")[-1]
+    assert "They are not ladder runs" in text and "The largest cost, +0.200 nats" in text
+    assert "between the two arms' sudden drops" not in text  # no drop in these curves and "not ladder runs" in text.split("figure")[-1]
     shared = [line for line in text.splitlines() if line.startswith("- all shared")][-1]
     assert "never the two-sided count rung" in shared  # its curve ends above 5.71
     assert "never" not in text.split("- BERT-style")[-1].split("\n")[0]
     assert "{figure} _generated/pilot.png" in text
     fig = pilot_page.figure(facts)
     assert figure_problems(fig) == []
+
+
+def test_the_largest_cost_is_placed_between_the_arms_drops_when_it_lies_there():
+    shared = np.r_[np.full(40, 6.6) - np.arange(40) * 1e-3, np.full(152, 5.9)]
+    bert = np.r_[np.full(30, 6.6) - np.arange(30) * 1e-3, np.full(162, 5.8)]
+    facts = pilot_page.PilotFacts(progress=[], runs=_runs(shared, bert), rungs={})
+    text = pilot_page.text(facts)
+    assert "comes at 55,800 steps" in text and "between the two arms' sudden drops" in text

@@ -78,8 +78,9 @@ def text(facts: PilotFacts) -> str:
     if facts.rungs:
         lines += ["", f"Where each curve first scores below a rung. The curve is read on "
                   f"{long_pilot.CURVE_EXAMPLES:,} held-out sequences, the rungs on all of "
-                  f"them; at the end, the curve's subset scores "
-                  f"{min(offset):+.3f} to {max(offset):+.3f} nats against the whole set:", ""]
+                  f"them. At the end, the curve's subset scores "
+                  f"{min(offset):+.3f} to {max(offset):+.3f} nats against the whole set, so "
+                  f"a crossing read on the curve comes late, if anything:", ""]
         cross = long_pilot.crossings(curve, facts.rungs)
         for arm, part in cross.groupby("arm", sort=False):
             said = [f"{RUNG_NAMES[r['rung']]} at {_millions(r['tokens'])} tokens"
@@ -95,8 +96,14 @@ def text(facts: PilotFacts) -> str:
     lines += ["", f"The sharing cost here is all shared minus BERT-style, in nats on the "
               f"curve's sequences. After as many steps as each ladder rung trains, it is:",
               ""] + [f"- {m};" for m in marks[:-1]] + [f"- {marks[-1]}.", ""]
-    lines += ["Before the end these are points along one 64x schedule, before its "
-              "learning rate has decayed. They are not ladder runs."]
+    peak = cost.loc[cost["cost"].idxmax()]
+    where = (f"The largest cost, {peak['cost']:+.3f} nats, comes at {peak['step']:,.0f} "
+             f"steps ({_millions(peak['tokens'])} tokens)")
+    first = drops.groupby("arm")["step"].min() if len(drops) else pd.Series(dtype=float)
+    if len(first) == 2 and first.min() <= peak["step"] <= first.max():
+        where += ", between the two arms' sudden drops"
+    lines += [where + ".", "", "Before the end these are points along one 64x schedule, "
+              "before its learning rate has decayed. They are not ladder runs."]
     return "\n".join(lines) + "\n"
 
 
