@@ -30,7 +30,7 @@ from . import confirm, confirm_design
 STORE = "long-pilot"  # data/results/long-pilot/
 BASE_STEPS = 5400  # the cpu profile's steps: the ladder's 1x rung
 MULTIPLE = 64
-STEPS = MULTIPLE * BASE_STEPS  # 345,600 steps, about 354M tokens a run
+STEPS = MULTIPLE * BASE_STEPS  # 345,600 steps, 336M tokens a run (as trained)
 CURVE_EVERY = 1800  # 192 curve points
 CURVE_EXAMPLES = 1024  # of the common held-out set's 4,096 sequences
 SEED = 6400
