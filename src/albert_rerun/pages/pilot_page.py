@@ -93,8 +93,8 @@ def text(facts: PilotFacts) -> str:
                     for _, r in part.iterrows()]
             lines.append(f"- {arm}: " + "; ".join(said) + ".")
     drops = long_pilot.sudden_drops(curve)
-    warm = curve.drop_duplicates("step").set_index("step")["tokens"]
-    warm_tokens = float(warm[warm.index >= long_pilot.WARMUP_STEPS].iloc[0])
+    last = curve.iloc[curve["step"].idxmax()]  # tokens a step, as trained
+    warm_tokens = float(last["tokens"]) / float(last["step"]) * long_pilot.WARMUP_STEPS
     lines += ["", _drops_sentence(drops), "", f"This schedule warms its learning rate up "
               f"for {long_pilot.WARMUP_STEPS:,} steps (about {_millions(warm_tokens)} "
               f"tokens). One schedule cannot tell a drop caused by the learning rate from "
