@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from ..chapters.text import times
+from ..studies.decisions import signed as _signed, unit_digits
 from .headlines import term
 
 
@@ -84,12 +85,6 @@ def _worse(facts: ScaleFacts) -> tuple:
         return 0, 0
     r = facts.yardsticks["rung"]
     return int(sum(standing(ce, r) == WORSE for ce in facts.models["ce"])), len(facts.models)
-
-
-def _signed(x: float, digits: int) -> str:
-    """'+0.132', '-0.013', and '0.000' for what rounds to zero (never '-0.000')."""
-    text = f"{x:+.{digits}f}"
-    return text[1:] if float(text) == 0 else text
 
 
 def yardsticks_text(facts: ScaleFacts) -> str:
@@ -208,7 +203,7 @@ def early_text(facts: ScaleFacts) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _ladder_counts(ladder: pd.DataFrame | None, rung: str) -> tuple:
+def ladder_counts(ladder: pd.DataFrame | None, rung: str) -> tuple:
     """(runs, trained, evaluated) of one ladder rung."""
     if ladder is None or not len(ladder):
         return 0, 0, 0
@@ -218,7 +213,7 @@ def _ladder_counts(ladder: pd.DataFrame | None, rung: str) -> tuple:
 
 def sixteen_sentence(ladder: pd.DataFrame | None) -> str:
     """Where the ladder's 16x rung stands, from its stored runs."""
-    runs, trained, evaluated = _ladder_counts(ladder, "16x")
+    runs, trained, evaluated = ladder_counts(ladder, "16x")
     if not runs:
         return "The 16x rung's runs are not planned in this store."
     if trained == 0:
@@ -245,7 +240,7 @@ def transfer_text(facts: ScaleFacts) -> str:
                      f"profile (" + ", ".join(f"{v:,}" for v in steps.values())
                      + " steps). Its 4x rung is the confirmatory runs. For each decision "
                      "it tests the slope of the difference against compute.")
-    runs, trained, _ = _ladder_counts(facts.ladder, "1x")
+    runs, trained, _ = ladder_counts(facts.ladder, "1x")
     if runs:
         lines[0] += (f" Its 1x rung is complete: all {runs} runs are stored." if trained == runs
                      else f" Its 1x rung is training: {trained} of {runs} runs are stored.")
@@ -261,7 +256,7 @@ def transfer_text(facts: ScaleFacts) -> str:
         order = list(facts.labels) + [k for k in facts.forecast if k not in facts.labels]
         for key in [k for k in order if k in facts.forecast]:
             f = facts.forecast[key]
-            digits = 1 if f["unit"] == "points" else 3
+            digits = unit_digits(f["unit"])
             lines.append(f"| {facts.labels.get(key, key)} | {_signed(f['estimate'], digits)} "
                          f"[{_signed(f['low'], digits)}, {_signed(f['high'], digits)}] "
                          f"{f['unit']} |")

@@ -307,9 +307,17 @@ def in_chapter_sign(claim: str, row):
         row["estimate"], row["low"], row["high"] = (
             -float(row["estimate"]), -float(row["high"]), -float(row["low"]))
         row["paper_sign"] = -int(row["paper_sign"])
-        rest = str(row["label"]).partition(", ")[2]
-        row["label"] = REVERSED[claim] + (f", {rest}" if rest else "")
+        row["label"] = turned_label(claim, str(row["label"]))
     return row
+
+
+def turned_label(claim: str, label: str) -> str:
+    """A registered label in its chapter's words where the chapter reads the
+    difference the other way round (``confirm_report.REVERSED``): the turned words,
+    then whatever followed the first comma ('..., E 32')."""
+    from ..studies.confirm_report import REVERSED
+    rest = label.partition(", ")[2]
+    return REVERSED[claim] + (f", {rest}" if rest else "")
 
 
 def confirmatory_family(store=None) -> pd.DataFrame:

@@ -18,7 +18,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd
 
 from .headline_figures import FIGURE_WIDTH_IN, FONT_PT
 
@@ -58,10 +57,10 @@ def _chapter_sign(spec) -> tuple:
     """(sign, label): -1 and the chapter's words where the chapter turns its headline."""
     from ..studies.confirm_design import PRIMARY
     from ..studies.confirm_report import REVERSED
+    from .confirmatory import turned_label
     first = next(s for s in PRIMARY if s.claim == spec.claim)
     if spec.key == first.key and spec.claim in REVERSED:
-        rest = spec.label.partition(", ")[2]
-        return -1, REVERSED[spec.claim] + (f", {rest}" if rest else "")
+        return -1, turned_label(spec.claim, spec.label)
     return 1, spec.label
 
 
@@ -79,9 +78,9 @@ def gather(store=None, confirm_store=None) -> dict:
     store = store or results_dir(ladder.STORE)
     confirm_store = confirm_store or results_dir(confirm_design.STORE)
     forecast = (read_json(store / ladder.FORECAST) or {}).get("forecast", {})
+    from .at_scale import ladder_counts
     progress = ladder.progress(store)
-    sixteen = progress[progress["rung"] == "16x"]
-    runs, trained, evaluated = (int(sixteen[c].sum()) for c in ("of", "trained", "evaluated"))
+    runs, trained, evaluated = ladder_counts(progress, "16x")
     try:
         table = ladder.trend_family(given)
     except NotComplete:
@@ -104,10 +103,8 @@ def gather(store=None, confirm_store=None) -> dict:
 
 
 def _number(value: float, unit: str) -> str:
-    from ..studies.decisions import unit_digits
-    digits = unit_digits(unit)
-    text = f"{value:+.{digits}f}"
-    return text[1:] if float(text) == 0 else text
+    from ..studies.decisions import signed, unit_digits
+    return signed(value, unit_digits(unit))
 
 
 def _interval(t: Trend, estimate: float, low: float, high: float) -> str:
@@ -298,18 +295,3 @@ def _panel(ax, t: Trend, X: dict, RUNGS: dict) -> None:
                 bbox={"facecolor": "white", "edgecolor": "0.8", "boxstyle": "round"})
     for spine in ("top", "right"):
         ax.spines[spine].set_visible(False)
-
-
-def trends_frame(trends: dict) -> pd.DataFrame:
-    """The ladder's decisions in one table, chapters' signs: the 4x rung, the forecast,
-    and the 16x rung's progress; the slope and reading once complete."""
-    rows = []
-    for t in trends.values():
-        row = {"decision": t.label, "4x": _interval(t, *t.four[:3])}
-        if t.forecast:
-            f = t.forecast
-            row["forecast for 16x"] = _interval(t, f["estimate"], f["low"], f["high"])
-        row["16x runs stored"] = f"{t.trained} of {t.runs}"
-        row["as training grows"] = cell(t)
-        rows.append(row)
-    return pd.DataFrame(rows).set_index("decision")

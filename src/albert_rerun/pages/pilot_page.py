@@ -15,9 +15,6 @@ import pandas as pd
 
 from .headline_figures import FIGURE_WIDTH_IN, FONT_PT
 from .headlines import term
-from ..studies.confirm_design import ALL64, BERT
-
-ARMS = (ALL64, BERT)  # the cost: the first minus the second
 
 RUNG_NAMES = {"unigram": "the unigram rung", "left bigram": "the left-bigram rung",
               "two-sided": "the two-sided count rung"}
@@ -113,7 +110,8 @@ def text(facts: PilotFacts) -> str:
     if len(first) == 2 and first.min() <= peak["step"] <= first.max():
         where += (", between the two arms' sudden drops. One arm has left its plateau and "
                   "the other not yet, in one seed: a delay, not a settled cost")
-    end = float(runs.loc[ARMS[0], long_pilot.CE] - runs.loc[ARMS[1], long_pilot.CE])
+    shared, bert = long_pilot.ARMS  # the cost: all shared minus BERT-style
+    end = float(runs.loc[shared, long_pilot.CE] - runs.loc[bert, long_pilot.CE])
     lines += [where + ".", "", "Before the end these are points along one 64x schedule, "
               "before its learning rate has decayed. They are not ladder runs. At the end, "
               f"on the whole held-out set, the cost is {end:+.3f} nats. One seed neither "

@@ -365,6 +365,12 @@ def unit_digits(unit: str) -> int:
     return 3 if unit.startswith("nats") else 1 if unit == "points" else 2
 
 
+def signed(x: float, digits: int) -> str:
+    """'+0.132', '-0.013', and '0.000' for what rounds to zero (never '-0.000')."""
+    text = f"{x:+.{digits}f}"
+    return text[1:] if float(text) == 0 else text
+
+
 def interval_text(estimate, low, high, unit="") -> str:
     """'+0.012 [-0.003, +0.027]': an estimate and its interval, to ``unit_digits``."""
     digits = unit_digits(unit)
