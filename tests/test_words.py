@@ -103,7 +103,7 @@ def page_summary(book: Path, name: str) -> dict:
     return readability.summary(readability.prose(html, "body"))
 
 
-@pytest.mark.parametrize("page", ["intro.md", "how_to_read.md", "scale.md",
+@pytest.mark.parametrize("page", ["intro.md", "how_to_read.md", "scale.md", "methods.md",
                                   "_generated/boxes.md"])
 def test_no_sentence_over_40_words_and_a_median_of_22(reader_parts, page):
     got = page_summary(reader_parts, page)

@@ -126,11 +126,12 @@ def write_runs_page(root: Path, profile: ResolvedProfile) -> Path:
     page = generated / "runs.md"
     page.write_text(
         f"{{download}}`{name} <_generated/{name}>` holds the {len(runs)} rows of this "
-        f"build's store (`data/results/{profile.name}/`): one per pretraining run and "
-        f"evaluation of it ({evaluations} evaluated), {runs.shape[1]} columns: the run's "
-        "hash, its config (`config.*`), its training figures (`pretrain.*`), the machine "
-        "and commit that trained it, and the evaluation's scalar metrics (`eval.*`; "
-        "`eval_current` marks the evaluation this book reads). Learning curves and "
+        f"build's store (`data/results/{profile.name}/`). There is one row per "
+        f"pretraining run and evaluation of it ({evaluations} evaluated), in "
+        f"{runs.shape[1]} columns. They give the run's hash, its config (`config.*`), its "
+        "training figures (`pretrain.*`), the machine and commit that trained it, and the "
+        "evaluation's scalar metrics (`eval.*`). The column `eval_current` marks the "
+        "evaluation this book reads. Learning curves and "
         "per-item records stay in the JSON files.\n")
     return page
 
