@@ -49,7 +49,7 @@ def test_per_condition_gains_are_worded_as_descriptive_not_as_findings():
                                            "bag_of_words_accuracy": 0.7})
     assert "beats" not in text and "descriptive, not findings" in text
     assert "2 unadjusted intervals outside the book's family" in text
-    assert "1 lie above 0" in text and "wide do not read context" in text
+    assert "1 of them lie above 0" in text and "wide do not read context" in text
 
 
 def test_fine_tuning_repeats_are_read_from_two_profiles_stores(results):

@@ -166,3 +166,21 @@ def test_an_empty_store_shows_counts_only_and_a_figure_of_notes(results):
     fig = T.figure(T.claim_trends(trends, "dropout"))
     assert figure_problems(fig) == []
     assert {t.get_text().split(":")[0] for t in fig.axes[0].texts} >= {"1x", "4x", "16x"}
+
+
+def test_a_forecast_beside_a_failed_premise_says_what_it_forecasts(monkeypatch):
+    """A skeptical reader: chapter 4's box set a forecast of the SOP difference beside a
+    confirmatory result whose premise fails (neither model orders cue-free pairs)."""
+    import pandas as pd
+    from albert_rerun.pages import chapter_box
+    sop = trend("confirm/sop", forecast=(1.1, -2.1, 4.2))
+    row = pd.Series({"premise": "neither model orders cue-free pairs", "n_seeds": 11})
+    monkeypatch.setattr(chapter_box, "confirmed_sentence", lambda row, claim: "judged.")
+    monkeypatch.setattr(chapter_box, "in_chapter_sign", lambda claim, row: row)
+    box = chapter_box.bottom_line("sop_nsp", {}, row, [sop])
+    assert ("At 4x the comparison's premise fails: neither model orders cue-free pairs. "
+            "The ladder's forecast and slope are of the difference only.") in box
+    assert "premise fails" not in chapter_box.bottom_line("sop_nsp", {},
+                                                          row.drop("premise"), [sop])
+    complete = trend("confirm/sop", table=complete_row())  # the slope test holds it too
+    assert "premise fails" in chapter_box.bottom_line("sop_nsp", {}, row, [complete])

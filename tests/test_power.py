@@ -229,7 +229,7 @@ def test_power_sentence_reads_the_table():
     assert f"{int((ratio <= 1).sum())} of them would detect" in sentence
     # review: the largest seed count came from one noisy decision and said so nowhere
     worst = table["seeds to detect the margin"].idxmax()
-    assert f"the most for {table.loc[worst, 'comparison']}, whose paired SD is" in sentence
+    assert f"The most are for {table.loc[worst, 'comparison']}, whose paired SD is" in sentence
 
 
 # -- the power of a paired t ---------------------------------------------------------------

@@ -40,9 +40,9 @@ def test_each_chapter_names_the_scale_of_its_own_paper_experiment():
     dropout = text.scale_gap(one, base, "dropout")
     assert "Table 8" in dropout and "1,000,000 steps" in dropout and "235M" in dropout
     wall = text.scale_gap(one, base, "wall_clock")
-    assert "BERT-large 334M parameters, 400,000 steps" in wall and "ALBERT-xxlarge" in wall
+    assert "BERT-large: 334M parameters, 400,000 steps" in wall and "ALBERT-xxlarge" in wall
     figure = text.scale_gap(one, base, "transitions")
-    assert "Figure 1" in figure and "ALBERT-large 18M" in figure
+    assert "Figure 1" in figure and "ALBERT-large: 18M" in figure
     assert "125,000 steps" in text.scale_gap(one, base, "asymmetry")
     assert len({text.scale_gap(one, base, c) for c in
                 ("asymmetry", "sop_nsp", "dropout", "wall_clock", "transitions",
@@ -74,14 +74,14 @@ def test_scale_gap_names_each_arm_of_a_claim_whose_arms_differ():
     wide_m = text.parameter_count(wide) / 1e6
     b_tokens, w_tokens = text.tokens_per_run(bert), text.tokens_per_run(wide)
     assert w_tokens < b_tokens
-    assert (f"BERT-style {bert_m:.2f}M parameters, {bert.max_steps:,} steps, "
+    assert (f"BERT-style: {bert_m:.2f}M parameters, {bert.max_steps:,} steps, "
             f"{text._tokens_text(b_tokens)} tokens") in gap
-    assert f"wide {wide_m:.2f}M parameters, 7 steps, {text._tokens_text(w_tokens)} tokens" in gap
+    assert f"Wide: {wide_m:.2f}M parameters, 7 steps, {text._tokens_text(w_tokens)} tokens" in gap
     assert "2 seeds" in gap
     # each paper model against the arm in its place: BERT-large against BERT-style,
     # ALBERT-xxlarge against the wide arm
     theirs = text.paper.EXPERIMENT_SCALE["wall_clock"]
-    assert (f"BERT-large 334M parameters, 400,000 steps (839B tokens, "
+    assert (f"BERT-large: 334M parameters, 400,000 steps (839B tokens, "
             f"{text.times(theirs.tokens(400_000) / b_tokens)} ours of the BERT-style "
             f"arm)") in gap
     assert (f"(262B tokens, {text.times(theirs.tokens(125_000) / w_tokens)} ours of the "
@@ -139,26 +139,6 @@ def test_machines_text_says_which_conditions_ran_where():
     assert text.machines_text(frame.assign(machine="AMD")) == ""
 
 
-def test_a_chapters_verdict_sentence_says_what_its_numbers_say():
-    """Review: chapter 5 did not say that -0.008 [-0.011, -0.005] excludes 0 on the
-    paper's side, which the ledger did; a gated decision gets no such reading."""
-    from albert_rerun.stats.inference import arm_level, decision, holm
-    rungs = {"rungs": {"unigram_loss_at_mask": 6.685, "bigram_loss_at_mask": 6.147},
-             "reads_context": 6.665, "distance": 6.685 - 6.147}
-    numbers = {"estimate": -0.008, "low": -0.011, "high": -0.005, "n": 3,
-               "p_difference": 0.001, "p_equivalence": 0.001}
-    d = decision("dropout/ce", "dropout", "x", numbers, 0.0269, -1, "nats", "t").with_gate(
-        [arm_level("a", 6.5, rungs), arm_level("b", 6.5, rungs)])
-    family = holm([d])
-    sentence = text.verdict_sentence(d, family)
-    holm_verdict = family.loc["dropout/ce", "verdict_holm"]
-    assert sentence.startswith(f"{holm_verdict} after Holm's adjustment over this "
-                               f"profile's judged decisions (at 5% before it: ")
-    assert sentence.endswith("that is, within the margin, yet its interval excludes 0 on "
-                             "the paper's side: an effect there, smaller than the margin")
-    assert "that is" not in text.verdict_sentence(d)  # no family, no Holm, no reading
-
-
 def test_throughput_setup_names_the_machine_and_what_a_step_holds():
     from albert_rerun.chapters import measurements
     measured = {"threads": 2, "batch": 4, "seq": 64, "steps": 2,
@@ -187,7 +167,7 @@ def test_throughput_times_whole_training_steps_and_keeps_the_slowest(results):
                                                               "speedup vs BERT-large (x)"] == 1
     assert (speed["speedup vs BERT-large (x)"] == speed["speedup vs BERT-large (x)"].round(2)).all()
     assert measurements.setup_text(measured).endswith(
-        "a step is the forward pass, backward pass and LAMB update")
+        "A step is the forward pass, backward pass and LAMB update")
     # a stored measurement of the old method (no "step") is read, not mistaken for new
     old = {**measured, "rows": {k: {"step_seconds": v["step_seconds"],
                                     "tokens_per_second": v["tokens_per_second"],

@@ -96,12 +96,12 @@ def runs_text(profile: ResolvedProfile, claims) -> str:
     text = (f"{len(trained)} pretraining runs and {len(controls)} zero-step controls, "
             f"{stored} of them stored in `data/results/{profile.name}/`")
     if profile.name == "smoke":
-        return text + "; seconds each (start-up bound, not predicted)"
+        return text + ". Each takes seconds (start-up bound, not predicted)"
     cpu, gpu = (duration(predicted_seconds(trained, kind)) for kind in ("cpu", "cuda"))
-    lower = "" if profile.name == "gpu" else (" (at its rate for the gpu profile's size: a "
-                                         "lower bound, as smaller models use less of "
-                                         "the GPU)")
-    return (f"{text}; training them is predicted to take {cpu} on one CPU worker and "
+    lower = "" if profile.name == "gpu" else (". The GPU time is at its rate for the gpu "
+                                         "profile's size: a lower bound, as smaller "
+                                         "models use less of the GPU")
+    return (f"{text}. Training them is predicted to take {cpu} on one CPU worker, or "
             f"{gpu} on one {gpu_name()}{lower}")
 
 
@@ -150,12 +150,12 @@ def rerun_box(stem: str) -> str:
         lines += profile_paragraph(stem, resolve(profile))
     if not trains:
         return "\n".join(lines + ["::::", ""])
-    lines += ["Stored results make a rerun quick (seconds to minutes): the chapter reads "
+    lines += ["Stored results make a rerun quick (seconds to minutes). The chapter reads "
               "every stored run and evaluation and trains only what is missing. "
-              "`make book FRESH=1` retrains and re-evaluates every run first (and the "
+              "`make book FRESH=1` retrains and re-evaluates every run first. The "
               "chapter's footer gives the command that does it for this chapter's runs "
-              "alone). Predictions: the stored cpu runs' training rate and the stored GPU "
-              "measurement, as on the {doc}`/book/methods` page.", "::::", ""]
+              "alone. Predicted times come from the stored cpu runs' training rate and the "
+              "stored GPU measurement, as on the {doc}`/book/methods` page.", "::::", ""]
     return "\n".join(lines)
 
 

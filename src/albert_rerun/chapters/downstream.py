@@ -77,7 +77,7 @@ def downstream_sentence(runs: pd.DataFrame, gains: dict, sentiment: dict) -> str
     untrained = runs["control_sentiment_accuracy"].dropna()
     text = (f"On the sentiment test split the majority label scores "
             f"{100 * sentiment['majority_accuracy']:.1f}% and bag of words "
-            f"{100 * sentiment['bag_of_words_accuracy']:.1f}%; a probe on these models' "
+            f"{100 * sentiment['bag_of_words_accuracy']:.1f}%. A probe on these models' "
             f"frozen features scores {100 * runs['sentiment_probe_accuracy'].min():.1f} to "
             f"{100 * runs['sentiment_probe_accuracy'].max():.1f}%")
     if len(tuned):
@@ -91,16 +91,16 @@ def downstream_sentence(runs: pd.DataFrame, gains: dict, sentiment: dict) -> str
     # the ledger's, for the base model.
     unread = [k for k, d in gains.items() if not d.judged]
     text += (f"The table's probe gains over random initialization are descriptive, not "
-             f"findings: {len(gains)} unadjusted intervals outside the book's family of "
-             f"decisions")
+             f"findings. They are {len(gains)} unadjusted intervals outside the book's "
+             f"family of decisions")
     if gains:
-        text += (f", of which {len(above)} lie above 0 (each 95% interval does so by "
-                 f"chance with probability 2.5% where there is no effect: about "
-                 f"{0.025 * len(gains):.1f} of {len(gains)})")
+        text += (f", and {len(above)} of them lie above 0. Where there is no effect, each "
+                 f"95% interval does so by chance with probability 2.5%: about "
+                 f"{0.025 * len(gains):.1f} of {len(gains)}")
     if unread:
-        text += f"; {', '.join(map(str, unread))} do not read context"
+        text += f". {', '.join(map(str, unread))} do not read context"
     text += (". Whether pretraining helps downstream at all is decided once, for the base "
-             "model, in the claims ledger; no downstream comparison between pretraining "
+             "model, in the claims ledger. No downstream comparison between pretraining "
              "conditions is made.")
     return text
 
@@ -191,9 +191,9 @@ def finetune_repeat_text(repeats: pd.DataFrame) -> str:
     margin = margins({"distance": 0.0})["downstream"]
     return (f"The same {len(wide)} random-init models, fine-tuned with the same protocol "
             f"and seed at {profiles} (on {machines}), differ by {gaps.min():.1f} to "
-            f"{gaps.max():.1f} points (mean {gaps.mean():.1f}): fine-tuning is not "
-            f"bit-reproducible across machines, and a fine-tuned accuracy carries about "
-            f"that much noise beyond the pretraining seed's, up to "
+            f"{gaps.max():.1f} points (mean {gaps.mean():.1f}). So fine-tuning is not "
+            f"bit-reproducible across machines. A fine-tuned accuracy carries about "
+            f"that much noise beyond the pretraining seed's: up to "
             f"{gaps.max() / margin:.1f} times the downstream decisions' margin of "
             f"{margin:g} point. The two profiles' downstream decisions share these "
             f"control models, so they are not independent.")

@@ -169,11 +169,11 @@ def setup_text(measured: dict) -> str:
             f"{measured['seq']} tokens, "
             + (f"the fastest of {measured['steps']} timed steps" if measured["steps"] > 1
                else "one timed step")
-            + " after a warm-up; "
-            + (f"a step is the {measured['step']}" if "step" in measured else
-               "a step is the forward and backward pass only, without the optimizer's "
-               "update, which on one device costs in proportion to the parameters (so it "
-               "would favour the shared models, by most where they are smallest)"))
+            + " after a warm-up. "
+            + (f"A step is the {measured['step']}" if "step" in measured else
+               "A step is the forward and backward pass only, without the optimizer's "
+               "update. On one device that update costs in proportion to the parameters, "
+               "so it would favour the shared models, by most where they are smallest"))
 
 
 def _earlier(profile: ResolvedProfile, device: str = "auto"):
@@ -233,14 +233,14 @@ def earlier_reading(profile: ResolvedProfile, device: str = "auto") -> str:
     now = json.loads(current.read_text()) if current.exists() else {}
     same_machine = (now.get("provenance", {}).get("machine", {}).get("cpu")
                     == measured.get("provenance", {}).get("machine", {}).get("cpu"))
-    return (f"By the first method, the speeds were {setup_text(measured)}; by it the "
+    return (f"By the first method, the speeds were {setup_text(measured)}. By that method the "
             f"ordering was {throughput_reading(speed, rho)}. The rule above was written "
-            f"before either measurement; the method changed after the first result was "
-            f"seen, so both stand here"
+            f"before either measurement. The method changed after the first result was "
+            f"seen, so both stand here."
             + ("" if same_machine else
-               ", and the machine and the number of timed steps changed with it, so the "
-               "change of order cannot be put down to the update alone (timing both kinds "
-               "of step in one run on one machine is left to a later build)") + ".")
+               " The machine and the number of timed steps changed with it, so the "
+               "change of order cannot be put down to the update alone. Timing both kinds "
+               "of step in one run on one machine is left to a later build."))
 
 
 def throughput_glue(profile: ResolvedProfile | str, device: str = "auto") -> tuple:

@@ -90,8 +90,8 @@ def probe_beside_bag(runs, topic) -> str:
         return ""
     return (f"The SOP-trained model's probe scores {100 * sop.mean():.1f}% on the SOP pairs, "
             f"{100 * (sop.mean() - bag.mean()):+.1f} points beside the bag of words' "
-            f"{100 * bag.mean():.1f}% on the same pairs: the cue the bag reads is open to a "
-            f"trained model too, so the SOP decision's gain over the NSP-trained model may "
+            f"{100 * bag.mean():.1f}% on the same pairs. The cue the bag reads is open to a "
+            f"trained model too. So the SOP decision's gain over the NSP-trained model may "
             f"be partly that cue rather than discourse order.")
 
 
@@ -229,17 +229,17 @@ def cue_free_text(full, cue_free, table: pd.DataFrame, n: int, unknown: int) -> 
     def interval(d):
         return f"{interval_text(d.estimate, d.low, d.high, d.unit)} {d.unit}"
 
-    numbers = (f"on them the SOP-trained model's probe scores "
+    numbers = (f"On them the SOP-trained model's probe scores "
                f"{row['SOP-trained probe %']:.1f}% and the NSP-trained model's "
                f"{row['NSP-trained probe %']:.1f}% (majority {row['majority %']:.1f}%"
                + (f", the bag of words {row['bag of words %']:.1f}%"
-                  if pd.notna(row["bag of words %"]) else "") + "), a "
-               f"difference of {interval(cue_free)}, {cue_free.verdict()} at 5% "
+                  if pd.notna(row["bag of words %"]) else "") + "). The "
+               f"difference is {interval(cue_free)}, {cue_free.verdict()} at 5% "
                f"(unadjusted, outside Holm's family)")
     gain = f"{interval(full)} on all pairs"
     v = cue_free.verdict()
     if full.verdict() != "reproduced":
-        end = (f"the decision itself reads {full.verdict()} ({gain}), so there is no gain "
+        end = (f"The decision itself reads {full.verdict()} ({gain}), so there is no gain "
                f"to carry over.")
     elif v == "reproduced":
         end = f"the decision's gain ({gain}) survives without the cue."
@@ -255,8 +255,8 @@ def cue_free_text(full, cue_free, table: pd.DataFrame, n: int, unknown: int) -> 
                   f"too few to tell whether it survives." if within else
                   "there holds zero and ends below that gain."))
     else:  # not testable: the gate's reason stands in the table
-        end = f"without the cue the comparison is {v}."
-    return f"{head}; {numbers}: {end}"
+        end = f"Without the cue the comparison is {v}."
+    return f"{head}. {numbers}. {end if end[0].isupper() else 'So ' + end}"
 
 
 def sop_nsp_decisions(runs, topic, m: dict) -> list:

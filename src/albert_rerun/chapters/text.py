@@ -1,7 +1,8 @@
 """The sentences and tables the chapters' pages share: the scale of the runs against
-the paper's, whether they read context, a decision's verdict in words, the margins'
-rule, per-condition summaries and the main metrics table, passes over the data, the
-fine-tuning grid. (A decision's interval, ``interval_text``, is decisions'.)"""
+the paper's, whether they read context, what a decision's numbers say in words (the
+ledger's), the margins' rule, per-condition summaries and the main metrics table, passes
+over the data, the fine-tuning grid. (A decision's interval, ``interval_text``, is
+decisions'; its plain reading for a chapter's prose, ``pages.headlines.decision_text``.)"""
 from __future__ import annotations
 
 import numpy as np
@@ -10,8 +11,8 @@ import pandas as pd
 from .. import paper
 from ..engine.provenance import short_commit
 from ..profiles import ResolvedProfile
-from ..studies.decisions import CE, MARGIN_REASONS, interval_text, levels, margins, stage_text
-from ..stats.inference import GATED, Decision
+from ..studies.decisions import CE, MARGIN_REASONS, levels, margins
+from ..stats.inference import GATED
 
 
 def summary(frame: pd.DataFrame, metric: str, scale: float = 1.0, digits: int = 3,
@@ -118,27 +119,32 @@ def scale_gap(frame: pd.DataFrame, config, claim: str, arms: dict | None = None)
     if arms:
         sizes = {label: (parameter_count(c), *own(c)) for label, (c, k) in arms.items()}
         labels = list(sizes)
-        ours = "; ".join(f"{label} {n / 1e6:.2f}M parameters, {steps:,} steps, "
-                         f"{_tokens_text(tokens)} tokens"
-                         for label, (n, steps, tokens) in sizes.items())
-        ours += f" per run, {frame['seed'].nunique()} seeds"
+        ours = " ".join(f"{_capital(label)}: {n / 1e6:.2f}M parameters, {steps:,} steps, "
+                        f"{_tokens_text(tokens)} tokens."
+                        for label, (n, steps, tokens) in sizes.items())
+        ours = f"Ours, per run ({frame['seed'].nunique()} seeds). {ours}"
         against = [(sizes[labels[i if i < len(labels) else 0]][2],
                     f"ours of the {labels[i if i < len(labels) else 0]} arm")
                    for i in range(len(theirs.models))]
     else:
         steps, tokens = own(config)
         full = frame[frame["steps"] == frame["steps"].max()]
-        ours = (f"{parameter_count(config) / 1e6:.2f}M parameters, "
+        ours = (f"Ours: {parameter_count(config) / 1e6:.2f}M parameters, "
                 f"{steps:,} steps, {_tokens_text(tokens)} tokens per run, "
-                f"{full['seed'].nunique()} seeds")
+                f"{full['seed'].nunique()} seeds.")
         against = [(tokens, "ours")] * len(theirs.models)
-    models = "; ".join(f"{name} {params}M parameters, {steps:,} steps "
-                       f"({theirs.tokens(steps) / 1e9:,.0f}B tokens, "
-                       f"{times(theirs.tokens(steps) / tokens)} {whose})"
-                       for (name, params, steps), (tokens, whose)
-                       in zip(theirs.models, against))
-    return (f"Scale gap: ours {ours}; the paper's {theirs.source}: {models}, "
-            f"batches of {theirs.batch:,} x {theirs.seq} tokens, one run per cell.")
+    models = " ".join(f"{_capital(name)}: {params}M parameters, {steps:,} steps "
+                      f"({theirs.tokens(steps) / 1e9:,.0f}B tokens, "
+                      f"{times(theirs.tokens(steps) / tokens)} {whose})."
+                      for (name, params, steps), (tokens, whose)
+                      in zip(theirs.models, against))
+    return (f"Scale gap. {ours} The paper's {theirs.source}, one run per cell, batches "
+            f"of {theirs.batch:,} x {theirs.seq} tokens. {models}")
+
+
+def _capital(words: str) -> str:
+    """``words`` as a sentence's start: its first letter upper case, the rest as is."""
+    return words[:1].upper() + words[1:]
 
 
 def scale_short(frame: pd.DataFrame, config) -> str:
@@ -157,21 +163,21 @@ def context_reading(frame: pd.DataFrame, profile: ResolvedProfile) -> str:
              f"{below} of {len(frame)}")
     gained = float((rungs["rungs"]["unigram_loss_at_mask"] - frame[CE]).mean())
     text = (f"Of these {len(frame)} runs, {share} end below the unigram's cross-entropy at "
-            f"[MASK] by two standard errors, the line that says a model reads context; on "
+            f"[MASK] by two standard errors: the line that says a model reads context. On "
             f"average they sit {gained:.3f} nats below the unigram rung and "
             f"{rungs['distance'] - gained:.3f} above the left-bigram rung")
     if below == 0:
-        return text + (": none of them reads context, so their differences say nothing "
-                       "about the claim (the gate keeps them out of every verdict).")
+        return text + (". None of them reads context, so their differences say nothing "
+                       "about the claim. The gate keeps them out of every verdict.")
     if below < len(frame):
-        return text + (f": {len(frame) - below} of the {len(frame)} do not read context, "
-                       f"and the decisions that compare them are gated out; those that do "
-                       f"are early in learning, whose differences are differences in how "
-                       f"fast they learn.")
+        return text + (f". {len(frame) - below} of the {len(frame)} do not read context, "
+                       f"and the decisions that compare them are gated out. Those that do "
+                       f"are early in learning, so their differences are differences in "
+                       f"how fast they learn.")
     if gained < 0.5 * rungs["distance"]:
-        return text + (": models early in learning, less than half way to reading their "
-                       "left neighbour, whose differences are differences in how fast they "
-                       "learn.")
+        return text + (". They are early in learning, less than half way to reading their "
+                       "left neighbour. Their differences are differences in how fast "
+                       "they learn.")
     return text + "."
 
 
@@ -211,24 +217,6 @@ def reading(row) -> str:
         return ("its 95% interval spans 0 and lies within the margin, but equivalence is "
                 "not shown after Holm's adjustment")
     return "its interval spans 0 and reaches past the margin: neither shown"
-
-
-def verdict_sentence(d: Decision, family: pd.DataFrame | None = None) -> str:
-    """'reproduced, early training: weakest arm at 31% (Holm: inconclusive): -0.021
-    [-0.030, -0.012] nats' for a page; a gated decision says which arm failed, and its
-    measured difference stands beside it all the same."""
-    head, words = stage_text(d), ""
-    if (family is not None and d.key in family.index
-            and bool(family.loc[d.key, "in_family"])):
-        # Holm's verdict first, as the bottom line gives it (a cold reader met
-        # "reproduced ... (after Holm: inconclusive)" here and the reverse in the box)
-        head = (f"{family.loc[d.key, 'verdict_holm']} after Holm's adjustment over this "
-                f"profile's judged decisions (at 5% before it: {head})")
-        # the ledger's words for what the numbers say, on the chapter's page too (review:
-        # chapter 5 did not say that its interval excludes 0 on the paper's side)
-        words = f"; that is, {reading(family.loc[d.key])}"
-    return (f"{head}: {interval_text(d.estimate, d.low, d.high, d.unit)} "
-            f"{d.unit}, margin ±{d.margin:.3g}{words}")
 
 
 def margins_text(profile: ResolvedProfile) -> dict:

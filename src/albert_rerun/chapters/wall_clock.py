@@ -120,11 +120,11 @@ def wall_clock(profile: ResolvedProfile | str, seeds=None, device="auto",
     chapter.extra["timing_texts"] = {
         "time_ratio": f"{step[wide] / step[bert]:.2f}",
         "seconds_ratio": f"{seconds[wide] / seconds[bert]:.2f}",
-        "budget_held": ("the budget held (within 10%)" if seconds[wide] <= 1.1 * seconds[bert]
-                        else "the budget did not hold: the wide runs' median seconds overran "
-                        "it (the machine and commit of each run are in the provenance "
-                        "below); the steps, fixed before from the stored timings, are the "
-                        "design, and the seconds are shown as measured"),
+        "budget_held": ("The budget held (within 10%)." if seconds[wide] <= 1.1 * seconds[bert]
+                        else "The budget did not hold: the wide runs' median seconds overran "
+                        "it. The machine and commit of each run are in the provenance "
+                        "below. The steps, fixed before from the stored timings, are the "
+                        "design, and the seconds are shown as measured."),
         "time_range": (f"{ranges.loc[wide, 'min']:.3g}-{ranges.loc[wide, 'max']:.3g} s per "
                        f"step against {ranges.loc[bert, 'min']:.3g}-"
                        f"{ranges.loc[bert, 'max']:.3g} s"),
@@ -157,7 +157,7 @@ def budget_reading(runs, wide: str, bert: str, budget: dict, profile: str,
         text += ": equal time on the machines used, within 10%"
     else:
         bought = seconds[bert] / step[wide]
-        text += (f": a nominal budget, not equal time on the machines used; at the wide "
+        text += (f": a nominal budget, not equal time on the machines used. At the wide "
                  f"runs' own {step[wide]:.4f} s per step, the BERT-style runs' "
                  f"{seconds[bert]:,.0f} s would have bought about {bought:,.0f} steps")
     return text + f". The wide model's learning rate is {rate_source}'s."

@@ -40,7 +40,15 @@ def bottom_line(claim: str, families: dict, confirmed=None, trends: list | None 
         else:
             lines += [f"**Ours, {profile_name(profile)}.** Not measured at this profile.", ""]
     if trends:  # beside its figure, after the rows it must not be read as one of
-        lines += [box_line(trends), ""]
+        line = box_line(trends)
+        premise = str(confirmed.get("premise", "") or "") if confirmed is not None else ""
+        if premise:  # only SOP's carries one: "neither model orders cue-free pairs"
+            # a skeptical reader: a forecast set beside a result whose premise fails
+            line += (f" At 4x the comparison's premise fails: {premise}. The ladder's "
+                     f"forecast and slope are of the difference only. Whether order is "
+                     f"learned at each rung is read beside them, by the registered rule "
+                     f"({{doc}}`compute ladder <../ladder>`).")
+        lines += [line, ""]
     return "\n".join(lines).rstrip()
 
 
@@ -117,10 +125,11 @@ def chapter_glue(claim: str, chapter, family: pd.DataFrame, prefix: str,
     """Everything a measured chapter's page glues, in one place: each decision's verdict
     sentence (under its key, '/' as '_'), the margins' rule and the chapter's own texts
     (under ``prefix``), and its bottom line (``bottom_line_glue``)."""
-    from ..chapters.text import margins_text, verdict_sentence
+    from ..chapters.text import margins_text
+    from .headlines import decision_text
     profile = resolve(profile)  # a notebook passes the name
     out = {f"{prefix}{key}": text for key, text in margins_text(profile).items()}
-    out.update({d.key.replace("/", "_"): verdict_sentence(d, family)
+    out.update({d.key.replace("/", "_"): decision_text(d, family)
                 for d in chapter.decisions})
     out.update({f"{prefix}{key}": text for key, text in chapter.texts.items()})
     out.update(bottom_line_glue(claim, profile, seeds, device))

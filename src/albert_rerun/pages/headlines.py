@@ -295,3 +295,43 @@ def worked_example(family: pd.DataFrame, claim: str = "asymmetry") -> str:
         f"4. **The verdict**, after Holm's adjustment over the profile's judged "
         f"decisions: **{holm}**. In words: {direction(row, h)}.",
     ]) if row["stage"] != GATED else ""
+
+
+def decision_text(d, family=None) -> str:
+    """One decision (a ``stats.inference.Decision``) for a chapter's prose, in short
+    sentences read by the one rule (``plain``): its plain reading, its difference with
+    the 95% interval and the margin, and how far its models got. The reading is after
+    Holm's adjustment where ``family`` judges the decision, else at 5% and said so. The
+    registered verdict words stay in the chapter's verdict table, next to the prose. Plain
+    text: a page glues it with ``{glue:text}``, which shows Markdown as typed."""
+    from ..stats.inference import EARLY, GATED, NO_MODEL, PAST, _percent
+    from .plain import (HOLDS, NO_DIFFERENCE, NOT_TESTABLE, UNDECIDED, plain_reading,
+                        row_reading)
+    shown = numbers({"estimate": d.estimate, "low": d.low, "high": d.high,
+                    "margin": d.margin, "unit": d.unit})
+    judged = (family is not None and d.key in family.index
+              and bool(family.loc[d.key, "in_family"]))
+    if d.stage == GATED:
+        reason = d.gate_reason or "a model compared does not read context"
+        return f"{NOT_TESTABLE}: {reason}. Measured: {shown}."
+    if judged:
+        reading, where = row_reading(family.loc[d.key]), "after Holm's adjustment"
+    else:
+        reading = plain_reading(d.estimate, d.low, d.high, d.margin, d.paper_sign,
+                                d.p_difference, p_equivalence=d.p_equivalence)
+        where = ("at 5%, a check of the test sets outside Holm's family"
+                 if d.stage == NO_MODEL else "at 5%, outside Holm's family")
+    text = f"{reading} ({where}): {shown}."
+    side = 0 if d.low <= 0 <= d.high else (1 if d.low > 0 else -1)
+    if side and reading in (UNDECIDED, NO_DIFFERENCE, HOLDS if d.paper_sign == 0 else ""):
+        # a skeptical reader: "undecided" beside an interval that excludes 0 read as no
+        # effect; the numbers say where the interval lies, before the adjustment
+        where_0 = ("one side" if d.paper_sign == 0 else "the paper's side"
+                   if side == d.paper_sign else "the other side from the paper's")
+        text += f" Its 95% interval, not adjusted, excludes 0 on {where_0}."
+    if d.stage == EARLY:
+        text += (f" Early training: its weakest arm is {_percent(d.weakest_level)} of the "
+                 f"way from the unigram to the bigram rung.")
+    elif d.stage == PAST:
+        text += " Every arm is past the bigram rung."
+    return text

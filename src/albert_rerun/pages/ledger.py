@@ -279,10 +279,10 @@ def verdict_counts(family: pd.DataFrame) -> str:
             f"are made so far (the others enter Holm's family as tests at p = 1). "
             if planned else "")
     text += (f"Of {len(family)} decisions, {len(gated)} {'is' if len(gated) == 1 else 'are'} "
-             f"not testable at this scale (an arm does not read context, or the design "
-             f"cannot fail)")
+             f"not testable at this scale: an arm does not read context, or the design "
+             f"cannot fail")
     if len(checks):
-        text += (f" and {len(checks)} check the test sets rather than a model (outside "
+        text += (f". {len(checks)} check the test sets rather than a model (outside "
                  f"Holm's family)")
     pending = family.attrs.get("pending", 0)
     tests = (f"{2 * (len(judged) + pending)} tests: their {2 * len(judged)}, and "
@@ -290,7 +290,7 @@ def verdict_counts(family: pd.DataFrame) -> str:
              f"decision{'s' if pending != 1 else ''} not yet made "
              f"(the family is the judged decisions and those)" if pending else
              f"their {2 * len(judged)} tests (the family is the judged decisions)")
-    return (text + f"; of the {len(judged)} judged, at 5% each: {counts('verdict')}; after "
+    return (text + f". Of the {len(judged)} judged, at 5% each: {counts('verdict')}. After "
             f"Holm's adjustment over {tests}: "
             f"{counts('verdict_holm')}. By stage, after Holm: {by_stage or 'none judged'}.")
 

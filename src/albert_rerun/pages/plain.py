@@ -152,3 +152,4 @@ def readings_table() -> str:
     rows = ["| plain reading | when |", "|---|---|"]
     rows += [f"| {word} | {meaning} |" for word, meaning in READINGS.items()]
     return "\n".join(rows)
+

@@ -276,17 +276,18 @@ def power_sentence(table, what: str = "decisions") -> str:
              if tests else f"{alpha:.0%}" if alpha >= 0.01 else f"an alpha of {alpha:.2g}")
     return (f"With {seeds} seeds, a paired t at {level} has {chance} chance to detect "
             f"a true difference of {_number(ratio.min())} to {_number(ratio.max())} times "
-            f"the margin (median {_number(ratio.median())}) across these {len(table)} "
-            f"{what}; {int((ratio <= 1).sum())} of them would detect a difference the "
-            f"size of their margin. Doing so would take {_number(detect.min())} to "
-            f"{_number(detect.max())} seeds (median {_number(detect.median())}; the most "
-            f"for {table.loc[detect.idxmax(), 'comparison']}, whose paired SD is "
-            f"{table.loc[detect.idxmax(), 'paired SD']:.3g} from {seeds} seeds: a post hoc "
-            f"SD of so few seeds can be several times too large or too small). Were the "
+            f"the margin. The median over these {len(table)} {what} is "
+            f"{_number(ratio.median())} times. {int((ratio <= 1).sum())} of them would "
+            f"detect a difference the size of their margin. Doing so would take "
+            f"{_number(detect.min())} to {_number(detect.max())} seeds (median "
+            f"{_number(detect.median())}). The most are for "
+            f"{table.loc[detect.idxmax(), 'comparison']}, whose paired SD is "
+            f"{table.loc[detect.idxmax(), 'paired SD']:.3g} from {seeds} seeds. A post hoc "
+            f"SD of so few seeds can be several times too large or too small. Were the "
             f"true difference 0, the TOST would declare equivalence with a chance of "
-            f"{tost.min():.0%} to {tost.max():.0%} (median {tost.median():.0%}); "
-            f"{chance} chance would take {_number(for_tost.min())} to "
-            f"{_number(for_tost.max())} seeds (median {_number(for_tost.median())}).")
+            f"{tost.min():.0%} to {tost.max():.0%} (median {tost.median():.0%}). "
+            f"{chance[0].upper()}{chance[1:]} chance would take {_number(for_tost.min())} "
+            f"to {_number(for_tost.max())} seeds (median {_number(for_tost.median())}).")
 
 
 def sd_factors(seeds: int, confidence: float = 0.95) -> tuple:
@@ -310,5 +311,5 @@ def sd_uncertainty(seeds: int, confidence: float = 0.95) -> str:
     low, high = sd_factors(seeds, confidence)
     return (f"each SD comes from {seeds} seeds ({df} degrees of freedom), so its "
             f"{confidence:.0%} interval runs from {low:.1f} to {high:.1f} times the value "
-            f"used: these power figures are post hoc and rough, and the seeds they ask for "
+            f"used. These power figures are post hoc and rough, and the seeds they ask for "
             f"are a floor, not a plan")

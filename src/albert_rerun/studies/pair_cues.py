@@ -368,40 +368,40 @@ def findings_text(tables: dict) -> str:
              "On SOP pairs the first pieces of the segments do not carry the bag of "
              "words' accuracy. ") +
             f"Refitted on the first piece of each segment alone it scores "
-            f"{cell(first, 'SOP')} against {cell(whole, 'SOP')} for the whole bag, and "
-            f"without that first piece {cell(rest, 'SOP')}; two bits, whether A and "
-            f"whether B opens with a capitalised word, score {cell(caps, 'SOP')}, and "
-            f"with whether each holds a sentence end beside them "
-            f"{cell('capitals and sentence ends (4 bits)', 'SOP')}; the sentence ends "
+            f"{cell(first, 'SOP')}, against {cell(whole, 'SOP')} for the whole bag. "
+            f"Without that first piece it scores {cell(rest, 'SOP')}. Two bits, whether A "
+            f"and whether B opens with a capitalised word, score {cell(caps, 'SOP')}. "
+            f"With whether each holds a sentence end beside them, they score "
+            f"{cell('capitals and sentence ends (4 bits)', 'SOP')}. The sentence ends "
             f"alone score {cell('A, B hold a sentence end (2 bits)', 'SOP')}. Its "
-            f"pieces in both segments score {cell('pieces in both segments only', 'SOP')}; "
-            f"without connectives it scores {cell('without connectives', 'SOP')}, without "
+            f"pieces in both segments score {cell('pieces in both segments only', 'SOP')}. "
+            f"Without connectives it scores {cell('without connectives', 'SOP')}, without "
             f"pronouns {cell('without pronouns', 'SOP')}."]
     order, swapped = s.loc[("SOP", "in order")], s.loc[("SOP", "swapped")]
     text.append(
         f"In the held-out SOP pairs in order, A begins a sentence in "
-        f"{order['A starts a sentence']:.1f}% and B in {order['B starts a sentence']:.1f}%; "
-        f"swapped, in {swapped['A starts a sentence']:.1f}% and "
-        f"{swapped['B starts a sentence']:.1f}%, and "
+        f"{order['A starts a sentence']:.1f}% and B in {order['B starts a sentence']:.1f}%. "
+        f"Swapped, they do in {swapped['A starts a sentence']:.1f}% and "
+        f"{swapped['B starts a sentence']:.1f}%. "
         f"{s.loc['SOP', 'A, B in one sentence'].mean():.0f}% of the pairs are one sentence "
-        f"cut in two (the example builder cuts a chunk of one long sentence at a random "
-        f"token; trimming the longer segment to fit cuts into its start).")
+        f"cut in two: the example builder cuts a chunk of one long sentence at a random "
+        f"token, and trimming the longer segment to fit cuts into its start.")
     if starts_cue and order["A starts a sentence"] > order["B starts a sentence"]:
         text.append("The later part of a passage is the one that more often starts "
-                    "mid-sentence, so a capital at the start of B, or a lower-case word at "
-                    "the start of A, says the pair is swapped: a trace of how the pairs are "
-                    "built, which a model trained on SOP can use as well.")
+                    "mid-sentence. So a capital at the start of B, or a lower-case word at "
+                    "the start of A, says the pair is swapped. That is a trace of how the "
+                    "pairs are built, which a model trained on SOP can use as well.")
     topical = (acc(jaccard, "NSP") >= acc(whole, "NSP")
                and v.loc[jaccard, "NSP minus majority"] > 0)
     text.append(
-        (f"On NSP pairs the same bag is a weak topic model: the overlap share alone (the "
+        (f"On NSP pairs the same bag is a weak topic model. The overlap share alone (the "
          f"Jaccard index of A's and B's pieces, one number) scores "
-         f"{cell(jaccard, 'NSP')}, more than the whole bag's {cell(whole, 'NSP')}, whose "
-         f"features for A's and B's own pieces (twice as many as the overlap's) dilute "
-         f"the overlap; " if topical else
+         f"{cell(jaccard, 'NSP')}, more than the whole bag's {cell(whole, 'NSP')}. The "
+         f"bag's features for A's and B's own pieces (twice as many as the overlap's) "
+         f"dilute the overlap. " if topical else
          f"On NSP pairs the overlap share alone (the Jaccard index of A's and B's "
-         f"pieces) scores {cell(jaccard, 'NSP')}, the whole bag {cell(whole, 'NSP')}; ") +
-        f"the first pieces score {cell(first, 'NSP')}.")
+         f"pieces) scores {cell(jaccard, 'NSP')}, the whole bag {cell(whole, 'NSP')}. ") +
+        f"The first pieces score {cell(first, 'NSP')}.")
     if topical:
         gap, se = gain_gap(v, jaccard, whole, test_pairs(tables))
         if gap > 2 * se:

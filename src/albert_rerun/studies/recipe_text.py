@@ -73,7 +73,8 @@ def candidate_texts(runs: dict, table: pd.DataFrame, vocabulary: int) -> dict:
     if runs[best]["config"]["model"]["vocab_size"] != vocabulary:
         uses += (f" with {vocabulary:,} pieces, the vocabulary the wider grid was measured "
                  f"with")
-    texts["recipe_sentence"] = f"By the accuracy rule, {best} {crossing_text}; {uses}."
+    texts["recipe_sentence"] = (f"By the accuracy rule, {best} {crossing_text}. "
+                                f"{uses[0].upper()}{uses[1:]}.")
     fastest = table["left unigram level at s"].idxmin()
     texts["unigram_fastest"] = fastest
     texts["unigram_fastest_s"] = round(float(table.loc[fastest, "left unigram level at s"]))
@@ -137,15 +138,15 @@ def vocabulary_comparison(runs: dict, table: pd.DataFrame, vocabulary: int):
                                             else "")
     verdict = (f"with {small:,} pieces the recipe closes {gaps[small]:.0f}% of its "
                f"unigram-to-bigram gap in {frame.loc[small, 'steps']:,} steps, against "
-               f"{gaps[large]:.0f}% with {large:,}; the {winner:,}-piece vocabulary {how}")
+               f"{gaps[large]:.0f}% with {large:,}. The {winner:,}-piece vocabulary {how}")
     if read.isna().all():  # compared by the gap: is the difference more than noise?
         noise = float(np.hypot(*frame["gap SE %"]))
         difference = gaps[small] - gaps[large]
         if abs(difference) < 2 * noise:
-            verdict += (f", but by {abs(difference):.1f} points of gap, within two standard "
-                        f"errors of the difference (one is {noise:.0f} points, from the "
-                        f"sampling noise of a mean loss over the held-out targets): one seed "
-                        f"cannot tell them apart")
+            verdict += (f", but by {abs(difference):.1f} points of gap. That is within two "
+                        f"standard errors of the difference (one is {noise:.0f} points, from "
+                        f"the sampling noise of a mean loss over the held-out targets): one "
+                        f"seed cannot tell them apart")
     if winner != vocabulary:  # a deviation from the rule above, said as one
         verdict += (f". Deviation from the rule: the rule picks the {winner:,}-piece "
                     f"vocabulary, but the profiles keep {vocabulary:,} pieces. The reason: "
@@ -188,10 +189,11 @@ def loss_reading(runs: dict) -> str:
                 if hit else f"never {label}"
                 for label, hit in zip(("reads context", "passes the left-bigram rung"), hits))
         last = curve[-1]
-        words.append(f"{name} {joined} ({last[CE]:.3f} nats after {last['step']:,} steps)")
+        words.append(f"The run {name} {joined} ({last[CE]:.3f} nats after {last['step']:,} "
+                     f"steps)")
     if not words:
         return "No stored run records its cross-entropy at [MASK] yet."
-    return "In cross-entropy at [MASK], " + "; ".join(words) + "."
+    return ("In cross-entropy at [MASK]: " + " ".join(f"{w}." for w in words))
 
 
 def context_verdict(table: pd.DataFrame) -> str:
@@ -221,22 +223,22 @@ def grid_texts(search: Search, table: pd.DataFrame, profile_config) -> dict:
         fastest = readers["minute"].idxmin()
         n = readers.loc[fastest, "seeds"]
         verdict = (f"{len(readers)} of {len(table)} candidates read context within the budget "
-                   f"on every seed; the fastest is {fastest} (at an estimated "
+                   f"on every seed. The fastest is {fastest} (at an estimated "
                    f"{readers.loc[fastest, 'minute']:.1f} minutes here, "
                    + ("one seed)" if n == 1 else f"on average over {n} seeds)"))
         if len(deep):
             d = deep.loc[deep["minute"].idxmin()]
-            verdict += (f", and the fastest with {layers} layers is {d.name} "
-                        f"({d['minute']:.1f} estimated minutes on average over {d['seeds']} "
-                        f"seeds, 95% interval {d['95% interval (minutes)'] or 'undefined'}, "
-                        f"{d['latest']:.1f} for its slowest seed)")
+            verdict += (f". The fastest with {layers} layers is {d.name}: "
+                        f"{d['minute']:.1f} estimated minutes on average over {d['seeds']} "
+                        f"seeds (95% interval {d['95% interval (minutes)'] or 'undefined'}), "
+                        f"{d['latest']:.1f} for its slowest seed")
         else:
-            verdict += f"; none with {layers} layers does"
+            verdict += f". None with {layers} layers does"
     else:
         verdict = "no grid candidate reads context within the budget"
     wide = table[table.index.str.startswith(f"H{search_width}-L{layers}-")]
     if len(wide) and not wide["reads within budget"].any():
-        verdict += (f"; no candidate at the candidates' width and depth (H = {search_width}, "
+        verdict += (f". No candidate at the candidates' width and depth (H = {search_width}, "
                     f"{layers} layers) does, at any batch size or learning rate tried")
     texts["grid_verdict"] = verdict
     texts["diverged_reading"] = (f"Diverged (loss not finite): {', '.join(search.diverged)}."
@@ -290,7 +292,7 @@ def transfer_reading(search: Search) -> str:
     se = legacy_reference_levels(here["config"])["rungs"]["unigram_loss_se"]
     gap = curve_difference(here["curve"], there["curve"])
     return (f"The chosen recipe ends at {here['metrics'][CE]:.3f} nats at [MASK] on this CPU "
-            f"and {there['metrics'][CE]:.3f} on the GPU (bf16 autocast there); along the "
+            f"and {there['metrics'][CE]:.3f} on the GPU (bf16 autocast there). Along the "
             f"curve the two differ by at most {gap:.3f} nats, against a standard error of "
             f"{se:.3f} for the held-out set.")
 
@@ -319,7 +321,8 @@ def confirm_reading(search: Search) -> str:
             f"{m[CE]:.3f} nats)")
     if not words:
         return "No grid candidate has been trained on this CPU."
-    return "Trained again on this CPU, " + "; ".join(words) + "."
+    return ("Trained again on this CPU: " + "".join(
+        f"{w}{'.' if k == len(words) - 1 else '. '}" for k, w in enumerate(words)))
 
 
 def _machine(result: dict) -> str:
@@ -345,7 +348,7 @@ def profile_transfer(search: Search) -> str:
         f"base run's seed 0, trained on {_machine(stored)} and again on this CPU "
         f"(data/results/transfer/cpu/), ends at {a[CE]:.3f} nats at [MASK] here against "
         f"{b[CE]:.3f} there, on those runs' held-out set of {book['sequences']} SOP pairs "
-        f"(reads-context threshold {book['reads_context']:.3f}); their curve points differ by "
+        f"(reads-context threshold {book['reads_context']:.3f}). Their curve points differ by "
         f"at most {curve_difference(replica['curve'], stored['curve']):.3f}. MLM accuracy "
         f"{100 * a['mlm_accuracy']:.2f}% against {100 * b['mlm_accuracy']:.2f}%, SOP accuracy "
         f"of its head {100 * a['sop_accuracy_head']:.1f}% against "
