@@ -633,8 +633,9 @@ def test_the_gate_paragraph_is_written_in_full_on_one_page_only(built_book):
     assert pages == [GLOSSARY], pages
 
 
-READER_PAGES = ("book/intro.html", GLOSSARY, "book/scale.html",
-                "book/methods.html")  # issue #41's rule on the built pages
+READER_PAGES = ("book/intro.html", GLOSSARY, "book/scale.html", "book/methods.html",
+                *(f"book/chapters/{p.stem}.html"  # the chapters, their outputs too
+                  for p in sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.md"))))
 HISTORY = re.compile(r"\+dirty|issue #\d+|\bsession\b")
 HISTORY_PAGES = ("changelog", "preregistration", "ladder")  # history by nature
 

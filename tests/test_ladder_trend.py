@@ -51,7 +51,7 @@ def test_before_the_ladder_is_complete_the_box_gives_counts_and_the_forecast_onl
     # the forecast, in the chapter's sign, and the 4x rung; dropout's paper's side is
     # below zero and the forecast lies below the 4x mean
     assert ("Forecast -0.041 nats [-0.057, -0.026], further toward the paper's side than "
-            "at 4x (-0.022 nats [-0.027, -0.017], the confirmatory runs)." in line)
+            "at 4x (-0.022 nats [-0.027, -0.017], the confirmatory runs' t-interval)." in line)
     assert "It is an extrapolation, not a test." in line
     assert "Holm" not in line and "per doubling" not in line
     away = T.box_line([trend(forecast=(0.01, -0.01, 0.03))])
@@ -179,7 +179,8 @@ def test_a_forecast_beside_a_failed_premise_says_what_it_forecasts(monkeypatch):
     monkeypatch.setattr(chapter_box, "in_chapter_sign", lambda claim, row: row)
     box = chapter_box.bottom_line("sop_nsp", {}, row, [sop])
     assert ("At 4x the comparison's premise fails: neither model orders cue-free pairs. "
-            "The ladder's forecast and slope are of the difference only.") in box
+            "So the ladder's forecast and slope are of the difference only.") in box
+    assert box.index("premise fails") < box.index("Forecast")
     assert "premise fails" not in chapter_box.bottom_line("sop_nsp", {},
                                                           row.drop("premise"), [sop])
     complete = trend("confirm/sop", table=complete_row())  # the slope test holds it too

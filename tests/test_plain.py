@@ -75,8 +75,8 @@ def test_a_chapters_decision_text_is_its_plain_reading_numbers_and_stage():
         [arm_level("a", 6.5, rungs), arm_level("b", 6.5, rungs)])
     family = holm([d])
     text = H.decision_text(d, family)
-    assert text == (f"{P.row_reading(family.loc['dropout/ce'])} (after Holm's adjustment): "
-                    f"-0.008 nats [-0.011, -0.005], margin ±0.027. Early training: its "
+    assert text == (f"{P.row_reading(family.loc['dropout/ce'])}: "
+                    f"-0.008 nats [-0.011, -0.005], margin ±0.027. Early training: the "
                     f"weakest arm is 34% of the way from the unigram to the bigram rung.")
     assert "5%" not in text and "inconclusive" not in text
     # outside a family it is read at 5%, and says so
@@ -103,8 +103,18 @@ def test_a_reading_of_no_difference_says_where_its_unadjusted_interval_lies():
                            "p_difference_holm": [0.2], "p_equivalence_holm": [1.0]},
                           index=["w"])
     text = H.decision_text(d, family)
-    assert text.startswith(f"{P.UNDECIDED} (after Holm's adjustment)")
+    assert text.startswith(f"{P.UNDECIDED}: +0.111 nats")
     assert "Its 95% interval, not adjusted, excludes 0 on the other side from the paper's." \
         in text
     shown = H.decision_text(d)  # at 5%: reversed, and nothing more to say
     assert shown.startswith(P.REVERSED) and "not adjusted" not in shown
+    # an interval inside the margin whose equivalence Holm does not show: said so
+    inside = decision("n", "asymmetry", "n", {"estimate": 0.004, "low": -0.002,
+                                              "high": 0.010, "n": 3, "p_difference": 0.2,
+                                              "p_equivalence": 0.03}, 0.0108, 0, "nats", "t")
+    held = family.rename(index={"w": "n"}).assign(
+        estimate=0.004, low=-0.002, high=0.010, margin=0.0108, paper_sign=0,
+        p_difference_holm=1.0, p_equivalence_holm=0.4)
+    assert H.decision_text(inside, held) == (
+        f"{P.UNDECIDED}: +0.004 nats [-0.002, +0.010], margin ±0.011. Its 95% interval, "
+        f"not adjusted, lies inside the margin.")

@@ -187,7 +187,7 @@ def finetune_repeat_text(repeats: pd.DataFrame) -> str:
                                values="accuracy %")
     gaps = (wide.max(axis=1) - wide.min(axis=1)).to_numpy()
     machines = " and ".join(dict.fromkeys(repeats["machine"]))
-    profiles = " and ".join(f"`{p}`" for p in dict.fromkeys(repeats["profile"]))
+    profiles = " and ".join(f"{p}" for p in dict.fromkeys(repeats["profile"]))
     margin = margins({"distance": 0.0})["downstream"]
     return (f"The same {len(wide)} random-init models, fine-tuned with the same protocol "
             f"and seed at {profiles} (on {machines}), differ by {gaps.min():.1f} to "

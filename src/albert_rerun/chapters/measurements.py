@@ -146,15 +146,16 @@ def discordant_pairs(speed) -> list:
 
 
 def throughput_reading(speed, rho: float) -> str:
-    """The throughput verdict in words, naming every pair whose order differs."""
+    """The throughput verdict in words, naming every pair whose order differs, a sentence
+    each (the caller ends the last one)."""
     pairs = discordant_pairs(speed)
     if not pairs:
         return (f"reproduced: our ranking of the {len(speed)} models equals the paper's "
                 f"(rank correlation {rho:.2f})")
-    named = "; ".join(f"the paper has {a} faster than {b}, ours runs {a} at {ratio:.2f} "
+    named = ". ".join(f"The paper has {a} faster than {b}; ours runs {a} at {ratio:.2f} "
                       f"times {b}'s speed" for a, b, ratio in pairs)
     return (f"not reproduced: rank correlation {rho:.2f}, {len(pairs)} of the "
-            f"{len(speed) * (len(speed) - 1) // 2} pairs in the other order ({named})")
+            f"{len(speed) * (len(speed) - 1) // 2} pairs in the other order. {named}")
 
 
 def setup_text(measured: dict) -> str:
@@ -263,6 +264,8 @@ def throughput_glue(profile: ResolvedProfile | str, device: str = "auto") -> tup
                    # whole-step method" twice in one line)
                    "throughput_ledger": (f"{short}. The whole-step reading: "
                                          f"{throughput_reading(speed, rho)}"
-                                         if short != verdict else f"{short}; {reading}"),
+                                         if short != verdict else reading
+                                         if reading.startswith(short) else
+                                         f"{short}. {reading}"),
                    "throughput_setup": setup_text(measured),
                    "throughput_earlier": earlier_reading(profile, device)}

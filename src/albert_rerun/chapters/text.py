@@ -253,7 +253,7 @@ def finetune_grid_text(profile: ResolvedProfile) -> str:
     from ..profiles import FINETUNE_GRID
     rates = profile.finetune_rates()
     grid = ", ".join(f"{lr:g}" for lr in FINETUNE_GRID)
-    return (f"{grid} (picked at the `{profile.name}` profile: {rates['pretrained']:g} for "
+    return (f"{grid} (picked at the {profile.name} profile: {rates['pretrained']:g} for "
             f"pretrained encoders, {rates['untrained']:g} from random initialization)")
 
 

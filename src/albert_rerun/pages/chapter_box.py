@@ -43,11 +43,16 @@ def bottom_line(claim: str, families: dict, confirmed=None, trends: list | None 
         line = box_line(trends)
         premise = str(confirmed.get("premise", "") or "") if confirmed is not None else ""
         if premise:  # only SOP's carries one: "neither model orders cue-free pairs"
-            # a skeptical reader: a forecast set beside a result whose premise fails
-            line += (f" At 4x the comparison's premise fails: {premise}. The ladder's "
-                     f"forecast and slope are of the difference only. Whether order is "
-                     f"learned at each rung is read beside them, by the registered rule "
-                     f"({{doc}}`compute ladder <../ladder>`).")
+            # a skeptical reader: a forecast set beside a result whose premise fails; a
+            # cold reader: said first, before the forecast it qualifies
+            head = "**As training grows.** "
+            line = head + (f"At 4x the comparison's premise fails: {premise}. So the "
+                           f"ladder's forecast and slope are of the difference only. "
+                           f"Order counts as learned at the first rung where the "
+                           f"SOP-trained model's probe lies above the majority label, "
+                           f"its 95% interval wholly above it (registered on the "
+                           f"{{doc}}`compute ladder <../ladder>` page). "
+                           ) + line.removeprefix(head)
         lines += [line, ""]
     return "\n".join(lines).rstrip()
 

@@ -301,7 +301,8 @@ def decision_text(d, family=None) -> str:
     """One decision (a ``stats.inference.Decision``) for a chapter's prose, in short
     sentences read by the one rule (``plain``): its plain reading, its difference with
     the 95% interval and the margin, and how far its models got. The reading is after
-    Holm's adjustment where ``family`` judges the decision, else at 5% and said so. The
+    Holm's adjustment where ``family`` judges the decision (the list's lead-in says so
+    once), else at 5% and marked so. The
     registered verdict words stay in the chapter's verdict table, next to the prose. Plain
     text: a page glues it with ``{glue:text}``, which shows Markdown as typed."""
     from ..stats.inference import EARLY, GATED, NO_MODEL, PAST, _percent
@@ -314,14 +315,14 @@ def decision_text(d, family=None) -> str:
     if d.stage == GATED:
         reason = d.gate_reason or "a model compared does not read context"
         return f"{NOT_TESTABLE}: {reason}. Measured: {shown}."
-    if judged:
-        reading, where = row_reading(family.loc[d.key]), "after Holm's adjustment"
+    if judged:  # the default, said once where the list begins
+        reading, where = row_reading(family.loc[d.key]), ""
     else:
         reading = plain_reading(d.estimate, d.low, d.high, d.margin, d.paper_sign,
                                 d.p_difference, p_equivalence=d.p_equivalence)
-        where = ("at 5%, a check of the test sets outside Holm's family"
-                 if d.stage == NO_MODEL else "at 5%, outside Holm's family")
-    text = f"{reading} ({where}): {shown}."
+        where = (" (at 5%, a check of the test sets outside Holm's family)"
+                 if d.stage == NO_MODEL else " (at 5%, outside Holm's family)")
+    text = f"{reading}{where}: {shown}."
     side = 0 if d.low <= 0 <= d.high else (1 if d.low > 0 else -1)
     if side and reading in (UNDECIDED, NO_DIFFERENCE, HOLDS if d.paper_sign == 0 else ""):
         # a skeptical reader: "undecided" beside an interval that excludes 0 read as no
@@ -329,8 +330,10 @@ def decision_text(d, family=None) -> str:
         where_0 = ("one side" if d.paper_sign == 0 else "the paper's side"
                    if side == d.paper_sign else "the other side from the paper's")
         text += f" Its 95% interval, not adjusted, excludes 0 on {where_0}."
+    elif reading == UNDECIDED and -d.margin < d.low and d.high < d.margin:
+        text += " Its 95% interval, not adjusted, lies inside the margin."
     if d.stage == EARLY:
-        text += (f" Early training: its weakest arm is {_percent(d.weakest_level)} of the "
+        text += (f" Early training: the weakest arm is {_percent(d.weakest_level)} of the "
                  f"way from the unigram to the bigram rung.")
     elif d.stage == PAST:
         text += " Every arm is past the bigram rung."

@@ -150,7 +150,10 @@ def _forecast_words(t: Trend, named: bool) -> str:
     further = t.turned(f["estimate"]) - t.turned(t.four[0])
     side = ("further toward the paper's side" if further * t.paper_sign > 0
             else "further from the paper's side")
-    return text + f", {side} than at 4x ({_interval(t, *t.four[:3])}, the confirmatory runs)."
+    # a t-interval, as the ladder's fit reads it (a cold reader met two intervals for the
+    # 4x SOP result: the box's registered one is the wider of a t and a bootstrap)
+    return text + (f", {side} than at 4x ({_interval(t, *t.four[:3])}, the confirmatory "
+                   f"runs' t-interval).")
 
 
 def box_line(trends: list, ladder_doc: str = "../ladder") -> str:

@@ -138,8 +138,9 @@ def _paper_cost() -> str:
             f"{shared:.1f} and not shared {bert:.1f}: sharing costs {bert - shared:.1f} "
             f"points. Only the signs compare: both say sharing every layer costs. Each of "
             f"the paper's cells is one run, of {small}M and {large}M parameters trained on "
-            f"{scale.tokens(steps) / 1e9:,.0f}B tokens, {times(scale.tokens(steps) / ours)} "
-            f"a pilot run's.")
+            f"{scale.tokens(steps) / 1e9:,.0f}B tokens. That is "
+            f"{times(scale.tokens(steps) / ours)} a pilot run's {_millions(ours)}, both "
+            f"counted as steps x batch x length.")
 
 
 def _standing(ce: float, facts: PilotFacts) -> str:
