@@ -116,14 +116,6 @@ def test_an_interval_holm_does_not_follow_is_read_as_unadjusted():
         H.lower + ", by less than the margin"
 
 
-def test_the_verdict_is_holms_with_the_raw_one_beside_where_they_differ():
-    assert headlines.verdict_of(row(0, -1, 1, "equivalent", "inconclusive")) == \
-        "inconclusive (at 5% before Holm: equivalent)"
-    assert headlines.verdict_of(row(0, -1, 1, "equivalent")) == "equivalent"
-    assert headlines.verdict_of(row(0, -1, 1, "inconclusive", stage=GATED)) == \
-        "not testable at this scale"
-
-
 def test_the_bottom_line_has_question_paper_ours_verdict_and_stage_per_profile():
     families = {"cpu": family(row(-0.002, -0.025, 0.021, "equivalent", "inconclusive")),
                 "cpu-long": family(row(0.021, -0.016, 0.057, level=0.70))}
@@ -177,7 +169,12 @@ def test_the_worked_example_reads_the_families_own_numbers():
     text = headlines.worked_example(family(row(-0.002, -0.025, 0.021, "equivalent",
                                                "inconclusive")))
     assert "-0.002 [-0.025, +0.021] nats" in text and "lies within" in text
-    assert "**inconclusive (at 5% before Holm: equivalent)**" in text
+    # one verdict a sentence, then the plain reading (the brief: "Reproduced (at 5%
+    # before Holm: equivalent)" outran its numbers)
+    assert "decisions: inconclusive. At 5% alone, before the adjustment, it would read " \
+        "equivalent." in text
+    assert "5. **The plain reading**, from the same adjusted tests: **" in text
+    assert "(at 5% before Holm" not in text
 
 
 def test_the_box_figure_is_legible_at_its_drawn_size():

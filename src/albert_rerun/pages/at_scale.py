@@ -247,7 +247,7 @@ def transfer_text(facts: ScaleFacts) -> str:
     if facts.forecast:
         lines += ["", "Before the 16x rung trains, registered code forecast its mean from "
                   "the two lower rungs, a straight line in log compute. It is shown before "
-                  "its test, and why is the ladder's amendment 1. It is in the registered "
+                  "its test; the ladder's amendment 1 says why. It is in the registered "
                   "sign; chapters 3 and 5 turn their headline, so they show the opposite "
                   "sign:", "",
                   "| decision (A minus B, as registered) | forecast at 16x, 95% prediction "

@@ -183,21 +183,6 @@ def book_verdict(row) -> str:
     return "not testable at this scale" if row["stage"] == GATED else row["verdict_holm"]
 
 
-def raw_note(row) -> str:
-    """'at 5% before Holm: reproduced' where the raw verdict differs from Holm's in a
-    judged decision of the family, else ''."""
-    holm, raw = row["verdict_holm"], row["verdict"]
-    if row["stage"] == GATED or holm == raw or not row.get("in_family", True):
-        return ""
-    return f"at 5% before Holm: {raw}"
-
-
-def verdict_of(row) -> str:
-    """The Holm-adjusted verdict (the book's), raw at 5% beside it where they differ."""
-    note = raw_note(row)
-    return f"{book_verdict(row)} ({note})" if note else book_verdict(row)
-
-
 def unit_text(unit: str, link: bool = False) -> str:
     """The unit, 'nats' linked to the glossary where ``link``."""
     return term("nats") if link and unit == "nats" else unit
@@ -275,9 +260,10 @@ def chapter_link(chapters: str, stem: str) -> str:
 def worked_example(family: pd.DataFrame, claim: str = "asymmetry") -> str:
     """One verdict read step by step, from the family's own numbers (the glossary's
     worked example)."""
+    from .plain import row_reading
     h = HEADLINES[claim]
     row = family.loc[h.key]
-    holm = verdict_of(row)
+    holm, raw = book_verdict(row), row["verdict"]
     margin = float(row["margin"])
     inside = -margin < row["low"] and row["high"] < margin
     return "\n".join([
@@ -293,7 +279,11 @@ def worked_example(family: pd.DataFrame, claim: str = "asymmetry") -> str:
         f"3. **The margin.** ±{margin:.3g} {row['unit']} is the smallest difference that "
         f"would matter. The interval {'lies within' if inside else 'reaches past'} it.",
         f"4. **The verdict**, after Holm's adjustment over the profile's judged "
-        f"decisions: **{holm}**. In words: {direction(row, h)}.",
+        f"decisions: {holm}."
+        + (f" At 5% alone, before the adjustment, it would read {raw}." if raw != holm
+           and row.get("in_family", True) else ""),
+        f"5. **The plain reading**, from the same adjusted tests: **{row_reading(row)}**. "
+        f"In words: {direction(row, h)}.",
     ]) if row["stage"] != GATED else ""
 
 

@@ -69,7 +69,8 @@ def text(facts: PilotFacts) -> str:
     curve = long_pilot.curves(facts.runs)
     runs = facts.runs.set_index("condition")
     lines += [f"Both arms are stored: {_millions(float(runs['tokens'].max()))} tokens "
-              f"each. On the whole held-out set they end at:", ""]
+              f"each. The pilot counts tokens seen, padding left out. On the whole "
+              f"held-out set they end at:", ""]
     lines += [f"- {arm}: {float(r[long_pilot.CE]):.3f} nats at `[MASK]`"
               + (f", {_standing(float(r[long_pilot.CE]), facts)}" if facts.two_sided else "")
               + "." for arm, r in runs.iterrows()]
