@@ -480,7 +480,7 @@ def test_equal_time_carries_its_seconds_and_the_learning_rate_check(tmp_path, mo
     assert "not its best, by" in R.beside_notes(frame)[1]
     monkeypatch.setattr(R, "lr_check_scores", lambda store=None: {
         2.5e-3: 6.0, 5e-3: 6.0 + margin / 2, 1e-2: 6.1})
-    assert "5e-3 is within the ce margin of the best rate" in R.beside_notes(frame)[1]
+    assert "5e-3 is within the cross-entropy margin of the best rate" in R.beside_notes(frame)[1]
 
 
 def test_the_learning_rate_check_is_read_only_when_all_three_are_stored():
@@ -502,7 +502,7 @@ def test_chapter_6s_verdict_carries_the_equal_time_checks(tmp_path, monkeypatch)
     monkeypatch.setattr(R, "confirmatory_frame", lambda store=None: frame)
     monkeypatch.setattr(R, "lr_check_scores", lambda store=None: None)
     text = R.status_text("wall_clock")
-    assert "wide over BERT-style training seconds" in text
+    assert "the wide model's training seconds over the BERT-style model's" in text
     assert "1 of 1 are outside 0.9 to 1.1" in text
     assert "outside 0.9 to 1.1" not in R.status_text("dropout")
 
@@ -690,8 +690,9 @@ def test_beside_notes_report_what_amendment_1_asks(monkeypatch):
                                                                  5e-3: 5.2, 1e-2: 5.3})
     monkeypatch.setattr(R, "rungs", lambda: RUNGS)
     notes = R.beside_notes(frame)
-    assert notes[0].startswith("`confirm/equal-time` (amendment 1.2): wide over "
-                               "BERT-style training seconds, per seed: 1000 1.15, 1001 1.15")
+    assert notes[0].startswith("Equal time (amendment 1.2): the wide model's training "
+                               "seconds over the BERT-style model's, per seed: 1000 1.15, "
+                               "1001 1.15")
     assert "median 1.15; both arms on AMD EPYC" in notes[0]
     assert "4 of 4 are outside 0.9 to 1.1" in notes[0]
     assert "the fixed budget gave the wide model about 15% more time than the BERT-style model " \
@@ -727,7 +728,7 @@ def test_every_beside_note_names_a_noted_decision(monkeypatch):
     frame["train_seconds"], frame["machine"] = 100.0, "m"
     notes = R.beside_notes(frame)
     assert len(notes) == 3  # the learning-rate check's note needs its runs
-    assert {n.split("`")[1] for n in notes} <= set(R.NOTED)
+    assert all(n.startswith(tuple(R.NOTED.values())) for n in notes)
 
 
 def test_curve_captions_take_their_sizes_from_the_configs(monkeypatch):

@@ -149,12 +149,13 @@ def test_the_report_and_every_page_agree_on_each_verdict(rehearsal, tmp_path):
             assert f"{spec.label}: " in status
             assert f"**{verdict}** after Holm's adjustment" in status
     notes = R.beside_notes(A.confirmatory_frame())
-    assert {note.split("`")[1] for note in notes} == set(R.NOTED)
+    assert {next(k for k, head in R.NOTED.items() if note.startswith(head))
+            for note in notes} == set(R.NOTED)
     wide = A.pilot_frame().query("condition == @D.WIDE").set_index("seed")[D.CE]
     scores = dict(zip(D.LR_CHECK_RATES, wide.loc[list(D.PILOT_SEEDS)]))
     words = R.lr_check_reading(scores, D.margin_values(A.rungs())["ce"])
-    assert ("`confirm/equal-time`, learning-rate check (amendment 1.1): "
-            + (words or "5e-3 is within the ce margin of the best rate") + ".") in notes
+    assert ("Equal time, the learning-rate check (amendment 1.1): "
+            + (words or "5e-3 is within the cross-entropy margin of the best rate") + ".") in notes
     assert "preregistration-confirm-curves.png" in confirm_curves(tmp_path)
     empty = {"cpu": pd.DataFrame(columns=["in_family", "n_seeds"])}
     glance = first_screen.at_a_glance(empty, "", line, rows)

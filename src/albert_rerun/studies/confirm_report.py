@@ -63,7 +63,10 @@ def holm_tests(judged: pd.DataFrame) -> int:
     return 2 * int(judged["in_family"].sum())
 
 
-NOTED = ("confirm/equal-time", "confirm/sop", "confirm/dropout")  # what beside_notes covers
+# what beside_notes covers, and the words each of its notes opens with (a cold reader
+# met "`confirm/equal-time` (amendment 1.2): ..." in chapter 6's box)
+NOTED = {"confirm/equal-time": "Equal time", "confirm/sop": "SOP",
+         "confirm/dropout": "Dropout"}
 
 
 def _shortfall(ratios: pd.DataFrame) -> str:
@@ -125,8 +128,8 @@ def beside_notes(frame: pd.DataFrame, store=None) -> list:
     if len(ratios):
         flagged = int(ratios["flagged"].sum())
         notes.append(
-            "`confirm/equal-time` (amendment 1.2): wide over BERT-style training seconds, "
-            f"per seed: {ratios_text(ratios)}. {flagged} of {len(ratios)} are outside 0.9 "
+            "Equal time (amendment 1.2): the wide model's training seconds over the "
+            f"BERT-style model's, per seed: {ratios_text(ratios)}. {flagged} of {len(ratios)} are outside 0.9 "
             f"to 1.1 (flagged). Below 1 the wide model had less time, which favours "
             f"\"contradicted\" (amendment 5.2). Both arms' step counts were fixed, so a "
             f"seed's ratio reflects the machine's load during its two runs, not how much "
@@ -134,13 +137,13 @@ def beside_notes(frame: pd.DataFrame, store=None) -> list:
             f"{_shortfall(ratios)} the BERT-style model took.")
     words = lr_check_words(store)
     if words is not None:
-        notes.append("`confirm/equal-time`, learning-rate check (amendment 1.1): "
-                     + (words if words else "5e-3 is within the ce margin of the best "
-                        "rate") + ".")
+        notes.append("Equal time, the learning-rate check (amendment 1.1): "
+                     + (words if words else "5e-3 is within the cross-entropy margin of "
+                        "the best rate") + ".")
     albert = frame[frame["condition"] == ALBERT]  # SOP-trained, and without dropout
     i = above_majority(albert, "sop_cuefree_accuracy_probe")
     if i is not None:
-        notes.append(f"`confirm/sop` (amendment 1.4): the SOP-trained arm's cue-free SOP "
+        notes.append(f"SOP (amendment 1.4): the SOP-trained arm's cue-free SOP "
                      f"probe accuracy minus the majority label's, "
                      f"{interval_text(i.mean, i.low, i.high, 'points')} points over "
                      f"{i.n} seeds.")
@@ -148,7 +151,7 @@ def beside_notes(frame: pd.DataFrame, store=None) -> list:
         gap = (frame[CE] - frame["train_mlm_loss_at_mask"]).groupby(
             [frame["condition"], frame["seed"]]).first()
         i = mean_interval(gap.loc[ALBERT])
-        note = (f"`confirm/dropout`, its premise (amendment 1.8): the no-dropout arm's "
+        note = (f"Dropout, its premise (amendment 1.8): the no-dropout arm's "
                 f"held-out minus training cross-entropy at [MASK] is "
                 f"{interval_text(i.mean, i.low, i.high, 'nats')} nats over {i.n} seeds")
         both = (pd.concat([gap.loc[ALBERT], gap.loc[DROPOUT]], axis=1).dropna()
@@ -272,11 +275,11 @@ def status_text(claim: str, store=None) -> str:
                      f"fresh seeds). The paper: {spec.paper}.")
     notes = ""
     if any(spec.key in NOTED for spec in specs):  # amendment 1's notes on this claim
-        keys = tuple(f"`{spec.key}`" for spec in specs)
+        heads = tuple(NOTED[spec.key] for spec in specs if spec.key in NOTED)
         # the SOP reading leads the box already (``confirmatory.sop_words``)
         notes = "".join(" " + note for note in beside_notes(confirmatory_frame(store=store),
                                                              store)
-                        if note.startswith(keys) and not note.startswith("`confirm/sop`"))
+                        if note.startswith(heads) and not note.startswith(NOTED["confirm/sop"]))
     lead = ("**{term}`Confirmatory <confirmatory>` test** (pre-registered), beside the "
             "box's result")
     if parts:  # a sentence for each test's result, one for the paper's number
