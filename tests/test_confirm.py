@@ -502,7 +502,7 @@ def test_chapter_6s_verdict_carries_the_equal_time_checks(tmp_path, monkeypatch)
     monkeypatch.setattr(R, "confirmatory_frame", lambda store=None: frame)
     monkeypatch.setattr(R, "lr_check_scores", lambda store=None: None)
     text = R.status_text("wall_clock")
-    assert "the wide model's training seconds over the BERT-style model's" in text
+    assert "the wide model's training seconds over the BERT-style model's. Per seed" in text
     assert "1 of 1 are outside 0.9 to 1.1" in text
     assert "outside 0.9 to 1.1" not in R.status_text("dropout")
 
@@ -690,8 +690,8 @@ def test_beside_notes_report_what_amendment_1_asks(monkeypatch):
                                                                  5e-3: 5.2, 1e-2: 5.3})
     monkeypatch.setattr(R, "rungs", lambda: RUNGS)
     notes = R.beside_notes(frame)
-    assert notes[0].startswith("Equal time (amendment 1.2): the wide model's training "
-                               "seconds over the BERT-style model's, per seed: 1000 1.15, "
+    assert notes[0].startswith("Equal time (amendment 1.2) sets the wide model's training "
+                               "seconds over the BERT-style model's. Per seed: 1000 1.15, "
                                "1001 1.15")
     assert "median 1.15; both arms on AMD EPYC" in notes[0]
     assert "4 of 4 are outside 0.9 to 1.1" in notes[0]

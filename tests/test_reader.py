@@ -336,3 +336,18 @@ def test_the_sop_caveat_gives_the_probe_and_the_models_own_head(monkeypatch):
     assert "neither" not in text and "finds no sentence order" in text
     assert "The model's own SOP head scores +11.0 [" in text
     assert "sop_nsp_premise" not in confirmatory.sop_words(frame)
+
+
+def test_a_confirmatory_result_without_a_shown_difference_says_which_way_it_leans():
+    """A cold reader: chapter 3's box gave the asymmetry as 'undecided' and never said
+    that its estimate leans against the paper (the introduction did)."""
+    leaning = headlines.result_sentence(row(0.012, -0.001, 0.025, margin=0.011), H,
+                                        confirmatory=True)
+    assert "In words: no clear difference" in leaning and "leans against" in leaning
+    assert "In words" not in headlines.result_sentence(row(0.012, -0.001, 0.025,
+                                                           margin=0.011), H)
+    # an unadjusted interval that excludes 0 is said to be one: no verdict "before Holm"
+    excluded = headlines.result_sentence(row(0.03, 0.01, 0.05, holm="inconclusive",
+                                             verdict="contradicted"), H, confirmatory=True)
+    assert f"Its 95% interval, not adjusted, excludes 0: {H.higher}." in excluded
+    assert "before Holm" not in excluded

@@ -224,11 +224,19 @@ def result_sentence(row, headline: Headline, confirmatory: bool = False) -> str:
     small type (``plain.reading_with_word``: linked to the registration where
     ``confirmatory``), the comparison with its words and numbers, the stage, and for a
     contradicted verdict the registration's promised note on scale."""
-    from .plain import SCALE_NOTE, reading_with_word
+    from .plain import NOT_TESTABLE, SCALE_NOTE, reading_with_word, row_reading
     words = shown_direction(row, headline)
     text = (f"{capital(reading_with_word(row, confirmatory))}. "
             f"{capital(str(row['label']))}: {words + ', ' if words else ''}"
             f"{numbers(row)}.")
+    low, high = float(row["low"]), float(row["high"])
+    if confirmatory and not words and not row_reading(row).startswith(NOT_TESTABLE) \
+            and np.isfinite(low) and np.isfinite(high):
+        # a cold reader: the box never said which way the asymmetry leans (the
+        # introduction did); an unadjusted interval is said to be one, not a verdict
+        text += (f" Its 95% interval, not adjusted, excludes 0: "
+                 f"{headline.higher if low > 0 else headline.lower}." if low > 0 or high < 0
+                 else f" In words: {direction(row, headline)}.")
     if row["stage"] != GATED:  # a gated row's reason is its reading already
         text += f" Stage: {stage_words(row)}."
     if book_verdict(row) == "contradicted":
