@@ -455,7 +455,7 @@ def test_the_glance_line_names_the_verdicts_only_once_complete(tmp_path, monkeyp
     monkeypatch.setattr(A, "confirmatory_families",
                         lambda store=None: {"primary": A.family(synthetic(), RUNGS)})
     line = confirmatory.confirm_line()
-    assert "judged after Holm's adjustment over its primary family" in line
+    assert "judged after Holm's adjustment over its {term}`primary family`" in line
     # the verdicts lead the list above it: the line points to the page, no repeat
     assert not any(spec.label in line for spec in D.PRIMARY) and "**" not in \
         line.split("test**")[1]

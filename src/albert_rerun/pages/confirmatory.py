@@ -380,8 +380,8 @@ def confirm_line(store=None, book: str = "") -> str:
             f"(pre-registered, fresh seeds)")
     if complete(store):  # judged once; the verdicts above lead with it (a reader met
         # them twice, the second time in the registration's signs)
-        return (head + ", judged after Holm's adjustment over its primary family: the "
-                "verdicts above lead with it. Every decision with its interval and both "
+        return (head + f", judged after Holm's adjustment over its {term('primary family')}: "
+                "the verdicts above lead with it. Every decision with its interval and both "
                 "tests' p-values, and the secondary (exploratory) decisions: "
                 f"{{doc}}`{book}preregistration`.")
     return (head + f": {int(table['trained'].sum())} of {int(table['of'].sum())} runs "

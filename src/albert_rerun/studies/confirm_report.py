@@ -271,7 +271,8 @@ def status_text(claim: str, store=None) -> str:
         row = primary.loc[spec.key]
         interval = interval_text(row["estimate"], row["low"], row["high"], row["unit"])
         parts.append(f"The test of {spec.label}: {interval} {row['unit']}, **{row['verdict_staged']}** "
-                     f"after Holm's adjustment over the primary family ({row['n_seeds']} "
+                     f"after Holm's adjustment over the {{term}}`primary family` "
+                     f"({row['n_seeds']} "
                      f"fresh seeds). The paper: {spec.paper}.")
     notes = ""
     if any(spec.key in NOTED for spec in specs):  # amendment 1's notes on this claim
