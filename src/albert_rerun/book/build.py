@@ -161,7 +161,7 @@ def _predicted(profile: ResolvedProfile) -> str:
 
 def write_profiles_page(root: Path) -> Path:
     """The methods page's table of what each profile trains, read from the code."""
-    from ..studies.conditions import CLAIM_SIZES, base
+    from ..studies.conditions import CLAIM_SIZES, base, profile_claims
     rows = ["| | " + " | ".join(f"`{p}`" for p in PROFILES) + " |",
             "|---|" + "---|" * len(PROFILES)]
     resolved = {p: resolve(p) for p in PROFILES}
@@ -190,8 +190,11 @@ def write_profiles_page(root: Path) -> Path:
     row("fine-tuning learning rate: pretrained, random init", lambda p, c: (
         f"{tunes[p].learning_rate:g}, {tunes[p].untrained_learning_rate:g}"))
     row("seeds per condition", lambda p, c: resolved[p].default_seeds)
+    # "—" where the profile does not carry chapter 7 (a cold reader: the table gave
+    # cpu-long a depth that chapter 7 says is not measured there)
     row("depth of the transition models (their share of the steps)", lambda p, c: (
-        f"{CLAIM_SIZES[p].transition_layers} ({CLAIM_SIZES[p].transition_step_share:g})"))
+        f"{CLAIM_SIZES[p].transition_layers} ({CLAIM_SIZES[p].transition_step_share:g})"
+        if "transitions" in profile_claims(resolved[p]) else "— (not carried)"))
     row("planned pretraining runs; the trained ones' predicted time in one process",
         lambda p, c: _predicted(resolved[p]))
     page = root / "book" / "_generated" / "profiles.md"

@@ -188,9 +188,11 @@ def figure(facts: PilotFacts):
         if step in tokens.index:
             for ax in (top, bottom):
                 ax.axvline(tokens[step], color="0.75", lw=0.8, zorder=0)
-            bottom.text(tokens[step], 1.0, f"{step // 1000:,}k", fontsize=FONT_PT,
-                        transform=bottom.get_xaxis_transform(), ha="center",
-                        va="bottom", color="0.35")
+            # the rung's name above the top panel (a cold reader: "5k 21k 86k 345k"
+            # floated between the panels, steps on an axis of tokens)
+            top.text(tokens[step], 1.0, f"{name} steps", fontsize=FONT_PT,
+                     transform=top.get_xaxis_transform(), ha="center",
+                     va="bottom", color="0.35")
     bottom.set_ylabel("all shared minus\nBERT-style (nats)", fontsize=FONT_PT)
     bottom.set_xlabel("tokens seen (log scale)", fontsize=FONT_PT)
     bottom.set_xscale("log")
@@ -204,8 +206,9 @@ def figure(facts: PilotFacts):
 
 def section(facts: PilotFacts, figure_path: str = "_generated/pilot.png") -> str:
     """The section's Markdown: its text, and the figure once the pilot is stored."""
-    from ..studies.long_pilot import CURVE_EXAMPLES
+    from ..studies.long_pilot import CURVE_EXAMPLES, MARKS
     body = text(facts)
+    marks = ", ".join(f"{name} ({step:,})" for name, step in MARKS.items())
     if facts.runs is None:
         return body
     return body + (f"\n```{{figure}} {figure_path}\n:name: fig-long-pilot\n:alt: the long "
@@ -214,6 +217,6 @@ def section(facts: PilotFacts, figure_path: str = "_generated/pilot.png") -> str
                    f"held-out cross-entropy at [MASK] against tokens seen, on "
                    f"{CURVE_EXAMPLES:,} held-out sequences, with the count "
                    f"{term('rung', 'rungs')} (on all of them) as red lines. Below: all "
-                   f"shared minus BERT-style along training. Grey lines mark 5,400, 21,600, "
-                   f"86,400 and 345,600 steps, the lengths of the ladder's rungs: points "
-                   f"along one 64x schedule, not ladder runs.\n```\n")
+                   f"shared minus BERT-style along training. Grey lines mark the steps "
+                   f"of each budget, {marks}: points along one 64x schedule, not ladder "
+                   f"runs.\n```\n")
