@@ -65,6 +65,10 @@ def test_holm_undoing_an_equivalence_is_explained_with_both_tests():
     undecided = base.copy()
     undecided["verdict_holm"], undecided["p_difference_holm"] = "inconclusive", 0.4
     assert "not shown to lie inside" in confirmatory.holm_note(undecided)
+    # a failed premise: the tests' p-values, and no reading of the difference's size
+    undecided["premise"] = "neither model orders cue-free pairs"
+    note = confirmatory.holm_note(undecided)
+    assert "(p = 0.4 after Holm)" in note and "probably small" not in note
     for same in ("equivalent", "reproduced"):
         plain = base.copy()
         plain["verdict"] = plain["verdict_holm"] = same
