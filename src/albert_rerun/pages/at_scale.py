@@ -219,7 +219,8 @@ def sixteen_sentence(ladder: pd.DataFrame | None) -> str:
     if trained == 0:
         return f"The 16x rung has not trained yet: none of its {runs} runs is stored."
     if evaluated < runs:
-        return (f"The 16x rung is training: {trained} of its {runs} runs are stored and "
+        return (f"The 16x rung is training: {trained} of its {runs} runs "
+                f"{'is' if trained == 1 else 'are'} stored and "
                 f"{evaluated} evaluated. Its results are shown only once all are.")
     return (f"All {runs} runs of the 16x rung are stored. The {{doc}}`ladder` page sets "
             f"them against the forecast.")

@@ -366,8 +366,9 @@ def confirmed_sentence(row, claim: str) -> str:
         text += (f" Registered as {row['registered_label']}: the same comparison, the "
                  f"opposite sign.")
     caveat = row.get("caveat", "")
-    if isinstance(caveat, str) and caveat:
-        text += f" {caveat[0].upper()}{caveat[1:]}."
+    if isinstance(caveat, str) and caveat:  # a paragraph of its own: a cold reader found
+        # the result buried in one of 9 to 13 sentences (chapters 4 and 6)
+        text += f"\n\n*Read with it:* {caveat[0].upper()}{caveat[1:]}."
     return text
 
 

@@ -168,8 +168,8 @@ def box_line(trends: list, ladder_doc: str = "../ladder") -> str:
         first = trends[0]
         ladder = f"{{doc}}`compute ladder <{ladder_doc}>`"
         text = (f"{head} Which way it moves is not known yet. The slope test waits for "
-                f"the {ladder}'s 16x budget: {first.trained} of its {first.runs} runs are "
-                f"stored.")
+                f"the {ladder}'s 16x budget: {first.trained} of its {first.runs} runs "
+                f"{'is' if first.trained == 1 else 'are'} stored.")
         shown = [t for t in trends if t.forecast]
         if shown:
             text += (" A {term}`forecast` carries the line through the 1x and 4x means to "
