@@ -690,7 +690,7 @@ def test_beside_notes_report_what_amendment_1_asks(monkeypatch):
                                                                  5e-3: 5.2, 1e-2: 5.3})
     monkeypatch.setattr(R, "rungs", lambda: RUNGS)
     notes = R.beside_notes(frame)
-    assert notes[0].startswith("Equal time (amendment 1.2) sets the wide model's training "
+    assert notes[0].startswith("Equal time (amendment 1.2) reports the wide model's training "
                                "seconds over the BERT-style model's. Per seed: 1000 1.15, "
                                "1001 1.15")
     assert "median 1.15; both arms on AMD EPYC" in notes[0]

@@ -68,6 +68,7 @@ def test_holm_undoing_an_equivalence_is_explained_with_both_tests():
     # a failed premise: the tests' p-values, and no reading of the difference's size
     undecided["premise"] = "neither model orders cue-free pairs"
     note = confirmatory.holm_note(undecided)
+    assert note.startswith("The registered tests, left unread because the premise fails")
     assert "(p = 0.4 after Holm)" in note and "probably small" not in note
     for same in ("equivalent", "reproduced"):
         plain = base.copy()
@@ -170,15 +171,15 @@ def test_ratios_are_rounded_to_two_digits(ratio, expected):
 
 
 def test_the_worked_example_reads_the_families_own_numbers():
-    text = headlines.worked_example(family(row(-0.002, -0.025, 0.021, "equivalent",
-                                               "inconclusive")))
+    example = row(-0.002, -0.025, 0.021, "equivalent", "inconclusive")
+    example["p_difference_holm"], example["p_equivalence_holm"] = 0.8, 0.2
+    text = headlines.worked_example(family(example))
     assert "-0.002 [-0.025, +0.021] nats" in text and "lies within" in text
-    # one verdict a sentence, then the plain reading (the brief: "Reproduced (at 5%
-    # before Holm: equivalent)" outran its numbers)
-    assert "decisions: inconclusive. At 5% alone, before the adjustment, it would read " \
-        "equivalent." in text
-    assert "5. **The plain reading**, from the same adjusted tests: **" in text
-    assert "(at 5% before Holm" not in text
+    # one verdict, then the plain reading from the same adjusted tests (the brief:
+    # "Reproduced (at 5% before Holm: equivalent)" outran its numbers)
+    assert "decisions: inconclusive.\n5. **The plain reading**, from the same adjusted " \
+        "tests: **undecided**." in text
+    assert "before Holm" not in text and "At 5%" not in text
 
 
 def test_the_box_figure_is_legible_at_its_drawn_size():
@@ -344,14 +345,36 @@ def test_the_sop_caveat_gives_the_probe_and_the_models_own_head(monkeypatch):
 
 def test_a_confirmatory_result_without_a_shown_difference_says_which_way_it_leans():
     """A cold reader: chapter 3's box gave the asymmetry as 'undecided' and never said
-    that its estimate leans against the paper (the introduction did)."""
+    that its estimate leans against the paper (the introduction did). The words are the
+    chapters' own (``interval_note``): where the unadjusted interval lies, never a
+    second verdict."""
     leaning = headlines.result_sentence(row(0.012, -0.001, 0.025, margin=0.011), H,
                                         confirmatory=True)
-    assert "In words: no clear difference" in leaning and "leans against" in leaning
-    assert "In words" not in headlines.result_sentence(row(0.012, -0.001, 0.025,
-                                                           margin=0.011), H)
-    # an unadjusted interval that excludes 0 is said to be one: no verdict "before Holm"
+    assert ("Its 95% interval, not adjusted, holds 0 and reaches past the margin; the "
+            "estimate leans against the paper's direction.") in leaning
+    assert "not adjusted" not in headlines.result_sentence(row(0.012, -0.001, 0.025,
+                                                               margin=0.011), H)
     excluded = headlines.result_sentence(row(0.03, 0.01, 0.05, holm="inconclusive",
                                              verdict="contradicted"), H, confirmatory=True)
-    assert f"Its 95% interval, not adjusted, excludes 0: {H.higher}." in excluded
-    assert "before Holm" not in excluded
+    assert "Its 95% interval, not adjusted, excludes 0 on the other side from the " \
+        "paper's." in excluded
+    assert "before Holm" not in excluded and H.higher not in excluded
+
+
+@pytest.mark.parametrize("numbers, reading, expected", [
+    # a paper that says "no difference": the side by name, and the margin
+    ((0.010, 0.002, 0.017, 0.027, 0), "undecided",
+     "Its 95% interval, not adjusted, excludes 0 above 0 and lies inside the margin."),
+    ((0.003, -0.002, 0.008, 0.0108, 0), "undecided",
+     "Its 95% interval, not adjusted, lies inside the margin."),
+    ((-0.008, -0.011, -0.005, 0.027, -1), "no difference here",
+     "Its 95% interval, not adjusted, excludes 0 on the paper's side and lies inside "
+     "the margin."),
+    ((0.111, 0.087, 0.135, 0.027, -1), "undecided",
+     "Its 95% interval, not adjusted, excludes 0 on the other side from the paper's."),
+    ((0.3, 0.1, 0.5, 0.027, 1), "holds here", ""),  # a difference shown: nothing to add
+    ((0.0, -0.1, 0.1, 0.027, 0), "no difference here", ""),  # shown inside: said
+])
+def test_the_interval_note_says_where_an_unadjusted_interval_lies(numbers, reading,
+                                                                   expected):
+    assert headlines.interval_note(*numbers, reading) == expected

@@ -3,8 +3,9 @@
 A measured chapter's question is answered by one decision of the family (``HEADLINES``;
 ``EXTRA``: the primary decisions that are no chapter's headline). The words follow the
 numbers (``direction``), never the other way round: ``numbers`` gives the estimate, its
-interval and the margin, ``verdict_of`` the Holm verdict, ``stage_words`` how far the
-models got, ``result_sentence`` all of them in one sentence. ``worked_example`` reads one
+interval and the margin, ``interval_note`` where an unadjusted interval lies when the
+plain reading shows no difference, ``stage_words`` how far the models got,
+``result_sentence`` all of them in short sentences. ``worked_example`` reads one
 verdict step by step (the glossary's worked example). The boxes (``chapter_box``), the
 results table (``results_table``) and the first screen (``first_screen``) are written
 with these words.
@@ -224,19 +225,16 @@ def result_sentence(row, headline: Headline, confirmatory: bool = False) -> str:
     small type (``plain.reading_with_word``: linked to the registration where
     ``confirmatory``), the comparison with its words and numbers, the stage, and for a
     contradicted verdict the registration's promised note on scale."""
-    from .plain import NOT_TESTABLE, SCALE_NOTE, reading_with_word, row_reading
+    from .plain import SCALE_NOTE, reading_with_word, row_reading
     words = shown_direction(row, headline)
     text = (f"{capital(reading_with_word(row, confirmatory))}. "
             f"{capital(str(row['label']))}: {words + ', ' if words else ''}"
             f"{numbers(row)}.")
-    low, high = float(row["low"]), float(row["high"])
-    if confirmatory and not words and not row_reading(row).startswith(NOT_TESTABLE) \
-            and np.isfinite(low) and np.isfinite(high):
-        # a cold reader: the box never said which way the asymmetry leans (the
-        # introduction did); an unadjusted interval is said to be one, not a verdict
-        text += (f" Its 95% interval, not adjusted, excludes 0: "
-                 f"{headline.higher if low > 0 else headline.lower}." if low > 0 or high < 0
-                 else f" In words: {direction(row, headline)}.")
+    if confirmatory and not words:  # the interval's place, by the chapters' own words
+        note = interval_note(float(row["estimate"]), float(row["low"]), float(row["high"]),
+                             float(row["margin"]), int(row.get("paper_sign", 0) or 0),
+                             row_reading(row))
+        text += f" {note}" if note else ""
     if row["stage"] != GATED:  # a gated row's reason is its reading already
         text += f" Stage: {stage_words(row)}."
     if book_verdict(row) == "contradicted":
@@ -271,7 +269,7 @@ def worked_example(family: pd.DataFrame, claim: str = "asymmetry") -> str:
     from .plain import row_reading
     h = HEADLINES[claim]
     row = family.loc[h.key]
-    holm, raw = book_verdict(row), row["verdict"]
+    holm = book_verdict(row)
     margin = float(row["margin"])
     inside = -margin < row["low"] and row["high"] < margin
     return "\n".join([
@@ -287,12 +285,44 @@ def worked_example(family: pd.DataFrame, claim: str = "asymmetry") -> str:
         f"3. **The margin.** ±{margin:.3g} {row['unit']} is the smallest difference that "
         f"would matter. The interval {'lies within' if inside else 'reaches past'} it.",
         f"4. **The verdict**, after Holm's adjustment over the profile's judged "
-        f"decisions: {holm}."
-        + (f" At 5% alone, before the adjustment, it would read {raw}." if raw != holm
-           and row.get("in_family", True) else ""),
+        f"decisions: {holm}.",
         f"5. **The plain reading**, from the same adjusted tests: **{row_reading(row)}**. "
         f"In words: {direction(row, h)}.",
     ]) if row["stage"] != GATED else ""
+
+
+def interval_note(estimate: float, low: float, high: float, margin: float,
+                  paper_sign: int, reading: str) -> str:
+    """Where the unadjusted 95% interval lies, in one sentence, where the plain reading
+    shows no difference ("undecided", "no difference here", or "holds here" of a paper
+    that says there is none): on which side of 0 it excludes 0 and whether it lies inside
+    the margin, or, holding 0 and reaching past the margin, which way the estimate
+    leans. Never a verdict: '' otherwise. (Reviews: "undecided" beside an interval that
+    excludes 0 read as no effect; a box never said which way the asymmetry leans.)"""
+    from .plain import HOLDS, NO_DIFFERENCE, UNDECIDED
+    if reading not in (UNDECIDED, NO_DIFFERENCE) and not (paper_sign == 0
+                                                          and reading == HOLDS):
+        return ""
+    if not (np.isfinite(low) and np.isfinite(high)):
+        return ""
+    inside = -margin < low and high < margin
+    head = "Its 95% interval, not adjusted,"
+    if low > 0 or high < 0:
+        side = 1 if low > 0 else -1
+        where = (("above 0" if side > 0 else "below 0") if paper_sign == 0 else
+                 "on the paper's side" if side == paper_sign else
+                 "on the other side from the paper's")
+        return f"{head} excludes 0 {where}" + (" and lies inside the margin." if inside
+                                                else ".")
+    if reading != UNDECIDED:  # holding 0, a shown "no difference" says it all
+        return ""
+    if inside:
+        return f"{head} lies inside the margin."
+    if paper_sign == 0 or estimate == 0:
+        return f"{head} holds 0 and reaches past the margin."
+    lean = ("toward the paper's side" if np.sign(estimate) == paper_sign
+            else "against the paper's direction")
+    return f"{head} holds 0 and reaches past the margin; the estimate leans {lean}."
 
 
 def decision_text(d, family=None) -> str:
@@ -304,8 +334,7 @@ def decision_text(d, family=None) -> str:
     registered verdict words stay in the chapter's verdict table, next to the prose. Plain
     text: a page glues it with ``{glue:text}``, which shows Markdown as typed."""
     from ..stats.inference import EARLY, GATED, NO_MODEL, PAST, _percent
-    from .plain import (HOLDS, NO_DIFFERENCE, NOT_TESTABLE, UNDECIDED, plain_reading,
-                        row_reading)
+    from .plain import NOT_TESTABLE, plain_reading, row_reading
     shown = numbers({"estimate": d.estimate, "low": d.low, "high": d.high,
                     "margin": d.margin, "unit": d.unit})
     judged = (family is not None and d.key in family.index
@@ -321,15 +350,8 @@ def decision_text(d, family=None) -> str:
         where = (" (at 5%, a check of the test sets outside Holm's family)"
                  if d.stage == NO_MODEL else " (at 5%, outside Holm's family)")
     text = f"{reading}{where}: {shown}."
-    side = 0 if d.low <= 0 <= d.high else (1 if d.low > 0 else -1)
-    if side and reading in (UNDECIDED, NO_DIFFERENCE, HOLDS if d.paper_sign == 0 else ""):
-        # a skeptical reader: "undecided" beside an interval that excludes 0 read as no
-        # effect; the numbers say where the interval lies, before the adjustment
-        where_0 = ("one side" if d.paper_sign == 0 else "the paper's side"
-                   if side == d.paper_sign else "the other side from the paper's")
-        text += f" Its 95% interval, not adjusted, excludes 0 on {where_0}."
-    elif reading == UNDECIDED and -d.margin < d.low and d.high < d.margin:
-        text += " Its 95% interval, not adjusted, lies inside the margin."
+    note = interval_note(d.estimate, d.low, d.high, d.margin, d.paper_sign, reading)
+    text += f" {note}" if note else ""
     if d.stage == EARLY:
         text += (f" Early training: the weakest arm is {_percent(d.weakest_level)} of the "
                  f"way from the unigram to the bigram rung.")

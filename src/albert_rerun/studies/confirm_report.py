@@ -128,7 +128,7 @@ def beside_notes(frame: pd.DataFrame, store=None) -> list:
     if len(ratios):
         flagged = int(ratios["flagged"].sum())
         notes.append(
-            "Equal time (amendment 1.2) sets the wide model's training seconds over the "
+            "Equal time (amendment 1.2) reports the wide model's training seconds over the "
             f"BERT-style model's. Per seed: {ratios_text(ratios)}. {flagged} of {len(ratios)} are outside 0.9 "
             f"to 1.1 (flagged). Below 1 the wide model had less time, which favours "
             f"\"contradicted\" (amendment 5.2). Both arms' step counts were fixed, so a "
