@@ -700,7 +700,7 @@ def test_beside_notes_report_what_amendment_1_asks(monkeypatch):
     assert "not its best, by 0.200 nats (the check's best: 0.0025)" in notes[1]
     assert "+5.0 [+0.9, +9.1] points over 4 seeds" in notes[2]  # 2, 4, 6, 8 points
     assert "+0.100 [+0.100, +0.100] nats over 4 seeds" in notes[3]
-    assert "That gap minus the dropout arm's is +0.000 [+0.000, +0.000] nats" in notes[3]
+    assert "That gap minus the dropout arm's is 0.000 [0.000, 0.000] nats" in notes[3]
 
 
 def test_confirmatory_curves_are_drawn_only_once_complete(tmp_path, monkeypatch):

@@ -260,3 +260,11 @@ def test_partial_sharing_decisions_wait_for_a_resolved_whole_cost():
     assert "cannot reach the margin" in gate["asymmetry/attention-none/small-E"]
     assert resolution_gate(made, 0.02) == {}  # under two margins of 0.02, not under one
     assert resolution_gate(made, 0.01) == {}
+
+
+def test_an_interval_never_prints_minus_zero():
+    """A chapter printed '-0.000 nats [-0.009, +0.009]' (the dropout premise at cpu): a
+    number that rounds to zero reads '0.000' on every machine."""
+    assert decisions.interval_text(-0.0001, -0.009, 0.009, "nats") == "0.000 [-0.009, +0.009]"
+    assert decisions.interval_text(0.0124, -0.0003, 0.025, "nats") == "+0.012 [0.000, +0.025]"
+    assert decisions.interval_text(-1.26, -2.0, -0.5, "points") == "-1.3 [-2.0, -0.5]"

@@ -377,6 +377,7 @@ def signed(x: float, digits: int) -> str:
 
 
 def interval_text(estimate, low, high, unit="") -> str:
-    """'+0.012 [-0.003, +0.027]': an estimate and its interval, to ``unit_digits``."""
+    """'+0.012 [-0.003, +0.027]': an estimate and its interval, to ``unit_digits``, with
+    no '-0.000' (``signed``: a chapter printed '-0.000 nats [-0.009, +0.009]')."""
     digits = unit_digits(unit)
-    return f"{estimate:+.{digits}f} [{low:+.{digits}f}, {high:+.{digits}f}]"
+    return f"{signed(estimate, digits)} [{signed(low, digits)}, {signed(high, digits)}]"
