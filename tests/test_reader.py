@@ -68,7 +68,8 @@ def test_holm_undoing_an_equivalence_is_explained_with_both_tests():
     # a failed premise: the tests' p-values, and no reading of the difference's size
     undecided["premise"] = "neither model orders cue-free pairs"
     note = confirmatory.holm_note(undecided)
-    assert note.startswith("The registered tests, left unread because the premise fails")
+    assert note.startswith("The registered tests are left unread, because the premise "
+                           "fails. The equivalence test")
     assert "(p = 0.4 after Holm)" in note and "probably small" not in note
     for same in ("equivalent", "reproduced"):
         plain = base.copy()

@@ -46,8 +46,8 @@ def holm_note(row) -> str:
         if row.get("premise"):  # not testable: the tests named as unread, no reading of
             # the size beside them (a cold reader met "probably small" under "not
             # testable here"; a skeptic read the bare p-values as "equivalent at 5%")
-            return (f"The registered tests, left unread because the premise fails: "
-                    f"{tost[0].lower()}{tost[1:]}; the difference test does not pass "
+            return (f"The registered tests are left unread, because the premise fails. "
+                    f"{tost}; the difference test does not pass "
                     f"(p {_p(float(row['p_difference_holm']))} after Holm)")
         return (f"{text}. Any difference is probably small, but it is not shown to lie "
                 f"inside the ±{margin:.{d}f} margin")
