@@ -11,7 +11,7 @@ import pandas as pd
 from .. import paper
 from ..engine.provenance import short_commit
 from ..profiles import ResolvedProfile
-from ..studies.decisions import CE, MARGIN_REASONS, levels, margins
+from ..studies.decisions import CE, MARGIN_REASONS, capital, levels, margins
 from ..stats.inference import GATED
 
 
@@ -119,7 +119,7 @@ def scale_gap(frame: pd.DataFrame, config, claim: str, arms: dict | None = None)
     if arms:
         sizes = {label: (parameter_count(c), *own(c)) for label, (c, k) in arms.items()}
         labels = list(sizes)
-        ours = " ".join(f"{_capital(label)}: {n / 1e6:.2f}M parameters, {steps:,} steps, "
+        ours = " ".join(f"{capital(label)}: {n / 1e6:.2f}M parameters, {steps:,} steps, "
                         f"{_tokens_text(tokens)} tokens."
                         for label, (n, steps, tokens) in sizes.items())
         ours = f"Ours, per run ({frame['seed'].nunique()} seeds). {ours}"
@@ -133,18 +133,13 @@ def scale_gap(frame: pd.DataFrame, config, claim: str, arms: dict | None = None)
                 f"{steps:,} steps, {_tokens_text(tokens)} tokens per run, "
                 f"{full['seed'].nunique()} seeds.")
         against = [(tokens, "ours")] * len(theirs.models)
-    models = " ".join(f"{_capital(name)}: {params}M parameters, {steps:,} steps "
+    models = " ".join(f"{capital(name)}: {params}M parameters, {steps:,} steps "
                       f"({theirs.tokens(steps) / 1e9:,.0f}B tokens, "
                       f"{times(theirs.tokens(steps) / tokens)} {whose})."
                       for (name, params, steps), (tokens, whose)
                       in zip(theirs.models, against))
     return (f"Scale gap. {ours} The paper's {theirs.source}, one run per cell, batches "
             f"of {theirs.batch:,} x {theirs.seq} tokens. {models}")
-
-
-def _capital(words: str) -> str:
-    """``words`` as a sentence's start: its first letter upper case, the rest as is."""
-    return words[:1].upper() + words[1:]
 
 
 def scale_short(frame: pd.DataFrame, config) -> str:

@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from ..chapters.text import times
-from ..studies.decisions import signed as _signed, unit_digits
+from ..studies.decisions import interval_text, signed as _signed
 from .headlines import term
 
 
@@ -182,8 +182,7 @@ def early_text(facts: ScaleFacts) -> str:
         if q.low > 0 or q.high < 0:
             moving.append(label)
         lines.append(f"| {label} | ±{margin:.3f} | {_signed(a, 3)} | {_signed(b, 3)} | "
-                     f"{_signed(b - a, 3)} | {_signed(q.mean, 3)} [{_signed(q.low, 3)}, "
-                     f"{_signed(q.high, 3)}] |")
+                     f"{_signed(b - a, 3)} | {interval_text(q.mean, q.low, q.high, 'nats')} |")
     n, k = len(facts.curves), len(moving)
     still = [label for label, _, _ in facts.curves if label not in moving]
     lines += ["", f"This reading is exploratory: it was not registered. "
@@ -257,9 +256,8 @@ def transfer_text(facts: ScaleFacts) -> str:
         order = list(facts.labels) + [k for k in facts.forecast if k not in facts.labels]
         for key in [k for k in order if k in facts.forecast]:
             f = facts.forecast[key]
-            digits = unit_digits(f["unit"])
-            lines.append(f"| {facts.labels.get(key, key)} | {_signed(f['estimate'], digits)} "
-                         f"[{_signed(f['low'], digits)}, {_signed(f['high'], digits)}] "
+            lines.append(f"| {facts.labels.get(key, key)} | "
+                         f"{interval_text(f['estimate'], f['low'], f['high'], f['unit'])} "
                          f"{f['unit']} |")
     else:
         lines += ["", "The forecast of the 16x rung is not stored yet."]

@@ -40,20 +40,16 @@ def bottom_line(claim: str, families: dict, confirmed=None, trends: list | None 
         else:
             lines += [f"**Ours, {profile_name(profile)}.** Not measured at this profile.", ""]
     if trends:  # beside its figure, after the rows it must not be read as one of
-        line = box_line(trends)
         premise = str(confirmed.get("premise", "") or "") if confirmed is not None else ""
-        if premise:  # only SOP's carries one: "neither model orders cue-free pairs"
-            # a skeptical reader: a forecast set beside a result whose premise fails; a
-            # cold reader: said first, before the forecast it qualifies
-            head = "**As training grows.** "
-            line = head + (f"At 4x the comparison's premise fails: {premise}. So the "
-                           f"ladder's forecast and slope are of the difference only. "
-                           f"Order counts as learned at the first rung where the "
-                           f"SOP-trained model's probe lies above the majority label, "
-                           f"its 95% interval wholly above it (registered on the "
-                           f"{{doc}}`compute ladder <../ladder>` page). "
-                           ) + line.removeprefix(head)
-        lines += [line, ""]
+        # only SOP's carries one ("neither model orders cue-free pairs"). A skeptical
+        # reader: a forecast set beside a result whose premise fails; a cold reader: said
+        # first, before the forecast it qualifies
+        first = (f"At 4x the comparison's premise fails: {premise}. So the ladder's "
+                 f"forecast and slope are of the difference only. Order counts as learned "
+                 f"at the first rung where the SOP-trained model's probe lies above the "
+                 f"majority label, its 95% interval wholly above it (registered on the "
+                 f"{{doc}}`compute ladder <../ladder>` page).") if premise else ""
+        lines += [box_line(trends, first_words=first), ""]
     return "\n".join(lines).rstrip()
 
 

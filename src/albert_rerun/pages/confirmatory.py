@@ -13,7 +13,7 @@ from dataclasses import replace
 import numpy as np
 import pandas as pd
 
-from ..studies.decisions import interval_text, unit_digits
+from ..studies.decisions import capital, interval_text, unit_digits
 from ..stats.inference import GATED
 from .headlines import EXTRA, HEADLINES, Headline, result_sentence, term
 
@@ -41,15 +41,15 @@ def holm_note(row) -> str:
             f"(p {_p(float(row['p_equivalence']))}), but not at {term('Holm')}'s "
             f"stricter level (p {_p(float(row['p_equivalence_holm']))})")
     if row["verdict_holm"] == "inconclusive":
-        text = (f"{tost}. The difference test does not pass either (p "
-                f"{_p(float(row['p_difference_holm']))} after Holm)")
+        p_difference = _p(float(row["p_difference_holm"]))
         if row.get("premise"):  # not testable: the tests named as unread, no reading of
             # the size beside them (a cold reader met "probably small" under "not
             # testable here"; a skeptic read the bare p-values as "equivalent at 5%")
             return (f"The registered tests are left unread, because the premise fails. "
-                    f"{tost}; the difference test does not pass "
-                    f"(p {_p(float(row['p_difference_holm']))} after Holm)")
-        return (f"{text}. Any difference is probably small, but it is not shown to lie "
+                    f"{tost}; the difference test does not pass (p {p_difference} after "
+                    f"Holm)")
+        return (f"{tost}. The difference test does not pass either (p {p_difference} after "
+                f"Holm). Any difference is probably small, but it is not shown to lie "
                 f"inside the ±{margin:.{d}f} margin")
     inside = -margin < low and high < margin
     where = (f"The whole 95% interval, [{low:+.{d}f}, {high:+.{d}f}], lies inside"
@@ -372,7 +372,7 @@ def confirmed_sentence(row, claim: str) -> str:
     caveat = row.get("caveat", "")
     if isinstance(caveat, str) and caveat:  # a paragraph of its own: a cold reader found
         # the result buried in one of 9 to 13 sentences (chapters 4 and 6)
-        text += f"\n\n*Read with it:* {caveat[0].upper()}{caveat[1:]}."
+        text += f"\n\n*Read with it:* {capital(caveat)}."
     return text
 
 

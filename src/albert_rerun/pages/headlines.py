@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..studies.decisions import interval_text, unit_digits
+from ..studies.decisions import capital, interval_text, unit_digits
 from ..stats.inference import EARLY, GATED, NO_MODEL, PAST
 
 GLOSSARY = "how_to_read"  # book/how_to_read.md: the glossary and the shared rules
@@ -214,10 +214,6 @@ def shown_direction(row, headline: Headline) -> str:
             or not (low > 0 or high < 0) or int(row.get("paper_sign", 0) or 0) == 0:
         return ""
     return headline.higher if low > 0 else headline.lower
-
-
-def capital(text: str) -> str:
-    return text[:1].upper() + text[1:]
 
 
 def result_sentence(row, headline: Headline, confirmatory: bool = False) -> str:

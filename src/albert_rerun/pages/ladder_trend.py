@@ -74,11 +74,11 @@ def gather(store=None, confirm_store=None) -> dict:
     from ..stats.inference import mean_interval
     from ..studies import confirm_analysis, confirm_design, ladder
     from ..studies.confirm_design import NotComplete
+    from .at_scale import ladder_counts
     given = store  # trend_family reads its 4x rung from the confirmatory store by default
     store = store or results_dir(ladder.STORE)
     confirm_store = confirm_store or results_dir(confirm_design.STORE)
     forecast = (read_json(store / ladder.FORECAST) or {}).get("forecast", {})
-    from .at_scale import ladder_counts
     progress = ladder.progress(store)
     runs, trained, evaluated = ladder_counts(progress, "16x")
     try:
@@ -109,8 +109,9 @@ def _number(value: float, unit: str) -> str:
 
 def _interval(t: Trend, estimate: float, low: float, high: float) -> str:
     """'+0.260 nats [+0.129, +0.391]' in the chapter's sign."""
-    e, lo, hi = t.interval(estimate, low, high)
-    return f"{_number(e, t.unit)} {t.unit} [{_number(lo, t.unit)}, {_number(hi, t.unit)}]"
+    from ..studies.decisions import interval_text
+    number, _, bounds = interval_text(*t.interval(estimate, low, high), t.unit).partition(" ")
+    return f"{number} {t.unit} {bounds}"
 
 
 def sentence(t: Trend, ladder_doc: str = "../ladder") -> str:
@@ -156,14 +157,15 @@ def _forecast_words(t: Trend, named: bool) -> str:
                    f"runs' t-interval).")
 
 
-def box_line(trends: list, ladder_doc: str = "../ladder") -> str:
+def box_line(trends: list, ladder_doc: str = "../ladder", first_words: str = "") -> str:
     """The chapter box's line "As training grows" for the chapter's ladder decisions
     (``claim_trends``): before the ladder is complete, the 16x rung's progress once and
     each decision's forecast; after, each decision's ``sentence``, named where the
-    chapter has more than one."""
+    chapter has more than one. ``first_words``: what the reader must know before them
+    (chapter 4: the 4x premise that fails), right after the line's head."""
     if not trends:
         return ""
-    head = "**As training grows.**"
+    head = "**As training grows.**" + (f" {first_words}" if first_words else "")
     if all(t.table is None for t in trends):
         first = trends[0]
         ladder = f"{{doc}}`compute ladder <{ladder_doc}>`"

@@ -152,4 +152,3 @@ def readings_table() -> str:
     rows = ["| plain reading | when |", "|---|---|"]
     rows += [f"| {word} | {meaning} |" for word, meaning in READINGS.items()]
     return "\n".join(rows)
-

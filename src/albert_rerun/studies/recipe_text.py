@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from .decisions import capital
 from .recipe_runs import (CANDIDATES, CE, CHOSEN, COMMON_SET, CPU_BUDGET, CPU_V1_SET,
                           OPTIMIZER_PAIR, RECIPE_SET, SEARCH_SHAPE, Search,
                           TRAINING_FIELDS, VOCABULARY_PAIR, crossing, curve_difference,
@@ -74,7 +75,7 @@ def candidate_texts(runs: dict, table: pd.DataFrame, vocabulary: int) -> dict:
         uses += (f" with {vocabulary:,} pieces, the vocabulary the wider grid was measured "
                  f"with")
     texts["recipe_sentence"] = (f"By the accuracy rule, {best} {crossing_text}. "
-                                f"{uses[0].upper()}{uses[1:]}.")
+                                f"{capital(uses)}.")
     fastest = table["left unigram level at s"].idxmin()
     texts["unigram_fastest"] = fastest
     texts["unigram_fastest_s"] = round(float(table.loc[fastest, "left unigram level at s"]))
