@@ -744,7 +744,7 @@ def test_curve_captions_take_their_sizes_from_the_configs(monkeypatch):
                         lambda profile: evaluation(profile).replace(mlm_sequences=3456))
     monkeypatch.setattr(A, "complete", lambda store=None: True)
     monkeypatch.setattr(A, "confirmatory_frame", lambda store=None: None)
-    monkeypatch.setattr(P, "_write_figure", lambda figure, path: None)
+    monkeypatch.setattr(P, "write_figure", lambda figure, path: None)
     monkeypatch.setattr(R, "curves_figure", lambda frame, rungs: None)
     monkeypatch.setattr(A, "rungs", lambda: RUNGS)
     caption = " ".join(P.confirm_curves(ROOT).split())

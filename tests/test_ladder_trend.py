@@ -78,6 +78,12 @@ def test_once_complete_the_sentence_gives_the_reading_slope_segments_signs_and_f
     missed = T.sentence(trend(table=row))
     assert missed.startswith("No trend is shown (this is not evidence of no trend)")
     assert "outside its forecast's" in missed
+    # the slope's interval is not adjusted: where it excludes 0 and Holm's test does not
+    # reject, the sentence says so (a rehearsal showed "no trend" beside [+0.001, +0.010])
+    assert "before Holm's adjustment" in missed  # complete_row: [+0.005, +0.015]
+    row.update({"slope low": -0.001})
+    assert "before Holm's adjustment" not in T.sentence(trend(table=row))
+    assert "before Holm's adjustment" not in covered
     assert T.cell(trend(table=complete_row())).startswith("moves toward the paper's sign")
 
 

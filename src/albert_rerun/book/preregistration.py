@@ -421,7 +421,7 @@ def confirm_curves(generated: Path, store=None) -> str:
     before, draw nothing and return "" (no interim estimate, not even a curve)."""
     if not A.complete(store):
         return ""
-    _write_figure(R.curves_figure(A.confirmatory_frame(store=store), A.rungs()),
+    write_figure(R.curves_figure(A.confirmatory_frame(store=store), A.rungs()),
                   generated / "preregistration-confirm-curves.png")
     return "\n" + CONFIRM_CURVES_FIGURE.format(**curve_sizes())
 
@@ -434,7 +434,7 @@ def curve_sizes() -> dict:
             "final": eval_config(D.PILOT_PROFILE).mlm_sequences}
 
 
-def _write_figure(figure, path: Path) -> None:
+def write_figure(figure, path: Path) -> None:
     """Save a figure as PNG (``figure_text.png`` records its text's size for the book's
     check) and close it."""
     import matplotlib.pyplot as plt
@@ -507,7 +507,7 @@ def write_preregistration_parts(root: Path) -> list:
     generated.mkdir(parents=True, exist_ok=True)
     frame, rungs = A.pilot_frame(), A.rungs()
     groups = reach_groups(frame, rungs)  # the pilot's TOST powers, once for every part
-    _write_figure(R.curves_figure(frame, rungs), generated / "preregistration-pilot-curves.png")
+    write_figure(R.curves_figure(frame, rungs), generated / "preregistration-pilot-curves.png")
     from ..paths import repo_root
     parts = {"amendments": amendments_text(repo_root()),
              "record": record_text(root),

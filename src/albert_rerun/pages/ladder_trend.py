@@ -64,25 +64,28 @@ def _chapter_sign(spec) -> tuple:
     return 1, spec.label
 
 
-def gather(store=None, confirm_store=None) -> dict:
+def gather(store=None, confirm_store=None, chapter_signs: bool = True,
+           table=None) -> dict:
     """{decision key: Trend} of the ladder's five decisions, from the stored runs: the 4x
     rung (the confirmatory store's, where all its runs are stored) and the forecast
     always; the analysis only once ``trend_family`` computes it (the stopping rule), else
     None. ``store``, ``confirm_store``: the ladder's and the confirmatory results
-    folders (default: this checkout's, or $ALBERT_RERUN_RESULTS's)."""
+    folders (default: this checkout's, or $ALBERT_RERUN_RESULTS's). ``chapter_signs``:
+    each decision in its chapter's sign (False: the registration's, as the ladder page
+    reads them). ``table``: ``trend_family``'s result, when the caller has it."""
     from ..engine.store import read_json, results_dir
     from ..stats.inference import mean_interval
     from ..studies import confirm_analysis, confirm_design, ladder
     from ..studies.confirm_design import NotComplete
     from .at_scale import ladder_counts
-    given = store  # trend_family reads its 4x rung from the confirmatory store by default
+    given = store
     store = store or results_dir(ladder.STORE)
     confirm_store = confirm_store or results_dir(confirm_design.STORE)
     forecast = (read_json(store / ladder.FORECAST) or {}).get("forecast", {})
     progress = ladder.progress(store)
     runs, trained, evaluated = ladder_counts(progress, "16x")
     try:
-        table = ladder.trend_family(given)
+        table = ladder.trend_family(given) if table is None else table
     except NotComplete:
         if bool((progress["evaluated"] == progress["of"]).all()):
             raise  # every run is stored: the analysis must compute, not fall silent
@@ -94,7 +97,7 @@ def gather(store=None, confirm_store=None) -> dict:
         d = ladder.differences(frames, spec).get("4x")
         i = mean_interval(d) if d is not None else None
         four = (i.mean, i.low, i.high, i.n) if i is not None else (np.nan,) * 3 + (0,)
-        sign, label = _chapter_sign(spec)
+        sign, label = _chapter_sign(spec) if chapter_signs else (1, spec.label)
         out[spec.key] = Trend(
             spec.key, spec.claim, label, spec.unit, sign * spec.paper_sign, sign, four,
             forecast.get(spec.key), runs, trained, evaluated,
@@ -119,6 +122,7 @@ def sentence(t: Trend, ladder_doc: str = "../ladder") -> str:
     training grows: the registered reading with its slope once the ladder is complete;
     before, that it is not known yet, the 16x rung's progress in counts, and the
     committed forecast."""
+    from ..studies.ladder import NO_TREND
     if t.table is None:
         return box_line([t], ladder_doc).removeprefix("**As training grows.** ")
     ladder = f"{{doc}}`compute ladder <{ladder_doc}>`"
@@ -127,6 +131,8 @@ def sentence(t: Trend, ladder_doc: str = "../ladder") -> str:
     words = READING_WORDS.get(r["reading"], r["reading"])
     text = (f"{words} on the {ladder}, after Holm (p = {r['p holm']:.3f}): {slope} per "
             f"doubling of compute, from 1x to 16x.")
+    if r["reading"] == NO_TREND and (r["slope low"] > 0 or r["slope high"] < 0):
+        text += " That interval excludes 0 only before Holm's adjustment."
     # section 3: each segment's own slope beside it (a segment is half the change over
     # its two doublings), and every rung's sign
     text += (f" Per doubling, 1x to 4x: {_interval(t, r['1x-4x'], r['1x-4x low'], r['1x-4x high'])}"

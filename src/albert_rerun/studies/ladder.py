@@ -141,6 +141,38 @@ def progress(store=None) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def trained_runs(store=None) -> pd.DataFrame:
+    """The stored 1x and 16x runs' training records alone, one row per (rung, arm, seed):
+    steps, training seconds, tokens and machine. No evaluation or loss is read, so this
+    is shown while the ladder trains (``confirm_analysis.trained_runs``' rule)."""
+    from ..engine.store import stored_pretrain
+    from .decisions import _machine
+    store = store or results_dir(STORE)
+    rows = []
+    for rung in ("1x", "16x"):
+        for arm, config in configs(rung).items():
+            for seed in SEEDS[rung]:
+                run = stored_pretrain(store, C.seeded(config, seed))
+                if run is not None:
+                    rows.append({"rung": rung, "condition": arm, "seed": seed,
+                                 **{k: run["metrics"][k] for k in
+                                    ("steps", "train_seconds", "tokens")},
+                                 "machine": _machine(run)})
+    return pd.DataFrame(rows, columns=["rung"] + confirm_analysis.RUN_COLUMNS)
+
+
+def training_costs(store=None) -> pd.DataFrame:
+    """Per trained rung and arm: runs, steps a run, milliseconds a step, tokens a second
+    and hours (``confirm_analysis.training_costs``), from the training records alone."""
+    runs = trained_runs(store)
+    parts = [confirm_analysis.training_costs(part).assign(rung=rung)
+             for rung, part in runs.groupby("rung", sort=False)]
+    if not parts:
+        return pd.DataFrame(columns=["rung", "condition", "runs", "hours", "tokens/s"])
+    out = pd.concat(parts, ignore_index=True)
+    return out[["rung"] + [c for c in out.columns if c != "rung"]]
+
+
 def diverged(store=None) -> dict:
     """{hash: failure text} of the runs that diverged (non-finite training loss): each
     is listed once, kept out of its arm's decisions, and never retrained on another
@@ -252,22 +284,28 @@ def _analysed_seeds(store, early_end: bool) -> dict:
 
 
 def rung_frames(store=None, early_end: bool = False) -> dict:
+    """{rung: ``rung_frame``} of the three rungs, once the analysis may run (NotComplete
+    before): the 1x and 16x rungs from the ladder's ``store``, the 4x rung always from
+    the confirmatory store as committed (a ladder store holds no 4x run)."""
     seeds = _analysed_seeds(store, early_end)
-    return {rung: rung_frame(rung, store, seeds.get(rung)) for rung in RUNGS}
+    return {rung: rung_frame(rung, None if rung == "4x" else store, seeds.get(rung))
+            for rung in RUNGS}
 
 
-def trend_family(store=None, early_end: bool = False) -> pd.DataFrame:
+def trend_family(store=None, early_end: bool = False, frames: dict | None = None
+                 ) -> pd.DataFrame:
     """The registered analysis, once every run of the three rungs is stored: per primary
     decision, each rung's mean paired difference and 95% t-interval, the slope per
     doubling of compute with its interval (``trend.slope``), its p before and after
     Holm's adjustment over the five slopes (statsmodels) and the reading; beside them,
     descriptive, the two segments' slopes, the curvature m(16x) - 2 m(4x) + m(1x) and
-    the forecast against the 16x measurement."""
+    the forecast against the 16x measurement. ``frames``: ``rung_frames``' result, when
+    the caller has it already."""
     from statsmodels.stats.multitest import multipletests
 
     from ..stats.inference import mean_interval
     from ..stats.trend import contrast, slope
-    frames = rung_frames(store, early_end)
+    frames = frames or rung_frames(store, early_end)
     predicted = (read_json((store or results_dir(STORE)) / FORECAST) or {}).get("forecast", {})
     rows = []
     for spec in DECISIONS:
@@ -304,13 +342,14 @@ def trend_family(store=None, early_end: bool = False) -> pd.DataFrame:
     return table
 
 
-def gaps_by_rung(store=None, early_end: bool = False) -> pd.DataFrame:
+def gaps_by_rung(store=None, early_end: bool = False, frames: dict | None = None
+                 ) -> pd.DataFrame:
     """Descriptive, per rung and arm: held-out minus training cross-entropy at [MASK]
     (the overfitting gap; 16x sees the training split about 13 times), mean and 95%
     t-interval over seeds."""
     from ..stats.inference import mean_interval
     rows = []
-    for rung, frame in rung_frames(store, early_end).items():
+    for rung, frame in (frames or rung_frames(store, early_end)).items():
         for arm, part in frame.groupby("condition", sort=False):
             i = mean_interval(part[confirm_design.CE] - part["train_mlm_loss_at_mask"])
             rows.append({"rung": rung, "arm": arm, "gap": i.mean, "low": i.low,
@@ -318,23 +357,25 @@ def gaps_by_rung(store=None, early_end: bool = False) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def time_ratios_by_rung(store=None, early_end: bool = False) -> pd.DataFrame:
+def time_ratios_by_rung(store=None, early_end: bool = False, frames: dict | None = None
+                        ) -> pd.DataFrame:
     """Per rung and seed: the wide run's training seconds over the BERT-style run's,
     their machines, and whether the ratio is outside 0.9-1.1
     (``confirm_analysis.time_ratios``)."""
     parts = [confirm_analysis.time_ratios(frame).assign(rung=rung)
-             for rung, frame in rung_frames(store, early_end).items()]
+             for rung, frame in (frames or rung_frames(store, early_end)).items()]
     return pd.concat(parts, ignore_index=True)
 
 
-def sop_by_rung(store=None, early_end: bool = False) -> pd.DataFrame:
+def sop_by_rung(store=None, early_end: bool = False, frames: dict | None = None
+                ) -> pd.DataFrame:
     """Descriptive, per rung: the SOP-trained (ALBERT-style) model's cue-free SOP probe
     and own SOP head, each minus the majority label in points, with 95% t-intervals over
     seeds (``confirm_analysis.above_majority``). Order counts as learned where the probe's
     interval lies wholly above zero (one criterion, so three rungs give three chances,
     not six); the head is shown beside it. Only once the ladder is complete."""
     rows = []
-    for rung, frame in rung_frames(store, early_end).items():
+    for rung, frame in (frames or rung_frames(store, early_end)).items():
         albert = frame[frame["condition"] == confirm_design.ALBERT]
         row = {"rung": rung}
         for name, column in (("probe", "sop_cuefree_accuracy_probe"),
@@ -467,6 +508,23 @@ def record_divergence(key: str, text: str) -> None:
     atomic_write_json(store / DIVERGED, listed)
 
 
+def report(store=None) -> str:
+    """The registered analysis as text: the trend family, then the descriptive tables
+    beside it (the overfitting gaps, SOP by rung, equal time's seconds) and the
+    training costs. NotComplete before every run is stored."""
+    frames = rung_frames(store)
+    with pd.option_context("display.width", 200, "display.max_columns", None):
+        parts = [("The trend family (registered sign)", trend_family(store, frames=frames)),
+                 ("Held-out minus training cross-entropy at [MASK]",
+                  gaps_by_rung(store, frames=frames)),
+                 ("SOP on the cue-free pairs, minus the majority label (points)",
+                  sop_by_rung(store, frames=frames)),
+                 ("Equal time: wide over BERT-style seconds",
+                  time_ratios_by_rung(store, frames=frames)),
+                 ("Training", training_costs(store))]
+        return "\n\n".join(f"{title}\n{table.to_string()}" for title, table in parts)
+
+
 def main(argv=None) -> int:
     from .training import add_stretch_arguments, check_stretch_arguments
     parser = argparse.ArgumentParser(description=__doc__,
@@ -483,8 +541,7 @@ def main(argv=None) -> int:
         return 0
     if args.command in ("forecast", "report"):
         try:
-            print(store_forecast() if args.command == "forecast" else
-                  trend_family().to_string())
+            print(store_forecast() if args.command == "forecast" else report())
         except NotComplete as error:  # the stopping rule, said in a line
             from ..cli import one_line
             import sys
