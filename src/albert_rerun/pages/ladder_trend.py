@@ -230,9 +230,11 @@ def figure(trends: list):
 
     from ..studies.ladder import RUNGS, X
     fig, axes = plt.subplots(len(trends), 1, squeeze=False, dpi=100,
-                             figsize=(FIGURE_WIDTH_IN, 2.4 * len(trends) + 0.7))
+                             figsize=(FIGURE_WIDTH_IN, 2.2 * len(trends) + 1.2))
     for ax, t in zip(axes[:, 0], trends):
         _panel(ax, t, X, RUNGS)
+    for ax in axes[:-1, 0]:  # the panels share their x axis: its label once, at the foot
+        ax.set_xlabel("")
     seen = {}  # one legend for the panels, each entry once
     for ax in axes[:, 0]:
         for handle, label in zip(*ax.get_legend_handles_labels()):
@@ -240,7 +242,9 @@ def figure(trends: list):
     if seen:
         fig.legend(list(seen.values()), list(seen.keys()), loc="lower center",
                    ncol=1, fontsize=FONT_PT, frameon=False)
-    fig.tight_layout(rect=(0, (0.2 if len(trends) == 1 else 0.11) if seen else 0, 1, 1))
+    # the legend's room in inches (a line of text each entry), whatever the panels
+    legend_in = 0.2 + 0.22 * len(seen) if seen else 0
+    fig.tight_layout(rect=(0, legend_in / fig.get_figheight(), 1, 1))
     return fig
 
 
