@@ -6,6 +6,7 @@ import math
 from pathlib import Path
 
 from ..studies import ladder as L
+from ..studies.decisions import agree, interval_text
 from .preregistration import write_figure
 
 RECORD = L.RECORD
@@ -127,13 +128,11 @@ def power_text(design: dict | None) -> str:
 
 def _cell(row, name: str, unit: str) -> str:
     """'+0.012 [-0.004, +0.028]': a table row's ``name``, ``name low``, ``name high``."""
-    from ..studies.decisions import interval_text
     return interval_text(row[name], row[f"{name} low"], row[f"{name} high"], unit)
 
 
 def _rung(row, rung: str) -> str:
     """A rung's mean and its 95% t-interval (``trend_family``'s "1x mean", "1x low"...)."""
-    from ..studies.decisions import interval_text
     return interval_text(row[f"{rung} mean"], row[f"{rung} low"], row[f"{rung} high"],
                          row["unit"])
 
@@ -175,7 +174,6 @@ def segments_table(table) -> str:
 
 def forecast_table(table) -> str:
     """The committed forecast against the 16x measurement (section 5), descriptive."""
-    from ..studies.decisions import interval_text
     if "forecast" not in table or table["forecast"].isna().all():
         return "No forecast is stored, so none is tested.\n"
     lines = ["| decision | forecast, 95% prediction interval | 16x measured, 95% "
@@ -195,7 +193,6 @@ def forecast_table(table) -> str:
 
 def gaps_table(gaps) -> str:
     """Held-out minus training cross-entropy at [MASK], per arm and rung."""
-    from ..studies.decisions import interval_text
     lines = ["| arm | " + " | ".join(L.RUNGS) + " |", "|---" * (len(L.RUNGS) + 1) + "|"]
     for arm, part in gaps.groupby("arm", sort=False):
         by = part.set_index("rung")
@@ -208,7 +205,6 @@ def gaps_table(gaps) -> str:
 def sop_table(sop) -> str:
     """The SOP-trained model's cue-free probe and head against the majority label, per
     rung, and the first rung at which order counts as learned."""
-    from ..studies.decisions import interval_text
 
     def cell(row, name: str) -> str:
         if not math.isfinite(row[f"{name} mean"]):
@@ -324,7 +320,7 @@ def costs_text(store=None) -> str:
     if not len(costs):
         return ""
     parts = [f"{part['hours'].sum():.1f} for the {int(part['runs'].sum())} "
-             f"run{'s' if int(part['runs'].sum()) != 1 else ''} of the {rung} rung "
+             f"{agree(int(part['runs'].sum()), 'run', 'runs')} of the {rung} rung "
              f"({part['tokens/s'].min():,.0f} to {part['tokens/s'].max():,.0f} tokens a "
              f"second by arm)" for rung, part in costs.groupby("rung", sort=False)]
     return "Hours of training stored, one thread a run: " + ", ".join(parts) + ".\n"

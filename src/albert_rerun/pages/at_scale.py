@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from ..chapters.text import times
-from ..studies.decisions import interval_text, signed as _signed
+from ..studies.decisions import agree, interval_text, signed as _signed
 from .headlines import term
 
 
@@ -219,7 +219,7 @@ def sixteen_sentence(ladder: pd.DataFrame | None) -> str:
         return f"The 16x rung has not trained yet: none of its {runs} runs is stored."
     if evaluated < runs:
         return (f"The 16x rung is training: {trained} of its {runs} runs "
-                f"{'is' if trained == 1 else 'are'} stored and "
+                f"{agree(trained, 'is', 'are')} stored and "
                 f"{evaluated} evaluated. Its results are shown only once all are.")
     return (f"All {runs} runs of the 16x rung are stored. The {{doc}}`ladder` page sets "
             f"them against the forecast.")

@@ -329,7 +329,7 @@ def decision_text(d, family=None) -> str:
     once), else at 5% and marked so. The
     registered verdict words stay in the chapter's verdict table, next to the prose. Plain
     text: a page glues it with ``{glue:text}``, which shows Markdown as typed."""
-    from ..stats.inference import EARLY, GATED, NO_MODEL, PAST, _percent
+    from ..stats.inference import EARLY, GATED, NO_MODEL, PAST, level_percent
     from .plain import NOT_TESTABLE, plain_reading, row_reading
     shown = numbers({"estimate": d.estimate, "low": d.low, "high": d.high,
                     "margin": d.margin, "unit": d.unit})
@@ -349,7 +349,7 @@ def decision_text(d, family=None) -> str:
     note = interval_note(d.estimate, d.low, d.high, d.margin, d.paper_sign, reading)
     text += f" {note}" if note else ""
     if d.stage == EARLY:
-        text += (f" Early training: the weakest arm is {_percent(d.weakest_level)} of the "
+        text += (f" Early training: the weakest arm is {level_percent(d.weakest_level)} of the "
                  f"way from the unigram to the bigram rung.")
     elif d.stage == PAST:
         text += " Every arm is past the bigram rung."

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..studies.decisions import agree, interval_text, signed, unit_digits
 from .headline_figures import FIGURE_WIDTH_IN, FONT_PT
 
 READING_WORDS = {"moves toward the paper's sign": "It moves toward the paper's sign",
@@ -106,13 +107,11 @@ def gather(store=None, confirm_store=None, chapter_signs: bool = True,
 
 
 def _number(value: float, unit: str) -> str:
-    from ..studies.decisions import signed, unit_digits
     return signed(value, unit_digits(unit))
 
 
 def _interval(t: Trend, estimate: float, low: float, high: float) -> str:
     """'+0.260 nats [+0.129, +0.391]' in the chapter's sign."""
-    from ..studies.decisions import interval_text
     number, _, bounds = interval_text(*t.interval(estimate, low, high), t.unit).partition(" ")
     return f"{number} {t.unit} {bounds}"
 
@@ -177,7 +176,7 @@ def box_line(trends: list, ladder_doc: str = "../ladder", first_words: str = "")
         ladder = f"{{doc}}`compute ladder <{ladder_doc}>`"
         text = (f"{head} Which way it moves is not known yet. The slope test waits for "
                 f"the {ladder}'s 16x budget: {first.trained} of its {first.runs} runs "
-                f"{'is' if first.trained == 1 else 'are'} stored.")
+                f"{agree(first.trained, 'is', 'are')} stored.")
         shown = [t for t in trends if t.forecast]
         if shown:
             text += (" A {term}`forecast` carries the line through the 1x and 4x means to "

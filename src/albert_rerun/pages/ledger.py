@@ -11,7 +11,7 @@ import pandas as pd
 from ..profiles import ResolvedProfile, resolve
 from ..studies import conditions as C
 from ..chapters.asymmetry import asymmetry
-from ..studies.decisions import MissingRuns, interval_text
+from ..studies.decisions import MissingRuns, agree, interval_text
 from ..chapters.downstream import downstream_gate
 from ..chapters.dropout import dropout
 from ..chapters.embedding_size import embedding_sweep
@@ -278,7 +278,7 @@ def verdict_counts(family: pd.DataFrame) -> str:
     text = (f"Interim, still training: {len(family)} of the {planned} planned decisions "
             f"are made so far (the others enter Holm's family as tests at p = 1). "
             if planned else "")
-    text += (f"Of {len(family)} decisions, {len(gated)} {'is' if len(gated) == 1 else 'are'} "
+    text += (f"Of {len(family)} decisions, {len(gated)} {agree(len(gated), 'is', 'are')} "
              f"not testable at this scale: an arm does not read context, or the design "
              f"cannot fail")
     if len(checks):

@@ -69,7 +69,7 @@ def arm_level(arm: str, ce: float, rungs: dict) -> ArmLevel:
                     bool(ce < rungs["reads_context"]))
 
 
-def _percent(level: float) -> str:
+def level_percent(level: float) -> str:
     """A level as a whole percentage, "0%" rather than "-0%" at the unigram rung."""
     return f"{100 * level:.0f}%".replace("-0%", "0%")
 
@@ -86,7 +86,7 @@ def gate(arms) -> dict:
     stage = GATED if failed else EARLY if weakest.level < 1.0 else PAST
     return {"stage": stage, "failed_arms": ", ".join(failed), "weakest_arm": weakest.arm,
             "weakest_level": weakest.level,
-            "arm_levels": "; ".join(f"{a.arm}: {_percent(a.level)}" for a in arms),
+            "arm_levels": "; ".join(f"{a.arm}: {level_percent(a.level)}" for a in arms),
             "gate_reason": (f"{', '.join(failed)} {'does' if len(failed) == 1 else 'do'} "
                             f"not read context" if failed else "")}
 
@@ -98,7 +98,7 @@ def staged_verdict(verdict: str, stage: str, weakest_level: float,
     if stage == GATED:
         return f"{NOT_TESTABLE} ({reason})" if reason else NOT_TESTABLE
     if stage == EARLY:
-        return f"{verdict}, early training: weakest arm at {_percent(weakest_level)}"
+        return f"{verdict}, early training: weakest arm at {level_percent(weakest_level)}"
     if stage == PAST:
         return f"{verdict}, past the bigram rung"
     if stage == NO_MODEL:

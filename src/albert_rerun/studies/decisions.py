@@ -378,6 +378,12 @@ def capital(text: str) -> str:
     return text[:1].upper() + text[1:]
 
 
+def agree(n: int, one: str, more: str) -> str:
+    """The word that agrees with a count: ``one`` for 1, ``more`` otherwise ('is' or
+    'are', 'run' or 'runs')."""
+    return one if n == 1 else more
+
+
 def interval_text(estimate, low, high, unit="") -> str:
     """'+0.012 [-0.003, +0.027]': an estimate and its interval, to ``unit_digits``, with
     no '-0.000' (``signed``: a chapter printed '-0.000 nats [-0.009, +0.009]')."""
