@@ -90,8 +90,8 @@ def test_nothing_is_estimated_before_the_store_is_complete(tmp_path):
     with pytest.raises(confirm_design.NotComplete, match="no forecast"):
         L.forecast(tmp_path)
     table = L.progress(tmp_path)
-    assert set(table.columns) == {"rung", "arm", "trained", "evaluated", "of"}
-    assert table["trained"].sum() == 0
+    assert set(table.columns) == {"rung", "arm", "trained", "evaluated", "diverged", "of"}
+    assert table["trained"].sum() == 0 and not L.settled(table)
 
 
 def test_the_reading_follows_the_sign_and_holm():

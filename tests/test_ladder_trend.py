@@ -70,13 +70,13 @@ def test_once_complete_the_sentence_gives_the_reading_slope_segments_signs_and_f
     covered = T.sentence(trend(table=row))
     assert covered.startswith("It moves toward the paper's sign")  # the registered words
     assert "-0.010 nats [-0.015, -0.005] per doubling of compute" in covered
-    assert "(p = 0.020)" in covered and "inside its forecast's interval" in covered
+    assert "(Holm's p = 0.020)" in covered and "inside its forecast's interval" in covered
     assert "1x to 4x: -0.008 nats [-0.014, -0.002]" in covered
     assert "4x to 16x: -0.014 nats [-0.029, +0.001]" in covered
     assert "1x -0.005, 4x -0.022, 16x -0.050 nats" in covered
     row.update(complete_row(sixteen=0.09, reading="no trend shown"))
     missed = T.sentence(trend(table=row))
-    assert missed.startswith("No trend is shown (this is not evidence of no trend)")
+    assert missed.startswith("No trend is shown (not evidence of no trend)")
     assert "outside its forecast's" in missed
     # the slope's interval is not adjusted: where it excludes 0 and Holm's test does not
     # reject, the sentence says so (a rehearsal showed "no trend" beside [+0.001, +0.010])
@@ -119,17 +119,18 @@ def test_the_fitted_line_is_the_least_squares_line_through_every_seed():
 
 
 def test_gather_asks_the_registered_analysis_at_its_default_stores(monkeypatch):
+    from albert_rerun.studies import ladder_result
     seen = []
 
-    def family(store=None, early_end=False):
+    def tables(store=None):
         seen.append(store)
         raise confirm_design.NotComplete("not yet")
-    monkeypatch.setattr(ladder, "trend_family", family)
+    monkeypatch.setattr(ladder_result, "result_tables", tables)
     T.gather()
-    assert seen == [None]  # None: 4x from the confirmatory store, as registered
+    assert seen == [None]  # None: the default stores (4x: the confirmatory one)
     import pandas as pd
     full = pd.DataFrame({"rung": ["1x", "16x"], "arm": ["a", "a"], "trained": [6, 4],
-                         "evaluated": [6, 4], "of": [6, 4]})
+                         "evaluated": [6, 3], "diverged": [0, 1], "of": [6, 4]})
     monkeypatch.setattr(ladder, "progress", lambda store=None: full)
     with pytest.raises(confirm_design.NotComplete):  # complete, yet no analysis: loud
         T.gather()

@@ -217,12 +217,16 @@ def sixteen_sentence(ladder: pd.DataFrame | None) -> str:
         return "The 16x rung's runs are not planned in this store."
     if trained == 0:
         return f"The 16x rung has not trained yet: none of its {runs} runs is stored."
-    if evaluated < runs:
+    part = ladder[ladder["rung"] == "16x"]
+    failed = int(part["diverged"].sum()) if "diverged" in part else 0
+    if evaluated + failed < runs:
         return (f"The 16x rung is training: {trained} of its {runs} runs "
                 f"{agree(trained, 'is', 'are')} stored and "
                 f"{evaluated} evaluated. Its results are shown only once all are.")
-    return (f"All {runs} runs of the 16x rung are stored. The {{doc}}`ladder` page sets "
-            f"them against the forecast.")
+    settled = (f"settled: {evaluated} stored and {failed} listed as diverged" if failed
+               else "stored")
+    return (f"All {runs} runs of the 16x rung are {settled}. The {{doc}}`ladder` page "
+            f"sets them against the forecast.")
 
 
 def transfer_text(facts: ScaleFacts) -> str:

@@ -24,7 +24,7 @@ from .headline_figures import FIGURE_WIDTH_IN, FONT_PT
 
 READING_WORDS = {"moves toward the paper's sign": "It moves toward the paper's sign",
                  "moves away from the paper's sign": "It moves away from the paper's sign",
-                 "no trend shown": "No trend is shown (this is not evidence of no trend)"}
+                 "no trend shown": "No trend is shown (not evidence of no trend)"}
 
 
 @dataclass(frozen=True)
@@ -44,6 +44,8 @@ class Trend:
     trained: int
     evaluated: int
     table: dict | None  # ``ladder.trend_family``'s row, once the store is complete
+    gap: dict | None = None  # {rung: (mean, low, high)} of the overfitting gap's
+    # difference, for ``ladder.GAP_DECISIONS`` once the store is complete
 
     def turned(self, value: float) -> float:
         return self.sign * float(value)
@@ -66,18 +68,20 @@ def _chapter_sign(spec) -> tuple:
 
 
 def gather(store=None, confirm_store=None, chapter_signs: bool = True,
-           table=None) -> dict:
+           tables: dict | None = None) -> dict:
     """{decision key: Trend} of the ladder's five decisions, from the stored runs: the 4x
     rung (the confirmatory store's, where all its runs are stored) and the forecast
     always; the analysis only once ``trend_family`` computes it (the stopping rule), else
     None. ``store``, ``confirm_store``: the ladder's and the confirmatory results
     folders (default: this checkout's, or $ALBERT_RERUN_RESULTS's). ``chapter_signs``:
     each decision in its chapter's sign (False: the registration's, as the ladder page
-    reads them). ``table``: ``trend_family``'s result, when the caller has it."""
+    reads them). ``tables``: ``ladder_result.result_tables``' tables, when the caller
+    has them."""
     from ..engine.store import read_json, results_dir
     from ..stats.inference import mean_interval
     from ..studies import confirm_analysis, confirm_design, ladder
     from ..studies.confirm_design import NotComplete
+    from ..studies.ladder_result import result_tables
     from .at_scale import ladder_counts
     given = store
     store = store or results_dir(ladder.STORE)
@@ -86,11 +90,16 @@ def gather(store=None, confirm_store=None, chapter_signs: bool = True,
     progress = ladder.progress(store)
     runs, trained, evaluated = ladder_counts(progress, "16x")
     try:
-        table = ladder.trend_family(given) if table is None else table
+        tables = result_tables(given)[0] if tables is None else tables
     except NotComplete:
-        if bool((progress["evaluated"] == progress["of"]).all()):
+        if ladder.settled(progress):
             raise  # every run is stored: the analysis must compute, not fall silent
-        table = None
+        tables = None
+    table = None if tables is None else tables["trend"]
+    gaps = {} if tables is None else {
+        key: {rung: (row["gap difference"], row["low"], row["high"])
+              for rung, row in part.set_index("rung").iterrows()}
+        for key, part in tables["gap differences"].groupby("key")}
     frames = ({"4x": ladder.rung_frame("4x", confirm_store)}
               if confirm_analysis.complete(confirm_store) else {})
     out = {}
@@ -102,7 +111,7 @@ def gather(store=None, confirm_store=None, chapter_signs: bool = True,
         out[spec.key] = Trend(
             spec.key, spec.claim, label, spec.unit, sign * spec.paper_sign, sign, four,
             forecast.get(spec.key), runs, trained, evaluated,
-            None if table is None else table.loc[spec.key].to_dict())
+            None if table is None else table.loc[spec.key].to_dict(), gaps.get(spec.key))
     return out
 
 
@@ -128,7 +137,7 @@ def sentence(t: Trend, ladder_doc: str = "../ladder") -> str:
     r = t.table
     slope = _interval(t, r["slope"], r["slope low"], r["slope high"])
     words = READING_WORDS.get(r["reading"], r["reading"])
-    text = (f"{words} on the {ladder}, after Holm (p = {r['p holm']:.3f}): {slope} per "
+    text = (f"{words} on the {ladder} (Holm's p = {r['p holm']:.3f}): {slope} per "
             f"doubling of compute, from 1x to 16x.")
     if r["reading"] == NO_TREND and (r["slope low"] > 0 or r["slope high"] < 0):
         text += " That interval excludes 0 only before Holm's adjustment."
@@ -140,8 +149,16 @@ def sentence(t: Trend, ladder_doc: str = "../ladder") -> str:
                       for rung in ("1x", "4x", "16x"))
     text += f" The rung means: {signs} {t.unit}."
     if np.isfinite(r.get("forecast", np.nan)):
-        covered = "inside" if r["forecast covers"] else "outside"
-        text += f" The 16x mean is {covered} its forecast's interval."
+        text += (" The 16x mean is inside its forecast's interval (not contradicted)."
+                 if r["forecast covers"] else
+                 " The 16x mean is outside its forecast's interval.")
+    if t.gap:  # section 2: read beside the gap, more compute being more passes
+        gaps = ", ".join(f"{rung} {_number(t.turned(t.gap[rung][0]), t.unit)}"
+                         for rung in ("1x", "4x", "16x"))
+        text += (f" Beside it, the same difference in overfitting gap (held-out minus "
+                 f"training): {gaps} {t.unit}.")
+    if t.sign == -1:
+        text += f" The {{doc}}`ladder page <{ladder_doc}>` gives it the other way round."
     return text
 
 
@@ -191,8 +208,9 @@ def box_line(trends: list, ladder_doc: str = "../ladder", first_words: str = "")
 
 
 def cell(t: Trend) -> str:
-    """The introduction's "as training grows" cell: the reading and slope once the
-    ladder is complete, else its progress and the forecast, in a few words."""
+    """The introduction's "as training grows" cell: the reading and Holm's p once the
+    ladder is complete (the slope, with each step's beside it as section 3 asks, is in
+    the chapter), else its progress and the forecast, in a few words."""
     if t.table is None:
         f = t.forecast
         if f and np.isfinite(t.four[0]):
@@ -201,8 +219,7 @@ def cell(t: Trend) -> str:
                     f"{_number(t.turned(f['estimate']), t.unit)} {t.unit}, extrapolated")
         return f"not known yet (16x: {t.trained} of {t.runs} runs)"
     r = t.table
-    return (f"{r['reading']}: {_interval(t, r['slope'], r['slope low'], r['slope high'])} "
-            f"per doubling (Holm p = {r['p holm']:.3f})")
+    return f"{r['reading']} (Holm's p = {r['p holm']:.3f})"
 
 
 def growth_cells(trends: dict) -> dict:
@@ -259,7 +276,7 @@ def _panel(ax, t: Trend, X: dict, RUNGS: dict) -> None:
             continue
         values += [lo, hi]
         ax.errorbar([X[rung]], [m], yerr=[[m - lo], [hi - m]], fmt="o", color="black",
-                    capsize=3, lw=1.6, label="mean of a rung's seeds, 95% t-interval")
+                    capsize=3, lw=1.6, label="mean over a rung's seeds, 95% interval")
     if t.table is not None:
         ns = np.array([t.table[f"{r} seeds"] for r in RUNGS], dtype=float)
         ms = np.array([t.turned(t.table[f"{r} mean"]) for r in RUNGS])
@@ -267,13 +284,16 @@ def _panel(ax, t: Trend, X: dict, RUNGS: dict) -> None:
         b = t.turned(t.table["slope"])
         a = float((ns * ms).sum() / ns.sum() - b * (ns * xs).sum() / ns.sum())
         ax.plot([xs[0], xs[-1]], [a + b * xs[0], a + b * xs[-1]], "--", color="black",
-                lw=1, label="fitted slope")
+                lw=1, label="fitted slope (least squares through every seed)")
     if t.forecast:
         f, lo, hi = t.interval(t.forecast["estimate"], t.forecast["low"], t.forecast["high"])
         values += [lo, hi]
         x = X["16x"] + (0.15 if t.table is not None else 0)
         ax.errorbar([x], [f], yerr=[[f - lo], [hi - f]], fmt="D", color="tab:orange",
                     capsize=3, lw=1.6, label="forecast for 16x, 95% prediction interval")
+        if t.table is not None:  # where the forecast came from: 1x through 4x, carried on
+            ax.plot([X["1x"], x], [t.turned(t.table["1x mean"]), f], ":",
+                    color="tab:orange", lw=1.2)
     finite = [v for v in values if np.isfinite(v)] or [-1.0, 1.0]
     low, high = min(0.0, *finite), max(0.0, *finite)
     pad = 0.15 * (high - low) or 1.0
@@ -295,7 +315,10 @@ def _panel(ax, t: Trend, X: dict, RUNGS: dict) -> None:
                   fontsize=FONT_PT)
     ax.tick_params(labelsize=FONT_PT)
     ax.set_ylabel(t.unit, fontsize=FONT_PT)
-    ax.set_title(t.label, fontsize=FONT_PT, loc="left")
+    title = t.label
+    if t.table is not None:  # the reading beside its line, so no line reads as a trend
+        title += f"\n{t.table['reading']} (Holm's p = {t.table['p holm']:.3f})"
+    ax.set_title(title, fontsize=FONT_PT, loc="left")
     notes = {}
     if t.table is None:  # the stopping rule: 1x and 16x wait for the whole ladder
         notes["1x"] = "1x: shown\nwhen 16x\nis stored"

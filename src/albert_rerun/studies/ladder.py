@@ -14,7 +14,10 @@ training, registered on book/ladder.md before any of its runs trains.
 - ``forecast``: once the 1x rung is complete and before any 16x run, each decision's
   16x mean predicted from the 1x and 4x rungs (``trend.extrapolate``), stored in
   ``FORECAST`` and committed; 16x training refuses to start until that file is in the
-  checkout's history.
+  checkout's history;
+- ``store_result``: once every run is stored, the analysis and the tables beside it
+  (``compute_result``), computed once and stored in ``RESULT`` with its provenance
+  (the training stretch that stores the last run does it; ``ladder result`` by hand).
 
 Training (``python -m albert_rerun.studies.ladder train --hours H --fill``, or
 ``scripts/train_stretch.sh ladder H``, from a clean checkout) goes rung by rung, seed by
@@ -118,59 +121,43 @@ def rung_frame(rung: str, store=None, seeds=None) -> pd.DataFrame:
     if rung == "4x":
         frame = confirm_analysis.confirmatory_frame(
             store=_committed_store(confirm_design.STORE) if store is None else store)
-        return frame[frame["condition"].isin(ARMS)].reset_index(drop=True)
-    return confirm_analysis.load(store or results_dir(STORE), configs(rung),
-                                 seeds or SEEDS[rung], require=False)
+        frame = frame[frame["condition"].isin(ARMS)].reset_index(drop=True)
+    else:
+        frame = confirm_analysis.load(store or results_dir(STORE), configs(rung),
+                                      seeds or SEEDS[rung], require=False)
+    steps = {arm: c.max_steps for arm, c in configs(rung).items()}
+    wrong = frame[frame["steps"] != frame["condition"].map(steps)] if len(frame) else frame
+    if len(wrong):  # a record stored under a rung's config but trained for other steps
+        raise ValueError(f"{rung} rung: runs not trained for their config's steps: "
+                         f"{wrong[['condition', 'seed', 'steps']].to_dict('records')}")
+    return frame
 
 
 def progress(store=None) -> pd.DataFrame:
-    """Runs trained and evaluated per rung and arm: counts only, no estimate."""
+    """Runs trained, evaluated and listed as diverged per rung and arm: counts only, no
+    estimate."""
     store = store or results_dir(STORE)
     evaluations = confirm_analysis._evaluation_configs()
+    listed = diverged(store)
     rows = []
     for rung in ("1x", "16x"):
         for arm, config in configs(rung).items():
-            trained = evaluated = 0
+            trained = evaluated = failed = 0
             for seed in SEEDS[rung]:
-                run, complete = confirm_analysis._stored(store, arm,
-                                                         C.seeded(config, seed), evaluations)
+                seeded = C.seeded(config, seed)
+                run, complete = confirm_analysis._stored(store, arm, seeded, evaluations)
                 trained += run is not None
                 evaluated += complete
+                failed += not complete and config_hash(seeded.to_dict()) in listed
             rows.append({"rung": rung, "arm": arm, "trained": trained,
-                         "evaluated": evaluated, "of": len(SEEDS[rung])})
+                         "evaluated": evaluated, "diverged": failed,
+                         "of": len(SEEDS[rung])})
     return pd.DataFrame(rows)
 
 
-def trained_runs(store=None) -> pd.DataFrame:
-    """The stored 1x and 16x runs' training records alone, one row per (rung, arm, seed):
-    steps, training seconds, tokens and machine. No evaluation or loss is read, so this
-    is shown while the ladder trains (``confirm_analysis.trained_runs``' rule)."""
-    from ..engine.store import stored_pretrain
-    from .decisions import _machine
-    store = store or results_dir(STORE)
-    rows = []
-    for rung in ("1x", "16x"):
-        for arm, config in configs(rung).items():
-            for seed in SEEDS[rung]:
-                run = stored_pretrain(store, C.seeded(config, seed))
-                if run is not None:
-                    rows.append({"rung": rung, "condition": arm, "seed": seed,
-                                 **{k: run["metrics"][k] for k in
-                                    ("steps", "train_seconds", "tokens")},
-                                 "machine": _machine(run)})
-    return pd.DataFrame(rows, columns=["rung"] + confirm_analysis.RUN_COLUMNS)
-
-
-def training_costs(store=None) -> pd.DataFrame:
-    """Per trained rung and arm: runs, steps a run, milliseconds a step, tokens a second
-    and hours (``confirm_analysis.training_costs``), from the training records alone."""
-    runs = trained_runs(store)
-    parts = [confirm_analysis.training_costs(part).assign(rung=rung)
-             for rung, part in runs.groupby("rung", sort=False)]
-    if not parts:
-        return pd.DataFrame(columns=["rung", "condition", "runs", "hours", "tokens/s"])
-    out = pd.concat(parts, ignore_index=True)
-    return out[["rung"] + [c for c in out.columns if c != "rung"]]
+def settled(table: pd.DataFrame) -> bool:
+    """Whether every run of ``progress``' table is evaluated or listed as diverged."""
+    return bool((table["evaluated"] + table["diverged"] == table["of"]).all())
 
 
 def diverged(store=None) -> dict:
@@ -283,6 +270,15 @@ def _analysed_seeds(store, early_end: bool) -> dict:
     return out
 
 
+def _frames(store, early_end: bool, frames: dict | None) -> dict:
+    """``frames`` if given, else ``rung_frames``; the stopping rule is checked either way
+    (a caller's frames never skip it)."""
+    if frames is None:
+        return rung_frames(store, early_end)
+    _analysed_seeds(store, early_end)
+    return frames
+
+
 def rung_frames(store=None, early_end: bool = False) -> dict:
     """{rung: ``rung_frame``} of the three rungs, once the analysis may run (NotComplete
     before): the 1x and 16x rungs from the ladder's ``store``, the 4x rung always from
@@ -305,7 +301,7 @@ def trend_family(store=None, early_end: bool = False, frames: dict | None = None
 
     from ..stats.inference import mean_interval
     from ..stats.trend import contrast, slope
-    frames = frames or rung_frames(store, early_end)
+    frames = _frames(store, early_end, frames)
     predicted = (read_json((store or results_dir(STORE)) / FORECAST) or {}).get("forecast", {})
     rows = []
     for spec in DECISIONS:
@@ -322,7 +318,8 @@ def trend_family(store=None, early_end: bool = False, frames: dict | None = None
         for rung in RUNGS:
             i = mean_interval(d[rung])
             row.update({f"{rung} mean": i.mean, f"{rung} low": i.low,
-                        f"{rung} high": i.high, f"{rung} seeds": i.n})
+                        f"{rung} high": i.high, f"{rung} seeds": i.n,
+                        f"{rung} sd": float(np.std(d[rung], ddof=1))})
         row.update({"slope": s.estimate, "slope low": s.low, "slope high": s.high,
                     "slope df": s.df, "p": s.p})
         for name, weights in (("1x-4x", {0.0: -0.5, 2.0: 0.5}), ("4x-16x", {2.0: -0.5, 4.0: 0.5}),
@@ -332,7 +329,7 @@ def trend_family(store=None, early_end: bool = False, frames: dict | None = None
         f = predicted.get(spec.key)
         if f:
             row.update({"forecast": f["estimate"], "forecast low": f["low"],
-                        "forecast high": f["high"],
+                        "forecast high": f["high"], "forecast sd": f["assumed_sd"],
                         "forecast covers": f["low"] <= row["16x mean"] <= f["high"]})
         rows.append(row)
     table = pd.DataFrame(rows).set_index("key")
@@ -349,11 +346,35 @@ def gaps_by_rung(store=None, early_end: bool = False, frames: dict | None = None
     t-interval over seeds."""
     from ..stats.inference import mean_interval
     rows = []
-    for rung, frame in (frames or rung_frames(store, early_end)).items():
+    for rung, frame in _frames(store, early_end, frames).items():
         for arm, part in frame.groupby("condition", sort=False):
             i = mean_interval(part[confirm_design.CE] - part["train_mlm_loss_at_mask"])
             rows.append({"rung": rung, "arm": arm, "gap": i.mean, "low": i.low,
                          "high": i.high, "seeds": i.n})
+    return pd.DataFrame(rows)
+
+
+GAP_DECISIONS = ("confirm/sharing-cost", "confirm/dropout")  # read with the gap beside
+
+
+def gap_differences(store=None, early_end: bool = False, frames: dict | None = None
+                    ) -> pd.DataFrame:
+    """Descriptive, beside the dropout and sharing-cost slopes (section 2): per rung, the
+    paired difference A minus B of the overfitting gap (held-out minus training
+    cross-entropy at [MASK]), mean and 95% t-interval over seeds."""
+    from dataclasses import replace
+
+    from ..stats.inference import mean_interval
+    rows = []
+    for rung, frame in _frames(store, early_end, frames).items():
+        frame = frame.assign(overfit_gap=frame[confirm_design.CE]
+                             - frame["train_mlm_loss_at_mask"])
+        for spec in DECISIONS:
+            if spec.key in GAP_DECISIONS:
+                d = confirm_analysis.per_seed(replace(spec, metric="overfit_gap"), frame)
+                i = mean_interval(d.to_numpy(float))
+                rows.append({"key": spec.key, "rung": rung, "gap difference": i.mean,
+                             "low": i.low, "high": i.high, "seeds": i.n})
     return pd.DataFrame(rows)
 
 
@@ -363,7 +384,7 @@ def time_ratios_by_rung(store=None, early_end: bool = False, frames: dict | None
     their machines, and whether the ratio is outside 0.9-1.1
     (``confirm_analysis.time_ratios``)."""
     parts = [confirm_analysis.time_ratios(frame).assign(rung=rung)
-             for rung, frame in (frames or rung_frames(store, early_end)).items()]
+             for rung, frame in _frames(store, early_end, frames).items()]
     return pd.concat(parts, ignore_index=True)
 
 
@@ -375,7 +396,7 @@ def sop_by_rung(store=None, early_end: bool = False, frames: dict | None = None
     interval lies wholly above zero (one criterion, so three rungs give three chances,
     not six); the head is shown beside it. Only once the ladder is complete."""
     rows = []
-    for rung, frame in (frames or rung_frames(store, early_end)).items():
+    for rung, frame in _frames(store, early_end, frames).items():
         albert = frame[frame["condition"] == confirm_design.ALBERT]
         row = {"rung": rung}
         for name, column in (("probe", "sop_cuefree_accuracy_probe"),
@@ -387,6 +408,38 @@ def sop_by_rung(store=None, early_end: bool = False, frames: dict | None = None
         row["order learned"] = bool(row["probe low"] > 0)
         rows.append(row)
     return pd.DataFrame(rows).set_index("rung")
+
+
+RESULT = "result.json"  # in the ladder's store: the analysis as computed, once
+
+
+def compute_result(store=None) -> dict:
+    """{name: table}: the registered analysis and the tables beside it, computed now
+    (NotComplete before every run is stored)."""
+    frames = rung_frames(store)
+    return {"trend": trend_family(store, frames=frames),
+            "gaps": gaps_by_rung(store, frames=frames),
+            "gap differences": gap_differences(store, frames=frames),
+            "sop": sop_by_rung(store, frames=frames),
+            "time ratios": time_ratios_by_rung(store, frames=frames)}
+
+
+def store_result(store=None) -> str:
+    """Once every run is stored: ``compute_result`` once, stored with its provenance in
+    ``RESULT``, so the book reports the analysis as computed (section 4); its path.
+    FileExistsError if stored already."""
+    import json
+
+    from ..engine.provenance import record
+    path = (store or results_dir(STORE)) / RESULT
+    if path.exists():
+        raise FileExistsError(f"{path} exists: the analysis is computed once")
+    tables = compute_result(store)
+    atomic_write_json(path, {
+        "tables": {name: json.loads(table.to_json(orient="split", double_precision=15))
+                   for name, table in tables.items()},
+        "provenance": record()})
+    return str(path)
 
 
 def first_rung_learning_order(table: pd.DataFrame) -> str | None:
@@ -494,6 +547,11 @@ def train(hours: float | None = None, fill: bool = False, workers: int | None = 
                        f"ladder {rung}", finish_by, fill and finish_by is not None,
                        blinded=True, failed=record_divergence)
         done += confirm.evaluate_trained(runs, STORE, device, workers)
+    if "16x" in rungs and rung_complete("1x", store) and rung_complete("16x", store) \
+            and not (store / RESULT).exists():
+        store_result(store)  # from this clean checkout; the log stays blind
+        print(f"[ladder] every run is stored: the analysis is stored in {RESULT}",
+              flush=True)
     return done
 
 
@@ -508,23 +566,6 @@ def record_divergence(key: str, text: str) -> None:
     atomic_write_json(store / DIVERGED, listed)
 
 
-def report(store=None) -> str:
-    """The registered analysis as text: the trend family, then the descriptive tables
-    beside it (the overfitting gaps, SOP by rung, equal time's seconds) and the
-    training costs. NotComplete before every run is stored."""
-    frames = rung_frames(store)
-    with pd.option_context("display.width", 200, "display.max_columns", None):
-        parts = [("The trend family (registered sign)", trend_family(store, frames=frames)),
-                 ("Held-out minus training cross-entropy at [MASK]",
-                  gaps_by_rung(store, frames=frames)),
-                 ("SOP on the cue-free pairs, minus the majority label (points)",
-                  sop_by_rung(store, frames=frames)),
-                 ("Equal time: wide over BERT-style seconds",
-                  time_ratios_by_rung(store, frames=frames)),
-                 ("Training", training_costs(store))]
-        return "\n\n".join(f"{title}\n{table.to_string()}" for title, table in parts)
-
-
 def main(argv=None) -> int:
     from .training import add_stretch_arguments, check_stretch_arguments
     parser = argparse.ArgumentParser(description=__doc__,
@@ -534,14 +575,15 @@ def main(argv=None) -> int:
     add_stretch_arguments(go)
     sub.add_parser("progress", help="runs stored per rung and arm (no estimate)")
     sub.add_parser("forecast", help="once the 1x rung is complete: store the forecast")
-    sub.add_parser("report", help="the registered analysis, once every run is stored")
+    sub.add_parser("result", help="once every run is stored: compute and store the "
+                   "registered analysis (once)")
     args = parser.parse_args(argv)
     if args.command == "progress":
         print(progress().to_string(index=False))
         return 0
-    if args.command in ("forecast", "report"):
+    if args.command in ("forecast", "result"):
         try:
-            print(store_forecast() if args.command == "forecast" else report())
+            print(store_forecast() if args.command == "forecast" else store_result())
         except NotComplete as error:  # the stopping rule, said in a line
             from ..cli import one_line
             import sys
