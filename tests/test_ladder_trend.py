@@ -85,6 +85,11 @@ def test_once_complete_the_sentence_gives_the_reading_slope_segments_signs_and_f
     assert "before Holm's adjustment" not in T.sentence(trend(table=row))
     assert "before Holm's adjustment" not in covered
     assert T.cell(trend(table=complete_row())).startswith("moves toward the paper's sign")
+    # two decisions once complete: a list, an item each, each named
+    two = T.box_line([trend("confirm/asymmetry", table=complete_row()),
+                      trend("confirm/sharing-cost", table=complete_row())])
+    assert two.startswith("**As training grows.**\n\n- *") and two.count("\n- *") == 2
+    assert "\n- *All shared minus not shared, E = H = 64:* " in two
 
 
 @pytest.mark.parametrize("table", [None, complete_row()])

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..studies.decisions import agree, interval_text, signed, unit_digits
+from ..studies.decisions import agree, capital, interval_text, signed, unit_digits
 from .headline_figures import FIGURE_WIDTH_IN, FONT_PT
 
 READING_WORDS = {"moves toward the paper's sign": "It moves toward the paper's sign",
@@ -203,8 +203,9 @@ def box_line(trends: list, ladder_doc: str = "../ladder", first_words: str = "")
         return text
     if len(trends) == 1:
         return f"{head} {sentence(trends[0], ladder_doc)}"
-    return head + "".join(f" *{t.label[0].upper()}{t.label[1:]}:* {sentence(t, ladder_doc)}"
-                          for t in trends)
+    # a list, one decision an item: a paragraph of two read as one long run (a cold reader)
+    return head + "\n\n" + "\n".join(f"- *{capital(t.label)}:* {sentence(t, ladder_doc)}"
+                                     for t in trends)
 
 
 def cell(t: Trend) -> str:
