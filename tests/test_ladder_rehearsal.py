@@ -112,8 +112,12 @@ def rehearsal(tmp_path_factory):
         allowed(self)
         return read_text(self, *args, **kwargs)
 
+    from albert_rerun.engine import provenance
+    clean = {**provenance.record(), "git_commit": "0" * 40}  # the test tree may be dirty
+
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("ALBERT_RERUN_RESULTS", str(store.parent))
+        patch.setattr(provenance, "record", lambda: clean)
         for module in (S, L, LR):
             patch.setattr(module, "read_json", guarded)
         patch.setattr(pathlib.Path, "read_text", guarded_text)
@@ -124,6 +128,18 @@ def rehearsal(tmp_path_factory):
 @pytest.fixture(scope="module")
 def family(rehearsal):
     return L.trend_family()
+
+
+@pytest.fixture(scope="module")
+def stored(rehearsal):
+    """The analysis stored once, as the training stretch that stores the last run
+    does: what every page reads."""
+    from albert_rerun.book.ladder_result import results_text
+    from albert_rerun.studies.ladder_result import NOT_STORED
+    with pytest.raises(D.NotComplete, match="the analysis is not"):  # nothing shown before
+        LR.result_tables()
+    assert results_text() == f"**The result**: {NOT_STORED}.\n"
+    return Path(L.store_result(trigger="the rehearsal"))
 
 
 def test_the_rehearsal_store_is_complete_and_the_stopping_rule_held_before(rehearsal):
@@ -182,28 +198,22 @@ def test_a_ladder_store_argument_reads_its_4x_rung_from_the_confirmatory_store(
     pd.testing.assert_frame_equal(L.trend_family(rehearsal), family)
 
 
-def test_the_result_is_stored_once_and_read_back_as_computed(rehearsal, family):
-    """``ladder.store_result`` keeps the analysis as computed (section 4); the page and
-    the chapters read it back, equal to a fresh computation, and it is made once."""
-    assert LR.result_tables()[1] is None  # not stored: computed now
-    path = Path(L.store_result())
-    try:
-        tables, provenance = LR.result_tables()
-        assert provenance["git_commit"]
-        fresh = L.compute_result()
-        assert set(tables) == set(fresh)
-        for name, table in tables.items():
-            pd.testing.assert_frame_equal(table, fresh[name], check_dtype=False,
-                                          check_index_type=False, rtol=1e-12)
-        with pytest.raises(FileExistsError):
-            L.store_result()
-        from albert_rerun.book.ladder_result import results_text
-        assert "It was computed once, when the last run was stored" in results_text()
-    finally:
-        path.unlink()
+def test_the_result_is_stored_once_and_read_back_as_computed(rehearsal, stored, family):
+    """``ladder.store_result`` keeps the analysis as computed (section 4); the pages read
+    it back, equal to a fresh computation, and it is made once."""
+    tables, record = LR.result_tables()
+    assert record["trigger"] == "the rehearsal" and not record["early_end"]
+    fresh = L.compute_result()
+    assert set(tables) == set(fresh)
+    for name, table in tables.items():
+        pd.testing.assert_frame_equal(table, fresh[name], check_index_type=False,
+                                      rtol=1e-12)
+    pd.testing.assert_frame_equal(tables["trend"], family, rtol=1e-12)
+    with pytest.raises(FileExistsError):
+        L.store_result()
 
 
-def test_the_ladder_page_shows_the_registered_result(rehearsal, family, tmp_path):
+def test_the_ladder_page_shows_the_registered_result(rehearsal, stored, family, tmp_path):
     import matplotlib.pyplot as plt
 
     from albert_rerun.book import ladder_page as P
@@ -212,13 +222,14 @@ def test_the_ladder_page_shows_the_registered_result(rehearsal, family, tmp_path
     from albert_rerun.pages.figure_text import figure_problems, stored_font_px
     text = B.results_text(generated=tmp_path)
     assert text.startswith("**The result.**") and B.readings_sentence(family) in text
-    assert "not stored yet" in text
     for _, row in family.iterrows():
         assert f"| {row['decision']} ({row['unit']}) |" in text
         assert f"**{row['reading']}**" in text
         assert f"{row['p holm']:.3f} ({row['slope df']:.0f})" in text
     covers = int(family["forecast covers"].sum())
     assert f"inside its forecast's interval for {covers} of 5 decisions" in text
+    assert B.forecast_sentence(family) in text.split("\n\n| decision")[0]  # before the table
+    assert "computed once, by the rehearsal, at commit `0000000`" in text.split("\n")[-1]
     assert "ladder-trends.png" in text and stored_font_px(tmp_path / "ladder-trends.png")
     # the gap beside the dropout and sharing-cost slopes, each rung
     for key in L.GAP_DECISIONS:
@@ -237,7 +248,8 @@ def test_the_ladder_page_shows_the_registered_result(rehearsal, family, tmp_path
     assert "for the 32 runs of the 16x rung" in P.progress_text()
 
 
-def test_the_chapters_introduction_and_scale_page_read_the_same_result(rehearsal, family):
+def test_the_chapters_introduction_and_scale_page_read_the_same_result(rehearsal, stored,
+                                                                      family):
     import matplotlib.pyplot as plt
 
     from albert_rerun.pages import ladder_trend as T
@@ -255,9 +267,15 @@ def test_the_chapters_introduction_and_scale_page_read_the_same_result(rehearsal
         assert ("only before Holm's adjustment" in T.sentence(t)) == \
             (excludes and row["reading"] == L.NO_TREND)
         assert ("overfitting gap" in T.sentence(t)) == (key in L.GAP_DECISIONS)
-        assert ("other way round" in T.sentence(t)) == (t.sign == -1)
-        inside = "inside" if row["forecast covers"] else "outside"
-        assert f"The 16x mean is {inside} its forecast's interval" in line
+        assert (f"with the opposite sign ({row['decision']})" in T.sentence(t)) == \
+            (t.sign == -1)
+        if row["forecast covers"]:
+            assert "The 16x mean is inside its forecast's interval" in line
+        else:  # the side, in the chapter's sign, and the forecast it missed
+            measured = t.turned(row["16x mean"])
+            side = "above" if measured > max(t.turned(row["forecast low"]),
+                                             t.turned(row["forecast high"])) else "below"
+            assert f"The 16x mean lies {side} its forecast, " in T.sentence(t)
         assert any(cell.startswith(row["reading"]) for cell in cells.values())
         fig = T.figure([t])
         assert figure_problems(fig) == []
@@ -267,8 +285,8 @@ def test_the_chapters_introduction_and_scale_page_read_the_same_result(rehearsal
     assert sixteen_sentence(L.progress()).startswith("All 32 runs of the 16x rung are stored")
 
 
-def test_a_diverged_run_leaves_its_decisions_and_the_page_names_it(rehearsal, tmp_path,
-                                                                    monkeypatch):
+def test_a_diverged_run_leaves_its_decisions_and_the_page_names_it(rehearsal, stored,
+                                                                    tmp_path, monkeypatch):
     """One 16x run listed as diverged (section 4): the store still counts as complete,
     its arm's decisions use three seeds at 16x, and every page names the run."""
     from albert_rerun.book import ladder_page as P
@@ -282,23 +300,25 @@ def test_a_diverged_run_leaves_its_decisions_and_the_page_names_it(rehearsal, tm
     key = config_hash(gone.to_dict())
     atomic_write_json(store / L.DIVERGED, {key: "FloatingPointError: the run diverged"})
     monkeypatch.setenv("ALBERT_RERUN_RESULTS", str(results))
+    (store / L.RESULT).unlink()  # the copy's result was computed with every run
     progress = L.progress()
     assert L.settled(progress) and int(progress["diverged"].sum()) == 1
-    table = L.trend_family()
+    L.store_result(store, "the rehearsal")
+    table = LR.result_tables()[0]["trend"]
     assert table.loc["confirm/dropout", "16x seeds"] == 3
     assert table.loc["confirm/asymmetry", "16x seeds"] == 4
     text = results_text()
     assert f"16x, {D.DROPOUT}, seed {L.SEEDS['16x'][-1]}: FloatingPointError" in text
-    assert "(n = 3)" in text and "dropout 0.1 minus no dropout" in text.split("It leaves")[1]
+    assert "(n = 3)" in text and "dropout 0.1 minus no dropout" in text.split("It is dropped from")[1]
     assert P.progress_text().startswith("**Progress**: every run") and "| diverged |" in \
         P.progress_text()
     assert "1 listed as diverged" in sixteen_sentence(progress)
 
 
-def test_the_report_command_prints_every_table(rehearsal, capsys):
+def test_the_report_command_prints_every_table(rehearsal, stored, capsys):
     assert LR.main([]) == 0
     out = capsys.readouterr().out
-    assert "computed now, not stored yet" in out
+    assert "stored by the rehearsal at commit 0000000" in out
     for title in ("trend", "gaps", "gap differences", "sop", "time ratios", "training"):
         assert f"\n{title}\n" in out
     assert all(spec.key in out for spec in L.DECISIONS)
@@ -307,11 +327,40 @@ def test_the_report_command_prints_every_table(rehearsal, capsys):
 @pytest.mark.parametrize("readings, expected", [
     ([L.NO_TREND] * 5, "After Holm's adjustment, no trend is shown for any of the 5 "
      "slopes. That is not evidence that there is none."),
-    ([L.TOWARD] + [L.NO_TREND] * 4, "After Holm's adjustment over the 5 slopes, 1 moves "
-     "toward the paper's sign; no trend is shown for 4 (not evidence of no trend)."),
+    ([L.TOWARD] + [L.NO_TREND] * 4, "After Holm's adjustment over the 5 slopes:\n\n"
+     "- *moves toward the paper's sign*: a\n"
+     "- *no trend shown* (not evidence of no trend): the other 4"),
     ([L.AWAY, L.AWAY, L.TOWARD, L.TOWARD, L.TOWARD], "After Holm's adjustment over the 5 "
-     "slopes, 3 move toward the paper's sign and 2 move away from the paper's sign."),
+     "slopes:\n\n- *moves toward the paper's sign*: c; d; e\n"
+     "- *moves away from the paper's sign*: a; b"),
 ])
-def test_the_result_opens_with_the_readings_counted_in_words(readings, expected):
+def test_the_result_opens_with_the_readings_named_in_words(readings, expected):
     from albert_rerun.book.ladder_result import readings_sentence
-    assert readings_sentence(pd.DataFrame({"reading": readings})) == expected
+    table = pd.DataFrame({"reading": readings, "decision": list("abcde")})
+    assert readings_sentence(table) == expected
+
+
+def test_a_failing_store_after_the_last_run_is_said_and_leaves_the_commit_to_go_on(
+        rehearsal, stored, tmp_path, monkeypatch, capsys):
+    """The stretch that stores the last run stores the analysis; if that fails, one
+    blind line says so and the stretch goes on to commit its runs."""
+    results = tmp_path / "results"
+    shutil.copytree(rehearsal.parent, results, symlinks=True)
+    store = results / L.STORE
+    (store / L.RESULT).unlink()
+    monkeypatch.setenv("ALBERT_RERUN_RESULTS", str(results))
+
+    def broken(*args, **kwargs):
+        raise ValueError("a secret 0.123 number")
+    monkeypatch.setattr(L, "store_result", broken)
+    L.store_when_complete(store)  # does not raise
+    out = capsys.readouterr().out
+    assert "[ladder] the analysis was not stored (ValueError)" in out and "0.123" not in out
+    monkeypatch.undo()
+    monkeypatch.setenv("ALBERT_RERUN_RESULTS", str(results))
+    from albert_rerun.engine import provenance
+    monkeypatch.setattr(provenance, "record", lambda: {"git_commit": "1" * 40})
+    L.store_when_complete(store)
+    assert (store / L.RESULT).exists() and "the analysis is in" in capsys.readouterr().out
+    assert LR.result_tables(store)[1]["trigger"] == \
+        "the training stretch that stored the last run"

@@ -14,7 +14,8 @@ def trend(key="confirm/dropout", table=None, forecast=(0.041, 0.026, 0.057)):
     sign, label = T._chapter_sign(spec)
     f = dict(zip(("estimate", "low", "high"), forecast)) if forecast else None
     return T.Trend(key, spec.claim, label, spec.unit, sign * spec.paper_sign, sign,
-                   (0.022, 0.017, 0.027, 11), f, 32, 5, 3, table)
+                   (0.022, 0.017, 0.027, 11), f, 32, 5, 3, table, None,
+                   spec.label if sign == -1 else "")
 
 
 def complete_row(slope=0.01, p_holm=0.02, reading="moves toward the paper's sign",
@@ -77,7 +78,11 @@ def test_once_complete_the_sentence_gives_the_reading_slope_segments_signs_and_f
     row.update(complete_row(sixteen=0.09, reading="no trend shown"))
     missed = T.sentence(trend(table=row))
     assert missed.startswith("No trend is shown (not evidence of no trend)")
-    assert "outside its forecast's" in missed
+    # in the chapter's sign (dropout is turned): -0.090 lies below [-0.057, -0.026]
+    assert "lies below its forecast, -0.041 nats [-0.057, -0.026]" in missed
+    assert "with the opposite sign (dropout 0.1 minus no dropout)." in missed
+    assert "is not the same as reaching its side" in covered  # section 3's caution
+    assert "reaching its side" not in missed
     # the slope's interval is not adjusted: where it excludes 0 and Holm's test does not
     # reject, the sentence says so (a rehearsal showed "no trend" beside [+0.001, +0.010])
     assert "before Holm's adjustment" in missed  # complete_row: [+0.005, +0.015]

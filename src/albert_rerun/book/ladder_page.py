@@ -134,7 +134,7 @@ def power_text(design: dict | None) -> str:
 
 
 def costs_text(store=None) -> str:
-    """'Hours of training stored, one thread a run: 3.0 for the 48 runs of the 1x rung,
+    """'Hours of training stored, each run on one CPU thread: 3.0 for the 48 runs of the 1x rung,
     4.5 for the 4 runs of the 16x rung.' (from the training records alone)."""
     from ..studies.ladder_result import training_costs
     costs = training_costs(store)
@@ -143,7 +143,7 @@ def costs_text(store=None) -> str:
     parts = [f"{part['hours'].sum():.1f} for the {int(part['runs'].sum())} "
              f"{agree(int(part['runs'].sum()), 'run', 'runs')} of the {rung} rung"
              for rung, part in costs.groupby("rung", sort=False)]
-    return "Hours of training stored, one thread a run: " + ", ".join(parts) + ".\n"
+    return "Hours of training stored, each run on one CPU thread: " + ", ".join(parts) + ".\n"
 
 
 def write_ladder_parts(root: Path) -> list:

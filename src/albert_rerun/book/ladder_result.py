@@ -52,18 +52,32 @@ def turned_chapters() -> str:
 
 
 def readings_sentence(table) -> str:
-    """The five readings after Holm, counted in words, with the registered caution that
-    "no trend shown" is not evidence of no trend."""
-    counts = table["reading"].value_counts()
-    moved = [f"{counts[r]} {agree(int(counts[r]), 'moves', 'move')} {where}"
-             for r, where in ((L.TOWARD, "toward the paper's sign"),
-                              (L.AWAY, "away from the paper's sign")) if r in counts]
-    none = int(counts.get(L.NO_TREND, 0))
-    if not moved:
+    """The five readings after Holm, each moving decision named, with the registered
+    caution that "no trend shown" is not evidence of no trend; a list where any moved
+    (the decisions' names hold commas)."""
+    def names(reading) -> list:
+        return [row["decision"] for _, row in table.iterrows() if row["reading"] == reading]
+    if not names(L.TOWARD) and not names(L.AWAY):
         return (f"After Holm's adjustment, no trend is shown for any of the {len(table)} "
                 f"slopes. That is not evidence that there is none.")
-    text = f"After Holm's adjustment over the {len(table)} slopes, " + " and ".join(moved)
-    return text + (f"; no trend is shown for {none} {NOT_EVIDENCE}." if none else ".")
+    items = [f"- *{reading}*: {'; '.join(names(reading))}"
+             for reading in (L.TOWARD, L.AWAY) if names(reading)]
+    none = len(names(L.NO_TREND))
+    if none:
+        items.append(f"- *{L.NO_TREND}* {NOT_EVIDENCE}: the other {none}")
+    return f"After Holm's adjustment over the {len(table)} slopes:\n\n" + "\n".join(items)
+
+
+def forecast_sentence(table) -> str:
+    """'The 16x mean lies inside its forecast's interval for 2 of 5 decisions. It lies
+    outside for: ...' (descriptive, section 5)."""
+    if "forecast covers" not in table or table["forecast covers"].isna().all():
+        return "No forecast is stored, so none is tested."
+    missed = [row["decision"] for _, row in table.iterrows() if not row["forecast covers"]]
+    inside = len(table) - len(missed)
+    return (f"The 16x mean lies inside its forecast's interval for {inside} of "
+            f"{len(table)} decisions." + (f" It lies outside for: {'; '.join(missed)}."
+                                          if missed else ""))
 
 
 def trend_table(table) -> str:
@@ -87,9 +101,10 @@ def steps_text(table) -> str:
     """What each slope leans on (section 3): the slope of each step, 1x to 4x and 4x to
     16x, and the curvature, each with its interval (descriptive), and which effects
     bend."""
-    lines = ["**Each step's own slope** (section 3). A slope leans on both steps of the "
-             "ladder, a little over half of it on the first, which was partly seen before "
-             "the registration. So each step's slope per doubling stands beside it. The "
+    lines = ["**Each step's own slope** (section 3 of the registration below). The "
+             "ladder has two steps, 1x to 4x and 4x to 16x. A little over half of each "
+             "slope comes from the first step, whose 4x end was analysed before the "
+             "registration. So each step's own slope per doubling stands beside it. The "
              "curvature is m(16x) − 2 m(4x) + m(1x), where m is a rung's mean. It is "
              "negative when the 4x mean sits above the straight line from 1x to 16x.", "",
              "| decision | 1x to 4x, per doubling | 4x to 16x, per doubling | curvature |",
@@ -100,8 +115,8 @@ def steps_text(table) -> str:
                      f"{_cell(row, 'curvature', row['unit'])} |")
     bent = [row["decision"] for _, row in table.iterrows() if _excludes_zero(row, "curvature")]
     lines += ["", (f"The curvature's interval excludes 0 for {len(bent)} of "
-                   f"{len(table)}: {'; '.join(bent)}. A straight line fits "
-                   f"{agree(len(bent), 'that effect', 'those effects')} poorly."
+                   f"{len(table)}: {'; '.join(bent)}. There the two steps differ: the "
+                   f"effect bends between the rungs (descriptive, not adjusted)."
                    if bent else "No curvature's interval excludes 0.")]
     return "\n".join(lines) + "\n"
 
@@ -109,11 +124,14 @@ def steps_text(table) -> str:
 def gap_differences_text(differences, table) -> str:
     """The overfitting gap's paired difference beside the dropout and sharing-cost
     slopes (section 2)."""
-    lines = ["**The overfitting gap beside two slopes** (section 2). More compute is also "
+    lines = ["**The overfitting gap beside two slopes** (section 2 of the registration). "
+             "More compute is also "
              "more passes over the same training split. A model that fits its repeated "
              "training data better than held-out data has a larger gap: held-out minus "
              "training cross-entropy at `[MASK]`. So the dropout and sharing-cost slopes "
-             "stand beside the difference in that gap, A minus B, in nats:", "",
+             "stand beside the difference in that gap, A minus B, in nats. Where the gap "
+             "difference moves with the effect, repeated data, not compute alone, may "
+             "drive the trend.", "",
              "| decision | " + " | ".join(L.RUNGS) + " |", "|---" * (len(L.RUNGS) + 1) + "|"]
     for key, part in differences.groupby("key", sort=False):
         by = part.set_index("rung")
@@ -128,29 +146,34 @@ def forecast_text(table) -> str:
     if "forecast" not in table or table["forecast"].isna().all():
         return "No forecast is stored, so none is tested.\n"
     lines = ["| decision | forecast, 95% prediction interval | 16x mean, 95% interval | "
-             "16x mean inside the forecast's interval? | 16x SD, assumed → measured |",
-             "|---|---|---|---|---|"]
-    below, above = [], []
+             "16x mean inside the forecast's interval? | SD of the difference over 16x "
+             "seeds, assumed → measured |", "|---|---|---|---|---|"]
+    below, above, wider = [], [], []
     for _, row in table.iterrows():
         forecast = interval_text(row["forecast"], row["forecast low"],
                                  row["forecast high"], row["unit"])
         if not row["forecast covers"]:
             (below if row["16x mean"] < row["forecast low"] else above).append(row["decision"])
+            if row["16x sd"] > row["forecast sd"]:
+                wider.append(row["decision"])
         digits = 1 if row["unit"] == "points" else 3
         lines.append(f"| {_name(row)} | {forecast} | {_rung(row, '16x')} | "
                      f"{'yes' if row['forecast covers'] else '**no**'} | "
                      f"{row['forecast sd']:.{digits}f} → {row['16x sd']:.{digits}f} |")
-    inside = int(table["forecast covers"].sum())
-    lines += ["", f"The 16x mean lies inside its forecast's interval for {inside} of "
-              f"{len(table)} decisions. Inside means the forecast is not contradicted, not "
-              f"that it is confirmed."]
+    notes = [forecast_sentence(table), "Inside means that the forecast is not "
+             "contradicted, not that it is confirmed."]
     for words, names in (("below", below), ("above", above)):
         if names:
-            lines[-1] += f" The 16x mean lies {words} the interval for {'; '.join(names)}."
-    lines[-1] += (" A miss says that the line bent between 4x and 16x, or that the 16x "
-                  "spread is larger than the forecast assumed (the last column). Five 95% "
-                  "intervals miss 0.25 times on average by chance alone.")
-    return "\n".join(lines) + "\n"
+            notes.append(f"The 16x mean lies {words} the interval for {'; '.join(names)}.")
+    misses = len(below) + len(above)
+    if misses:
+        notes.append("A miss says that the line bent between 4x and 16x, or that the 16x "
+                     "spread is larger than the forecast assumed (the last column).")
+        notes.append(f"The spread is larger than assumed for {'; '.join(wider)}." if wider
+                     else f"The spread is no larger than assumed for any of the {misses}, "
+                     f"so each miss says that the line bent (or is chance).")
+    notes.append("By chance alone, five 95% intervals would miss 0.25 times on average.")
+    return "\n".join(lines + ["", " ".join(notes)]) + "\n"
 
 
 def gaps_table(gaps) -> str:
@@ -164,6 +187,18 @@ def gaps_table(gaps) -> str:
     return "\n".join(lines) + "\n"
 
 
+def grown_sentence(gaps) -> str:
+    """Which arms' gap is larger at 16x than at 1x, the two intervals apart."""
+    grown = []
+    for arm, part in gaps.groupby("arm", sort=False):
+        by = part.set_index("rung")
+        if {"1x", "16x"} <= set(by.index) and by.loc["16x", "low"] > by.loc["1x", "high"]:
+            grown.append(arm)
+    return ("\nThe gap is larger at 16x than at 1x, with the two intervals apart, for "
+            f"{'; '.join(grown)}.\n" if grown else
+            "\nNo arm's gap at 16x lies above its 1x interval.\n")
+
+
 def sop_text(sop) -> str:
     """The SOP-trained model's cue-free probe and head against the majority label, per
     rung, and the first rung at which order counts as learned (the probe's rule)."""
@@ -172,11 +207,11 @@ def sop_text(sop) -> str:
             return "not stored"
         return interval_text(row[f"{name} mean"], row[f"{name} low"], row[f"{name} high"],
                              "points")
-    lines = ["**SOP at each rung** (section 3), on the cue-free pairs, for the SOP-trained "
+    lines = ["**SOP at each rung** (section 3 of the registration), on the cue-free pairs, for the SOP-trained "
              "ALBERT-style arm. The probe is a classifier fitted on the frozen model's "
              "features; the head is the SOP classifier trained with the model. Each is "
              "shown in accuracy points above the majority label (always guessing the "
-             "commoner answer).", "",
+             "commoner answer). Below 0, it does worse than that guess.", "",
              "| rung | probe minus majority | head minus majority | order learned? |",
              "|---|---|---|---|"]
     for rung, row in sop.iterrows():
@@ -203,12 +238,17 @@ def time_text(ratios) -> str:
              "training seconds. A ratio outside 0.9 to 1.1 is in bold.", "",
              "| rung | seed: ratio | machines |", "|---|---|---|"]
     for rung, part in ratios.groupby("rung", sort=False):
-        cells = ", ".join(f"{r.seed}: **{r.ratio:.2f}**" if r.flagged
-                          else f"{r.seed}: {r.ratio:.2f}"
-                          for r in part.rename(columns={column: "ratio"}).itertuples())
-        lines.append(f"| {rung} | {cells} | {', '.join(sorted(set(part['machines'])))} |")
+        kinds = sorted(set(part["machines"]))
+        cells = ", ".join(  # each seed's machines where the rung ran on more than one kind
+            f"{r.seed}: " + (f"**{r.ratio:.2f}**" if r.flagged else f"{r.ratio:.2f}")
+            + (f" ({r.machines})" if len(kinds) > 1 else "")
+            for r in part.rename(columns={column: "ratio"}).itertuples())
+        lines.append(f"| {rung} | {cells} | {kinds[0] if len(kinds) == 1 else 'by seed'} |")
     flagged = int(ratios["flagged"].sum())
-    lines += ["", f"{flagged} of {len(ratios)} seeds fall outside 0.9 to 1.1."]
+    lines += ["", f"{flagged} of {len(ratios)} seeds fall outside 0.9 to 1.1. The wide "
+              f"arm's steps were fixed before any run, as in the first registration, so a "
+              f"flagged seed stays in. Its ratio shows how far equal steps drifted from "
+              f"equal time on its machine."]
     return "\n".join(lines) + "\n"
 
 
@@ -226,8 +266,8 @@ def diverged_text(store=None) -> str:
                 key = config_hash(C.seeded(config, seed).to_dict())
                 if key in failed:
                     left = [s.label for s in L.DECISIONS if arm in (s.a, s.b)]
-                    lines.append(f"- {rung}, {arm}, seed {seed}: {failed[key]}. It leaves "
-                                 f"{'; '.join(left)}.")
+                    lines.append(f"- {rung}, {arm}, seed {seed}: {failed[key]}. It is "
+                                 f"dropped from {'; '.join(left)}.")
     return "\n".join(lines) + "\n"
 
 
@@ -251,11 +291,11 @@ RESULT_FIGURE = """```{figure} _generated/ladder-trends.png
 :alt: the five decisions' paired differences at 1x, 4x and 16x, with the fitted slopes and the forecasts
 
 The five decisions against compute, in the registered sign (A minus B). Each black point
-is a rung's mean over its seeds with its 95% interval. The dashed line is the fitted
-slope: a least-squares line through every seed's difference, so a rung weighs by its
-seeds and the line need not pass through the means. The orange diamond is the committed
-forecast for 16x with its 95% prediction interval, on the dotted line from the 1x mean
-through the 4x mean. Green marks the paper's side.
+is a rung's mean over its seeds, with its 95% interval. The dashed line is the fitted
+slope. It is the least-squares line through every seed's difference, so a rung weighs
+by its seeds, and the line need not pass through the means. The orange diamond is the
+committed forecast for 16x, with its 95% prediction interval. It lies on the dotted line
+from the 1x mean through the 4x mean. Green marks the paper's side.
 ```
 """
 
@@ -267,23 +307,25 @@ def results_text(store=None, generated: Path | None = None) -> str:
     from ..pages import ladder_trend
     from ..studies.confirm_design import NotComplete
     from ..studies.ladder_result import result_tables
+    from ..studies.ladder_result import NOT_STORED
     try:
-        tables, provenance = result_tables(store)
-    except NotComplete:
-        return ""
+        tables, stored = result_tables(store)
+    except NotComplete as error:
+        return f"**The result**: {NOT_STORED}.\n" if NOT_STORED in str(error) else ""
     table = tables["trend"]
-    where = (f"It was computed once, when the last run was stored, at commit "
-             f"`{provenance['git_commit'][:7]}` (`data/results/ladder/{L.RESULT}`)."
-             if provenance else
-             f"It is computed from the stored runs and not stored yet: `python -m "
-             f"albert_rerun.studies.ladder result` stores it, once.")
-    lines = [f"**The result.** {readings_sentence(table)} {where}", "",
+    where = (f"*The analysis was computed once, by {stored['trigger']}, at commit "
+             f"`{stored['provenance']['git_commit'][:7]}`, and is read from "
+             f"`data/results/ladder/{L.RESULT}`"
+             + (" (an early end, by an amendment's decision)" if stored.get("early_end")
+                else "") + ".*")
+    lines = [f"**The result.** {readings_sentence(table)}", "", forecast_sentence(table), "",
              f"Each row is the first arm minus the second, as its name says. Two "
              f"chapters print theirs with the sign turned, to match their headlines: "
-             f"{turned_chapters()}. Intervals are 95% and not adjusted. † marks a slope whose "
-             f"interval excludes 0 only before Holm's adjustment. Holm's p is the p-value "
-             f"after that adjustment over the five slopes; a trend is shown where it is "
-             f"below 0.05, with the degrees of freedom of section 3.", "",
+             f"{turned_chapters()}. Intervals are 95% and not adjusted. † marks a slope "
+             f"whose interval excludes 0 only before Holm's adjustment. Holm's p is the "
+             f"p-value after that adjustment over the five slopes; a trend is shown where "
+             f"it is below 0.05. Its degrees of freedom (df) are the fewest seeds of any "
+             f"rung, less one (section 3 of the registration below).", "",
              trend_table(table), "",
              "A slope toward the paper's sign does not mean that the effect reaches the "
              "paper's side. A slope is a straight line through three points: it says which "
@@ -297,7 +339,8 @@ def results_text(store=None, generated: Path | None = None) -> str:
                      generated / "ladder-trends.png")
         lines += ["", RESULT_FIGURE]
     lines += ["", "**Each arm's overfitting gap**, held-out minus training cross-entropy "
-              "at `[MASK]` (nats):", "", gaps_table(tables["gaps"]), "",
+              "at `[MASK]` (nats):", "", gaps_table(tables["gaps"]),
+              grown_sentence(tables["gaps"]), "",
               sop_text(tables["sop"]), "", time_text(tables["time ratios"]), "",
-              diverged_text(store), "", provenance_text(store)]
+              diverged_text(store), "", provenance_text(store), "", where]
     return "\n".join(lines)

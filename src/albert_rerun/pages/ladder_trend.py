@@ -46,6 +46,7 @@ class Trend:
     table: dict | None  # ``ladder.trend_family``'s row, once the store is complete
     gap: dict | None = None  # {rung: (mean, low, high)} of the overfitting gap's
     # difference, for ``ladder.GAP_DECISIONS`` once the store is complete
+    registered_label: str = ""  # the registration's words, where the chapter turns them
 
     def turned(self, value: float) -> float:
         return self.sign * float(value)
@@ -111,7 +112,8 @@ def gather(store=None, confirm_store=None, chapter_signs: bool = True,
         out[spec.key] = Trend(
             spec.key, spec.claim, label, spec.unit, sign * spec.paper_sign, sign, four,
             forecast.get(spec.key), runs, trained, evaluated,
-            None if table is None else table.loc[spec.key].to_dict(), gaps.get(spec.key))
+            None if table is None else table.loc[spec.key].to_dict(), gaps.get(spec.key),
+            spec.label if sign == -1 else "")
     return out
 
 
@@ -130,7 +132,7 @@ def sentence(t: Trend, ladder_doc: str = "../ladder") -> str:
     training grows: the registered reading with its slope once the ladder is complete;
     before, that it is not known yet, the 16x rung's progress in counts, and the
     committed forecast."""
-    from ..studies.ladder import NO_TREND
+    from ..studies.ladder import NO_TREND, TOWARD
     if t.table is None:
         return box_line([t], ladder_doc).removeprefix("**As training grows.** ")
     ladder = f"{{doc}}`compute ladder <{ladder_doc}>`"
@@ -141,6 +143,8 @@ def sentence(t: Trend, ladder_doc: str = "../ladder") -> str:
             f"doubling of compute, from 1x to 16x.")
     if r["reading"] == NO_TREND and (r["slope low"] > 0 or r["slope high"] < 0):
         text += " That interval excludes 0 only before Holm's adjustment."
+    if r["reading"] == TOWARD:  # section 3's caution
+        text += " Moving toward the paper's sign is not the same as reaching its side."
     # section 3: each segment's own slope beside it (a segment is half the change over
     # its two doublings), and every rung's sign
     text += (f" Per doubling, 1x to 4x: {_interval(t, r['1x-4x'], r['1x-4x low'], r['1x-4x high'])}"
@@ -149,16 +153,22 @@ def sentence(t: Trend, ladder_doc: str = "../ladder") -> str:
                       for rung in ("1x", "4x", "16x"))
     text += f" The rung means: {signs} {t.unit}."
     if np.isfinite(r.get("forecast", np.nan)):
-        text += (" The 16x mean is inside its forecast's interval (not contradicted)."
-                 if r["forecast covers"] else
-                 " The 16x mean is outside its forecast's interval.")
+        if r["forecast covers"]:
+            text += " The 16x mean is inside its forecast's interval (not contradicted)."
+        else:
+            measured, (_, low, high) = t.turned(r["16x mean"]), t.interval(
+                r["forecast"], r["forecast low"], r["forecast high"])
+            side = "above" if measured > high else "below"
+            text += (f" The 16x mean lies {side} its forecast, "
+                     f"{_interval(t, r['forecast'], r['forecast low'], r['forecast high'])}.")
     if t.gap:  # section 2: read beside the gap, more compute being more passes
         gaps = ", ".join(f"{rung} {_number(t.turned(t.gap[rung][0]), t.unit)}"
                          for rung in ("1x", "4x", "16x"))
         text += (f" Beside it, the same difference in overfitting gap (held-out minus "
                  f"training): {gaps} {t.unit}.")
     if t.sign == -1:
-        text += f" The {{doc}}`ladder page <{ladder_doc}>` gives it the other way round."
+        text += (f" The {{doc}}`ladder page <{ladder_doc}>` prints this difference with the "
+                 f"opposite sign ({t.registered_label}).")
     return text
 
 
@@ -201,8 +211,9 @@ def box_line(trends: list, ladder_doc: str = "../ladder", first_words: str = "")
         for t in shown:
             text += " " + _forecast_words(t, len(trends) > 1)
         return text
-    if len(trends) == 1:
-        return f"{head} {sentence(trends[0], ladder_doc)}"
+    if len(trends) == 1:  # named, so that its numbers have a difference to be of
+        t = trends[0]
+        return f"{head} *{capital(t.label)}:* {sentence(t, ladder_doc)}"
     # a list, one decision an item: a paragraph of two read as one long run (a cold reader)
     return head + "\n\n" + "\n".join(f"- *{capital(t.label)}:* {sentence(t, ladder_doc)}"
                                      for t in trends)
@@ -219,8 +230,15 @@ def cell(t: Trend) -> str:
                     f"{_number(t.turned(t.four[0]), t.unit)} → forecast "
                     f"{_number(t.turned(f['estimate']), t.unit)} {t.unit}, extrapolated")
         return f"not known yet (16x: {t.trained} of {t.runs} runs)"
-    r = t.table
-    return f"{r['reading']} (Holm's p = {r['p holm']:.3f})"
+    return reading_words(t.table)
+
+
+def reading_words(r) -> str:
+    """"no trend shown (Holm's p = 1.000; not evidence of none)": a reading, its p after
+    Holm, and the registered caution where no trend is shown."""
+    from ..studies.ladder import NO_TREND
+    caution = "; not evidence of none" if r["reading"] == NO_TREND else ""
+    return f"{r['reading']} (Holm's p = {r['p holm']:.3f}{caution})"
 
 
 def growth_cells(trends: dict) -> dict:
@@ -318,7 +336,7 @@ def _panel(ax, t: Trend, X: dict, RUNGS: dict) -> None:
     ax.set_ylabel(t.unit, fontsize=FONT_PT)
     title = t.label
     if t.table is not None:  # the reading beside its line, so no line reads as a trend
-        title += f"\n{t.table['reading']} (Holm's p = {t.table['p holm']:.3f})"
+        title += f"\n{reading_words(t.table)}"
     ax.set_title(title, fontsize=FONT_PT, loc="left")
     notes = {}
     if t.table is None:  # the stopping rule: 1x and 16x wait for the whole ladder

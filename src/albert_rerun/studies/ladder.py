@@ -1,27 +1,20 @@
 """The compute ladder: the confirmatory decisions at 1x, 4x and 16x the cpu profile's
 training, registered on book/ladder.md before any of its runs trains.
 
-- ``RUNGS``: steps per rung; ``X``: log2 of each rung's compute over the 1x rung's (every
-  arm trains the same model at every rung, so compute is proportional to steps);
-- ``ARMS``: the primary family's arms (``confirm_design.PRIMARY``), the wide model's steps
-  at each rung the registered equal-time ratio times the rung's (``wide_steps``);
-- ``SEEDS``: fresh seeds at 1x and 16x; the 4x rung is the confirmatory store as stored
-  (seeds 1000-1010). The counts come from ``ladder_power``'s power plan and budget;
-- ``trend_family``: per primary decision, each rung's estimate, the slope of the paired
-  difference against ``X`` (``trend.slope``) and Holm's adjustment over the five slopes;
-  it refuses to compute anything before every run of every rung is stored
-  (``confirm_design.NotComplete``), the stopping rule;
+- ``RUNGS``: steps per rung; ``X``: log2 of compute over the 1x rung's (same model at
+  every rung); ``ARMS``: the primary family's, the wide model's steps the registered
+  equal-time ratio times the rung's (``wide_steps``); ``SEEDS``: fresh at 1x and 16x,
+  the 4x rung the confirmatory store as stored (counts: ``ladder_power``);
+- ``trend_family``: per primary decision, each rung's estimate, the slope against ``X``
+  (``trend.slope``) and Holm over the five; nothing before every run is stored
+  (``NotComplete``, the stopping rule);
 - ``forecast``: once the 1x rung is complete and before any 16x run, each decision's
-  16x mean predicted from the 1x and 4x rungs (``trend.extrapolate``), stored in
-  ``FORECAST`` and committed; 16x training refuses to start until that file is in the
-  checkout's history;
-- ``store_result``: once every run is stored, the analysis and the tables beside it
-  (``compute_result``), computed once and stored in ``RESULT`` with its provenance
-  (the training stretch that stores the last run does it; ``ladder result`` by hand).
+  16x mean from the 1x and 4x rungs (``trend.extrapolate``), committed before 16x trains;
+- ``store_result``: once every run is stored, ``compute_result`` once, kept in ``RESULT``
+  (the stretch that stores the last run does it; ``ladder result`` by hand).
 
-Training (``python -m albert_rerun.studies.ladder train --hours H --fill``, or
-``scripts/train_stretch.sh ladder H``, from a clean checkout) goes rung by rung, seed by
-seed, with a blinded log.
+Training (``ladder train --hours H --fill`` or ``scripts/train_stretch.sh ladder H``,
+from a clean checkout) goes rung by rung, seed by seed, with a blinded log.
 """
 from __future__ import annotations
 
@@ -271,8 +264,7 @@ def _analysed_seeds(store, early_end: bool) -> dict:
 
 
 def _frames(store, early_end: bool, frames: dict | None) -> dict:
-    """``frames`` if given, else ``rung_frames``; the stopping rule is checked either way
-    (a caller's frames never skip it)."""
+    """``frames`` if given, else ``rung_frames``; the stopping rule is checked either way."""
     if frames is None:
         return rung_frames(store, early_end)
     _analysed_seeds(store, early_end)
@@ -295,8 +287,7 @@ def trend_family(store=None, early_end: bool = False, frames: dict | None = None
     doubling of compute with its interval (``trend.slope``), its p before and after
     Holm's adjustment over the five slopes (statsmodels) and the reading; beside them,
     descriptive, the two segments' slopes, the curvature m(16x) - 2 m(4x) + m(1x) and
-    the forecast against the 16x measurement. ``frames``: ``rung_frames``' result, when
-    the caller has it already."""
+    the forecast against the 16x measurement (``frames``: ``rung_frames``', if known)."""
     from statsmodels.stats.multitest import multipletests
 
     from ..stats.inference import mean_interval
@@ -341,9 +332,8 @@ def trend_family(store=None, early_end: bool = False, frames: dict | None = None
 
 def gaps_by_rung(store=None, early_end: bool = False, frames: dict | None = None
                  ) -> pd.DataFrame:
-    """Descriptive, per rung and arm: held-out minus training cross-entropy at [MASK]
-    (the overfitting gap; 16x sees the training split about 13 times), mean and 95%
-    t-interval over seeds."""
+    """Per rung and arm: held-out minus training cross-entropy at [MASK] (the overfitting
+    gap; 16x sees the training split about 13 times), mean and 95% t-interval."""
     from ..stats.inference import mean_interval
     rows = []
     for rung, frame in _frames(store, early_end, frames).items():
@@ -359,9 +349,8 @@ GAP_DECISIONS = ("confirm/sharing-cost", "confirm/dropout")  # read with the gap
 
 def gap_differences(store=None, early_end: bool = False, frames: dict | None = None
                     ) -> pd.DataFrame:
-    """Descriptive, beside the dropout and sharing-cost slopes (section 2): per rung, the
-    paired difference A minus B of the overfitting gap (held-out minus training
-    cross-entropy at [MASK]), mean and 95% t-interval over seeds."""
+    """Beside the dropout and sharing-cost slopes (section 2): per rung, the paired
+    difference A minus B of ``gaps_by_rung``' gap, mean and 95% t-interval."""
     from dataclasses import replace
 
     from ..stats.inference import mean_interval
@@ -380,9 +369,8 @@ def gap_differences(store=None, early_end: bool = False, frames: dict | None = N
 
 def time_ratios_by_rung(store=None, early_end: bool = False, frames: dict | None = None
                         ) -> pd.DataFrame:
-    """Per rung and seed: the wide run's training seconds over the BERT-style run's,
-    their machines, and whether the ratio is outside 0.9-1.1
-    (``confirm_analysis.time_ratios``)."""
+    """Per rung and seed: wide over BERT-style training seconds, their machines, and
+    whether the ratio is outside 0.9-1.1 (``confirm_analysis.time_ratios``)."""
     parts = [confirm_analysis.time_ratios(frame).assign(rung=rung)
              for rung, frame in _frames(store, early_end, frames).items()]
     return pd.concat(parts, ignore_index=True)
@@ -390,11 +378,9 @@ def time_ratios_by_rung(store=None, early_end: bool = False, frames: dict | None
 
 def sop_by_rung(store=None, early_end: bool = False, frames: dict | None = None
                 ) -> pd.DataFrame:
-    """Descriptive, per rung: the SOP-trained (ALBERT-style) model's cue-free SOP probe
-    and own SOP head, each minus the majority label in points, with 95% t-intervals over
-    seeds (``confirm_analysis.above_majority``). Order counts as learned where the probe's
-    interval lies wholly above zero (one criterion, so three rungs give three chances,
-    not six); the head is shown beside it. Only once the ladder is complete."""
+    """Per rung: the SOP-trained model's cue-free probe and head minus the majority label
+    in points, with 95% t-intervals (``above_majority``); order counts as learned where
+    the probe's interval lies above zero (one criterion: three chances, not six)."""
     rows = []
     for rung, frame in _frames(store, early_end, frames).items():
         albert = frame[frame["condition"] == confirm_design.ALBERT]
@@ -413,32 +399,33 @@ def sop_by_rung(store=None, early_end: bool = False, frames: dict | None = None
 RESULT = "result.json"  # in the ladder's store: the analysis as computed, once
 
 
-def compute_result(store=None) -> dict:
+def compute_result(store=None, early_end: bool = False) -> dict:
     """{name: table}: the registered analysis and the tables beside it, computed now
     (NotComplete before every run is stored)."""
-    frames = rung_frames(store)
-    return {"trend": trend_family(store, frames=frames),
-            "gaps": gaps_by_rung(store, frames=frames),
-            "gap differences": gap_differences(store, frames=frames),
-            "sop": sop_by_rung(store, frames=frames),
-            "time ratios": time_ratios_by_rung(store, frames=frames)}
+    frames = rung_frames(store, early_end)
+    return {name: function(store, early_end, frames) for name, function in (
+        ("trend", trend_family), ("gaps", gaps_by_rung), ("gap differences", gap_differences),
+        ("sop", sop_by_rung), ("time ratios", time_ratios_by_rung))}
 
 
-def store_result(store=None) -> str:
-    """Once every run is stored: ``compute_result`` once, stored with its provenance in
-    ``RESULT``, so the book reports the analysis as computed (section 4); its path.
-    FileExistsError if stored already."""
+def store_result(store=None, trigger: str = "by hand", early_end: bool = False) -> str:
+    """Once every run is stored: ``compute_result`` once, from a clean checkout, stored in
+    ``RESULT`` with its provenance and ``trigger`` (what computed it), so the book reports
+    the analysis as computed (section 4); its path. FileExistsError if stored already."""
     import json
 
     from ..engine.provenance import record
     path = (store or results_dir(STORE)) / RESULT
     if path.exists():
         raise FileExistsError(f"{path} exists: the analysis is computed once")
-    tables = compute_result(store)
+    provenance = record()
+    if provenance["git_commit"].endswith("+dirty"):
+        raise NotComplete("the analysis is stored from a clean checkout: commit first")
+    tables = compute_result(store, early_end)
     atomic_write_json(path, {
         "tables": {name: json.loads(table.to_json(orient="split", double_precision=15))
                    for name, table in tables.items()},
-        "provenance": record()})
+        "trigger": trigger, "early_end": early_end, "provenance": provenance})
     return str(path)
 
 
@@ -547,12 +534,23 @@ def train(hours: float | None = None, fill: bool = False, workers: int | None = 
                        f"ladder {rung}", finish_by, fill and finish_by is not None,
                        blinded=True, failed=record_divergence)
         done += confirm.evaluate_trained(runs, STORE, device, workers)
-    if "16x" in rungs and rung_complete("1x", store) and rung_complete("16x", store) \
-            and not (store / RESULT).exists():
-        store_result(store)  # from this clean checkout; the log stays blind
-        print(f"[ladder] every run is stored: the analysis is stored in {RESULT}",
-              flush=True)
+    if "16x" in rungs:
+        store_when_complete(store)
     return done
+
+
+def store_when_complete(store) -> None:
+    """After a stretch: once every run is stored, ``store_result`` from this clean
+    checkout, in a blind line; a failure is said and left to ``ladder result``, so the
+    stretch still commits its runs."""
+    if not rung_complete("16x", store) or (store / RESULT).exists():
+        return
+    try:
+        store_result(store, "the training stretch that stored the last run")
+        print(f"[ladder] every run is stored: the analysis is in {RESULT}", flush=True)
+    except Exception as error:  # noqa: BLE001 - the runs are committed either way
+        print(f"[ladder] the analysis was not stored ({type(error).__name__}): run "
+              f"`python -m albert_rerun.studies.ladder result`", flush=True)
 
 
 def record_divergence(key: str, text: str) -> None:
@@ -575,15 +573,17 @@ def main(argv=None) -> int:
     add_stretch_arguments(go)
     sub.add_parser("progress", help="runs stored per rung and arm (no estimate)")
     sub.add_parser("forecast", help="once the 1x rung is complete: store the forecast")
-    sub.add_parser("result", help="once every run is stored: compute and store the "
-                   "registered analysis (once)")
+    result = sub.add_parser("result", help="once every run is stored: compute and store "
+                            "the registered analysis (once)")
+    result.add_argument("--early-end", action="store_true", help="an amendment's early end")
     args = parser.parse_args(argv)
     if args.command == "progress":
         print(progress().to_string(index=False))
         return 0
     if args.command in ("forecast", "result"):
         try:
-            print(store_forecast() if args.command == "forecast" else store_result())
+            print(store_forecast() if args.command == "forecast" else
+                  store_result(early_end=args.early_end))
         except NotComplete as error:  # the stopping rule, said in a line
             from ..cli import one_line
             import sys

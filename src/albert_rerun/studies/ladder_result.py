@@ -1,7 +1,7 @@
 """The compute ladder's result as the book shows it (book/ladder.md): the registered
 analysis and the tables beside it, read from the store where ``ladder.store_result``
-put them once every run was stored (or computed now where they are not stored), and the
-hours the runs took, from their training records alone.
+put them once every run was stored (never computed anew), and the hours the runs took,
+from their training records alone.
 
 ``python -m albert_rerun.studies.ladder_result`` prints them (NotComplete, in a line,
 before every run is stored).
@@ -18,20 +18,26 @@ from . import ladder as L
 INDEX = {"trend": "key", "sop": "rung"}  # the tables indexed by a column
 
 
+NOT_STORED = ("every run is stored, but the analysis is not: `python -m "
+              "albert_rerun.studies.ladder result` computes and stores it, once")
+
+
 def result_tables(store=None) -> tuple:
-    """({name: table} as ``ladder.compute_result`` gives them, the stored result's
-    provenance or None): read from the store where ``ladder.store_result`` put them,
-    else computed now (NotComplete before every run is stored, the stopping rule)."""
+    """({name: table} as ``ladder.compute_result`` gave them, the stored record less its
+    tables): read from the store where ``ladder.store_result`` put them. NotComplete
+    before every run is stored (the stopping rule), and after, until the result is
+    stored: nothing is shown that was not computed once and kept."""
     store = store or results_dir(L.STORE)
     stored = read_json(store / L.RESULT)
     if stored is None:
-        return L.compute_result(store), None
+        L._analysed_seeds(store, False)  # NotComplete before every run is stored
+        raise L.NotComplete(NOT_STORED)
     tables = {}
     for name, split in stored["tables"].items():
         table = pd.DataFrame(**split)
         table.index.name = INDEX.get(name)
         tables[name] = table
-    return tables, stored["provenance"]
+    return tables, {k: v for k, v in stored.items() if k != "tables"}
 
 
 def trained_runs(store=None) -> pd.DataFrame:
@@ -69,9 +75,9 @@ def training_costs(store=None) -> pd.DataFrame:
 
 def report(store=None) -> str:
     """The result as text: every table of ``result_tables`` and the training costs."""
-    tables, provenance = result_tables(store)
-    where = (f"stored at commit {provenance['git_commit']}" if provenance
-             else "computed now, not stored yet")
+    tables, stored = result_tables(store)
+    where = (f"stored by {stored['trigger']} at commit {stored['provenance']['git_commit']}"
+             + (", an early end" if stored.get("early_end") else ""))
     parts = [(f"The result ({where})", None)] + list(tables.items()) + [
         ("training", training_costs(store))]
     with pd.option_context("display.width", 200, "display.max_columns", None):
