@@ -33,9 +33,11 @@ LONG_RUN = config_hash(DROPOUT.to_dict())
 
 
 @pytest.fixture
-def trained(monkeypatch) -> list:
+def trained(monkeypatch, results) -> list:
     """The hashes of the runs the driver starts, in order; the smoke dropout run of seed
-    0 is predicted at 10,000 s, every other run at 0."""
+    0 is predicted at 10,000 s, every other run at 0. In an empty results store of its
+    own: the process's store holds the smoke runs nbval's notebooks trained where this
+    file runs on the worker that ran them (a loaded machine's scheduling did that)."""
     monkeypatch.setattr(training, "remaining_seconds", lambda config, store, device: (
         10_000.0 if config_hash(config.to_dict()) == LONG_RUN else 0.0))
     started = []
