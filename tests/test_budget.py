@@ -11,7 +11,10 @@ from albert_rerun.engine import runner
 from albert_rerun.engine.store import config_hash, results_dir, stored_pretrain
 from albert_rerun.profiles import resolve
 
-pytestmark = pytest.mark.usefixtures("single_thread")
+# every test in an empty results store of its own: the process's store holds the smoke
+# runs and evaluations nbval's notebooks made, where this file runs on the worker that
+# ran them (under load, xdist's scheduler did that)
+pytestmark = pytest.mark.usefixtures("single_thread", "results")
 
 
 def _echo(x):
@@ -33,11 +36,9 @@ LONG_RUN = config_hash(DROPOUT.to_dict())
 
 
 @pytest.fixture
-def trained(monkeypatch, results) -> list:
+def trained(monkeypatch) -> list:
     """The hashes of the runs the driver starts, in order; the smoke dropout run of seed
-    0 is predicted at 10,000 s, every other run at 0. In an empty results store of its
-    own: the process's store holds the smoke runs nbval's notebooks trained where this
-    file runs on the worker that ran them (a loaded machine's scheduling did that)."""
+    0 is predicted at 10,000 s, every other run at 0."""
     monkeypatch.setattr(training, "remaining_seconds", lambda config, store, device: (
         10_000.0 if config_hash(config.to_dict()) == LONG_RUN else 0.0))
     started = []
