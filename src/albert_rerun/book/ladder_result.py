@@ -9,6 +9,7 @@ import math
 from pathlib import Path
 
 from ..studies import ladder as L
+from ..pages.ladder_trend import excluded_before_holm_only, excludes_zero
 from ..studies.decisions import agree, interval_text
 from .preregistration import write_figure
 
@@ -35,10 +36,6 @@ def _p(value: float) -> str:
 
 def _name(row) -> str:
     return f"{row['decision']} ({row['unit']})"
-
-
-def _excludes_zero(row, name: str) -> bool:
-    return bool(row[f"{name} low"] > 0 or row[f"{name} high"] < 0)
 
 
 def turned_chapters() -> str:
@@ -90,7 +87,7 @@ def trend_table(table) -> str:
         + " | slope per doubling | p → Holm's p (df) | reading |",
         "|---" * (len(L.RUNGS) + 4) + "|"]
     for _, row in table.iterrows():
-        dagger = "†" if _excludes_zero(row, "slope") and row["reading"] == L.NO_TREND else ""
+        dagger = "†" if excluded_before_holm_only(row) else ""
         lines.append(f"| {_name(row)} | " + " | ".join(_rung(row, r) for r in L.RUNGS)
                      + f" | {_cell(row, 'slope', row['unit'])}{dagger} | {_p(row['p'])} → "
                      f"{_p(row['p holm'])} ({row['slope df']:.0f}) | **{row['reading']}** |")
@@ -113,7 +110,7 @@ def steps_text(table) -> str:
         lines.append(f"| {_name(row)} | {_cell(row, '1x-4x', row['unit'])} | "
                      f"{_cell(row, '4x-16x', row['unit'])} | "
                      f"{_cell(row, 'curvature', row['unit'])} |")
-    bent = [row["decision"] for _, row in table.iterrows() if _excludes_zero(row, "curvature")]
+    bent = [row["decision"] for _, row in table.iterrows() if excludes_zero(row, "curvature")]
     lines += ["", (f"The curvature's interval excludes 0 for {len(bent)} of "
                    f"{len(table)}: {'; '.join(bent)}. There the two steps differ: the "
                    f"effect bends between the rungs (descriptive, not adjusted)."

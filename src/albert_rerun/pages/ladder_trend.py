@@ -127,12 +127,24 @@ def _interval(t: Trend, estimate: float, low: float, high: float) -> str:
     return f"{number} {t.unit} {bounds}"
 
 
+def excludes_zero(row, name: str) -> bool:
+    """Whether a ``trend_family`` row's interval ``name low``..``name high`` excludes 0."""
+    return bool(row[f"{name} low"] > 0 or row[f"{name} high"] < 0)
+
+
+def excluded_before_holm_only(row) -> bool:
+    """A slope whose unadjusted interval excludes 0 while Holm's test shows no trend:
+    the chapters say so in words, the ladder page marks it with a dagger."""
+    from ..studies.ladder import NO_TREND
+    return row["reading"] == NO_TREND and excludes_zero(row, "slope")
+
+
 def sentence(t: Trend, ladder_doc: str = "../ladder") -> str:
     """The first screen's one sentence (or two) on which way the effect moves as
     training grows: the registered reading with its slope once the ladder is complete;
     before, that it is not known yet, the 16x rung's progress in counts, and the
     committed forecast."""
-    from ..studies.ladder import NO_TREND, TOWARD
+    from ..studies.ladder import TOWARD
     if t.table is None:
         return box_line([t], ladder_doc).removeprefix("**As training grows.** ")
     ladder = f"{{doc}}`compute ladder <{ladder_doc}>`"
@@ -141,7 +153,7 @@ def sentence(t: Trend, ladder_doc: str = "../ladder") -> str:
     words = READING_WORDS.get(r["reading"], r["reading"])
     text = (f"{words} on the {ladder} (Holm's p = {r['p holm']:.3f}): {slope} per "
             f"doubling of compute, from 1x to 16x.")
-    if r["reading"] == NO_TREND and (r["slope low"] > 0 or r["slope high"] < 0):
+    if excluded_before_holm_only(r):
         text += " That interval excludes 0 only before Holm's adjustment."
     if r["reading"] == TOWARD:  # section 3's caution
         text += " Moving toward the paper's sign is not the same as reaching its side."
