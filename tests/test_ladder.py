@@ -94,6 +94,29 @@ def test_nothing_is_estimated_before_the_store_is_complete(tmp_path):
     assert table["trained"].sum() == 0 and not L.settled(table)
 
 
+def test_the_commands_refuse_before_the_store_is_complete_in_one_line(
+        tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("ALBERT_RERUN_RESULTS", str(tmp_path))
+    for command in (["forecast"], ["result"], ["result", "--early-end"]):
+        assert L.main(command) == 1
+        out, err = capsys.readouterr()
+        assert out == "" and err.count("\n") == 1 and err.startswith("error: NotComplete: ")
+    with pytest.raises(SystemExit) as stop:
+        L.main(["train", "--hours", "0"])
+    assert stop.value.code == 2 and "--hours must be a positive" in capsys.readouterr().err
+    assert not any(tmp_path.rglob("*.json"))  # nothing stored by a refusal
+
+
+def test_only_the_stopping_rule_is_said_in_a_line(capsys):
+    assert confirm_design.print_unless_incomplete(lambda: "table") == 0
+    assert capsys.readouterr().out == "table\n"
+
+    def fails():
+        raise ValueError("a bug, not the stopping rule")
+    with pytest.raises(ValueError):
+        confirm_design.print_unless_incomplete(fails)
+
+
 def test_the_reading_follows_the_sign_and_holm():
     assert L.trend_reading(0.1, 0.01, +1) == L.TOWARD
     assert L.trend_reading(-0.1, 0.01, +1) == L.AWAY

@@ -32,7 +32,6 @@ import math
 import os
 import statistics
 import re
-import sys
 import time
 
 import pandas as pd
@@ -45,7 +44,7 @@ from .confirm_analysis import (_evaluation_configs, complete, cue_free_config, p
                                with_changes)
 from .confirm_design import (ALPHA, BERT, CONFIRM_SEEDS, EQUAL_TIME, FIRST_SEED, MAX_SEEDS,
                              MIN_SEEDS, PILOT_PROFILE, POWER, PRIMARY, STORE,
-                             WIDE_LEARNING_RATE, NotComplete, conditions,
+                             WIDE_LEARNING_RATE, conditions, print_unless_incomplete,
                              equal_time_record, holm_alpha, margin_values, planned)
 from .confirm_report import report
 
@@ -313,7 +312,7 @@ def print_costs() -> None:
 
 
 def main(argv=None) -> int:
-    from .training import add_stretch_arguments, check_stretch_arguments
+    from .training import add_stretch_arguments, run_stretch
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -333,16 +332,8 @@ def main(argv=None) -> int:
         print_costs()
         return 0
     if args.command == "report":
-        try:
-            print(report())
-        except NotComplete as error:  # the stopping rule, not a failure: say it in a line
-            from ..cli import one_line
-            print(one_line(error), file=sys.stderr)
-            return 1
-        return 0
-    check_stretch_arguments(parser, args)
-    train(args.hours, args.fill, args.workers, args.device)
-    return 0
+        return print_unless_incomplete(report)
+    return run_stretch(parser, args, train)
 
 
 if __name__ == "__main__":

@@ -71,6 +71,19 @@ class NotComplete(LookupError):
     """The confirmatory store does not yet hold every run the design names."""
 
 
+def print_unless_incomplete(compute) -> int:
+    """A command's exit: print what ``compute()`` returns (0), or, where the stopping
+    rule refuses it, the refusal's one line on stderr (1): it is not a failure."""
+    import sys
+    from ..cli import one_line
+    try:
+        print(compute())
+    except NotComplete as error:
+        print(one_line(error), file=sys.stderr)
+        return 1
+    return 0
+
+
 # -- the conditions --------------------------------------------------------------------------
 
 def conditions(wide_steps: int | None) -> dict:

@@ -565,7 +565,7 @@ def record_divergence(key: str, text: str) -> None:
 
 
 def main(argv=None) -> int:
-    from .training import add_stretch_arguments, check_stretch_arguments
+    from .training import add_stretch_arguments, run_stretch
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -580,19 +580,12 @@ def main(argv=None) -> int:
     if args.command == "progress":
         print(progress().to_string(index=False))
         return 0
-    if args.command in ("forecast", "result"):
-        try:
-            print(store_forecast() if args.command == "forecast" else
-                  store_result(early_end=args.early_end))
-        except NotComplete as error:  # the stopping rule, said in a line
-            from ..cli import one_line
-            import sys
-            print(one_line(error), file=sys.stderr)
-            return 1
-        return 0
-    check_stretch_arguments(parser, args)
-    train(args.hours, args.fill, args.workers, args.device)
-    return 0
+    if args.command == "forecast":
+        return confirm_design.print_unless_incomplete(store_forecast)
+    if args.command == "result":
+        return confirm_design.print_unless_incomplete(
+            lambda: store_result(early_end=args.early_end))
+    return run_stretch(parser, args, train)
 
 
 if __name__ == "__main__":

@@ -167,7 +167,7 @@ def cost_along(curve: pd.DataFrame, a: str = confirm_design.ALL64,
 
 
 def main(argv=None) -> int:
-    from .training import add_stretch_arguments, check_stretch_arguments
+    from .training import add_stretch_arguments, run_stretch
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -179,9 +179,7 @@ def main(argv=None) -> int:
         for arm, reached, steps in progress():
             print(f"{arm}: step {reached:,} of {steps:,}")
         return 0
-    check_stretch_arguments(parser, args)
-    train(args.hours, args.fill, args.workers, args.device)
-    return 0
+    return run_stretch(parser, args, train)
 
 
 if __name__ == "__main__":

@@ -216,6 +216,13 @@ def check_stretch_arguments(parser, args) -> None:
         parser.error("--fill needs --hours")
 
 
+def run_stretch(parser, args, train) -> int:
+    """A ``train`` command's body: check the stretch's options, then ``train`` with them."""
+    check_stretch_arguments(parser, args)
+    train(args.hours, args.fill, args.workers, args.device)
+    return 0
+
+
 def default_workers() -> int:
     """Two single-threaded workers on a CPU with two or more cores; one on a GPU."""
     import torch
