@@ -9,6 +9,7 @@ from __future__ import annotations
 import pandas as pd
 
 from ..profiles import ResolvedProfile, resolve
+from ..studies.decisions import capital
 from .confirmatory import (confirmatory_rows, confirmed_sentence, holm_note,
                            in_chapter_sign, with_confirmatory)
 from .headline_figures import headline_figure
@@ -26,7 +27,7 @@ def bottom_line(claim: str, families: dict, confirmed=None, trends: list | None 
     h = HEADLINES[claim]
     units = [f.loc[h.key, "unit"] for f in families.values() if h.key in f.index]
     lines = [f"**The question.** {h.question}", "",
-             f"**The paper.** {h.paper[0].upper()}{h.paper[1:]}.", "",
+             f"**The paper.** {capital(h.paper)}.", "",
              reading_line(units[0] if units else "nats"), ""]
     if confirmed is not None:  # judged once, on fresh seeds: it leads, the pilot beside
         confirmed = in_chapter_sign(claim, confirmed)
@@ -65,7 +66,7 @@ def reading_line(unit: str) -> str:
     """The box's one line on how to read it, each term linked where the page first uses
     it, the metric's words chosen by the headline's ``unit``."""
     metric = METRIC.get(unit, f"the difference is in {unit}")
-    return (f"*Reading ours:* {metric[0].upper()}{metric[1:]}. A difference comes with "
+    return (f"*Reading ours:* {capital(metric)}. A difference comes with "
             f"its 95% interval and a {term('margin')}, the smallest difference that would "
             f"matter. Each result reads first in plain words, its {term('Holm')}-adjusted "
             f"verdict small beside it. The {term('stage')} says how far the models got "

@@ -147,7 +147,7 @@ def secondary_words(rows: list) -> str:
             f"other models: {model.num_hidden_layers} layers at E "
             f"{model.embedding_size}, which read context. The measure is the trained "
             f"model's minus its random-init control's. "
-            + ". ".join(p[:1].upper() + p[1:] for p in parts))
+            + ". ".join(capital(p) for p in parts))
 
 
 CUE_FREE_WORDS = (f"probes on {term('cue-free pairs')}, which hold no "
@@ -196,7 +196,7 @@ def confirm_caveats(store=None, families: dict | None = None) -> dict:
             f"({column.min():.2f} to {column.max():.2f}; {flagged} of {len(ratios)} seeds "
             f"outside 0.9 to 1.1). Both step counts were fixed, so a ratio below 1 gives "
             f"the wide model less time, which favours \"contradicted\"{budget}"
-            + (f". {words[0].upper()}{words[1:]}" if words else "")
+            + (f". {capital(words)}" if words else "")
             + (f". {size}" if size else ""))
         out["wall_clock_short"] = (
             f"{'a fixed step budget' if out['budget_only'] else 'equal time'}: seconds "

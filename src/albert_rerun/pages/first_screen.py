@@ -10,6 +10,7 @@ from __future__ import annotations
 from ..profiles import resolve
 from ..stats.inference import GATED
 from ..chapters.text import times
+from ..studies.decisions import capital
 from .confirmatory import in_chapter_sign, secondary_words
 from . import plain as PL
 from .headlines import (CHAPTERS, EXTRA, EXTRA_NAMES, HEADLINES, PILOT, book_verdict,
@@ -60,7 +61,7 @@ def lean(row) -> str:
 def sentence(text: str) -> str:
     """``text`` as a sentence: a capital first, a full stop last."""
     text = text.strip()
-    return f"{text[:1].upper()}{text[1:]}" + ("" if text.endswith(".") else ".")
+    return capital(text) + ("" if text.endswith(".") else ".")
 
 
 def glance_item(claim: str, row, chapters: str = "", lead: str = "", beside: str = "",

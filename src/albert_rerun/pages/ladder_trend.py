@@ -188,7 +188,7 @@ def _forecast_words(t: Trend, named: bool) -> str:
     """One decision's forecast in a sentence, and on which side of the 4x mean (the
     confirmatory runs) it lands."""
     f = t.forecast
-    name = f"*{t.label[0].upper()}{t.label[1:]}:* f" if named else "F"
+    name = f"*{capital(t.label)}:* f" if named else "F"
     text = f"{name}orecast {_interval(t, f['estimate'], f['low'], f['high'])}"
     if not np.isfinite(t.four[0]):
         return text + "."
