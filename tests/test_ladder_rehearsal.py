@@ -22,6 +22,7 @@ What it does not rehearse: the intervals' meaning (the rungs are subsets of one 
 seeds) and the runs' provenance (the copies keep the confirmatory runs', so the page
 reports them as problems)."""
 import json
+import re
 import pathlib
 import shutil
 from pathlib import Path
@@ -322,6 +323,24 @@ def test_the_report_command_prints_every_table(rehearsal, stored, capsys):
     for title in ("trend", "gaps", "gap differences", "sop", "time ratios", "training"):
         assert f"\n{title}\n" in out
     assert all(spec.key in out for spec in L.DECISIONS)
+
+
+def test_the_costs_command_reads_training_records_alone(rehearsal, capsys, monkeypatch):
+    def no_evaluation(*args, **kwargs):
+        raise AssertionError("the costs read an evaluation")
+    monkeypatch.setattr(S, "stored_eval", no_evaluation)
+    monkeypatch.setattr(L, "store_result", no_evaluation)
+    monkeypatch.setattr(A, "_evaluation_configs", no_evaluation)
+    assert LR.main(["--costs"]) == 0
+    out = capsys.readouterr().out
+    runs = LR.trained_runs()
+    assert len(runs) == len(L.ARMS) * (len(L.SEEDS["1x"]) + len(L.SEEDS["16x"]))
+    assert out.startswith(f"{len(runs)} runs stored, "
+                          f"{runs['train_seconds'].sum() / 3600:.2f} hours of training")
+    ratios = out.split("per seed\n")[1].splitlines()[1:]
+    assert len(ratios) == len(L.SEEDS["1x"]) + len(L.SEEDS["16x"])
+    assert not re.search(r"loss|nats|accuracy|mask", out, re.IGNORECASE)
+    assert LR.costs(rehearsal.parent / "empty").startswith("0 runs stored, 0.00 hours")
 
 
 @pytest.mark.parametrize("readings, expected", [

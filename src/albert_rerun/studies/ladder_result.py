@@ -4,7 +4,7 @@ put them once every run was stored (never computed anew), and the hours the runs
 from their training records alone.
 
 ``python -m albert_rerun.studies.ladder_result`` prints them (NotComplete, in a line,
-before every run is stored).
+before every run is stored); ``--costs`` prints the costs alone, at any time.
 """
 from __future__ import annotations
 
@@ -85,19 +85,37 @@ def report(store=None) -> str:
                              for title, table in parts)
 
 
+def costs(store=None) -> str:
+    """What the stored 1x and 16x runs cost, from their training records alone (no loss,
+    no evaluation, so it is shown while the ladder trains): per rung and arm, runs, ms a
+    step, tokens a second and hours; then each seed's equal-time seconds ratio per rung,
+    the check of amendment 1.2 of the first registration."""
+    runs = trained_runs(store)
+    table = training_costs(store)
+    ratios = [confirm_analysis.time_ratios(part).assign(rung=rung)
+              for rung, part in runs.groupby("rung", sort=False)]
+    ratios = pd.concat(ratios, ignore_index=True) if ratios else pd.DataFrame()
+    lines = [f"{len(runs)} runs stored, {table['hours'].sum():.2f} hours of training "
+             f"(one thread each)"]
+    with pd.option_context("display.width", 200, "display.max_columns", None,
+                           "display.float_format", "{:.2f}".format):
+        lines += [table.to_string(index=False)]
+        if len(ratios):
+            lines += ["", "wide / BERT-style training seconds, per seed",
+                      ratios[["rung"] + [c for c in ratios.columns if c != "rung"]]
+                      .to_string(index=False)]
+    return "\n".join(lines)
+
+
 def main(argv=None) -> int:
     import argparse
-    import sys
 
-    from ..cli import one_line
-    from .confirm_design import NotComplete
-    argparse.ArgumentParser(description=__doc__).parse_args(argv)
-    try:
-        print(report())
-    except NotComplete as error:  # the stopping rule, said in a line
-        print(one_line(error), file=sys.stderr)
-        return 1
-    return 0
+    from .confirm_design import print_unless_incomplete
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--costs", action="store_true",
+                        help="only the training costs, shown while the ladder trains")
+    args = parser.parse_args(argv)
+    return print_unless_incomplete(lambda: costs() if args.costs else report())
 
 
 if __name__ == "__main__":
