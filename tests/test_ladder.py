@@ -124,6 +124,25 @@ def test_the_reading_follows_the_sign_and_holm():
     assert L.trend_reading(0.1, 0.2, +1) == L.NO_TREND
 
 
+def test_non_finite_numbers_are_dropped_and_listed_and_give_no_reading():
+    """Amendment 5's rules on their own: a non-finite difference leaves its rung, a
+    rung with fewer than 3 is too few, a stored number that is not finite is listed,
+    and a slope that is not finite reads as no trend."""
+    from albert_rerun.studies import ladder_rules as R
+    spec = confirm_design.PRIMARY[0]
+    frame = pd.DataFrame({"condition": [spec.a] * 3 + [spec.b] * 3,
+                          "seed": [1, 2, 3] * 2,
+                          spec.metric: [1.0, np.inf, 3.0, 0.5, 0.5, np.nan],
+                          "train_mlm_loss_at_mask": [1.0] * 6})
+    d = R.differences({"16x": frame}, spec)
+    assert list(d["16x"]) == [0.5]  # seed 2 infinite, seed 3 missing an arm's number
+    assert R.too_few(d, ("1x", "16x")) == ["1x", "16x"]
+    assert R.nonfinite_runs({"16x": frame}).to_dict("records") == [
+        {"rung": "16x", "arm": spec.a, "seed": 2, "number": spec.metric},
+        {"rung": "16x", "arm": spec.b, "seed": 3, "number": spec.metric}]
+    assert R.trend_reading(float("nan"), 0.001, +1) == R.NO_TREND
+
+
 def test_the_analysis_on_complete_rungs(monkeypatch):
     """trend_family on synthetic rungs: each decision's slope, Holm over five."""
     rng = np.random.default_rng(0)

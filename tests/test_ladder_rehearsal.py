@@ -27,6 +27,7 @@ import pathlib
 import shutil
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -314,6 +315,60 @@ def test_a_diverged_run_leaves_its_decisions_and_the_page_names_it(rehearsal, st
     assert P.progress_text().startswith("**Progress**: every run") and "| diverged |" in \
         P.progress_text()
     assert "1 listed as diverged" in sixteen_sentence(progress)
+
+
+def test_too_few_seeds_and_a_non_finite_number_leave_only_their_decisions(
+        rehearsal, tmp_path, monkeypatch):
+    """Amendment 5: two of the dropout arm's four 16x runs diverged, so that decision
+    has 2 seeds at 16x and gets no slope (p = 1 in Holm's family: the other four keep
+    theirs); one all-shared E 64 run's held-out cross-entropy is infinite, so it is left
+    out of the sharing cost and of the gaps, and listed. Every page still renders."""
+    import matplotlib.pyplot as plt
+    from statsmodels.stats.multitest import multipletests
+
+    from albert_rerun.book.ladder_result import results_text
+    from albert_rerun.pages import ladder_trend as T
+    from albert_rerun.pages.figure_text import figure_problems
+    results = tmp_path / "results"
+    shutil.copytree(rehearsal.parent, results, symlinks=True)
+    store = results / L.STORE
+    listed = {}
+    for seed in L.SEEDS["16x"][2:]:
+        gone = C.seeded(L.configs("16x")[D.DROPOUT], seed)
+        pretrain_path(store, gone).unlink()
+        listed[config_hash(gone.to_dict())] = "FloatingPointError: the run diverged"
+    atomic_write_json(store / L.DIVERGED, listed)
+    broken = C.seeded(L.configs("16x")[D.ALL64], L.SEEDS["16x"][0])
+    path = eval_path(store, config_hash(broken.to_dict()), A._evaluation_configs()[0])
+    record = json.loads(path.read_text())
+    record["metrics"][D.CE] = float("inf")
+    atomic_write_json(path, record)
+    monkeypatch.setenv("ALBERT_RERUN_RESULTS", str(results))
+    (store / L.RESULT).unlink(missing_ok=True)
+    L.store_result(store, "the rehearsal")
+    tables = LR.result_tables()[0]
+    table = tables["trend"]
+    dropout, cost = table.loc["confirm/dropout"], table.loc["confirm/sharing-cost"]
+    assert dropout["reading"] == L.NOT_COMPUTED and dropout["too few seeds at"] == "16x"
+    assert dropout["p"] == 1 and np.isnan(dropout["slope"]) and dropout["16x seeds"] == 2
+    assert cost["16x seeds"] == 3 and np.isfinite(cost["slope"])
+    assert list(table["p holm"]) == pytest.approx(
+        list(multipletests(table["p"], method="holm")[1]))
+    assert (table.drop("confirm/dropout")["reading"] != L.NOT_COMPUTED).all()
+    assert tables["non-finite"].to_dict("records") == [
+        {"rung": "16x", "arm": D.ALL64, "seed": L.SEEDS["16x"][0], "number": D.CE}]
+    gaps = tables["gaps"].set_index(["rung", "arm"])
+    assert gaps.loc[("16x", D.ALL64), "seeds"] == 3
+    text = results_text()
+    assert "no slope: fewer than 3 paired seeds at 16x" in text
+    assert f"16x, {D.ALL64}, seed {L.SEEDS['16x'][0]}" in text.split("not finite")[1]
+    trends = T.gather()
+    line = T.box_line(T.claim_trends(trends, trends["confirm/dropout"].claim))
+    assert "Not computed" in line and "fewer than 3 paired seeds" in line
+    for t in trends.values():
+        fig = T.figure([t])
+        assert figure_problems(fig) == []
+        plt.close(fig)
 
 
 def test_the_report_command_prints_every_table(rehearsal, stored, capsys):

@@ -22,6 +22,9 @@ def test_interval_matches_scipy():
     assert mean_interval([0.5]).high == np.inf
     with pytest.raises(ValueError):
         mean_interval([])
+    with pytest.raises(ValueError, match=r"shape \(2,\) with 1 finite") as error:
+        mean_interval([0.4321, np.nan])
+    assert "0.432" not in str(error.value)  # counts, not a blind rung's values
 
 
 def test_summarize_matches_scipy_in_order_of_appearance():

@@ -64,11 +64,21 @@ def test_a_contrast_of_rung_means_carries_its_own_error():
     assert w.sum() == pytest.approx(0) and (w * np.array([0, 2, 4])).sum() == pytest.approx(1)
 
 
-def test_bad_rungs_are_refused():
+def test_bad_rungs_are_refused_and_the_message_gives_counts_not_values():
     with pytest.raises(ValueError, match="two or more rungs"):
         trend.slope({0: [1, 2]})
     with pytest.raises(ValueError, match="two or more finite"):
         trend.slope({0: [1, 2], 2: [3]})
+    with pytest.raises(ValueError, match=r"shape \(3,\) with 2 finite") as error:
+        trend.slope({0: [1, 2], 2: [0.123456, np.inf, 0.654321]})
+    assert "0.123" not in str(error.value)  # a blind rung's numbers stay unprinted
+
+
+def test_a_slope_with_no_spread_is_no_test():
+    """Amendment 5: no spread at any rung gives p = 1 and no interval, not p = 0."""
+    s = trend.slope({0: [0.1, 0.1, 0.1], 2: [0.3, 0.3, 0.3], 4: [0.5, 0.5, 0.5]})
+    assert s.estimate == pytest.approx(0.1) and s.se == 0 and s.p == 1
+    assert np.isnan(s.low) and np.isnan(s.high)
 
 
 def test_the_forecast_carries_the_line_and_its_interval_holds_the_truth_95_percent():

@@ -9,7 +9,7 @@ import math
 from pathlib import Path
 
 from ..studies import ladder as L
-from ..pages.ladder_trend import excluded_before_holm_only, excludes_zero
+from ..pages.ladder_trend import excluded_before_holm_only, excludes_zero, no_slope
 from ..studies.decisions import agree, interval_text
 from .preregistration import write_figure
 
@@ -24,9 +24,11 @@ def _cell(row, name: str, unit: str) -> str:
 def _rung(row, rung: str) -> str:
     """A rung's mean and 95% t-interval, with its seeds where a diverged run left fewer
     than planned."""
+    seeds = int(row[f"{rung} seeds"])
+    if not math.isfinite(row[f"{rung} mean"]):  # fewer than two seeds left
+        return f"– (n = {seeds})"
     text = interval_text(row[f"{rung} mean"], row[f"{rung} low"], row[f"{rung} high"],
                          row["unit"])
-    seeds = int(row[f"{rung} seeds"])
     return text + (f" (n = {seeds})" if seeds < len(L.SEEDS[rung]) else "")
 
 
@@ -54,11 +56,14 @@ def readings_sentence(table) -> str:
     (the decisions' names hold commas)."""
     def names(reading) -> list:
         return [row["decision"] for _, row in table.iterrows() if row["reading"] == reading]
-    if not names(L.TOWARD) and not names(L.AWAY):
+    if not names(L.TOWARD) and not names(L.AWAY) and not names(L.NOT_COMPUTED):
         return (f"After Holm's adjustment, no trend is shown for any of the {len(table)} "
                 f"slopes. That is not evidence that there is none.")
     items = [f"- *{reading}*: {'; '.join(names(reading))}"
              for reading in (L.TOWARD, L.AWAY) if names(reading)]
+    if names(L.NOT_COMPUTED):
+        items.append(f"- *{L.NOT_COMPUTED}*, too few seeds left (amendment 5; p = 1 in "
+                     f"Holm's family): {'; '.join(names(L.NOT_COMPUTED))}")
     none = len(names(L.NO_TREND))
     if none:
         items.append(f"- *{L.NO_TREND}* {NOT_EVIDENCE}: the other {none}")
@@ -70,11 +75,12 @@ def forecast_sentence(table) -> str:
     outside for: ...' (descriptive, section 5)."""
     if "forecast covers" not in table or table["forecast covers"].isna().all():
         return "No forecast is stored, so none is tested."
-    missed = [row["decision"] for _, row in table.iterrows() if not row["forecast covers"]]
-    inside = len(table) - len(missed)
+    tested = [row for _, row in table.iterrows() if not no_slope(row)]
+    missed = [row["decision"] for row in tested if not row["forecast covers"]]
+    inside = len(tested) - len(missed)
     return (f"The 16x mean lies inside its forecast's interval for {inside} of "
-            f"{len(table)} decisions." + (f" It lies outside for: {'; '.join(missed)}."
-                                          if missed else ""))
+            f"{len(tested)} decisions." + (f" It lies outside for: {'; '.join(missed)}."
+                                           if missed else ""))
 
 
 def trend_table(table) -> str:
@@ -87,10 +93,15 @@ def trend_table(table) -> str:
         + " | slope per doubling | p → Holm's p (df) | reading |",
         "|---" * (len(L.RUNGS) + 4) + "|"]
     for _, row in table.iterrows():
+        rungs = " | ".join(_rung(row, r) for r in L.RUNGS)
+        if no_slope(row):  # amendment 5
+            lines.append(f"| {_name(row)} | {rungs} | no slope: {no_slope(row)} | 1 "
+                         f"(amendment 5) → {_p(row['p holm'])} | **{row['reading']}** |")
+            continue
         dagger = "†" if excluded_before_holm_only(row) else ""
-        lines.append(f"| {_name(row)} | " + " | ".join(_rung(row, r) for r in L.RUNGS)
-                     + f" | {_cell(row, 'slope', row['unit'])}{dagger} | {_p(row['p'])} → "
-                     f"{_p(row['p holm'])} ({row['slope df']:.0f}) | **{row['reading']}** |")
+        lines.append(f"| {_name(row)} | {rungs} | {_cell(row, 'slope', row['unit'])}{dagger} "
+                     f"| {_p(row['p'])} → {_p(row['p holm'])} ({row['slope df']:.0f}) | "
+                     f"**{row['reading']}** |")
     return "\n".join(lines) + "\n"
 
 
@@ -98,15 +109,23 @@ def steps_text(table) -> str:
     """What each slope leans on (section 3): the slope of each step, 1x to 4x and 4x to
     16x, and the curvature, each with its interval (descriptive), and which effects
     bend."""
+    from ..stats.trend import slope_weights
+    weights = slope_weights([L.X[r] for r in L.RUNGS], [len(L.SEEDS[r]) for r in L.RUNGS])
+    # slope = -w_1x (m4x - m1x) + w_16x (m16x - m4x) = the two steps' slopes per
+    # doubling, weighted: the first step's weight is -w_1x times its doublings
+    first = -weights[0] * (L.X["4x"] - L.X["1x"])
     lines = ["**Each step's own slope** (section 3 of the registration below). The "
-             "ladder has two steps, 1x to 4x and 4x to 16x. A little over half of each "
-             "slope comes from the first step, whose 4x end was analysed before the "
+             f"ladder has two steps, 1x to 4x and 4x to 16x. With every seed, {first:.0%} "
+             "of a slope comes from the first step, whose 4x end was analysed before the "
              "registration. So each step's own slope per doubling stands beside it. The "
              "curvature is m(16x) − 2 m(4x) + m(1x), where m is a rung's mean. It is "
              "negative when the 4x mean sits above the straight line from 1x to 16x.", "",
              "| decision | 1x to 4x, per doubling | 4x to 16x, per doubling | curvature |",
              "|---|---|---|---|"]
     for _, row in table.iterrows():
+        if no_slope(row):
+            lines.append(f"| {_name(row)} | – | – | – |")
+            continue
         lines.append(f"| {_name(row)} | {_cell(row, '1x-4x', row['unit'])} | "
                      f"{_cell(row, '4x-16x', row['unit'])} | "
                      f"{_cell(row, 'curvature', row['unit'])} |")
@@ -145,15 +164,19 @@ def forecast_text(table) -> str:
     lines = ["| decision | forecast, 95% prediction interval | 16x mean, 95% interval | "
              "16x mean inside the forecast's interval? | SD of the difference over 16x "
              "seeds, assumed → measured |", "|---|---|---|---|---|"]
-    below, above, wider = [], [], []
+    below, above, fewer = [], [], []
     for _, row in table.iterrows():
         forecast = interval_text(row["forecast"], row["forecast low"],
                                  row["forecast high"], row["unit"])
+        digits = 1 if row["unit"] == "points" else 3
+        if no_slope(row):
+            lines.append(f"| {_name(row)} | {forecast} | {_rung(row, '16x')} | not tested: "
+                         f"{no_slope(row)} | {row['forecast sd']:.{digits}f} → – |")
+            continue
         if not row["forecast covers"]:
             (below if row["16x mean"] < row["forecast low"] else above).append(row["decision"])
-            if row["16x sd"] > row["forecast sd"]:
-                wider.append(row["decision"])
-        digits = 1 if row["unit"] == "points" else 3
+        if row["16x seeds"] < len(L.SEEDS["16x"]):
+            fewer.append(row["decision"])
         lines.append(f"| {_name(row)} | {forecast} | {_rung(row, '16x')} | "
                      f"{'yes' if row['forecast covers'] else '**no**'} | "
                      f"{row['forecast sd']:.{digits}f} → {row['16x sd']:.{digits}f} |")
@@ -162,13 +185,17 @@ def forecast_text(table) -> str:
     for words, names in (("below", below), ("above", above)):
         if names:
             notes.append(f"The 16x mean lies {words} the interval for {'; '.join(names)}.")
-    misses = len(below) + len(above)
-    if misses:
-        notes.append("A miss says that the line bent between 4x and 16x, or that the 16x "
-                     "spread is larger than the forecast assumed (the last column).")
-        notes.append(f"The spread is larger than assumed for {'; '.join(wider)}." if wider
-                     else f"The spread is no larger than assumed for any of the {misses}, "
-                     f"so each miss says that the line bent (or is chance).")
+    if below or above:  # amendment 5: the miss is the curvature, judged another way
+        notes.append("The 16x mean minus the forecast is the curvature of the table "
+                     "above. The forecast's interval judges it with the SD it assumed and "
+                     "Welch's degrees of freedom, the curvature's with the measured SDs and "
+                     "the fewest seeds less one, so the two can disagree. An SD measured "
+                     "on four seeds is itself uncertain, so the last column is shown, not "
+                     "read.")
+    if fewer:
+        notes.append(f"The forecast's interval assumed {len(L.SEEDS['16x'])} seeds at 16x. "
+                     f"Fewer were left for {'; '.join(fewer)} (n shown), so there it is a "
+                     f"little too narrow.")
     notes.append("By chance alone, five 95% intervals would miss 0.25 times on average.")
     return "\n".join(lines + ["", " ".join(notes)]) + "\n"
 
@@ -249,13 +276,28 @@ def time_text(ratios) -> str:
     return "\n".join(lines) + "\n"
 
 
-def diverged_text(store=None) -> str:
-    """The diverged runs by rung, arm and seed, and the decisions each leaves."""
+NUMBER_NAMES = {"mlm_loss_at_mask": "held-out cross-entropy at `[MASK]`",
+                "train_mlm_loss_at_mask": "training cross-entropy at `[MASK]`"}
+
+
+def diverged_text(store=None, nonfinite=None) -> str:
+    """The diverged runs by rung, arm and seed, and the decisions each leaves; then the
+    runs with a stored number that is not finite (``nonfinite``, amendment 5)."""
     from ..engine.store import config_hash
     from ..studies import conditions as C
     failed = L.diverged(store)
+    odd = [] if nonfinite is None else list(nonfinite.itertuples())
+    if odd:
+        lines = ["", "Runs with a stored number that is not finite, kept out of their "
+                 "arm's decisions and gaps (amendment 5):", ""]
+        for r in odd:
+            left = [s.label for s in L.DECISIONS if r.arm in (s.a, s.b)]
+            lines.append(f"- {r.rung}, {r.arm}, seed {r.seed}: its "
+                         f"{NUMBER_NAMES.get(r.number, r.number)} is not finite. It is "
+                         f"dropped from {'; '.join(left)}.")
+        odd = lines
     if not failed:
-        return "No run diverged.\n"
+        return "\n".join(["No run diverged."] + odd) + "\n"
     lines = ["Diverged runs, kept out of their arm's decisions (section 4):", ""]
     for rung in ("1x", "16x"):
         for arm, config in L.configs(rung).items():
@@ -265,7 +307,7 @@ def diverged_text(store=None) -> str:
                     left = [s.label for s in L.DECISIONS if arm in (s.a, s.b)]
                     lines.append(f"- {rung}, {arm}, seed {seed}: {failed[key]}. It is "
                                  f"dropped from {'; '.join(left)}.")
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines + odd) + "\n"
 
 
 def provenance_text(store=None) -> str:
@@ -322,7 +364,9 @@ def results_text(store=None, generated: Path | None = None) -> str:
              f"whose interval excludes 0 only before Holm's adjustment. Holm's p is the "
              f"p-value after that adjustment over the five slopes; a trend is shown where "
              f"it is below 0.05. Its degrees of freedom (df) are the fewest seeds of any "
-             f"rung, less one (section 3 of the registration below).", "",
+             f"rung, less one (section 3 of the registration below). That rule is "
+             f"conservative: a slope of zero is rejected less often than 5% of the time, "
+             f"so each interval covers more than 95%.", "",
              trend_table(table), "",
              "A slope toward the paper's sign does not mean that the effect reaches the "
              "paper's side. A slope is a straight line through three points: it says which "
@@ -339,5 +383,6 @@ def results_text(store=None, generated: Path | None = None) -> str:
               "at `[MASK]` (nats):", "", gaps_table(tables["gaps"]),
               grown_sentence(tables["gaps"]), "",
               sop_text(tables["sop"]), "", time_text(tables["time ratios"]), "",
-              diverged_text(store), "", provenance_text(store), "", where]
+              diverged_text(store, tables.get("non-finite")), "", provenance_text(store),
+              "", where]
     return "\n".join(lines)

@@ -139,6 +139,16 @@ def excluded_before_holm_only(row) -> bool:
     return row["reading"] == NO_TREND and excludes_zero(row, "slope")
 
 
+def no_slope(r) -> str:
+    """Where a ``trend_family`` row has too few paired seeds for a slope (amendment 5):
+    'fewer than 3 paired seeds at 16x', else ''."""
+    from ..studies.ladder import MIN_SEEDS_TO_ANALYSE
+    rungs = r.get("too few seeds at")
+    if not isinstance(rungs, str) or not rungs:
+        return ""
+    return f"fewer than {MIN_SEEDS_TO_ANALYSE} paired seeds at {rungs}"
+
+
 def sentence(t: Trend, ladder_doc: str = "../ladder") -> str:
     """The first screen's one sentence (or two) on which way the effect moves as
     training grows: the registered reading with its slope once the ladder is complete;
@@ -149,6 +159,9 @@ def sentence(t: Trend, ladder_doc: str = "../ladder") -> str:
         return box_line([t], ladder_doc).removeprefix("**As training grows.** ")
     ladder = f"{{doc}}`compute ladder <{ladder_doc}>`"
     r = t.table
+    if no_slope(r):  # amendment 5: diverged or non-finite runs left too few seeds
+        return (f"Not computed on the {ladder}: {no_slope(r)}, after diverged or "
+                f"non-finite runs were left out. Which way it moves is not known.")
     slope = _interval(t, r["slope"], r["slope low"], r["slope high"])
     words = READING_WORDS.get(r["reading"], r["reading"])
     text = (f"{words} on the {ladder} (Holm's p = {r['p holm']:.3f}): {slope} per "
@@ -249,6 +262,8 @@ def reading_words(r) -> str:
     """"no trend shown (Holm's p = 1.000; not evidence of none)": a reading, its p after
     Holm, and the registered caution where no trend is shown."""
     from ..studies.ladder import NO_TREND
+    if no_slope(r):
+        return f"{r['reading']} ({no_slope(r)})"
     caution = "; not evidence of none" if r["reading"] == NO_TREND else ""
     return f"{r['reading']} (Holm's p = {r['p holm']:.3f}{caution})"
 
@@ -308,7 +323,7 @@ def _panel(ax, t: Trend, X: dict, RUNGS: dict) -> None:
         values += [lo, hi]
         ax.errorbar([X[rung]], [m], yerr=[[m - lo], [hi - m]], fmt="o", color="black",
                     capsize=3, lw=1.6, label="mean over a rung's seeds, 95% interval")
-    if t.table is not None:
+    if t.table is not None and not no_slope(t.table):
         ns = np.array([t.table[f"{r} seeds"] for r in RUNGS], dtype=float)
         ms = np.array([t.turned(t.table[f"{r} mean"]) for r in RUNGS])
         xs = np.array([X[r] for r in RUNGS])
@@ -322,7 +337,7 @@ def _panel(ax, t: Trend, X: dict, RUNGS: dict) -> None:
         x = X["16x"] + (0.15 if t.table is not None else 0)
         ax.errorbar([x], [f], yerr=[[f - lo], [hi - f]], fmt="D", color="tab:orange",
                     capsize=3, lw=1.6, label="forecast for 16x, 95% prediction interval")
-        if t.table is not None:  # where the forecast came from: 1x through 4x, carried on
+        if t.table is not None and np.isfinite(t.table["1x mean"]):  # 1x through 4x, on
             ax.plot([X["1x"], x], [t.turned(t.table["1x mean"]), f], ":",
                     color="tab:orange", lw=1.2)
     finite = [v for v in values if np.isfinite(v)] or [-1.0, 1.0]

@@ -52,7 +52,9 @@ def _rungs(groups: dict) -> tuple:
     values = [np.asarray(groups[x], dtype=float) for x in sorted(groups)]
     for x, v in zip(xs, values):
         if v.ndim != 1 or len(v) < 2 or not np.isfinite(v).all():
-            raise ValueError(f"rung x={x:g} needs two or more finite values, got {v!r}")
+            # counts, not values: a blind study's message must not print its numbers
+            raise ValueError(f"rung x={x:g} needs two or more finite values, got shape "
+                             f"{v.shape} with {int(np.isfinite(v).sum())} finite")
     return xs, values
 
 
@@ -79,16 +81,16 @@ def contrast(groups: dict, weights: dict, confidence: float = 0.95, df: str = "h
 def _combination(xs, values, c, confidence, df) -> Slope:
     n = np.array([len(v) for v in values], dtype=float)
     means = np.array([v.mean() for v in values])
-    variances = np.array([v.var(ddof=1) for v in values])
+    # a rung whose seeds all agree has no spread (var would give float noise, ~1e-35)
+    variances = np.array([0.0 if np.ptp(v) == 0 else v.var(ddof=1) for v in values])
     used = c != 0
     estimate = float((c * means).sum())
     terms = c[used] ** 2 * variances[used] / n[used]
     se = float(math.sqrt(terms.sum()))
     dof = float(_df(terms, n[used], df))
     seeds = tuple(int(k) for k in n)
-    if se == 0:
-        p = 0.0 if estimate != 0 else 1.0
-        return Slope(estimate, 0.0, dof, estimate, estimate, p, seeds)
+    if se == 0:  # no spread at any rung used: no test (ladder amendment 5), not p = 0
+        return Slope(estimate, 0.0, dof, math.nan, math.nan, 1.0, seeds)
     t = st.t.ppf(0.5 + confidence / 2, dof)
     p = float(2 * st.t.sf(abs(estimate) / se, dof))
     return Slope(estimate, se, dof, estimate - t * se, estimate + t * se, p, seeds)

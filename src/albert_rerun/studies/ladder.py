@@ -29,6 +29,9 @@ from ..engine.store import atomic_write_json, config_hash, read_json, results_di
 from . import conditions as C
 from . import confirm, confirm_analysis, confirm_design
 from .confirm_design import NotComplete
+from .ladder_rules import (ALPHA, AWAY, MIN_SEEDS_TO_ANALYSE, NO_TREND, NOT_COMPUTED,  # noqa: F401
+                           TOWARD, differences, first_rung_learning_order, nonfinite_runs,
+                           too_few, trend_reading)
 
 STORE = "ladder"  # data/results/ladder/
 RUNGS = {"1x": 5400, "4x": 21600, "16x": 86400}
@@ -37,7 +40,6 @@ ARMS = (confirm_design.ALBERT, confirm_design.ATTENTION, confirm_design.FFN,
         confirm_design.BERT, confirm_design.ALL64, confirm_design.NSP, confirm_design.DROPOUT,
         confirm_design.WIDE)
 DECISIONS = confirm_design.PRIMARY
-ALPHA = 0.05
 # the seeds (power_plan and budget decide the counts; book/ladder.md gives the table)
 SEEDS = {"1x": tuple(range(2000, 2006)), "4x": confirm_design.CONFIRM_SEEDS,
          "16x": tuple(range(3000, 3004))}
@@ -48,7 +50,6 @@ MIN_1X, MAX_1X = 6, 11
 BUDGET_HOURS, BUDGET_TOLERANCE = 55.0, 0.05
 FORECAST = "forecast.json"  # in the ladder's store
 DIVERGED = "diverged.json"  # {hash: the failure's text}: runs kept out, never replaced
-MIN_SEEDS_TO_ANALYSE = 3
 PAGE = "book/ladder.md"
 RECORD = "data/ladder-registration.json"  # {"commit", "date", "sha256", "page"}
 PILOT_SD_NOTE = ("the cpu profile stored no cue-free evaluation, so the 1x SD of the SOP "
@@ -185,21 +186,6 @@ def complete_prefix(rung: str, store=None) -> tuple:
     return tuple(seeds)
 
 
-# -- the paired differences -------------------------------------------------------------
-
-def differences(frames: dict, spec) -> dict:
-    """{rung: per-seed paired differences of ``spec``} of the rungs in ``frames``."""
-    out = {}
-    for rung, frame in frames.items():
-        try:
-            d = confirm_analysis.per_seed(spec, confirm_analysis.with_changes(frame))
-        except KeyError:  # a metric the rung's store does not hold
-            continue
-        if len(d) >= 2:
-            out[rung] = d.to_numpy(dtype=float)
-    return out
-
-
 DESIGN = "design.json"  # in the ladder's store: the power plan and budget (ladder_power)
 
 
@@ -287,7 +273,9 @@ def trend_family(store=None, early_end: bool = False, frames: dict | None = None
     doubling of compute with its interval (``trend.slope``), its p before and after
     Holm's adjustment over the five slopes (statsmodels) and the reading; beside them,
     descriptive, the two segments' slopes, the curvature m(16x) - 2 m(4x) + m(1x) and
-    the forecast against the 16x measurement (``frames``: ``rung_frames``', if known)."""
+    the forecast against the 16x measurement (``frames``: ``rung_frames``', if known).
+    A decision with fewer than MIN_SEEDS_TO_ANALYSE finite paired differences at a rung
+    gets no slope and p = 1 in Holm's family (amendment 5), and reads NOT_COMPUTED."""
     from statsmodels.stats.multitest import multipletests
 
     from ..stats.inference import mean_interval
@@ -297,35 +285,37 @@ def trend_family(store=None, early_end: bool = False, frames: dict | None = None
     rows = []
     for spec in DECISIONS:
         d = differences(frames, spec)
-        missing = set(RUNGS) - set(d)
-        if missing:
-            raise NotComplete(f"{spec.key}: no paired differences at {sorted(missing)}")
-        groups = {X[r]: d[r] for r in RUNGS}
+        row = {"key": spec.key, "decision": spec.label, "unit": spec.unit,
+               "paper_sign": spec.paper_sign, "too few seeds at": ", ".join(too_few(d, RUNGS))}
+        for rung in RUNGS:  # a rung's mean where it has two seeds or more
+            i = mean_interval(d[rung]) if len(d.get(rung, ())) >= 2 else None
+            row.update({f"{rung} mean": i.mean if i else math.nan, f"{rung} low": i.low
+                        if i else math.nan, f"{rung} high": i.high if i else math.nan,
+                        f"{rung} seeds": len(d.get(rung, ())),
+                        f"{rung} sd": float(np.std(d[rung], ddof=1)) if i else math.nan})
+        f = predicted.get(spec.key)
+        if f:
+            row.update({"forecast": f["estimate"], "forecast low": f["low"],
+                        "forecast high": f["high"], "forecast sd": f["assumed_sd"],
+                        "forecast covers": f["low"] <= row["16x mean"] <= f["high"]})
+        if row["too few seeds at"]:  # amendment 5: no slope, p = 1 in Holm's family
+            rows.append({**row, "p": 1.0})
+            continue
         # X is log2 of compute over the 1x rung's (1x 0, 4x 2, 16x 4): the slope is per
         # doubling of compute
+        groups = {X[r]: d[r] for r in RUNGS}
         s = slope(groups)
-        row = {"key": spec.key, "decision": spec.label, "unit": spec.unit,
-               "paper_sign": spec.paper_sign}
-        for rung in RUNGS:
-            i = mean_interval(d[rung])
-            row.update({f"{rung} mean": i.mean, f"{rung} low": i.low,
-                        f"{rung} high": i.high, f"{rung} seeds": i.n,
-                        f"{rung} sd": float(np.std(d[rung], ddof=1))})
         row.update({"slope": s.estimate, "slope low": s.low, "slope high": s.high,
                     "slope df": s.df, "p": s.p})
         for name, weights in (("1x-4x", {0.0: -0.5, 2.0: 0.5}), ("4x-16x", {2.0: -0.5, 4.0: 0.5}),
                               ("curvature", {0.0: 1.0, 2.0: -2.0, 4.0: 1.0})):
             c = contrast(groups, weights)
             row.update({f"{name}": c.estimate, f"{name} low": c.low, f"{name} high": c.high})
-        f = predicted.get(spec.key)
-        if f:
-            row.update({"forecast": f["estimate"], "forecast low": f["low"],
-                        "forecast high": f["high"], "forecast sd": f["assumed_sd"],
-                        "forecast covers": f["low"] <= row["16x mean"] <= f["high"]})
         rows.append(row)
     table = pd.DataFrame(rows).set_index("key")
     table["p holm"] = multipletests(table["p"].to_numpy(), alpha=ALPHA, method="holm")[1]
-    table["reading"] = [trend_reading(r["slope"], r["p holm"], r["paper_sign"])
+    table["reading"] = [NOT_COMPUTED if r["too few seeds at"] else
+                        trend_reading(r["slope"], r["p holm"], r["paper_sign"])
                         for _, r in table.iterrows()]
     return table
 
@@ -338,7 +328,11 @@ def gaps_by_rung(store=None, early_end: bool = False, frames: dict | None = None
     rows = []
     for rung, frame in _frames(store, early_end, frames).items():
         for arm, part in frame.groupby("condition", sort=False):
-            i = mean_interval(part[confirm_design.CE] - part["train_mlm_loss_at_mask"])
+            gap = (part[confirm_design.CE] - part["train_mlm_loss_at_mask"]).astype(float)
+            gap = gap[np.isfinite(gap)]  # amendment 5: a non-finite run is left out
+            if len(gap) < 2:
+                continue
+            i = mean_interval(gap)
             rows.append({"rung": rung, "arm": arm, "gap": i.mean, "low": i.low,
                          "high": i.high, "seeds": i.n})
     return pd.DataFrame(rows)
@@ -361,7 +355,10 @@ def gap_differences(store=None, early_end: bool = False, frames: dict | None = N
         for spec in DECISIONS:
             if spec.key in GAP_DECISIONS:
                 d = confirm_analysis.per_seed(replace(spec, metric="overfit_gap"), frame)
-                i = mean_interval(d.to_numpy(float))
+                d = d.to_numpy(float)[np.isfinite(d.to_numpy(float))]  # amendment 5
+                if len(d) < 2:
+                    continue
+                i = mean_interval(d)
                 rows.append({"key": spec.key, "rung": rung, "gap difference": i.mean,
                              "low": i.low, "high": i.high, "seeds": i.n})
     return pd.DataFrame(rows)
@@ -405,7 +402,8 @@ def compute_result(store=None, early_end: bool = False) -> dict:
     frames = rung_frames(store, early_end)
     return {name: function(store, early_end, frames) for name, function in (
         ("trend", trend_family), ("gaps", gaps_by_rung), ("gap differences", gap_differences),
-        ("sop", sop_by_rung), ("time ratios", time_ratios_by_rung))}
+        ("sop", sop_by_rung), ("time ratios", time_ratios_by_rung),
+        ("non-finite", lambda store, early_end, frames: nonfinite_runs(frames)))}
 
 
 def store_result(store=None, trigger: str = "by hand", early_end: bool = False) -> str:
@@ -427,24 +425,6 @@ def store_result(store=None, trigger: str = "by hand", early_end: bool = False) 
                    for name, table in tables.items()},
         "trigger": trigger, "early_end": early_end, "provenance": provenance})
     return str(path)
-
-
-def first_rung_learning_order(table: pd.DataFrame) -> str | None:
-    """The first rung at which order counts as learned (``sop_by_rung``), or None."""
-    learned = [rung for rung, ok in table["order learned"].items() if ok]
-    return learned[0] if learned else None
-
-
-TOWARD, AWAY, NO_TREND = ("moves toward the paper's sign", "moves away from the paper's sign",
-                          "no trend shown")
-
-
-def trend_reading(estimate: float, p_holm: float, paper_sign: int) -> str:
-    """The registered reading of a slope: toward the paper's sign, away from it, or no
-    trend shown (Holm-adjusted p at or above ALPHA)."""
-    if not p_holm < ALPHA or estimate == 0:
-        return NO_TREND
-    return TOWARD if np.sign(estimate) == paper_sign else AWAY
 
 
 def registration() -> dict | None:
