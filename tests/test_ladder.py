@@ -141,6 +141,9 @@ def test_non_finite_numbers_are_dropped_and_listed_and_give_no_reading():
         {"rung": "16x", "arm": spec.a, "seed": 2, "number": spec.metric},
         {"rung": "16x", "arm": spec.b, "seed": 3, "number": spec.metric}]
     assert R.trend_reading(float("nan"), 0.001, +1) == R.NO_TREND
+    kept = R.without_runs({"16x": frame}, R.nonfinite_runs({"16x": frame}))["16x"]
+    assert list(zip(kept["condition"], kept["seed"])) == [
+        (spec.a, 1), (spec.a, 3), (spec.b, 1), (spec.b, 2)]
 
 
 def test_the_analysis_on_complete_rungs(monkeypatch):

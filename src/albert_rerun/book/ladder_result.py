@@ -17,7 +17,11 @@ NOT_EVIDENCE = "(not evidence of no trend)"
 
 
 def _cell(row, name: str, unit: str) -> str:
-    """'+0.012 [-0.004, +0.028]': a table row's ``name``, ``name low``, ``name high``."""
+    """'+0.012 [-0.004, +0.028]': a table row's ``name``, ``name low``, ``name high``
+    ('+0.100, no interval (no spread)' where the seeds agree exactly, amendment 5)."""
+    if not math.isfinite(row[f"{name} low"]):
+        point = interval_text(row[name], row[name], row[name], unit).split(" [")[0]
+        return f"{point}, no interval (no spread)"
     return interval_text(row[name], row[f"{name} low"], row[f"{name} high"], unit)
 
 
@@ -37,7 +41,10 @@ def _p(value: float) -> str:
 
 
 def _name(row) -> str:
-    return f"{row['decision']} ({row['unit']})"
+    """'FFN-shared minus attention-shared, E 32 (nats; paper: +)': the paper's sign of
+    the difference beside its unit."""
+    sign = {1: "+", -1: "−"}.get(int(row["paper_sign"]), "0")
+    return f"{row['decision']} ({row['unit']}; paper: {sign})"
 
 
 def turned_chapters() -> str:
@@ -70,17 +77,30 @@ def readings_sentence(table) -> str:
     return f"After Holm's adjustment over the {len(table)} slopes:\n\n" + "\n".join(items)
 
 
+def forecast_groups(table) -> dict:
+    """{"held", "above", "below", "not tested": decision names}: where each 16x mean
+    lies against its forecast's 95% interval; a decision without a slope (amendment 5)
+    is not tested."""
+    out = {"held": [], "above": [], "below": [], "not tested": []}
+    for _, row in table.iterrows():
+        group = ("not tested" if no_slope(row) else "held" if row["forecast covers"]
+                 else "above" if row["16x mean"] > row["forecast high"] else "below")
+        out[group].append(row["decision"])
+    return out
+
+
 def forecast_sentence(table) -> str:
-    """'The 16x mean lies inside its forecast's interval for 2 of 5 decisions. It lies
-    outside for: ...' (descriptive, section 5)."""
+    """The forecast against the 16x mean, decisions named (descriptive, section 5): a
+    list, since the decisions' names hold commas."""
     if "forecast covers" not in table or table["forecast covers"].isna().all():
         return "No forecast is stored, so none is tested."
-    tested = [row for _, row in table.iterrows() if not no_slope(row)]
-    missed = [row["decision"] for row in tested if not row["forecast covers"]]
-    inside = len(tested) - len(missed)
-    return (f"The 16x mean lies inside its forecast's interval for {inside} of "
-            f"{len(tested)} decisions." + (f" It lies outside for: {'; '.join(missed)}."
-                                           if missed else ""))
+    groups = forecast_groups(table)
+    words = {"held": "held: the 16x mean lies inside its 95% interval",
+             "above": "missed: the 16x mean lies above the interval",
+             "below": "missed: the 16x mean lies below the interval",
+             "not tested": "not tested: too few seeds left at 16x"}
+    items = [f"- *{words[g]}*: {'; '.join(names)}" for g, names in groups.items() if names]
+    return "The forecast for 16x:\n\n" + "\n".join(items)
 
 
 def trend_table(table) -> str:
@@ -89,7 +109,7 @@ def trend_table(table) -> str:
     does not reject), its p before and after Holm with the degrees of freedom, and the
     registered reading."""
     lines = ["| decision, A minus B (unit) | " + " | ".join(
-        f"{rung} ({len(L.SEEDS[rung])} seeds)" for rung in L.RUNGS)
+        f"{rung} ({len(L.SEEDS[rung])} seeds planned)" for rung in L.RUNGS)
         + " | slope per doubling | p → Holm's p (df) | reading |",
         "|---" * (len(L.RUNGS) + 4) + "|"]
     for _, row in table.iterrows():
@@ -115,9 +135,10 @@ def steps_text(table) -> str:
     # doubling, weighted: the first step's weight is -w_1x times its doublings
     first = -weights[0] * (L.X["4x"] - L.X["1x"])
     lines = ["**Each step's own slope** (section 3 of the registration below). The "
-             f"ladder has two steps, 1x to 4x and 4x to 16x. With every seed, {first:.0%} "
-             "of a slope comes from the first step, whose 4x end was analysed before the "
-             "registration. So each step's own slope per doubling stands beside it. The "
+             "ladder has two steps, 1x to 4x and 4x to 16x. The 4x runs were analysed "
+             f"before the registration, and with every seed the first step carries "
+             f"{first:.0%} of a slope's weight. So each step's own slope per doubling "
+             "stands beside it. The "
              "curvature is m(16x) − 2 m(4x) + m(1x), where m is a rung's mean. It is "
              "negative when the 4x mean sits above the straight line from 1x to 16x.", "",
              "| decision | 1x to 4x, per doubling | 4x to 16x, per doubling | curvature |",
@@ -129,9 +150,10 @@ def steps_text(table) -> str:
         lines.append(f"| {_name(row)} | {_cell(row, '1x-4x', row['unit'])} | "
                      f"{_cell(row, '4x-16x', row['unit'])} | "
                      f"{_cell(row, 'curvature', row['unit'])} |")
-    bent = [row["decision"] for _, row in table.iterrows() if excludes_zero(row, "curvature")]
+    computed = [row for _, row in table.iterrows() if not no_slope(row)]
+    bent = [row["decision"] for row in computed if excludes_zero(row, "curvature")]
     lines += ["", (f"The curvature's interval excludes 0 for {len(bent)} of "
-                   f"{len(table)}: {'; '.join(bent)}. There the two steps differ: the "
+                   f"{len(computed)}: {'; '.join(bent)}. There the two steps differ: the "
                    f"effect bends between the rungs (descriptive, not adjusted)."
                    if bent else "No curvature's interval excludes 0.")]
     return "\n".join(lines) + "\n"
@@ -152,7 +174,8 @@ def gap_differences_text(differences, table) -> str:
     for key, part in differences.groupby("key", sort=False):
         by = part.set_index("rung")
         cells = [interval_text(by.loc[r, "gap difference"], by.loc[r, "low"],
-                               by.loc[r, "high"], "nats") for r in L.RUNGS]
+                               by.loc[r, "high"], "nats") if r in by.index else "–"
+                 for r in L.RUNGS]  # "–": fewer than two seeds left at that rung
         lines.append(f"| {table.loc[key, 'decision']} | " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 
@@ -164,7 +187,7 @@ def forecast_text(table) -> str:
     lines = ["| decision | forecast, 95% prediction interval | 16x mean, 95% interval | "
              "16x mean inside the forecast's interval? | SD of the difference over 16x "
              "seeds, assumed → measured |", "|---|---|---|---|---|"]
-    below, above, fewer = [], [], []
+    fewer = []
     for _, row in table.iterrows():
         forecast = interval_text(row["forecast"], row["forecast low"],
                                  row["forecast high"], row["unit"])
@@ -173,30 +196,32 @@ def forecast_text(table) -> str:
             lines.append(f"| {_name(row)} | {forecast} | {_rung(row, '16x')} | not tested: "
                          f"{no_slope(row)} | {row['forecast sd']:.{digits}f} → – |")
             continue
-        if not row["forecast covers"]:
-            (below if row["16x mean"] < row["forecast low"] else above).append(row["decision"])
         if row["16x seeds"] < len(L.SEEDS["16x"]):
             fewer.append(row["decision"])
         lines.append(f"| {_name(row)} | {forecast} | {_rung(row, '16x')} | "
                      f"{'yes' if row['forecast covers'] else '**no**'} | "
                      f"{row['forecast sd']:.{digits}f} → {row['16x sd']:.{digits}f} |")
-    notes = [forecast_sentence(table), "Inside means that the forecast is not "
-             "contradicted, not that it is confirmed."]
-    for words, names in (("below", below), ("above", above)):
-        if names:
-            notes.append(f"The 16x mean lies {words} the interval for {'; '.join(names)}.")
-    if below or above:  # amendment 5: the miss is the curvature, judged another way
+    groups = forecast_groups(table)
+    tested = len(table) - len(groups["not tested"])
+    notes = ["Inside means that the forecast is not contradicted, not that it is "
+             "confirmed."]
+    if groups["above"] or groups["below"]:  # amendments 5 and 6: a miss is the curvature
         notes.append("The 16x mean minus the forecast is the curvature of the table "
-                     "above. The forecast's interval judges it with the SD it assumed and "
-                     "Welch's degrees of freedom, the curvature's with the measured SDs and "
-                     "the fewest seeds less one, so the two can disagree. An SD measured "
-                     "on four seeds is itself uncertain, so the last column is shown, not "
-                     "read.")
+                     "above, where the forecast came from the same 1x and 4x runs. The "
+                     "forecast's interval judges it with the SD it assumed and Welch's "
+                     "degrees of freedom. The curvature's interval uses the measured SDs "
+                     "and the fewest seeds less one. So the two can disagree. An SD "
+                     "measured on four seeds is itself uncertain, so the last column is "
+                     "shown, not read.")
     if fewer:
         notes.append(f"The forecast's interval assumed {len(L.SEEDS['16x'])} seeds at 16x. "
                      f"Fewer were left for {'; '.join(fewer)} (n shown), so there it is a "
                      f"little too narrow.")
-    notes.append("By chance alone, five 95% intervals would miss 0.25 times on average.")
+    if groups["not tested"]:
+        notes.append("A decision without a slope has its forecast shown, not tested: its "
+                     "16x mean rests on fewer than 3 seeds (amendment 6).")
+    notes.append(f"By chance alone, a 95% interval misses 1 time in 20: about "
+                 f"{0.05 * tested:.2f} of these {tested} on average.")
     return "\n".join(lines + ["", " ".join(notes)]) + "\n"
 
 
@@ -292,9 +317,10 @@ def diverged_text(store=None, nonfinite=None) -> str:
                  "arm's decisions and gaps (amendment 5):", ""]
         for r in odd:
             left = [s.label for s in L.DECISIONS if r.arm in (s.a, s.b)]
-            lines.append(f"- {r.rung}, {r.arm}, seed {r.seed}: its "
-                         f"{NUMBER_NAMES.get(r.number, r.number)} is not finite. It is "
-                         f"dropped from {'; '.join(left)}.")
+            names = " and ".join(NUMBER_NAMES.get(n, n) for n in r.number.split(", "))
+            lines.append(f"- {r.rung}, {r.arm}, seed {r.seed}: its {names} "
+                         f"{agree(r.number.count(',') + 1, 'is', 'are')} not finite. It is "
+                         f"dropped from {'; '.join(left)}, and from every table.")
         odd = lines
     if not failed:
         return "\n".join(["No run diverged."] + odd) + "\n"
@@ -305,7 +331,7 @@ def diverged_text(store=None, nonfinite=None) -> str:
                 key = config_hash(C.seeded(config, seed).to_dict())
                 if key in failed:
                     left = [s.label for s in L.DECISIONS if arm in (s.a, s.b)]
-                    lines.append(f"- {rung}, {arm}, seed {seed}: {failed[key]}. It is "
+                    lines.append(f"- {rung}, {arm}, seed {seed} ({failed[key]}). It is "
                                  f"dropped from {'; '.join(left)}.")
     return "\n".join(lines + odd) + "\n"
 
@@ -359,14 +385,14 @@ def results_text(store=None, generated: Path | None = None) -> str:
                 else "") + ".*")
     lines = [f"**The result.** {readings_sentence(table)}", "", forecast_sentence(table), "",
              f"Each row is the first arm minus the second, as its name says. Two "
-             f"chapters print theirs with the sign turned, to match their headlines: "
+             f"chapters print their differences with the sign turned, to match their headlines: "
              f"{turned_chapters()}. Intervals are 95% and not adjusted. † marks a slope "
              f"whose interval excludes 0 only before Holm's adjustment. Holm's p is the "
              f"p-value after that adjustment over the five slopes; a trend is shown where "
              f"it is below 0.05. Its degrees of freedom (df) are the fewest seeds of any "
              f"rung, less one (section 3 of the registration below). That rule is "
-             f"conservative: a slope of zero is rejected less often than 5% of the time, "
-             f"so each interval covers more than 95%.", "",
+             f"conservative: a slope of zero is rejected at most 5% of the time, so each "
+             f"interval covers at least 95%.", "",
              trend_table(table), "",
              "A slope toward the paper's sign does not mean that the effect reaches the "
              "paper's side. A slope is a straight line through three points: it says which "

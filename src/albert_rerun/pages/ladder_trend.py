@@ -188,7 +188,7 @@ def sentence(t: Trend, ladder_doc: str = "../ladder") -> str:
                      f"{_interval(t, r['forecast'], r['forecast low'], r['forecast high'])}.")
     if t.gap:  # section 2: read beside the gap, more compute being more passes
         gaps = ", ".join(f"{rung} {_number(t.turned(t.gap[rung][0]), t.unit)}"
-                         for rung in ("1x", "4x", "16x"))
+                         if rung in t.gap else f"{rung} –" for rung in ("1x", "4x", "16x"))
         text += (f" Beside it, the same difference in overfitting gap (held-out minus "
                  f"training): {gaps} {t.unit}.")
     if t.sign == -1:

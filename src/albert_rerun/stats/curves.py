@@ -55,7 +55,8 @@ def _curve(values, minimum: int) -> np.ndarray:
         raise ValueError(f"a curve is one-dimensional, got shape {x.shape}")
     if not np.isfinite(x).all():
         bad = np.flatnonzero(~np.isfinite(x)).tolist()
-        raise ValueError(f"the curve has non-finite values at positions {bad}: {x.tolist()}")
+        # positions, not values: a blind study's message must not print its numbers
+        raise ValueError(f"the curve has non-finite values at positions {bad} of {len(x)}")
     if len(x) < minimum:
         raise ValueError(f"a curve needs at least {minimum} value(s), got {len(x)}")
     return x

@@ -31,7 +31,7 @@ from . import confirm, confirm_analysis, confirm_design
 from .confirm_design import NotComplete
 from .ladder_rules import (ALPHA, AWAY, MIN_SEEDS_TO_ANALYSE, NO_TREND, NOT_COMPUTED,  # noqa: F401
                            TOWARD, differences, first_rung_learning_order, nonfinite_runs,
-                           too_few, trend_reading)
+                           too_few, trend_reading, without_runs)
 
 STORE = "ladder"  # data/results/ladder/
 RUNGS = {"1x": 5400, "4x": 21600, "16x": 86400}
@@ -257,13 +257,15 @@ def _frames(store, early_end: bool, frames: dict | None) -> dict:
     return frames
 
 
-def rung_frames(store=None, early_end: bool = False) -> dict:
+def rung_frames(store=None, early_end: bool = False, clean: bool = True) -> dict:
     """{rung: ``rung_frame``} of the three rungs, once the analysis may run (NotComplete
     before): the 1x and 16x rungs from the ladder's ``store``, the 4x rung always from
-    the confirmatory store as committed (a ladder store holds no 4x run)."""
+    the confirmatory store as committed (a ladder store holds no 4x run); ``clean``:
+    without the runs of ``nonfinite_runs`` (amendments 5 and 6)."""
     seeds = _analysed_seeds(store, early_end)
-    return {rung: rung_frame(rung, None if rung == "4x" else store, seeds.get(rung))
-            for rung in RUNGS}
+    frames = {rung: rung_frame(rung, None if rung == "4x" else store, seeds.get(rung))
+              for rung in RUNGS}
+    return without_runs(frames, nonfinite_runs(frames)) if clean else frames
 
 
 def trend_family(store=None, early_end: bool = False, frames: dict | None = None
@@ -399,11 +401,13 @@ RESULT = "result.json"  # in the ladder's store: the analysis as computed, once
 def compute_result(store=None, early_end: bool = False) -> dict:
     """{name: table}: the registered analysis and the tables beside it, computed now
     (NotComplete before every run is stored)."""
-    frames = rung_frames(store, early_end)
+    raw = rung_frames(store, early_end, clean=False)
+    odd = nonfinite_runs(raw)
+    frames = without_runs(raw, odd)
     return {name: function(store, early_end, frames) for name, function in (
         ("trend", trend_family), ("gaps", gaps_by_rung), ("gap differences", gap_differences),
         ("sop", sop_by_rung), ("time ratios", time_ratios_by_rung),
-        ("non-finite", lambda store, early_end, frames: nonfinite_runs(frames)))}
+        ("non-finite", lambda *_: odd))}
 
 
 def store_result(store=None, trigger: str = "by hand", early_end: bool = False) -> str:

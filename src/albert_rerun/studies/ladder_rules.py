@@ -7,9 +7,9 @@ seeds, and amendment 5's handling of non-finite numbers.
   seeds at a rung (amendment 5: the decision gets no slope and enters Holm's family
   with p = 1, so the family stays five and no other adjusted p shrinks).
 - ``differences``: each rung's per-seed paired differences, non-finite ones dropped.
-- ``nonfinite_runs``: the stored runs whose evaluation or training loss is not finite
-  (amendment 5: kept out of the decisions of their arm, as a diverged run is, and
-  listed).
+- ``nonfinite_runs``: the stored runs whose held-out or training cross-entropy is not
+  finite, and ``without_runs``, which takes them out of every table, as a diverged run
+  is (amendments 5 and 6); the page lists them.
 - ``first_rung_learning_order``: the first rung where order counts as learned.
 
 It sits below ``ladder`` (which imports it), so that module keeps the registered names
@@ -48,8 +48,10 @@ def differences(frames: dict, spec) -> dict:
     ``frames`` that hold the decision's metric (a rung with none is left out)."""
     out = {}
     for rung, frame in frames.items():
+        if spec.kind == "change":  # the transition measures, for the decisions of change
+            frame = confirm_analysis.with_changes(frame)
         try:
-            d = confirm_analysis.per_seed(spec, confirm_analysis.with_changes(frame))
+            d = confirm_analysis.per_seed(spec, frame)
         except KeyError:  # a metric the rung's store does not hold
             continue
         d = d.to_numpy(dtype=float)
@@ -65,16 +67,29 @@ CHECKED = (confirm_design.CE, "train_mlm_loss_at_mask")
 
 
 def nonfinite_runs(frames: dict) -> pd.DataFrame:
-    """One row per (rung, arm, seed, number) whose stored value is NaN or infinite:
-    such a run is kept out of its arm's decisions and gaps, as a diverged run is."""
+    """One row per stored run (rung, arm, seed) with a number of CHECKED that is NaN or
+    infinite, and which ("number", joined by ", ")."""
     rows = []
     for rung, frame in frames.items():
-        for column in CHECKED:
-            if column in frame:
-                bad = frame[~np.isfinite(frame[column].astype(float))]
-                rows += [{"rung": rung, "arm": r["condition"], "seed": int(r["seed"]),
-                          "number": column} for _, r in bad.iterrows()]
+        columns = [c for c in CHECKED if c in frame]
+        for _, r in frame.iterrows():
+            bad = [c for c in columns if not np.isfinite(float(r[c]))]
+            if bad:
+                rows.append({"rung": rung, "arm": r["condition"], "seed": int(r["seed"]),
+                             "number": ", ".join(bad)})
     return pd.DataFrame(rows, columns=["rung", "arm", "seed", "number"])
+
+
+def without_runs(frames: dict, runs: pd.DataFrame) -> dict:
+    """``frames`` less the rows of ``runs`` (rung, arm, seed): out of every table, as a
+    diverged run, which has no row, is."""
+    out = {}
+    for rung, frame in frames.items():
+        drop = runs[runs["rung"] == rung]
+        gone = set(zip(drop["arm"], drop["seed"]))
+        keep = [(c, int(s)) not in gone for c, s in zip(frame["condition"], frame["seed"])]
+        out[rung] = frame[keep].reset_index(drop=True) if gone else frame
+    return out
 
 
 def first_rung_learning_order(table: pd.DataFrame) -> str | None:
