@@ -69,8 +69,10 @@ def readings_sentence(table) -> str:
     items = [f"- *{reading}*: {'; '.join(names(reading))}"
              for reading in (L.TOWARD, L.AWAY) if names(reading)]
     if names(L.NOT_COMPUTED):
-        items.append(f"- *{L.NOT_COMPUTED}*, too few seeds left (amendment 5; p = 1 in "
-                     f"Holm's family): {'; '.join(names(L.NOT_COMPUTED))}")
+        items.append(f"- *{L.NOT_COMPUTED}*, fewer than {L.MIN_SEEDS_TO_ANALYSE} seeds "
+                     f"with both arms left at a rung (amendment 5; it counts as p = 1 in "
+                     f"Holm's family, which makes the other tests slightly stricter): "
+                     f"{'; '.join(names(L.NOT_COMPUTED))}")
     none = len(names(L.NO_TREND))
     if none:
         items.append(f"- *{L.NO_TREND}* {NOT_EVIDENCE}: the other {none}")
@@ -110,7 +112,7 @@ def trend_table(table) -> str:
     registered reading."""
     lines = ["| decision, A minus B (unit) | " + " | ".join(
         f"{rung} ({len(L.SEEDS[rung])} seeds planned)" for rung in L.RUNGS)
-        + " | slope per doubling | p → Holm's p (df) | reading |",
+        + " | slope per doubling of compute | p → Holm's p (df) | reading |",
         "|---" * (len(L.RUNGS) + 4) + "|"]
     for _, row in table.iterrows():
         rungs = " | ".join(_rung(row, r) for r in L.RUNGS)
@@ -386,7 +388,8 @@ def results_text(store=None, generated: Path | None = None) -> str:
     lines = [f"**The result.** {readings_sentence(table)}", "", forecast_sentence(table), "",
              f"Each row is the first arm minus the second, as its name says. Two "
              f"chapters print their differences with the sign turned, to match their headlines: "
-             f"{turned_chapters()}. Intervals are 95% and not adjusted. † marks a slope "
+             f"{turned_chapters()}. A slope is the change per doubling of compute; 1x to "
+             f"16x is four doublings. Intervals are 95% and not adjusted. † marks a slope "
              f"whose interval excludes 0 only before Holm's adjustment. Holm's p is the "
              f"p-value after that adjustment over the five slopes; a trend is shown where "
              f"it is below 0.05. Its degrees of freedom (df) are the fewest seeds of any "
