@@ -224,8 +224,10 @@ def test_the_ladder_page_shows_the_registered_result(rehearsal, stored, family, 
     from albert_rerun.pages.figure_text import figure_problems, stored_font_px
     text = B.results_text(generated=tmp_path)
     assert text.startswith("**The result.**") and B.readings_sentence(family) in text
-    for _, row in family.iterrows():
-        assert f"| {row['decision']} ({row['unit']}; paper: " in text
+    assert [B.tag(k) for k in family.index] == [
+        "asymmetry", "sharing cost", "SOP", "dropout", "equal time"]
+    for key, row in family.iterrows():
+        assert f"| **{B.tag(key)}**: {row['decision']} ({row['unit']}; paper: " in text
         assert f"**{row['reading']}**" in text
         assert f"{row['p holm']:.3f} ({row['slope df']:.0f})" in text
     covers, groups = int(family["forecast covers"].sum()), B.forecast_groups(family)
@@ -366,7 +368,7 @@ def test_too_few_seeds_and_a_non_finite_number_leave_only_their_decisions(
     assert len(L.rung_frames(clean=False)["16x"]) == len(sixteen) + 1
     text = results_text()
     assert "no slope: fewer than 3 paired seeds at 16x" in text and "– (n = 1)" in text
-    assert "*not tested: too few seeds left at 16x*: dropout 0.1 minus no dropout" in text
+    assert "*not tested: too few seeds left at 16x*: dropout\n" in text
     assert f"16x, {D.ALL64}, seed {L.SEEDS['16x'][0]}" in text.split("not finite")[1]
     trends = T.gather()
     line = T.box_line(T.claim_trends(trends, trends["confirm/dropout"].claim))
@@ -409,14 +411,14 @@ def test_the_costs_command_reads_training_records_alone(rehearsal, capsys, monke
      "slopes. That is not evidence that there is none."),
     ([L.TOWARD] + [L.NO_TREND] * 4, "After Holm's adjustment over the 5 slopes:\n\n"
      "- *moves toward the paper's sign*: a\n"
-     "- *no trend shown* (not evidence of no trend): the other 4"),
+     "- *no trend shown* (not evidence of no trend): b; c; d; e"),
     ([L.AWAY, L.AWAY, L.TOWARD, L.TOWARD, L.TOWARD], "After Holm's adjustment over the 5 "
      "slopes:\n\n- *moves toward the paper's sign*: c; d; e\n"
      "- *moves away from the paper's sign*: a; b"),
 ])
 def test_the_result_opens_with_the_readings_named_in_words(readings, expected):
     from albert_rerun.book.ladder_result import readings_sentence
-    table = pd.DataFrame({"reading": readings, "decision": list("abcde")})
+    table = pd.DataFrame({"reading": readings}, index=[f"confirm/{k}" for k in "abcde"])
     assert readings_sentence(table) == expected
 
 

@@ -40,11 +40,18 @@ def _p(value: float) -> str:
     return "< 0.001" if value < 0.001 else f"{value:.3f}"
 
 
+def tag(key: str) -> str:
+    """A decision's short name, from its registered key: 'confirm/sharing-cost' ->
+    'sharing cost' (the lists name decisions by it; the tables give it with the full
+    name, whose commas would not parse in a list)."""
+    return key.split("/")[-1].replace("-", " ").replace("sop", "SOP")
+
+
 def _name(row) -> str:
-    """'FFN-shared minus attention-shared, E 32 (nats; paper: +)': the paper's sign of
-    the difference beside its unit."""
+    """'**asymmetry**: FFN-shared minus attention-shared, E 32 (nats; paper: +)': the
+    short name, the difference, its unit and the paper's sign."""
     sign = {1: "+", -1: "−"}.get(int(row["paper_sign"]), "0")
-    return f"{row['decision']} ({row['unit']}; paper: {sign})"
+    return f"**{tag(row.name)}**: {row['decision']} ({row['unit']}; paper: {sign})"
 
 
 def turned_chapters() -> str:
@@ -62,7 +69,7 @@ def readings_sentence(table) -> str:
     caution that "no trend shown" is not evidence of no trend; a list where any moved
     (the decisions' names hold commas)."""
     def names(reading) -> list:
-        return [row["decision"] for _, row in table.iterrows() if row["reading"] == reading]
+        return [tag(key) for key, row in table.iterrows() if row["reading"] == reading]
     if not names(L.TOWARD) and not names(L.AWAY) and not names(L.NOT_COMPUTED):
         return (f"After Holm's adjustment, no trend is shown for any of the {len(table)} "
                 f"slopes. That is not evidence that there is none.")
@@ -73,9 +80,8 @@ def readings_sentence(table) -> str:
                      f"with both arms left at a rung (amendment 5; it counts as p = 1 in "
                      f"Holm's family, which makes the other tests slightly stricter): "
                      f"{'; '.join(names(L.NOT_COMPUTED))}")
-    none = len(names(L.NO_TREND))
-    if none:
-        items.append(f"- *{L.NO_TREND}* {NOT_EVIDENCE}: the other {none}")
+    if names(L.NO_TREND):
+        items.append(f"- *{L.NO_TREND}* {NOT_EVIDENCE}: {'; '.join(names(L.NO_TREND))}")
     return f"After Holm's adjustment over the {len(table)} slopes:\n\n" + "\n".join(items)
 
 
@@ -87,7 +93,7 @@ def forecast_groups(table) -> dict:
     for _, row in table.iterrows():
         group = ("not tested" if no_slope(row) else "held" if row["forecast covers"]
                  else "above" if row["16x mean"] > row["forecast high"] else "below")
-        out[group].append(row["decision"])
+        out[group].append(tag(row.name))
     return out
 
 
@@ -153,7 +159,7 @@ def steps_text(table) -> str:
                      f"{_cell(row, '4x-16x', row['unit'])} | "
                      f"{_cell(row, 'curvature', row['unit'])} |")
     computed = [row for _, row in table.iterrows() if not no_slope(row)]
-    bent = [row["decision"] for row in computed if excludes_zero(row, "curvature")]
+    bent = [tag(row.name) for row in computed if excludes_zero(row, "curvature")]
     lines += ["", (f"The curvature's interval excludes 0 for {len(bent)} of "
                    f"{len(computed)}: {'; '.join(bent)}. There the two steps differ: the "
                    f"effect bends between the rungs (descriptive, not adjusted)."
@@ -199,7 +205,7 @@ def forecast_text(table) -> str:
                          f"{no_slope(row)} | {row['forecast sd']:.{digits}f} → – |")
             continue
         if row["16x seeds"] < len(L.SEEDS["16x"]):
-            fewer.append(row["decision"])
+            fewer.append(tag(row.name))
         lines.append(f"| {_name(row)} | {forecast} | {_rung(row, '16x')} | "
                      f"{'yes' if row['forecast covers'] else '**no**'} | "
                      f"{row['forecast sd']:.{digits}f} → {row['16x sd']:.{digits}f} |")
