@@ -254,3 +254,30 @@ def test_the_registered_text_has_not_changed_since_the_registration():
         "after the registered block, never an edit of it")
     then = confirm_design._git("show", f"{record['commit']}:{L.PAGE}").stdout
     assert confirm_design.registered_text(then) == text
+
+
+def test_each_ladder_amendment_is_a_dropdown_with_its_text_unchanged_since_committed():
+    """The promise of the page's amendments: each sits in a dropdown named
+    ladder-amendment-N (labels are global: the first registration has amendment-N),
+    and with the dropdown's own lines taken out its text is byte for byte the text of
+    the commit that added it."""
+    import re
+
+    from albert_rerun.book import amendment_index as A
+    fence = re.compile(r"^(:{3,}(\{\w+\}.*)?|:name: .*|:class: .*)$")
+    page = (repo_root() / L.PAGE).read_text().split("## Amendments\n", 1)[1]
+    texts = A.sections(page)
+    assert sorted(texts) == list(range(1, len(texts) + 1)) and len(texts) >= 6
+    for number, date, _ in A.headings(page):
+        assert (f"::::{{dropdown}} Amendment {number}, {date[:10]}: " in page
+                and f":name: ladder-amendment-{number}\n\n### Amendment {number}," in page)
+    if A.shallow(repo_root()):
+        pytest.skip("a shallow clone: the commits that added the amendments are missing")
+
+    def kept(text):  # the text without the dropdown's own lines
+        return "".join(line for line in text.splitlines(keepends=True)
+                       if not fence.match(line.rstrip("\n"))).rstrip()
+    for number, text in texts.items():
+        commit = A.first_commit(repo_root(), f"### Amendment {number},", L.PAGE)
+        then = A.sections(A._git(repo_root(), "show", f"{commit}:{L.PAGE}"))[number]
+        assert kept(text) == kept(then), f"ladder amendment {number}'s text changed"

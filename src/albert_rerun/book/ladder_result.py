@@ -14,6 +14,7 @@ from ..studies.decisions import agree, interval_text
 from .preregistration import write_figure
 
 NOT_EVIDENCE = "(not evidence of no trend)"
+AMENDMENT = "{{ref}}`amendment {0} <ladder-amendment-{0}>`"  # a dropdown on the ladder page
 
 
 def _cell(row, name: str, unit: str) -> str:
@@ -77,8 +78,9 @@ def readings_sentence(table) -> str:
              for reading in (L.TOWARD, L.AWAY) if names(reading)]
     if names(L.NOT_COMPUTED):
         items.append(f"- *{L.NOT_COMPUTED}*, fewer than {L.MIN_SEEDS_TO_ANALYSE} seeds "
-                     f"with both arms left at a rung (amendment 5; it counts as p = 1 in "
-                     f"Holm's family, which makes the other tests slightly stricter): "
+                     f"with both arms left at a rung ({AMENDMENT.format(5)}; it counts as "
+                     f"p = 1 in Holm's family, which makes the other tests slightly "
+                     f"stricter): "
                      f"{'; '.join(names(L.NOT_COMPUTED))}")
     if names(L.NO_TREND):
         items.append(f"- *{L.NO_TREND}* {NOT_EVIDENCE}: {'; '.join(names(L.NO_TREND))}")
@@ -124,7 +126,8 @@ def trend_table(table) -> str:
         rungs = " | ".join(_rung(row, r) for r in L.RUNGS)
         if no_slope(row):  # amendment 5
             lines.append(f"| {_name(row)} | {rungs} | no slope: {no_slope(row)} | 1 "
-                         f"(amendment 5) → {_p(row['p holm'])} | **{row['reading']}** |")
+                         f"({AMENDMENT.format(5)}) → {_p(row['p holm'])} | "
+                         f"**{row['reading']}** |")
             continue
         dagger = "†" if excluded_before_holm_only(row) else ""
         lines.append(f"| {_name(row)} | {rungs} | {_cell(row, 'slope', row['unit'])}{dagger} "
@@ -227,7 +230,7 @@ def forecast_text(table) -> str:
                      f"little too narrow.")
     if groups["not tested"]:
         notes.append("A decision without a slope has its forecast shown, not tested: its "
-                     "16x mean rests on fewer than 3 seeds (amendment 6).")
+                     f"16x mean rests on fewer than 3 seeds ({AMENDMENT.format(6)}).")
     notes.append(f"By chance alone, a 95% interval misses 1 time in 20: about "
                  f"{0.05 * tested:.2f} of these {tested} on average.")
     return "\n".join(lines + ["", " ".join(notes)]) + "\n"
@@ -322,7 +325,7 @@ def diverged_text(store=None, nonfinite=None) -> str:
     odd = [] if nonfinite is None else list(nonfinite.itertuples())
     if odd:
         lines = ["", "Runs with a stored number that is not finite, kept out of their "
-                 "arm's decisions and gaps (amendment 5):", ""]
+                 f"arm's decisions and gaps ({AMENDMENT.format(6)}):", ""]
         for r in odd:
             left = [s.label for s in L.DECISIONS if r.arm in (s.a, s.b)]
             names = " and ".join(NUMBER_NAMES.get(n, n) for n in r.number.split(", "))
