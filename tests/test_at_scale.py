@@ -157,3 +157,23 @@ def test_the_introductions_first_screen_links_the_page_and_the_widths():
     assert first.index("{term}`H <E and H>`") < first.index("_generated/glance.md")
     toc = (ROOT / "_toc.yml").read_text()
     assert "file: book/scale\n" in toc
+
+
+@pytest.mark.parametrize("levels, stages, words", [
+    ([0.19, 0.35], ["early", "early"], "from 19% to 35% of the way from the unigram to the "
+     "bigram rung (none past the bigram rung)"),
+    ([-0.2, 0.35], ["early", "early"], "from below the unigram rung to 35% of the way"),
+    ([-19.91, -0.5], ["early", "early"], "still below the unigram rung (none past"),
+    ([0.5, 1.2], ["early", "past"], "from 50% to 120% of the way from the unigram to the "
+     "bigram rung (1 past the bigram rung)")])
+def test_how_far_the_models_got_reads_in_order_below_the_unigram_rung_too(levels, stages,
+                                                                         words):
+    """The ledger's stage line: a level below 0 (worse than the unigram rung) is said
+    in words, never as a range from 0% down to a negative percentage."""
+    from albert_rerun.pages.scale import stage_summary
+    from albert_rerun.stats.inference import EARLY, PAST
+    family = pd.DataFrame({"weakest_level": levels,
+                           "stage": [PAST if s == "past" else EARLY for s in stages]})
+    text = stage_summary(family)
+    assert text.startswith("the weakest arm of each comparison ") and words in text
+    assert "-" not in text

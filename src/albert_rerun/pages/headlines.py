@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from ..studies.decisions import capital, interval_text, unit_digits
-from ..stats.inference import EARLY, GATED, NO_MODEL, PAST
+from ..stats.inference import EARLY, GATED, NO_MODEL, PAST, level_percent
 
 GLOSSARY = "how_to_read"  # book/how_to_read.md: the glossary and the shared rules
 PILOT = "cpu-long"  # the pilot: the cpu sizes trained 4x longer, seeds 0-2
@@ -154,14 +154,14 @@ def direction(row, headline: Headline) -> str:
 
 
 def stage_words(row) -> str:
-    """How far the models got: 'early in training (the weakest model 34% of the way from
-    the unigram to the bigram rung)'."""
+    """How far the models got: 'early in training (the weakest arm 34% of the way from
+    the unigram to the bigram rung)', in the words of the table cells and bullets."""
     stage, level = row["stage"], row.get("weakest_level", np.nan)
     if stage == GATED:
         return f"not testable ({row.get('gate_reason') or 'a model does not read context'})"
     if stage == EARLY:
-        return (f"early in training (the weakest model {level:.0%} of the way from the "
-                f"unigram to the bigram rung)")
+        return (f"early in training (the weakest arm {level_percent(level)} of the way "
+                f"from the unigram to the bigram rung)")
     if stage == PAST:
         return "past the bigram rung"
     if stage == NO_MODEL:
@@ -329,7 +329,6 @@ def decision_text(d, family=None) -> str:
     once), else at 5% and marked so. The
     registered verdict words stay in the chapter's verdict table, next to the prose. Plain
     text: a page glues it with ``{glue:text}``, which shows Markdown as typed."""
-    from ..stats.inference import EARLY, GATED, NO_MODEL, PAST, level_percent
     from .plain import NOT_TESTABLE, plain_reading, row_reading
     shown = numbers({"estimate": d.estimate, "low": d.low, "high": d.high,
                     "margin": d.margin, "unit": d.unit})

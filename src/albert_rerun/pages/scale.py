@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 
 from ..profiles import ResolvedProfile, resolve
-from ..stats.inference import PAST
+from ..stats.inference import PAST, level_percent
 from ..chapters.text import times, tokens_per_run
 from .headlines import term
 
@@ -51,15 +51,20 @@ def _flops(x: float) -> str:
 
 
 def stage_summary(family: pd.DataFrame) -> str:
-    """'the weakest models 19-35% of the way from the unigram to the bigram rung; none
-    past it' over a family's judged and gated model decisions."""
+    """'the weakest arm of each comparison from 19% to 35% of the way from the unigram to
+    the bigram rung (none past the bigram rung)' over a family's judged and
+    gated model decisions; a level below 0 (worse than the unigram rung) is said so."""
     levels = family["weakest_level"].dropna()
     if not len(levels):
         return "no trained model compared"
     past = int((family["stage"] == PAST).sum())
-    return (f"the weakest model of each comparison {levels.clip(lower=0).min():.0%} to "
-            f"{levels.max():.0%} of the way from the unigram to the bigram rung "
-            f"({'none' if not past else past} past it)")
+    beyond = f"({'none' if not past else past} past the bigram rung)"
+    if levels.max() < 0:  # a level below 0 is worse than the unigram rung
+        return f"the weakest arm of each comparison still below the unigram rung {beyond}"
+    low = ("below the unigram rung" if levels.min() < 0 else level_percent(levels.min()))
+    return (f"the weakest arm of each comparison from {low} to "
+            f"{level_percent(levels.max())} of the way from the unigram to the bigram "
+            f"rung {beyond}")
 
 
 def scale_text(profiles: list, families: dict | None = None) -> str:
