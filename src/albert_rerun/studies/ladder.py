@@ -330,8 +330,8 @@ def gaps_by_rung(store=None, early_end: bool = False, frames: dict | None = None
     rows = []
     for rung, frame in _frames(store, early_end, frames).items():
         for arm, part in frame.groupby("condition", sort=False):
+            # a run with a non-finite number is out of the frames already (amendment 6)
             gap = (part[confirm_design.CE] - part["train_mlm_loss_at_mask"]).astype(float)
-            gap = gap[np.isfinite(gap)]  # amendment 5: a non-finite run is left out
             if len(gap) < 2:
                 continue
             i = mean_interval(gap)
@@ -357,8 +357,8 @@ def gap_differences(store=None, early_end: bool = False, frames: dict | None = N
         for spec in DECISIONS:
             if spec.key in GAP_DECISIONS:
                 d = confirm_analysis.per_seed(replace(spec, metric="overfit_gap"), frame)
-                d = d.to_numpy(float)[np.isfinite(d.to_numpy(float))]  # amendment 5
-                if len(d) < 2:
+                d = d.to_numpy(float)
+                if len(d) < 2:  # diverged runs left fewer than two seeds
                     continue
                 i = mean_interval(d)
                 rows.append({"key": spec.key, "rung": rung, "gap difference": i.mean,
