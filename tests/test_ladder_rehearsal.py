@@ -25,6 +25,7 @@ import json
 import re
 import pathlib
 import shutil
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -229,7 +230,8 @@ def test_the_ladder_page_shows_the_registered_result(rehearsal, stored, family, 
     for key, row in family.iterrows():
         assert f"| **{B.tag(key)}**: {row['decision']} ({row['unit']}; paper: " in text
         assert f"**{row['reading']}**" in text
-        assert f"{row['p holm']:.3f} ({row['slope df']:.0f})" in text
+        assert f" | {row['p holm']:.3f} | {row['slope df']:.0f} | **{row['reading']}** |" \
+            in text  # p, Holm's p and df, a column each
     covers, groups = int(family["forecast covers"].sum()), B.forecast_groups(family)
     assert len(groups["held"]) == covers and not groups["not tested"]
     assert sum(map(len, groups.values())) == 5 and "*held: the 16x mean lies inside" in text
@@ -237,8 +239,24 @@ def test_the_ladder_page_shows_the_registered_result(rehearsal, stored, family, 
     assert "computed once, by the rehearsal, at commit `0000000`" in text.split("\n")[-1]
     assert "ladder-trends.png" in text and stored_font_px(tmp_path / "ladder-trends.png")
     # the gap beside the dropout and sharing-cost slopes, each rung
+    gaps = text.split("two slopes")[1]
     for key in L.GAP_DECISIONS:
-        assert f"| {family.loc[key, 'decision']} | " in text.split("two slopes")[1]
+        assert f"| **{B.tag(key)}**: {family.loc[key, 'decision']} (" in gaps
+    # the split of each change from 1x to 16x: its two parts add up to the change
+    differences = LR.result_tables()[0]["gap differences"]
+    split = B.gap_split_sentence(differences, family)
+    assert split in gaps
+    frames, specs = L.rung_frames(), {spec.key: spec for spec in L.DECISIONS}
+    for key in L.GAP_DECISIONS:
+        trained = replace(specs[key], metric="train_mlm_loss_at_mask")
+        training = [A.per_seed(trained, frames[r]).mean() for r in ("1x", "16x")]
+        change, gap, train = map(float, re.search(
+            rf"\*\*{B.tag(key)}\*\* changed by ([-+.\d]+) nats: ([-+.\d]+) in the gap "
+            r"and ([-+.\d]+) in training", split).groups())
+        assert change == pytest.approx(family.loc[key, "16x mean"]
+                                       - family.loc[key, "1x mean"], abs=5e-4)
+        assert train == pytest.approx(training[1] - training[0], abs=1.5e-3)
+        assert gap + train == pytest.approx(change, abs=1.5e-3)
     for rung in L.RUNGS:
         assert f"\n| {rung} | " in text  # the SOP and equal-time tables
     assert "No run diverged." in text and "Provenance: " in text
