@@ -41,10 +41,12 @@ def curve(last_quarter_change, seeds=5, seed=0):
                         index=range(1000, 1000 + seeds))
 
 
-def ladder(trained16=0, evaluated16=0):
-    rows = [{"rung": "1x", "arm": "a", "trained": 6, "evaluated": 6, "of": 6},
+def ladder(trained16=0, evaluated16=0, diverged16=0):
+    """A table like ``ladder.progress``'s: one arm, 6 seeds at 1x and 4 at 16x."""
+    rows = [{"rung": "1x", "arm": "a", "trained": 6, "evaluated": 6, "diverged": 0,
+             "of": 6},
             {"rung": "16x", "arm": "a", "trained": trained16, "evaluated": evaluated16,
-             "of": 4}]
+             "diverged": diverged16, "of": 4}]
     return pd.DataFrame(rows)
 
 
@@ -113,6 +115,9 @@ def test_the_16x_rung_is_read_from_the_store_counts():
     assert "not trained yet" not in partial
     done = S.transfer_text(facts(ladder=ladder(4, 4)))
     assert "All 4 runs of the 16x rung are stored" in done
+    failed = S.transfer_text(facts(ladder=ladder(4, 3, 1)))  # a diverged run is settled
+    assert "All 4 runs of the 16x rung are settled: 3 stored and 1 listed as diverged" \
+        in failed
     text = S.transfer_text(facts())
     assert "| wide minus BERT-style | +0.548 [+0.422, +0.674] nats |" in text
     assert "{doc}`ladder`" in text and "5,400, 21,600, 86,400 steps" in text

@@ -217,9 +217,10 @@ def sixteen_sentence(ladder: pd.DataFrame | None) -> str:
         return "The 16x rung's runs are not planned in this store."
     if trained == 0:
         return f"The 16x rung has not trained yet: none of its {runs} runs is stored."
+    from ..studies.ladder import settled
     part = ladder[ladder["rung"] == "16x"]
-    failed = int(part["diverged"].sum()) if "diverged" in part else 0
-    if evaluated + failed < runs:
+    failed = int(part["diverged"].sum())
+    if not settled(part):
         return (f"The 16x rung is training: {trained} of its {runs} runs "
                 f"{agree(trained, 'is', 'are')} stored and "
                 f"{evaluated} evaluated. Its results are shown only once all are.")
