@@ -281,3 +281,20 @@ def test_each_ladder_amendment_is_a_dropdown_with_its_text_unchanged_since_commi
         commit = A.first_commit(repo_root(), f"### Amendment {number},", L.PAGE)
         then = A.sections(A._git(repo_root(), "show", f"{commit}:{L.PAGE}"))[number]
         assert kept(text) == kept(then), f"ladder amendment {number}'s text changed"
+
+
+def test_a_forecast_computed_in_a_dirty_tree_says_what_git_shows_between(tmp_path):
+    """The committed forecast's record reads '+dirty': the page names its commit and the
+    commit that stored it, and the files between them, from git (a skeptic's review)."""
+    from albert_rerun.book.ladder_result import forecast_record_text
+    from albert_rerun.studies.confirm_design import _git
+    if _git("rev-parse", "--is-shallow-repository").stdout.strip() == "true":
+        pytest.skip("a shallow clone: the forecast's commits are missing")
+    store = repo_root() / "data" / "results" / L.STORE
+    commit = json.loads((store / L.FORECAST).read_text())["provenance"]["git_commit"]
+    text = forecast_record_text(store)
+    assert commit.endswith("+dirty") and f"names commit `{commit[:7]}`, marked dirty" in text
+    assert "adds only the forecast itself" in text
+    clean = {"forecast": {}, "provenance": {"git_commit": commit.removesuffix("+dirty")}}
+    (tmp_path / L.FORECAST).write_text(json.dumps(clean))
+    assert forecast_record_text(tmp_path) == ""

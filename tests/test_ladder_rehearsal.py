@@ -83,14 +83,16 @@ def build(results: Path) -> Path:
             (results / path.name).symlink_to(path)
     store = results / L.STORE
     store.mkdir()
-    for name in (L.DESIGN, L.FORECAST):
-        shutil.copy(COMMITTED / name, store / name)
+    shutil.copy(COMMITTED / L.DESIGN, store / L.DESIGN)
     confirmatory = L.configs("4x")
     for rung, seeds in SOURCE.items():
         for arm, config in L.configs(rung).items():
             for seed, source in seeds.items():
                 _copy(C.seeded(confirmatory[arm], source), C.seeded(config, seed), arm,
                       store, SHIFT.get(arm, 0.0) if rung == "16x" else 0.0)
+    # the forecast from the rehearsal's own 1x rung, as the real one came from the real
+    # 1x rung: so a miss is the curvature here too (amendment 7)
+    atomic_write_json(store / L.FORECAST, L.forecast(store))
     return store
 
 
@@ -238,25 +240,49 @@ def test_the_ladder_page_shows_the_registered_result(rehearsal, stored, family, 
     assert B.forecast_sentence(family) in text.split("\n\n| decision")[0]  # before the table
     assert "computed once, by the rehearsal, at commit `0000000`" in text.split("\n")[-1]
     assert "ladder-trends.png" in text and stored_font_px(tmp_path / "ladder-trends.png")
-    # the gap beside the dropout and sharing-cost slopes, each rung
-    gaps = text.split("two slopes")[1]
+    # the planned power beside each slope (amendment 7), from the committed design
+    design = json.loads((rehearsal / L.DESIGN).read_text())["plan"]
+    powers = B.planned_power()
+    for key, row in family.iterrows():
+        line = next(x for x in text.splitlines() if x.startswith(f"| **{B.tag(key)}**: "))
+        assert line.endswith(f" | {B._power(powers.get(key))} |")
+        assert powers[key][0] == design[key]["power (a) at 4"]
+    assert B._power(powers["confirm/sop"]) == "– (no slope (a))"
+    assert ("† marks" in text) == any(T.excluded_before_holm_only(r)
+                                      for _, r in family.iterrows())
+    # a miss is the curvature, the forecast coming from the rehearsal's own rungs
+    assert all(B.curvature_is_miss(row) for _, row in family.iterrows())
+    assert ("equals the curvature" in text) == (not family["forecast covers"].all())
+    # the gap beside every slope in nats, each rung (section 2, amendment 7)
+    gaps = text.split("slopes in nats")[1].split("**The forecast, then its test**")[0]
+    assert len(L.GAP_DECISIONS) == 4 and "confirm/sop" not in L.GAP_DECISIONS
     for key in L.GAP_DECISIONS:
-        assert f"| **{B.tag(key)}**: {family.loc[key, 'decision']} (" in gaps
-    # the split of each change from 1x to 16x: its two parts add up to the change
-    differences = LR.result_tables()[0]["gap differences"]
-    split = B.gap_split_sentence(differences, family)
-    assert split in gaps
+        assert f"| **{B.tag(key)}**: {family.loc[key, 'decision']} | " in gaps
+    # the split of each change from 1x to 16x (amendment 7), checked against the
+    # per-seed cross-entropies themselves, its intervals against Welch's standard error
+    # on the fewest seeds less one
+    import scipy.stats as st
+    split = LR.result_tables()[0]["gap split"]
+    assert list(split.index) == list(L.GAP_DECISIONS)
     frames, specs = L.rung_frames(), {spec.key: spec for spec in L.DECISIONS}
     for key in L.GAP_DECISIONS:
-        trained = replace(specs[key], metric="train_mlm_loss_at_mask")
-        training = [A.per_seed(trained, frames[r]).mean() for r in ("1x", "16x")]
-        change, gap, train = map(float, re.search(
-            rf"\*\*{B.tag(key)}\*\* changed by ([-+.\d]+) nats: ([-+.\d]+) in the gap "
-            r"and ([-+.\d]+) in training", split).groups())
-        assert change == pytest.approx(family.loc[key, "16x mean"]
-                                       - family.loc[key, "1x mean"], abs=5e-4)
-        assert train == pytest.approx(training[1] - training[0], abs=1.5e-3)
-        assert gap + train == pytest.approx(change, abs=1.5e-3)
+        row = split.loc[key]
+        parts = {}
+        for name, metric in (("change", D.CE), ("training part", "train_mlm_loss_at_mask")):
+            d = {r: A.per_seed(replace(specs[key], metric=metric), frames[r]).to_numpy(float)
+                 for r in ("1x", "16x")}
+            se = np.sqrt(sum(v.var(ddof=1) / len(v) for v in d.values()))
+            t = st.t.ppf(0.975, min(map(len, d.values())) - 1)
+            parts[name] = d["16x"].mean() - d["1x"].mean()
+            assert row[name] == pytest.approx(parts[name], abs=1e-12)
+            assert row[f"{name} low"] == pytest.approx(parts[name] - t * se, abs=1e-12)
+        assert row["change"] == pytest.approx(family.loc[key, "16x mean"]
+                                              - family.loc[key, "1x mean"], abs=1e-12)
+        assert row["gap part"] == pytest.approx(row["change"] - row["training part"],
+                                                abs=1e-12)
+        assert row["read"] == (row["change low"] > 0 or row["change high"] < 0)
+        assert f"| **{B.tag(key)}** | " in gaps and B.split_reading(row) in gaps
+    assert "cannot tell them apart" in gaps
     for rung in L.RUNGS:
         assert f"\n| {rung} | " in text  # the SOP and equal-time tables
     assert "No run diverged." in text and "Provenance: " in text
@@ -294,11 +320,11 @@ def test_the_chapters_introduction_and_scale_page_read_the_same_result(rehearsal
             (t.sign == -1)
         if row["forecast covers"]:
             assert "The 16x mean is inside its forecast's interval" in line
-        else:  # the side, in the chapter's sign, and the forecast it missed
-            measured = t.turned(row["16x mean"])
-            side = "above" if measured > max(t.turned(row["forecast low"]),
-                                             t.turned(row["forecast high"])) else "below"
-            assert f"The 16x mean lies {side} its forecast, " in T.sentence(t)
+        else:  # the side, in words that hold in either sign (amendment 7)
+            toward = (row["16x mean"] > row["forecast high"]) == (row["paper_sign"] > 0)
+            side = "toward the paper's sign" if toward else "away from the paper's sign"
+            assert (f"The 16x mean lies beyond its forecast's interval, {side}: "
+                    in T.sentence(t))
         assert any(cell.startswith(row["reading"]) for cell in cells.values())
         fig = T.figure([t])
         assert figure_problems(fig) == []
@@ -424,20 +450,49 @@ def test_the_costs_command_reads_training_records_alone(rehearsal, capsys, monke
     assert LR.costs(rehearsal.parent / "empty").startswith("0 runs stored, 0.00 hours")
 
 
+MOVED = ("{}, +0.128 [+0.092, +0.164] nats per doubling (Holm's p = 0.008; its 4x-to-16x "
+         "step's interval {} 0)")
+
+
 @pytest.mark.parametrize("readings, expected", [
     ([L.NO_TREND] * 5, "After Holm's adjustment, no trend is shown for any of the 5 "
      "slopes. That is not evidence that there is none."),
     ([L.TOWARD] + [L.NO_TREND] * 4, "After Holm's adjustment over the 5 slopes:\n\n"
-     "- *moves toward the paper's sign*: a\n"
+     f"- *moves toward the paper's sign*: {MOVED.format('a', 'excludes')}\n"
      "- *no trend shown* (not evidence of no trend): b; c; d; e"),
     ([L.AWAY, L.AWAY, L.TOWARD, L.TOWARD, L.TOWARD], "After Holm's adjustment over the 5 "
-     "slopes:\n\n- *moves toward the paper's sign*: c; d; e\n"
-     "- *moves away from the paper's sign*: a; b"),
+     "slopes:\n\n- *moves toward the paper's sign*: "
+     + "; ".join(MOVED.format(k, "excludes") for k in "cd") + "; "
+     + MOVED.format("e", "includes") + "\n- *moves away from the paper's sign*: "
+     + "; ".join(MOVED.format(k, "excludes") for k in "ab")),
 ])
 def test_the_result_opens_with_the_readings_named_in_words(readings, expected):
+    """Each moving decision with its slope, Holm's p and its later step (amendment 7)."""
     from albert_rerun.book.ladder_result import readings_sentence
-    table = pd.DataFrame({"reading": readings}, index=[f"confirm/{k}" for k in "abcde"])
+    table = pd.DataFrame({"reading": readings, "unit": "nats", "slope": 0.128,
+                          "slope low": 0.092, "slope high": 0.164, "p holm": 0.008,
+                          "4x-16x": 0.2, "4x-16x low": [0.1] * 4 + [-0.1],
+                          "4x-16x high": 0.3}, index=[f"confirm/{k}" for k in "abcde"])
     assert readings_sentence(table) == expected
+
+
+@pytest.mark.parametrize("change, training, gap, expected", [
+    ((0.4, 0.6), (-0.1, 0.6), (0.1, 0.3), "only the gap part's interval excludes 0"),
+    ((0.4, 0.6), (0.1, 0.6), (-0.1, 0.3), "only the training part's interval excludes 0"),
+    ((0.4, 0.6), (0.2, 0.4), (0.1, 0.3), "both parts' intervals exclude 0"),
+    ((-0.6, -0.4), (-0.6, 0.1), (-0.4, 0.2), "neither part's interval excludes 0"),
+    ((-0.1, 0.6), (0.2, 0.4), (0.1, 0.3), "not read: the change's interval includes 0"),
+    ((np.nan, np.nan), (np.nan, np.nan), (np.nan, np.nan), "not split: too few seeds at a rung"),
+])
+def test_a_split_is_read_only_where_its_change_is_shown(change, training, gap, expected):
+    """Amendment 7's rule: the parts are named only where the change's interval excludes
+    0, and then by which of their intervals exclude 0."""
+    from albert_rerun.book.ladder_result import split_reading
+    row = {"read": bool(change[0] > 0 or change[1] < 0)}
+    for name, (low, high) in (("change", change), ("training part", training),
+                              ("gap part", gap)):
+        row.update({name: (low + high) / 2, f"{name} low": low, f"{name} high": high})
+    assert split_reading(pd.Series(row)) == expected
 
 
 def test_a_failing_store_after_the_last_run_is_said_and_leaves_the_commit_to_go_on(

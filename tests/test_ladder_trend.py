@@ -21,7 +21,7 @@ def trend(key="confirm/dropout", table=None, forecast=(0.041, 0.026, 0.057)):
 def complete_row(slope=0.01, p_holm=0.02, reading="moves toward the paper's sign",
                  sixteen=0.06, forecast=(0.041, 0.026, 0.057)):
     row = {"slope": slope, "slope low": slope - 0.005, "slope high": slope + 0.005,
-           "p holm": p_holm, "reading": reading, "forecast": forecast[0],
+           "p holm": p_holm, "reading": reading, "paper_sign": 1, "forecast": forecast[0],
            "forecast low": forecast[1], "forecast high": forecast[2],
            "forecast covers": forecast[1] <= sixteen <= forecast[2]}
     for rung, (m, n) in {"1x": (0.005, 6), "4x": (0.022, 11), "16x": (sixteen, 4)}.items():
@@ -78,8 +78,15 @@ def test_once_complete_the_sentence_gives_the_reading_slope_segments_signs_and_f
     row.update(complete_row(sixteen=0.09, reading="no trend shown"))
     missed = T.sentence(trend(table=row))
     assert missed.startswith("No trend is shown (not evidence of no trend)")
-    # in the chapter's sign (dropout is turned): -0.090 lies below [-0.057, -0.026]
-    assert "lies below its forecast, -0.041 nats [-0.057, -0.026]" in missed
+    # dropout is turned in its chapter: -0.090 lies below [-0.057, -0.026] there, and
+    # +0.090 above [+0.026, +0.057] on the ladder page; both say one side (amendment 7)
+    assert ("lies beyond its forecast's interval, toward the paper's sign: the forecast "
+            "was -0.041 nats [-0.057, -0.026]") in missed
+    assert T.miss_side(row) == "toward the paper's sign"
+    assert T.miss_side({**row, "16x mean": 0.01}) == "away from the paper's sign"
+    assert T.miss_side({**row, "16x mean": 0.01, "paper_sign": -1}) == \
+        "toward the paper's sign"
+    assert T.miss_side({**row, "16x mean": 0.04, "forecast covers": True}) == ""
     assert "with the opposite sign (dropout 0.1 minus no dropout)." in missed
     assert "is not the same as reaching its side" in covered  # section 3's caution
     assert "reaching its side" not in missed

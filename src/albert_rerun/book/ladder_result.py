@@ -9,8 +9,9 @@ import math
 from pathlib import Path
 
 from ..studies import ladder as L
-from ..pages.ladder_trend import excluded_before_holm_only, excludes_zero, no_slope
-from ..studies.decisions import agree, interval_text
+from ..pages.ladder_trend import (excluded_before_holm_only, excludes_zero, miss_side,
+                                  no_slope, tag)
+from ..studies.decisions import agree, capital, interval_text
 from .preregistration import write_figure
 
 NOT_EVIDENCE = "(not evidence of no trend)"
@@ -41,13 +42,6 @@ def _p(value: float) -> str:
     return "< 0.001" if value < 0.001 else f"{value:.3f}"
 
 
-def tag(key: str) -> str:
-    """A decision's short name, from its registered key: 'confirm/sharing-cost' ->
-    'sharing cost' (the lists name decisions by it; the tables give it with the full
-    name, whose commas would not parse in a list)."""
-    return key.split("/")[-1].replace("-", " ").replace("sop", "SOP")
-
-
 def _name(row) -> str:
     """'**asymmetry**: FFN-shared minus attention-shared, E 32 (nats; paper: +)': the
     short name, the difference, its unit and the paper's sign."""
@@ -65,16 +59,27 @@ def turned_chapters() -> str:
     return ", ".join(links[:-1]) + " and " + links[-1] if len(links) > 1 else links[0]
 
 
+def _moving(row) -> str:
+    """'sharing cost, +0.128 [+0.092, +0.164] nats per doubling (Holm's p = 0.008; its
+    4x-to-16x step's interval excludes 0)': a moving decision with its slope and whether
+    its own later step moved (amendment 7: the first step was partly seen before)."""
+    step = "excludes" if excludes_zero(row, "4x-16x") else "includes"
+    return (f"{tag(row.name)}, {_cell(row, 'slope', row['unit'])} {row['unit']} per "
+            f"doubling (Holm's p = {_p(row['p holm'])}; its 4x-to-16x step's interval "
+            f"{step} 0)")
+
+
 def readings_sentence(table) -> str:
-    """The five readings after Holm, each moving decision named, with the registered
-    caution that "no trend shown" is not evidence of no trend; a list where any moved
-    (the decisions' names hold commas)."""
+    """The five readings after Holm, each moving decision named with its slope, with the
+    registered caution that "no trend shown" is not evidence of no trend; a list where
+    any moved (the decisions' names hold commas)."""
     def names(reading) -> list:
         return [tag(key) for key, row in table.iterrows() if row["reading"] == reading]
     if not names(L.TOWARD) and not names(L.AWAY) and not names(L.NOT_COMPUTED):
         return (f"After Holm's adjustment, no trend is shown for any of the {len(table)} "
                 f"slopes. That is not evidence that there is none.")
-    items = [f"- *{reading}*: {'; '.join(names(reading))}"
+    items = [f"- *{reading}*: " + "; ".join(_moving(row) for _, row in table.iterrows()
+                                             if row["reading"] == reading)
              for reading in (L.TOWARD, L.AWAY) if names(reading)]
     if names(L.NOT_COMPUTED):
         items.append(f"- *{L.NOT_COMPUTED}*, fewer than {L.MIN_SEEDS_TO_ANALYSE} seeds "
@@ -87,14 +92,17 @@ def readings_sentence(table) -> str:
     return f"After Holm's adjustment over the {len(table)} slopes:\n\n" + "\n".join(items)
 
 
+MISSED = {"toward the paper's sign": "toward", "away from the paper's sign": "away"}
+
+
 def forecast_groups(table) -> dict:
-    """{"held", "above", "below", "not tested": decision names}: where each 16x mean
-    lies against its forecast's 95% interval; a decision without a slope (amendment 5)
+    """{"held", "toward", "away", "not tested": decision names}: where each 16x mean
+    lies against its forecast's 95% interval, a miss by its side of the paper's sign
+    (``ladder_trend.miss_side``, amendment 7); a decision without a slope (amendment 5)
     is not tested."""
-    out = {"held": [], "above": [], "below": [], "not tested": []}
+    out = {"held": [], "toward": [], "away": [], "not tested": []}
     for _, row in table.iterrows():
-        group = ("not tested" if no_slope(row) else "held" if row["forecast covers"]
-                 else "above" if row["16x mean"] > row["forecast high"] else "below")
+        group = ("not tested" if no_slope(row) else MISSED.get(miss_side(row), "held"))
         out[group].append(tag(row.name))
     return out
 
@@ -106,33 +114,55 @@ def forecast_sentence(table) -> str:
         return "No forecast is stored, so none is tested."
     groups = forecast_groups(table)
     words = {"held": "held: the 16x mean lies inside its 95% interval",
-             "above": "missed: the 16x mean lies above the interval",
-             "below": "missed: the 16x mean lies below the interval",
+             "toward": "missed toward the paper's sign: the 16x mean lies beyond the "
+                       "interval, on the paper's side of it",
+             "away": "missed away from the paper's sign: the 16x mean lies beyond the "
+                     "interval, on the other side",
              "not tested": "not tested: too few seeds left at 16x"}
     items = [f"- *{words[g]}*: {'; '.join(names)}" for g, names in groups.items() if names]
     return "The forecast for 16x:\n\n" + "\n".join(items)
 
 
-def trend_table(table) -> str:
+def planned_power(store=None) -> dict:
+    """{decision key: (power, power if the 16x SD is twice the 4x)}: section 6's planned
+    power for slope (a) with the planned 16x seeds, from the committed design
+    (amendment 7); {} where no design is stored."""
+    from ..engine.store import read_json, results_dir
+    design = read_json((store or results_dir(L.STORE)) / L.DESIGN) or {}
+    n = len(L.SEEDS["16x"])
+    return {key: (plan.get(f"power (a) at {n}"),
+                  plan.get(f"power (a), 16x SD twice the 4x, at {n}"))
+            for key, plan in design.get("plan", {}).items()}
+
+
+def _power(power: tuple | None) -> str:
+    if not power or power[0] is None or not math.isfinite(power[0]):
+        return "– (no slope (a))"
+    return f"{power[0]:.0%} ({power[1]:.0%})"
+
+
+def trend_table(table, store=None) -> str:
     """Each decision's rung means with their 95% t-intervals, its slope per doubling of
     compute with its interval (a dagger where that interval excludes 0 but Holm's test
-    does not reject), its p before and after Holm, the degrees of freedom, and the
-    registered reading, each in a column of its own."""
+    does not reject), its p before and after Holm, the degrees of freedom, the
+    registered reading and the planned power (amendment 7), each in a column of its own."""
     lines = ["| decision, A minus B (unit) | " + " | ".join(
         f"{rung} ({len(L.SEEDS[rung])} seeds planned)" for rung in L.RUNGS)
-        + " | slope per doubling of compute | p | Holm's p | df | reading |",
-        "|---" * (len(L.RUNGS) + 6) + "|"]
+        + " | slope per doubling of compute | p | Holm's p | df | reading | planned "
+        f"power, {len(L.SEEDS['16x'])} seeds at 16x (16x SD twice the 4x) |",
+        "|---" * (len(L.RUNGS) + 7) + "|"]
+    powers = planned_power(store)
     for _, row in table.iterrows():
         rungs = " | ".join(_rung(row, r) for r in L.RUNGS)
         if no_slope(row):  # amendment 5
             lines.append(f"| {_name(row)} | {rungs} | no slope: {no_slope(row)} | 1 "
                          f"({AMENDMENT.format(5)}) | {_p(row['p holm'])} | – | "
-                         f"**{row['reading']}** |")
+                         f"**{row['reading']}** | {_power(powers.get(row.name))} |")
             continue
         dagger = "†" if excluded_before_holm_only(row) else ""
         lines.append(f"| {_name(row)} | {rungs} | {_cell(row, 'slope', row['unit'])}{dagger} "
                      f"| {_p(row['p'])} | {_p(row['p holm'])} | {row['slope df']:.0f} | "
-                     f"**{row['reading']}** |")
+                     f"**{row['reading']}** | {_power(powers.get(row.name))} |")
     return "\n".join(lines) + "\n"
 
 
@@ -170,47 +200,92 @@ def steps_text(table) -> str:
     return "\n".join(lines) + "\n"
 
 
-def gap_differences_text(differences, table) -> str:
-    """The overfitting gap's paired difference beside the dropout and sharing-cost
-    slopes (section 2)."""
-    lines = ["**The overfitting gap beside two slopes** (section 2 of the registration). "
-             "More compute is also "
-             "more passes over the same training split. A model that fits its repeated "
-             "training data better than held-out data has a larger gap: held-out minus "
-             "training cross-entropy at `[MASK]`. So the dropout and sharing-cost slopes "
-             "stand beside the difference in that gap, A minus B, in nats. Where the gap "
-             "difference moves with the effect, repeated data, not compute alone, may "
-             "drive the trend.", "",
+def gap_differences_text(differences, table, split=None) -> str:
+    """The overfitting gap's paired difference beside each slope in nats (section 2,
+    amendments 4 and 7), then ``split_text`` where the split is stored."""
+    lines = ["**The overfitting gap beside the slopes in nats** (section 2 of the "
+             "registration, and amendment 7). More compute is also more passes over the "
+             "same training split. The overfitting gap is held-out minus training "
+             "cross-entropy at `[MASK]`. A model that fits its repeated training text "
+             "better than new text has a larger gap. The table gives the difference in "
+             "that gap, A minus B, in nats, at each rung.", "",
              "| decision | " + " | ".join(L.RUNGS) + " |", "|---" * (len(L.RUNGS) + 1) + "|"]
     for key, part in differences.groupby("key", sort=False):
         by = part.set_index("rung")
         cells = [interval_text(by.loc[r, "gap difference"], by.loc[r, "low"],
                                by.loc[r, "high"], "nats") if r in by.index else "–"
                  for r in L.RUNGS]  # "–": fewer than two seeds left at that rung
-        lines.append(f"| {_name(table.loc[key])} | " + " | ".join(cells) + " |")
-    return "\n".join(lines + ["", gap_split_sentence(differences, table)]) + "\n"
+        lines.append(f"| **{tag(key)}**: {table.loc[key, 'decision']} | "
+                     + " | ".join(cells) + " |")
+    if split is not None:
+        lines += ["", split_text(split, table)]
+    return "\n".join(lines) + "\n"
 
 
-def gap_split_sentence(differences, table) -> str:
-    """Each gap decision's change from 1x to 16x, split exactly into its gap part and its
-    training part: a held-out difference is the training difference plus the gap
-    difference, over the same seeds, so the rung means split the same way."""
-    parts = []
-    for key, part in differences.groupby("key", sort=False):
-        by, row = part.set_index("rung"), table.loc[key]
-        if not {"1x", "16x"} <= set(by.index) or no_slope(row):
-            parts.append(f"**{tag(key)}**: not split, too few seeds at a rung.")
+def split_reading(row) -> str:
+    """Amendment 7's reading of one split: nothing unless the change's interval excludes
+    0; then which parts' intervals exclude 0."""
+    if not math.isfinite(row["change"]):
+        return "not split: too few seeds at a rung"
+    if not row["read"]:
+        return "not read: the change's interval includes 0"
+    parts = [name for name in ("training part", "gap part") if excludes_zero(row, name)]
+    return {0: "neither part's interval excludes 0",
+            1: f"only the {parts[0]}'s interval excludes 0" if parts else "",
+            2: "both parts' intervals exclude 0"}[len(parts)]
+
+
+def split_text(split, table) -> str:
+    """Each decision's change from 1x to 16x and its training and gap parts, with their
+    intervals and amendment 7's reading and cautions."""
+    lines = ["**Where each change from 1x to 16x lies** (amendment 7, descriptive). For "
+             "each seed, a held-out difference is the training difference plus the gap "
+             "difference. So the change of a mean from 1x to 16x splits exactly into a "
+             "training part and a gap part. Each has a 95% interval, on the slope's "
+             "degrees of freedom. A part is read only where the change's own interval "
+             "excludes 0. Each is rounded on its own, so the parts may miss their sum "
+             "in the last digit.", "",
+             "| decision | change, 1x to 16x | training part | gap part | reading |",
+             "|---|---|---|---|---|"]
+    for key, row in split.iterrows():
+        if not math.isfinite(row["change"]):
+            lines.append(f"| **{tag(key)}** | – | – | – | {split_reading(row)} |")
             continue
-        change = row["16x mean"] - row["1x mean"]
-        gap = by.loc["16x", "gap difference"] - by.loc["1x", "gap difference"]
-        parts.append(f"**{tag(key)}** changed by {change:+.3f} nats: {gap:+.3f} in the "
-                     f"gap and {change - gap:+.3f} in training cross-entropy.")
-    return ("From 1x to 16x, read from the rung means (no interval): a held-out "
-            "difference is the training difference plus the gap difference, so each "
-            "change splits into those two parts. " + " ".join(parts)
-            + " Where the gap part is most of the change, the effect grew on held-out "
-            "text more than on the training text, and repeated data may drive its trend "
-            "(section 2).")
+        cells = " | ".join(_cell(row, name, "nats")
+                           for name in ("change", "training part", "gap part"))
+        lines.append(f"| **{tag(key)}** | {cells} | {split_reading(row)} |")
+    lines += ["", "Two cautions. The gap is not pure overfitting: held-out and training "
+              "text differ before any text is repeated. And on the ladder, repetition and "
+              "compute grow together, so the split cannot tell them apart."]
+    return "\n".join(lines)
+
+
+def curvature_is_miss(row) -> bool:
+    """Whether the 16x mean minus the forecast equals the curvature m(16x) - 2 m(4x) +
+    m(1x): so where the forecast came from the 1x and 4x runs shown (amendment 7)."""
+    return abs(row["16x mean"] - row["forecast"] - row["curvature"]) < 1e-9
+
+
+def forecast_record_text(store=None) -> str:
+    """Where the stored forecast's recorded commit reads '+dirty' (tracked files differed
+    while it was computed): that commit, the commit that stored the forecast, and the
+    files between them, from git; "" for a clean record or in a shallow clone."""
+    from ..engine.store import read_json, results_dir
+    from ..studies.confirm_design import _git
+    record = read_json((store or results_dir(L.STORE)) / L.FORECAST) or {}
+    commit = record.get("provenance", {}).get("git_commit", "")
+    path = f"data/results/{L.STORE}/{L.FORECAST}"
+    added = _git("log", "--format=%H", "--diff-filter=A", "--", path).stdout.split()
+    if not commit.endswith("+dirty") or not added:
+        return ""
+    head = commit.removesuffix("+dirty")
+    changed = _git("diff", "--name-only", head, added[-1]).stdout.split()
+    between = ("only the forecast itself" if changed == [path] else
+               f"{len(changed)} {agree(len(changed), 'file', 'files')}")
+    return (f"The forecast's record names commit `{head[:7]}`, marked dirty: some tracked "
+            f"files differed from it while the forecast was computed. The commit that "
+            f"stored the forecast, `{added[-1][:7]}`, adds {between} to `{head[:7]}`, and "
+            f"its message says what differed.")
 
 
 def forecast_text(table) -> str:
@@ -238,14 +313,19 @@ def forecast_text(table) -> str:
     tested = len(table) - len(groups["not tested"])
     notes = ["Inside means that the forecast is not contradicted, not that it is "
              "confirmed."]
-    if groups["above"] or groups["below"]:  # amendments 5 and 6: a miss is the curvature
-        notes.append("The 16x mean minus the forecast is the curvature of the table "
-                     "above, where the forecast came from the same 1x and 4x runs. The "
-                     "forecast's interval judges it with the SD it assumed and Welch's "
-                     "degrees of freedom. The curvature's interval uses the measured SDs "
-                     "and the fewest seeds less one. So the two can disagree. An SD "
-                     "measured on four seeds is itself uncertain, so the last column is "
-                     "shown, not read.")
+    missed = [row for _, row in table.iterrows() if miss_side(row)]
+    if missed and all(curvature_is_miss(row) for row in missed):  # amendments 5 to 7
+        notes.append("For a miss, the 16x mean minus the forecast equals the curvature in "
+                     "the table above, since the forecast is the line from the 1x mean "
+                     "through the 4x mean. The forecast's interval judges it with the SD "
+                     "it assumed and Welch's degrees of freedom. The curvature's interval "
+                     "uses the measured SDs and the fewest seeds less one. So the two can "
+                     "disagree.")
+    elif missed:
+        notes.append("The forecast came from 1x runs other than those shown here, so a "
+                     "miss is not the curvature in the table above.")
+    notes.append("The last column is for context only: four seeds measure an SD too "
+                 "roughly to judge it.")
     if fewer:
         notes.append(f"The forecast's interval assumed {len(L.SEEDS['16x'])} seeds at 16x. "
                      f"Fewer were left for {'; '.join(fewer)} (n shown), so there it is a "
@@ -253,8 +333,9 @@ def forecast_text(table) -> str:
     if groups["not tested"]:
         notes.append("A decision without a slope has its forecast shown, not tested: its "
                      f"16x mean rests on fewer than 3 seeds ({AMENDMENT.format(6)}).")
-    notes.append(f"By chance alone, a 95% interval misses 1 time in 20: about "
-                 f"{0.05 * tested:.2f} of these {tested} on average.")
+    notes.append(f"By chance alone, a 95% interval misses 1 time in 20: roughly "
+                 f"{0.05 * tested:.2f} of these {tested} on average. The five forecasts "
+                 f"share arms, so they are not independent.")
     return "\n".join(lines + ["", " ".join(notes)]) + "\n"
 
 
@@ -276,8 +357,9 @@ def grown_sentence(gaps) -> str:
         by = part.set_index("rung")
         if {"1x", "16x"} <= set(by.index) and by.loc["16x", "low"] > by.loc["1x", "high"]:
             grown.append(arm)
-    return ("\nThe gap is larger at 16x than at 1x, with the two intervals apart, for "
-            f"{'; '.join(grown)}.\n" if grown else
+    names = "; ".join(f"*{arm}*" for arm in grown)
+    return (f"\nThe gap is larger at 16x than at 1x, with the two intervals apart, for "
+            f"{len(grown)} {agree(len(grown), 'arm', 'arms')}: {names}.\n" if grown else
             "\nNo arm's gap at 16x lies above its 1x interval.\n")
 
 
@@ -298,17 +380,18 @@ def sop_text(sop) -> str:
              "|---|---|---|---|"]
     for rung, row in sop.iterrows():
         lines.append(f"| {rung} | {cell(row, 'probe')} | {cell(row, 'head')} | "
-                     f"{'yes' if row['order learned'] else 'no'} |")
+                     f"{'yes' if row['order learned'] else 'not shown'} |")
     first = L.first_rung_learning_order(sop)
     if first:
         last = (f"Order counts as learned first at {first}: there the probe's interval "
                 f"lies wholly above 0.")
     elif sop["probe mean"].isna().any():
-        last = ("Order counts as learned at no rung where the probe is stored; where it "
-                "is not, nothing is known.")
+        last = ("Order is not shown to be learned at any rung where the probe is "
+                "stored; where it is not, nothing is known.")
     else:
-        last = ("Order counts as learned at no rung: the probe's interval never lies "
-                "wholly above 0.")
+        last = ("Order is not shown to be learned at any rung: the probe's interval "
+                "never lies wholly above 0. That is not evidence that it is not learned "
+                f"({AMENDMENT.format(7)}).")
     return "\n".join(lines + ["", last]) + "\n"
 
 
@@ -317,7 +400,9 @@ def time_text(ratios) -> str:
     the BERT-style run's, those outside 0.9 to 1.1 in bold, with the machine kinds."""
     column = "wide / BERT-style seconds"
     lines = ["**Equal time at each rung**: the ratio of each seed's wide to BERT-style "
-             "training seconds. A ratio outside 0.9 to 1.1 is in bold.", "",
+             "training seconds. Below 1, the wide model trained for less time than "
+             "BERT-style, which favours BERT-style. A ratio outside 0.9 to 1.1 is in "
+             "bold.", "",
              "| rung | seed: ratio | machines |", "|---|---|---|"]
     for rung, part in ratios.groupby("rung", sort=False):
         kinds = sorted(set(part["machines"]))
@@ -411,6 +496,9 @@ def results_text(store=None, generated: Path | None = None) -> str:
     except NotComplete as error:
         return f"**The result**: {NOT_STORED}.\n" if NOT_STORED in str(error) else ""
     table = tables["trend"]
+    dagger = (" † marks a slope whose interval excludes 0 only before Holm's adjustment."
+              if any(excluded_before_holm_only(row) for _, row in table.iterrows()
+                     if not no_slope(row)) else "")
     where = (f"*The analysis was computed once, by {stored['trigger']}, at commit "
              f"`{stored['provenance']['git_commit'][:7]}`, and is read from "
              f"`data/results/ladder/{L.RESULT}`"
@@ -420,20 +508,25 @@ def results_text(store=None, generated: Path | None = None) -> str:
              f"Each row is the first arm minus the second, as its name says. Two "
              f"chapters print their differences with the sign turned, to match their headlines: "
              f"{turned_chapters()}. A slope is the change per doubling of compute; 1x to "
-             f"16x is four doublings. Intervals are 95% and not adjusted. † marks a slope "
-             f"whose interval excludes 0 only before Holm's adjustment. Holm's p is the "
+             f"16x is four doublings. Intervals are 95% and not adjusted.{dagger} "
+             f"Holm's p is the "
              f"p-value after that adjustment over the five slopes; a trend is shown where "
              f"it is below 0.05. Its degrees of freedom (df) are the fewest seeds of any "
              f"rung, less one (section 3 of the registration below). That rule is "
              f"conservative: a slope of zero is rejected at most 5% of the time, so each "
-             f"interval covers at least 95%.", "",
-             trend_table(table), "",
+             f"interval covers at least 95%. The planned power is section 6's chance "
+             f"of showing a trend if the true slope were slope (a), the line through the "
+             f"1x pilot's mean and the 4x mean ({AMENDMENT.format(7)}). Where it is low, "
+             f"\"no trend shown\" says little.", "",
+             trend_table(table, store), "",
              "A slope toward the paper's sign does not mean that the effect reaches the "
              "paper's side. A slope is a straight line through three points: it says which "
              "way the effect travels from 1x to 16x, not where it would be at ALBERT's "
              "compute.", "", steps_text(table), "",
-             gap_differences_text(tables["gap differences"], table), "",
-             "**The forecast, then its test** (section 5).", "", forecast_text(table)]
+             gap_differences_text(tables["gap differences"], table,
+                                  tables.get("gap split")), "",
+             "**The forecast, then its test** (section 5).", "", forecast_text(table),
+             forecast_record_text(store)]
     if generated is not None:
         trends = ladder_trend.gather(store, chapter_signs=False, tables=tables)
         write_figure(ladder_trend.figure(list(trends.values())),

@@ -149,6 +149,26 @@ def no_slope(r) -> str:
     return f"fewer than {MIN_SEEDS_TO_ANALYSE} paired seeds at {rungs}"
 
 
+def tag(key: str) -> str:
+    """A decision's short name, from its registered key: 'confirm/sharing-cost' ->
+    'sharing cost'. The ladder page's lists and tables and each figure panel's title
+    name a decision by it (the full names hold commas, which would not parse in a
+    list)."""
+    return key.split("/")[-1].replace("-", " ").replace("sop", "SOP")
+
+
+def miss_side(r) -> str:
+    """'' where the 16x mean lies inside its forecast's interval (or none is tested),
+    else the side it missed on, in words that hold in either sign (amendment 7):
+    "toward the paper's sign" where the 16x mean lies beyond the interval in the
+    direction of the paper's sign, "away from the paper's sign" otherwise."""
+    if no_slope(r) or not np.isfinite(r.get("forecast", np.nan)) or r["forecast covers"]:
+        return ""
+    beyond = 1 if r["16x mean"] > r["forecast high"] else -1
+    return ("toward the paper's sign" if beyond * r["paper_sign"] > 0
+            else "away from the paper's sign")
+
+
 def sentence(t: Trend, ladder_doc: str = "../ladder") -> str:
     """The first screen's one sentence (or two) on which way the effect moves as
     training grows: the registered reading with its slope once the ladder is complete;
@@ -181,10 +201,8 @@ def sentence(t: Trend, ladder_doc: str = "../ladder") -> str:
         if r["forecast covers"]:
             text += " The 16x mean is inside its forecast's interval (not contradicted)."
         else:
-            measured, (_, low, high) = t.turned(r["16x mean"]), t.interval(
-                r["forecast"], r["forecast low"], r["forecast high"])
-            side = "above" if measured > high else "below"
-            text += (f" The 16x mean lies {side} its forecast, "
+            text += (f" The 16x mean lies beyond its forecast's interval, {miss_side(r)}: "
+                     f"the forecast was "
                      f"{_interval(t, r['forecast'], r['forecast low'], r['forecast high'])}.")
     if t.gap:  # section 2: read beside the gap, more compute being more passes
         gaps = ", ".join(f"{rung} {_number(t.turned(t.gap[rung][0]), t.unit)}"
@@ -339,7 +357,7 @@ def _panel(ax, t: Trend, X: dict, RUNGS: dict) -> None:
                     capsize=3, lw=1.6, label="forecast for 16x, 95% prediction interval")
         if t.table is not None and np.isfinite(t.table["1x mean"]):  # 1x through 4x, on
             ax.plot([X["1x"], x], [t.turned(t.table["1x mean"]), f], ":",
-                    color="tab:orange", lw=1.2)
+                    color="tab:orange", lw=1.2, label="the forecast's line, 1x through 4x")
     finite = [v for v in values if np.isfinite(v)] or [-1.0, 1.0]
     low, high = min(0.0, *finite), max(0.0, *finite)
     pad = 0.15 * (high - low) or 1.0
@@ -357,11 +375,11 @@ def _panel(ax, t: Trend, X: dict, RUNGS: dict) -> None:
     if t.table is None:
         ticks.update({"4x": "4x (confirmatory)", "16x": "16x (forecast)"})
     ax.set_xticks([X[r] for r in RUNGS], list(ticks.values()), fontsize=FONT_PT)
-    ax.set_xlabel("training budget, times the cpu profile's steps (log scale)",
+    ax.set_xlabel("training steps, times the 1x rung's (log scale)",
                   fontsize=FONT_PT)
     ax.tick_params(labelsize=FONT_PT)
     ax.set_ylabel(t.unit, fontsize=FONT_PT)
-    title = t.label
+    title = f"{tag(t.key)}: {t.label}"
     if t.table is not None:  # the reading beside its line, so no line reads as a trend
         title += f"\n{reading_words(t.table)}"
     ax.set_title(title, fontsize=FONT_PT, loc="left")

@@ -27,7 +27,7 @@ import pandas as pd
 
 from ..engine.store import atomic_write_json, config_hash, read_json, results_dir
 from . import conditions as C
-from . import confirm, confirm_analysis, confirm_design
+from . import confirm, confirm_analysis, confirm_design, ladder_gaps
 from .confirm_design import NotComplete
 from .ladder_rules import (ALPHA, AWAY, MIN_SEEDS_TO_ANALYSE, NO_TREND, NOT_COMPUTED,  # noqa: F401
                            TOWARD, differences, first_rung_learning_order, nonfinite_runs,
@@ -325,45 +325,27 @@ def trend_family(store=None, early_end: bool = False, frames: dict | None = None
 def gaps_by_rung(store=None, early_end: bool = False, frames: dict | None = None
                  ) -> pd.DataFrame:
     """Per rung and arm: held-out minus training cross-entropy at [MASK] (the overfitting
-    gap; 16x sees the training split about 13 times), mean and 95% t-interval."""
-    from ..stats.inference import mean_interval
-    rows = []
-    for rung, frame in _frames(store, early_end, frames).items():
-        for arm, part in frame.groupby("condition", sort=False):
-            # a run with a non-finite number is out of the frames already (amendment 6)
-            gap = (part[confirm_design.CE] - part["train_mlm_loss_at_mask"]).astype(float)
-            if len(gap) < 2:
-                continue
-            i = mean_interval(gap)
-            rows.append({"rung": rung, "arm": arm, "gap": i.mean, "low": i.low,
-                         "high": i.high, "seeds": i.n})
-    return pd.DataFrame(rows)
+    gap), mean and 95% t-interval (``ladder_gaps``)."""
+    return ladder_gaps.gaps_by_rung(_frames(store, early_end, frames))
 
 
-GAP_DECISIONS = ("confirm/sharing-cost", "confirm/dropout")  # read with the gap beside
+# the decisions read with the gap beside them: section 2's two, and since amendment 7
+# every decision in nats
+GAP_DECISIONS = tuple(spec.key for spec in ladder_gaps.gap_decisions(DECISIONS))
 
 
 def gap_differences(store=None, early_end: bool = False, frames: dict | None = None
                     ) -> pd.DataFrame:
-    """Beside the dropout and sharing-cost slopes (section 2): per rung, the paired
+    """Beside the slopes in nats (section 2, amendment 7): per rung, the paired
     difference A minus B of ``gaps_by_rung``' gap, mean and 95% t-interval."""
-    from dataclasses import replace
+    return ladder_gaps.gap_differences(_frames(store, early_end, frames), DECISIONS)
 
-    from ..stats.inference import mean_interval
-    rows = []
-    for rung, frame in _frames(store, early_end, frames).items():
-        frame = frame.assign(overfit_gap=frame[confirm_design.CE]
-                             - frame["train_mlm_loss_at_mask"])
-        for spec in DECISIONS:
-            if spec.key in GAP_DECISIONS:
-                d = confirm_analysis.per_seed(replace(spec, metric="overfit_gap"), frame)
-                d = d.to_numpy(float)
-                if len(d) < 2:  # diverged runs left fewer than two seeds
-                    continue
-                i = mean_interval(d)
-                rows.append({"key": spec.key, "rung": rung, "gap difference": i.mean,
-                             "low": i.low, "high": i.high, "seeds": i.n})
-    return pd.DataFrame(rows)
+
+def gap_split(store=None, early_end: bool = False, frames: dict | None = None
+              ) -> pd.DataFrame:
+    """Per decision in nats (amendment 7): the change from 1x to 16x and its training and
+    gap parts, each with its 95% interval (``ladder_gaps.gap_split``)."""
+    return ladder_gaps.gap_split(_frames(store, early_end, frames), DECISIONS, X)
 
 
 def time_ratios_by_rung(store=None, early_end: bool = False, frames: dict | None = None
@@ -406,7 +388,7 @@ def compute_result(store=None, early_end: bool = False) -> dict:
     frames = without_runs(raw, odd)
     return {name: function(store, early_end, frames) for name, function in (
         ("trend", trend_family), ("gaps", gaps_by_rung), ("gap differences", gap_differences),
-        ("sop", sop_by_rung), ("time ratios", time_ratios_by_rung),
+        ("gap split", gap_split), ("sop", sop_by_rung), ("time ratios", time_ratios_by_rung),
         ("non-finite", lambda *_: odd))}
 
 

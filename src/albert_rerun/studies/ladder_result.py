@@ -15,7 +15,7 @@ from . import conditions as C
 from . import confirm_analysis
 from . import ladder as L
 
-INDEX = {"trend": "key", "sop": "rung"}  # the tables indexed by a column
+INDEX = {"trend": "key", "sop": "rung", "gap split": "key"}  # the tables indexed by a column
 
 
 NOT_STORED = ("every run is stored, but the analysis is not: `python -m "
