@@ -298,3 +298,22 @@ def test_a_forecast_computed_in_a_dirty_tree_says_what_git_shows_between(tmp_pat
     clean = {"forecast": {}, "provenance": {"git_commit": commit.removesuffix("+dirty")}}
     (tmp_path / L.FORECAST).write_text(json.dumps(clean))
     assert forecast_record_text(tmp_path) == ""
+
+
+def test_a_stored_column_of_nulls_reads_back_as_numbers(tmp_path):
+    """A table column that is NaN in every row is stored as null and reloaded as None;
+    result_tables reads it back as NaN floats (a skeptic's review), and leaves text,
+    booleans and mixed columns as they are."""
+    from albert_rerun.engine.store import atomic_write_json
+    from albert_rerun.studies import ladder_result as LR
+    table = pd.DataFrame({"change": [np.nan, np.nan], "seeds": [4, 3], "read": [True, False],
+                          "name": ["a", "b"], "x": [0.5, np.nan]}, index=["k1", "k2"])
+    atomic_write_json(tmp_path / L.RESULT, {"tables": {"gap split": json.loads(
+        table.to_json(orient="split"))}, "trigger": "a test"})
+    read = LR.result_tables(tmp_path)[0]["gap split"]
+    assert read["change"].dtype == float and read["change"].isna().all()
+    assert read["x"].iloc[0] == 0.5 and np.isnan(read["x"].iloc[1])
+    assert list(read["read"]) == [True, False] and list(read["name"]) == ["a", "b"]
+    assert read.index.name == "key"
+    empty = pd.DataFrame({"rung": pd.Series([], dtype=object)})
+    assert LR._numbers(empty)["rung"].dtype == object

@@ -245,8 +245,9 @@ def test_the_ladder_page_shows_the_registered_result(rehearsal, stored, family, 
     powers = B.planned_power()
     for key, row in family.iterrows():
         line = next(x for x in text.splitlines() if x.startswith(f"| **{B.tag(key)}**: "))
-        assert line.endswith(f" | {B._power(powers.get(key))} |")
+        assert line.endswith(f" | {B._power(powers.get(key), row['unit'])} |")
         assert powers[key][0] == design[key]["power (a) at 4"]
+        assert powers[key][2] == design[key].get("slope (a)")
     assert B._power(powers["confirm/sop"]) == "– (no slope (a))"
     assert ("† marks" in text) == any(T.excluded_before_holm_only(r)
                                       for _, r in family.iterrows())
@@ -282,7 +283,7 @@ def test_the_ladder_page_shows_the_registered_result(rehearsal, stored, family, 
                                                 abs=1e-12)
         assert row["read"] == (row["change low"] > 0 or row["change high"] < 0)
         assert f"| **{B.tag(key)}** | " in gaps and B.split_reading(row) in gaps
-    assert "cannot tell them apart" in gaps
+    assert "cannot tell them apart" in gaps and "is not shown to be 0" in gaps
     for rung in L.RUNGS:
         assert f"\n| {rung} | " in text  # the SOP and equal-time tables
     assert "No run diverged." in text and "Provenance: " in text
@@ -322,7 +323,7 @@ def test_the_chapters_introduction_and_scale_page_read_the_same_result(rehearsal
             assert "The 16x mean is inside its forecast's interval" in line
         else:  # the side, in words that hold in either sign (amendment 7)
             toward = (row["16x mean"] > row["forecast high"]) == (row["paper_sign"] > 0)
-            side = "toward the paper's sign" if toward else "away from the paper's sign"
+            side = "in the paper's direction" if toward else "in the other direction"
             assert (f"The 16x mean lies beyond its forecast's interval, {side}: "
                     in T.sentence(t))
         assert any(cell.startswith(row["reading"]) for cell in cells.values())
@@ -450,21 +451,22 @@ def test_the_costs_command_reads_training_records_alone(rehearsal, capsys, monke
     assert LR.costs(rehearsal.parent / "empty").startswith("0 runs stored, 0.00 hours")
 
 
-MOVED = ("{}, +0.128 [+0.092, +0.164] nats per doubling (Holm's p = 0.008; its 4x-to-16x "
-         "step's interval {} 0)")
+MOVED = ("{}, +0.128 [+0.092, +0.164] nats per doubling (Holm's p = 0.008; from 4x to 16x "
+         "alone, {})")
+LATER = {"excludes": "+0.200 [+0.100, +0.300]", "includes": "+0.200 [-0.100, +0.300]"}
 
 
 @pytest.mark.parametrize("readings, expected", [
     ([L.NO_TREND] * 5, "After Holm's adjustment, no trend is shown for any of the 5 "
      "slopes. That is not evidence that there is none."),
     ([L.TOWARD] + [L.NO_TREND] * 4, "After Holm's adjustment over the 5 slopes:\n\n"
-     f"- *moves toward the paper's sign*: {MOVED.format('a', 'excludes')}\n"
+     f"- *moves toward the paper's sign*: {MOVED.format('a', LATER['excludes'])}\n"
      "- *no trend shown* (not evidence of no trend): b; c; d; e"),
     ([L.AWAY, L.AWAY, L.TOWARD, L.TOWARD, L.TOWARD], "After Holm's adjustment over the 5 "
      "slopes:\n\n- *moves toward the paper's sign*: "
-     + "; ".join(MOVED.format(k, "excludes") for k in "cd") + "; "
-     + MOVED.format("e", "includes") + "\n- *moves away from the paper's sign*: "
-     + "; ".join(MOVED.format(k, "excludes") for k in "ab")),
+     + "; ".join(MOVED.format(k, LATER["excludes"]) for k in "cd") + "; "
+     + MOVED.format("e", LATER["includes"]) + "\n- *moves away from the paper's sign*: "
+     + "; ".join(MOVED.format(k, LATER["excludes"]) for k in "ab")),
 ])
 def test_the_result_opens_with_the_readings_named_in_words(readings, expected):
     """Each moving decision with its slope, Holm's p and its later step (amendment 7)."""
@@ -478,7 +480,7 @@ def test_the_result_opens_with_the_readings_named_in_words(readings, expected):
 
 @pytest.mark.parametrize("change, training, gap, expected", [
     ((0.4, 0.6), (-0.1, 0.6), (0.1, 0.3), "only the gap part's interval excludes 0"),
-    ((0.4, 0.6), (0.1, 0.6), (-0.1, 0.3), "only the training part's interval excludes 0"),
+    ((0.4, 0.6), (0.1, 0.6), (-0.1, 0.3), "only the training-split part's interval excludes 0"),
     ((0.4, 0.6), (0.2, 0.4), (0.1, 0.3), "both parts' intervals exclude 0"),
     ((-0.6, -0.4), (-0.6, 0.1), (-0.4, 0.2), "neither part's interval excludes 0"),
     ((-0.1, 0.6), (0.2, 0.4), (0.1, 0.3), "not read: the change's interval includes 0"),
@@ -493,6 +495,14 @@ def test_a_split_is_read_only_where_its_change_is_shown(change, training, gap, e
                               ("gap part", gap)):
         row.update({name: (low + high) / 2, f"{name} low": low, f"{name} high": high})
     assert split_reading(pd.Series(row)) == expected
+
+
+def test_a_split_without_spread_is_not_read():
+    """Amendment 8: a change whose seeds agree exactly has no interval; the reading says
+    so, not that its interval includes 0."""
+    from albert_rerun.book.ladder_result import split_reading
+    row = {"read": False, "change": 0.1, "change low": np.nan, "change high": np.nan}
+    assert split_reading(pd.Series(row)) == "not read: no spread"
 
 
 def test_a_failing_store_after_the_last_run_is_said_and_leaves_the_commit_to_go_on(

@@ -1,5 +1,7 @@
 """Each decision against compute (pages.ladder_trend): what a chapter's box and the
 introduction show of the compute ladder, before the ladder is complete and after."""
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
@@ -80,14 +82,21 @@ def test_once_complete_the_sentence_gives_the_reading_slope_segments_signs_and_f
     assert missed.startswith("No trend is shown (not evidence of no trend)")
     # dropout is turned in its chapter: -0.090 lies below [-0.057, -0.026] there, and
     # +0.090 above [+0.026, +0.057] on the ladder page; both say one side (amendment 7)
-    assert ("lies beyond its forecast's interval, toward the paper's sign: the forecast "
+    assert ("lies beyond its forecast's interval, in the paper's direction: the forecast "
             "was -0.041 nats [-0.057, -0.026]") in missed
-    assert T.miss_side(row) == "toward the paper's sign"
-    assert T.miss_side({**row, "16x mean": 0.01}) == "away from the paper's sign"
+    assert T.miss_side(row) == "in the paper's direction"
+    assert T.miss_side({**row, "16x mean": 0.01}) == "in the other direction"
     assert T.miss_side({**row, "16x mean": 0.01, "paper_sign": -1}) == \
-        "toward the paper's sign"
+        "in the paper's direction"
     assert T.miss_side({**row, "16x mean": 0.04, "forecast covers": True}) == ""
     assert "with the opposite sign (dropout 0.1 minus no dropout)." in missed
+    # beside "no trend shown", the power planned for slope (a), in the chapter's sign
+    # (amendment 7); none beside a moving decision
+    powered = T.sentence(replace(trend(table=row), power=(0.92, 0.39, 0.007)))
+    assert ("planned with 92% power to show a slope as large as slope (a), -0.007 nats "
+            "per doubling") in powered and "smaller trends could still go unseen" in powered
+    assert "over 99% power" in T.sentence(replace(trend(table=row), power=(0.9998, 0.8, 0.1)))
+    assert "planned with" not in missed and "planned with" not in covered
     assert "is not the same as reaching its side" in covered  # section 3's caution
     assert "reaching its side" not in missed
     # the slope's interval is not adjusted: where it excludes 0 and Holm's test does not

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from ..studies import ladder as L
 from ..pages.ladder_trend import (excluded_before_holm_only, excludes_zero, miss_side,
-                                  no_slope, tag)
+                                  no_slope, percent, planned_power, tag)
 from ..studies.decisions import agree, capital, interval_text
 from .preregistration import write_figure
 
@@ -60,13 +60,13 @@ def turned_chapters() -> str:
 
 
 def _moving(row) -> str:
-    """'sharing cost, +0.128 [+0.092, +0.164] nats per doubling (Holm's p = 0.008; its
-    4x-to-16x step's interval excludes 0)': a moving decision with its slope and whether
-    its own later step moved (amendment 7: the first step was partly seen before)."""
-    step = "excludes" if excludes_zero(row, "4x-16x") else "includes"
+    """'sharing cost, +0.128 [+0.092, +0.164] nats per doubling (Holm's p = 0.008; from
+    4x to 16x alone, +0.267 [+0.210, +0.324])': a moving decision with its slope and its
+    later step's own slope per doubling, so a reader sees whether that step excludes 0
+    (amendment 7: the first step was partly seen before)."""
     return (f"{tag(row.name)}, {_cell(row, 'slope', row['unit'])} {row['unit']} per "
-            f"doubling (Holm's p = {_p(row['p holm'])}; its 4x-to-16x step's interval "
-            f"{step} 0)")
+            f"doubling (Holm's p = {_p(row['p holm'])}; from 4x to 16x alone, "
+            f"{_cell(row, '4x-16x', row['unit'])})")
 
 
 def readings_sentence(table) -> str:
@@ -92,7 +92,7 @@ def readings_sentence(table) -> str:
     return f"After Holm's adjustment over the {len(table)} slopes:\n\n" + "\n".join(items)
 
 
-MISSED = {"toward the paper's sign": "toward", "away from the paper's sign": "away"}
+MISSED = {"in the paper's direction": "toward", "in the other direction": "away"}
 
 
 def forecast_groups(table) -> dict:
@@ -114,31 +114,24 @@ def forecast_sentence(table) -> str:
         return "No forecast is stored, so none is tested."
     groups = forecast_groups(table)
     words = {"held": "held: the 16x mean lies inside its 95% interval",
-             "toward": "missed toward the paper's sign: the 16x mean lies beyond the "
-                       "interval, on the paper's side of it",
-             "away": "missed away from the paper's sign: the 16x mean lies beyond the "
-                     "interval, on the other side",
+             "toward": "missed: the 16x mean lies beyond the interval, in the paper's "
+                       "direction",
+             "away": "missed: the 16x mean lies beyond the interval, in the other "
+                     "direction",
              "not tested": "not tested: too few seeds left at 16x"}
     items = [f"- *{words[g]}*: {'; '.join(names)}" for g, names in groups.items() if names]
     return "The forecast for 16x:\n\n" + "\n".join(items)
 
 
-def planned_power(store=None) -> dict:
-    """{decision key: (power, power if the 16x SD is twice the 4x)}: section 6's planned
-    power for slope (a) with the planned 16x seeds, from the committed design
-    (amendment 7); {} where no design is stored."""
-    from ..engine.store import read_json, results_dir
-    design = read_json((store or results_dir(L.STORE)) / L.DESIGN) or {}
-    n = len(L.SEEDS["16x"])
-    return {key: (plan.get(f"power (a) at {n}"),
-                  plan.get(f"power (a), 16x SD twice the 4x, at {n}"))
-            for key, plan in design.get("plan", {}).items()}
-
-
-def _power(power: tuple | None) -> str:
-    if not power or power[0] is None or not math.isfinite(power[0]):
+def _power(power: tuple | None, unit: str = "nats") -> str:
+    """'73% (22%) at +0.058': the planned power, with the 16x SD twice the 4x one in
+    brackets, at slope (a) (amendments 7 and 8)."""
+    if not power:
+        return "no design stored"
+    if power[0] is None or not math.isfinite(power[0]):
         return "– (no slope (a))"
-    return f"{power[0]:.0%} ({power[1]:.0%})"
+    slope = interval_text(power[2], power[2], power[2], unit).split(" [")[0]
+    return f"{percent(power[0])} ({percent(power[1])}) at {slope}"
 
 
 def trend_table(table, store=None) -> str:
@@ -148,8 +141,9 @@ def trend_table(table, store=None) -> str:
     registered reading and the planned power (amendment 7), each in a column of its own."""
     lines = ["| decision, A minus B (unit) | " + " | ".join(
         f"{rung} ({len(L.SEEDS[rung])} seeds planned)" for rung in L.RUNGS)
-        + " | slope per doubling of compute | p | Holm's p | df | reading | planned "
-        f"power, {len(L.SEEDS['16x'])} seeds at 16x (16x SD twice the 4x) |",
+        + " | slope per doubling of compute | p | Holm's p | df | reading | planned power "
+        f"at slope (a), {len(L.SEEDS['16x'])} seeds at 16x (if the 16x SD is twice the "
+        f"4x) |",
         "|---" * (len(L.RUNGS) + 7) + "|"]
     powers = planned_power(store)
     for _, row in table.iterrows():
@@ -157,12 +151,12 @@ def trend_table(table, store=None) -> str:
         if no_slope(row):  # amendment 5
             lines.append(f"| {_name(row)} | {rungs} | no slope: {no_slope(row)} | 1 "
                          f"({AMENDMENT.format(5)}) | {_p(row['p holm'])} | – | "
-                         f"**{row['reading']}** | {_power(powers.get(row.name))} |")
+                         f"**{row['reading']}** | {_power(powers.get(row.name), row['unit'])} |")
             continue
         dagger = "†" if excluded_before_holm_only(row) else ""
         lines.append(f"| {_name(row)} | {rungs} | {_cell(row, 'slope', row['unit'])}{dagger} "
                      f"| {_p(row['p'])} | {_p(row['p holm'])} | {row['slope df']:.0f} | "
-                     f"**{row['reading']}** | {_power(powers.get(row.name))} |")
+                     f"**{row['reading']}** | {_power(powers.get(row.name), row['unit'])} |")
     return "\n".join(lines) + "\n"
 
 
@@ -176,10 +170,10 @@ def steps_text(table) -> str:
     # doubling, weighted: the first step's weight is -w_1x times its doublings
     first = -weights[0] * (L.X["4x"] - L.X["1x"])
     lines = ["**Each step's own slope** (section 3 of the registration below). The "
-             "ladder has two steps, 1x to 4x and 4x to 16x. The 4x runs were analysed "
-             f"before the registration, and with every seed the first step carries "
-             f"{first:.0%} of a slope's weight. So each step's own slope per doubling "
-             "stands beside it. The "
+             "ladder has two steps, 1x to 4x and 4x to 16x. The 4x runs had been "
+             "analysed before this registration, and the 1x-to-4x step carries "
+             f"{first:.0%} of the fitted slope. So each step's own slope per doubling is "
+             "shown: only the 4x-to-16x step was unseen. The "
              "curvature is m(16x) − 2 m(4x) + m(1x), where m is a rung's mean. It is "
              "negative when the 4x mean sits above the straight line from 1x to 16x.", "",
              "| decision | 1x to 4x, per doubling | 4x to 16x, per doubling | curvature |",
@@ -222,14 +216,20 @@ def gap_differences_text(differences, table, split=None) -> str:
     return "\n".join(lines) + "\n"
 
 
+WORDS = {"training part": "training-split part", "gap part": "gap part"}
+
+
 def split_reading(row) -> str:
     """Amendment 7's reading of one split: nothing unless the change's interval excludes
     0; then which parts' intervals exclude 0."""
     if not math.isfinite(row["change"]):
         return "not split: too few seeds at a rung"
+    if not math.isfinite(row["change low"]):  # no spread: no interval (amendment 8)
+        return "not read: no spread"
     if not row["read"]:
         return "not read: the change's interval includes 0"
-    parts = [name for name in ("training part", "gap part") if excludes_zero(row, name)]
+    parts = [WORDS[name] for name in ("training part", "gap part")
+             if excludes_zero(row, name)]
     return {0: "neither part's interval excludes 0",
             1: f"only the {parts[0]}'s interval excludes 0" if parts else "",
             2: "both parts' intervals exclude 0"}[len(parts)]
@@ -239,13 +239,16 @@ def split_text(split, table) -> str:
     """Each decision's change from 1x to 16x and its training and gap parts, with their
     intervals and amendment 7's reading and cautions."""
     lines = ["**Where each change from 1x to 16x lies** (amendment 7, descriptive). For "
-             "each seed, a held-out difference is the training difference plus the gap "
-             "difference. So the change of a mean from 1x to 16x splits exactly into a "
-             "training part and a gap part. Each has a 95% interval, on the slope's "
-             "degrees of freedom. A part is read only where the change's own interval "
-             "excludes 0. Each is rounded on its own, so the parts may miss their sum "
-             "in the last digit.", "",
-             "| decision | change, 1x to 16x | training part | gap part | reading |",
+             "each seed, a held-out difference is its training-split difference plus its "
+             "gap difference. So the change of a mean from 1x to 16x splits exactly into "
+             "a training-split part and a gap part. Each has a 95% interval, with the "
+             "fewer seeds of the two rungs less one as df, as for the slopes. The "
+             "reading says which "
+             "parts' intervals exclude 0. It says so only where the change's own "
+             "interval excludes 0. Each number is rounded on its own, so the parts may "
+             "miss their sum in the last digit. SOP is in points and has no gap.", "",
+             "| decision | change, 1x to 16x (nats) | training-split part | gap part | "
+             "reading |",
              "|---|---|---|---|---|"]
     for key, row in split.iterrows():
         if not math.isfinite(row["change"]):
@@ -254,8 +257,13 @@ def split_text(split, table) -> str:
         cells = " | ".join(_cell(row, name, "nats")
                            for name in ("change", "training part", "gap part"))
         lines.append(f"| **{tag(key)}** | {cells} | {split_reading(row)} |")
-    lines += ["", "Two cautions. The gap is not pure overfitting: held-out and training "
-              "text differ before any text is repeated. And on the ladder, repetition and "
+    lines += ["", "Four cautions. A seed's training and held-out cross-entropies move "
+              "together, so the training-split part is measured about as roughly as the "
+              "change, and the gap part far more precisely. So \"only the gap part's "
+              "interval excludes 0\" does not mean that the gap part is most of the "
+              f"change ({AMENDMENT.format(8)}). A part whose interval includes 0 is not "
+              "shown to be 0. The gap is not pure overfitting: held-out and training text "
+              "differ before any text is repeated. And on the ladder, repetition and "
               "compute grow together, so the split cannot tell them apart."]
     return "\n".join(lines)
 
@@ -284,8 +292,9 @@ def forecast_record_text(store=None) -> str:
                f"{len(changed)} {agree(len(changed), 'file', 'files')}")
     return (f"The forecast's record names commit `{head[:7]}`, marked dirty: some tracked "
             f"files differed from it while the forecast was computed. The commit that "
-            f"stored the forecast, `{added[-1][:7]}`, adds {between} to `{head[:7]}`, and "
-            f"its message says what differed.")
+            f"stored the forecast, `{added[-1][:7]}`, adds {between} to `{head[:7]}`. Git "
+            f"cannot show what the uncommitted tree held; that commit's message says "
+            f"what it was.")
 
 
 def forecast_text(table) -> str:
@@ -475,10 +484,11 @@ RESULT_FIGURE = """```{figure} _generated/ladder-trends.png
 
 The five decisions against compute, in the registered sign (A minus B). Each black point
 is a rung's mean over its seeds, with its 95% interval. The dashed line is the fitted
-slope. It is the least-squares line through every seed's difference, so a rung weighs
-by its seeds, and the line need not pass through the means. The orange diamond is the
-committed forecast for 16x, with its 95% prediction interval. It lies on the dotted line
-from the 1x mean through the 4x mean. Green marks the paper's side.
+slope, and it need not pass through the means: it is the least-squares line through
+every seed's difference, so a rung weighs by its seeds. The orange diamond is the
+committed forecast for 16x, with its 95% prediction interval, drawn just right of 16x
+so that both show. It lies on the dotted line from the 1x mean through the 4x mean.
+Green marks the paper's side.
 ```
 """
 
@@ -491,6 +501,7 @@ def results_text(store=None, generated: Path | None = None) -> str:
     from ..studies.confirm_design import NotComplete
     from ..studies.ladder_result import result_tables
     from ..studies.ladder_result import NOT_STORED
+    from ..studies.ladder_power import pilot_wide_config
     try:
         tables, stored = result_tables(store)
     except NotComplete as error:
@@ -511,12 +522,16 @@ def results_text(store=None, generated: Path | None = None) -> str:
              f"16x is four doublings. Intervals are 95% and not adjusted.{dagger} "
              f"Holm's p is the "
              f"p-value after that adjustment over the five slopes; a trend is shown where "
-             f"it is below 0.05. Its degrees of freedom (df) are the fewest seeds of any "
-             f"rung, less one (section 3 of the registration below). That rule is "
-             f"conservative: a slope of zero is rejected at most 5% of the time, so each "
+             f"it is below 0.05. The slope test's degrees of freedom (df) are the fewest "
+             f"seeds of any rung, less one (section 3 of the registration below). That "
+             f"rule is conservative: a slope of zero is rejected at most 5% of the time, so each "
              f"interval covers at least 95%. The planned power is section 6's chance "
-             f"of showing a trend if the true slope were slope (a), the line through the "
-             f"1x pilot's mean and the 4x mean ({AMENDMENT.format(7)}). Where it is low, "
+             f"of showing a trend if the true slope were slope (a) ({AMENDMENT.format(7)}). "
+             f"Slope (a) is the line from the `cpu` profile's earlier 1x runs (seeds 0 "
+             f"to 2, not this rung's) to the 4x mean; equal time's comes from a wide "
+             f"arm of {pilot_wide_config().max_steps:,} steps there, not the ladder's "
+             f"{L.wide_steps('1x'):,}. Each power is at Holm's first step, so it is a "
+             f"lower bound ({AMENDMENT.format(8)}). Where the power is low, "
              f"\"no trend shown\" says little.", "",
              trend_table(table, store), "",
              "A slope toward the paper's sign does not mean that the effect reaches the "

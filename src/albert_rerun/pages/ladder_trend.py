@@ -47,6 +47,7 @@ class Trend:
     gap: dict | None = None  # {rung: (mean, low, high)} of the overfitting gap's
     # difference, for ``ladder.GAP_DECISIONS`` once the store is complete
     registered_label: str = ""  # the registration's words, where the chapter turns them
+    power: tuple | None = None  # ``planned_power``'s (power, if twice the SD, slope (a))
 
     def turned(self, value: float) -> float:
         return self.sign * float(value)
@@ -88,6 +89,7 @@ def gather(store=None, confirm_store=None, chapter_signs: bool = True,
     store = store or results_dir(ladder.STORE)
     confirm_store = confirm_store or results_dir(confirm_design.STORE)
     forecast = (read_json(store / ladder.FORECAST) or {}).get("forecast", {})
+    powers = planned_power(store)
     progress = ladder.progress(store)
     runs, trained, evaluated = ladder_counts(progress, "16x")
     try:
@@ -113,7 +115,7 @@ def gather(store=None, confirm_store=None, chapter_signs: bool = True,
             spec.key, spec.claim, label, spec.unit, sign * spec.paper_sign, sign, four,
             forecast.get(spec.key), runs, trained, evaluated,
             None if table is None else table.loc[spec.key].to_dict(), gaps.get(spec.key),
-            spec.label if sign == -1 else "")
+            spec.label if sign == -1 else "", powers.get(spec.key))
     return out
 
 
@@ -149,6 +151,24 @@ def no_slope(r) -> str:
     return f"fewer than {MIN_SEEDS_TO_ANALYSE} paired seeds at {rungs}"
 
 
+def planned_power(store=None) -> dict:
+    """{decision key: (power, power if the 16x SD is twice the 4x, slope (a))}: section
+    6's planned power for slope (a) with the planned 16x seeds, from the committed
+    design (amendment 7); {} where no design is stored."""
+    from ..studies import ladder as L
+    design = L.stored_design(store) or {}
+    n = len(L.SEEDS["16x"])
+    return {key: (plan.get(f"power (a) at {n}"),
+                  plan.get(f"power (a), 16x SD twice the 4x, at {n}"), plan.get("slope (a)"))
+            for key, plan in design.get("plan", {}).items()}
+
+
+def percent(share: float) -> str:
+    """A planned power in words: '73%', or 'over 99%' where it rounds to 100%
+    (amendment 8)."""
+    return "over 99%" if share >= 0.995 else f"{share:.0%}"
+
+
 def tag(key: str) -> str:
     """A decision's short name, from its registered key: 'confirm/sharing-cost' ->
     'sharing cost'. The ladder page's lists and tables and each figure panel's title
@@ -159,14 +179,15 @@ def tag(key: str) -> str:
 
 def miss_side(r) -> str:
     """'' where the 16x mean lies inside its forecast's interval (or none is tested),
-    else the side it missed on, in words that hold in either sign (amendment 7):
-    "toward the paper's sign" where the 16x mean lies beyond the interval in the
-    direction of the paper's sign, "away from the paper's sign" otherwise."""
+    else the side it missed on, in words that hold in either sign (amendments 7 and 8):
+    "in the paper's direction" where the 16x mean lies beyond the interval in the
+    direction of the paper's sign, "in the other direction" otherwise ("the paper's
+    side" names the effect's sign, so it is not used here)."""
     if no_slope(r) or not np.isfinite(r.get("forecast", np.nan)) or r["forecast covers"]:
         return ""
     beyond = 1 if r["16x mean"] > r["forecast high"] else -1
-    return ("toward the paper's sign" if beyond * r["paper_sign"] > 0
-            else "away from the paper's sign")
+    return ("in the paper's direction" if beyond * r["paper_sign"] > 0
+            else "in the other direction")
 
 
 def sentence(t: Trend, ladder_doc: str = "../ladder") -> str:
@@ -174,7 +195,7 @@ def sentence(t: Trend, ladder_doc: str = "../ladder") -> str:
     training grows: the registered reading with its slope once the ladder is complete;
     before, that it is not known yet, the 16x rung's progress in counts, and the
     committed forecast."""
-    from ..studies.ladder import TOWARD
+    from ..studies.ladder import NO_TREND, TOWARD
     if t.table is None:
         return box_line([t], ladder_doc).removeprefix("**As training grows.** ")
     ladder = f"{{doc}}`compute ladder <{ladder_doc}>`"
@@ -190,6 +211,11 @@ def sentence(t: Trend, ladder_doc: str = "../ladder") -> str:
         text += " That interval excludes 0 only before Holm's adjustment."
     if r["reading"] == TOWARD:  # section 3's caution
         text += " Moving toward the paper's sign is not the same as reaching its side."
+    if r["reading"] == NO_TREND and t.power and t.power[0] is not None:  # amendment 7
+        text += (f" The ladder was planned with {percent(t.power[0])} power to show a "
+                 f"slope as large as slope (a), {_number(t.turned(t.power[2]), t.unit)} "
+                 f"{t.unit} per doubling (section 6 of the {ladder}); smaller trends "
+                 f"could still go unseen.")
     # section 3: each segment's own slope beside it (a segment is half the change over
     # its two doublings), and every rung's sign
     text += (f" Per doubling, 1x to 4x: {_interval(t, r['1x-4x'], r['1x-4x low'], r['1x-4x high'])}"

@@ -22,6 +22,13 @@ from .ladder import (ALPHA, ARMS, DECISIONS, DESIGN, MAX_1X, MAX_16X, MIN_1X, MI
                      wide_steps)
 
 
+def pilot_wide_config():
+    """The cpu profile's own equal-time wide run, the 1x pilot's wide arm (timed at cpu,
+    so its steps differ from ``wide_steps("1x")``)."""
+    return C.wall_clock(resolve("cpu"), confirm_design.WIDE_LEARNING_RATE)[
+        "wide ALBERT-style, equal time"]
+
+
 def pilot_1x_frame() -> pd.DataFrame:
     """The 1x SDs' source: the cpu profile's stored runs (seeds 0-2), the confirmatory
     arms at 5,400 steps; its wide model is the cpu profile's own equal-time run
@@ -29,8 +36,7 @@ def pilot_1x_frame() -> pd.DataFrame:
     base = confirm_design.conditions(None)
     pilot = {arm: C.with_steps(base[arm], RUNGS["1x"]) for arm in ARMS
              if arm != confirm_design.WIDE}
-    pilot[confirm_design.WIDE] = C.wall_clock(resolve("cpu"), confirm_design.WIDE_LEARNING_RATE)[
-        "wide ALBERT-style, equal time"]
+    pilot[confirm_design.WIDE] = pilot_wide_config()
     arms = confirm_analysis.CUE_FREE_ARMS  # the name the loader reads (``_needed``)
     try:  # the cpu store has no cue-free evaluation: load the arms without it
         confirm_analysis.CUE_FREE_ARMS = ()

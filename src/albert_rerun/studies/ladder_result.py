@@ -22,6 +22,20 @@ NOT_STORED = ("every run is stored, but the analysis is not: `python -m "
               "albert_rerun.studies.ladder result` computes and stores it, once")
 
 
+def _numbers(table: pd.DataFrame) -> pd.DataFrame:
+    """``table`` with each column that JSON stored as numbers and nulls (a column NaN in
+    every row reloads as None) read back as floats, so that NaN tests work on it."""
+    out = table.copy()
+    if not len(out):  # an empty table keeps its columns' types (no value says them)
+        return out
+    for column in out.columns:
+        values = [v for v in out[column] if v is not None]
+        if out[column].dtype == object and all(
+                isinstance(v, (int, float)) and not isinstance(v, bool) for v in values):
+            out[column] = out[column].astype(float)
+    return out
+
+
 def result_tables(store=None) -> tuple:
     """({name: table} as ``ladder.compute_result`` gave them, the stored record less its
     tables): read from the store where ``ladder.store_result`` put them. NotComplete
@@ -36,7 +50,7 @@ def result_tables(store=None) -> tuple:
     for name, split in stored["tables"].items():
         table = pd.DataFrame(**split)
         table.index.name = INDEX.get(name)
-        tables[name] = table
+        tables[name] = _numbers(table)
     return tables, {k: v for k, v in stored.items() if k != "tables"}
 
 
