@@ -11,7 +11,7 @@ from pathlib import Path
 from ..studies import ladder as L
 from ..pages.ladder_trend import (excluded_before_holm_only, excludes_zero, miss_side,
                                   no_slope, percent, planned_power, tag)
-from ..studies.decisions import agree, capital, interval_text
+from ..studies.decisions import agree, interval_text, signed, unit_digits
 from .preregistration import write_figure
 
 NOT_EVIDENCE = "(not evidence of no trend)"
@@ -130,8 +130,7 @@ def _power(power: tuple | None, unit: str = "nats") -> str:
         return "no design stored"
     if power[0] is None or not math.isfinite(power[0]):
         return "– (no slope (a))"
-    slope = interval_text(power[2], power[2], power[2], unit).split(" [")[0]
-    return f"{percent(power[0])} ({percent(power[1])}) at {slope}"
+    return f"{percent(power[0])} ({percent(power[1])}) at {signed(power[2], unit_digits(unit))}"
 
 
 def trend_table(table, store=None) -> str:

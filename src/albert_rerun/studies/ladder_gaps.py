@@ -61,8 +61,9 @@ def gap_differences(frames: dict, decisions) -> pd.DataFrame:
     from ..stats.inference import mean_interval
     rows = []
     for rung, frame in frames.items():
+        frame = _with_gap(frame)
         for spec in gap_decisions(decisions):
-            d = _paired(spec, _with_gap(frame), GAP)
+            d = _paired(spec, frame, GAP)
             if len(d) < 2:  # diverged runs left fewer than two seeds
                 continue
             i = mean_interval(d)
@@ -82,9 +83,10 @@ def gap_split(frames: dict, decisions, x: dict) -> pd.DataFrame:
     parts are read. A decision with fewer than MIN_SEEDS_TO_ANALYSE seeds at 1x or 16x
     is not split (NaN), as it gets no slope (amendment 5)."""
     from ..stats.trend import contrast
+    gapped = {r: _with_gap(frames[r]) for r in ("1x", "16x")}
     rows = []
     for spec in gap_decisions(decisions):
-        values = {name: {r: _paired(spec, _with_gap(frames[r]), metric) for r in ("1x", "16x")}
+        values = {name: {r: _paired(spec, frame, metric) for r, frame in gapped.items()}
                   for name, metric in PARTS.items()}
         seeds = {r: len(values["change"][r]) for r in ("1x", "16x")}
         row = {"key": spec.key, "1x seeds": seeds["1x"], "16x seeds": seeds["16x"]}
