@@ -43,10 +43,21 @@ def _p(value: float) -> str:
 
 
 def _name(row) -> str:
-    """'**asymmetry**: FFN-shared minus attention-shared, E 32 (nats; paper: +)': the
-    short name, the difference, its unit and the paper's sign."""
-    sign = {1: "+", -1: "−"}.get(int(row["paper_sign"]), "0")
-    return f"**{tag(row.name)}**: {row['decision']} ({row['unit']}; paper: {sign})"
+    """'**asymmetry**': a table row's short name; ``decisions_key`` gives each its
+    difference, unit and the paper's sign once (a cold reader found all four packed in
+    every table's first cell)."""
+    return f"**{tag(row.name)}**"
+
+
+def decisions_key(table) -> str:
+    """The five decisions once, by the short names the tables below use: the difference
+    (first arm minus second), its unit and the paper's sign."""
+    lines = ["| decision | difference, A minus B | unit | the paper's sign |",
+             "|---|---|---|---|"]
+    for _, row in table.iterrows():
+        sign = {1: "+", -1: "−"}.get(int(row["paper_sign"]), "0")
+        lines.append(f"| {_name(row)} | {row['decision']} | {row['unit']} | {sign} |")
+    return "\n".join(lines) + "\n"
 
 
 def turned_chapters() -> str:
@@ -138,7 +149,7 @@ def trend_table(table, store=None) -> str:
     compute with its interval (a dagger where that interval excludes 0 but Holm's test
     does not reject), its p before and after Holm, the degrees of freedom, the
     registered reading and the planned power (amendment 7), each in a column of its own."""
-    lines = ["| decision, A minus B (unit) | " + " | ".join(
+    lines = ["| decision | " + " | ".join(
         f"{rung} ({len(L.SEEDS[rung])} seeds planned)" for rung in L.RUNGS)
         + " | slope per doubling of compute | p | Holm's p | df | reading | planned power "
         f"at slope (a), {len(L.SEEDS['16x'])} seeds at 16x (if the 16x SD is twice the "
@@ -208,8 +219,7 @@ def gap_differences_text(differences, table, split=None) -> str:
         cells = [interval_text(by.loc[r, "gap difference"], by.loc[r, "low"],
                                by.loc[r, "high"], "nats") if r in by.index else "–"
                  for r in L.RUNGS]  # "–": fewer than two seeds left at that rung
-        lines.append(f"| **{tag(key)}**: {table.loc[key, 'decision']} | "
-                     + " | ".join(cells) + " |")
+        lines.append(f"| **{tag(key)}** | " + " | ".join(cells) + " |")
     if split is not None:
         lines += ["", split_text(split, table)]
     return "\n".join(lines) + "\n"
@@ -326,9 +336,9 @@ def forecast_text(table) -> str:
         notes.append("For a miss, the 16x mean minus the forecast equals the curvature in "
                      "the table above, since the forecast is the line from the 1x mean "
                      "through the 4x mean. The forecast's interval judges it with the SD "
-                     "it assumed and Welch's degrees of freedom. The curvature's interval "
-                     "uses the measured SDs and the fewest seeds less one. So the two can "
-                     "disagree.")
+                     "it assumed and {term}`Welch's degrees of freedom <forecast>`. The curvature's "
+                     "interval uses the measured SDs and the fewest seeds less one. So "
+                     "the two can disagree.")
     elif missed:
         notes.append("The forecast came from 1x runs other than those shown here, so a "
                      "miss is not the curvature in the table above.")
@@ -532,6 +542,7 @@ def results_text(store=None, generated: Path | None = None) -> str:
              f"{L.wide_steps('1x'):,}. Each power is at Holm's first step, so it is a "
              f"lower bound ({AMENDMENT.format(8)}). Where the power is low, "
              f"\"no trend shown\" says little.", "",
+             "The tables name each decision by a short name:", "", decisions_key(table), "",
              trend_table(table, store), "",
              "A slope toward the paper's sign does not mean that the effect reaches the "
              "paper's side. A slope is a straight line through three points: it says which "

@@ -335,8 +335,11 @@ def figure(trends: list):
     import matplotlib.pyplot as plt
 
     from ..studies.ladder import RUNGS, X
+    # the complete ladder's panels carry a three-line title (name, reading, slope)
+    complete = any(t.table is not None for t in trends)
     fig, axes = plt.subplots(len(trends), 1, squeeze=False, dpi=100,
-                             figsize=(FIGURE_WIDTH_IN, 2.2 * len(trends) + 1.2))
+                             figsize=(FIGURE_WIDTH_IN,
+                                      (2.5 if complete else 2.2) * len(trends) + 1.2))
     for ax, t in zip(axes[:, 0], trends):
         _panel(ax, t, X, RUNGS)
     for ax in axes[:-1, 0]:  # the panels share their x axis: its label once, at the foot
@@ -345,12 +348,16 @@ def figure(trends: list):
     for ax in axes[:, 0]:
         for handle, label in zip(*ax.get_legend_handles_labels()):
             seen.setdefault(label, handle)
-    if seen:
-        fig.legend(list(seen.values()), list(seen.keys()), loc="lower center",
-                   ncol=1, fontsize=FONT_PT, frameon=False)
     # the legend's room in inches (a line of text each entry), whatever the panels
     legend_in = 0.2 + 0.22 * len(seen) if seen else 0
-    fig.tight_layout(rect=(0, legend_in / fig.get_figheight(), 1, 1))
+    share = legend_in / fig.get_figheight()
+    # the complete ladder's legend heads the figure, beside the panels read first (a
+    # cold reader); before, at the foot, as the chapters' committed notebooks glue it
+    if seen:
+        fig.legend(list(seen.values()), list(seen.keys()),
+                   loc="upper center" if complete else "lower center",
+                   ncol=1, fontsize=FONT_PT, frameon=False)
+    fig.tight_layout(rect=(0, 0, 1, 1 - share) if complete else (0, share, 1, 1))
     return fig
 
 
@@ -411,6 +418,10 @@ def _panel(ax, t: Trend, X: dict, RUNGS: dict) -> None:
     title = t.label if t.table is None else f"{tag(t.key)}: {t.label}"
     if t.table is not None:  # the reading beside its line, so no line reads as a trend
         title += f"\n{reading_words(t.table)}"
+        if not no_slope(t.table):  # and the slope it reads (a cold reader)
+            r = t.table
+            title += f"\nslope {_interval(t, r['slope'], r['slope low'], r['slope high'])}"
+            title += " per doubling"
     ax.set_title(title, fontsize=FONT_PT, loc="left")
     notes = {}
     if t.table is None:  # the stopping rule: 1x and 16x wait for the whole ladder
