@@ -226,7 +226,12 @@ def test_the_ladder_page_shows_the_registered_result(rehearsal, stored, family, 
     from albert_rerun.pages import ladder_trend as T
     from albert_rerun.pages.figure_text import figure_problems, stored_font_px
     text = B.results_text(generated=tmp_path)
-    assert text.startswith("**The result.**") and B.readings_sentence(family) in text
+    opening = B.readings_sentence(family, B.planned_power())
+    assert text.startswith("**The result.**") and opening in text
+    for key, row in family.iterrows():  # a "no trend shown" with its planned power
+        if row["reading"] == L.NO_TREND:
+            assert f"{B.tag(key)} (planned power " in opening or \
+                f"{B.tag(key)} (no planned power)" in opening
     assert [B.tag(k) for k in family.index] == [
         "asymmetry", "sharing cost", "SOP", "dropout", "equal time"]
     for key, row in family.iterrows():  # each decision's words once, in the key table
@@ -257,7 +262,7 @@ def test_the_ladder_page_shows_the_registered_result(rehearsal, stored, family, 
                                       for _, r in family.iterrows())
     # a miss is the curvature, the forecast coming from the rehearsal's own rungs
     assert all(B.curvature_is_miss(row) for _, row in family.iterrows())
-    assert ("equals the curvature" in text) == (not family["forecast covers"].all())
+    assert ("forecast is the curvature" in text) == (not family["forecast covers"].all())
     # the gap beside every slope in nats, each rung (section 2, amendment 7)
     gaps = text.split("slopes in nats")[1].split("**The forecast, then its test**")[0]
     assert len(L.GAP_DECISIONS) == 4 and "confirm/sop" not in L.GAP_DECISIONS

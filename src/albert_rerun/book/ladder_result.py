@@ -80,12 +80,22 @@ def _moving(row) -> str:
             f"{_cell(row, '4x-16x', row['unit'])})")
 
 
-def readings_sentence(table) -> str:
+def readings_sentence(table, powers: dict | None = None) -> str:
     """The five readings after Holm, each moving decision named with its slope, with the
     registered caution that "no trend shown" is not evidence of no trend; a list where
-    any moved (the decisions' names hold commas)."""
+    any moved (the decisions' names hold commas). ``powers`` (``planned_power``): each
+    "no trend shown" named with its planned power, which says how little that reading
+    may mean (a cold reader)."""
     def names(reading) -> list:
         return [tag(key) for key, row in table.iterrows() if row["reading"] == reading]
+
+    def powered(key) -> str:
+        if powers is None:
+            return tag(key)
+        power = powers.get(key)
+        if not power or power[0] is None or not math.isfinite(power[0]):
+            return f"{tag(key)} (no planned power)"
+        return f"{tag(key)} (planned power {percent(power[0])})"
     if not names(L.TOWARD) and not names(L.AWAY) and not names(L.NOT_COMPUTED):
         return (f"After Holm's adjustment, no trend is shown for any of the {len(table)} "
                 f"slopes. That is not evidence that there is none.")
@@ -99,7 +109,8 @@ def readings_sentence(table) -> str:
                      f"stricter): "
                      f"{'; '.join(names(L.NOT_COMPUTED))}")
     if names(L.NO_TREND):
-        items.append(f"- *{L.NO_TREND}* {NOT_EVIDENCE}: {'; '.join(names(L.NO_TREND))}")
+        items.append(f"- *{L.NO_TREND}* {NOT_EVIDENCE}: " + "; ".join(
+            powered(key) for key, row in table.iterrows() if row["reading"] == L.NO_TREND))
     return f"After Holm's adjustment over the {len(table)} slopes:\n\n" + "\n".join(items)
 
 
@@ -181,9 +192,9 @@ def steps_text(table) -> str:
     first = -weights[0] * (L.X["4x"] - L.X["1x"])
     lines = ["**Each step's own slope** (section 3 of the registration below). The "
              "ladder has two steps, 1x to 4x and 4x to 16x. The 4x runs had been "
-             "analysed before this registration, and the 1x-to-4x step carries "
-             f"{first:.0%} of the fitted slope. So each step's own slope per doubling is "
-             "shown: only the 4x-to-16x step was unseen. The "
+             "analysed before this registration, and the fitted slope gives the "
+             f"1x-to-4x step {first:.0%} of its weight. So each step's own slope per "
+             "doubling is shown: only the 4x-to-16x step was unseen. The "
              "curvature is m(16x) − 2 m(4x) + m(1x), where m is a rung's mean. It is "
              "negative when the 4x mean sits above the straight line from 1x to 16x.", "",
              "| decision | 1x to 4x, per doubling | 4x to 16x, per doubling | curvature |",
@@ -333,12 +344,12 @@ def forecast_text(table) -> str:
              "confirmed."]
     missed = [row for _, row in table.iterrows() if miss_side(row)]
     if missed and all(curvature_is_miss(row) for row in missed):  # amendments 5 to 7
-        notes.append("For a miss, the 16x mean minus the forecast equals the curvature in "
-                     "the table above, since the forecast is the line from the 1x mean "
-                     "through the 4x mean. The forecast's interval judges it with the SD "
-                     "it assumed and {term}`Welch's degrees of freedom <forecast>`. The curvature's "
-                     "interval uses the measured SDs and the fewest seeds less one. So "
-                     "the two can disagree.")
+        notes.append("The 16x mean minus the forecast is the curvature in the table "
+                     "above, since the forecast is the line from the 1x mean through the "
+                     "4x mean. For a miss, the forecast's interval judges it with the SD "
+                     "it assumed and {term}`Welch's degrees of freedom <forecast>`. The "
+                     "curvature's interval uses the measured SDs and the fewest seeds "
+                     "less one. So the two can disagree.")
     elif missed:
         notes.append("The forecast came from 1x runs other than those shown here, so a "
                      "miss is not the curvature in the table above.")
@@ -351,9 +362,9 @@ def forecast_text(table) -> str:
     if groups["not tested"]:
         notes.append("A decision without a slope has its forecast shown, not tested: its "
                      f"16x mean rests on fewer than 3 seeds ({AMENDMENT.format(6)}).")
-    notes.append(f"By chance alone, a 95% interval misses 1 time in 20: roughly "
-                 f"{0.05 * tested:.2f} of these {tested} on average. The five forecasts "
-                 f"share arms, so they are not independent.")
+    notes.append(f"By chance alone, a 95% interval misses 1 time in 20, so {tested} "
+                 f"forecasts would miss {0.05 * tested:.2f} times on average. The five "
+                 f"forecasts share arms, so they are not independent.")
     return "\n".join(lines + ["", " ".join(notes)]) + "\n"
 
 
@@ -524,7 +535,8 @@ def results_text(store=None, generated: Path | None = None) -> str:
              f"`data/results/ladder/{L.RESULT}`"
              + (" (an early end, by an amendment's decision)" if stored.get("early_end")
                 else "") + ".*")
-    lines = [f"**The result.** {readings_sentence(table)}", "", forecast_sentence(table), "",
+    lines = [f"**The result.** {readings_sentence(table, planned_power(store))}", "",
+             forecast_sentence(table), "",
              f"Each row is the first arm minus the second, as its name says. Two "
              f"chapters print their differences with the sign turned, to match their headlines: "
              f"{turned_chapters()}. A slope is the change per doubling of compute; 1x to "
