@@ -93,7 +93,7 @@ def readings_sentence(table, powers: dict | None = None) -> str:
         if powers is None:
             return tag(key)
         power = powers.get(key)
-        if not power or power[0] is None or not math.isfinite(power[0]):
+        if not power or not _has_power(power):
             return f"{tag(key)} (no planned power)"
         return f"{tag(key)} (planned power {percent(power[0])})"
     if not names(L.TOWARD) and not names(L.AWAY) and not names(L.NOT_COMPUTED):
@@ -145,28 +145,33 @@ def forecast_sentence(table) -> str:
     return "The forecast for 16x:\n\n" + "\n".join(items)
 
 
+def _has_power(power: tuple) -> bool:
+    """Whether a ``planned_power`` entry holds a power (SOP's has no slope (a))."""
+    return power[0] is not None and math.isfinite(power[0])
+
+
 def _power(power: tuple | None, unit: str = "nats") -> str:
     """'73% (22%) at +0.058': the planned power, with the 16x SD twice the 4x one in
     brackets, at slope (a) (amendments 7 and 8)."""
     if not power:
         return "no design stored"
-    if power[0] is None or not math.isfinite(power[0]):
+    if not _has_power(power):
         return "– (no slope (a))"
     return f"{percent(power[0])} ({percent(power[1])}) at {signed(power[2], unit_digits(unit))}"
 
 
-def trend_table(table, store=None) -> str:
+def trend_table(table, powers: dict) -> str:
     """Each decision's rung means with their 95% t-intervals, its slope per doubling of
     compute with its interval (a dagger where that interval excludes 0 but Holm's test
     does not reject), its p before and after Holm, the degrees of freedom, the
-    registered reading and the planned power (amendment 7), each in a column of its own."""
+    registered reading and the planned power (amendment 7, ``planned_power``), each in a
+    column of its own."""
     lines = ["| decision | " + " | ".join(
         f"{rung} ({len(L.SEEDS[rung])} seeds planned)" for rung in L.RUNGS)
         + " | slope per doubling of compute | p | Holm's p | df | reading | planned power "
         f"at slope (a), {len(L.SEEDS['16x'])} seeds at 16x (if the 16x SD is twice the "
         f"4x) |",
         "|---" * (len(L.RUNGS) + 7) + "|"]
-    powers = planned_power(store)
     for _, row in table.iterrows():
         rungs = " | ".join(_rung(row, r) for r in L.RUNGS)
         if no_slope(row):  # amendment 5
@@ -535,7 +540,8 @@ def results_text(store=None, generated: Path | None = None) -> str:
              f"`data/results/ladder/{L.RESULT}`"
              + (" (an early end, by an amendment's decision)" if stored.get("early_end")
                 else "") + ".*")
-    lines = [f"**The result.** {readings_sentence(table, planned_power(store))}", "",
+    powers = planned_power(store)  # the committed design's, read once for both
+    lines = [f"**The result.** {readings_sentence(table, powers)}", "",
              forecast_sentence(table), "",
              f"Each row is the first arm minus the second, as its name says. Two "
              f"chapters print their differences with the sign turned, to match their headlines: "
@@ -555,7 +561,7 @@ def results_text(store=None, generated: Path | None = None) -> str:
              f"lower bound ({AMENDMENT.format(8)}). Where the power is low, "
              f"\"no trend shown\" says little.", "",
              "The tables name each decision by a short name:", "", decisions_key(table), "",
-             trend_table(table, store), "",
+             trend_table(table, powers), "",
              "A slope toward the paper's sign does not mean that the effect reaches the "
              "paper's side. A slope is a straight line through three points: it says which "
              "way the effect travels from 1x to 16x, not where it would be at ALBERT's "
