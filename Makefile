@@ -13,7 +13,7 @@ STAMP := $(VENV)/.installed
 # .venv/bin/python run outside make on such a machine compiles what make has not).
 unexport PYTHONDONTWRITEBYTECODE
 
-.PHONY: book test notebooks nbval-variants claims bench venv clean
+.PHONY: book test test-long notebooks nbval-variants claims bench venv clean
 
 venv: $(STAMP)
 
@@ -34,6 +34,12 @@ book: $(STAMP)
 TEST_WORKERS ?= 2
 test: $(STAMP)
 	$(BIN)/python -m pytest -n $(TEST_WORKERS)
+
+# The opt-in tests (marked long, left out of `make test` to keep it under 10 minutes):
+# the device script's dry run on the CPU (scripts/device_gpu.sh --dry-run, two calls,
+# about 2 minutes). Run it before a session with a lent GPU and after changing the script.
+test-long: $(STAMP)
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) -m long
 
 # Refresh the committed smoke-profile outputs that nbval compares against.
 notebooks: $(STAMP)

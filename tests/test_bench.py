@@ -18,11 +18,12 @@ def _has_today() -> bool:
 
 
 def test_bench_times_ours_hf_and_todays_loop_in_one_record(tmp_path, capsys):
-    """Loops side by side (``packed``) are left to the device script's dry run
-    (tests/test_device_script.py), whose bench runs the same loop at the same size."""
+    """Two loops side by side (``packed``) too, for a second each: the device script's
+    dry run checks them on the script's command line, but it is opt-in (make test-long)."""
     output = tmp_path / "bench.json"
     result = bench.bench("smoke", "cpu", repeats=1, loop_steps=4, bare_steps=3, hf_steps=2,
-                         compile=False, today=True, threads=1, output=output)
+                         compile=False, today=True, packed=(2,), packed_seconds=1.0,
+                         threads=1, output=output)
     kinds = {(m["kind"], m["style"]) for m in result["measurements"]}
     assert {("loop", "albert"), ("bare", "albert"), ("hf", "albert"), ("bare", "bert"),
             ("hf", "bert")} <= kinds
@@ -32,7 +33,11 @@ def test_bench_times_ours_hf_and_todays_loop_in_one_record(tmp_path, capsys):
     assert {"loop_over_bare", "ours_over_hf_albert", "ours_over_hf_bert"} <= set(result["ratios"])
     if _has_today():
         assert ("today", "albert") in kinds and "ours_over_today" in result["ratios"]
-    assert result["packed"] == []
+    (packed,) = result["packed"]
+    assert packed["parties"] == 2 and len(packed["rounds"]) == 2
+    assert packed["aggregate_tokens_per_s"] == pytest.approx(
+        sum(r["tokens_per_s"] for r in packed["rounds"]))
+    assert all(r["tokens_per_s"] > 0 for r in packed["rounds"])
     assert result["matmul_peak_gflops"] > 0 and result["matmul_peak_after_gflops"] > 0
     stored = json.loads(output.read_text())
     assert stored["ratios"] == result["ratios"] and stored["provenance"]["git_commit"]

@@ -55,6 +55,7 @@ def _call(tmp_path: Path, out: Path, *args) -> subprocess.CompletedProcess:
                           env=env, capture_output=True, text=True, timeout=900)
 
 
+@pytest.mark.long  # opt-in (make test-long): two calls of the script, about 2 minutes
 def test_device_script_dry_run_packs_results_and_reruns_only_what_is_missing(tmp_path):
     out = tmp_path / "out"
     _store_search_runs(tmp_path / "results")
