@@ -29,6 +29,13 @@ os.environ.setdefault("ALBERT_RERUN_THREADS", "1")
 
 
 BOOK_GROUP = ("tests/test_book.py", "tests/test_nbval_variants.py")
+# Files of few tests but long ones (torchrun ranks, subprocesses, whole stores built),
+# which xdist would leave to the end (it orders work units by their number of tests), so
+# that one worker still runs them while the other has finished: measured with
+# --durations=0 on 2 busy cores (2026-12-06): 70 to 200 s of one worker each.
+LONG_FEW = ("tests/test_distributed.py", "tests/test_bench.py", "tests/test_rerun.py",
+            "tests/test_ladder_rehearsal.py", "tests/test_figure_text.py",
+            "tests/test_confirm_rehearsal.py")
 NBVAL_CELLS_RUN = collections.Counter()  # notebook path: cells nbval ran in this process
 
 
@@ -64,7 +71,8 @@ def pytest_xdist_make_scheduler(config, log):
     build (tests/test_book.py) and nbval under other CPU kernels
     (tests/test_nbval_variants.py) are one unit, started first (the longest) and run in
     that order (``pytest_collection_modifyitems``), because the book and the variants
-    read the smoke runs that nbval's notebooks trained into this worker's store.
+    read the smoke runs that nbval's notebooks trained into this worker's store. The
+    files of ``LONG_FEW`` come next, so that the last units to finish are short ones.
     (xdist's own --dist loadgroup marks do not take under pytest 9.2, whose node ids
     xdist 3.8 cannot rename.)"""
     from xdist.scheduler import LoadScopeScheduling
@@ -75,7 +83,8 @@ def pytest_xdist_make_scheduler(config, log):
             return "book" if path.startswith("notebooks/") or path in BOOK_GROUP else path
 
         def _assign_work_unit(self, node):
-            if "book" in self.workqueue:
-                self.workqueue.move_to_end("book", last=False)
+            for unit in (*reversed(LONG_FEW), "book"):  # the book first, then LONG_FEW
+                if unit in self.workqueue:
+                    self.workqueue.move_to_end(unit, last=False)
             super()._assign_work_unit(node)
     return BookThenNotebooks(config, log)
