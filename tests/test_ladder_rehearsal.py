@@ -460,30 +460,44 @@ def test_the_costs_command_reads_training_records_alone(rehearsal, capsys, monke
     assert LR.costs(rehearsal.parent / "empty").startswith("0 runs stored, 0.00 hours")
 
 
-MOVED = ("{}, +0.128 [+0.092, +0.164] nats per doubling (Holm's p = 0.008; from 4x to 16x "
-         "alone, {})")
+MOVED = ("- {} *{}*: as training grows, {} does worse relative to {}. Its slope is "
+         "+0.128 [+0.092, +0.164] nats per doubling (Holm's p = 0.008); from 4x to 16x "
+         "alone, {}.")
 LATER = {"excludes": "+0.200 [+0.100, +0.300]", "includes": "+0.200 [-0.100, +0.300]"}
+# each decision's short name and its arms in words, A and B (a slope above 0 in nats:
+# A does worse relative to B)
+NAMED = {"a": ("asymmetry", "the FFN-shared model", "the attention-shared one"),
+         "b": ("sharing cost", "the all-shared model", "the not-shared one"),
+         "c": ("SOP", "the SOP-trained model's probe", "the NSP-trained model's"),
+         "d": ("dropout", "the model with dropout", "the one without"),
+         "e": ("equal time", "the wide all-shared model", "BERT-style, at equal time")}
+
+
+def moved(k: str, reading: str, later: str = "excludes") -> str:
+    name, first, second = NAMED[k]
+    return MOVED.format(name, reading, first, second, LATER[later])
 
 
 @pytest.mark.parametrize("readings, expected", [
     ([L.NO_TREND] * 5, "After Holm's adjustment, no trend is shown for any of the 5 "
      "slopes. That is not evidence that there is none."),
     ([L.TOWARD] + [L.NO_TREND] * 4, "After Holm's adjustment over the 5 slopes:\n\n"
-     f"- *moves toward the paper's sign*: {MOVED.format('a', LATER['excludes'])}\n"
-     "- *no trend shown* (not evidence of no trend): b; c; d; e"),
+     f"{moved('a', L.TOWARD)}\n"
+     "- *no trend shown* (not evidence of no trend): sharing cost; SOP; dropout; "
+     "equal time"),
     ([L.AWAY, L.AWAY, L.TOWARD, L.TOWARD, L.TOWARD], "After Holm's adjustment over the 5 "
-     "slopes:\n\n- *moves toward the paper's sign*: "
-     + "; ".join(MOVED.format(k, LATER["excludes"]) for k in "cd") + "; "
-     + MOVED.format("e", LATER["includes"]) + "\n- *moves away from the paper's sign*: "
-     + "; ".join(MOVED.format(k, LATER["excludes"]) for k in "ab")),
+     "slopes:\n\n" + "\n".join([moved("c", L.TOWARD), moved("d", L.TOWARD),
+                                moved("e", L.TOWARD, "includes"), moved("a", L.AWAY),
+                                moved("b", L.AWAY)])),
 ])
 def test_the_result_opens_with_the_readings_named_in_words(readings, expected):
-    """Each moving decision with its slope, Holm's p and its later step (amendment 7)."""
+    """Each moving decision with its slope, Holm's p, its later step (amendment 7) and
+    which arm gains, in plain words."""
     from albert_rerun.book.ladder_result import readings_sentence
     table = pd.DataFrame({"reading": readings, "unit": "nats", "slope": 0.128,
                           "slope low": 0.092, "slope high": 0.164, "p holm": 0.008,
                           "4x-16x": 0.2, "4x-16x low": [0.1] * 4 + [-0.1],
-                          "4x-16x high": 0.3}, index=[f"confirm/{k}" for k in "abcde"])
+                          "4x-16x high": 0.3}, index=[s.key for s in L.DECISIONS])
     assert readings_sentence(table) == expected
 
 

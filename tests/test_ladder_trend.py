@@ -97,6 +97,17 @@ def test_once_complete_the_sentence_gives_the_reading_slope_segments_signs_and_f
             "per doubling") in powered and "smaller trends could still go unseen" in powered
     assert "over 99% power" in T.sentence(replace(trend(table=row), power=(0.9998, 0.8, 0.1)))
     assert "planned with" not in missed and "planned with" not in covered
+    # which arm gains, in plain words, from the registered slope's sign: dropout's is
+    # +0.010 nats (the chapter prints -0.010), so the model with dropout does worse
+    assert ("In plain words: as training grows, the model with dropout does worse "
+            "relative to the one without.") in covered
+    assert "In plain words" not in missed  # no trend shown: nothing to put in words
+    assert T.plain_words("confirm/dropout", "nats", -0.01).endswith(
+        "the model with dropout does better relative to the one without")
+    assert T.plain_words("confirm/sop", "points", 0.5) == (  # points: higher is better
+        "as training grows, the SOP-trained model's probe does better relative to the "
+        "NSP-trained model's")
+    assert set(T.ARMS_IN_WORDS) == {s.key for s in ladder.DECISIONS}
     assert "is not the same as reaching its side" in covered  # section 3's caution
     assert "reaching its side" not in missed
     # the slope's interval is not adjusted: where it excludes 0 and Holm's test does not

@@ -27,6 +27,28 @@ READING_WORDS = {"moves toward the paper's sign": "It moves toward the paper's s
                  "no trend shown": "No trend is shown (not evidence of no trend)"}
 
 
+# Each decision's two arms in words, A and B of its registered difference A minus B: a
+# moving decision is also said in plain words, which arm does better as training grows
+# (a cold reader: "toward the paper's sign" alone asks the reader to work it out).
+ARMS_IN_WORDS = {"confirm/asymmetry": ("the FFN-shared model", "the attention-shared one"),
+                 "confirm/sharing-cost": ("the all-shared model", "the not-shared one"),
+                 "confirm/sop": ("the SOP-trained model's probe", "the NSP-trained model's"),
+                 "confirm/dropout": ("the model with dropout", "the one without"),
+                 "confirm/equal-time": ("the wide all-shared model",
+                                        "BERT-style, at equal time")}
+HIGHER_IS_BETTER = ("points",)  # units of accuracy; the rest are losses (nats)
+
+
+def plain_words(key: str, unit: str, slope: float) -> str:
+    """'as training grows, the all-shared model does worse relative to the not-shared
+    one': which arm gains, from the sign of a slope in the registered sign (A minus B),
+    whatever side of zero the difference is on."""
+    first, second = ARMS_IN_WORDS[key]
+    worse = (slope > 0) != (unit in HIGHER_IS_BETTER)
+    return (f"as training grows, {first} does {'worse' if worse else 'better'} relative "
+            f"to {second}")
+
+
 @dataclass(frozen=True)
 class Trend:
     """One primary decision on the ladder, in its chapter's sign (``sign`` -1 where the
@@ -195,7 +217,7 @@ def sentence(t: Trend, ladder_doc: str = "../ladder") -> str:
     training grows: the registered reading with its slope once the ladder is complete;
     before, that it is not known yet, the 16x rung's progress in counts, and the
     committed forecast."""
-    from ..studies.ladder import NO_TREND, TOWARD
+    from ..studies.ladder import AWAY, NO_TREND, TOWARD
     if t.table is None:
         return box_line([t], ladder_doc).removeprefix("**As training grows.** ")
     ladder = f"{{doc}}`compute ladder <{ladder_doc}>`"
@@ -207,6 +229,8 @@ def sentence(t: Trend, ladder_doc: str = "../ladder") -> str:
     words = READING_WORDS.get(r["reading"], r["reading"])
     text = (f"{words} on the {ladder} (Holm's p = {r['p holm']:.3f}): {slope} per "
             f"doubling of compute, from 1x to 16x.")
+    if r["reading"] in (TOWARD, AWAY):
+        text += f" In plain words: {plain_words(t.key, t.unit, r['slope'])}."
     if excluded_before_holm_only(r):
         text += " That interval excludes 0 only before Holm's adjustment."
     if r["reading"] == TOWARD:  # section 3's caution
