@@ -227,6 +227,10 @@ def test_the_ladder_page_shows_the_registered_result(rehearsal, stored, family, 
     from albert_rerun.pages.figure_text import figure_problems, stored_font_px
     text = B.results_text(generated=tmp_path)
     opening = B.readings_sentence(family, B.planned_power())
+    # amendment 10's description: every 16x run's first pass of the left-bigram rung
+    after = text.split("**After the result: leaving the loss plateau**")[1]
+    assert all(f"| {arm} | " in after for arm in L.ARMS)
+    assert "score below the two-sided count rung" in after and "{doc}`scale`" in after
     assert text.startswith("**The result.**") and opening in text
     for key, row in family.iterrows():  # a "no trend shown" with its planned power
         if row["reading"] == L.NO_TREND:
@@ -460,9 +464,14 @@ def test_the_costs_command_reads_training_records_alone(rehearsal, capsys, monke
     assert LR.costs(rehearsal.parent / "empty").startswith("0 runs stored, 0.00 hours")
 
 
-MOVED = ("- {} *{}*: as training grows, {} does worse relative to {}. Its slope is "
-         "+0.128 [+0.092, +0.164] nats per doubling (Holm's p = 0.008); from 4x to 16x "
-         "alone, {}.")
+MOVED = ("- {} *{}*: {}. Its slope is +0.128 [+0.092, +0.164] nats per doubling (Holm's "
+         "p = 0.008); from 4x to 16x alone, {}.")
+# which steps show it (amendment 10): both, or the first alone where the later step's
+# interval includes 0
+WORDS = {"excludes": "as training grows, {} does worse relative to {}, in both steps (1x "
+                     "to 4x, 4x to 16x)",
+         "includes": "from 1x to 4x, {} does worse relative to {}; from 4x to 16x, no "
+                     "further change is shown"}
 LATER = {"excludes": "+0.200 [+0.100, +0.300]", "includes": "+0.200 [-0.100, +0.300]"}
 # each decision's short name and its arms in words, A and B (a slope above 0 in nats:
 # A does worse relative to B)
@@ -470,12 +479,12 @@ NAMED = {"a": ("asymmetry", "the FFN-shared model", "the attention-shared one"),
          "b": ("sharing cost", "the all-shared model", "the not-shared one"),
          "c": ("SOP", "the SOP-trained model's probe", "the NSP-trained model's"),
          "d": ("dropout", "the model with dropout", "the one without"),
-         "e": ("equal time", "the wide all-shared model", "BERT-style, at equal time")}
+         "e": ("equal time", "the wide all-shared model", "the BERT-style model at equal time")}
 
 
 def moved(k: str, reading: str, later: str = "excludes") -> str:
     name, first, second = NAMED[k]
-    return MOVED.format(name, reading, first, second, LATER[later])
+    return MOVED.format(name, reading, WORDS[later].format(first, second), LATER[later])
 
 
 @pytest.mark.parametrize("readings, expected", [
@@ -497,7 +506,8 @@ def test_the_result_opens_with_the_readings_named_in_words(readings, expected):
     table = pd.DataFrame({"reading": readings, "unit": "nats", "slope": 0.128,
                           "slope low": 0.092, "slope high": 0.164, "p holm": 0.008,
                           "4x-16x": 0.2, "4x-16x low": [0.1] * 4 + [-0.1],
-                          "4x-16x high": 0.3}, index=[s.key for s in L.DECISIONS])
+                          "4x-16x high": 0.3, "1x-4x low": 0.05, "1x-4x high": 0.2},
+                         index=[s.key for s in L.DECISIONS])
     assert readings_sentence(table) == expected
 
 

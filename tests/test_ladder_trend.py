@@ -98,17 +98,39 @@ def test_once_complete_the_sentence_gives_the_reading_slope_segments_signs_and_f
     assert "over 99% power" in T.sentence(replace(trend(table=row), power=(0.9998, 0.8, 0.1)))
     assert "planned with" not in missed and "planned with" not in covered
     # which arm gains, in plain words, from the registered slope's sign: dropout's is
-    # +0.010 nats (the chapter prints -0.010), so the model with dropout does worse
-    assert ("In plain words: as training grows, the model with dropout does worse "
-            "relative to the one without.") in covered
+    # +0.010 nats (the chapter prints -0.010), so the model with dropout does worse; only
+    # the first step's own interval excludes 0, so the words say so (amendment 10)
+    assert ("In plain words: from 1x to 4x, the model with dropout does worse relative "
+            "to the one without; from 4x to 16x, no further change is shown. The means at "
+            "each budget: 1x -0.005, 4x -0.022, 16x -0.050 nats.") in covered
     assert "In plain words" not in missed  # no trend shown: nothing to put in words
-    assert T.plain_words("confirm/dropout", "nats", -0.01).endswith(
-        "the model with dropout does better relative to the one without")
-    assert T.plain_words("confirm/sop", "points", 0.5) == (  # points: higher is better
-        "as training grows, the SOP-trained model's probe does better relative to the "
-        "NSP-trained model's")
+    assert "The means at each budget: 1x -0.005" in missed
+    steps = {"slope": 0.01, "1x-4x low": 0.001, "1x-4x high": 0.02, "4x-16x low": 0.002,
+             "4x-16x high": 0.03}
+    assert T.plain_words("confirm/dropout", "nats", steps) == (
+        "as training grows, the model with dropout does worse relative to the one "
+        "without, in both steps (1x to 4x, 4x to 16x)")
+    assert T.plain_words("confirm/dropout", "nats", {**steps, "1x-4x low": -0.01}) == (
+        "from 4x to 16x, the model with dropout does worse relative to the one without; "
+        "from 1x to 4x, no change is shown")
+    assert T.plain_words("confirm/dropout", "nats",
+                         {**steps, "4x-16x low": -0.03, "4x-16x high": -0.01}).endswith(
+        "from 4x to 16x, the difference moves back")
+    assert T.plain_words("confirm/dropout", "nats", {**steps, "slope": -0.01, "1x-4x low": -0.02,
+                                                     "1x-4x high": -0.001, "4x-16x low": -0.03,
+                                                     "4x-16x high": 0.01}) == (
+        "from 1x to 4x, the model with dropout does better relative to the one without; "
+        "from 4x to 16x, no further change is shown")
+    assert T.plain_words("confirm/sop", "points", {**steps, "1x-4x low": -0.01,
+                                                   "4x-16x low": -0.01}) == (
+        "over 1x to 16x as a whole, the SOP-trained model's probe does better relative to "
+        "the NSP-trained model's; neither step alone shows it")  # points: higher is better
     assert set(T.ARMS_IN_WORDS) == {s.key for s in ladder.DECISIONS}
-    assert "is not the same as reaching its side" in covered  # section 3's caution
+    # section 3's caution, only where some budget's mean lies on the other side of zero
+    # from the paper (amendment 10): here every one is on its side
+    assert "reaching its side" not in covered
+    other = T.sentence(trend(table={**row, **complete_row(), "1x mean": -0.005}))
+    assert "Moving toward the paper's sign is not the same as reaching its side." in other
     assert "reaching its side" not in missed
     # the slope's interval is not adjusted: where it excludes 0 and Holm's test does not
     # reject, the sentence says so (a rehearsal showed "no trend" beside [+0.001, +0.010])
@@ -116,7 +138,9 @@ def test_once_complete_the_sentence_gives_the_reading_slope_segments_signs_and_f
     row.update({"slope low": -0.001})
     assert "before Holm's adjustment" not in T.sentence(trend(table=row))
     assert "before Holm's adjustment" not in covered
-    assert T.cell(trend(table=complete_row())).startswith("moves toward the paper's sign")
+    assert T.cell(trend(table=complete_row())) == (  # in the chapter's sign
+        "moves toward the paper's sign (Holm's p = 0.020); 1x → 4x → 16x: -0.005 → -0.022 "
+        "→ -0.060 nats")
     # two decisions once complete: a list, an item each, each named
     two = T.box_line([trend("confirm/asymmetry", table=complete_row()),
                       trend("confirm/sharing-cost", table=complete_row())])
@@ -229,3 +253,11 @@ def test_a_forecast_beside_a_failed_premise_says_what_it_forecasts(monkeypatch):
                                                           row.drop("premise"), [sop])
     complete = trend("confirm/sop", table=complete_row())  # the slope test holds it too
     assert "premise fails" in chapter_box.bottom_line("sop_nsp", {}, row, [complete])
+    # once the result is stored, the rule's outcome beside it (amendment 10)
+    assert "learned" not in chapter_box.bottom_line("sop_nsp", {}, row, [complete]).split(
+        "registered on the")[1].split(".")[1]
+    never = replace(complete, order="")
+    assert ("It is not shown to be learned at any budget (not evidence that it is not)."
+            in chapter_box.bottom_line("sop_nsp", {}, row, [never]))
+    assert "It is learned first at 16x." in chapter_box.bottom_line(
+        "sop_nsp", {}, row, [replace(complete, order="16x")])

@@ -12,6 +12,7 @@ from ..studies import ladder as L
 from ..pages.ladder_trend import (excluded_before_holm_only, excludes_zero, miss_side,
                                   no_slope, percent, plain_words, planned_power, tag)
 from ..studies.decisions import agree, interval_text, signed, unit_digits
+from .ladder_after import after_text
 from .preregistration import write_figure
 
 NOT_EVIDENCE = "(not evidence of no trend)"
@@ -78,7 +79,7 @@ def _moving(row) -> str:
     then its slope and its later step's own slope per doubling, so a reader sees whether
     that step excludes 0 (amendment 7: the first step was partly seen before)."""
     return (f"- {tag(row.name)} *{row['reading']}*: "
-            f"{plain_words(row.name, row['unit'], row['slope'])}. Its slope is "
+            f"{plain_words(row.name, row['unit'], row)}. Its slope is "
             f"{_cell(row, 'slope', row['unit'])} {row['unit']} per doubling (Holm's p = "
             f"{_p(row['p holm'])}); from 4x to 16x alone, "
             f"{_cell(row, '4x-16x', row['unit'])}.")
@@ -550,6 +551,10 @@ def results_text(store=None, generated: Path | None = None) -> str:
              f"chapters print their differences with the sign turned, to match their headlines: "
              f"{turned_chapters()}. A slope is the change per doubling of compute; 1x to "
              f"16x is four doublings. Intervals are 95% and not adjusted.{dagger} "
+             f"A rung's interval is the t-interval over its seeds. For SOP at 4x, "
+             f"{{doc}}`chapter 4 <chapters/04_sop_nsp>` gives a wider one: the first "
+             f"registration takes the wider of that t-interval and a bootstrap over "
+             f"seeds and test pairs ({AMENDMENT.format(10)}). "
              f"Holm's p is the "
              f"p-value after that adjustment over the five slopes; a trend is shown where "
              f"it is below 0.05. The slope test's degrees of freedom (df) are the fewest "
@@ -582,6 +587,7 @@ def results_text(store=None, generated: Path | None = None) -> str:
               "at `[MASK]` (nats):", "", gaps_table(tables["gaps"]),
               grown_sentence(tables["gaps"]), "",
               sop_text(tables["sop"]), "", time_text(tables["time ratios"]), "",
+              after_text(store), "",
               diverged_text(store, tables.get("non-finite")), "", provenance_text(store),
               "", where]
     return "\n".join(lines)

@@ -227,7 +227,25 @@ def sixteen_sentence(ladder: pd.DataFrame | None) -> str:
     settled = (f"settled: {evaluated} stored and {failed} listed as diverged" if failed
                else "stored")
     return (f"All {runs} runs of the 16x rung are {settled}. The {{doc}}`ladder` page "
-            f"sets them against the forecast.")
+            f"sets them against the forecast." + past_two_sided())
+
+
+def past_two_sided(store=None) -> str:
+    """' At 16x, 6 of the 8 arms score below the two-sided count rung (5.710 nats), on
+    average over their seeds: ...': where the complete 16x rung stands against the
+    strongest count rung (issue #38's yardstick; ladder amendment 10), or '' where a
+    number is missing."""
+    from ..studies import confirm_design, ladder_curves
+    from ..studies import ladder as L
+    try:
+        level = ladder_curves.rung_level("two-sided")
+        means = L.rung_frame("16x", store).groupby("condition")[confirm_design.CE].mean()
+    except (FileNotFoundError, KeyError, confirm_design.NotComplete):
+        return ""
+    above = [arm for arm in L.ARMS if arm in means and not means[arm] < level]
+    text = (f" At 16x, {len(means) - len(above)} of its {len(means)} arms score below the "
+            f"two-sided count rung ({level:.3f} nats), on average over their seeds")
+    return text + (f"; not yet: {'; '.join(above)}." if above else ".")
 
 
 def transfer_text(facts: ScaleFacts) -> str:
@@ -250,7 +268,9 @@ def transfer_text(facts: ScaleFacts) -> str:
         lines[0] += (f" Its 1x rung is complete: all {runs} runs are stored." if trained == runs
                      else f" Its 1x rung is training: {trained} of {runs} runs are stored.")
     if facts.forecast:
-        lines += ["", "Before the 16x rung trains, registered code forecast its mean from "
+        done = ladder_counts(facts.ladder, "16x")
+        when = "trained" if done[0] and done[2] == done[0] else "trains"
+        lines += ["", f"Before the 16x rung {when}, registered code forecast its mean from "
                   "the two lower rungs, a straight line in log compute. It is shown before "
                   "its test; the ladder's amendment 1 says why. It is in the registered "
                   "sign; chapters 3 and 5 turn their headline, so they show the opposite "

@@ -50,6 +50,11 @@ def bottom_line(claim: str, families: dict, confirmed=None, trends: list | None 
                  f"at the first rung where the SOP-trained model's probe lies above the "
                  f"majority label, its 95% interval wholly above it (registered on the "
                  f"{{doc}}`compute ladder <../ladder>` page).") if premise else ""
+        order = trends[0].order  # once the ladder's result is stored
+        if premise and order is not None:
+            first += (f" It is learned first at {order}." if order else
+                      " It is not shown to be learned at any budget (not evidence that it "
+                      "is not).")
         lines += [box_line(trends, first_words=first), ""]
     return "\n".join(lines).rstrip()
 

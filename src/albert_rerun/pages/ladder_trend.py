@@ -35,18 +35,43 @@ ARMS_IN_WORDS = {"confirm/asymmetry": ("the FFN-shared model", "the attention-sh
                  "confirm/sop": ("the SOP-trained model's probe", "the NSP-trained model's"),
                  "confirm/dropout": ("the model with dropout", "the one without"),
                  "confirm/equal-time": ("the wide all-shared model",
-                                        "BERT-style, at equal time")}
-HIGHER_IS_BETTER = ("points",)  # units of accuracy; the rest are losses (nats)
+                                        "the BERT-style model at equal time")}
+HIGHER_IS_BETTER = ("points",)
+EQUAL_TIME_KEY = "confirm/equal-time"  # the decision whose arms are timed
+SOP_KEY = "confirm/sop"  # the decision whose premise is order learned  # units of accuracy; the rest are losses (nats)
 
 
-def plain_words(key: str, unit: str, slope: float) -> str:
+def _step(r, step: str, sign: int) -> str:
+    """'with', 'against' or 'none': whether a step's own slope interval (``1x-4x`` or
+    ``4x-16x``) excludes 0 on the side of the whole slope's sign, on the other, or not."""
+    low, high = r[f"{step} low"], r[f"{step} high"]
+    if low > 0 or high < 0:
+        return "with" if (low > 0) == (sign > 0) else "against"
+    return "none"
+
+
+def plain_words(key: str, unit: str, r) -> str:
     """'as training grows, the all-shared model does worse relative to the not-shared
-    one': which arm gains, from the sign of a slope in the registered sign (A minus B),
-    whatever side of zero the difference is on."""
+    one': which arm gains, from the sign of the slope (registered sign, A minus B) of a
+    ``trend_family`` row ``r``, whatever side of zero the difference is on; and over
+    which steps, from each step's own slope interval, since a slope leans more than half
+    on the 1x-to-4x step (section 3; amendment 10): 'as training grows' only where
+    both steps show it."""
     first, second = ARMS_IN_WORDS[key]
-    worse = (slope > 0) != (unit in HIGHER_IS_BETTER)
-    return (f"as training grows, {first} does {'worse' if worse else 'better'} relative "
-            f"to {second}")
+    sign = 1 if r["slope"] > 0 else -1
+    how = "worse" if (sign > 0) != (unit in HIGHER_IS_BETTER) else "better"
+    early, late = _step(r, "1x-4x", sign), _step(r, "4x-16x", sign)
+    moved = f"{first} does {how} relative to {second}"
+    back = "the difference moves back"
+    if early == "with" and late == "with":
+        return f"as training grows, {moved}, in both steps (1x to 4x, 4x to 16x)"
+    if early == "with":
+        return (f"from 1x to 4x, {moved}; from 4x to 16x, "
+                + (back if late == "against" else "no further change is shown"))
+    if late == "with":
+        return (f"from 4x to 16x, {moved}; from 1x to 4x, "
+                + (back if early == "against" else "no change is shown"))
+    return f"over 1x to 16x as a whole, {moved}; neither step alone shows it"
 
 
 @dataclass(frozen=True)
@@ -70,6 +95,10 @@ class Trend:
     # difference, for ``ladder.GAP_DECISIONS`` once the store is complete
     registered_label: str = ""  # the registration's words, where the chapter turns them
     power: tuple | None = None  # ``planned_power``'s (power, if twice the SD, slope (a))
+    passes: dict | None = None  # ``ladder_curves.delay`` at 16x, once complete
+    ratios: list | None = None  # equal time's 16x [(seed, ratio, machines, flagged)]
+    order: str | None = None  # SOP's: the first rung where order is learned, "" if none;
+    # None before the result (or for another decision)
 
     def turned(self, value: float) -> float:
         return self.sign * float(value)
@@ -125,6 +154,14 @@ def gather(store=None, confirm_store=None, chapter_signs: bool = True,
         key: {rung: (row["gap difference"], row["low"], row["high"])
               for rung, row in part.set_index("rung").iterrows()}
         for key, part in tables["gap differences"].groupby("key")}
+    passes, ratios, order = None, None, None
+    if tables is not None:  # amendment 10: descriptive, read once the result is stored
+        from ..studies import ladder_curves
+        passes = ladder_curves.passes("16x", given)
+        r = tables["time ratios"]
+        ratios = [(int(x["seed"]), float(x["wide / BERT-style seconds"]), x["machines"],
+                   bool(x["flagged"])) for _, x in r[r["rung"] == "16x"].iterrows()]
+        order = ladder.first_rung_learning_order(tables["sop"]) or ""
     frames = ({"4x": ladder.rung_frame("4x", confirm_store)}
               if confirm_analysis.complete(confirm_store) else {})
     out = {}
@@ -137,7 +174,10 @@ def gather(store=None, confirm_store=None, chapter_signs: bool = True,
             spec.key, spec.claim, label, spec.unit, sign * spec.paper_sign, sign, four,
             forecast.get(spec.key), runs, trained, evaluated,
             None if table is None else table.loc[spec.key].to_dict(), gaps.get(spec.key),
-            spec.label if sign == -1 else "", powers.get(spec.key))
+            spec.label if sign == -1 else "", powers.get(spec.key),
+            None if passes is None else ladder_curves.delay(passes, spec),
+            ratios if spec.key == EQUAL_TIME_KEY else None,
+            order if spec.key == SOP_KEY else None)
     return out
 
 
@@ -229,11 +269,15 @@ def sentence(t: Trend, ladder_doc: str = "../ladder") -> str:
     words = READING_WORDS.get(r["reading"], r["reading"])
     text = (f"{words} on the {ladder} (Holm's p = {r['p holm']:.3f}): {slope} per "
             f"doubling of compute, from 1x to 16x.")
-    if r["reading"] in (TOWARD, AWAY):
-        text += f" In plain words: {plain_words(t.key, t.unit, r['slope'])}."
+    means = ", ".join(f"{rung} {_number(t.turned(r[f'{rung} mean']), t.unit)}"
+                      for rung in ("1x", "4x", "16x"))
+    if r["reading"] in (TOWARD, AWAY):  # amendments 9 and 10: words, then the means
+        text += f" In plain words: {plain_words(t.key, t.unit, r)}."
+    text += f" The means at each budget: {means} {t.unit}."
     if excluded_before_holm_only(r):
         text += " That interval excludes 0 only before Holm's adjustment."
-    if r["reading"] == TOWARD:  # section 3's caution
+    on_side = all(r[f"{rung} mean"] * r["paper_sign"] > 0 for rung in ("1x", "4x", "16x"))
+    if r["reading"] == TOWARD and not on_side:  # section 3's caution, where it can bite
         text += " Moving toward the paper's sign is not the same as reaching its side."
     if r["reading"] == NO_TREND and t.power and t.power[0] is not None:  # amendment 7
         text += (f" The ladder was planned with {percent(t.power[0])} power to show a "
@@ -244,9 +288,6 @@ def sentence(t: Trend, ladder_doc: str = "../ladder") -> str:
     # its two doublings), and every rung's sign
     text += (f" Per doubling, 1x to 4x: {_interval(t, r['1x-4x'], r['1x-4x low'], r['1x-4x high'])}"
              f"; 4x to 16x: {_interval(t, r['4x-16x'], r['4x-16x low'], r['4x-16x high'])}.")
-    signs = ", ".join(f"{rung} {_number(t.turned(r[f'{rung} mean']), t.unit)}"
-                      for rung in ("1x", "4x", "16x"))
-    text += f" The rung means: {signs} {t.unit}."
     if np.isfinite(r.get("forecast", np.nan)):
         if r["forecast covers"]:
             text += " The 16x mean is inside its forecast's interval (not contradicted)."
@@ -259,10 +300,58 @@ def sentence(t: Trend, ladder_doc: str = "../ladder") -> str:
                          if rung in t.gap else f"{rung} –" for rung in ("1x", "4x", "16x"))
         text += (f" Beside it, the same difference in overfitting gap (held-out minus "
                  f"training): {gaps} {t.unit}.")
+    if t.passes and t.passes["apart"]:
+        text += " " + delay_words(t)
+    if t.ratios:
+        text += " " + ratio_words(t.ratios)
     if t.sign == -1:
         text += (f" The {{doc}}`ladder page <{ladder_doc}>` prints this difference with the "
                  f"opposite sign ({t.registered_label}).")
     return text
+
+
+AMENDMENT_10 = "{ref}`amendment 10 <ladder-amendment-10>`"
+
+
+def _passed(name: str, r: dict) -> str:
+    """'the one without first did at 50% to 62% of its training': when an arm's curve
+    first scored below the count rung (``ladder_curves.arm_range``), in words."""
+    if r["never"] == r["seeds"]:
+        return f"{name} did not score below it by the end, in any of its {r['seeds']} seeds"
+    span = (f"{r['low']:.0%}" if round(r["low"], 2) == round(r["high"], 2)
+            else f"{r['low']:.0%} to {r['high']:.0%}")
+    rest = (f" in {r['seeds'] - r['never']} of {r['seeds']} seeds, and not by the end in "
+            f"the rest" if r["never"] else "")
+    return f"{name} first did at {span} of its training{rest}"
+
+
+def delay_words(t: Trend) -> str:
+    """Where one arm left the loss plateau later than the other in every 16x seed
+    (``ladder_curves.delay``): when each arm first scored below the left-bigram count
+    rung, and what that may mean (amendment 10, descriptive)."""
+    first, second = ARMS_IN_WORDS[t.key]
+    return (f"Each 16x run's held-out curve was read against the left-bigram count rung. "
+            f"{capital(_passed(first, t.passes['a']))}. "
+            f"{capital(_passed(second, t.passes['b']))}. So part of the 16x difference "
+            f"may be a delay in leaving the loss plateau, which the ladder cannot tell "
+            f"from a lasting cost (descriptive, {AMENDMENT_10}).")
+
+
+def _machine(name: str) -> str:
+    return name.replace("(R)", "").replace(" Processor", "").strip()
+
+
+def ratio_words(ratios: list) -> str:
+    """Equal time's 16x seeds: each wide arm's training seconds over its BERT-style
+    partner's, with the machine kinds (amendment 10: both reviewers asked for it beside
+    the words "at equal time")."""
+    shown = "; ".join(f"{seed}: {ratio:.2f} ("
+                      f"{', '.join(_machine(m) for m in machines.split(', '))})"
+                      for seed, ratio, machines, _ in ratios)
+    flagged = sum(flag for *_, flag in ratios)
+    return (f"At 16x the wide arm trained for this share of its partner's seconds, by "
+            f"seed: {shown}. {flagged} of {len(ratios)} lie outside 0.9 to 1.1; below 1 "
+            f"favours BERT-style.")
 
 
 def _forecast_words(t: Trend, named: bool) -> str:
@@ -323,7 +412,12 @@ def cell(t: Trend) -> str:
                     f"{_number(t.turned(t.four[0]), t.unit)} → forecast "
                     f"{_number(t.turned(f['estimate']), t.unit)} {t.unit}, extrapolated")
         return f"not known yet (16x: {t.trained} of {t.runs} runs)"
-    return reading_words(t.table)
+    r = t.table
+    if no_slope(r):
+        return reading_words(r)
+    means = " → ".join(_number(t.turned(r[f"{rung} mean"]), t.unit)
+                       for rung in ("1x", "4x", "16x"))
+    return f"{reading_words(r)}; 1x → 4x → 16x: {means} {t.unit}"
 
 
 def reading_words(r) -> str:
