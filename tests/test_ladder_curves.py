@@ -73,8 +73,9 @@ def test_the_words_name_both_arms_and_say_what_a_delay_may_mean():
               (3003, 0.98, "AMD EPYC, Intel(R) Xeon(R) Processor", False)]
     assert T.ratio_words(ratios) == (
         "At 16x the wide arm trained for this share of its partner's seconds, by seed: "
-        "3000: 0.78 (Intel Xeon); 3003: 0.98 (AMD EPYC, Intel Xeon). 1 of 2 lie outside "
-        "0.9 to 1.1; below 1 favours BERT-style.")
+        "3000: 0.78 (Intel Xeon); 3003: 0.98 (AMD EPYC, Intel Xeon). A run resumed on "
+        "another machine names the one it finished on. 1 of 2 lie outside 0.9 to 1.1; "
+        "below 1 favours BERT-style.")
 
 
 def test_a_sentence_carries_the_delay_and_the_ratios_only_where_they_apply():

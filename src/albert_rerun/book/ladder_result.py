@@ -453,7 +453,8 @@ def time_text(ratios) -> str:
     lines += ["", f"{flagged} of {len(ratios)} seeds fall outside 0.9 to 1.1. The wide "
               f"arm's steps were fixed before any run, as in the first registration, so a "
               f"flagged seed stays in. Its ratio shows how far equal steps drifted from "
-              f"equal time on its machine."]
+              f"equal time on its machine. A run resumed on another machine names the "
+              f"one it finished on ({AMENDMENT.format(11)})."]
     return "\n".join(lines) + "\n"
 
 

@@ -350,8 +350,9 @@ def ratio_words(ratios: list) -> str:
                       for seed, ratio, machines, _ in ratios)
     flagged = sum(flag for *_, flag in ratios)
     return (f"At 16x the wide arm trained for this share of its partner's seconds, by "
-            f"seed: {shown}. {flagged} of {len(ratios)} lie outside 0.9 to 1.1; below 1 "
-            f"favours BERT-style.")
+            f"seed: {shown}. A run resumed on another machine names the one it finished "
+            f"on. {flagged} of {len(ratios)} lie outside 0.9 to 1.1; below 1 favours "
+            f"BERT-style.")
 
 
 def _forecast_words(t: Trend, named: bool) -> str:
