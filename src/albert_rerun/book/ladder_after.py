@@ -7,10 +7,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..pages.at_scale import past_two_sided
+from ..pages.ladder_trend import AMENDMENT_10
 from ..studies import ladder as L
 from ..studies import ladder_curves
-
-AMENDMENT_10 = "{ref}`amendment 10 <ladder-amendment-10>`"
 
 
 def _share(value: float) -> str:
@@ -48,5 +47,5 @@ def after_text(store=None) -> str:
         "left-bigram count rung. For the wide arm that share is of its "
         f"{L.wide_steps('16x'):,} steps, which take as long as its partner's {steps:,}.",
         "", passes_table(table), "",
-        past_two_sided(store).strip()
+        past_two_sided(store, frame).strip()
         + " How far 16x lies from ALBERT's compute: {doc}`scale`."])

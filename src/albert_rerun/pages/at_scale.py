@@ -230,16 +230,18 @@ def sixteen_sentence(ladder: pd.DataFrame | None) -> str:
             f"sets them against the forecast." + past_two_sided())
 
 
-def past_two_sided(store=None) -> str:
+def past_two_sided(store=None, frame: pd.DataFrame | None = None) -> str:
     """' At 16x, 6 of the 8 arms score below the two-sided count rung (5.710 nats), on
     average over their seeds: ...': where the complete 16x rung stands against the
     strongest count rung (issue #38's yardstick; ladder amendment 10), or '' where a
-    number is missing."""
+    number is missing. ``frame``: the 16x rung's ``ladder.rung_frame``, where the caller
+    has read it already."""
     from ..studies import confirm_design, ladder_curves
     from ..studies import ladder as L
     try:
         level = ladder_curves.rung_level("two-sided")
-        means = L.rung_frame("16x", store).groupby("condition")[confirm_design.CE].mean()
+        frame = L.rung_frame("16x", store) if frame is None else frame
+        means = frame.groupby("condition")[confirm_design.CE].mean()
     except (FileNotFoundError, KeyError, confirm_design.NotComplete):
         return ""
     above = [arm for arm in L.ARMS if arm in means and not means[arm] < level]

@@ -36,9 +36,9 @@ ARMS_IN_WORDS = {"confirm/asymmetry": ("the FFN-shared model", "the attention-sh
                  "confirm/dropout": ("the model with dropout", "the one without"),
                  "confirm/equal-time": ("the wide all-shared model",
                                         "the BERT-style model at equal time")}
-HIGHER_IS_BETTER = ("points",)
+HIGHER_IS_BETTER = ("points",)  # units of accuracy; the rest are losses (nats)
 EQUAL_TIME_KEY = "confirm/equal-time"  # the decision whose arms are timed
-SOP_KEY = "confirm/sop"  # the decision whose premise is order learned  # units of accuracy; the rest are losses (nats)
+SOP_KEY = "confirm/sop"  # the decision whose premise is order learned
 
 
 def _step(r, step: str, sign: int) -> str:
@@ -337,16 +337,16 @@ def delay_words(t: Trend) -> str:
             f"from a lasting cost (descriptive, {AMENDMENT_10}).")
 
 
-def _machine(name: str) -> str:
-    return name.replace("(R)", "").replace(" Processor", "").strip()
+def _machine(names: str) -> str:
+    """A record's machine kinds, trademark marks and 'Processor' dropped."""
+    return names.replace("(R)", "").replace(" Processor", "").strip()
 
 
 def ratio_words(ratios: list) -> str:
     """Equal time's 16x seeds: each wide arm's training seconds over its BERT-style
     partner's, with the machine kinds (amendment 10: both reviewers asked for it beside
     the words "at equal time")."""
-    shown = "; ".join(f"{seed}: {ratio:.2f} ("
-                      f"{', '.join(_machine(m) for m in machines.split(', '))})"
+    shown = "; ".join(f"{seed}: {ratio:.2f} ({_machine(machines)})"
                       for seed, ratio, machines, _ in ratios)
     flagged = sum(flag for *_, flag in ratios)
     return (f"At 16x the wide arm trained for this share of its partner's seconds, by "

@@ -40,11 +40,8 @@ def gather(store=None) -> PilotFacts:
         return facts
     stored = count_rungs.stored(resolve(confirm_design.PILOT_PROFILE).evaluation)
     if stored:
-        one, r = stored["one_sided"], stored["rung"]
-        facts.rungs = {"unigram": one["unigram_loss_at_mask"],
-                       "left bigram": one["bigram_loss_at_mask"],
-                       "two-sided": r["two_sided_loss_at_mask"]}
-        facts.two_sided = r
+        facts.rungs = count_rungs.levels(stored)
+        facts.two_sided = stored["rung"]
     return facts
 
 

@@ -192,6 +192,14 @@ def stored(eval_config, store=None):
     return read_json((store or results_dir(STORE)) / f"{_set_key(eval_config)}.json")
 
 
+def levels(record: dict) -> dict:
+    """{"unigram", "left bigram", "two-sided": held-out nats at [MASK]} of a ``stored``
+    record: the three count rungs the book reads models against."""
+    return {"unigram": record["one_sided"]["unigram_loss_at_mask"],
+            "left bigram": record["one_sided"]["bigram_loss_at_mask"],
+            "two-sided": record["rung"]["two_sided_loss_at_mask"]}
+
+
 def store_rung(eval_config, store=None) -> dict:
     from ..engine.store import atomic_write_json, results_dir
     out = compute(eval_config)

@@ -28,14 +28,11 @@ def rung_level(name: str = RUNG) -> float:
     """A stored count rung's held-out cross-entropy at [MASK] (nats): the ``cpu``
     profile's evaluation, which every ladder run is scored on."""
     from ..profiles import resolve
-    from .count_rungs import stored
+    from .count_rungs import levels, stored
     record = stored(resolve(confirm_design.PILOT_PROFILE).evaluation)
     if not record:
         raise FileNotFoundError("no count rungs are stored (data/results/yardsticks/)")
-    levels = {"unigram": record["one_sided"]["unigram_loss_at_mask"],
-              "left bigram": record["one_sided"]["bigram_loss_at_mask"],
-              "two-sided": record["rung"]["two_sided_loss_at_mask"]}
-    return float(levels[name])
+    return float(levels(record)[name])
 
 
 def first_below(frame: pd.DataFrame, level: float) -> pd.DataFrame:
