@@ -70,7 +70,7 @@ class PretrainConfig:
             raise ValueError("PretrainConfig.max_predictions exceeds max_seq_length")
 
     def to_dict(self) -> dict:
-        return dataclasses.asdict(self)
+        return {**dataclasses.asdict(self), "model": self.model.to_dict()}
 
     @classmethod
     def from_dict(cls, values: dict) -> "PretrainConfig":

@@ -12,6 +12,11 @@ from typing import Optional
 SHARING_SCHEMES = ("none", "attention", "ffn", "all")
 ACTIVATIONS = ("gelu_new", "gelu", "relu")
 POSITION_INITS = ("normal", "sinusoidal")
+# stream: every weight drawn in turn from the seeded generator, so an arm with fewer
+# blocks draws its later blocks from other numbers; common: each part (the embeddings,
+# attention block i, FFN block i, the heads) from its own generator keyed by the seed
+# and the part, so arms that differ in sharing start their blocks in common alike
+INIT_DRAWS = ("stream", "common")
 
 
 @dataclass(frozen=True)
@@ -37,6 +42,7 @@ class ModelConfig:
     initializer_range: float = 0.02
     position_init: str = "normal"  # normal: N(0, range) as BERT; sinusoidal: Vaswani's, scaled to range
     pad_token_id: int = 0
+    init_draw: str = "stream"  # stream | common: see INIT_DRAWS
 
     def __post_init__(self) -> None:
         self.validate()
@@ -73,6 +79,9 @@ class ModelConfig:
         if self.position_init not in POSITION_INITS:
             raise ValueError(f"ModelConfig.position_init must be one of {POSITION_INITS}, "
                              f"got {self.position_init!r}")
+        if self.init_draw not in INIT_DRAWS:
+            raise ValueError(f"ModelConfig.init_draw must be one of {INIT_DRAWS}, "
+                             f"got {self.init_draw!r}")
         if self.num_hidden_layers % self.num_hidden_groups:
             raise ValueError(
                 f"ModelConfig.num_hidden_groups ({self.num_hidden_groups}) must divide "
@@ -122,7 +131,12 @@ class ModelConfig:
         return dataclasses.replace(self, **changes)
 
     def to_dict(self) -> dict:
-        return dataclasses.asdict(self)
+        """The fields; ``init_draw`` only where it is not the default, so that every
+        config stored before the field existed keeps its hash (``engine.store``)."""
+        values = dataclasses.asdict(self)
+        if values["init_draw"] == "stream":
+            del values["init_draw"]
+        return values
 
     @classmethod
     def from_dict(cls, values: dict) -> "ModelConfig":

@@ -162,14 +162,49 @@ def init_weights(module: nn.Module, std: float) -> None:
     """BERT/ALBERT initialization: N(0, std) weights, zero biases, unit LayerNorm."""
     if isinstance(module, (nn.Linear, nn.Embedding)):
         nn.init.normal_(module.weight, mean=0.0, std=std)
+    init_weights_fixed(module)
+
+
+def init_parts(model: "AlbertForPreTraining") -> dict:
+    """{key: module}: the parts ``init_draw="common"`` draws apart. The key of attention
+    block i and FFN block i is the same in every sharing scheme, so a shared block is
+    drawn as the first layer's block of the model that shares nothing."""
+    encoder = model.albert.encoder
+    parts = {0: model.albert.embeddings, 1: encoder.embedding_hidden_mapping_in,
+             2: model.albert.pooler, 3: model.mlm_head, 4: model.sentence_head}
+    parts.update({1000 + i: block for i, block in enumerate(encoder.attention_blocks)})
+    parts.update({2000 + i: block for i, block in enumerate(encoder.ffn_blocks)})
+    return parts
+
+
+def _common_draw(model: "AlbertForPreTraining", base: int, std: float) -> None:
+    for key, part in init_parts(model).items():
+        generator = torch.Generator().manual_seed(base * 4099 + key)
+        for module in part.modules():
+            _init_with(module, std, generator)
+
+
+def _init_with(module: nn.Module, std: float, generator: torch.Generator) -> None:
+    """``init_weights`` with its normal draws from ``generator`` (on the CPU, then
+    copied, so a part draws the same numbers on any device)."""
+    if isinstance(module, (nn.Linear, nn.Embedding)):
+        with torch.no_grad():
+            draw = torch.randn(module.weight.shape, generator=generator) * std
+            module.weight.copy_(draw)
+    init_weights_fixed(module)
+
+
+def init_weights_fixed(module: nn.Module) -> None:
+    """The parts of ``init_weights`` that draw nothing: zero biases and padding row, unit
+    LayerNorm."""
+    with torch.no_grad():
         if isinstance(module, nn.Linear) and module.bias is not None:
-            nn.init.zeros_(module.bias)
+            module.bias.zero_()
         if isinstance(module, nn.Embedding) and module.padding_idx is not None:
-            with torch.no_grad():
-                module.weight[module.padding_idx].zero_()
-    elif isinstance(module, nn.LayerNorm):
-        nn.init.ones_(module.weight)
-        nn.init.zeros_(module.bias)
+            module.weight[module.padding_idx].zero_()
+        if isinstance(module, nn.LayerNorm):
+            module.weight.fill_(1.0)
+            module.bias.zero_()
 
 
 def _init_positions(model: "AlbertModel", config: ModelConfig) -> None:
@@ -237,10 +272,15 @@ class AlbertForPreTraining(nn.Module):
     def __init__(self, config: ModelConfig):
         super().__init__()
         self.config = config
+        # drawn before any block exists, so it does not depend on the arm's sharing
+        base = int(torch.randint(0, 2**31 - 1, ())) if config.init_draw == "common" else 0
         self.albert = AlbertModel(config)
         self.mlm_head = MLMHead(config, self.albert.embeddings.word_embeddings)
         self.sentence_head = SentencePairHead(config)
-        self.apply(lambda m: init_weights(m, config.initializer_range))
+        if config.init_draw == "common":
+            _common_draw(self, base, config.initializer_range)
+        else:
+            self.apply(lambda m: init_weights(m, config.initializer_range))
         _init_positions(self.albert, config)
 
     def forward(self, input_ids, token_type_ids=None, attention_mask=None,

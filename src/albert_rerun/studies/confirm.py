@@ -210,16 +210,19 @@ def eval_job(pretrain_hash: str, kind: str, device: str, store: str = STORE) -> 
     return evaluate_hash(results_dir(store), pretrain_hash, config, device)
 
 
-def evaluate_trained(runs: list, store: str, device: str, workers: int) -> int:
+def evaluate_trained(runs: list, store: str, device: str, workers: int,
+                     cue_free: bool = True) -> int:
     """Evaluate the trained ``runs`` of ``store`` that lack an evaluation: every one on
     the common held-out sets, every trained one (not a zero-step control) on the
     cue-free pairs; blinded, as a stretch's log is. The confirmatory store, the long
-    pilot and the ladder evaluate their runs so."""
+    pilot and the ladder evaluate their runs so (``cue_free=False``: the held-out sets
+    only)."""
     from ..engine.runner import run_many, worker_threads
     from ..engine.store import stored_eval, stored_pretrain
     from .training import _report
     folder, done = results_dir(store), 0
-    for kind, config in (("evaluate", _evaluation_configs()[0]), ("cuefree", cue_free_config())):
+    kinds = (("evaluate", _evaluation_configs()[0]), ("cuefree", cue_free_config()))
+    for kind, config in kinds[:2 if cue_free else 1]:
         # every trained run on the cue-free pairs too (the confirmatory issue's wish; the
         # registered design needs them of the SOP and NSP arms, CUE_FREE_ARMS, only)
         ready = [config_hash(c.to_dict()) for c in runs if stored_pretrain(folder, c)

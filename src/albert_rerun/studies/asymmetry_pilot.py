@@ -1,0 +1,147 @@
+"""The asymmetry study's pilot (issue #54): what the third registration is sized from.
+
+Exploratory, unregistered, and counted in the study's budget. It measures three things:
+
+- **common random numbers** (``CRN``): the ladder's 1x attention-shared and FFN-shared
+  runs again, seeds 2000-2005, with ``init_draw="common"`` (every block drawn as the
+  not-shared model's, ``model.modeling.init_parts``); the stored ladder runs of the same
+  seeds are the same configs with the plain draw. Data order, masks and dropout depend
+  on the seed alone already, so the draw is the one thing that changes. The pilot reads
+  the SD of the paired difference both ways;
+- **depth** (``DEEP``): the four arms at 12 layers (ALBERT-base's depth), H 64, E 32, on
+  the confirmatory 4x schedule, one fresh seed: whether a 12-layer stack leaves the
+  plateau (passes the left-bigram and two-sided count rungs) within 21,600 steps;
+- **parameters held apart** (``WIDENED``): the FFN-shared arm whose one FFN is widened
+  to the attention-shared arm's parameter count (``widened_ffn``), at 12 and 4 layers.
+
+Every pilot run at 4x scores ``CURVE_EXAMPLES`` of the common held-out sequences at
+``CURVE_POINTS`` points along training, so the count rungs can be scored on the same
+sequences (``count_rungs``) and each arm's tokens to a rung read off its curve.
+
+Training: ``scripts/train_stretch.sh asymmetry-pilot H`` (from a clean checkout, runs in
+``PRIORITY`` order, resumable), or ``python -m albert_rerun.studies.asymmetry_pilot train``.
+The log is blinded, as every study's is.
+"""
+from __future__ import annotations
+
+import argparse
+import time
+
+from ..engine.store import config_hash, results_dir
+from ..model.params import closed_form
+from . import confirm, confirm_design as D
+from . import ladder
+
+STORE = "asymmetry-pilot"  # data/results/asymmetry-pilot/
+STEPS = 21600  # the confirmatory (4x) schedule
+CURVE_POINTS = 16
+CURVE_EXAMPLES = 1024  # of the common held-out set's 4,096 sequences
+DEEP_LAYERS = 12
+CRN_SEEDS = ladder.SEEDS["1x"]  # paired with the ladder's stored 1x runs
+DEEP_SEED = 5400  # no other study uses it (tests check)
+PAIR = (D.ATTENTION, D.FFN)  # the asymmetry's two arms
+FOUR = (D.NONE32, D.ATTENTION, D.FFN, D.ALBERT)  # the 2x2: not shared ... all shared
+WIDENED = "FFN-shared, widened"
+
+
+def widened_ffn(layers: int, hidden: int = 64) -> int:
+    """The width of one shared FFN that gives the FFN-shared model the attention-shared
+    model's weight matrices: the (L - 1) FFNs' 8H^2 each that sharing removes, less the
+    (L - 1) attention blocks' 4H^2 each, go back into the one FFN, 4H + (L - 1) 2H
+    (640 at 4 layers, 1,664 at 12; biases and LayerNorms leave the counts within 0.2%,
+    ``parameters``)."""
+    return 4 * hidden + (layers - 1) * 2 * hidden
+
+
+def arm_config(arm: str, layers: int, seed: int = DEEP_SEED):
+    """One arm of the 2x2 (or ``WIDENED``) at ``layers``, H 64, E 32, on the
+    confirmatory recipe and schedule, common draw, with ``CURVE_POINTS`` held-out curve
+    points."""
+    config = D.conditions(None)[D.FFN if arm == WIDENED else arm]
+    model = {"num_hidden_layers": layers, "init_draw": "common"}
+    if arm == WIDENED:
+        model["intermediate_size"] = widened_ffn(layers, config.model.hidden_size)
+    return config.replace_model(**model).replace(
+        curve_every=config.max_steps // CURVE_POINTS, curve_examples=CURVE_EXAMPLES,
+        seed=seed)
+
+
+def crn_configs() -> dict:
+    """{(arm, seed): config}: the ladder's 1x runs of the asymmetry's two arms, with the
+    common draw (nothing else changed)."""
+    configs = ladder.configs("1x")
+    return {(arm, seed): configs[arm].replace(seed=seed).replace_model(init_draw="common")
+            for seed in CRN_SEEDS for arm in PAIR}
+
+
+def deep_configs() -> dict:
+    """{(arm, layers): config}: the 2x2 and the widened arm at 12 layers, then the
+    widened arm at 4 layers (its partner, attention-shared at 4 layers, trained too)."""
+    out = {(arm, DEEP_LAYERS): arm_config(arm, DEEP_LAYERS) for arm in PAIR + (
+        D.NONE32, D.ALBERT, WIDENED)}
+    out.update({(arm, 4): arm_config(arm, 4) for arm in (D.ATTENTION, WIDENED)})
+    return out
+
+
+def planned() -> list:
+    """Every pilot run, in training order: the common-draw runs (short), then the deep
+    pair, then the rest."""
+    return list(crn_configs().values()) + list(deep_configs().values())
+
+
+def parameters() -> dict:
+    """{(arm, layers): parameter count} of the deep configs and their 4-layer twins."""
+    out = {}
+    for layers in (4, DEEP_LAYERS):
+        for arm in FOUR + (WIDENED,):
+            out[(arm, layers)] = sum(closed_form(arm_config(arm, layers).model).values())
+    return out
+
+
+def progress(store=None) -> list:
+    """[(label, step reached, steps)] of every pilot run; no loss."""
+    from ..engine.pretrain import checkpoint_step
+    from ..engine.store import stored_pretrain
+    store = store or results_dir(STORE)
+    rows = []
+    for key, c in list(crn_configs().items()) + list(deep_configs().items()):
+        reached = (c.max_steps if stored_pretrain(store, c) is not None else
+                   checkpoint_step(store / "checkpoints" / config_hash(c.to_dict())))
+        rows.append((f"{key[0]} / {key[1]}", reached, c.max_steps))
+    return rows
+
+
+def train(hours: float | None = None, fill: bool = False, workers: int | None = None,
+          device: str = "auto") -> int:
+    """Train (or resume) the pilot's runs in order, then evaluate the finished ones on
+    the common held-out set."""
+    from ..data.files import verify_inputs
+    from .training import _train, default_workers
+    verify_inputs()
+    runs = planned()
+    workers = workers or default_workers()
+    finish_by = None if hours is None else time.time() + hours * 3600
+    done = _train(runs, results_dir(STORE), device, workers, False, False, float("inf"),
+                  "asymmetry-pilot", finish_by, fill and finish_by is not None,
+                  blinded=True)
+    return done + confirm.evaluate_trained(runs, STORE, device, workers, cue_free=False)
+
+
+def main(argv=None) -> int:
+    from .training import add_stretch_arguments, run_stretch
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="command", required=True)
+    add_stretch_arguments(sub.add_parser("train", help="train and evaluate the pilot"))
+    sub.add_parser("progress", help="steps reached per run (no loss)")
+    args = parser.parse_args(argv)
+    if args.command == "progress":
+        for label, reached, steps in progress():
+            print(f"{label:45s} {reached:>7,} of {steps:,}")
+        return 0
+    return run_stretch(parser, args, train)
+
+
+if __name__ == "__main__":
+    from ..cli import run_main
+    raise SystemExit(run_main(main))
