@@ -24,6 +24,7 @@ from .citation import write_citation_page
 from .ladder_page import write_ladder_parts
 from .preregistration import write_preregistration_parts
 from .rerun import KERNEL
+from .values import write_values
 
 
 
@@ -359,6 +360,7 @@ def write_generated_parts(root: Path, profile: ResolvedProfile | str,
     write_citation_page(root)
     write_preregistration_parts(root)
     write_ladder_parts(root)
+    write_values(root, profile)
 
 
 def build_html(root: Path, repository: str | None = None, output: Path | None = None) -> None:

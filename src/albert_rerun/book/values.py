@@ -1,0 +1,57 @@
+"""Numbers and short phrases for the book's markdown pages, as MyST substitutions.
+
+The sentences of a page that is not a notebook (the introduction, the scale page, the
+how-to-read page, the findings of the compute ladder) live in its ``book/*.md``; where
+a sentence needs a measured value it writes ``{{ key }}``. The build computes every
+key from the stored results (``write_values``: each provider in ``PROVIDERS`` returns
+``{key: text}``, a number, an interval or a phrase of a few words) into
+``book/_generated/values.json``, and this module, as a Sphinx extension
+(``_config.yml``), hands them to MyST as ``myst_substitutions``. A key a page uses and
+no provider fills is a build warning, so ``-W`` fails the build.
+"""
+from __future__ import annotations
+
+import importlib
+import json
+from pathlib import Path
+
+VALUES = Path("book") / "_generated" / "values.json"
+# "module:function" of every provider, each called with the resolved profile
+PROVIDERS: tuple = ()
+
+
+def compute(profile) -> dict:
+    """Every provider's keys at ``profile``; a key filled twice is an error."""
+    out: dict = {}
+    for target in PROVIDERS:
+        module, name = target.split(":")
+        values = getattr(importlib.import_module(module), name)(profile)
+        clash = sorted(set(values) & set(out))
+        if clash:
+            raise ValueError(f"{target} fills keys another provider fills: {clash}")
+        bad = {k: v for k, v in values.items() if not isinstance(v, str)}
+        if bad:
+            raise TypeError(f"{target} gives non-text values (format them at display): {bad}")
+        out.update(values)
+    return out
+
+
+def write_values(root: Path, profile) -> Path:
+    """``book/_generated/values.json`` at ``profile``."""
+    path = root / VALUES
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(compute(profile), indent=1, sort_keys=True) + "\n")
+    return path
+
+
+def load(app, config) -> None:
+    """Sphinx's config-inited: the stored values become MyST substitutions (those set in
+    ``_config.yml`` kept where no value overrides them)."""
+    path = Path(app.srcdir) / VALUES
+    values = json.loads(path.read_text()) if path.exists() else {}
+    config.myst_substitutions = {**(config.myst_substitutions or {}), **values}
+
+
+def setup(app):
+    app.connect("config-inited", load)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}
