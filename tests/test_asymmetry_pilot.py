@@ -71,3 +71,21 @@ def test_the_pilot_runs_are_the_designs_and_their_seeds_are_their_own():
     assert P.DEEP_SEED not in others
     hashes = [config_hash(c.to_dict()) for c in P.planned()]
     assert len(set(hashes)) == len(hashes)
+
+
+def test_the_pilot_reads_the_sd_ratio_and_the_tokens_to_a_rung():
+    import pandas as pd
+    table = pd.DataFrame({"plain": [0.02, -0.02, 0.01, -0.01], "common": [0.01, -0.01, 0.005,
+                                                                          -0.005]})
+    s = P.crn_summary(table)
+    assert s["sd ratio"] == pytest.approx(0.5) and s["correlation"] == pytest.approx(1.0)
+    assert s["sd ratio low"] < 0.5 < s["sd ratio high"]
+    curve = [{"tokens": 100, D.CE: 7.0}, {"tokens": 200, D.CE: 6.1}, {"tokens": 300, D.CE: 5.9}]
+    assert P.tokens_to(curve, 6.147) == 200 and P.tokens_to(curve, 5.0) != P.tokens_to(curve, 5.0)
+
+
+def test_the_common_draw_runs_are_stored_beside_the_ladders():
+    """The pilot's first part is complete: six seeds of each arm, common draw."""
+    table = P.crn_differences(repo_root() / "data" / "results" / P.STORE)
+    assert list(table.index) == list(P.CRN_SEEDS)
+    assert table.notna().all().all()

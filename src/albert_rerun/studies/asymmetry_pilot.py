@@ -127,6 +127,95 @@ def train(hours: float | None = None, fill: bool = False, workers: int | None = 
     return done + confirm.evaluate_trained(runs, STORE, device, workers, cue_free=False)
 
 
+# -- what the pilot measured (each part read only once all of its runs are stored) -------
+
+class NotStored(LookupError):
+    """A part of the pilot is not stored in full: nothing of it is read before."""
+
+
+def _row(store, config) -> dict | None:
+    """A stored run's figures: held-out cross-entropy at [MASK] (the common evaluation),
+    its curve and its speed; None until it is trained and evaluated."""
+    from ..engine.store import stored_pretrain
+    from .confirm_analysis import _evaluation_configs
+    from .decisions import _evaluations, _machine
+    run = stored_pretrain(store, config)
+    if run is None:
+        return None
+    metrics = _evaluations(store, run["hash"], _evaluation_configs()[:1])
+    if D.CE not in metrics:
+        return None
+    return {"ce": metrics[D.CE], "curve": run["curve"], "steps": run["metrics"]["steps"],
+            "tokens": run["metrics"]["tokens"], "seconds": run["metrics"]["train_seconds"],
+            "tokens_per_second": run["metrics"]["tokens_per_second"],
+            "machine": _machine(run), "hash": run["hash"]}
+
+
+def crn_differences(store=None) -> "pd.DataFrame":
+    """Per seed of ``CRN_SEEDS``: FFN-shared minus attention-shared cross-entropy at
+    [MASK] (nats; positive is the paper's direction, sharing the FFN costs more) with the
+    plain draw (the ladder's stored 1x runs) and with the common draw (this pilot)."""
+    import pandas as pd
+    pilot = store or results_dir(STORE)
+    plain = ladder.rung_frame("1x")
+    plain = plain.set_index(["condition", "seed"])[D.CE]
+    rows = []
+    for seed in CRN_SEEDS:
+        common = {arm: _row(pilot, crn_configs()[(arm, seed)]) for arm in PAIR}
+        if any(v is None for v in common.values()):
+            raise NotStored(f"the common-draw runs of seed {seed} are not all stored")
+        rows.append({"seed": seed,
+                     "plain": plain[(D.FFN, seed)] - plain[(D.ATTENTION, seed)],
+                     "common": common[D.FFN]["ce"] - common[D.ATTENTION]["ce"]})
+    return pd.DataFrame(rows).set_index("seed")
+
+
+def crn_summary(table) -> dict:
+    """The paired difference's SD with each draw, their ratio with a 95% interval (the F
+    distribution's, which treats the two sets of seeds as independent; they share data
+    order and masks, so the interval is approximate) and the seeds' correlation."""
+    from scipy import stats
+    n = len(table)
+    sd_plain, sd_common = table["plain"].std(ddof=1), table["common"].std(ddof=1)
+    ratio = (sd_common / sd_plain) ** 2
+    low, high = (ratio / stats.f.ppf(q, n - 1, n - 1) for q in (0.975, 0.025))
+    return {"seeds": n, "sd plain": sd_plain, "sd common": sd_common,
+            "sd ratio": sd_common / sd_plain, "sd ratio low": low ** 0.5,
+            "sd ratio high": high ** 0.5,
+            "mean plain": table["plain"].mean(), "mean common": table["common"].mean(),
+            "correlation": table["plain"].corr(table["common"])}
+
+
+def tokens_to(curve: list, level: float) -> float:
+    """Tokens trained at the first curve point under ``level`` (nats); NaN if none."""
+    for point in curve:
+        if point[D.CE] < level:
+            return float(point["tokens"])
+    return float("nan")
+
+
+def deep_table(levels: dict, store=None) -> "pd.DataFrame":
+    """Per deep run (arm, layers): parameters, held-out cross-entropy at [MASK] at the
+    end, tokens to each count rung in ``levels`` ({rung: nats} on the curve's own
+    sequences), the last curve point's cross-entropy, tokens a second; stored runs
+    only (a run still training has no row)."""
+    import pandas as pd
+    store = store or results_dir(STORE)
+    counts = parameters()
+    rows = []
+    for (arm, layers), config in deep_configs().items():
+        row = _row(store, config)
+        if row is None:
+            continue
+        rows.append({"arm": arm, "layers": layers, "parameters": counts[(arm, layers)],
+                     "ce": row["ce"], "curve end": row["curve"][-1][D.CE],
+                     **{f"tokens to {rung}": tokens_to(row["curve"], level)
+                        for rung, level in levels.items()},
+                     "tokens": row["tokens"], "tokens/s": row["tokens_per_second"],
+                     "machine": row["machine"]})
+    return pd.DataFrame(rows)
+
+
 def main(argv=None) -> int:
     from .training import add_stretch_arguments, run_stretch
     parser = argparse.ArgumentParser(description=__doc__,
