@@ -86,6 +86,7 @@ def test_the_pilot_reads_the_sd_ratio_and_the_tokens_to_a_rung():
 
 def test_the_common_draw_runs_are_stored_beside_the_ladders():
     """The pilot's first part is complete: six seeds of each arm, common draw."""
-    table = P.crn_differences(repo_root() / "data" / "results" / P.STORE)
+    stores = repo_root() / "data" / "results"
+    table = P.crn_differences(stores / P.STORE, stores / ladder.STORE)
     assert list(table.index) == list(P.CRN_SEEDS)
     assert table.notna().all().all()

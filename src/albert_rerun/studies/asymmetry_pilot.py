@@ -151,13 +151,13 @@ def _row(store, config) -> dict | None:
             "machine": _machine(run), "hash": run["hash"]}
 
 
-def crn_differences(store=None) -> "pd.DataFrame":
+def crn_differences(store=None, ladder_store=None) -> "pd.DataFrame":
     """Per seed of ``CRN_SEEDS``: FFN-shared minus attention-shared cross-entropy at
     [MASK] (nats; positive is the paper's direction, sharing the FFN costs more) with the
     plain draw (the ladder's stored 1x runs) and with the common draw (this pilot)."""
     import pandas as pd
     pilot = store or results_dir(STORE)
-    plain = ladder.rung_frame("1x")
+    plain = ladder.rung_frame("1x", ladder_store)
     plain = plain.set_index(["condition", "seed"])[D.CE]
     rows = []
     for seed in CRN_SEEDS:
