@@ -111,3 +111,12 @@ def test_the_equal_time_budget_is_read_against_the_seconds_the_runs_took():
     equal = frame.assign(train_seconds=[1000.0] * 6)
     assert "equal time on the machines used" in wall_clock.budget_reading(
         equal, "W", "B", budget, "cpu", "this profile's sweep")
+
+
+def test_paper_side_turns_a_difference_so_that_positive_is_the_papers_direction():
+    """One sign on a findings page: a decision whose paper side is negative shows its
+    difference and interval negated (and the interval's ends swapped)."""
+    row = pd.Series({"estimate": -0.021, "low": -0.044, "high": 0.002, "paper_sign": -1,
+                     "unit": "nats"})
+    assert embedding_size.paper_side(row) == "+0.021 [-0.002, +0.044] nats"
+    assert embedding_size.paper_side(row.replace({-1: 1})) == "-0.021 [-0.044, +0.002] nats"

@@ -159,7 +159,7 @@ def sharing_reductions() -> Chapter:
     layers["reduction %"] = (100 * (1 - layers["layer parameters"] / unshared)).round(1)
 
     # one index column, "E = 768, all shared" (Table 4's row names), not two: the table
-    # keeps to six columns with the index (issue #26: slim tables)
+    # keeps to six columns with the index, so that the page shows it open
     table4 = _compare(({"ALBERT-base": f"E = {E}, {SHARED[s]}"}, preset(
         "albert-base", embedding_size=E, sharing=s), published)
         for (E, s), published in paper.TABLE4_PARAMS.items())
@@ -174,7 +174,7 @@ def sharing_reductions() -> Chapter:
         "albert-base", sharing=s, num_hidden_groups=g)).values())) for g in groups]
         for s in ("attention", "ffn", "all")}, index=pd.Index(groups, name="groups G"))
     sweep["none"] = millions(sum(base["none"].values()))
-    sweep = sweep.round(2)  # millions to 0.01M, as the page shows them (issue #26)
+    sweep = sweep.round(2)  # millions to 0.01M, as the page shows them
     # the reductions are exact by construction (module == closed form, asserted); the
     # verdict turns on whether every published count is matched
     verdict = ("reproduced" if unmatched.empty else
