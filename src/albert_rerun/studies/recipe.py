@@ -329,24 +329,15 @@ def transfer_values(search: Search) -> dict:
     if search.transfer is None:
         return out
     replica, stored = search.transfer
-    a, b = replica["metrics"], stored["metrics"]
-    book = legacy_reference_levels(stored["config"])
     curve_set = legacy_reference_levels({**replica["config"],
                                          "eval_examples": replica["curve"][0]["examples"]})
     hit = crossing(replica["curve"], curve_set["reads_context"])
-    out.update(v1_machine=_machine(stored), v1_here=a[CE], v1_there=b[CE],
-               v1_threshold=book["reads_context"],
+    out.update(v1_machine=_machine(stored), v1_here=replica["metrics"][CE],
+               v1_there=stored["metrics"][CE],
                v1_gap=curve_difference(replica["curve"], stored["curve"]),
-               v1_accuracy_here=100 * a["mlm_accuracy"],
-               v1_accuracy_there=100 * b["mlm_accuracy"],
-               v1_sop_here=100 * a["sop_accuracy_head"], v1_sop_there=100 * b["sop_accuracy_head"],
-               v1_curve_sequences=curve_set["sequences"],
-               v1_curve_threshold=curve_set["reads_context"],
-               v1_reads_step=hit["step"] if hit else "never",
                v1_reads_minutes=hit["seconds"] / 60 if hit else np.nan,
                v1_wall_minutes=replica["wall_seconds"] / 60,
-               v1_train_minutes=a["train_seconds"] / 60,
-               v1_tokens_per_second=a["tokens_per_second"],
+               v1_tokens_per_second=replica["metrics"]["tokens_per_second"],
                v1_threads=replica["provenance"]["machine"]["torch_threads"])
     return out
 
