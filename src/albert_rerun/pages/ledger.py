@@ -11,7 +11,7 @@ import pandas as pd
 from ..profiles import ResolvedProfile, resolve
 from ..studies import conditions as C
 from ..chapters.asymmetry import asymmetry
-from ..studies.decisions import MissingRuns, agree, interval_text
+from ..studies.decisions import MissingRuns, agree
 from ..chapters.downstream import downstream_gate
 from ..chapters.dropout import dropout
 from ..chapters.embedding_size import embedding_sweep
@@ -19,7 +19,7 @@ from ..chapters.sop_nsp import sop_nsp
 from ..stats.inference import EARLY, GATED, NO_MODEL, PAST, holm, is_interim
 from ..chapters.transitions import transitions
 from ..chapters.text import machines_text, reading
-from .plain import row_reading
+from .plain import row_reading, size
 from ..chapters.wall_clock import wall_clock
 
 
@@ -219,25 +219,36 @@ CLAIM_TITLES = {
 }
 
 
-def ledger_table(family: pd.DataFrame) -> pd.DataFrame:
-    """One row per decision, grouped by claim: the paper's figure, ours (shown for every
-    decision, gated or not), the arms' levels, the plain reading (``plain.row_reading``),
-    the raw verdict and the Holm-adjusted one with its stage."""
+def _versus(label: str) -> str:
+    """A decision's label without its registered order: 'A minus B' read 'A vs B'
+    (its number beside it is paper-positive)."""
+    return str(label).replace(" minus ", " vs ")
+
+
+def findings_table(family: pd.DataFrame) -> pd.DataFrame:
+    """One row per decision, grouped by claim: ours, paper-positive, with its margin and
+    its one label, the plain reading (``plain.row_reading``)."""
     rows = []
-    for key, row in family.iterrows():
+    for _, row in family.iterrows():
         number, title, _ = CLAIM_TITLES[row["claim"]]
-        rows.append({"#": number, "claim": title, "decision": row["label"],
-                     "paper": row["paper"],
-                     "ours": f"{interval_text(row['estimate'], row['low'], row['high'], row['unit'])}"
-                             f" {row['unit']}",
-                     "margin": f"±{row['margin']:.3g}",
-                     "arms' level": row["arm_levels"] or "no trained model",
-                     # the plain reading first (pages.plain), then the verdicts
-                     "plain reading": row_reading(row),
-                     "verdict": ("interim: " if is_interim(row) else "") + row["verdict"],
-                     "verdict (Holm) and stage": row["verdict_staged"],
-                     "what the numbers say": reading(row)})
+        rows.append({"#": number, "claim": title, "decision": _versus(row["label"]),
+                     "ours (positive: the paper's direction)": size(row),
+                     "margin": f"±{row['margin']:.3g}", "plain reading": row_reading(row)})
     return pd.DataFrame(rows).set_index(["#", "claim", "decision"])
+
+
+def ledger_table(family: pd.DataFrame) -> pd.DataFrame:
+    """``findings_table`` with the paper's figure, the arms' levels, the verdicts at 5%
+    and after Holm with the stage, and what the numbers say."""
+    table = findings_table(family)
+    table.insert(0, "paper", list(family["paper"]))
+    table["arms' level"] = [r["arm_levels"] or "no trained model"
+                            for _, r in family.iterrows()]
+    table["verdict"] = [("interim: " if is_interim(r) else "") + r["verdict"]
+                        for _, r in family.iterrows()]
+    table["verdict (Holm) and stage"] = list(family["verdict_staged"])
+    table["what the numbers say"] = [reading(r) for _, r in family.iterrows()]
+    return table
 
 
 VERDICT_ORDER = ("reproduced", "contradicted", "equivalent", "inconclusive")
@@ -309,13 +320,12 @@ def changes(families: dict, before: str, after: str) -> pd.DataFrame:
     a, b = families[before], families[after]
     shared = [k for k in a.index if k in b.index]
 
-    def numbers(family, k) -> str:  # review: the verdicts alone hid what moved
+    def numbers(family, k) -> str:  # the verdicts alone hide what moved
         row = family.loc[k]
-        return (f"{interval_text(row['estimate'], row['low'], row['high'], row['unit'])}, "
-                f"at 5%: {row['verdict']}")
-    columns = ["decision", f"{before}: estimate [95%]", before,
-               f"{after}: estimate [95%]", after]
-    rows = [dict(zip(columns, (a.loc[k, "label"], numbers(a, k), a.loc[k, "verdict_staged"],
+        return f"{size(row)}, at 5%: {row['verdict']}"
+    columns = ["decision", f"{before}: estimate [95%], paper-positive", before,
+               f"{after}: estimate [95%], paper-positive", after]
+    rows = [dict(zip(columns, (_versus(a.loc[k, "label"]), numbers(a, k), a.loc[k, "verdict_staged"],
                                numbers(b, k), b.loc[k, "verdict_staged"])))
             for k in shared if (a.loc[k, "verdict"], a.loc[k, "verdict_holm"], a.loc[k, "stage"])
             != (b.loc[k, "verdict"], b.loc[k, "verdict_holm"], b.loc[k, "stage"])]
