@@ -32,6 +32,9 @@ NO_DIFFERENCE = "no difference here"
 UNDECIDED = "undecided"
 NOT_TESTABLE = "not testable here"
 DIFFERS = "does not hold here"  # the paper says no difference; the data show one
+# the vocabulary, defined in book/how_to_read.md's table
+READING_WORDS = (HOLDS, TINY, REVERSED, REVERSED_TINY, NO_DIFFERENCE, DIFFERS, UNDECIDED,
+                 NOT_TESTABLE)
 
 def plain_reading(estimate: float, low: float, high: float, margin: float,
                   paper_sign: int, p_difference: float, alpha: float = 0.05,
