@@ -251,64 +251,20 @@ def ledger_table(family: pd.DataFrame) -> pd.DataFrame:
     return table
 
 
-VERDICT_ORDER = ("reproduced", "contradicted", "equivalent", "inconclusive")
+def reading_counts(family: pd.DataFrame) -> pd.DataFrame:
+    """The decisions counted by plain reading (columns, in ``plain.READING_WORDS``'
+    order, those present) and stage (rows)."""
+    from .plain import READING_WORDS
+    heads = family.apply(lambda r: row_reading(r).partition(": ")[0], axis=1)
+    table = pd.crosstab(family["stage"], heads)
+    return table[[w for w in READING_WORDS if w in table.columns]].rename_axis(
+        index="stage", columns="plain reading")
 
 
-def stage_counts(family: pd.DataFrame) -> pd.DataFrame:
-    """Holm-adjusted verdicts counted by stage: rows the stages present (not testable,
-    early training, past the bigram rung, no trained model), columns the verdicts."""
-    judged = family[family["stage"] != GATED]
-    table = pd.crosstab(judged["stage"], judged["verdict_holm"]).reindex(
-        columns=list(VERDICT_ORDER), fill_value=0)
-    if NO_MODEL in table.index:
-        table = table.rename(index={NO_MODEL: "no model (raw, outside the family)"})
-    gated = int((family["stage"] == GATED).sum())
-    if gated:
-        table.loc[GATED] = 0
-        table["not testable"] = 0
-        table.loc[GATED, "not testable"] = gated
-    order = [s for s in (GATED, EARLY, PAST, "no model (raw, outside the family)")
-             if s in table.index]
-    return table.loc[order].rename_axis(index="stage", columns="verdict (Holm)")
-
-
-def verdict_counts(family: pd.DataFrame) -> str:
-    """'Of 21 decisions, 2 are not testable at this scale; of the 19 judged, at 5% each:
-    ...; after Holm's adjustment over their 38 tests: ...; by stage: ...'."""
-    judged = family[family["in_family"]]
-    checks = family[family["stage"] == NO_MODEL]
-    gated = family[family["stage"] == GATED]
-
-    def counts(column):
-        c = judged[column].value_counts()
-        return ", ".join(f"{c.get(v, 0)} {v}" for v in VERDICT_ORDER)
-    by_stage = "; ".join(
-        f"{stage}: {len(part)} ({counts_of(part) or 'none'})"
-        for stage, part in judged.groupby("stage", sort=False))
-    planned = family.attrs.get("planned")
-    text = (f"Interim, still training: {len(family)} of the {planned} planned decisions "
-            f"are made so far (the others enter Holm's family as tests at p = 1). "
-            if planned else "")
-    text += (f"Of {len(family)} decisions, {len(gated)} {agree(len(gated), 'is', 'are')} "
-             f"not testable at this scale: an arm does not read context, or the design "
-             f"cannot fail")
-    if len(checks):
-        text += (f". {len(checks)} check the test sets rather than a model (outside "
-                 f"Holm's family)")
-    pending = family.attrs.get("pending", 0)
-    tests = (f"{2 * (len(judged) + pending)} tests: their {2 * len(judged)}, and "
-             f"{2 * pending} at p = 1 for the {pending} planned "
-             f"decision{'s' if pending != 1 else ''} not yet made "
-             f"(the family is the judged decisions and those)" if pending else
-             f"their {2 * len(judged)} tests (the family is the judged decisions)")
-    return (text + f". Of the {len(judged)} judged, at 5% each: {counts('verdict')}. After "
-            f"Holm's adjustment over {tests}: "
-            f"{counts('verdict_holm')}. By stage, after Holm: {by_stage or 'none judged'}.")
-
-
-def counts_of(part: pd.DataFrame) -> str:
-    c = part["verdict_holm"].value_counts()
-    return ", ".join(f"{c[v]} {v}" for v in VERDICT_ORDER if c.get(v, 0))
+def reading_summary(family: pd.DataFrame) -> str:
+    """'3 holds here, 12 undecided, 2 not testable here': the decisions by reading."""
+    counts = reading_counts(family).sum()
+    return ", ".join(f"{int(n)} {word}" for word, n in counts.items() if n)
 
 
 def changes(families: dict, before: str, after: str) -> pd.DataFrame:

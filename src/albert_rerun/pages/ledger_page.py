@@ -28,7 +28,7 @@ def ledger_glue(families: dict, profile: str, n_seeds: int) -> dict:
     resolved = resolve(profile)
     judged = power.power_table(family[family["in_family"]], alpha="holm")
     return {
-        "ledger_counts": ledger.verdict_counts(family),
+        "ledger_counts": ledger.reading_summary(family),
         "ledger_profiles": ", ".join(profiles),  # glue:text shows backticks raw
         "ft_grid": finetune_grid_text(resolved),
         "ledger_power": power.power_sentence(judged[judged["unit"] == "nats"],
@@ -52,7 +52,7 @@ def profile_sections(families: dict, current: str) -> list:
     for other in profiles[1:]:
         progress = (f" ({ledger.stretch_progress(resolve(other))})"
                     if other in C.STRETCH_PROFILES else "")
-        out += [Markdown(f"**{other}**{progress}: {ledger.verdict_counts(families[other])}"),
+        out += [Markdown(f"**{other}**{progress}: {ledger.reading_summary(families[other])}."),
                 ledger.findings_table(families[other])]
     for before, after in zip(profiles, profiles[1:]):
         out.append(Markdown(f"Changes between `{before}` and `{after}`: "
