@@ -3,7 +3,6 @@
 words follow them (all models worse than the two-sided count rung or not, a difference
 still moving or not, the 16x rung trained or not), and the introduction's first screen
 links to it."""
-import re
 
 import numpy as np
 import pandas as pd
@@ -150,18 +149,6 @@ def test_the_stored_page_shows_the_stored_two_sided_rung():
     text = S.yardsticks_text(S.ScaleFacts(yardsticks=rung))
     assert f"| two-sided count rung: both neighbours of the gap | " \
            f"{rung['rung']['two_sided_loss_at_mask']:.3f} |" in text
-
-
-def test_the_introductions_first_screen_links_the_page_and_the_widths():
-    """Above the first table (the results) the introduction links the page, and it
-    links E and H to the glossary before the answers use them."""
-    intro = (ROOT / "book" / "intro.md").read_text()
-    first = intro[:intro.index("_generated/results.md")]
-    assert re.search(r"\{doc\}`[^`]*<scale>`", first)
-    assert first.index("{term}`E <E and H>`") < first.index("_generated/glance.md")
-    assert first.index("{term}`H <E and H>`") < first.index("_generated/glance.md")
-    toc = (ROOT / "_toc.yml").read_text()
-    assert "file: book/scale\n" in toc
 
 
 @pytest.mark.parametrize("levels, stages, words", [

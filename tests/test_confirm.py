@@ -446,22 +446,6 @@ def test_provenance_check_catches_dirty_and_unrelated_commits():
     assert D.same_training_code(record["commit"], record["commit"])
 
 
-def test_the_glance_line_names_the_verdicts_only_once_complete(tmp_path, monkeypatch):
-    from albert_rerun.pages import confirmatory
-    monkeypatch.setenv("ALBERT_RERUN_RESULTS", str(tmp_path))
-    line = confirmatory.confirm_line()
-    assert "0 of 99 runs trained, 0 evaluated" in line and "**" not in line.split("test**")[1]
-    monkeypatch.setattr(A, "complete", lambda store=None: True)
-    monkeypatch.setattr(A, "confirmatory_families",
-                        lambda store=None: {"primary": A.family(synthetic(), RUNGS)})
-    line = confirmatory.confirm_line()
-    assert "judged after Holm's adjustment over its {term}`primary family`" in line
-    # the verdicts lead the list above it: the line points to the page, no repeat
-    assert not any(spec.label in line for spec in D.PRIMARY) and "**" not in \
-        line.split("test**")[1]
-    assert "{doc}`preregistration`" in line
-
-
 def test_equal_time_carries_its_seconds_and_the_learning_rate_check(tmp_path, monkeypatch):
     """Amendment 1: the verdict carries each seed's seconds ratio, how many differ by more
     than a tenth, and the learning-rate check's words, read once its three runs are
@@ -509,10 +493,10 @@ def test_chapter_6s_verdict_carries_the_equal_time_checks(tmp_path, monkeypatch)
 
 def test_once_judged_the_confirmatory_verdict_leads_the_box_and_the_glance(tmp_path,
                                                                              monkeypatch):
-    """Issue #25's done-when: the confirmatory verdicts are the headline (the ledger's and
-    the introduction's first list, each chapter's box), the pilot beside them; before
-    the design is complete nothing of it is computed."""
-    from albert_rerun.pages import chapter_box, confirmatory, first_screen, headlines
+    """Issue #25's done-when: the confirmatory verdicts are the headline (the
+    introduction's line, each chapter's box), the pilot beside them; before the design
+    is complete nothing of it is computed."""
+    from albert_rerun.pages import chapter_box, confirmatory, first_screen, headlines, plain
     monkeypatch.setenv("ALBERT_RERUN_RESULTS", str(tmp_path))
     assert confirmatory.confirmatory_rows() == {}
     monkeypatch.setattr(A, "complete", lambda store=None: True)
@@ -550,12 +534,10 @@ def test_once_judged_the_confirmatory_verdict_leads_the_box_and_the_glance(tmp_p
     assert "read it with" in headlines.HEADLINES["wall_clock"].higher
     assert "read it with" not in confirmatory.confirmed_sentence(rows["wall_clock"],
                                                                  "wall_clock")
-    glance = first_screen.at_a_glance({"cpu-long": pilot}, "", "", rows)
-    line = next(x for x in glance.splitlines() if "Attention vs FFN" in x)
-    assert "**holds here** <small>{ref}`registered: reproduced" in line
-    assert "Confirmatory, 12 fresh seeds: " in line
-    # the profile beside it is marked exploratory, in its plain reading
-    assert "`cpu-long` (exploratory): undecided." in line
+    # the introduction's line: the registered row, paper-positive (its paper sign is +1)
+    asymmetry = rows["asymmetry"]
+    assert first_screen.rows("cpu")["asymmetry"]["label"] == asymmetry["label"]
+    assert plain.size(asymmetry).startswith(f"{asymmetry['estimate']:+.3f} [")
 
 
 def test_preface_summary_refuses_an_amendment_it_does_not_describe(tmp_path):
@@ -799,7 +781,7 @@ def test_the_confirmatory_caveats_follow_amendment_5(tmp_path, monkeypatch):
     budget; amendment 1.1's learning-rate words ride along. The SOP sentence drops the
     profile's words about cut-cue pairs (the confirmatory pairs are cue-free). Before
     the design is complete nothing is read."""
-    from albert_rerun.pages import confirmatory, results_table
+    from albert_rerun.pages import confirmatory
     monkeypatch.setenv("ALBERT_RERUN_RESULTS", str(tmp_path))
     assert confirmatory.confirm_caveats() == {}  # incomplete: nothing read
     monkeypatch.setattr(A, "complete", lambda store=None: True)
@@ -824,8 +806,6 @@ def test_the_confirmatory_caveats_follow_amendment_5(tmp_path, monkeypatch):
     assert wall["caveat_short"].startswith("a fixed step budget: seconds ratio median 0.80")
     sentence = confirmatory.confirmed_sentence(wall, "wall_clock")
     assert "So this compares a fixed step budget, not equal time" in sentence
-    table = results_table.results_table(confirmatory.with_confirmatory({}))
-    assert "(a fixed step budget: seconds ratio median 0.80" in table
     monkeypatch.setattr(A, "confirmatory_frame", lambda store=None: frame(100.0))
     wall = confirmatory.confirmatory_rows()["wall_clock"]
     assert "equal time" in wall["label"] and "not equal time" not in wall["caveat"]

@@ -120,26 +120,6 @@ def test_the_learning_rate_note_names_the_best_rate(committed, monkeypatch):
     assert cb.learning_rate_note() == ""
 
 
-def test_the_first_screen_shows_the_secondary_results_of_chapters_7_and_8(committed):
-    from albert_rerun.pages.confirmatory import confirmatory_secondary, secondary_words
-    rows = confirmatory_secondary()
-    assert set(rows) == {"transitions"}
-    assert set(confirmatory_secondary(claims=("transitions", "embedding_sweep"))) == {
-        "transitions", "embedding_sweep"}
-    words = secondary_words(rows["transitions"])
-    assert words.startswith("Exploratory, on the 11 confirmatory seeds, with other models: "
-                            "4 layers at E 32")
-    assert "control's. Angle oscillation" in words
-    angle = rows["transitions"][0]
-    assert f"{float(angle['estimate']):+.2f}" in words and words.count("undecided") == 2
-    assert secondary_words([]) == ""
-
-
-def test_secondary_results_wait_for_every_run(results):
-    from albert_rerun.pages.confirmatory import confirmatory_secondary
-    assert confirmatory_secondary() == {}
-
-
 def test_a_chapters_verdict_table_fits_open_and_reads_one_rule(committed):
     from albert_rerun.book.build import MAX_COLUMNS
     from albert_rerun.chapters import dropout
@@ -152,14 +132,6 @@ def test_a_chapters_verdict_table_fits_open_and_reads_one_rule(committed):
     for d, (_, shown) in zip(chapter.decisions, table.iterrows()):
         assert shown["plain reading"] == plain.row_reading(family.loc[d.key])
         assert shown["after Holm"] in ("not testable", family.loc[d.key, "verdict_holm"])
-
-
-def test_an_undecided_item_says_which_way_it_leans():
-    from albert_rerun.pages.first_screen import lean
-    against = pd.Series({"estimate": 0.012, "paper_sign": -1})
-    assert lean(against) == "the estimate leans to the other side from the paper's, but not clearly"
-    assert "the paper's side" in lean(pd.Series({"estimate": -0.01, "paper_sign": -1}))
-    assert lean(pd.Series({"estimate": 0.01, "paper_sign": 0})) == ""
 
 
 def test_the_families_are_judged_once_per_store_state(committed, monkeypatch):

@@ -7,7 +7,6 @@ import pytest
 
 from albert_rerun.pages import ladder_trend as T
 from albert_rerun.pages.figure_text import figure_problems
-from albert_rerun.pages.results_table import results_table
 from albert_rerun.studies import confirm_design, ladder
 
 
@@ -195,17 +194,6 @@ def test_gather_asks_the_registered_analysis_at_its_default_stores(monkeypatch):
     monkeypatch.setattr(ladder, "progress", lambda store=None: full)
     with pytest.raises(confirm_design.NotComplete):  # complete, yet no analysis: loud
         T.gather()
-
-
-def test_the_introductions_column_has_a_cell_for_each_ladder_row_and_a_dash_elsewhere():
-    trends = {k: trend(k) for k in ("confirm/asymmetry", "confirm/sharing-cost",
-                                     "confirm/dropout")}
-    cells = T.growth_cells(trends)
-    assert set(cells) == {"asymmetry", "confirm/sharing-cost", "dropout"}
-    table = results_table({}, "chapters/", ["| q | p | o | r | c |"], cells)
-    head, rule, exact = table.splitlines()
-    assert head.split(" | ")[4] == "as training grows" and rule.count("---") == 6
-    assert exact == "| q | p | o | r | — | c |"
 
 
 ROOT = __import__("pathlib").Path(__file__).resolve().parents[1]

@@ -3,7 +3,7 @@ primary decision judged on the fresh seeds (``confirmatory_rows``), once every
 confirmatory run is stored and nothing before; turned to the chapter's sign
 (``in_chapter_sign``); with what a reader must know beside it (``confirm_caveats``,
 ``sop_words``, ``holm_note``); as one more family beside the profiles'
-(``with_confirmatory``); and the test's line on the first screen (``confirm_line``).
+(``with_confirmatory``).
 """
 from __future__ import annotations
 
@@ -102,52 +102,6 @@ def confirmatory_extras(store=None) -> dict:
             row["holm_tests"] = confirm_report.holm_tests(primary)
             out[key] = row
     return out
-
-
-FIRST_SCREEN_SECONDARY = ("transitions",)  # chapter 8's secondary decision is about
-# the not-shared model, not the chapter's claim under sharing: its chapter shows it
-
-
-def confirmatory_secondary(store=None, claims=FIRST_SCREEN_SECONDARY) -> dict:
-    """{claim: [rows]} of the registered secondary decisions of the claims that have no
-    primary one (chapters 7 and 8), judged on the confirmatory seeds with Holm's
-    adjustment over the secondary family: exploratory by registration, shown beside
-    those chapters' verdicts (a reviewer: "not testable here: smoother transitions"
-    left them out); {} before the design is complete."""
-    from ..studies import confirm_analysis, confirm_design
-    if not confirm_analysis.complete(store):
-        return {}
-    secondary = confirm_analysis.confirmatory_families(store)["secondary"]
-    primary_claims = {s.claim for s in confirm_design.PRIMARY}
-    out = {}
-    for spec in confirm_design.SECONDARY:
-        if spec.claim not in primary_claims and spec.claim in claims:
-            out.setdefault(spec.claim, []).append(secondary.loc[spec.key])
-    return out
-
-
-SECONDARY_SHORT = {"explore/transitions-angle": "angle oscillation, not shared minus all shared",
-                   "explore/transitions-l2": "L2 oscillation, the same difference",
-                   "explore/embedding-size": "not shared, E = H = 64 minus E 32"}
-
-
-def secondary_words(rows: list) -> str:
-    """'Exploratory, on the 11 confirmatory seeds: angle oscillation, ...: -0.23
-    [-0.46, -0.00] share of range, undecided. L2 ...': a claim's secondary rows, a short
-    sentence each, with the plain reading after Holm ('' for none)."""
-    from .plain import row_reading
-    if not rows:
-        return ""
-    parts = [f"{SECONDARY_SHORT.get(r.name, str(r['label']).split(' (')[0])}: "
-             f"{interval_text(float(r['estimate']), float(r['low']), float(r['high']), r['unit'])}"
-             f" {r['unit']}, {row_reading(r)}" for r in rows]
-    from ..studies import confirm_design
-    model = confirm_design.conditions(None)[confirm_design.ALBERT].model
-    return (f"Exploratory, on the {int(rows[0]['n_seeds'])} confirmatory seeds, with "
-            f"other models: {model.num_hidden_layers} layers at E "
-            f"{model.embedding_size}, which read context. The measure is the trained "
-            f"model's minus its random-init control's. "
-            + ". ".join(capital(p) for p in parts))
 
 
 CUE_FREE_WORDS = (f"probes on {term('cue-free pairs')}, which hold no "
@@ -374,23 +328,3 @@ def confirmed_sentence(row, claim: str) -> str:
         # the result buried in one of 9 to 13 sentences (chapters 4 and 6)
         text += f"\n\n*Read with it:* {capital(caveat)}."
     return text
-
-
-def confirm_line(store=None, book: str = "") -> str:
-    """The confirmatory test's line: its progress, or where its verdicts are once it is
-    complete (``confirm_report.status_text`` per chapter; the pre-registration page, linked
-    through ``book``, the path from the page to the book's folder: "" from the
-    introduction, "../" from a chapter)."""
-    from ..studies.confirm_analysis import complete, progress
-    table = progress(store)
-    head = (f"**{term('confirmatory', 'Confirmatory')} test** of chapters 3 to 6 "
-            f"(pre-registered, fresh seeds)")
-    if complete(store):  # judged once; the verdicts above lead with it (a reader met
-        # them twice, the second time in the registration's signs)
-        return (head + f", judged after Holm's adjustment over its {term('primary family')}: "
-                "the verdicts above lead with it. Every decision with its interval and both "
-                "tests' p-values, and the secondary (exploratory) decisions: "
-                f"{{doc}}`{book}preregistration`.")
-    return (head + f": {int(table['trained'].sum())} of {int(table['of'].sum())} runs "
-            f"trained, {int(table['evaluated'].sum())} evaluated; it is judged once, when "
-            f"all are.")
