@@ -115,3 +115,18 @@ def test_the_stored_count_rungs_are_read(monkeypatch):
     assert levels == sorted(levels, reverse=True) and all(4 < v < 8 for v in levels)
     with pytest.raises(KeyError):
         C.rung_level("trigram")
+
+
+def test_on_their_own_sequences_the_16x_dropout_runs_pass_the_left_bigram_rung_later(
+        monkeypatch):
+    """Issue #55, error 1: a 16x curve scores the first 256 held-out sequences, and the
+    rung is scored there too. Every dropout run then passes it (its whole-set loss is
+    under the rung's whole-set level), later than every run without dropout."""
+    from albert_rerun.paths import repo_root
+    monkeypatch.setenv("ALBERT_RERUN_RESULTS", str(repo_root() / "data" / "results"))
+    table = C.passes("16x")
+    dropout = table[table["condition"] == D.DROPOUT]["first below"]
+    assert dropout.notna().all() and len(dropout) == 4
+    got = C.delay(table, SPEC["confirm/dropout"])
+    assert got["apart"] and got["later"] == D.DROPOUT and got["a"]["never"] == 0
+    assert C.rung_level("left bigram", 256) > C.rung_level("left bigram") + 0.2
