@@ -156,7 +156,8 @@ def write_ladder_parts(root: Path) -> list:
              "rungs": rungs_text(), "power": power_text(L.stored_design()),
              "result": results_text(generated=generated)
              or "<!-- the result: generated once every ladder run is stored -->\n"}
-    paths = []
+    from ..pages.budgets import write_budgets_figure
+    paths = [p for p in [write_budgets_figure(generated)] if p]
     for name, text in parts.items():
         path = generated / f"ladder-{name}.md"
         path.write_text(text)

@@ -17,7 +17,9 @@ from pathlib import Path
 
 VALUES = Path("book") / "_generated" / "values.json"
 # "module:function" of every provider, each called with the resolved profile
-PROVIDERS: tuple = ()
+PROVIDERS: tuple = (
+    "albert_rerun.pages.budgets:values",
+)
 
 
 def compute(profile) -> dict:

@@ -386,3 +386,8 @@ def check_targets(facts: ScaleFacts, rungs: dict) -> None:
     if one["targets"] != rungs["rungs"]["targets"] or not np.isclose(
             one["unigram_loss_at_mask"], rungs["rungs"]["unigram_loss_at_mask"]):
         raise AssertionError("the stored two-sided rung is of another held-out set")
+
+
+def values() -> dict:
+    """The scale page's keys (book/scale.md), for ``budgets.values``."""
+    return {}
