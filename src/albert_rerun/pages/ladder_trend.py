@@ -122,11 +122,11 @@ def _chapter_sign(spec) -> tuple:
 
 # each decision's paper's direction in a few words: the label of a difference drawn with
 # the paper's direction positive (``gather``'s ``paper_signs``)
-PAPER_WORDS = {"confirm/asymmetry": "+: FFN sharing costs more than attention sharing",
-               "confirm/sharing-cost": "+: sharing every layer costs (E = H = 64)",
-               "confirm/sop": "+: SOP training orders cue-free pairs better than NSP",
-               "confirm/dropout": "+: dropout hurts",
-               "confirm/equal-time": "+: the wide all-shared model wins at equal time"}
+PAPER_WORDS = {"confirm/asymmetry": "up means FFN sharing costs more than attention",
+               "confirm/sharing-cost": "up means sharing every layer costs",
+               "confirm/sop": "up means SOP orders cue-free pairs better than NSP",
+               "confirm/dropout": "up means dropout hurts",
+               "confirm/equal-time": "up means the wide all-shared model wins at equal time"}
 
 
 def gather(store=None, confirm_store=None, chapter_signs: bool = True,
@@ -145,7 +145,6 @@ def gather(store=None, confirm_store=None, chapter_signs: bool = True,
     from ..studies import confirm_analysis, confirm_design, ladder
     from ..studies.confirm_design import NotComplete
     from ..studies.ladder_result import result_tables
-    from .at_scale import ladder_counts
     given = store
     store = store or results_dir(ladder.STORE)
     confirm_store = confirm_store or results_dir(confirm_design.STORE)
@@ -190,6 +189,14 @@ def gather(store=None, confirm_store=None, chapter_signs: bool = True,
             ratios if spec.key == EQUAL_TIME_KEY else None,
             order if spec.key == SOP_KEY else None)
     return out
+
+
+def ladder_counts(ladder, rung: str) -> tuple:
+    """(runs, trained, evaluated) of one ladder rung of ``ladder.progress``' table."""
+    if ladder is None or not len(ladder):
+        return 0, 0, 0
+    part = ladder[ladder["rung"] == rung]
+    return int(part["of"].sum()), int(part["trained"].sum()), int(part["evaluated"].sum())
 
 
 def _number(value: float, unit: str) -> str:
