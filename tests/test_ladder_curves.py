@@ -7,7 +7,6 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from albert_rerun.pages import at_scale
 from albert_rerun.pages import ladder_trend as T
 from albert_rerun.studies import confirm_design as D
 from albert_rerun.studies import ladder as L
@@ -91,21 +90,6 @@ def test_a_sentence_carries_the_delay_and_the_ratios_only_where_they_apply():
     ratios = [(3000, 0.78, "AMD EPYC", True)]
     assert "At 16x the wide arm trained" in T.sentence(
         _trend("confirm/equal-time", table=row, ratios=ratios))
-
-
-def test_the_scale_page_names_the_arms_not_yet_below_the_two_sided_rung(monkeypatch):
-    frame = pd.DataFrame({"condition": [D.ALBERT, D.ALBERT, D.DROPOUT, D.DROPOUT],
-                          D.CE: [5.6, 5.7, 5.8, 5.7]})  # means 5.65 and 5.75
-    monkeypatch.setattr(L, "rung_frame", lambda rung, store=None: frame)
-    monkeypatch.setattr(C, "rung_level", lambda name="left bigram": 5.71)
-    assert at_scale.past_two_sided() == (
-        " At 16x, 1 of its 2 arms score below the two-sided count rung (5.710 nats), on "
-        "average over their seeds; not yet: dropout 0.1.")
-
-    def incomplete(rung, store=None):
-        raise D.NotComplete("the 16x rung is not complete")
-    monkeypatch.setattr(L, "rung_frame", incomplete)
-    assert at_scale.past_two_sided() == ""
 
 
 def test_the_stored_count_rungs_are_read(monkeypatch):

@@ -10,7 +10,7 @@
   ``book/templates/`` (``fill``): the sentences live there, this module gives numbers,
   tables and phrases of a few words.
 
-Everything comes from the analysis as stored once (``ladder_result.result_tables``).
+Everything comes from the analysis as stored once (``ladder.result_tables``).
 """
 from __future__ import annotations
 
@@ -184,7 +184,7 @@ def values(profile=None) -> dict:
     the ladder's from its stored result, the scale page's from ``at_scale.values``. Before
     the result is stored, the ladder's keys read '–' (the stopping rule)."""
     from ..studies.confirm_design import NotComplete
-    from ..studies.ladder_result import result_tables
+    from ..studies.ladder import result_tables
     from . import at_scale
     try:
         out = findings_values(result_tables()[0])
@@ -202,7 +202,7 @@ def trend_figure(tables: dict, store=None):
 def write_budgets_figure(generated: Path, store=None) -> Path | None:
     """``book/_generated/budgets-trends.png`` once the result is stored, else None."""
     from ..studies.confirm_design import NotComplete
-    from ..studies.ladder_result import result_tables
+    from ..studies.ladder import result_tables
     from .figure_text import png
     import matplotlib.pyplot as plt
     try:
@@ -525,7 +525,7 @@ def results_text(store=None) -> str:
     """The ladder page's result once the analysis is stored; before, "" (the stopping
     rule), or, once every run is stored but not yet the analysis, that it is not."""
     from ..studies.confirm_design import NotComplete
-    from ..studies.ladder_result import NOT_STORED, result_tables
+    from ..studies.ladder import NOT_STORED, result_tables
     try:
         tables, stored = result_tables(store)
     except NotComplete as error:
@@ -535,7 +535,7 @@ def results_text(store=None) -> str:
 
 def progress_values(store=None) -> dict:
     """The keys of ``ladder-progress.md``: the state, the counts, the hours."""
-    from ..studies.ladder_result import training_costs
+    from ..studies.ladder import training_costs
     table = L.progress(store)
     failed = int(table["diverged"].sum())
     head = "| rung | runs | trained | evaluated |" + (" diverged |" if failed else "")

@@ -137,14 +137,14 @@ def gather(store=None, confirm_store=None, chapter_signs: bool = True,
     None. ``store``, ``confirm_store``: the ladder's and the confirmatory results
     folders (default: this checkout's, or $ALBERT_RERUN_RESULTS's). ``chapter_signs``:
     each decision in its chapter's sign (False: the registration's, as the ladder page
-    reads them). ``tables``: ``ladder_result.result_tables``' tables, when the caller
+    reads them). ``tables``: ``ladder.result_tables``' tables, when the caller
     has them. ``paper_signs``: each decision with the paper's direction positive
     (``PAPER_WORDS``), as the findings pages read them, whatever ``chapter_signs``."""
     from ..engine.store import read_json, results_dir
     from ..stats.inference import mean_interval
     from ..studies import confirm_analysis, confirm_design, ladder
     from ..studies.confirm_design import NotComplete
-    from ..studies.ladder_result import result_tables
+    from ..studies.ladder import result_tables
     given = store
     store = store or results_dir(ladder.STORE)
     confirm_store = confirm_store or results_dir(confirm_design.STORE)
