@@ -101,7 +101,7 @@ def standing_figure(table: pd.DataFrame, levels: dict):
     from ..studies import ladder as L
     from ..studies import long_pilot
     steps = {**L.RUNGS, PILOT: long_pilot.STEPS}
-    fig, ax = plt.subplots(figsize=(FIGURE_WIDTH_IN, 4.2), dpi=100)
+    fig, ax = plt.subplots(figsize=(FIGURE_WIDTH_IN, 6.0), dpi=100)
     for arm, row in table.iterrows():
         shown = row.dropna()
         style = "-" if len(shown) > 3 else ":"
@@ -109,8 +109,8 @@ def standing_figure(table: pd.DataFrame, levels: dict):
                 ms=3, lw=1.1, label=arm)
     for (name, level), ls in zip(levels.items(), (":", "--", "-.")):
         ax.axhline(level, color="tab:red", lw=0.9, ls=ls)
-        ax.text(steps[PILOT] * 1.1, level, RUNG_NAMES[name], fontsize=FONT_PT,
-                color="tab:red", va="center")
+        ax.text(steps[PILOT], level, RUNG_NAMES[name], fontsize=FONT_PT,
+                color="tab:red", va="bottom", ha="right")
     ax.set_xscale("log")
     ax.set_xticks(list(steps.values()), [f"{b}\n{s:,}" for b, s in steps.items()],
                   fontsize=FONT_PT)
@@ -118,11 +118,10 @@ def standing_figure(table: pd.DataFrame, levels: dict):
     ax.set_xlabel("budget and training steps (log scale)", fontsize=FONT_PT)
     ax.set_ylabel("held-out cross-entropy at [MASK] (nats)", fontsize=FONT_PT)
     ax.tick_params(labelsize=FONT_PT)
-    ax.legend(fontsize=FONT_PT, frameon=False, loc="upper left",
-              bbox_to_anchor=(0, -0.22), ncol=2)
+    fig.legend(fontsize=FONT_PT, frameon=False, loc="lower center", ncol=1)
     for spine in ("top", "right"):
         ax.spines[spine].set_visible(False)
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, 0.3, 1, 1))  # the legend's room below the panel
     return fig
 
 
