@@ -141,7 +141,7 @@ def findings_values(tables: dict, store=None) -> dict:
     inside = int(sum(forecast_phrase(r) == "inside its interval" for _, r in trend.iterrows()))
     out["ladder_forecasts_inside"] = f"{inside} of {len(trend)}"
     order = L.first_rung_learning_order(tables["sop"])
-    out["ladder_sop_order"] = f"first at {order}" if order else "at no budget"
+    out["ladder_sop_order"] = order or "none"
     # when each arm's 16x curve first scored below the left-bigram rung, scored on the
     # curves' own held-out sequences (ladder_curves)
     frame = L.rung_frame("16x", store)

@@ -122,7 +122,7 @@ def _chapter_sign(spec) -> tuple:
 
 # each decision's paper's direction in a few words: the label of a difference drawn with
 # the paper's direction positive (``gather``'s ``paper_signs``)
-PAPER_WORDS = {"confirm/asymmetry": "up means FFN sharing costs more than attention",
+PAPER_WORDS = {"confirm/asymmetry": "up means FFN sharing costs more than attention sharing",
                "confirm/sharing-cost": "up means sharing every layer costs",
                "confirm/sop": "up means SOP orders cue-free pairs better than NSP",
                "confirm/dropout": "up means dropout hurts",
