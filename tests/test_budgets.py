@@ -119,3 +119,20 @@ def test_the_registration_pages_parts_fill_every_template(tmp_path, monkeypatch)
     result = (tmp_path / "book" / "_generated" / "ladder-result.md").read_text()
     assert "| **equal time** | +0.167 [+0.156, +0.179] |" in result
     assert np.isfinite(float(re.search(r"on all 4,096 it is (\d\.\d+)", result).group(1)))
+
+
+def test_a_store_without_the_runs_still_fills_every_key_and_part(tmp_path, monkeypatch):
+    """The tests' smoke book reads a fresh results store: every key a page uses is
+    filled (as not stored), and every table and figure a page includes exists."""
+    from albert_rerun.pages import at_scale
+    monkeypatch.setenv("ALBERT_RERUN_RESULTS", str(tmp_path / "empty"))
+    values = B.values()
+    assert B.page_keys() <= set(values)
+    assert values["ladder_sharing_16x"] == "not stored in this results store"
+    generated = tmp_path / "book" / "_generated"
+    generated.mkdir(parents=True)
+    paths = at_scale.write_scale_parts(generated) + B.write_ladder_parts(tmp_path)
+    assert all(p.exists() for p in paths)
+    included = set(re.findall(r"_generated/([\w.-]+)", (ROOT / "book" / "scale.md").read_text()
+                              + (ROOT / "book" / "budgets.md").read_text()))
+    assert included <= {p.name for p in paths}, included - {p.name for p in paths}

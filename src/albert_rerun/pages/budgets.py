@@ -179,18 +179,37 @@ def pilot_cost() -> str:
     return signed(float(runs[shared] - runs[bert]), 3)
 
 
+PREFIXES = ("ladder_", "pilot_", "scale_")  # the keys this provider fills
+
+
+def page_keys(root: Path | None = None) -> set:
+    """Every ``{{ key }}`` of this provider's prefixes that a page of book/ uses."""
+    from ..paths import repo_root
+    return {key for page in ((root or repo_root()) / "book").glob("*.md")
+            for key in KEY.findall(page.read_text()) if key.startswith(PREFIXES)}
+
+
 def values(profile=None) -> dict:
     """Every key of the ladder's findings and the scale page (``book.values``' provider):
-    the ladder's from its stored result, the scale page's from ``at_scale.values``. Before
-    the result is stored, the ladder's keys read '–' (the stopping rule)."""
+    the ladder's from its stored result, the scale page's from ``at_scale.values``. In a
+    results store that lacks the runs (before the result is stored, or the tests' smoke
+    store), each key a page uses that cannot be computed reads ``NOT_STORED``; with
+    every run stored, a key left unfilled stays unfilled, so the build fails on it."""
     from ..studies.confirm_design import NotComplete
     from ..studies.ladder import result_tables
     from . import at_scale
+    from .pilot_page import NOT_STORED
+    complete = True
     try:
         out = findings_values(result_tables()[0])
     except NotComplete:
-        out = {}
-    return {**out, **at_scale.values()}
+        out, complete = {}, False
+    scale = at_scale.values()
+    complete = complete and "scale_moving" in scale and "pilot_ce_shared" in scale
+    out.update(scale)
+    if not complete:
+        out.update({k: NOT_STORED for k in page_keys() - set(out)})
+    return out
 
 
 def trend_figure(tables: dict, store=None):
@@ -200,15 +219,16 @@ def trend_figure(tables: dict, store=None):
 
 
 def write_budgets_figure(generated: Path, store=None) -> Path | None:
-    """``book/_generated/budgets-trends.png`` once the result is stored, else None."""
+    """``book/_generated/budgets-trends.png``: a placeholder before the result is stored."""
     from ..studies.confirm_design import NotComplete
     from ..studies.ladder import result_tables
     from .figure_text import png
     import matplotlib.pyplot as plt
+    from .pilot_page import placeholder
     try:
         tables = result_tables(store)[0]
     except NotComplete:
-        return None
+        return placeholder(generated / FIGURE)
     fig = trend_figure(tables, store)
     path = generated / FIGURE
     path.write_bytes(png(fig))
@@ -653,7 +673,7 @@ def write_ladder_parts(root: Path) -> list:
              "power": fill("ladder-power.md", power_values(L.stored_design())),
              "result": results_text()
              or "<!-- the result: generated once every ladder run is stored -->\n"}
-    paths = [p for p in [write_budgets_figure(generated)] if p]
+    paths = [write_budgets_figure(generated)]
     for name, text in parts.items():
         path = generated / f"ladder-{name}.md"
         path.write_text(text)

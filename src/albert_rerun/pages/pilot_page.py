@@ -143,6 +143,25 @@ def values(store=None) -> dict:
     return out
 
 
+PARTS = ("pilot-crossings.md", "pilot-drops.md", "pilot-costs.md")
+NOT_STORED = "not stored in this results store"  # a key's or a figure's text before
+
+
+def placeholder(path: Path) -> Path:
+    """A small figure that says its results are not stored, at ``path``: a page's
+    figure directive always finds its image (a results store without the runs, such as
+    the tests' smoke book)."""
+    import matplotlib.pyplot as plt
+
+    from .figure_text import png
+    fig, ax = plt.subplots(figsize=(FIGURE_WIDTH_IN, 1.0), dpi=100)
+    ax.text(0.5, 0.5, NOT_STORED, ha="center", va="center", fontsize=FONT_PT)
+    ax.set_axis_off()
+    path.write_bytes(png(fig))
+    plt.close(fig)
+    return path
+
+
 def figure(facts: PilotFacts):
     """Both arms' held-out curves against tokens (log scale) with the rungs as lines
     above, and the sharing cost along training below, the ladder's budgets marked."""
@@ -183,14 +202,16 @@ def figure(facts: PilotFacts):
 
 def write_parts(generated: Path, store=None) -> list:
     """pilot-crossings.md, pilot-drops.md, pilot-costs.md and pilot.png into
-    ``generated``, once both arms are stored ([] before)."""
+    ``generated``: empty tables and a placeholder figure before both arms are stored."""
     import matplotlib.pyplot as plt
 
     from ..studies import long_pilot
     from .figure_text import png
     facts = gather(store)
     if facts.runs is None:
-        return []
+        for name in PARTS:
+            (generated / name).write_text("")
+        return [generated / name for name in PARTS] + [placeholder(generated / "pilot.png")]
     curve = long_pilot.curves(facts.runs)
     parts = {"pilot-crossings.md": crossings_table(facts),
              "pilot-drops.md": drops_table(long_pilot.sudden_drops(curve)),
