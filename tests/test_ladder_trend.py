@@ -179,13 +179,12 @@ def test_the_fitted_line_is_the_least_squares_line_through_every_seed():
 
 
 def test_gather_asks_the_registered_analysis_at_its_default_stores(monkeypatch):
-    from albert_rerun.studies import ladder_result
     seen = []
 
     def tables(store=None):
         seen.append(store)
         raise confirm_design.NotComplete("not yet")
-    monkeypatch.setattr(ladder_result, "result_tables", tables)
+    monkeypatch.setattr(ladder, "result_tables", tables)
     T.gather()
     assert seen == [None]  # None: the default stores (4x: the confirmatory one)
     import pandas as pd

@@ -21,7 +21,7 @@ from ..paths import repo_root
 from ..profiles import PROFILES, ResolvedProfile, resolve
 from ..engine.provenance import record
 from .citation import write_citation_page
-from .ladder_page import write_ladder_parts
+from ..pages.budgets import write_ladder_parts
 from .preregistration import write_preregistration_parts
 from .rerun import KERNEL
 from .values import write_values
@@ -207,10 +207,9 @@ def write_profiles_page(root: Path) -> Path:
 def write_reader_pages(root: Path, profile: ResolvedProfile | str) -> list:
     """The generated parts of the reader's pages, from the stored results at
     ``profile``: ``book/_generated/gate.md`` (the gate, written once, on the how-to-read
-    page) and ``scale.md`` (what the book can and cannot say about ALBERT at its scale,
-    ``pages.at_scale``). The introduction's sentences are its markdown; its values come
-    from ``book.values``."""
-    from ..pages.at_scale import gather, scale_page, two_sided_sentence
+    page) and the scale page's tables and figures (``at_scale.write_scale_parts``). The
+    introduction's sentences are its markdown; its values come from ``book.values``."""
+    from ..pages.at_scale import two_sided_sentence, write_scale_parts
     from ..studies.count_rungs import stored as stored_two_sided
     from ..chapters.text import gate_rule
     profile = resolve(profile)
@@ -221,26 +220,10 @@ def write_reader_pages(root: Path, profile: ResolvedProfile | str) -> list:
         "gate.md": gate_rule(profile) + (" " + two_sided if two_sided else "")
                    + " (The numbers are the `" + profile.name + "` profile's; each chapter "
                    "gives its own profile's.)",
-        "scale.md": scale_page(gather()) + "\n## The long pilot to 64x\n\n"
-                    + pilot_section(generated)}
+    }
     for name, text in pages.items():
         (generated / name).write_text(text + "\n")
-    return [generated / name for name in pages]
-
-
-def pilot_section(generated: Path) -> str:
-    """The scale page's section on the long pilot (``pages.pilot_page``); once both arms
-    are stored, its figure is written beside the page's text as ``pilot.png``."""
-    import matplotlib.pyplot as plt
-
-    from ..pages import pilot_page
-    from ..pages.figure_text import png
-    facts = pilot_page.gather()
-    if facts.runs is not None:
-        fig = pilot_page.figure(facts)
-        (generated / "pilot.png").write_bytes(png(fig, dpi=100))
-        plt.close(fig)
-    return pilot_page.section(facts)
+    return [generated / name for name in pages] + write_scale_parts(generated)
 
 
 def write_forest(root: Path, profile: ResolvedProfile | str) -> Path:

@@ -19,7 +19,7 @@ VALUES = Path("book") / "_generated" / "values.json"
 # "module:function" of every provider, each called with the resolved profile
 PROVIDERS: tuple = (
     "albert_rerun.pages.first_screen:values",
-    "albert_rerun.pages.ladder_stub:values",  # TEMPORARY: until the ladder's provider lands
+    "albert_rerun.pages.budgets:values",
 )
 
 
