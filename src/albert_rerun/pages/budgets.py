@@ -179,14 +179,17 @@ def pilot_cost() -> str:
     return signed(float(runs[shared] - runs[bert]), 3)
 
 
-PREFIXES = ("ladder_", "pilot_", "scale_")  # the keys this provider fills
+PREFIXES = ("ladder_", "pilot_")  # keys this provider fills, on any page
+OWN = ("budgets.md", "scale.md")  # pages whose every key it fills
 
 
 def page_keys(root: Path | None = None) -> set:
-    """Every ``{{ key }}`` of this provider's prefixes that a page of book/ uses."""
+    """The keys this provider fills that the pages of book/ use: every key of its own
+    pages, and those of ``PREFIXES`` on any page (the introduction's)."""
     from ..paths import repo_root
     return {key for page in ((root or repo_root()) / "book").glob("*.md")
-            for key in KEY.findall(page.read_text()) if key.startswith(PREFIXES)}
+            for key in KEY.findall(page.read_text())
+            if page.name in OWN or key.startswith(PREFIXES)}
 
 
 def values(profile=None) -> dict:
