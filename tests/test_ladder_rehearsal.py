@@ -292,7 +292,7 @@ def test_the_ladder_page_shows_the_registered_result(rehearsal, stored, family):
     plt.close(fig)
     progress = B.progress_values()
     assert progress["progress_state"] == "complete"
-    assert "for the 32 runs of the 16x rung" in progress["costs"]
+    assert "for the 32 runs of the 16x budget" in progress["costs"]
     # the findings page's keys, the paper's direction positive
     values = B.findings_values(tables)
     for key, row in family.iterrows():

@@ -114,9 +114,13 @@ def test_no_sentence_over_40_words_and_a_median_of_22(reader_parts, page):
 def test_the_scale_page_and_the_gate_show_the_stored_two_sided_rung(reader_parts):
     """The scale page's part is written from the store (not its "not stored" line), so
     the words checked above are its words; the gate names the two-sided rung too."""
-    from albert_rerun.pages.at_scale import rung_levels
+    from albert_rerun.profiles import resolve
+    from albert_rerun.studies import count_rungs
+    stored = count_rungs.stored(resolve("cpu").evaluation,
+                                ROOT / "data" / "results" / count_rungs.STORE)
+    level = count_rungs.levels(stored)["two-sided"]
     scale = (reader_parts / "_generated" / "scale-standing.md").read_text()
-    assert f"| *two-sided count rung* | *{rung_levels()['two-sided']:.3f}* |" in scale
+    assert f"| *two-sided count rung* | *{level:.3f}* |" in scale
     assert "two-sided count rung" in (reader_parts / "_generated" / "gate.md").read_text()
 
 

@@ -59,16 +59,22 @@ def standing(store=None) -> pd.DataFrame:
     return out
 
 
-def rung_levels() -> dict:
-    """{name: nats} of the three count rungs on the whole held-out set every model is
-    scored on (the ``cpu`` profile's evaluation, the ladder's and the confirmatory's)."""
+def count_rungs_record() -> dict:
+    """The stored count rungs of the whole held-out set every model is scored on (the
+    ``cpu`` profile's evaluation, the ladder's and the confirmatory's)."""
     from ..profiles import resolve
     from ..studies import confirm_design as D
     from ..studies import count_rungs
     stored = count_rungs.stored(resolve(D.PILOT_PROFILE).evaluation)
     if not stored:
         raise FileNotFoundError("no count rungs are stored (data/results/yardsticks/)")
-    return count_rungs.levels(stored)
+    return stored
+
+
+def rung_levels() -> dict:
+    """{name: nats} of the three count rungs (``count_rungs_record``)."""
+    from ..studies import count_rungs
+    return count_rungs.levels(count_rungs_record())
 
 
 def below(table: pd.DataFrame, level: float) -> dict:
@@ -231,6 +237,8 @@ def values() -> dict:
         table = standing()
     except (FileNotFoundError, NotComplete):
         return pilot_page.values()
+    stored = count_rungs_record()
+    out["scale_two_sided_accuracy"] = f"{100 * stored['rung']['two_sided_at_mask']:.1f}%"
     for name, level in levels.items():
         key = name.replace(" ", "_").replace("-", "_")
         out[f"scale_rung_{key}"] = f"{level:.3f}"

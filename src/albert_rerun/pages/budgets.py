@@ -179,14 +179,17 @@ def pilot_cost() -> str:
     return signed(float(runs[shared] - runs[bert]), 3)
 
 
-PREFIXES = ("ladder_", "pilot_", "scale_")  # the keys this provider fills
+PREFIXES = ("ladder_", "pilot_")  # keys this provider fills, on any page
+OWN = ("budgets.md", "scale.md")  # pages whose every key it fills
 
 
 def page_keys(root: Path | None = None) -> set:
-    """Every ``{{ key }}`` of this provider's prefixes that a page of book/ uses."""
+    """The keys this provider fills that the pages of book/ use: every key of its own
+    pages, and those of ``PREFIXES`` on any page (the introduction's)."""
     from ..paths import repo_root
     return {key for page in ((root or repo_root()) / "book").glob("*.md")
-            for key in KEY.findall(page.read_text()) if key.startswith(PREFIXES)}
+            for key in KEY.findall(page.read_text())
+            if page.name in OWN or key.startswith(PREFIXES)}
 
 
 def values(profile=None) -> dict:
@@ -396,7 +399,7 @@ def sop_table(sop) -> str:
             return "not stored"
         return interval_text(row[f"{name} mean"], row[f"{name} low"], row[f"{name} high"],
                              "points")
-    lines = ["| rung | probe minus majority | head minus majority | order learned? |",
+    lines = ["| budget | probe minus majority | head minus majority | order learned? |",
              "|---|---|---|---|"]
     lines += [f"| {rung} | {cell(row, 'probe')} | {cell(row, 'head')} | "
               f"{'yes' if row['order learned'] else 'not shown'} |"
@@ -406,7 +409,7 @@ def sop_table(sop) -> str:
 
 def time_table(ratios) -> str:
     column = "wide / BERT-style seconds"
-    lines = ["| rung | seed: ratio | machines |", "|---|---|---|"]
+    lines = ["| budget | seed: ratio | machines |", "|---|---|---|"]
     for rung, part in ratios.groupby("rung", sort=False):
         kinds = sorted(set(part["machines"]))
         cells = ", ".join(
@@ -522,7 +525,7 @@ def result_values(tables: dict, stored: dict, store=None) -> dict:
         "grown": f"{len(grown(tables['gaps']))} arms: " + _names(grown(tables["gaps"])),
         "gaps_table": gaps_table(tables["gaps"]),
         "sop_order": (f"first at {L.first_rung_learning_order(tables['sop'])}"
-                      if L.first_rung_learning_order(tables["sop"]) else "at no rung"),
+                      if L.first_rung_learning_order(tables["sop"]) else "at no budget"),
         "sop_table": sop_table(tables["sop"]),
         "flagged": f"{int(ratios['flagged'].sum())} of {len(ratios)}",
         "time_table": time_table(ratios),
@@ -558,7 +561,7 @@ def progress_values(store=None) -> dict:
     from ..studies.ladder import training_costs
     table = L.progress(store)
     failed = int(table["diverged"].sum())
-    head = "| rung | runs | trained | evaluated |" + (" diverged |" if failed else "")
+    head = "| budget | runs | trained | evaluated |" + (" diverged |" if failed else "")
     lines = [head, "|---" * (5 if failed else 4) + "|"]
     rows = {rung: part for rung, part in table.groupby("rung", sort=False)}
     for rung in L.RUNGS:
@@ -573,7 +576,7 @@ def progress_values(store=None) -> dict:
                      + (f" {int(part['diverged'].sum())} |" if failed else ""))
     costs = training_costs(store)
     hours = ", ".join(f"{part['hours'].sum():.1f} for the {int(part['runs'].sum())} runs "
-                      f"of the {rung} rung" for rung, part in costs.groupby("rung", sort=False))
+                      f"of the {rung} budget" for rung, part in costs.groupby("rung", sort=False))
     return {"progress_state": "complete" if L.settled(table) else "counts only",
             "progress_table": "\n".join(lines), "costs": hours or "none yet"}
 
