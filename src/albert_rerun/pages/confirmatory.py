@@ -328,3 +328,20 @@ def confirmed_sentence(row, claim: str) -> str:
         # the result buried in one of 9 to 13 sentences (chapters 4 and 6)
         text += f"\n\n*Read with it:* {capital(caveat)}."
     return text
+
+
+def confirmatory_secondary(store=None, claims=("transitions", "embedding_sweep")) -> dict:
+    """{claim: [rows]} of the registered secondary decisions of the claims that have no
+    primary one (chapters 7 and 8), judged on the confirmatory seeds with Holm's
+    adjustment over the secondary family: exploratory by registration; {} before the
+    design is complete."""
+    from ..studies import confirm_analysis, confirm_design
+    if not confirm_analysis.complete(store):
+        return {}
+    secondary = confirm_analysis.confirmatory_families(store)["secondary"]
+    primary_claims = {s.claim for s in confirm_design.PRIMARY}
+    out = {}
+    for spec in confirm_design.SECONDARY:
+        if spec.claim not in primary_claims and spec.claim in claims:
+            out.setdefault(spec.claim, []).append(secondary.loc[spec.key])
+    return out
