@@ -119,8 +119,6 @@ def test_grid_table_of_the_stored_runs():
     assert deep.index[0] == "H64-L4-B16-T64-lamb-0.005"
     assert deep.iloc[0]["seeds"] == 3 and round(deep.iloc[0]["minute"], 1) == 4.0
     assert deep.iloc[0]["95% interval (minutes)"] == "3.5 to 4.5"
-    factors = recipe_runs.grid_factors(table)
-    assert factors.loc[("layers", 2)].tolist() == [6, 6]
 
 
 def test_cpu_profile_trains_the_grids_fastest_four_layer_candidate():

@@ -74,7 +74,9 @@ def test_flat_curves_are_counted_per_arm():
     frame["control_oscillation_l2"] = frame["control_oscillation_angle"] = [0.0] * 3 + [0.2, 0.6]
     assert transitions.flat_counts(frame).loc["b", "random init, mean l2"] == 0.4
     assert transitions.flat_phrase(counts, "a") == "3 of 3 on both curves"
-    assert transitions.flat_phrase(counts, "b") == "1 of 2 (L2) and 0 of 2 (angle)"
+    assert transitions.flat_phrase(counts, "b") == "1 of 2 for L2, 0 of 2 for the angle"
+    frame.loc[0, "oscillation_l2"] = 1e-6  # float noise on a converged tail is flat
+    assert transitions.flat_counts(frame).loc["a", "flat L2"] == 3
     assert transitions.flat_phrase(counts, "c") == "none stored yet"
     assert transitions.flat_counts(frame.iloc[:0]).empty
 

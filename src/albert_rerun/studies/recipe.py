@@ -36,7 +36,7 @@ import numpy as np
 from .recipe_runs import (CANDIDATES, CE, CHOSEN, COMMON_SET, CPU_BUDGET, CPU_V1_SET,
                           OPTIMIZER_PAIR, RECIPE_SET, SEARCH_SHAPE, TRAINING_FIELDS,
                           VOCABULARY_PAIR, Search, candidate_table, common_levels, crossing,
-                          curve_difference, diverged_runs, family, grid_factors, grid_frame,
+                          curve_difference, diverged_runs, family, grid_frame,
                           grid_table, legacy_reference_levels, planned_grid, results_root,
                           rounded, run_name, shape_of, stored_runs)
 
@@ -90,6 +90,9 @@ def load(root: Path | None = None, profile_config=None) -> Search:
     search.values["grid_threads"] = timing["threads"]
     search.values["v1_book_runs"] = len(book)
     describe(search, profile_config or cpu.pretraining_config())
+    # numpy scalars as Python numbers: glue formats those ("{glue:text}`key:.1f`")
+    search.values = {k: v.item() if isinstance(v, np.generic) else v
+                     for k, v in search.values.items()}
     return search
 
 
@@ -110,7 +113,6 @@ def describe(search: Search, profile_config) -> None:
     search.tables["grid"] = search.grid.rename(columns={
         "read": "seeds that read context", "minute": "reads context at minute (mean)",
         "latest": "latest seed's minute", "loss": "final loss at [MASK] (mean)"}).round(3)
-    search.tables["grid_factors"] = grid_factors(search.grid)
     search.values.update(grid_values(search, search.grid, profile_config))
     search.tables["again here"] = again_here(search)
     search.values.update(transfer_values(search))

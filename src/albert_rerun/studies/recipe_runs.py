@@ -307,21 +307,6 @@ def grid_table(frame: pd.DataFrame) -> pd.DataFrame:
     return table.sort_values("minute", kind="stable")
 
 
-def grid_factors(table: pd.DataFrame) -> pd.DataFrame:
-    """For each value of each grid factor (width, layers, batch, sequence length): the
-    candidates tried and those that read context within the budget on every seed."""
-    parts = table.index.str.extract(r"^H(\d+)-L(\d+)-B(\d+)-T(\d+)-(\w+)-").astype(
-        {k: int for k in range(4)})
-    parts.columns = ["width H", "layers", "batch", "sequence length", "optimizer"]
-    parts["reads"] = table["reads within budget"].to_numpy()
-    rows = []
-    for factor in parts.columns[:-1]:
-        for value, group in parts.groupby(factor):
-            rows.append({"factor": factor, "value": value, "candidates": len(group),
-                         "read context within the budget": int(group["reads"].sum())})
-    return pd.DataFrame(rows).set_index(["factor", "value"])
-
-
 # -- the whole search -------------------------------------------------------------------------
 
 @dataclass
