@@ -1,8 +1,8 @@
 """TEMPORARY: the compute ladder's keys for the introduction until the ladder's own
 provider lands (it replaces this module; delete it then, and its line in
 ``book.values.PROVIDERS``). Each decision's mean and 95% interval at 1x, 4x and 16x,
-paper-positive; the two steps in words; dropout's 16x split into its training and gap
-parts; the 64x pilot's sharing cost.
+paper-positive; the two steps in words; dropout's change from 1x to 16x split into its
+training and gap parts; the 64x pilot's sharing cost.
 """
 from __future__ import annotations
 
@@ -40,9 +40,11 @@ def values(profile) -> dict:
             out[f"ladder_{name}_steps"] = f"1x to 4x: {words[0]}; 4x to 16x: {words[1]}"
     dropout = trends[NAMES["dropout"]]
     if dropout.table is not None and dropout.gap:
-        gap = dropout.gap["16x"][0]
+        # the change from 1x to 16x, split into its training-loss and gap parts
+        gap = dropout.gap["16x"][0] - dropout.gap["1x"][0]
+        change = dropout.table["16x mean"] - dropout.table["1x mean"]
         out["ladder_dropout_gap_part"] = signed(gap, 3)
-        out["ladder_dropout_training_part"] = signed(dropout.table["16x mean"] - gap, 3)
+        out["ladder_dropout_training_part"] = signed(change - gap, 3)
     else:
         out["ladder_dropout_gap_part"] = out["ladder_dropout_training_part"] = "not run yet"
     out["pilot_sharing_64x"] = _pilot()
