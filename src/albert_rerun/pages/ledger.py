@@ -225,6 +225,19 @@ def _versus(label: str) -> str:
     return str(label).replace(" minus ", " vs ")
 
 
+def paper_positive_frame(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with every difference turned so that positive is the paper's direction
+    (a row the paper signs negative: estimate and interval negated, its paper sign +1)
+    and each label read 'A vs B', for the figures that put the paper's side right."""
+    frame = frame.copy()
+    turned = frame["paper_sign"].astype(int) < 0
+    frame.loc[turned, "estimate"] = -frame.loc[turned, "estimate"]
+    frame.loc[turned, ["low", "high"]] = -frame.loc[turned, ["high", "low"]].to_numpy()
+    frame.loc[turned, "paper_sign"] = 1
+    frame["label"] = frame["label"].map(_versus)
+    return frame
+
+
 def findings_table(family: pd.DataFrame) -> pd.DataFrame:
     """One row per decision, grouped by claim: ours, paper-positive, with its margin and
     its one label, the plain reading (``plain.row_reading``)."""

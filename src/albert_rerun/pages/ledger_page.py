@@ -97,7 +97,8 @@ def power_sections(families: dict) -> list:
 
 
 def ledger_figures(families: dict) -> dict:
-    """The ledger's figures, one forest and one compute figure per group of claims
+    """The ledger's figures, paper-positive (``ledger.paper_positive_frame``: the paper's
+    side right in every panel), one forest and one compute figure per group of claims
     (``plots.parts``: issue #41, none with more than 12 rows or 8 legend entries), keyed
     ``forest_<i>`` and ``scale_<i>`` from 1, in ``plots.LEDGER_PARTS``' order; those
     keys the group has no decisions for get a figure that says so, so that the page's
@@ -105,7 +106,7 @@ def ledger_figures(families: dict) -> dict:
     import matplotlib.pyplot as plt
 
     from . import ledger, plots
-    combined = ledger.stacked(families)
+    combined = ledger.paper_positive_frame(ledger.stacked(families))
     compute = {p: ledger.training_compute(p) for p in families}
     paper = ledger.paper_compute()
     found = {tuple(dict.fromkeys(part["claim"])): part for part in plots.parts(combined)}
