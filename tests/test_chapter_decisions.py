@@ -77,23 +77,6 @@ def test_asymmetry_costs_table_says_which_rows_are_decisions():
         "no: Table 4's shape only"]
 
 
-def test_nearly_free_is_read_with_care_where_the_whole_cost_is_within_the_margin():
-    """Review: with a margin as large as the whole cost of sharing everything, an
-    equivalence of attention sharing with not sharing cannot tell 'nearly free' from
-    'costs as much as sharing everything'."""
-    from albert_rerun.chapters import asymmetry
-    effects = {"E=32, none": 0.0, "E=32, attention": 0.004, "E=32, ffn": 0.01,
-               "E=32, all": 0.024}
-    frame = pd.concat([runs({"A": v}).assign(condition=k) for k, v in effects.items()])
-    made = asymmetry.asymmetry_decisions(frame, frame.iloc[0:0], 32, 64, [], {"ce": 0.027, "small": 0.027})
-    text = asymmetry.free_caveat(made, 0.027, "cpu")
-    assert "margin (0.027 nats) is at least the measured cost" in text
-    assert "+0.024 nats" in text and "17% of that whole cost" in text
-    assert "opened after their numbers had been seen" in text
-    assert "opened" not in asymmetry.free_caveat(made, 0.027, "cpu-long")
-    assert asymmetry.free_caveat(made, 0.01, "cpu") == ""  # the whole cost exceeds it
-
-
 def test_the_equal_time_budget_is_read_against_the_seconds_the_runs_took():
     """Review: cpu-long's budget (cpu's, scaled) was never set beside its runs' seconds,
     which were 0.74 times apart on two kinds of machine."""

@@ -14,7 +14,7 @@ from ..studies.decisions import (Chapter, accuracy_decision, available, gated, i
                         load_runs, margins, stage_text, stored_baseline)
 from .downstream import downstream
 from ..stats.inference import correct_matrix
-from .text import context_reading, metrics_table, scale_gap, scale_short, summary
+from .text import metrics_table, scale_short, summary
 
 
 def sop_nsp(profile: ResolvedProfile | str, seeds=None, device="auto",
@@ -50,12 +50,7 @@ def sop_nsp(profile: ResolvedProfile | str, seeds=None, device="auto",
     shares = ["bag of words %", "majority %"]
     topic_table[shares] = (100 * topic_table[shares]).round(1)
     chapter.tables["topic"] = topic_table
-    chapter.texts.update(
-        scale_gap=scale_gap(runs, C.base(profile), "sop_nsp"),
-        scale_short=scale_short(runs, C.base(profile)),
-        context=context_reading(runs, profile),
-        majority=(f"The held-out pairs are {100 * runs['sop_majority'].iloc[0]:.1f}% one label "
-                  f"(SOP) and {100 * runs['nsp_majority'].iloc[0]:.1f}% (NSP)."))
+    chapter.texts.update(scale=scale_short(runs, C.base(profile)))
     if present:  # what the bag of words reads (a finding of the book; no model involved)
         from ..studies.pair_cues import bag_of_words_findings, findings_tables
         findings = stored_baseline(profile, "bag-of-words-findings", bag_of_words_findings,

@@ -10,8 +10,7 @@ from ..profiles import ResolvedProfile, resolve
 from ..studies.decisions import (Chapter, MissingRuns, arm_levels, available, ce_decision, gated,
                         levels, load_runs, margins)
 from .downstream import downstream
-from .text import (context_reading, metrics_table, parameter_count, scale_gap, scale_short,
-                   spread)
+from .text import metrics_table, parameter_count, scale_short, spread
 
 
 def wall_clock(profile: ResolvedProfile | str, seeds=None, device="auto",
@@ -77,34 +76,18 @@ def wall_clock(profile: ResolvedProfile | str, seeds=None, device="auto",
     from ..stats.inference import gate
     levels_text = gate(arm_levels(runs, conditions, rungs))["arm_levels"]
     swept = list(choice["mlm_loss_at_mask"].values())
-    if min(swept) >= rungs["reads_context"]:
-        sweep_reading = (f"all {len(swept)} candidates of the sweep end above the "
-                         f"reads-context line ({min(swept):.3f} to {max(swept):.3f} nats), so "
-                         f"the sweep could not tell them apart: the rate it picked is no "
-                         f"better founded than its neighbours")
-    else:
-        sweep_reading = (f"the sweep's candidates end at {min(swept):.3f} to "
-                         f"{max(swept):.3f} nats")
     chapter.texts.update(
         flops_ratio=f"{C.step_flops(conditions[wide]) / C.step_flops(conditions[bert]):.2f}",
         equal_steps=f"{conditions[wide].max_steps:,}", bert_steps=f"{conditions[bert].max_steps:,}",
         equal_flops_steps=f"{C.equal_flops_steps(profile):,}",
-        time_budget=(f"{budget['bert_seconds']:,.0f} s (the median training time of the "
-                     f"{budget['source']} profile's BERT-style runs"
-                     + (", scaled to this profile's steps"
-                        if budget["source"] != profile.name else "")
-                     + f") at {budget['wide_step_seconds']:.4f} s per wide "
-                     f"step (the median of the {budget['source']} profile's wide runs at "
-                     f"equal FLOPs)"),
-        learning_rate=f"{choice['learning_rate']:g}", sweep_reading=sweep_reading,
-        levels=levels_text,
+        budget_seconds=f"{budget['bert_seconds']:,.0f}", budget_source=budget["source"],
+        wide_step_seconds=f"{budget['wide_step_seconds']:.4f}",
+        learning_rate=f"{choice['learning_rate']:g}",
+        sweep_range=f"{min(swept):.3f} to {max(swept):.3f}",
+        reads_context=f"{rungs['reads_context']:.3f}", levels=levels_text,
         learning_rate_source=(f"the {C.SWEEP_FROM[profile.name]} profile's sweep"
                               if profile.name in C.SWEEP_FROM else "this profile's sweep"),
-        scale_gap=scale_gap(runs, conditions[bert], "wall_clock",
-                            arms={bert: (conditions[bert], bert),
-                                  **{k: (conditions[k], k) for k in wides}}),
-        scale_short=scale_short(runs, conditions[bert]),
-        context=context_reading(runs, profile))
+        scale=scale_short(runs, conditions[bert]))
     from .text import prose_commit  # '+dirty' is data, in the runs CSV
     commits = runs.groupby("condition")["commit"].agg(
         lambda c: ", ".join(sorted(set(c.map(prose_commit)))))
@@ -120,11 +103,8 @@ def wall_clock(profile: ResolvedProfile | str, seeds=None, device="auto",
     chapter.extra["timing_texts"] = {
         "time_ratio": f"{step[wide] / step[bert]:.2f}",
         "seconds_ratio": f"{seconds[wide] / seconds[bert]:.2f}",
-        "budget_held": ("The budget held (within 10%)." if seconds[wide] <= 1.1 * seconds[bert]
-                        else "The budget did not hold: the wide runs' median seconds overran "
-                        "it. The machine and commit of each run are in the provenance "
-                        "below. The steps, fixed before from the stored timings, are the "
-                        "design, and the seconds are shown as measured."),
+        "budget_held": ("held (within 10%)" if seconds[wide] <= 1.1 * seconds[bert]
+                        else "did not hold"),
         "time_range": (f"{ranges.loc[wide, 'min']:.3g}-{ranges.loc[wide, 'max']:.3g} s per "
                        f"step against {ranges.loc[bert, 'min']:.3g}-"
                        f"{ranges.loc[bert, 'max']:.3g} s"),

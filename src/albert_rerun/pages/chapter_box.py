@@ -13,7 +13,9 @@ from ..studies.decisions import capital
 from .confirmatory import (confirmatory_rows, confirmed_sentence, holm_note,
                            in_chapter_sign, with_confirmatory)
 from .headline_figures import headline_figure
-from .headlines import GLOSSARY, HEADLINES, profile_name, result_sentence, term
+from .headlines import (GLOSSARY, HEADLINES, answer, profile_name, result_sentence, term,
+                        toward_paper, turned_label)
+from ..studies.decisions import unit_digits
 from .ladder_trend import box_line
 
 
@@ -128,44 +130,162 @@ def status_paragraph(claim: str, confirmed, status_text) -> str:
 
 
 def chapter_glue(claim: str, chapter, family: pd.DataFrame, prefix: str,
-                 profile: ResolvedProfile | str, seeds=None, device: str = "auto") -> dict:
-    """Everything a measured chapter's page glues, in one place: each decision's verdict
-    sentence (under its key, '/' as '_'), the margins' rule and the chapter's own texts
-    (under ``prefix``), and its bottom line (``bottom_line_glue``)."""
-    from ..chapters.text import margins_text
-    from .headlines import decision_text
+                 profile: ResolvedProfile | str, seeds=None, device: str = "auto",
+                 box: bool = True) -> dict:
+    """Everything a measured chapter's page glues: each decision's ``decision_line``
+    (under its key, '/' as '_'), the margins and rungs (``margin_values``, under
+    ``prefix``) and the chapter's own values (``chapter.texts``, under ``prefix``).
+    ``box``: chapters 7 and 8 as written, with their bottom-line box
+    (``bottom_line_glue``), ``margins_text`` and ``decision_text`` instead."""
     profile = resolve(profile)  # a notebook passes the name
-    out = {f"{prefix}{key}": text for key, text in margins_text(profile).items()}
-    out.update({d.key.replace("/", "_"): decision_text(d, family)
-                for d in chapter.decisions})
+    if box:  # chapters 7 and 8, as they were written: the box and its sentences
+        from ..chapters.text import margins_text
+        from .headlines import decision_text
+        out = {f"{prefix}{key}": text for key, text in margins_text(profile).items()}
+        out.update({d.key.replace("/", "_"): decision_text(d, family)
+                    for d in chapter.decisions})
+        out.update(bottom_line_glue(claim, profile, seeds, device))
+    else:
+        out = {f"{prefix}{key}": text for key, text in margin_values(profile).items()}
+        out.update({d.key.replace("/", "_"): decision_line(d, family)
+                    for d in chapter.decisions})
     out.update({f"{prefix}{key}": text for key, text in chapter.texts.items()})
-    out.update(bottom_line_glue(claim, profile, seeds, device))
     return out
 
 
+def margin_values(profile: ResolvedProfile) -> dict:
+    """The margins and the rungs they come from, as numbers for the page's sentences:
+    ``ce_margin``, ``small_margin`` (nats), ``unigram``, ``bigram`` (the rungs'
+    cross-entropy at [MASK], nats), ``targets`` (the held-out set's [MASK] targets)."""
+    from ..studies.decisions import levels, margins
+    reference = levels(profile)
+    m, r = margins(reference), reference["rungs"]
+    return {"ce_margin": f"{m['ce']:.3f}", "small_margin": f"{m['small']:.4f}",
+            "unigram": f"{r['unigram_loss_at_mask']:.3f}",
+            "bigram": f"{r['bigram_loss_at_mask']:.3f}", "targets": f"{r['targets']:,}"}
+
+
+def _row(d, family: pd.DataFrame | None):
+    """A decision as a row ``plain.row_reading`` reads: the family's (its Holm-adjusted
+    tests) where it judges the decision, else the decision's own (raw tests)."""
+    if family is not None and d.key in family.index and bool(family.loc[d.key, "in_family"]):
+        return family.loc[d.key].copy(), True
+    return pd.Series(d.to_dict()), False
+
+
+def decision_line(d, family: pd.DataFrame | None = None) -> str:
+    """One decision in a line of values, positive the paper's direction
+    (``headlines.answer``): 'undecided, +0.012 nats [-0.003, +0.027], margin ±0.011;
+    early training, weakest arm at 34%'. The reading is after Holm's adjustment where
+    ``family`` judges the decision, else at 5% and marked so; where it shows no
+    difference yet the interval excludes 0, that is said."""
+    from ..stats.inference import EARLY, GATED, NO_MODEL, PAST, level_percent
+    row, judged = _row(d, family)
+    a = answer(row)
+    if row["stage"] == GATED:
+        return f"{a['reading']} ({a['why']}); measured {a['difference']}"
+    reading = a["reading"]
+    if not judged:
+        reading += " (at 5%, outside Holm's family)"
+    elif a["holm_only"]:
+        reading += " after Holm (the interval excludes 0 before)"
+    text = f"{reading}, {a['difference']}, margin {a['margin']}"
+    if d.stage == EARLY:
+        text += f"; early training, weakest arm at {level_percent(d.weakest_level)}"
+    elif d.stage == PAST:
+        text += "; every arm past the bigram rung"
+    elif d.stage == NO_MODEL:
+        text += "; no trained model"
+    return text
+
+
 def verdict_table(chapter, family: pd.DataFrame) -> pd.DataFrame:
-    """A chapter's decisions at its profile in six columns, so that the page shows them
-    open (``book.build.MAX_COLUMNS``; issue #41: "expand the verdict tables"): the
-    difference with its 95% interval, the margin, the paper's side, the plain reading
-    (after Holm's adjustment over the profile's family, with the reason where it is not
-    testable), the verdict at 5% and the Holm verdict, each a word. The paper's figures,
-    the method, the stages and the arms' levels stay in ``chapter.decision_table``."""
-    from . import plain
-    from ..stats.inference import GATED
-    full = chapter.decision_table(family)
-    readings, at_5, holm = [], [], []
+    """A chapter's decisions at its profile, each turned so that positive is the paper's
+    direction (``headlines.toward_paper``): the difference with its 95% interval, the
+    margin, and one label, the plain reading (after Holm's adjustment over the profile's
+    family, with the reason where it is not testable). The registered verdict words stay
+    in ``chapter.decision_table``."""
+    rows = []
     for d in chapter.decisions:
-        gated = d.stage == GATED
-        at_5.append("not testable" if gated else d.verdict())
-        if d.key in family.index:
-            row = family.loc[d.key]
-            readings.append(plain.row_reading(row))
-            holm.append("not testable" if row["stage"] == GATED else row["verdict_holm"])
-        else:
-            readings.append("outside Holm's family")
-            holm.append("—")
-    table = full[["ours", "margin", "paper's side"]].copy()
-    table["plain reading"] = readings
-    table["verdict at 5%"] = at_5
-    table["after Holm"] = holm
-    return table
+        row, judged = _row(d, family)
+        a = answer(row)
+        reading = a["reading"] + (f": {a['why']}" if a["why"] else "")
+        if not judged:
+            reading += " (at 5%, outside Holm's family)"
+        elif a["holm_only"]:
+            reading += " after Holm (the interval excludes 0 before)"
+        rows.append({"comparison": toward_paper(d).label, "ours": a["difference"],
+                     "margin": a["margin"], "plain reading": reading})
+    return pd.DataFrame(rows).set_index("comparison")
+
+
+NOT_JUDGED = "not judged yet"  # a first screen's reading before every run is stored
+
+
+def confirmed_values(row, premise: str = "") -> dict:
+    """The first screen's values of a chapter's confirmatory decision (``answer``), or,
+    where ``row`` is None (the design not complete: nothing is computed), the same keys
+    saying so."""
+    if row is None:
+        return {"reading": NOT_JUDGED, "why": "", "difference": "not computed yet",
+                "margin": "—", "seeds": "—", "holm_only": ""}
+    return answer(row, premise)
+
+
+def paper_side(trends: list) -> list:
+    """The ladder's ``Trend``s turned so that positive is the paper's direction in every
+    panel (the paper's side shaded above zero): a decision whose paper sign is -1 is
+    drawn the other way round from its registration, with its label turned."""
+    from dataclasses import replace
+
+    from .ladder_trend import tag
+    out = []
+    for t in trends:
+        registered = t.sign * t.paper_sign  # the registration's paper sign
+        label = t.registered_label or t.label  # the registration's words
+        if registered == 0:
+            out.append(replace(t, sign=1, paper_sign=0, label=label, registered_label=""))
+            continue
+        if registered < 0:
+            label = turned_label(label)
+            head, _, rest = label.partition(", ")
+            label = head if rest == tag(t.key) else label  # the panel's title names it
+        out.append(replace(t, sign=registered, paper_sign=1, registered_label="",
+                           label=label))
+    return out
+
+
+def trend_values(t) -> dict:
+    """A ladder decision's values for a chapter's sentence on training, positive the
+    paper's direction (``t`` from ``paper_side``): 'reading' (the registered reading),
+    'p' (Holm's), '1x', '4x', '16x' (the means), 'steps' (which steps show a move,
+    ``ladder_trend.plain_words``); before the ladder is complete, 'reading' says so and
+    the rest are '—'."""
+    from .ladder_trend import plain_words
+    from ..studies.decisions import signed
+    empty = {"reading": "not known yet", "p": "—", "1x": "—", "4x": "—", "16x": "—",
+             "steps": "—"}
+    if t.table is None:
+        return empty
+    r, d = t.table, unit_digits(t.unit)
+    return {"reading": str(r["reading"]), "p": f"{r['p holm']:.3f}",
+            **{rung: f"{signed(t.turned(r[f'{rung} mean']), d)} {t.unit}"
+               for rung in ("1x", "4x", "16x")},
+            "steps": plain_words(t.key, t.unit, r)}
+
+
+def glue_values(prefix: str, values: dict) -> dict:
+    """``values`` under ``prefix`` + key, for ``myst_nb.glue``."""
+    return {f"{prefix}{key}": value for key, value in values.items()}
+
+
+def image(fig):
+    """A figure as the PNG a chapter glues (``figure_text.png``: its text's size recorded
+    for the book's checks), the figure closed so that the cell shows nothing else."""
+    import matplotlib.pyplot as plt
+    from IPython.display import Image
+
+    from .figure_text import png
+    data = png(fig, dpi=100)
+    plt.close(fig)
+    return Image(data=data, format="png")
