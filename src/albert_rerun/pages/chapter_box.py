@@ -1,8 +1,8 @@
-"""A measured chapter's bottom line, right under its title: the box (``bottom_line``:
-the question, the paper's claim, how to read ours, and ours at each profile, the
-confirmatory result first once it is judged), its small figure, and everything the
-chapter's page glues (``chapter_glue``). ``box``: the same five lines for a chapter
-without a decision family.
+"""What a measured chapter glues: its first screen's values, positive the paper's
+direction (``confirmed_values``, ``trend_values``, the ladder's panels turned by
+``paper_side``), each exploratory decision's line of values (``decision_line``,
+``verdict_table``, ``chapter_glue``); and the bottom-line box chapters 7 and 8 still
+open with (``bottom_line``; ``box``: the same for a chapter without a decision family).
 """
 from __future__ import annotations
 
@@ -10,58 +10,32 @@ import pandas as pd
 
 from ..profiles import ResolvedProfile, resolve
 from ..studies.decisions import capital
-from .confirmatory import (confirmatory_rows, confirmed_sentence, holm_note,
-                           in_chapter_sign, with_confirmatory)
 from .headline_figures import headline_figure
 from .headlines import (GLOSSARY, HEADLINES, answer, profile_name, result_sentence, term,
                         toward_paper, turned_label)
 from ..studies.decisions import unit_digits
-from .ladder_trend import box_line
 
 
-def bottom_line(claim: str, families: dict, confirmed=None, trends: list | None = None) -> str:
-    """The chapter's bottom-line box (MyST, for ``{glue:md}``): the question, the paper's
-    claim with its number, ours at each profile with stored results in one sentence with
-    the verdict and the stage; the confirmatory result first once it is judged
-    (``confirmed``: its row, turned to the chapter's sign by ``in_chapter_sign``), then
-    which way it moves as training grows (``trends``: the chapter's decisions on the
-    compute ladder, ``ladder_trend.claim_trends``)."""
+def bottom_line(claim: str, families: dict) -> str:
+    """The bottom-line box of chapters 7 and 8 (MyST, for ``{glue:md}``): the question,
+    the paper's claim with its number, how to read ours, and ours at each profile with
+    stored results in one sentence with the verdict and the stage. (Chapters 3 to 6 write
+    their first screen in their own markdown.)"""
     h = HEADLINES[claim]
     units = [f.loc[h.key, "unit"] for f in families.values() if h.key in f.index]
     lines = [f"**The question.** {h.question}", "",
              f"**The paper.** {capital(h.paper)}.", "",
              reading_line(units[0] if units else "nats"), ""]
-    if confirmed is not None:  # judged once, on fresh seeds: it leads, the pilot beside
-        confirmed = in_chapter_sign(claim, confirmed)
-        lines += [f"**Ours, {term('confirmatory')}** (pre-registered, "
-                  f"{int(confirmed['n_seeds'])} fresh seeds). "
-                  f"{confirmed_sentence(confirmed, claim)}", ""]
     for profile, family in families.items():
         if h.key in family.index:
-            lines += [f"**Ours, {profile_name(profile, True, confirmed is not None)}.** "
+            lines += [f"**Ours, {profile_name(profile, True)}.** "
                       f"{result_sentence(family.loc[h.key], h)}", ""]
         else:
             lines += [f"**Ours, {profile_name(profile)}.** Not measured at this profile.", ""]
-    if trends:  # beside its figure, after the rows it must not be read as one of
-        premise = str(confirmed.get("premise", "") or "") if confirmed is not None else ""
-        # only SOP's carries one ("neither model orders cue-free pairs"). A skeptical
-        # reader: a forecast set beside a result whose premise fails; a cold reader: said
-        # first, before the forecast it qualifies
-        first = (f"At 4x the comparison's premise fails: {premise}. So the ladder's "
-                 f"forecast and slope are of the difference only. Order counts as learned "
-                 f"at the first rung where the SOP-trained model's probe lies above the "
-                 f"majority label, its 95% interval wholly above it (registered on the "
-                 f"{{doc}}`compute ladder <../ladder>` page).") if premise else ""
-        order = trends[0].order  # once the ladder's result is stored
-        if premise and order is not None:
-            first += (f" It is learned first at {order}." if order else
-                      " It is not shown to be learned at any budget (not evidence that it "
-                      "is not).")
-        lines += [box_line(trends, first_words=first), ""]
     return "\n".join(lines).rstrip()
 
 
-# what the headline measures, by its unit (a reviewer: chapters 4 and 7 were told "nats")
+# what the headline measures, by its unit
 METRIC = {"nats": f"{term('cross-entropy at [MASK]')} is in {term('nats')}, lower is "
                   f"better",
           "points": f"a {term('probe')}'s accuracy is in percentage points, higher is better",
@@ -90,43 +64,19 @@ def box(question: str, paper: str, ours: str, verdict: str, stage: str) -> str:
 
 def bottom_line_glue(claim: str, profile: ResolvedProfile | str, seeds=None,
                      device: str = "auto") -> dict:
-    """{glue key: object} a chapter glues for its bottom-line box: ``bottom_line`` (the
-    box's text, as Markdown for ``{glue:md}``), ``bottom_figure`` (its small figure,
-    as a PNG image, the figure closed so that the cell shows nothing else) and, for a
-    claim on the compute ladder, ``trend_figure`` (its decisions against compute)."""
-    import matplotlib.pyplot as plt
-    from IPython.display import Image, Markdown
+    """{glue key: object} chapters 7 and 8 glue for their bottom-line box:
+    ``bottom_line`` (the box's text, as Markdown for ``{glue:md}``) and ``bottom_figure``
+    (its small figure: the headline difference at each profile, in margins)."""
+    from IPython.display import Markdown
 
-    from . import ladder_trend
-    from .figure_text import png
+    from .confirmatory import with_confirmatory
     from .ledger import published_families
     families = published_families(profile, seeds, device)
-    from ..studies.confirm_report import status_text
-    confirmed = confirmatory_rows().get(claim)
-    fig = headline_figure(claim, with_confirmatory(families))
-    image = png(fig, dpi=100)
-    plt.close(fig)
-    trends = ladder_trend.claim_trends(ladder_trend.gather(), claim)
-    out = {}
-    if trends:
-        fig = ladder_trend.figure(trends)
-        out["trend_figure"] = Image(data=png(fig, dpi=100), format="png")
-        plt.close(fig)
-    return {**out, "bottom_line": Markdown(bottom_line(claim, families, confirmed, trends)),
-            "bottom_figure": Image(data=image, format="png"),
-            # the pre-registered test's progress, or its verdicts once complete, and
-            # why Holm's verdict differs from the one at 5% (the verdict's own detail,
-            # off the box's first lines)
-            "confirm_status": Markdown(status_paragraph(claim, confirmed, status_text))}
-
-
-def status_paragraph(claim: str, confirmed, status_text) -> str:
-    """The paragraph under the box: ``status_text`` (the confirmatory test's progress,
-    or what the box lacks once judged), then ``holm_note`` of the box's confirmatory
-    decision where its verdict at 5% differs from Holm's."""
-    note = holm_note(in_chapter_sign(claim, confirmed)) if confirmed is not None else ""
-    parts = [status_text(claim) or ""] + ([f"{note}."] if note else [])
-    return " ".join(p for p in parts if p)
+    return {"bottom_line": Markdown(bottom_line(claim, families)),
+            "bottom_figure": image(headline_figure(claim, with_confirmatory(families))),
+            # these chapters have no primary confirmatory decision: nothing to add, kept
+            # so that their committed notebooks' outputs stay as nbval compares them
+            "confirm_status": Markdown("")}
 
 
 def chapter_glue(claim: str, chapter, family: pd.DataFrame, prefix: str,
@@ -155,12 +105,14 @@ def chapter_glue(claim: str, chapter, family: pd.DataFrame, prefix: str,
 
 def margin_values(profile: ResolvedProfile) -> dict:
     """The margins and the rungs they come from, as numbers for the page's sentences:
-    ``ce_margin``, ``small_margin`` (nats), ``unigram``, ``bigram`` (the rungs'
+    ``ce_margin``, ``small_margin`` (nats), ``pairs_margin``, ``chance_margin`` (accuracy
+    points), ``unigram``, ``bigram`` (the rungs'
     cross-entropy at [MASK], nats), ``targets`` (the held-out set's [MASK] targets)."""
     from ..studies.decisions import levels, margins
     reference = levels(profile)
     m, r = margins(reference), reference["rungs"]
     return {"ce_margin": f"{m['ce']:.3f}", "small_margin": f"{m['small']:.4f}",
+            "pairs_margin": f"{m['pairs']:g}", "chance_margin": f"{m['chance']:.0f}",
             "unigram": f"{r['unigram_loss_at_mask']:.3f}",
             "bigram": f"{r['bigram_loss_at_mask']:.3f}", "targets": f"{r['targets']:,}"}
 
