@@ -53,6 +53,7 @@ def test_an_undecided_label_beside_an_interval_excluding_zero_says_why():
     sop = row(7.03, 4.2, 10.0, paper_sign=1, p=0.09, margin=2.0, unit="points")
     a = headlines.answer(sop)
     assert a["reading"] == "undecided" and a["holm_only"] == "after Holm's adjustment"
+    assert headlines.one_label(a) == "undecided after Holm (the interval excludes 0 before)"
     assert headlines.answer(row(0.0, -0.01, 0.01, p=0.9))["holm_only"] == ""
 
 

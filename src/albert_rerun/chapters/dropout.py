@@ -81,7 +81,7 @@ def crossing(r: dict) -> str:
 def delay_phrase(delay: dict, arm: str) -> str:
     """Whether ``arm`` left the plateau later than the other in every seed
     (``studies.ladder_curves.delay``), as a phrase."""
-    if delay["apart"] and delay["later"] == arm:
+    if delay["apart"] and delay["later"] == arm:  # a seed that never passed: after the end
         return "later than the other arm in every seed"
     if delay["apart"]:
         return "earlier than the other arm in every seed"

@@ -11,8 +11,8 @@ import pandas as pd
 from ..profiles import ResolvedProfile, resolve
 from ..studies.decisions import capital
 from .headline_figures import headline_figure
-from .headlines import (GLOSSARY, HEADLINES, answer, profile_name, result_sentence, term,
-                        toward_paper, turned_label)
+from .headlines import (GLOSSARY, HEADLINES, answer, one_label, profile_name,
+                        result_sentence, term, toward_paper, turned_label)
 from ..studies.decisions import unit_digits
 
 
@@ -136,11 +136,8 @@ def decision_line(d, family: pd.DataFrame | None = None) -> str:
     a = answer(row)
     if row["stage"] == GATED:
         return f"{a['reading']} ({a['why']}); measured {a['difference']}"
-    reading = a["reading"]
-    if not judged:
-        reading += " (at 5%, outside Holm's family)"
-    elif a["holm_only"]:
-        reading += " after Holm (the interval excludes 0 before)"
+    reading = (one_label({**a, "why": ""}) if judged else
+               f"{a['reading']} (at 5%, outside Holm's family)")
     text = f"{reading}, {a['difference']}, margin {a['margin']}"
     if d.stage == EARLY:
         text += f"; early training, weakest arm at {level_percent(d.weakest_level)}"
@@ -161,11 +158,8 @@ def verdict_table(chapter, family: pd.DataFrame) -> pd.DataFrame:
     for d in chapter.decisions:
         row, judged = _row(d, family)
         a = answer(row)
-        reading = a["reading"] + (f": {a['why']}" if a["why"] else "")
-        if not judged:
-            reading += " (at 5%, outside Holm's family)"
-        elif a["holm_only"]:
-            reading += " after Holm (the interval excludes 0 before)"
+        reading = one_label(a) if judged else (one_label({**a, "holm_only": ""})
+                                               + " (at 5%, outside Holm's family)")
         rows.append({"comparison": toward_paper(d).label, "ours": a["difference"],
                      "margin": a["margin"], "plain reading": reading})
     return pd.DataFrame(rows).set_index("comparison")

@@ -126,6 +126,7 @@ def decisions(claim: str, store=None, turned: bool = False) -> pd.DataFrame:
         table = confirm_analysis.progress(store)
         arms = {a for s in specs(claim) for a in (s.a, s.b)}
         return table.loc[[c for c in table.index if c in arms]]
+    from .headlines import answer, one_label
     rows = []
     for spec, name, row, premise in _judged(claim, store, turned):
         d = unit_digits(spec.unit)
@@ -135,7 +136,7 @@ def decisions(claim: str, store=None, turned: bool = False) -> pd.DataFrame:
                 "decision": row["label"] + tag,
                 "difference [95% interval]": f"{interval_text(float(row['estimate']), float(row['low']), float(row['high']), spec.unit)} {spec.unit}",
                 "margin": f"±{float(row['margin']):.{d + 1}f}",
-                "plain reading": plain.row_reading(row, premise)})
+                "plain reading": one_label(answer(row, premise))})
             continue
         rows.append({
             "decision, A minus B": spec.label + tag,

@@ -432,3 +432,11 @@ def answer(row, premise: str = "") -> dict:
             "margin": f"±{float(row['margin']):.{d}f} {row['unit']}",
             "seeds": str(int(row["n_seeds"])),
             "holm_only": "after Holm's adjustment" if holm_only else ""}
+
+
+def one_label(a: dict) -> str:
+    """An ``answer``'s one label for a table or line: its plain reading, the reason where
+    it has one, and 'after Holm (the interval excludes 0 before)' where it shows no
+    difference though the unadjusted interval excludes 0."""
+    return (a["reading"] + (f": {a['why']}" if a["why"] else "")
+            + (" after Holm (the interval excludes 0 before)" if a["holm_only"] else ""))
