@@ -108,15 +108,6 @@ EXTRA = {
 EXTRA_NAMES = {"confirm/sharing-cost": "the cost of sharing every layer"}
 
 
-# verdict -> plain words, for a reader who has not read the rules yet
-PLAIN = {"reproduced": "reproduced: the paper's direction, shown",
-         "contradicted": "contradicted: the other direction, shown",
-         "equivalent": "equivalent: any difference is smaller than the margin",
-         "inconclusive": "inconclusive: the data cannot tell",
-         "not testable at this scale": "not testable: a model compared does not yet "
-                                       "read context"}
-
-
 def term(word: str, text: str | None = None) -> str:
     """A MyST link to ``word`` in the glossary (``{term}`` role), shown as ``text``."""
     return f"{{term}}`{text} <{word}>`" if text else f"{{term}}`{word}`"
