@@ -75,22 +75,3 @@ def test_asymmetry_costs_table_says_which_rows_are_decisions():
     partial = frame[frame["condition"].isin(["E=32, all", "E=32, none"])]
     assert asymmetry.costs_table(partial, [], 32, 64, 0.01)["a decision"].tolist() == [
         "no: Table 4's shape only"]
-
-
-def test_the_equal_time_budget_is_read_against_the_seconds_the_runs_took():
-    """Review: cpu-long's budget (cpu's, scaled) was never set beside its runs' seconds,
-    which were 0.74 times apart on two kinds of machine."""
-    from albert_rerun.chapters import wall_clock
-    frame = pd.DataFrame({"condition": ["B"] * 3 + ["W"] * 3,
-                          "train_seconds": [1280.0, 1285.0, 1290.0, 950.0, 956.0, 960.0],
-                          "step_seconds": [0.059] * 3 + [0.0672] * 3,
-                          "machine": ["AMD"] * 3 + ["Intel"] * 3})
-    budget = {"bert_seconds": 2195.0, "source": "cpu", "wide_step_seconds": 0.1542,
-              "steps": 14230}
-    text = wall_clock.budget_reading(frame, "W", "B", budget, "cpu-long", "the cpu sweep")
-    assert "2,195 s of BERT-style training (the cpu profile's runs, scaled" in text
-    assert "median 1,285 s (BERT-style, on AMD) and 956 s (wide, on Intel), 0.74 times" in text
-    assert "a nominal budget" in text and "about 19,122 steps" in text
-    equal = frame.assign(train_seconds=[1000.0] * 6)
-    assert "equal time on the machines used" in wall_clock.budget_reading(
-        equal, "W", "B", budget, "cpu", "this profile's sweep")

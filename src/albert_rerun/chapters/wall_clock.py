@@ -96,10 +96,6 @@ def wall_clock(profile: ResolvedProfile | str, seeds=None, device="auto",
     # the means' ratios by a third (review).
     step = runs.groupby("condition")["step_seconds"].median()
     seconds = runs.groupby("condition")["train_seconds"].median()
-    # measured seconds: kept out of chapter.texts, which the verdict cell glues and nbval
-    # compares (ledger.beside_sections shows it at the other profiles)
-    chapter.extra["beside_note"] = budget_reading(runs, wide, bert, budget, profile.name,
-                                                  chapter.texts["learning_rate_source"])
     chapter.extra["timing_texts"] = {
         "time_ratio": f"{step[wide] / step[bert]:.2f}",
         "seconds_ratio": f"{seconds[wide] / seconds[bert]:.2f}",
@@ -112,35 +108,6 @@ def wall_clock(profile: ResolvedProfile | str, seeds=None, device="auto",
         "time_commits": f"the wide runs at {commits[wide]}, the BERT-style runs at "
                         f"{commits[bert]}"}
     return downstream(chapter, profile) if present else chapter
-
-
-def budget_reading(runs, wide: str, bert: str, budget: dict, profile: str,
-                   rate_source: str) -> str:
-    """Whether the equal-time budget, fixed from stored runs before the wide runs were
-    configured, was equal time on the machines the runs then used (review: at cpu-long
-    the budget is the cpu profile's, scaled, and its two arms trained on two kinds of
-    machine): the budget, each arm's median seconds and machines, and, where they differ
-    by more than 10%, the steps the BERT-style seconds would have bought the wide model at
-    its own measured speed."""
-    seconds = runs.groupby("condition")["train_seconds"].median()
-    step = runs.groupby("condition")["step_seconds"].median()
-    machines = runs.groupby("condition")["machine"].agg(lambda m: ", ".join(sorted(set(m))))
-    ratio = seconds[wide] / seconds[bert]
-    text = (f"The equal-time budget is {budget['bert_seconds']:,.0f} s of BERT-style "
-            f"training (the {budget['source']} profile's runs"
-            + (", scaled to these steps" if budget["source"] != profile else "")
-            + f") at {budget['wide_step_seconds']:.4f} s per "
-            f"wide step, fixed before the wide runs: {budget['steps']:,} wide steps. The runs "
-            f"then took a median {seconds[bert]:,.0f} s (BERT-style, on {machines[bert]}) "
-            f"and {seconds[wide]:,.0f} s (wide, on {machines[wide]}), {ratio:.2f} times")
-    if 0.9 <= ratio <= 1.1:
-        text += ": equal time on the machines used, within 10%"
-    else:
-        bought = seconds[bert] / step[wide]
-        text += (f": a nominal budget, not equal time on the machines used. At the wide "
-                 f"runs' own {step[wide]:.4f} s per step, the BERT-style runs' "
-                 f"{seconds[bert]:,.0f} s would have bought about {bought:,.0f} steps")
-    return text + f". The wide model's learning rate is {rate_source}'s."
 
 
 def wall_clock_decisions(runs, wides, m: dict) -> list:
