@@ -221,30 +221,3 @@ def test_an_empty_store_shows_counts_only_and_a_figure_of_notes(results):
     fig = T.figure(T.claim_trends(trends, "dropout"))
     assert figure_problems(fig) == []
     assert {t.get_text().split(":")[0] for t in fig.axes[0].texts} >= {"1x", "4x", "16x"}
-
-
-def test_a_forecast_beside_a_failed_premise_says_what_it_forecasts(monkeypatch):
-    """A skeptical reader: chapter 4's box set a forecast of the SOP difference beside a
-    confirmatory result whose premise fails (neither model orders cue-free pairs)."""
-    import pandas as pd
-    from albert_rerun.pages import chapter_box
-    sop = trend("confirm/sop", forecast=(1.1, -2.1, 4.2))
-    row = pd.Series({"premise": "neither model orders cue-free pairs", "n_seeds": 11})
-    monkeypatch.setattr(chapter_box, "confirmed_sentence", lambda row, claim: "judged.")
-    monkeypatch.setattr(chapter_box, "in_chapter_sign", lambda claim, row: row)
-    box = chapter_box.bottom_line("sop_nsp", {}, row, [sop])
-    assert ("At 4x the comparison's premise fails: neither model orders cue-free pairs. "
-            "So the ladder's forecast and slope are of the difference only.") in box
-    assert box.index("premise fails") < box.index("Forecast")
-    assert "premise fails" not in chapter_box.bottom_line("sop_nsp", {},
-                                                          row.drop("premise"), [sop])
-    complete = trend("confirm/sop", table=complete_row())  # the slope test holds it too
-    assert "premise fails" in chapter_box.bottom_line("sop_nsp", {}, row, [complete])
-    # once the result is stored, the rule's outcome beside it (amendment 10)
-    assert "learned" not in chapter_box.bottom_line("sop_nsp", {}, row, [complete]).split(
-        "registered on the")[1].split(".")[1]
-    never = replace(complete, order="")
-    assert ("It is not shown to be learned at any budget (not evidence that it is not)."
-            in chapter_box.bottom_line("sop_nsp", {}, row, [never]))
-    assert "It is learned first at 16x." in chapter_box.bottom_line(
-        "sop_nsp", {}, row, [replace(complete, order="16x")])

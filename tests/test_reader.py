@@ -77,12 +77,6 @@ def test_holm_undoing_an_equivalence_is_explained_with_both_tests():
         assert confirmatory.holm_note(plain) == ""
 
 
-def test_beside_a_confirmatory_result_the_profiles_are_marked_exploratory():
-    text = chapter_box.bottom_line("asymmetry", {"cpu": family(row(0, -1, 1))},
-                                   confirmed=row(0.01, -0.001, 0.025))
-    assert "**Ours, `cpu` (exploratory).**" in text
-    assert "**Ours, `cpu`.**" in chapter_box.bottom_line("asymmetry",
-                                                         {"cpu": family(row(0, -1, 1))})
 
 
 def test_an_interval_holm_does_not_follow_is_read_as_unadjusted():
@@ -178,6 +172,10 @@ def test_a_chapter_glues_its_verdicts_texts_margins_and_bottom_line(monkeypatch)
     glued = chapter_box.chapter_glue("asymmetry", chapter, pd.DataFrame(), "asym_", "smoke")
     assert glued["bottom_line"] == "asymmetry" and glued["asym_context"] == "words"
     assert {"asym_ce_margin", "asym_rungs", "asym_ce_reason"} <= set(glued)
+    values = chapter_box.chapter_glue("asymmetry", chapter, pd.DataFrame(), "asym_", "smoke",
+                                      box=False)
+    assert "bottom_line" not in values and values["asym_context"] == "words"
+    assert {"asym_ce_margin", "asym_unigram", "asym_bigram"} <= set(values)
 
 
 def test_one_seed_shows_no_interval_and_never_infinity():

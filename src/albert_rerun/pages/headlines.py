@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..studies.decisions import capital, interval_text, unit_digits
+from ..studies.decisions import capital, interval_text, signed, unit_digits
 from ..stats.inference import EARLY, GATED, NO_MODEL, PAST, level_percent
 
 GLOSSARY = "how_to_read"  # book/how_to_read.md: the glossary and the shared rules
@@ -106,15 +106,6 @@ EXTRA = {
         "the not-shared model predicts [MASK] better: sharing every layer costs")),
 }
 EXTRA_NAMES = {"confirm/sharing-cost": "the cost of sharing every layer"}
-
-
-# verdict -> plain words, for a reader who has not read the rules yet
-PLAIN = {"reproduced": "reproduced: the paper's direction, shown",
-         "contradicted": "contradicted: the other direction, shown",
-         "equivalent": "equivalent: any difference is smaller than the margin",
-         "inconclusive": "inconclusive: the data cannot tell",
-         "not testable at this scale": "not testable: a model compared does not yet "
-                                       "read context"}
 
 
 def term(word: str, text: str | None = None) -> str:
@@ -353,3 +344,90 @@ def decision_text(d, family=None) -> str:
     elif d.stage == PAST:
         text += " Every arm is past the bigram rung."
     return text
+
+
+# -- one sign on the findings pages ------------------------------------------------------
+
+def turned_label(label: str) -> str:
+    """'A minus B, rest' as 'B minus A, rest': the words of a difference taken the
+    other way round (a label without ' minus ' is returned as it is)."""
+    head, comma, rest = label.partition(", ")
+    a, minus, b = head.partition(" minus ")
+    return f"{b} minus {a}{comma}{rest}" if minus else label
+
+
+def paper_positive(row):
+    """A decision's row (a judged family's, or a dict) with its difference turned so
+    that positive is the paper's direction: where the paper's sign is -1 the estimate
+    and interval are negated, the label turned and the paper's sign set to +1. p-values,
+    verdicts and stage do not depend on the sign and stay; a row whose paper says "no
+    difference" (sign 0) or already on the paper's sign is returned unchanged (a copy)."""
+    row = row.copy()
+    if int(row.get("paper_sign", 0) or 0) >= 0:
+        return row
+    row["estimate"], row["low"], row["high"] = (-float(row["estimate"]), -float(row["high"]),
+                                                -float(row["low"]))
+    row["paper_sign"] = 1
+    if "label" in row:
+        row["label"] = turned_label(str(row["label"]))
+    return row
+
+
+def toward_paper(d):
+    """A ``stats.inference.Decision`` turned like ``paper_positive``: positive is the
+    paper's direction."""
+    from dataclasses import replace
+    if d.paper_sign >= 0:
+        return d
+    return replace(d, estimate=-d.estimate, low=-d.high, high=-d.low, paper_sign=1,
+                   label=turned_label(d.label))
+
+
+def reading_head(reading: str) -> str:
+    """A plain reading without its reason: 'not testable here: neither model ...' ->
+    'not testable here' (the reason goes into the page's sentence)."""
+    return reading.partition(": ")[0]
+
+
+def reading_reason(reading: str) -> str:
+    """The reason after a plain reading's head ('' where there is none)."""
+    return reading.partition(": ")[2]
+
+
+def difference(estimate, low, high, unit: str) -> str:
+    """'+0.022 nats [+0.017, +0.027]': an estimate, its unit, its 95% interval ('(one
+    seed: no interval)' where it is not finite)."""
+    if not (np.isfinite(float(low)) and np.isfinite(float(high))):
+        return f"{signed(float(estimate), unit_digits(unit))} {unit} (one seed: no interval)"
+    number, _, bounds = interval_text(estimate, low, high, unit).partition(" ")
+    return f"{number} {unit} {bounds}"
+
+
+def answer(row, premise: str = "") -> dict:
+    """A chapter's first-screen values from one judged row, turned so that positive is
+    the paper's direction (``paper_positive``): 'reading' (the plain reading's head),
+    'why' (its reason, '' if none), 'difference' ('+0.022 nats [+0.017, +0.027]'),
+    'margin' ('±0.027 nats'), 'seeds' ('11'), 'holm_only' ('' or 'after Holm's
+    adjustment': said where the reading shows no difference yet the unadjusted 95%
+    interval excludes 0, so that the label never contradicts the interval beside it)."""
+    from .plain import UNDECIDED, NO_DIFFERENCE, HOLDS, row_reading
+    row = paper_positive(row)
+    reading = row_reading(row, premise)
+    d = unit_digits(row["unit"])
+    low, high = float(row["low"]), float(row["high"])
+    excludes = low > 0 or high < 0
+    holm_only = (excludes and reading_head(reading) in (UNDECIDED, NO_DIFFERENCE)
+                 or (int(row["paper_sign"]) == 0 and reading == HOLDS and excludes))
+    return {"reading": reading_head(reading), "why": reading_reason(reading),
+            "difference": difference(row["estimate"], low, high, row["unit"]),
+            "margin": f"±{float(row['margin']):.{d}f} {row['unit']}",
+            "seeds": str(int(row["n_seeds"])),
+            "holm_only": "after Holm's adjustment" if holm_only else ""}
+
+
+def one_label(a: dict) -> str:
+    """An ``answer``'s one label for a table or line: its plain reading, the reason where
+    it has one, and 'after Holm (the interval excludes 0 before)' where it shows no
+    difference though the unadjusted interval excludes 0."""
+    return (a["reading"] + (f": {a['why']}" if a["why"] else "")
+            + (" after Holm (the interval excludes 0 before)" if a["holm_only"] else ""))
