@@ -126,7 +126,7 @@ def test_each_decision_pairs_the_seeds_it_was_given(rehearsal):
 
 def test_the_report_and_every_page_agree_on_each_verdict(rehearsal, tmp_path):
     from albert_rerun.book.preregistration import confirm_curves, progress_text
-    from albert_rerun.pages import confirmatory, first_screen, headlines
+    from albert_rerun.pages import confirmatory, first_screen, headlines, plain
     primary = A.confirmatory_families()["primary"]
     report = R.report()
     page = progress_text()
