@@ -75,6 +75,16 @@ def test_every_key_the_page_uses_is_filled():
     used = set(re.findall(r"\{\{\s*(\w+)\s*\}\}", (ROOT / "book" / "scale.md").read_text()))
     assert used and used <= set(values), sorted(used - set(values))
     assert values["scale_below_two_sided_16x"] == "7 of 8"
+    # the 4x curves score a subset of the held-out set (their "at the end" is not the
+    # headline's)
+    assert (values["scale_curve_sequences"], values["scale_heldout_sequences"]) == (
+        "256", "4,096")
+    # one count of tokens on every page: steps x batch x length, as the introduction's
+    from albert_rerun.pages import first_screen, pilot_page
+    assert values["pilot_tokens"] == values["pilot_tokens_counted"] == "354M"
+    assert first_screen.scale_values()["intro_tokens_16x"] == "88.5 million"
+    assert pilot_page._millions(pilot_page.tokens_at(86_400)) == "88.5M"
+    assert pilot_page._millions(pilot_page.tokens_at(5_400)) == "5.53M"
 
 
 def test_the_two_sided_sentence_gives_the_stored_rung():

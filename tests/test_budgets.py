@@ -56,9 +56,16 @@ def test_the_readings_and_steps_the_page_states(values):
     assert labels == {"asymmetry": "no trend shown", "sharing": "moves toward the paper",
                       "sop": "no trend shown", "dropout": "moves toward the paper",
                       "equal_time": "moves away from the paper"}
-    assert values["ladder_sharing_steps"] == "grew toward the paper from 1x to 4x, then held"
+    # the second step's interval includes 0: no further change shown, never "held"
+    assert values["ladder_sharing_steps"] == ("grew toward the paper 1x–4x, then "
+                                              + B.NO_FURTHER)
     assert values["ladder_dropout_steps"].startswith("grew toward the paper at both steps")
-    assert values["ladder_equal_time_steps"].endswith("from 1x to 4x, then held")
+    assert values["ladder_equal_time_steps"].endswith("1x–4x, then " + B.NO_FURTHER)
+    assert not any("held" in values[f"ladder_{k}_steps"] for k in DECISIONS)
+    # equal time at 16x: three of the four wide arms trained for under 0.9 of their
+    # partner's seconds (ladder result.json "time ratios")
+    assert values["ladder_equal_time_16x_ratios"] == "0.78, 0.68, 0.63, 0.98"
+    assert values["ladder_equal_time_16x_short"] == "3 of 4"
     assert values["ladder_asymmetry_steps"] == values["ladder_sop_steps"] == \
         "no step shows a change"
     assert values["ladder_forecasts_inside"] == "3 of 5"
@@ -80,9 +87,11 @@ def _row(early, late, curvature=(-0.1, 0.1), sign=1):
 
 
 @pytest.mark.parametrize("early, late, sign, words", [
-    ((0.1, 0.2), (-0.1, 0.1), 1, "grew toward the paper from 1x to 4x, then held"),
-    ((0.1, 0.2), (-0.1, 0.1), -1, "moved away from the paper from 1x to 4x, then held"),
-    ((-0.1, 0.1), (0.1, 0.2), 1, "held from 1x to 4x, then grew toward the paper"),
+    ((0.1, 0.2), (-0.1, 0.1), 1, "grew toward the paper 1x–4x, then " + B.NO_FURTHER),
+    ((0.1, 0.2), (-0.1, 0.1), -1,
+     "moved away from the paper 1x–4x, then " + B.NO_FURTHER),
+    ((-0.1, 0.1), (0.1, 0.2), 1, "no change shown 1x–4x (interval wide), then "
+                                 "grew toward the paper"),
     ((-0.1, 0.1), (-0.1, 0.1), 1, "no step shows a change"),
     ((0.1, 0.2), (0.1, 0.3), 1, "grew toward the paper at both steps"),
     ((0.1, 0.2), (-0.3, -0.1), 1, "grew toward the paper from 1x to 4x, then moved back")])

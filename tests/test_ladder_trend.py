@@ -124,6 +124,17 @@ def test_once_complete_the_sentence_gives_the_reading_slope_segments_signs_and_f
                                                    "4x-16x low": -0.01}) == (
         "over 1x to 16x as a whole, the SOP-trained model's probe does better relative to "
         "the NSP-trained model's; neither step alone shows it")  # points: higher is better
+    # no trend after Holm and neither step's interval excludes 0: no change shown at all,
+    # whatever the whole slope's sign (chapters 3 and 4 glue these words)
+    assert T.plain_words("confirm/asymmetry", "nats",
+                         {**steps, "p holm": 0.979, "1x-4x low": -0.01,
+                          "4x-16x low": -0.01}) == T.NO_CHANGE_WORDS
+    assert T.plain_words("confirm/sop", "points", {**steps, "p holm": 0.2, "1x-4x low": -0.01,
+                                                   "4x-16x low": -0.01}) == T.NO_CHANGE_WORDS
+    # a step that excludes 0 is still said where Holm shows no trend
+    assert T.plain_words("confirm/dropout", "nats",
+                         {**steps, "p holm": 0.2, "1x-4x low": -0.01}).startswith(
+        "from 4x to 16x, the model with dropout does worse")
     assert set(T.ARMS_IN_WORDS) == {s.key for s in ladder.DECISIONS}
     # section 3's caution, only where some budget's mean lies on the other side of zero
     # from the paper (amendment 10): here every one is on its side

@@ -315,3 +315,17 @@ def test_the_introductions_values_at_a_profile_with_nothing_stored(monkeypatch, 
     assert values["intro_steps_16x"] == "86,400"
     assert all(isinstance(v, str) and v for v in values.values())
 
+
+
+def test_a_claim_that_holds_inside_its_margin_is_marked_below_it():
+    """The introduction's list of claims that hold marks one whose whole 95% interval
+    lies inside its margin (dropout at 4x: [+0.017, +0.027] inside ±0.027)."""
+    from albert_rerun.pages.first_screen import below_margin
+    row = {"estimate": 0.022, "low": 0.0174, "high": 0.0267, "margin": 0.0269,
+           "paper_sign": 1, "holm_tests": 10}
+    assert below_margin(row) == "below the margin at 4x"
+    assert below_margin({**row, "high": 0.03}) == ""
+    assert below_margin({k: v for k, v in row.items() if k != "holm_tests"}) == \
+        "below the margin"
+    assert below_margin({**row, "estimate": -0.022, "low": -0.0267, "high": -0.0174,
+                         "paper_sign": -1}) == "below the margin at 4x"

@@ -176,6 +176,20 @@ def moving_table(table: pd.DataFrame) -> str:
     return "\n".join(lines) + "\n"
 
 
+def curve_subset() -> dict:
+    """How many held-out sequences the confirmatory runs' curves score
+    (``scale_curve_sequences``) of the held-out set's (``scale_heldout_sequences``): the
+    curves' "at the end" differs from a headline, which scores them all."""
+    from ..studies import confirm_analysis as A
+    from ..studies.ladder_curves import curve_sequences
+    frame = A.confirmatory_frame()
+    whole = {int(n) for n in frame["mlm_sequences"]}
+    if len(whole) != 1:
+        raise ValueError(f"the runs score different held-out sets: {whole}")
+    return {"scale_curve_sequences": f"{curve_sequences(frame):,}",
+            "scale_heldout_sequences": f"{whole.pop():,}"}
+
+
 def confirmatory_moving() -> pd.DataFrame:
     from ..studies import confirm_analysis as A
     from ..studies import confirm_design as D
@@ -257,6 +271,7 @@ def values() -> dict:
         still = list(m.loc[~m["moving"], "decision"])
         out.update({"scale_moving": f"{int(m['moving'].sum())} of {len(m)}",
                     "scale_not_moving": "; ".join(still) or "none"})
+        out.update(curve_subset())
         out.update(downstream_values())
     except NotComplete:
         pass

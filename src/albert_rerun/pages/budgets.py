@@ -69,9 +69,14 @@ def _move(row, step: str) -> int:
     return 1 if lo > 0 else -1 if hi < 0 else 0
 
 
+NO_FURTHER = "no change shown (interval wide)"
+
+
 def steps_phrase(row) -> str:
     """Which way each step of the ladder moved the difference, from each step's own
-    interval (positive: toward the paper): 'grew from 1x to 4x, then held'."""
+    interval (positive: toward the paper): 'grew toward the paper 1x–4x, then no change
+    shown (interval wide)'. A step whose interval includes 0 shows
+    no change, which is not a change held: the interval can hold a further move."""
     if T.no_slope(row):
         return "not computed: too few seeds"
     early, late = _move(row, "1x-4x"), _move(row, "4x-16x")
@@ -83,9 +88,9 @@ def steps_phrase(row) -> str:
                   and abs(row["4x-16x"]) > abs(row["1x-4x"]) else "")
         return f"{word[early]} at both steps,{faster}".rstrip(",")
     if late == 0:
-        return f"{word[early]} from 1x to 4x, then held"
+        return f"{word[early]} 1x–4x, then {NO_FURTHER}"
     if early == 0:
-        return f"held from 1x to 4x, then {word[late]}"
+        return f"no change shown 1x–4x (interval wide), then {word[late]}"
     return f"{word[early]} from 1x to 4x, then {word[late].split(' ', 1)[0]} back"
 
 
@@ -129,7 +134,8 @@ def findings_values(tables: dict, store=None) -> dict:
         power = powers.get(key)
         out[f"ladder_{k}_power"] = (T.percent(power[0]) if power and power[0] is not None
                                     and math.isfinite(power[0]) else "none planned")
-        for name, column in (("slope", "slope"), ("early", "1x-4x"), ("late", "4x-16x")):
+        for name, column in (("slope", "slope"), ("early", "1x-4x"), ("late", "4x-16x"),
+                             ("curvature", "curvature")):
             out[f"ladder_{k}_{name}"] = ("–" if T.no_slope(row) else interval(row, column))
         out[f"ladder_{k}_unit"] = row["unit"]
     split = tables["gap split"]
@@ -154,6 +160,7 @@ def findings_values(tables: dict, store=None) -> dict:
         out[f"ladder_{k}_crossing_a"] = _range(d["a"])
         out[f"ladder_{k}_crossing_b"] = _range(d["b"])
         out[f"ladder_{k}_crossing_apart"] = "yes" if d["apart"] else "no"
+    out.update(time_ratio_values(tables["time ratios"]))
     out["ladder_crossing_sequences"] = f"{sequences:,}"
     out["ladder_crossing_level"] = f"{level:.3f}"
     whole = ladder_curves.rung_level("two-sided")
@@ -163,6 +170,20 @@ def findings_values(tables: dict, store=None) -> dict:
     out["ladder_16x_above_two_sided"] = "; ".join(above) or "none"
     out["pilot_sharing_64x"] = pilot_cost()
     return out
+
+
+FAIR = (0.9, 1.1)  # a wide arm's share of its partner's seconds read as equal time
+
+
+def time_ratio_values(ratios) -> dict:
+    """Equal time at 16x: each seed's wide arm's training seconds over its BERT-style
+    partner's ('0.78, 0.68, 0.63, 0.98', by seed) and how many lie below ``FAIR``
+    ('3 of 4': a share below 1 favours BERT-style)."""
+    part = ratios[ratios["rung"] == "16x"].sort_values("seed")
+    shares = [float(x) for x in part["wide / BERT-style seconds"]]
+    below = sum(x < FAIR[0] for x in shares)
+    return {"ladder_equal_time_16x_ratios": ", ".join(f"{x:.2f}" for x in shares),
+            "ladder_equal_time_16x_short": f"{below} of {len(shares)}"}
 
 
 def pilot_cost() -> str:

@@ -71,6 +71,19 @@ def rows(profile: ResolvedProfile) -> dict:
     return out
 
 
+def below_margin(row) -> str:
+    """'below the margin at 4x' where a row's whole 95% interval lies inside its margin
+    (a difference shown, but smaller than the margin counts), else ''; 'at 4x' for a
+    confirmatory row (the compute ladder's 4x budget)."""
+    if row is None or not math.isfinite(float(row.get("margin", math.nan))):
+        return ""
+    _, low, high = PL.paper_positive(row)
+    margin = float(row["margin"])
+    if not (math.isfinite(low) and math.isfinite(high)) or not -margin <= low <= high <= margin:
+        return ""
+    return "below the margin" + (" at 4x" if "holm_tests" in row else "")
+
+
 def values(profile: ResolvedProfile | str) -> dict:
     """The introduction's keys: ``intro_<line>_reading`` and ``intro_<line>_size`` for
     each line of ``LINES`` (a line without a result reads 'not run yet'); the lists
@@ -84,7 +97,9 @@ def values(profile: ResolvedProfile | str) -> dict:
         out[f"intro_{name}_reading"] = reading(row) if row is not None else "not run yet"
         out[f"intro_{name}_size"] = PL.size(row) if row is not None else "no result yet"
         head = PL.row_reading(row).partition(": ")[0] if row is not None else ""
-        lists["hold" if head in HOLD else "against" if head in AGAINST else "open"].append(short)
+        part = "hold" if head in HOLD else "against" if head in AGAINST else "open"
+        lists[part].append(short + (f" ({below_margin(row)})"
+                                    if part != "open" and below_margin(row) else ""))
     for part, names in lists.items():
         out[f"intro_{part}"] = "; ".join(names) or "none"
     seeds = {int(r["n_seeds"]) for n, r in found.items()

@@ -50,14 +50,24 @@ def _step(r, step: str, sign: int) -> str:
     return "none"
 
 
+HOLM_ALPHA = 0.05  # the slope test's level, after Holm's adjustment
+NO_CHANGE_WORDS = "no change shown over either step or overall"
+
+
 def plain_words(key: str, unit: str, r) -> str:
     """'as training grows, the all-shared model does worse relative to the not-shared
     one': which arm gains, from the sign of the slope (registered sign, A minus B) of a
     ``trend_family`` row ``r``, whatever side of zero the difference is on; and over
     which steps, from each step's own slope interval, since a slope leans more than half
     on the 1x-to-4x step (section 3; amendment 10): 'as training grows' only where
-    both steps show it."""
+    both steps show it. Where Holm's adjusted p is 0.05 or more and neither step's
+    interval excludes 0, no change is shown at all (``NO_CHANGE_WORDS``); the whole
+    slope's words are said only where Holm's test shows it."""
     first, second = ARMS_IN_WORDS[key]
+    p = r.get("p holm")
+    if p is not None and np.isfinite(p) and p >= HOLM_ALPHA and not (
+            excludes_zero(r, "1x-4x") or excludes_zero(r, "4x-16x")):
+        return NO_CHANGE_WORDS  # no trend after Holm, and no step alone shows one
     sign = 1 if r["slope"] > 0 else -1
     how = "worse" if (sign > 0) != (unit in HIGHER_IS_BETTER) else "better"
     early, late = _step(r, "1x-4x", sign), _step(r, "4x-16x", sign)
@@ -71,6 +81,8 @@ def plain_words(key: str, unit: str, r) -> str:
     if late == "with":
         return (f"from 4x to 16x, {moved}; from 1x to 4x, "
                 + (back if early == "against" else "no change is shown"))
+    if p is not None and np.isfinite(p) and p >= HOLM_ALPHA:
+        return "no trend shown overall after Holm's adjustment"  # a step may move back
     return f"over 1x to 16x as a whole, {moved}; neither step alone shows it"
 
 

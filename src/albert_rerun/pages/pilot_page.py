@@ -45,13 +45,32 @@ def gather(store=None) -> PilotFacts:
 
 
 def _millions(tokens: float) -> str:
-    return f"{tokens / 1e6:,.0f}M" if tokens >= 1e7 else f"{tokens / 1e6:,.1f}M"
+    """'88.5M', '5.53M', '354M': three significant digits, as the introduction rounds."""
+    return f"{float(f'{tokens / 1e6:.3g}'):g}M"
+
+
+def tokens_at(steps: int) -> int:
+    """The pilot's tokens after ``steps``, counted as every page counts a run's tokens
+    (``chapters.text.tokens_per_run``: steps x batch x sequence length), not as trained
+    (the curves' own counts, a few percent fewer)."""
+    from ..chapters.text import tokens_per_run
+    from ..studies import long_pilot
+    config = long_pilot.configs()[long_pilot.ARMS[0]]
+    return tokens_per_run(config) // config.max_steps * int(steps)  # a step's, times steps
+
+
+def counted_curve(runs: pd.DataFrame) -> pd.DataFrame:
+    """``long_pilot.curves`` with each point's tokens counted as ``tokens_at`` counts
+    them, so that the page's tables, figure and sentences use one count."""
+    from ..studies import long_pilot
+    curve = long_pilot.curves(runs)
+    return curve.assign(tokens=[tokens_at(step) for step in curve["step"]])
 
 
 def crossings_table(facts: PilotFacts) -> str:
     """Markdown: per arm, the tokens at which its curve first scores below each rung."""
     from ..studies import long_pilot
-    cross = long_pilot.crossings(long_pilot.curves(facts.runs), facts.rungs)
+    cross = long_pilot.crossings(counted_curve(facts.runs), facts.rungs)
     names = list(facts.rungs)
     lines = ["| arm | " + " | ".join(f"{RUNG_NAMES[n]} ({facts.rungs[n]:.3f} nats)"
                                      for n in names) + " |", "|---|" + "---|" * len(names)]
@@ -121,8 +140,7 @@ def values(store=None) -> dict:
     if facts.runs is None:
         return out
     runs = facts.runs.set_index("condition")
-    curve = long_pilot.curves(facts.runs)
-    last = curve.iloc[curve["step"].idxmax()]  # tokens a step, as trained
+    curve = counted_curve(facts.runs)
     shared, bert = long_pilot.ARMS
     cost = long_pilot.cost_along(curve)
     peak = cost.loc[cost["cost"].idxmax()]
@@ -130,11 +148,10 @@ def values(store=None) -> dict:
     first = drops.groupby("arm")["step"].min() if len(drops) else pd.Series(dtype=float)
     between = len(first) == 2 and first.min() <= peak["step"] <= first.max()
     out.update({
-        "pilot_tokens": _millions(float(runs["tokens"].max())),
+        "pilot_tokens": _millions(tokens_at(long_pilot.STEPS)),
         "pilot_ce_shared": f"{float(runs.loc[shared, long_pilot.CE]):.3f}",
         "pilot_ce_bert": f"{float(runs.loc[bert, long_pilot.CE]):.3f}",
-        "pilot_warmup_tokens": _millions(float(last["tokens"]) / float(last["step"])
-                                         * long_pilot.WARMUP_STEPS),
+        "pilot_warmup_tokens": _millions(tokens_at(long_pilot.WARMUP_STEPS)),
         "pilot_peak_cost": f"{peak['cost']:+.3f}", "pilot_peak_steps": f"{peak['step']:,.0f}",
         "pilot_peak_tokens": _millions(peak["tokens"]),
         "pilot_peak_where": ("between the two arms' sudden drops" if between else
@@ -168,7 +185,7 @@ def figure(facts: PilotFacts):
     import matplotlib.pyplot as plt
 
     from ..studies import long_pilot
-    curve = long_pilot.curves(facts.runs)
+    curve = counted_curve(facts.runs)
     cost = long_pilot.cost_along(curve)
     fig, (top, bottom) = plt.subplots(2, 1, figsize=(FIGURE_WIDTH_IN, 6.2), dpi=100,
                                       sharex=True, height_ratios=(3, 2))
@@ -190,7 +207,7 @@ def figure(facts: PilotFacts):
                      transform=top.get_xaxis_transform(), ha="center",
                      va="bottom", color="0.35")
     bottom.set_ylabel("all shared minus\nBERT-style (nats)", fontsize=FONT_PT)
-    bottom.set_xlabel("tokens seen (log scale)", fontsize=FONT_PT)
+    bottom.set_xlabel("tokens, steps x batch x length (log scale)", fontsize=FONT_PT)
     bottom.set_xscale("log")
     for ax in (top, bottom):
         ax.tick_params(labelsize=FONT_PT)
@@ -212,7 +229,7 @@ def write_parts(generated: Path, store=None) -> list:
         for name in PARTS:
             (generated / name).write_text("")
         return [generated / name for name in PARTS] + [placeholder(generated / "pilot.png")]
-    curve = long_pilot.curves(facts.runs)
+    curve = counted_curve(facts.runs)
     parts = {"pilot-crossings.md": crossings_table(facts),
              "pilot-drops.md": drops_table(long_pilot.sudden_drops(curve)),
              "pilot-costs.md": costs_table(curve)}
