@@ -133,11 +133,11 @@ def test_the_registration_pages_parts_fill_every_template(tmp_path, monkeypatch)
 def test_a_store_without_the_runs_still_fills_every_key_and_part(tmp_path, monkeypatch):
     """The tests' smoke book reads a fresh results store: every key a page uses is
     filled (as not stored), and every table and figure a page includes exists."""
-    from albert_rerun.pages import at_scale
+    from albert_rerun.pages import at_scale, pilot_page
     monkeypatch.setenv("ALBERT_RERUN_RESULTS", str(tmp_path / "empty"))
     values = B.values()
     assert B.page_keys() <= set(values)
-    assert values["ladder_sharing_16x"] == "not stored in this results store"
+    assert values["ladder_sharing_16x"] == pilot_page.NOT_STORED
     generated = tmp_path / "book" / "_generated"
     generated.mkdir(parents=True)
     paths = at_scale.write_scale_parts(generated) + B.write_ladder_parts(tmp_path)

@@ -161,7 +161,7 @@ def values(store=None) -> dict:
 
 
 PARTS = ("pilot-crossings.md", "pilot-drops.md", "pilot-costs.md")
-NOT_STORED = "not stored in this results store"  # a key's or a figure's text before
+NOT_STORED = "(not stored)"  # a key's or a figure's text before
 
 
 def placeholder(path: Path) -> Path:
