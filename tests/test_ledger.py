@@ -259,3 +259,22 @@ def test_unplanned_labels_name_what_a_stretch_profile_leaves_out(monkeypatch):
     assert ledger.unplanned_labels(resolve("cpu-long"), "asymmetry") == ["label of g"]
     assert ledger.unplanned_labels(resolve("cpu-long"), "sop_nsp") == []
     assert ledger.unplanned_labels(resolve("cpu"), "asymmetry") == []  # not a stretch profile
+
+
+def test_ledger_rows_keep_the_book_sign_and_label_holm_only_rows():
+    import pandas as pd
+    from albert_rerun.pages import ledger
+    base = dict(claim="sop_nsp", n_seeds=3, margin=2.0, unit="points", stage="no model",
+                gate_reason="", premise="", p_equivalence=float("nan"),
+                p_equivalence_holm=float("nan"))
+    rows = pd.DataFrame([
+        dict(base, label="bag of words on SOP pairs minus majority", paper_sign=0,
+             estimate=8.7, low=6.2, high=11.2, p_difference=0.001, p_difference_holm=0.001),
+        dict(base, label="SOP pairs, probe: SOP-trained minus NSP-trained", paper_sign=1,
+             estimate=7.0, low=4.2, high=10.0, p_difference=0.01, p_difference_holm=0.2)])
+    table = ledger.findings_table(rows).reset_index()
+    assert table["decision"][0] == "majority vs bag of words on SOP pairs"
+    assert table.iloc[0, 3].startswith("-8.7")
+    assert "after Holm" in table["plain reading"][1]
+    assert ledger.paper_figure("-1.5 Avg") == "+1.5 Avg"
+    assert ledger.paper_figure("52.0 (chance 50)") == "52.0 (chance 50)"

@@ -121,3 +121,35 @@ def test_the_delay_phrase_follows_which_arm_is_later():
     assert dropout.delay_phrase(apart, "no dropout").startswith("earlier")
     assert dropout.delay_phrase({"apart": False, "later": None}, "dropout 0.1").startswith(
         "at times that overlap")
+
+
+def test_the_crossing_gives_both_arms_shares_of_training():
+    delay = {"apart": True, "later": "dropout 0.1",
+             "a": {"low": 0.75, "high": 0.875, "never": 0, "seeds": 4},
+             "b": {"low": 0.5, "high": 0.625, "never": 0, "seeds": 4}}
+    assert dropout.delay_phrase(delay, "dropout 0.1") == \
+        "later in every seed (75% to 88% of training against 50% to 62%)"
+
+
+def test_the_16x_seeds_short_of_equal_time_come_from_the_ladder_result():
+    import pandas as pd
+    from albert_rerun.chapters import wall_clock
+    ratios = pd.DataFrame({"rung": ["4x", "16x", "16x", "16x", "16x"],
+                           "wide / BERT-style seconds": [0.7, 0.78, 0.68, 0.63, 0.98]})
+    assert wall_clock.short_time("16x", {"time ratios": ratios}) == {
+        "short": "3", "seeds": "4", "ratios": "0.78, 0.68, 0.63"}
+
+
+def test_the_introduction_forest_draws_the_profiles_beside_the_sharing_cost_star():
+    import matplotlib
+    matplotlib.use("Agg")
+    import pandas as pd
+    from albert_rerun.pages import headline_figures as HF
+    row = dict(estimate=0.02, low=0.01, high=0.03, margin=0.027, paper_sign=1, unit="nats",
+               stage="early training", p_difference=0.01, p_difference_holm=0.01,
+               p_equivalence=float("nan"), p_equivalence_holm=float("nan"), n_seeds=3)
+    confirmatory = pd.DataFrame([row], index=["confirm/sharing-cost"])
+    cpu = pd.DataFrame([row], index=["asymmetry/all-none/E=H"])
+    fig = HF.headline_forest({"confirmatory": confirmatory, "cpu": cpu})
+    lines = [l for l in fig.axes[0].lines if l.get_marker() in ("*", "o")]
+    assert {l.get_marker() for l in lines} == {"*", "o"}

@@ -78,11 +78,26 @@ def crossing(r: dict) -> str:
     return f"{count}, first at {when} of training"
 
 
+def _when(r: dict) -> str:
+    """An arm's first passes under the rung as a share of training ('75% to 88%'),
+    'never' where no seed crossed, its seeds that never crossed counted."""
+    crossed = r["seeds"] - r["never"]
+    if crossed == 0:
+        return "never"
+    low, high = f"{r['low']:.0%}", f"{r['high']:.0%}"
+    when = low if low == high else f"{low} to {high}"
+    return when + (f", {r['never']} seeds never" if r["never"] else "")
+
+
 def delay_phrase(delay: dict, arm: str) -> str:
-    """Whether ``arm`` left the plateau later than the other in every seed
-    (``studies.ladder_curves.delay``), as a phrase."""
+    """When ``arm`` first crossed the count rung against the other arm
+    (``studies.ladder_curves.delay``), as a phrase with both arms' shares of training:
+    'later in every seed (75% to 88% of training against 50% to 62%)'. A crossing, not
+    a delay: a curve higher throughout crosses any threshold later."""
+    mine, other = delay.get("a"), delay.get("b")
+    when = f" ({_when(mine)} of training against {_when(other)})" if mine and other else ""
     if delay["apart"] and delay["later"] == arm:  # a seed that never passed: after the end
-        return "later than the other arm in every seed"
+        return "later in every seed" + when
     if delay["apart"]:
-        return "earlier than the other arm in every seed"
-    return "at times that overlap the other arm's"
+        return "earlier in every seed" + when
+    return "at times that overlap the other arm's" + when

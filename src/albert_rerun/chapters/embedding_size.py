@@ -57,18 +57,22 @@ def peak_gate(sizes, H: int) -> dict:
 
 
 def embedding_decisions(runs, small: int, mid: int, H: int, m: dict) -> list:
+    """The two decisions, each labelled in the paper's direction ('larger E vs smaller
+    E' not shared, 'smaller E vs larger E' all shared; no ' minus ', so that a page that
+    turns a difference to the paper's side keeps the label as it reads). The registered
+    difference stays the first arm's loss minus the second's, its paper sign -1."""
     p = paper.TABLE3_AVG
     out = []
     if available(runs, f"none, E={H}", f"none, E={small}"):
         out.append(ce_decision(runs, "embedding/not-shared", "embedding_sweep",
-                               f"not shared: E = {H} minus E = {small}", f"none, E={H}",
+                               f"not shared: larger E ({H}) vs smaller E ({small})", f"none, E={H}",
                                f"none, E={small}", m["ce"], -1,
                                # our small E stands for the paper's 128, as in chapter 3
                                # and the all-shared decision
                                f"{p[('none', 768)] - p[('none', 128)]:+.1f} Avg (768 vs 128)"))
     if available(runs, f"all, E={mid}", f"all, E={H}"):
         out.append(ce_decision(runs, "embedding/all-shared", "embedding_sweep",
-                               f"all shared: E = {mid} minus E = {H}", f"all, E={mid}",
+                               f"all shared: smaller E ({mid}) vs larger E ({H})", f"all, E={mid}",
                                f"all, E={H}", m["ce"], -1,
                                f"{p[('all', 128)] - p[('all', 768)]:+.1f} Avg (128 vs 768)"))
     return out

@@ -128,3 +128,33 @@ def wall_clock_decisions(runs, wides, m: dict) -> list:
     return [ce_decision(runs, keys[w][0], "wall_clock",
                         f"wide ALBERT-style minus BERT-style, {keys[w][1]}", w, "BERT-style",
                         m["ce"], -1, gaps[w]) for w in wides]
+
+
+def short_time(rung: str = "16x", tables: dict | None = None) -> dict:
+    """The ladder's seeds at ``rung`` where the wide model got less than 0.9 of the
+    BERT-style model's training seconds, from the ladder's stored result ("time
+    ratios"): 'short' (how many), 'seeds' (of how many), 'ratios' ('0.78, 0.68, 0.63');
+    '—' each before the result is stored. ``tables``: ``ladder.result_tables``'s."""
+    from ..studies import ladder
+    if tables is None:
+        try:
+            tables = ladder.result_tables()[0]
+        except Exception:  # NotComplete, or no ladder store at this checkout
+            return {"short": "—", "seeds": "—", "ratios": "—"}
+    ratios = tables["time ratios"]
+    at = ratios.loc[ratios["rung"] == rung, "wide / BERT-style seconds"]
+    short = at[at < 0.9]
+    return {"short": str(len(short)), "seeds": str(len(at)),
+            "ratios": ", ".join(f"{r:.2f}" for r in short) or "none"}
+
+
+def late_step(t) -> str:
+    """The 4x-to-16x step's own slope with its 95% interval, turned so that positive is
+    the paper's direction ('-0.082 [-0.192, +0.028] nats'); '—' before the ladder is
+    complete. ``t``: a ``chapter_box.paper_side`` trend."""
+    from ..studies.decisions import interval_text
+    if t.table is None:
+        return "—"
+    r = t.table
+    low, high = sorted((t.turned(r["4x-16x low"]), t.turned(r["4x-16x high"])))
+    return f"{interval_text(t.turned(r['4x-16x']), low, high, t.unit)} {t.unit}"

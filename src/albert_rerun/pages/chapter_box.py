@@ -92,7 +92,8 @@ def chapter_glue(claim: str, chapter, family: pd.DataFrame, prefix: str,
         from ..chapters.text import margins_text
         from .headlines import decision_text
         out = {f"{prefix}{key}": text for key, text in margins_text(profile).items()}
-        out.update({d.key.replace("/", "_"): decision_text(d, family)
+        from .headlines import toward_paper  # one sign on the page: the paper's side
+        out.update({d.key.replace("/", "_"): decision_text(toward_paper(d), family)
                     for d in chapter.decisions})
         out.update(bottom_line_glue(claim, profile, seeds, device))
     else:

@@ -75,6 +75,12 @@ PROFILE_MARKERS = {"smoke": "^", "cpu": "o", "cpu-long": "D", "gpu": "s",
                    "confirmatory": "*"}
 
 
+# a confirmatory primary outside ``HEADLINES`` and the profiles' decision of the same
+# comparison, drawn in its row beside the star (sharing every layer at E = H: all shared
+# minus not shared, the same arms and sign at every profile)
+PROFILE_KEYS = {"confirm/sharing-cost": "asymmetry/all-none/E=H"}
+
+
 def _wrap(title: str) -> str:
     import textwrap
     return textwrap.fill(title, 22)
@@ -99,7 +105,9 @@ def headline_forest(families: dict):
                 title += f" (star: {_pairs(claim, 'confirmatory')})"
             chapters.append((title, found))
         for key, (owner, _) in EXTRA.items():  # the other primary decisions, a row each
-            extra = [(p, f.loc[key]) for p, f in families.items() if key in f.index]
+            same = PROFILE_KEYS.get(key)  # the profiles' decision of the same comparison
+            extra = [(p, f.loc[key] if key in f.index else f.loc[same])
+                     for p, f in families.items() if key in f.index or same in f.index]
             if owner == claim and extra:
                 chapters.append((f"{SHORT[claim].split('.')[0]}. {EXTRA_NAMES[key]}",
                                  extra))

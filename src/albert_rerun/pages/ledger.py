@@ -238,23 +238,66 @@ def paper_positive_frame(frame: pd.DataFrame) -> pd.DataFrame:
     return frame
 
 
+def _shown(row) -> tuple:
+    """A row as the ledger's tables show it: its label read 'A vs B' and the row itself,
+    except a row where the paper says there is no difference and whose interval lies
+    wholly above 0, its first arm ahead ('bag of words on SOP pairs minus majority'):
+    that one is turned ('majority vs bag of words on SOP pairs', numbers negated), so
+    that a positive number never reads as the paper's direction where it goes against
+    the paper."""
+    label = str(row["label"])
+    if (int(row["paper_sign"]) == 0 and label.count(" minus ") == 1
+            and float(row["low"]) > 0):
+        first, _, second = label.partition(" minus ")
+        head, sep, first = first.rpartition(": ")  # 'SOP pairs, probe: A minus B'
+        row = row.copy()
+        row["estimate"], row["low"], row["high"] = (-float(row["estimate"]),
+                                                    -float(row["high"]), -float(row["low"]))
+        return f"{head}{sep}{second} vs {first}", row
+    return _versus(label), row
+
+
+def paper_figure(text) -> str:
+    """The paper's figure turned to the book's sign: every signed figure is the paper's
+    own direction, so it reads positive ('-1.5 Avg', the cost of sharing, reads '+1.5
+    Avg'); unsigned ones ('52.0 (chance 50)', words) are kept."""
+    text = str(text)
+    for minus in ("-", "\u2212"):
+        if text.startswith(minus) and text[1:2].isdigit():
+            return "+" + text[1:]
+    return text
+
+
+def _label(row) -> str:
+    """The row's one label: its plain reading, and 'after Holm (the interval excludes 0
+    before)' where it shows no difference though its 95% interval excludes 0
+    (``headlines.one_label``), so that no label contradicts the interval beside it."""
+    from .headlines import answer, one_label
+    reading = row_reading(row)
+    if reading.partition(": ")[0] in ("undecided", "no difference here"):
+        return one_label(answer(row))
+    return reading
+
+
 def findings_table(family: pd.DataFrame) -> pd.DataFrame:
     """One row per decision, grouped by claim: ours, paper-positive, with its margin and
-    its one label, the plain reading (``plain.row_reading``)."""
+    its one label, the plain reading (``plain.row_reading``; ``_label``)."""
     rows = []
     for _, row in family.iterrows():
         number, title, _ = CLAIM_TITLES[row["claim"]]
-        rows.append({"#": number, "claim": title, "decision": _versus(row["label"]),
-                     "ours (positive: the paper's direction)": size(row),
-                     "margin": f"±{row['margin']:.3g}", "plain reading": row_reading(row)})
+        label, shown = _shown(row)
+        rows.append({"#": number, "claim": title, "decision": label,
+                     "ours (positive: the paper's direction)": size(shown),
+                     "margin": f"±{row['margin']:.3g}", "plain reading": _label(row)})
     return pd.DataFrame(rows).set_index(["#", "claim", "decision"])
 
 
 def ledger_table(family: pd.DataFrame) -> pd.DataFrame:
-    """``findings_table`` with the paper's figure, the arms' levels, the verdicts at 5%
-    and after Holm with the stage, and what the numbers say."""
+    """``findings_table`` with the paper's figure (turned to the book's sign,
+    ``paper_figure``), the arms' levels, the verdicts at 5% and after Holm with the
+    stage, and what the numbers say."""
     table = findings_table(family)
-    table.insert(0, "paper", list(family["paper"]))
+    table.insert(0, "paper (positive: its direction)", [paper_figure(p) for p in family["paper"]])
     table["arms' level"] = [r["arm_levels"] or "no trained model"
                             for _, r in family.iterrows()]
     table["verdict"] = [("interim: " if is_interim(r) else "") + r["verdict"]
@@ -291,10 +334,10 @@ def changes(families: dict, before: str, after: str) -> pd.DataFrame:
 
     def numbers(family, k) -> str:  # the verdicts alone hide what moved
         row = family.loc[k]
-        return f"{size(row)}, at 5%: {row['verdict']}"
+        return f"{size(_shown(row)[1])}, at 5%: {row['verdict']}"
     columns = ["decision", f"{before}: estimate [95%], paper-positive", before,
                f"{after}: estimate [95%], paper-positive", after]
-    rows = [dict(zip(columns, (_versus(a.loc[k, "label"]), numbers(a, k), a.loc[k, "verdict_staged"],
+    rows = [dict(zip(columns, (_shown(a.loc[k])[0], numbers(a, k), a.loc[k, "verdict_staged"],
                                numbers(b, k), b.loc[k, "verdict_staged"])))
             for k in shared if (a.loc[k, "verdict"], a.loc[k, "verdict_holm"], a.loc[k, "stage"])
             != (b.loc[k, "verdict"], b.loc[k, "verdict_holm"], b.loc[k, "stage"])]
