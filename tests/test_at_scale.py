@@ -92,23 +92,3 @@ def test_the_two_sided_sentence_gives_the_stored_rung():
                                           "two_sided_at_mask": 0.146}})
     assert "5.432 nats" in text and "14.6%" in text and "{doc}`scale`" in text
     assert S.two_sided_sentence(None) == ""
-
-
-@pytest.mark.parametrize("levels, stages, words", [
-    ([0.19, 0.35], ["early", "early"], "from 19% to 35% of the way from the unigram to the "
-     "bigram rung (none past the bigram rung)"),
-    ([-0.2, 0.35], ["early", "early"], "from below the unigram rung to 35% of the way"),
-    ([-19.91, -0.5], ["early", "early"], "still below the unigram rung (none past"),
-    ([0.5, 1.2], ["early", "past"], "from 50% to 120% of the way from the unigram to the "
-     "bigram rung (1 past the bigram rung)")])
-def test_how_far_the_models_got_reads_in_order_below_the_unigram_rung_too(levels, stages,
-                                                                         words):
-    """The ledger's stage line: a level below 0 (worse than the unigram rung) is said
-    in words, never as a range from 0% down to a negative percentage."""
-    from albert_rerun.pages.scale import stage_summary
-    from albert_rerun.stats.inference import EARLY, PAST
-    family = pd.DataFrame({"weakest_level": levels,
-                           "stage": [PAST if s == "past" else EARLY for s in stages]})
-    text = stage_summary(family)
-    assert text.startswith("the weakest arm of each comparison ") and words in text
-    assert "-" not in text

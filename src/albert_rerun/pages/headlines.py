@@ -5,17 +5,14 @@ A measured chapter's question is answered by one decision of the family (``HEADL
 numbers (``direction``), never the other way round: ``numbers`` gives the estimate, its
 interval and the margin, ``interval_note`` where an unadjusted interval lies when the
 plain reading shows no difference, ``stage_words`` how far the models got,
-``result_sentence`` all of them in short sentences. ``worked_example`` reads one
-verdict step by step (the glossary's worked example). The boxes (``chapter_box``), the
-results table (``results_table``) and the first screen (``first_screen``) are written
-with these words.
+``result_sentence`` all of them in short sentences. The boxes (``chapter_box``) and the
+first screen (``first_screen``) are written with these words.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd
 
 from ..studies.decisions import capital, interval_text, signed, unit_digits
 from ..stats.inference import EARLY, GATED, NO_MODEL, PAST, level_percent
@@ -160,16 +157,6 @@ def stage_words(row) -> str:
     return str(stage)
 
 
-def short_stage(row) -> str:
-    """'early training: weakest arm at 72%': the stage part of a judged row's
-    ``verdict_staged`` (the list on the first screen carries each verdict's stage, as
-    the boxes do), else ``stage_words``."""
-    staged = row.get("verdict_staged", "")
-    if isinstance(staged, str) and ", " in staged:
-        return staged.partition(", ")[2]
-    return stage_words(row)
-
-
 def book_verdict(row) -> str:
     """The book's verdict: Holm-adjusted, 'not testable at this scale' where gated."""
     return "not testable at this scale" if row["stage"] == GATED else row["verdict_holm"]
@@ -243,39 +230,6 @@ def profile_name(profile: str, link: bool = False, exploratory: bool = False) ->
 CHAPTERS = {"asymmetry": "03_asymmetry", "sop_nsp": "04_sop_nsp", "dropout": "05_dropout",
             "wall_clock": "06_wall_clock", "transitions": "07_transitions",
             "embedding_sweep": "08_embedding_size"}
-
-
-def chapter_link(chapters: str, stem: str) -> str:
-    """'{doc}`chapter 3 <chapters/03_asymmetry>`': a short link, not the chapter's title."""
-    return f"{{doc}}`chapter {int(stem[:2])} <{chapters}{stem}>`"
-
-
-def worked_example(family: pd.DataFrame, claim: str = "asymmetry") -> str:
-    """One verdict read step by step, from the family's own numbers (the glossary's
-    worked example)."""
-    from .plain import row_reading
-    h = HEADLINES[claim]
-    row = family.loc[h.key]
-    holm = book_verdict(row)
-    margin = float(row["margin"])
-    inside = -margin < row["low"] and row["high"] < margin
-    return "\n".join([
-        f"Take {row['label']} ({{doc}}`chapters/{CHAPTERS[claim]}`). The row reads "
-        f"{numbers(row)}.", "",
-        f"1. **The gate and the stage.** Every model compared reads context, so the "
-        f"decision is judged; its stage is {stage_words(row)}.",
-        f"2. **The difference.** {interval_text(row['estimate'], row['low'], row['high'], row['unit'])}"
-        f" {row['unit']} is the mean over {int(row['n_seeds'])} seeds of the per-seed "
-        f"difference, with its 95% interval. The paper's side is "
-        f"{ {-1: 'below 0', 0: 'about 0', 1: 'above 0'}[int(row['paper_sign'])] }. "
-        f"The interval {'spans' if row['low'] <= 0 <= row['high'] else 'excludes'} 0.",
-        f"3. **The margin.** ±{margin:.3g} {row['unit']} is the smallest difference that "
-        f"would matter. The interval {'lies within' if inside else 'reaches past'} it.",
-        f"4. **The verdict**, after Holm's adjustment over the profile's judged "
-        f"decisions: {holm}.",
-        f"5. **The plain reading**, from the same adjusted tests: **{row_reading(row)}**. "
-        f"In words: {direction(row, h)}.",
-    ]) if row["stage"] != GATED else ""
 
 
 def interval_note(estimate: float, low: float, high: float, margin: float,

@@ -477,16 +477,6 @@ def reading_words(r) -> str:
     return f"{r['reading']} (Holm's p = {r['p holm']:.3f}{caution})"
 
 
-def growth_cells(trends: dict) -> dict:
-    """The introduction's "as training grows" cells: {claim: its headline decision's
-    ``cell``, extra key (``headlines.EXTRA``): its own}."""
-    from .headlines import EXTRA
-    out = {}
-    for t in trends.values():
-        out[t.key if t.key in EXTRA else t.claim] = cell(t)
-    return out
-
-
 def claim_trends(trends: dict, claim: str) -> list:
     """The claim's ladder decisions, its headline first."""
     return [t for t in trends.values() if t.claim == claim]

@@ -1,17 +1,10 @@
 """What the ledger's page (notebooks/09_ledger.md) glues and shows: its values
 (``ledger_glue``), the profiles beside the book's (``profile_sections``), and the power
-readings (``power_sections``; ``power_for``: a chapter's decisions at its whole
-family's Holm alpha).
+readings (``power_sections``).
 """
 from __future__ import annotations
 
 from ..profiles import ResolvedProfile, resolve
-
-
-def holm_of(family) -> float:
-    """Holm's first-step alpha of a whole family (its judged decisions, two tests each)."""
-    from ..stats.power import holm_alpha
-    return holm_alpha(family)
 
 
 def ledger_glue(families: dict, profile: str, n_seeds: int) -> dict:
@@ -68,15 +61,6 @@ def profile_sections(families: dict, current: str) -> list:
                              f"runs yet. The runs evaluated so far:"),
                     ledger.stretch_summary(stretch)]
     return out
-
-
-def power_for(family, keys):
-    """The power table of some decisions of ``family`` (a chapter's) at the whole
-    family's Holm first-step alpha, its sentence naming the family's tests."""
-    from ..stats import power
-    table = power.power_table(family.loc[list(keys)], alpha=holm_of(family))
-    table.attrs["tests"] = 2 * int(family["in_family"].sum())
-    return table
 
 
 def power_sections(families: dict) -> list:
