@@ -11,6 +11,9 @@ MAX_LINES = 600
 # Modules still over MAX_LINES, to be split along their responsibilities (issue #40:
 # none is left): the list may only shrink, so a listed module that fits fails the test too.
 OVERSIZE = set()
+# One concept in one module where it needs more (issue #55: "about 900 lines"): the
+# compute ladder's analysis and its page code.
+COHESIVE, COHESIVE_LINES = {"albert_rerun/studies/ladder.py", "albert_rerun/pages/budgets.py"}, 900
 
 
 def modules() -> dict:
@@ -93,7 +96,8 @@ def test_the_circle_check_finds_a_circle():
 def test_no_module_is_over_600_lines():
     sizes = {str(p.relative_to(SRC)): len(p.read_text().splitlines())
              for p in SRC.rglob("*.py")}
-    over = {name for name, n in sizes.items() if n > MAX_LINES}
+    over = {name for name, n in sizes.items()
+            if n > (COHESIVE_LINES if name in COHESIVE else MAX_LINES)}
     assert over <= OVERSIZE, sorted(over - OVERSIZE)
     assert OVERSIZE <= over, f"fits now, drop from OVERSIZE: {sorted(OVERSIZE - over)}"
 

@@ -686,3 +686,106 @@ def test_no_internal_history_on_a_built_readers_page(built_book):
             continue
         found += [f"{relative}: {m.group(0)}" for m in HISTORY.finditer(text)]
     assert not found, found
+
+
+# -- page budgets (issue #55): words of article text on the built pages ------------------
+
+APPENDIX = "How this was tested"  # the _toc.yml part whose pages the book budget leaves out
+INTRO = "book/intro.html"
+BUDGETS = {INTRO: 1200, "book/budgets.html": 1500}
+CHAPTER_BUDGET, BOOK_BUDGET = 2500, 20_000
+
+
+def article_words(path: Path) -> int:
+    from albert_rerun.book import readability
+    return sum(len(p.split()) for p in readability.prose(path.read_text()))
+
+
+def findings_pages(toc: Path) -> list:
+    """The HTML pages outside the part ``APPENDIX`` of ``toc``, the root first."""
+    spec = yaml.safe_load(toc.read_text())
+    return [f"{spec['root']}.html"] + [f"{c['file']}.html" for part in spec["parts"]
+                                       if part.get("caption") != APPENDIX
+                                       for c in part["chapters"]]
+
+
+def budget_problems(html: Path, pages: list) -> list:
+    """Each page over its budget (``BUDGETS``; a chapter ``CHAPTER_BUDGET``), and the
+    findings pages together over ``BOOK_BUDGET``."""
+    problems, total = [], 0
+    for page in pages:
+        words = article_words(html / page)
+        total += words
+        limit = BUDGETS.get(page, CHAPTER_BUDGET if page.startswith("book/chapters/")
+                            else None)
+        if limit is not None and words > limit:
+            problems.append(f"{page}: {words} words > {limit}")
+    if total > BOOK_BUDGET:
+        problems.append(f"the findings pages: {total} words > {BOOK_BUDGET}")
+    return problems
+
+
+@pytest.mark.slow
+def test_the_findings_pages_keep_to_their_word_budgets(built_book):
+    """The introduction at most 1,200 words of article text, the ladder's findings 1,500,
+    each chapter 2,500, and every page outside "How this was tested" 20,000 together."""
+    html = built_book / "_build" / "html"
+    pages = findings_pages(built_book / "_toc.yml")
+    assert INTRO in pages and "book/budgets.html" in pages
+    assert "book/preregistration.html" not in pages and "book/ladder.html" not in pages
+    assert budget_problems(html, pages) == []
+
+
+def test_the_budget_check_can_fail(tmp_path):
+    words = " ".join(["word"] * 1300)
+    (tmp_path / "book" / "chapters").mkdir(parents=True)
+    (tmp_path / INTRO).write_text(f"<article><p>{words}</p></article>")
+    (tmp_path / "book/chapters/03_x.html").write_text(
+        f"<article><p>{words} {words}</p></article>")
+    problems = budget_problems(tmp_path, [INTRO, "book/chapters/03_x.html"])
+    assert problems == [f"{INTRO}: 1300 words > 1200",
+                        "book/chapters/03_x.html: 2600 words > 2500"]
+
+
+# What a cold reader must get from the introduction's first two screens (issue #55):
+# each a line of the page's text that a pattern must find.
+FIRST_ANSWERS = {
+    "(a) attention against FFN sharing": r"attention.*FFN.*Ours[^.]*?(holds|reversed|no "
+                                         r"difference|undecided|not testable|not run)",
+    "(b) SOP against NSP": r"SOP.*NSP.*Ours[^.]*?(holds|reversed|no difference|undecided|"
+                           r"not testable|not run)",
+    "(c) dropout": r"Dropout.*Ours[^.]*?(holds|reversed|no difference|undecided|"
+                   r"not testable|not run)",
+    "(d) size and training against ALBERT-base": r"parameters.*ALBERT-base.*tokens",
+    "(e) which claims hold": r"these hold: .*Against the paper: .*Open here: ",
+}
+SCREENS_TEXT = """(bottom) => {
+  const article = document.querySelector("article.bd-article") || document.querySelector("article");
+  return Array.from(article.querySelectorAll("p, li")).filter(el =>
+      el.getBoundingClientRect().top + window.scrollY < bottom).map(el => el.innerText);
+}"""
+
+
+def missing_answers(lines: list) -> list:
+    """The ``FIRST_ANSWERS`` no line of ``lines`` gives."""
+    return [name for name, pattern in FIRST_ANSWERS.items()
+            if not any(re.search(pattern, " ".join(line.split())) for line in lines)]
+
+
+@pytest.mark.slow
+def test_the_introductions_first_two_screens_answer_a_to_e(browser, served_book):
+    """At 1280 px, the paragraphs and list items that start within the introduction's
+    first two screens answer (a) to (e)."""
+    base_url, site = served_book
+    page = browser.new_page(viewport={"width": 1280, "height": FIRST_SCREEN_PX})
+    _open(page, base_url, INTRO, site)
+    lines = page.evaluate(SCREENS_TEXT, 2 * FIRST_SCREEN_PX)
+    page.close()
+    assert missing_answers(lines) == []
+
+
+def test_the_first_screen_check_can_fail():
+    lines = ["Dropout (chapter 5). Ours: holds here.", "Every model has 1 million parameters."]
+    assert missing_answers(lines) == [
+        "(a) attention against FFN sharing", "(b) SOP against NSP",
+        "(d) size and training against ALBERT-base", "(e) which claims hold"]

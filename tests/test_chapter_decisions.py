@@ -77,37 +77,10 @@ def test_asymmetry_costs_table_says_which_rows_are_decisions():
         "no: Table 4's shape only"]
 
 
-def test_nearly_free_is_read_with_care_where_the_whole_cost_is_within_the_margin():
-    """Review: with a margin as large as the whole cost of sharing everything, an
-    equivalence of attention sharing with not sharing cannot tell 'nearly free' from
-    'costs as much as sharing everything'."""
-    from albert_rerun.chapters import asymmetry
-    effects = {"E=32, none": 0.0, "E=32, attention": 0.004, "E=32, ffn": 0.01,
-               "E=32, all": 0.024}
-    frame = pd.concat([runs({"A": v}).assign(condition=k) for k, v in effects.items()])
-    made = asymmetry.asymmetry_decisions(frame, frame.iloc[0:0], 32, 64, [], {"ce": 0.027, "small": 0.027})
-    text = asymmetry.free_caveat(made, 0.027, "cpu")
-    assert "margin (0.027 nats) is at least the measured cost" in text
-    assert "+0.024 nats" in text and "17% of that whole cost" in text
-    assert "opened after their numbers had been seen" in text
-    assert "opened" not in asymmetry.free_caveat(made, 0.027, "cpu-long")
-    assert asymmetry.free_caveat(made, 0.01, "cpu") == ""  # the whole cost exceeds it
-
-
-def test_the_equal_time_budget_is_read_against_the_seconds_the_runs_took():
-    """Review: cpu-long's budget (cpu's, scaled) was never set beside its runs' seconds,
-    which were 0.74 times apart on two kinds of machine."""
-    from albert_rerun.chapters import wall_clock
-    frame = pd.DataFrame({"condition": ["B"] * 3 + ["W"] * 3,
-                          "train_seconds": [1280.0, 1285.0, 1290.0, 950.0, 956.0, 960.0],
-                          "step_seconds": [0.059] * 3 + [0.0672] * 3,
-                          "machine": ["AMD"] * 3 + ["Intel"] * 3})
-    budget = {"bert_seconds": 2195.0, "source": "cpu", "wide_step_seconds": 0.1542,
-              "steps": 14230}
-    text = wall_clock.budget_reading(frame, "W", "B", budget, "cpu-long", "the cpu sweep")
-    assert "2,195 s of BERT-style training (the cpu profile's runs, scaled" in text
-    assert "median 1,285 s (BERT-style, on AMD) and 956 s (wide, on Intel), 0.74 times" in text
-    assert "a nominal budget" in text and "about 19,122 steps" in text
-    equal = frame.assign(train_seconds=[1000.0] * 6)
-    assert "equal time on the machines used" in wall_clock.budget_reading(
-        equal, "W", "B", budget, "cpu", "this profile's sweep")
+def test_paper_side_turns_a_difference_so_that_positive_is_the_papers_direction():
+    """One sign on a findings page: a decision whose paper side is negative shows its
+    difference and interval negated (and the interval's ends swapped)."""
+    row = pd.Series({"estimate": -0.021, "low": -0.044, "high": 0.002, "paper_sign": -1,
+                     "unit": "nats"})
+    assert embedding_size.paper_side(row) == "+0.021 [-0.002, +0.044] nats"
+    assert embedding_size.paper_side(row.replace({-1: 1})) == "-0.021 [-0.044, +0.002] nats"

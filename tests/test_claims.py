@@ -162,9 +162,9 @@ def test_bag_of_words_features_mark_each_segment_and_their_overlap():
 
 def test_mask_rungs_on_a_hand_built_corpus():
     """Training text: 5 is the commonest piece; 1 is followed by 2 twice, by 3 once."""
-    from albert_rerun.studies.baselines import left_bigram_table, mask_rungs
+    from albert_rerun.studies.baselines import LeftBigram, mask_rungs
     train = np.array([5, 1, 2, 5, 1, 2, 5, 1, 3, 5, 5])
-    table = left_bigram_table(train, vocab_size=8)
+    table = LeftBigram(train, vocab_size=8).top_followers()
     assert table[1] == 2 and table[2] == 5 and table[3] == 5 and table[5] == 1
     assert table[0] == -1 and table[7] == -1
     M = 7  # the [MASK] id

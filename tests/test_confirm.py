@@ -329,36 +329,12 @@ def test_nothing_is_estimated_before_every_run_is_stored(tmp_path, monkeypatch):
     assert not A.complete()
 
 
-def test_chapters_show_progress_only_until_the_design_is_complete(tmp_path, monkeypatch):
-    monkeypatch.setenv("ALBERT_RERUN_RESULTS", str(tmp_path))
-    total = 9 * len(D.CONFIRM_SEEDS)
-    text = R.status_text("dropout")
-    assert text.startswith("**{term}`Confirmatory <confirmatory>` test** (pre-registered: dropout 0.1 minus no")
-    assert f"0 of {total} runs trained, 0 evaluated" in text and "nats" not in text
-    assert R.status_text("transitions") == ""  # no primary decision
-    # a registered difference the other way round from the chapter's says so
-    assert "this page's no dropout minus dropout 0.1 taken the other way round" in text
-    assert "other way round" not in R.status_text("sop_nsp")
-    assert "Equal time was measured" not in R.status_text("wall_clock")
+def test_the_equal_time_measurement_in_a_sentence():
+    assert R.equal_time_sentence(None) == ""
     record = {"provenance": {"machine": {"cpu": "a CPU"}}, "bert_step_seconds": 0.05,
               "wide_step_seconds": 0.1, "steps": 10800, "bert_steps": 21600}
-    (tmp_path / D.STORE / "choices").mkdir(parents=True)
-    (tmp_path / D.STORE / "choices" / f"{D.EQUAL_TIME}.json").write_text(json.dumps(record))
-    assert R.status_text("wall_clock").endswith(
-        "Equal time was measured on a CPU: 50.0 ms a step for the BERT-style model, 100.0 "
-        "ms for the wide one, so the wide model trains 10,800 steps against 21,600.")
-    # complete: the verdicts, read from the family (the store is faked here)
-    monkeypatch.setattr(R, "progress", lambda store=None: pd.DataFrame(
-        {"trained": [len(D.CONFIRM_SEEDS)] * 9, "evaluated": [len(D.CONFIRM_SEEDS)] * 9,
-         "of": [len(D.CONFIRM_SEEDS)] * 9}))
-    monkeypatch.setattr(R, "confirmatory_families",
-                        lambda store=None: {"primary": A.family(synthetic(), RUNGS)})
-    text = R.status_text("asymmetry")
-    # the box leads with the first decision; the paragraph adds only the second
-    assert "FFN-shared minus attention-shared" not in text
-    assert re.search(r"all shared minus not shared, E = H = 64: [+-]0\.\d+ \[", text)
-    assert "after Holm's adjustment" in text and "12 fresh seeds" in text
-    assert "The paper: Table 4, E = 768" in text
+    text = R.equal_time_sentence(record)
+    assert "50.0 ms" in text and "100.0 ms" in text and "10,800" in text and "21,600" in text
 
 
 def test_curves_pair_each_seed_at_equal_shares_of_training():
@@ -446,22 +422,6 @@ def test_provenance_check_catches_dirty_and_unrelated_commits():
     assert D.same_training_code(record["commit"], record["commit"])
 
 
-def test_the_glance_line_names_the_verdicts_only_once_complete(tmp_path, monkeypatch):
-    from albert_rerun.pages import confirmatory
-    monkeypatch.setenv("ALBERT_RERUN_RESULTS", str(tmp_path))
-    line = confirmatory.confirm_line()
-    assert "0 of 99 runs trained, 0 evaluated" in line and "**" not in line.split("test**")[1]
-    monkeypatch.setattr(A, "complete", lambda store=None: True)
-    monkeypatch.setattr(A, "confirmatory_families",
-                        lambda store=None: {"primary": A.family(synthetic(), RUNGS)})
-    line = confirmatory.confirm_line()
-    assert "judged after Holm's adjustment over its {term}`primary family`" in line
-    # the verdicts lead the list above it: the line points to the page, no repeat
-    assert not any(spec.label in line for spec in D.PRIMARY) and "**" not in \
-        line.split("test**")[1]
-    assert "{doc}`preregistration`" in line
-
-
 def test_equal_time_carries_its_seconds_and_the_learning_rate_check(tmp_path, monkeypatch):
     """Amendment 1: the verdict carries each seed's seconds ratio, how many differ by more
     than a tenth, and the learning-rate check's words, read once its three runs are
@@ -491,28 +451,12 @@ def test_the_learning_rate_check_is_read_only_when_all_three_are_stored():
                               and all(5 < v < 11 for v in scores.values()))
 
 
-def test_chapter_6s_verdict_carries_the_equal_time_checks(tmp_path, monkeypatch):
-    monkeypatch.setenv("ALBERT_RERUN_RESULTS", str(tmp_path))
-    monkeypatch.setattr(R, "progress", lambda store=None: pd.DataFrame(
-        {"trained": [11] * 9, "evaluated": [11] * 9, "of": [11] * 9}))
-    monkeypatch.setattr(R, "confirmatory_families",
-                        lambda store=None: {"primary": A.family(synthetic(), RUNGS)})
-    frame = pd.DataFrame({"condition": [D.WIDE, D.BERT], "seed": [1000, 1000],
-                          "train_seconds": [70.0, 100.0], "machine": ["m", "m"]})
-    monkeypatch.setattr(R, "confirmatory_frame", lambda store=None: frame)
-    monkeypatch.setattr(R, "lr_check_scores", lambda store=None: None)
-    text = R.status_text("wall_clock")
-    assert "the wide model's training seconds over the BERT-style model's. Per seed" in text
-    assert "1 of 1 are outside 0.9 to 1.1" in text
-    assert "outside 0.9 to 1.1" not in R.status_text("dropout")
-
-
 def test_once_judged_the_confirmatory_verdict_leads_the_box_and_the_glance(tmp_path,
                                                                              monkeypatch):
-    """Issue #25's done-when: the confirmatory verdicts are the headline (the ledger's and
-    the introduction's first list, each chapter's box), the pilot beside them; before
-    the design is complete nothing of it is computed."""
-    from albert_rerun.pages import chapter_box, confirmatory, first_screen, headlines
+    """Issue #25's done-when: the confirmatory verdicts are the headline (the
+    introduction's line, each chapter's box), the pilot beside them; before the design
+    is complete nothing of it is computed."""
+    from albert_rerun.pages import chapter_box, confirmatory, first_screen, headlines, plain
     monkeypatch.setenv("ALBERT_RERUN_RESULTS", str(tmp_path))
     assert confirmatory.confirmatory_rows() == {}
     monkeypatch.setattr(A, "complete", lambda store=None: True)
@@ -528,14 +472,6 @@ def test_once_judged_the_confirmatory_verdict_leads_the_box_and_the_glance(tmp_p
                            "verdict_holm": "inconclusive", "stage": "early training",
                            "weakest_level": 0.7, "gate_reason": "", "in_family": True,
                            "n_seeds": 3}], index=[key])
-    box = chapter_box.bottom_line("asymmetry", {"cpu-long": pilot}, rows["asymmetry"])
-    confirmed, ours = box.index("**Ours, {term}`confirmatory`**"), box.index("**Ours, `cpu-long`")
-    assert confirmed < ours and "12 fresh seeds" in box
-    # in the chapter's sign, the registration's words beside it (a reader saw -0.021
-    # above the pilot's +0.021 for one comparison)
-    assert "Attention-shared minus FFN-shared, E 32: " in box
-    assert "Registered as FFN-shared minus attention-shared, E 32: the same comparison, " \
-        "the opposite sign." in box
     turned = confirmatory.in_chapter_sign("asymmetry", rows["asymmetry"])
     assert turned["estimate"] == -rows["asymmetry"]["estimate"]
     assert (turned["low"], turned["high"]) == (-rows["asymmetry"]["high"],
@@ -546,16 +482,10 @@ def test_once_judged_the_confirmatory_verdict_leads_the_box_and_the_glance(tmp_p
     assert family.loc[key, "label"] == turned["label"]
     assert list(confirmatory.with_confirmatory({"cpu-long": pilot})) == ["confirmatory",
                                                                          "cpu-long"]
-    # chapter 6's words warn of the profile's runs; the confirmatory sentence drops that
-    assert "read it with" in headlines.HEADLINES["wall_clock"].higher
-    assert "read it with" not in confirmatory.confirmed_sentence(rows["wall_clock"],
-                                                                 "wall_clock")
-    glance = first_screen.at_a_glance({"cpu-long": pilot}, "", "", rows)
-    line = next(x for x in glance.splitlines() if "Attention vs FFN" in x)
-    assert "**holds here** <small>{ref}`registered: reproduced" in line
-    assert "Confirmatory, 12 fresh seeds: " in line
-    # the profile beside it is marked exploratory, in its plain reading
-    assert "`cpu-long` (exploratory): undecided." in line
+    # the introduction's line: the registered row, paper-positive (its paper sign is +1)
+    asymmetry = rows["asymmetry"]
+    assert first_screen.rows("cpu")["asymmetry"]["label"] == asymmetry["label"]
+    assert plain.size(asymmetry).startswith(f"{asymmetry['estimate']:+.3f} [")
 
 
 def test_preface_summary_refuses_an_amendment_it_does_not_describe(tmp_path):
@@ -728,7 +658,7 @@ def test_every_beside_note_names_a_noted_decision(monkeypatch):
     frame["train_seconds"], frame["machine"] = 100.0, "m"
     notes = R.beside_notes(frame)
     assert len(notes) == 3  # the learning-rate check's note needs its runs
-    assert all(n.startswith(tuple(R.NOTED.values())) for n in notes)
+    assert all(n.startswith(("Equal time", "SOP", "Dropout")) for n in notes)
 
 
 def test_curve_captions_take_their_sizes_from_the_configs(monkeypatch):
@@ -796,10 +726,9 @@ def test_committed_stretch_logs_show_no_result():
 def test_the_confirmatory_caveats_follow_amendment_5(tmp_path, monkeypatch):
     """Amendment 5.2: the equal-time verdict carries its fixed budget, the seconds ratio
     and the side below 1 favours; a median outside 0.9-1.1 relabels it a fixed step
-    budget; amendment 1.1's learning-rate words ride along. The SOP sentence drops the
-    profile's words about cut-cue pairs (the confirmatory pairs are cue-free). Before
-    the design is complete nothing is read."""
-    from albert_rerun.pages import confirmatory, results_table
+    budget; amendment 1.1's learning-rate words ride along. Before the design is complete
+    nothing is read."""
+    from albert_rerun.pages import confirmatory
     monkeypatch.setenv("ALBERT_RERUN_RESULTS", str(tmp_path))
     assert confirmatory.confirm_caveats() == {}  # incomplete: nothing read
     monkeypatch.setattr(A, "complete", lambda store=None: True)
@@ -822,17 +751,9 @@ def test_the_confirmatory_caveats_follow_amendment_5(tmp_path, monkeypatch):
     assert 'favours "contradicted"' in wall["caveat"]
     assert "not its best, by" in wall["caveat"] and "not its best" in wall["caveat_short"]
     assert wall["caveat_short"].startswith("a fixed step budget: seconds ratio median 0.80")
-    sentence = confirmatory.confirmed_sentence(wall, "wall_clock")
-    assert "So this compares a fixed step budget, not equal time" in sentence
-    table = results_table.results_table(confirmatory.with_confirmatory({}))
-    assert "(a fixed step budget: seconds ratio median 0.80" in table
     monkeypatch.setattr(A, "confirmatory_frame", lambda store=None: frame(100.0))
     wall = confirmatory.confirmatory_rows()["wall_clock"]
     assert "equal time" in wall["label"] and "not equal time" not in wall["caveat"]
-    sop = confirmatory.confirmed_sentence(confirmatory.confirmatory_rows()["sop_nsp"],
-                                          "sop_nsp")
-    assert "segment-cut cue, and" not in sop and "pairs that keep" not in sop
-    assert "cue-free pairs" in sop
 
 
 

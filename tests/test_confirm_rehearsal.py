@@ -126,8 +126,7 @@ def test_each_decision_pairs_the_seeds_it_was_given(rehearsal):
 
 def test_the_report_and_every_page_agree_on_each_verdict(rehearsal, tmp_path):
     from albert_rerun.book.preregistration import confirm_curves, progress_text
-    from albert_rerun.pages import (chapter_box, confirmatory, first_screen, headlines,
-                                    results_table)
+    from albert_rerun.pages import confirmatory, first_screen, headlines, plain
     primary = A.confirmatory_families()["primary"]
     report = R.report()
     page = progress_text()
@@ -135,22 +134,13 @@ def test_the_report_and_every_page_agree_on_each_verdict(rehearsal, tmp_path):
     assert f"confirmatory, {len(D.CONFIRM_SEEDS)} seeds" in report
     for spec in D.PRIMARY + D.SECONDARY:
         assert f"`{spec.key}`: {spec.label}" in report
-    line = confirmatory.confirm_line()
     rows = confirmatory.confirmatory_rows()
     assert set(rows) == {spec.claim for spec in D.PRIMARY}
-    assert "judged after Holm's adjustment" in line and "**" not in line.split("test**")[1]
     extras = confirmatory.confirmatory_extras()
     assert set(extras) == set(headlines.EXTRA)
-    for spec in D.PRIMARY:
-        verdict = primary.loc[spec.key, "verdict_staged"]
-        status = R.status_text(spec.claim)
-        assert "runs trained" not in status  # the verdict, not the progress
-        if spec.key in extras:  # not the box's decision: the paragraph gives it
-            assert f"{spec.label}: " in status
-            assert f"**{verdict}** after Holm's adjustment" in status
     notes = R.beside_notes(A.confirmatory_frame())
-    assert {next(k for k, head in R.NOTED.items() if note.startswith(head))
-            for note in notes} == set(R.NOTED)
+    assert [note.split(" ")[0] for note in notes][:1] == ["Equal"]  # each noted decision
+    assert any(n.startswith("SOP") for n in notes) and any(n.startswith("Dropout") for n in notes)
     wide = A.pilot_frame().query("condition == @D.WIDE").set_index("seed")[D.CE]
     scores = dict(zip(D.LR_CHECK_RATES, wide.loc[list(D.PILOT_SEEDS)]))
     words = R.lr_check_reading(scores, D.margin_values(A.rungs())["ce"])
@@ -158,27 +148,15 @@ def test_the_report_and_every_page_agree_on_each_verdict(rehearsal, tmp_path):
             + (words or "5e-3 is within the cross-entropy margin of the best rate") + ".") in notes
     assert "preregistration-confirm-curves.png" in confirm_curves(tmp_path)
     empty = {"cpu": pd.DataFrame(columns=["in_family", "n_seeds"])}
-    glance = first_screen.at_a_glance(empty, "", line, rows)
-    for claim, row in rows.items():
-        sentence = confirmatory.confirmed_sentence(row, claim)
-        assert sentence in chapter_box.bottom_line(claim, empty, row)
-        assert f"Confirmatory, {len(D.CONFIRM_SEEDS)} fresh seeds" in \
-            first_screen.glance_item(claim, row, "", "confirmatory, 11 fresh seeds")[1]
-        # the plain reading first, the registered verdict small beside it, linked
-        assert f"{{ref}}`registered: {headlines.book_verdict(row)} <registered-text>`" \
-            in sentence and "before Holm" not in sentence
-    assert glance.count(f"Confirmatory, {len(D.CONFIRM_SEEDS)} fresh seeds") == len(rows)
-    both = first_screen.at_a_glance(empty, "", line, rows, extras)
-    # each confirmatory verdict in the list carries its stage, as the boxes do
-    shown = [confirmatory.in_chapter_sign(c, r) for c, r in rows.items()] + \
-        list(extras.values())
-    for row in shown:
-        assert f"{headlines.numbers(row)}; {first_screen.linked_stage(row)}" in both
-    assert both.count(f"Confirmatory, {len(D.CONFIRM_SEEDS)} fresh seeds") == \
-        len(rows) + len(extras)
-    table = results_table.results_table(confirmatory.with_confirmatory(empty))
-    for key, (claim, h) in headlines.EXTRA.items():
-        assert h.question in table and headlines.EXTRA_NAMES[key] in both.lower()
+    shown = first_screen.rows("cpu")
+    # the introduction's lines: the registered rows, paper-positive
+    for name, (source, _) in first_screen.LINES.items():
+        row = rows.get(source, extras.get(source))
+        if row is not None:
+            assert shown[name]["label"] == row["label"]
+            low, high = sorted(int(row["paper_sign"]) * row[k] for k in ("low", "high"))
+            assert plain.size(row).endswith(f"{low:+.3f}, {high:+.3f}] nats") \
+                or row["unit"] != "nats"
 
 
 def test_a_store_argument_is_read_wherever_it_is_given(rehearsal, monkeypatch, tmp_path):
@@ -191,11 +169,6 @@ def test_a_store_argument_is_read_wherever_it_is_given(rehearsal, monkeypatch, t
     monkeypatch.setenv("ALBERT_RERUN_RESULTS", str(tmp_path / "empty"))
     assert not A.complete()
     assert set(confirmatory.confirmatory_rows(rehearsal)) == {s.claim for s in D.PRIMARY}
-    assert "judged after Holm's adjustment" in confirmatory.confirm_line(rehearsal)
-    # the link resolves from where the line is shown: the introduction, a chapter
-    assert "{doc}`preregistration`" in confirmatory.confirm_line(rehearsal)
-    assert "{doc}`../preregistration`" in confirmatory.confirm_line(rehearsal, book="../")
-    assert "after Holm's adjustment" in R.status_text("asymmetry", rehearsal)
     # the equal-time caveat carries its confound, read from the secondary decision
     families = A.confirmatory_families(rehearsal)
     size = families["secondary"].loc["explore/embedding-size", "estimate"]
@@ -203,7 +176,8 @@ def test_a_store_argument_is_read_wherever_it_is_given(rehearsal, monkeypatch, t
     caveat = confirmatory.confirm_caveats(rehearsal)["wall_clock"]
     assert "The wide model also keeps E 32" in caveat
     assert f"{abs(size) / abs(gap):.0%} of this gap" in caveat
-    assert "Equal time was measured" in R.status_text("wall_clock", rehearsal)
+    from albert_rerun.studies.confirm_design import equal_time_record
+    assert "Equal time was measured" in R.equal_time_sentence(equal_time_record(rehearsal))
     report = R.report(rehearsal)
     assert report.startswith("Primary family") and "learning-rate check" in report
     assert progress_text(rehearsal).startswith("**The verdicts**")

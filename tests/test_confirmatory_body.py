@@ -98,46 +98,28 @@ def test_the_figure_draws_each_seed_and_each_interval(committed):
     assert fig.get_figwidth() * fig.dpi >= 600
 
 
-def test_the_partial_costs_note_reads_the_pilot(committed, monkeypatch):
-    note = cb.partial_costs_note()
+def test_the_partial_costs_read_the_pilot(committed, monkeypatch):
+    costs = cb.partial_costs()
     frame = confirm_analysis.pilot_frame()
     spec = {s.key: s for s in confirm_design.SECONDARY}["explore/attention-free"]
     attention = confirm_analysis.per_seed(spec, frame).mean()
-    assert f"{attention:+.3f}" in note and "do not fit" in note
-    # partial costs under the whole cost: the note says they fit
-    costs = iter([0.001, 0.002, 0.010])
+    assert costs["attention"] == f"{attention:+.3f}" and costs["fits"] is False
+    # partial costs under the whole cost fit the chapter's assumption
+    values = iter([0.001, 0.002, 0.010])
     monkeypatch.setattr(confirm_analysis, "per_seed",
-                        lambda spec, frame: pd.Series([next(costs)]))
-    assert "fit this assumption" in cb.partial_costs_note()
+                        lambda spec, frame: pd.Series([next(values)]))
+    assert cb.partial_costs()["fits"] is True
 
 
-def test_the_learning_rate_note_names_the_best_rate(committed, monkeypatch):
-    assert "the best of the three" in cb.learning_rate_note()
+def test_the_learning_rate_check_names_the_best_rate(committed, monkeypatch):
+    assert cb.learning_rate_check()["registered_best"] is True
     monkeypatch.setattr(confirm_analysis, "lr_check_scores",
                         lambda store=None: {2.5e-3: 6.40, 5e-3: 6.41, 1e-2: 6.5})
-    assert "not the best (the best was 0.0025)" in cb.learning_rate_note()
+    check = cb.learning_rate_check()
+    assert check["best"] == "0.0025" and check["registered_best"] is False
+    assert check["scores"].startswith("6.400 nats at 0.0025")
     monkeypatch.setattr(confirm_analysis, "lr_check_scores", lambda store=None: None)
-    assert cb.learning_rate_note() == ""
-
-
-def test_the_first_screen_shows_the_secondary_results_of_chapters_7_and_8(committed):
-    from albert_rerun.pages.confirmatory import confirmatory_secondary, secondary_words
-    rows = confirmatory_secondary()
-    assert set(rows) == {"transitions"}
-    assert set(confirmatory_secondary(claims=("transitions", "embedding_sweep"))) == {
-        "transitions", "embedding_sweep"}
-    words = secondary_words(rows["transitions"])
-    assert words.startswith("Exploratory, on the 11 confirmatory seeds, with other models: "
-                            "4 layers at E 32")
-    assert "control's. Angle oscillation" in words
-    angle = rows["transitions"][0]
-    assert f"{float(angle['estimate']):+.2f}" in words and words.count("undecided") == 2
-    assert secondary_words([]) == ""
-
-
-def test_secondary_results_wait_for_every_run(results):
-    from albert_rerun.pages.confirmatory import confirmatory_secondary
-    assert confirmatory_secondary() == {}
+    assert cb.learning_rate_check() is None
 
 
 def test_a_chapters_verdict_table_fits_open_and_reads_one_rule(committed):
@@ -148,18 +130,9 @@ def test_a_chapters_verdict_table_fits_open_and_reads_one_rule(committed):
     chapter = dropout.dropout("cpu", range(3), "cpu", train_missing=False)
     table = chapter_box.verdict_table(chapter, family)
     assert len(table.columns) <= MAX_COLUMNS  # shown open (book.build.fold_code)
-    assert list(table.index) == list(chapter.decision_table(family).index)
+    assert list(table.columns) == ["ours", "margin", "plain reading"]  # one label
     for d, (_, shown) in zip(chapter.decisions, table.iterrows()):
-        assert shown["plain reading"] == plain.row_reading(family.loc[d.key])
-        assert shown["after Holm"] in ("not testable", family.loc[d.key, "verdict_holm"])
-
-
-def test_an_undecided_item_says_which_way_it_leans():
-    from albert_rerun.pages.first_screen import lean
-    against = pd.Series({"estimate": 0.012, "paper_sign": -1})
-    assert lean(against) == "the estimate leans to the other side from the paper's, but not clearly"
-    assert "the paper's side" in lean(pd.Series({"estimate": -0.01, "paper_sign": -1}))
-    assert lean(pd.Series({"estimate": 0.01, "paper_sign": 0})) == ""
+        assert shown["plain reading"].startswith(plain.row_reading(family.loc[d.key]))
 
 
 def test_the_families_are_judged_once_per_store_state(committed, monkeypatch):
@@ -178,16 +151,31 @@ def test_the_families_are_judged_once_per_store_state(committed, monkeypatch):
     assert len(calls) == 2
 
 
-def test_the_post_hoc_power_note_reads_the_seeds_spread(committed):
+def test_what_the_test_could_detect_reads_the_seeds_spread(committed):
     from albert_rerun.stats.power import detectable_effect
-    note = cb.power_note("asymmetry")
     spec = cb.specs("asymmetry")[0]
+    found = cb.detectable("asymmetry")
     diffs = confirm_analysis.per_seed(spec, cb.runs())
     smallest = detectable_effect(len(diffs), confirm_design.holm_alpha()) * diffs.std()
-    assert note.startswith("After the results, and not registered: for " + spec.label)
-    assert f"{smallest:.3f} nats" in note
-    assert cb.power_note("dropout") == ""  # only an undecided primary decision
+    assert found[spec.key]["smallest"] == f"{smallest:.3f} nats"
+    assert found[spec.key]["seeds"] == str(len(diffs))
+    assert cb.detectable("dropout") == {}  # only an undecided primary decision
 
 
-def test_no_power_note_before_every_run(results):
-    assert cb.power_note("asymmetry") == ""
+def test_nothing_is_detected_before_every_run(results):
+    assert cb.detectable("asymmetry") == {}
+
+
+def test_turned_differences_put_the_paper_on_the_positive_side(committed):
+    table = cb.decisions("wall_clock", turned=True)
+    assert list(table.index) == ["BERT-style minus wide all-shared (H 128), equal time"]
+    assert table.iloc[0]["difference [95% interval]"].startswith("-0.358")
+    assert "verdict at 5%" not in table and "after Holm" not in table  # one label
+    registered = cb.decisions("wall_clock")
+    assert registered.iloc[0]["difference [95% interval]"].startswith("+0.358")
+    runs = cb.runs()
+    ce = runs.pivot(index="seed", columns="condition", values="mlm_loss_at_mask")
+    cb.check_by_seed(pd.DataFrame({"t": ce[cb.BERT] - ce[cb.WIDE]}), "wall_clock",
+                     turned=True)
+    with pytest.raises(AssertionError):
+        cb.check_by_seed(pd.DataFrame({"t": ce[cb.BERT] - ce[cb.WIDE]}), "wall_clock")

@@ -109,3 +109,27 @@ def test_a_model_stands_worse_level_or_better_than_the_counts_by_two_standard_er
     assert R.standing(5.60, rung) == R.BETTER
     with pytest.raises(ValueError):
         R.standing(float("nan"), rung)
+
+
+def test_the_rungs_on_a_curves_sequences_are_those_of_the_sets_first_sequences():
+    """A curve point of k sequences scores ``mlm_set(k)``, which is the first k sequences
+    of the whole held-out set with the same masks; ``levels_on`` scores the rungs there,
+    and on every sequence it gives the stored levels."""
+    from albert_rerun.engine.evaluate import mlm_set
+    from albert_rerun.engine.store import repo_root
+    from albert_rerun.profiles import eval_config
+    from albert_rerun.studies import count_rungs as R
+    config = eval_config("cpu")
+    whole = mlm_set(config.max_seq_length, config.max_predictions, config.mlm_sequences,
+                    config.vocab_size)
+    part = mlm_set(config.max_seq_length, config.max_predictions, 256, config.vocab_size)
+    for key in ("input_ids", "mlm_labels"):
+        assert np.array_equal(whole[key][:256].numpy(), part[key].numpy())
+    stored = R.stored(config, repo_root() / "data" / "results" / "yardsticks")
+    assert R.levels_on(config, config.mlm_sequences) == pytest.approx(R.levels(stored),
+                                                                      rel=1e-9)
+    small = R.levels_on(config, 256)
+    assert small["unigram"] > small["left bigram"] > small["two-sided"]
+    assert small != pytest.approx(R.levels(stored), abs=0.05)  # other targets, other levels
+    with pytest.raises(ValueError):
+        R.levels_on(config, config.mlm_sequences + 1)

@@ -44,3 +44,17 @@ def test_a_module_that_disagrees_with_the_closed_form_stops_the_chapter(monkeypa
     monkeypatch.setattr(exact, "built", lambda config: {"embeddings": -1})
     with pytest.raises(AssertionError, match="closed form and module disagree"):
         exact.embedding_share()
+
+
+def test_the_papers_counts_stand_beside_ours():
+    """The first screens' table: the paper's counts (paper.py) beside ours, each of ours
+    under the convention that matches it, else the nearer one."""
+    one = exact.embedding_share().texts
+    assert one["paper_none"] == "87, 89, 93, 108" and one["paper_all"] == "10, 12, 16, 31"
+    assert one["ours_none"] == "87.06, 89.06, 93.06, 108.49"  # without the pooler
+    assert one["ours_all"].startswith("9.68, 11.68")  # with it
+    two = exact.sharing_reductions().texts
+    assert two["paper_table1"] == "108, 334, 12, 18, 60, 235"
+    assert two["ours_table1"].split(", ")[-2:] == ["58.72", "222.60"]  # the two unmatched
+    assert two["paper_table4_128"] == "12, 64, 38, 89"
+    assert two["schemes_table4_768"].startswith("all shared, attention shared")

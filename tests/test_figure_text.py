@@ -145,7 +145,9 @@ BOOK_FIGURES = {
     "headline_figure": "each chapter's box (chapter_box)",
     "headline_forest": "the introduction (book.build.write_forest)",
     "ladder_trend.figure": "chapters 3-6's boxes (chapter_box)",
-    "pilot_page.figure": "the scale page's long pilot (book.build.pilot_section)"}
+    "pilot_page.figure": "the scale page's long pilot (pilot_page.write_parts)",
+    "at_scale.standing_figure": "the scale page (at_scale.write_scale_parts)",
+    "budgets.trend_figure": "the compute ladder's findings (budgets.write_budgets_figure)"}
 CONFIRM_CLAIMS = ("asymmetry", "sop_nsp", "dropout", "wall_clock", "transitions",
                   "embedding_size")
 
@@ -227,6 +229,11 @@ def _book_figures(chapters, families):
     pilot = pilot_page.gather()
     if pilot.runs is not None:  # the committed pilot, once both arms are stored
         yield "pilot_page.figure", pilot_page.figure(pilot)
+    from albert_rerun.pages import at_scale, budgets
+    yield "at_scale.standing_figure", at_scale.standing_figure(at_scale.standing(),
+                                                               at_scale.rung_levels())
+    from albert_rerun.studies.ladder import result_tables
+    yield "budgets.trend_figure", budgets.trend_figure(result_tables()[0])
 
 
 def test_the_books_figures_keep_issue_41s_rules(committed_cpu, monkeypatch):

@@ -128,7 +128,7 @@ def test_non_finite_numbers_are_dropped_and_listed_and_give_no_reading():
     """Amendment 5's rules on their own: a non-finite difference leaves its rung, a
     rung with fewer than 3 is too few, a stored number that is not finite is listed,
     and a slope that is not finite reads as no trend."""
-    from albert_rerun.studies import ladder_rules as R
+    from albert_rerun.studies import ladder as R
     spec = confirm_design.PRIMARY[0]
     frame = pd.DataFrame({"condition": [spec.a] * 3 + [spec.b] * 3,
                           "seed": [1, 2, 3] * 2,
@@ -285,19 +285,20 @@ def test_each_ladder_amendment_is_a_dropdown_with_its_text_unchanged_since_commi
 
 def test_a_forecast_computed_in_a_dirty_tree_says_what_git_shows_between(tmp_path):
     """The committed forecast's record reads '+dirty': the page names its commit and the
-    commit that stored it, and the files between them, from git (a skeptic's review)."""
-    from albert_rerun.book.ladder_result import forecast_record_text
+    commit that stored it, and the files between them, from git."""
+    from albert_rerun.pages.budgets import forecast_record
     from albert_rerun.studies.confirm_design import _git
     if _git("rev-parse", "--is-shallow-repository").stdout.strip() == "true":
         pytest.skip("a shallow clone: the forecast's commits are missing")
     store = repo_root() / "data" / "results" / L.STORE
     commit = json.loads((store / L.FORECAST).read_text())["provenance"]["git_commit"]
-    text = forecast_record_text(store)
-    assert commit.endswith("+dirty") and f"names commit `{commit[:7]}`, marked dirty" in text
-    assert "adds only the forecast itself" in text
+    got = forecast_record(store)
+    assert commit.endswith("+dirty") and got["forecast_commit"] == commit[:7]
+    assert got["forecast_dirty"] == "marked dirty"
+    assert got["forecast_between"] == "only the forecast itself"
     clean = {"forecast": {}, "provenance": {"git_commit": commit.removesuffix("+dirty")}}
     (tmp_path / L.FORECAST).write_text(json.dumps(clean))
-    assert forecast_record_text(tmp_path) == ""
+    assert forecast_record(tmp_path)["forecast_dirty"] == "clean"
 
 
 def test_a_stored_column_of_nulls_reads_back_as_numbers(tmp_path):
@@ -305,15 +306,14 @@ def test_a_stored_column_of_nulls_reads_back_as_numbers(tmp_path):
     result_tables reads it back as NaN floats (a skeptic's review), and leaves text,
     booleans and mixed columns as they are."""
     from albert_rerun.engine.store import atomic_write_json
-    from albert_rerun.studies import ladder_result as LR
     table = pd.DataFrame({"change": [np.nan, np.nan], "seeds": [4, 3], "read": [True, False],
                           "name": ["a", "b"], "x": [0.5, np.nan]}, index=["k1", "k2"])
     atomic_write_json(tmp_path / L.RESULT, {"tables": {"gap split": json.loads(
         table.to_json(orient="split"))}, "trigger": "a test"})
-    read = LR.result_tables(tmp_path)[0]["gap split"]
+    read = L.result_tables(tmp_path)[0]["gap split"]
     assert read["change"].dtype == float and read["change"].isna().all()
     assert read["x"].iloc[0] == 0.5 and np.isnan(read["x"].iloc[1])
     assert list(read["read"]) == [True, False] and list(read["name"]) == ["a", "b"]
     assert read.index.name == "key"
     empty = pd.DataFrame({"rung": pd.Series([], dtype=object)})
-    assert LR._numbers(empty)["rung"].dtype == object
+    assert L._numbers(empty)["rung"].dtype == object

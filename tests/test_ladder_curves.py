@@ -7,7 +7,6 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from albert_rerun.pages import at_scale
 from albert_rerun.pages import ladder_trend as T
 from albert_rerun.studies import confirm_design as D
 from albert_rerun.studies import ladder as L
@@ -93,21 +92,6 @@ def test_a_sentence_carries_the_delay_and_the_ratios_only_where_they_apply():
         _trend("confirm/equal-time", table=row, ratios=ratios))
 
 
-def test_the_scale_page_names_the_arms_not_yet_below_the_two_sided_rung(monkeypatch):
-    frame = pd.DataFrame({"condition": [D.ALBERT, D.ALBERT, D.DROPOUT, D.DROPOUT],
-                          D.CE: [5.6, 5.7, 5.8, 5.7]})  # means 5.65 and 5.75
-    monkeypatch.setattr(L, "rung_frame", lambda rung, store=None: frame)
-    monkeypatch.setattr(C, "rung_level", lambda name="left bigram": 5.71)
-    assert at_scale.past_two_sided() == (
-        " At 16x, 1 of its 2 arms score below the two-sided count rung (5.710 nats), on "
-        "average over their seeds; not yet: dropout 0.1.")
-
-    def incomplete(rung, store=None):
-        raise D.NotComplete("the 16x rung is not complete")
-    monkeypatch.setattr(L, "rung_frame", incomplete)
-    assert at_scale.past_two_sided() == ""
-
-
 def test_the_stored_count_rungs_are_read(monkeypatch):
     from albert_rerun.paths import repo_root
     monkeypatch.setenv("ALBERT_RERUN_RESULTS", str(repo_root() / "data" / "results"))
@@ -115,3 +99,18 @@ def test_the_stored_count_rungs_are_read(monkeypatch):
     assert levels == sorted(levels, reverse=True) and all(4 < v < 8 for v in levels)
     with pytest.raises(KeyError):
         C.rung_level("trigram")
+
+
+def test_on_their_own_sequences_the_16x_dropout_runs_pass_the_left_bigram_rung_later(
+        monkeypatch):
+    """Issue #55, error 1: a 16x curve scores the first 256 held-out sequences, and the
+    rung is scored there too. Every dropout run then passes it (its whole-set loss is
+    under the rung's whole-set level), later than every run without dropout."""
+    from albert_rerun.paths import repo_root
+    monkeypatch.setenv("ALBERT_RERUN_RESULTS", str(repo_root() / "data" / "results"))
+    table = C.passes("16x")
+    dropout = table[table["condition"] == D.DROPOUT]["first below"]
+    assert dropout.notna().all() and len(dropout) == 4
+    got = C.delay(table, SPEC["confirm/dropout"])
+    assert got["apart"] and got["later"] == D.DROPOUT and got["a"]["never"] == 0
+    assert C.rung_level("left bigram", 256) > C.rung_level("left bigram") + 0.2

@@ -39,7 +39,6 @@ from albert_rerun.studies import conditions as C
 from albert_rerun.studies import confirm_analysis as A
 from albert_rerun.studies import confirm_design as D
 from albert_rerun.studies import ladder as L
-from albert_rerun.studies import ladder_result as LR
 
 RESULTS = repo_root() / "data" / "results"
 COMMITTED = RESULTS / L.STORE
@@ -123,7 +122,7 @@ def rehearsal(tmp_path_factory):
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("ALBERT_RERUN_RESULTS", str(store.parent))
         patch.setattr(provenance, "record", lambda: clean)
-        for module in (S, L, LR):
+        for module in (S, L):
             patch.setattr(module, "read_json", guarded)
         patch.setattr(pathlib.Path, "read_text", guarded_text)
         yield store
@@ -139,16 +138,16 @@ def family(rehearsal):
 def stored(rehearsal):
     """The analysis stored once, as the training stretch that stores the last run
     does: what every page reads."""
-    from albert_rerun.book.ladder_result import results_text
-    from albert_rerun.studies.ladder_result import NOT_STORED
+    from albert_rerun.pages.budgets import results_text
+    from albert_rerun.studies.ladder import NOT_STORED
     with pytest.raises(D.NotComplete, match="the analysis is not"):  # nothing shown before
-        LR.result_tables()
+        L.result_tables()
     assert results_text() == f"**The result**: {NOT_STORED}.\n"
     return Path(L.store_result(trigger="the rehearsal"))
 
 
 def test_the_rehearsal_store_is_complete_and_the_stopping_rule_held_before(rehearsal):
-    from albert_rerun.book.ladder_result import results_text
+    from albert_rerun.pages.budgets import results_text
     progress = L.progress()
     assert L.settled(progress) and (progress["evaluated"] == progress["of"]).all()
     assert L.rung_complete("1x") and L.rung_complete("16x")
@@ -206,7 +205,7 @@ def test_a_ladder_store_argument_reads_its_4x_rung_from_the_confirmatory_store(
 def test_the_result_is_stored_once_and_read_back_as_computed(rehearsal, stored, family):
     """``ladder.store_result`` keeps the analysis as computed (section 4); the pages read
     it back, equal to a fresh computation, and it is made once."""
-    tables, record = LR.result_tables()
+    tables, record = L.result_tables()
     assert record["trigger"] == "the rehearsal" and not record["early_end"]
     fresh = L.compute_result()
     assert set(tables) == set(fresh)
@@ -218,68 +217,53 @@ def test_the_result_is_stored_once_and_read_back_as_computed(rehearsal, stored, 
         L.store_result()
 
 
-def test_the_ladder_page_shows_the_registered_result(rehearsal, stored, family, tmp_path):
+def test_the_ladder_page_shows_the_registered_result(rehearsal, stored, family):
+    """The registration page's result (its template filled) carries every registered
+    number in the registered sign; the findings page's figure is legible with the
+    paper's direction up in every panel; the split recomputes from the runs."""
     import matplotlib.pyplot as plt
 
-    from albert_rerun.book import ladder_page as P
-    from albert_rerun.book import ladder_result as B
+    from albert_rerun.pages import budgets as B
     from albert_rerun.pages import ladder_trend as T
-    from albert_rerun.pages.figure_text import figure_problems, stored_font_px
-    text = B.results_text(generated=tmp_path)
-    opening = B.readings_sentence(family, B.planned_power())
-    # amendment 10's description: every 16x run's first pass of the left-bigram rung
+    from albert_rerun.pages.figure_text import figure_problems
+    text = B.results_text()
+    assert "{{" not in text and "**After the result: leaving the loss plateau**" in text
     after = text.split("**After the result: leaving the loss plateau**")[1]
     assert all(f"| {arm} | " in after for arm in L.ARMS)
-    assert "score below the two-sided count rung" in after and "{doc}`scale`" in after
-    assert text.startswith("**The result.**") and opening in text
-    for key, row in family.iterrows():  # a "no trend shown" with its planned power
-        if row["reading"] == L.NO_TREND:
-            assert f"{B.tag(key)} (planned power " in opening or \
-                f"{B.tag(key)} (no planned power)" in opening
-    assert [B.tag(k) for k in family.index] == [
+    assert [T.tag(k) for k in family.index] == [
         "asymmetry", "sharing cost", "SOP", "dropout", "equal time"]
+    powers = T.planned_power()
+    design = json.loads((rehearsal / L.DESIGN).read_text())["plan"]
     for key, row in family.iterrows():  # each decision's words once, in the key table
         sign = {1: "+", -1: "−"}[int(row["paper_sign"])]
         assert text.count(f"| {row['decision']} | {row['unit']} | {sign} |") == 1
         assert text.count(row["decision"]) == 1
-        assert f"**{row['reading']}**" in text
-        assert f" | {row['p holm']:.3f} | {row['slope df']:.0f} | **{row['reading']}** |" \
-            in text  # p, Holm's p and df, a column each
-    covers, groups = int(family["forecast covers"].sum()), B.forecast_groups(family)
-    assert len(groups["held"]) == covers and not groups["not tested"]
-    assert sum(map(len, groups.values())) == 5 and "*held: the 16x mean lies inside" in text
-    assert B.forecast_sentence(family) in text.split("\n\n| decision")[0]  # before the table
-    assert "computed once, by the rehearsal, at commit `0000000`" in text.split("\n")[-1]
-    assert "ladder-trends.png" in text and stored_font_px(tmp_path / "ladder-trends.png")
-    # the planned power beside each slope (amendment 7), from the committed design
-    design = json.loads((rehearsal / L.DESIGN).read_text())["plan"]
-    powers = B.planned_power()
-    for key, row in family.iterrows():
         line = next(x for x in text.splitlines()
-                    if x.startswith(f"| **{B.tag(key)}** | ") and "planned" not in x
-                    and x.count(" | ") > 8)  # the trend table's row
+                    if x.startswith(f"| **{T.tag(key)}** | ") and x.count(" | ") > 8)
+        assert f" | {row['p holm']:.3f} | {row['slope df']:.0f} | **{row['reading']}** |" \
+            in line  # p, Holm's p and df, a column each
         assert line.endswith(f" | {B._power(powers.get(key), row['unit'])} |")
         assert powers[key][0] == design[key]["power (a) at 4"]
-        assert powers[key][2] == design[key].get("slope (a)")
-    assert B._power(powers["confirm/sop"]) == "– (no slope (a))"
+        for rung in L.RUNGS:  # the registered sign: the table's own numbers
+            assert B._rung(row, rung) in line
+    assert B._power(powers["confirm/sop"], "points") == "– (no slope (a))"
     assert ("† marks" in text) == any(T.excluded_before_holm_only(r)
                                       for _, r in family.iterrows())
-    # a miss is the curvature, the forecast coming from the rehearsal's own rungs
-    assert all(B.curvature_is_miss(row) for _, row in family.iterrows())
-    assert ("forecast is the curvature" in text) == (not family["forecast covers"].all())
+    covers = int(family["forecast covers"].sum())
+    assert f"inside the forecast's\n95% interval for {covers} of 5" in text
+    assert "computed once, by the rehearsal, at commit `0000000`" in text
     # the gap beside every slope in nats, each rung (section 2, amendment 7)
     gaps = text.split("slopes in nats")[1].split("**The forecast, then its test**")[0]
     assert len(L.GAP_DECISIONS) == 4 and "confirm/sop" not in L.GAP_DECISIONS
-    for key in L.GAP_DECISIONS:
-        assert f"| **{B.tag(key)}** | " in gaps
     # the split of each change from 1x to 16x (amendment 7), checked against the
     # per-seed cross-entropies themselves, its intervals against Welch's standard error
     # on the fewest seeds less one
     import scipy.stats as st
-    split = LR.result_tables()[0]["gap split"]
+    split = L.result_tables()[0]["gap split"]
     assert list(split.index) == list(L.GAP_DECISIONS)
     frames, specs = L.rung_frames(), {spec.key: spec for spec in L.DECISIONS}
     for key in L.GAP_DECISIONS:
+        assert f"| **{T.tag(key)}** | " in gaps
         row = split.loc[key]
         parts = {}
         for name, metric in (("change", D.CE), ("training part", "train_mlm_loss_at_mask")):
@@ -295,20 +279,28 @@ def test_the_ladder_page_shows_the_registered_result(rehearsal, stored, family, 
         assert row["gap part"] == pytest.approx(row["change"] - row["training part"],
                                                 abs=1e-12)
         assert row["read"] == (row["change low"] > 0 or row["change high"] < 0)
-        assert f"| **{B.tag(key)}** | " in gaps and B.split_reading(row) in gaps
-    assert "cannot tell them apart" in gaps and "is not shown to be 0" in gaps
+        assert B.split_reading(row) in text
     for rung in L.RUNGS:
         assert f"\n| {rung} | " in text  # the SOP and equal-time tables
-    assert "No run diverged." in text and "Provenance: " in text
-    assert "{doc}`chapter 3 <chapters/03_asymmetry>`" in text
-    # the page's figure: all five decisions, in the registered sign
-    trends = T.gather(chapter_signs=False)
-    assert all(t.sign == 1 and t.table is not None for t in trends.values())
-    fig = T.figure(list(trends.values()))
+    assert "Diverged: none." in text and "**Provenance.** Problems found: " in text
+    # the findings page's figure: all five decisions, the paper's direction up
+    tables = L.result_tables()[0]
+    trends = T.gather(tables=tables, paper_signs=True)
+    assert all(t.paper_sign == 1 and t.table is not None for t in trends.values())
+    fig = B.trend_figure(tables)
     assert figure_problems(fig) == [] and len(fig.axes) == len(L.DECISIONS)
     plt.close(fig)
-    assert P.progress_text().startswith("**Progress**: every run")
-    assert "for the 32 runs of the 16x rung" in P.progress_text()
+    progress = B.progress_values()
+    assert progress["progress_state"] == "complete"
+    assert "for the 32 runs of the 16x budget" in progress["costs"]
+    # the findings page's keys, the paper's direction positive
+    values = B.findings_values(tables)
+    for key, row in family.iterrows():
+        short, sign = B.SHORT[key], int(row["paper_sign"])
+        digits = 1 if row["unit"] == "points" else 3
+        assert values[f"ladder_{short}_16x"].startswith(
+            f"{sign * row['16x mean']:+.{digits}f}".replace("-0.000", "0.000"))
+        assert values[f"ladder_{short}_label"] == T.plain_label(row)
 
 
 def test_the_chapters_introduction_and_scale_page_read_the_same_result(rehearsal, stored,
@@ -316,10 +308,8 @@ def test_the_chapters_introduction_and_scale_page_read_the_same_result(rehearsal
     import matplotlib.pyplot as plt
 
     from albert_rerun.pages import ladder_trend as T
-    from albert_rerun.pages.at_scale import sixteen_sentence
     from albert_rerun.pages.figure_text import figure_problems
     trends = T.gather()
-    cells = T.growth_cells(trends)
     for key, t in trends.items():
         row = family.loc[key]
         assert t.table is not None and t.table["slope"] == pytest.approx(row["slope"])
@@ -339,22 +329,18 @@ def test_the_chapters_introduction_and_scale_page_read_the_same_result(rehearsal
             side = "in the paper's direction" if toward else "in the other direction"
             assert (f"The 16x mean lies beyond its forecast's interval, {side}: "
                     in T.sentence(t))
-        assert any(cell.startswith(row["reading"]) for cell in cells.values())
         fig = T.figure([t])
         assert figure_problems(fig) == []
         ticks = [tick.get_text() for tick in fig.axes[0].get_xticklabels()]
-        assert ticks == list(L.RUNGS) and row["reading"] in fig.axes[0].get_title("left")
+        assert ticks == list(L.RUNGS) and T.plain_label(row) in fig.axes[0].get_title("left")
         plt.close(fig)
-    assert sixteen_sentence(L.progress()).startswith("All 32 runs of the 16x rung are stored")
 
 
 def test_a_diverged_run_leaves_its_decisions_and_the_page_names_it(rehearsal, stored,
                                                                     tmp_path, monkeypatch):
     """One 16x run listed as diverged (section 4): the store still counts as complete,
     its arm's decisions use three seeds at 16x, and every page names the run."""
-    from albert_rerun.book import ladder_page as P
-    from albert_rerun.book.ladder_result import results_text
-    from albert_rerun.pages.at_scale import sixteen_sentence
+    from albert_rerun.pages.budgets import progress_values, results_text
     results = tmp_path / "results"
     shutil.copytree(rehearsal.parent, results, symlinks=True)
     store = results / L.STORE
@@ -367,15 +353,15 @@ def test_a_diverged_run_leaves_its_decisions_and_the_page_names_it(rehearsal, st
     progress = L.progress()
     assert L.settled(progress) and int(progress["diverged"].sum()) == 1
     L.store_result(store, "the rehearsal")
-    table = LR.result_tables()[0]["trend"]
+    table = L.result_tables()[0]["trend"]
     assert table.loc["confirm/dropout", "16x seeds"] == 3
     assert table.loc["confirm/asymmetry", "16x seeds"] == 4
     text = results_text()
-    assert f"16x, {D.DROPOUT}, seed {L.SEEDS['16x'][-1]} (FloatingPointError" in text
-    assert "(n = 3)" in text and "dropout 0.1 minus no dropout" in text.split("It is dropped from")[1]
-    assert P.progress_text().startswith("**Progress**: every run") and "| diverged |" in \
-        P.progress_text()
-    assert "1 listed as diverged" in sixteen_sentence(progress)
+    assert f"Diverged: 16x, {D.DROPOUT}, seed {L.SEEDS['16x'][-1]}." in text
+    assert "(n = 3)" in text
+    progress = progress_values()
+    assert progress["progress_state"] == "complete"
+    assert "| diverged |" in progress["progress_table"]
 
 
 def test_too_few_seeds_and_a_non_finite_number_leave_only_their_decisions(
@@ -387,7 +373,7 @@ def test_too_few_seeds_and_a_non_finite_number_leave_only_their_decisions(
     import matplotlib.pyplot as plt
     from statsmodels.stats.multitest import multipletests
 
-    from albert_rerun.book.ladder_result import results_text
+    from albert_rerun.pages.budgets import results_text
     from albert_rerun.pages import ladder_trend as T
     from albert_rerun.pages.figure_text import figure_problems
     results = tmp_path / "results"
@@ -407,7 +393,7 @@ def test_too_few_seeds_and_a_non_finite_number_leave_only_their_decisions(
     monkeypatch.setenv("ALBERT_RERUN_RESULTS", str(results))
     (store / L.RESULT).unlink(missing_ok=True)
     L.store_result(store, "the rehearsal")
-    tables = LR.result_tables()[0]
+    tables = L.result_tables()[0]
     table = tables["trend"]
     dropout, cost = table.loc["confirm/dropout"], table.loc["confirm/sharing-cost"]
     assert dropout["reading"] == L.NOT_COMPUTED and dropout["too few seeds at"] == "16x"
@@ -426,7 +412,7 @@ def test_too_few_seeds_and_a_non_finite_number_leave_only_their_decisions(
     assert len(L.rung_frames(clean=False)["16x"]) == len(sixteen) + 1
     text = results_text()
     assert "no slope: fewer than 3 paired seeds at 16x" in text and "– (n = 1)" in text
-    assert "*not tested: too few seeds left at 16x*: dropout\n" in text
+    assert "| **dropout** | " in text and "| not tested: fewer than 3 paired seeds at 16x |" in text
     assert f"16x, {D.ALL64}, seed {L.SEEDS['16x'][0]}" in text.split("not finite")[1]
     trends = T.gather()
     line = T.box_line(T.claim_trends(trends, trends["confirm/dropout"].claim))
@@ -438,7 +424,7 @@ def test_too_few_seeds_and_a_non_finite_number_leave_only_their_decisions(
 
 
 def test_the_report_command_prints_every_table(rehearsal, stored, capsys):
-    assert LR.main([]) == 0
+    assert L.main(["report"]) == 0
     out = capsys.readouterr().out
     assert "stored by the rehearsal at commit 0000000" in out
     for title in ("trend", "gaps", "gap differences", "sop", "time ratios", "training"):
@@ -452,63 +438,17 @@ def test_the_costs_command_reads_training_records_alone(rehearsal, capsys, monke
     monkeypatch.setattr(S, "stored_eval", no_evaluation)
     monkeypatch.setattr(L, "store_result", no_evaluation)
     monkeypatch.setattr(A, "_evaluation_configs", no_evaluation)
-    assert LR.main(["--costs"]) == 0
+    assert L.main(["costs"]) == 0
     out = capsys.readouterr().out
-    runs = LR.trained_runs()
+    runs = L.trained_runs()
     assert len(runs) == len(L.ARMS) * (len(L.SEEDS["1x"]) + len(L.SEEDS["16x"]))
     assert out.startswith(f"{len(runs)} runs stored, "
                           f"{runs['train_seconds'].sum() / 3600:.2f} hours of training")
     ratios = out.split("per seed\n")[1].splitlines()[1:]
     assert len(ratios) == len(L.SEEDS["1x"]) + len(L.SEEDS["16x"])
     assert not re.search(r"loss|nats|accuracy|mask", out, re.IGNORECASE)
-    assert LR.costs(rehearsal.parent / "empty").startswith("0 runs stored, 0.00 hours")
+    assert L.costs(rehearsal.parent / "empty").startswith("0 runs stored, 0.00 hours")
 
-
-MOVED = ("- {} *{}*: {}. Its slope is +0.128 [+0.092, +0.164] nats per doubling (Holm's "
-         "p = 0.008); from 4x to 16x alone, {}.")
-# which steps show it (amendment 10): both, or the first alone where the later step's
-# interval includes 0
-WORDS = {"excludes": "as training grows, {} does worse relative to {}, in both steps (1x "
-                     "to 4x, 4x to 16x)",
-         "includes": "from 1x to 4x, {} does worse relative to {}; from 4x to 16x, no "
-                     "further change is shown"}
-LATER = {"excludes": "+0.200 [+0.100, +0.300]", "includes": "+0.200 [-0.100, +0.300]"}
-# each decision's short name and its arms in words, A and B (a slope above 0 in nats:
-# A does worse relative to B)
-NAMED = {"a": ("asymmetry", "the FFN-shared model", "the attention-shared one"),
-         "b": ("sharing cost", "the all-shared model", "the not-shared one"),
-         "c": ("SOP", "the SOP-trained model's probe", "the NSP-trained model's"),
-         "d": ("dropout", "the model with dropout", "the one without"),
-         "e": ("equal time", "the wide all-shared model", "the BERT-style model at equal time")}
-
-
-def moved(k: str, reading: str, later: str = "excludes") -> str:
-    name, first, second = NAMED[k]
-    return MOVED.format(name, reading, WORDS[later].format(first, second), LATER[later])
-
-
-@pytest.mark.parametrize("readings, expected", [
-    ([L.NO_TREND] * 5, "After Holm's adjustment, no trend is shown for any of the 5 "
-     "slopes. That is not evidence that there is none."),
-    ([L.TOWARD] + [L.NO_TREND] * 4, "After Holm's adjustment over the 5 slopes:\n\n"
-     f"{moved('a', L.TOWARD)}\n"
-     "- *no trend shown* (not evidence of no trend): sharing cost; SOP; dropout; "
-     "equal time"),
-    ([L.AWAY, L.AWAY, L.TOWARD, L.TOWARD, L.TOWARD], "After Holm's adjustment over the 5 "
-     "slopes:\n\n" + "\n".join([moved("c", L.TOWARD), moved("d", L.TOWARD),
-                                moved("e", L.TOWARD, "includes"), moved("a", L.AWAY),
-                                moved("b", L.AWAY)])),
-])
-def test_the_result_opens_with_the_readings_named_in_words(readings, expected):
-    """Each moving decision with its slope, Holm's p, its later step (amendment 7) and
-    which arm gains, in plain words."""
-    from albert_rerun.book.ladder_result import readings_sentence
-    table = pd.DataFrame({"reading": readings, "unit": "nats", "slope": 0.128,
-                          "slope low": 0.092, "slope high": 0.164, "p holm": 0.008,
-                          "4x-16x": 0.2, "4x-16x low": [0.1] * 4 + [-0.1],
-                          "4x-16x high": 0.3, "1x-4x low": 0.05, "1x-4x high": 0.2},
-                         index=[s.key for s in L.DECISIONS])
-    assert readings_sentence(table) == expected
 
 
 @pytest.mark.parametrize("change, training, gap, expected", [
@@ -522,7 +462,7 @@ def test_the_result_opens_with_the_readings_named_in_words(readings, expected):
 def test_a_split_is_read_only_where_its_change_is_shown(change, training, gap, expected):
     """Amendment 7's rule: the parts are named only where the change's interval excludes
     0, and then by which of their intervals exclude 0."""
-    from albert_rerun.book.ladder_result import split_reading
+    from albert_rerun.pages.budgets import split_reading
     row = {"read": bool(change[0] > 0 or change[1] < 0)}
     for name, (low, high) in (("change", change), ("training part", training),
                               ("gap part", gap)):
@@ -533,7 +473,7 @@ def test_a_split_is_read_only_where_its_change_is_shown(change, training, gap, e
 def test_a_split_without_spread_is_not_read():
     """Amendment 8: a change whose seeds agree exactly has no interval; the reading says
     so, not that its interval includes 0."""
-    from albert_rerun.book.ladder_result import split_reading
+    from albert_rerun.pages.budgets import split_reading
     row = {"read": False, "change": 0.1, "change low": np.nan, "change high": np.nan}
     assert split_reading(pd.Series(row)) == "not read: no spread"
 
@@ -560,5 +500,5 @@ def test_a_failing_store_after_the_last_run_is_said_and_leaves_the_commit_to_go_
     monkeypatch.setattr(provenance, "record", lambda: {"git_commit": "1" * 40})
     L.store_when_complete(store)
     assert (store / L.RESULT).exists() and "the analysis is in" in capsys.readouterr().out
-    assert LR.result_tables(store)[1]["trigger"] == \
+    assert L.result_tables(store)[1]["trigger"] == \
         "the training stretch that stored the last run"

@@ -7,7 +7,6 @@ import pytest
 
 from albert_rerun.pages import ladder_trend as T
 from albert_rerun.pages.figure_text import figure_problems
-from albert_rerun.pages.results_table import results_table
 from albert_rerun.studies import confirm_design, ladder
 
 
@@ -125,6 +124,17 @@ def test_once_complete_the_sentence_gives_the_reading_slope_segments_signs_and_f
                                                    "4x-16x low": -0.01}) == (
         "over 1x to 16x as a whole, the SOP-trained model's probe does better relative to "
         "the NSP-trained model's; neither step alone shows it")  # points: higher is better
+    # no trend after Holm and neither step's interval excludes 0: no change shown at all,
+    # whatever the whole slope's sign (chapters 3 and 4 glue these words)
+    assert T.plain_words("confirm/asymmetry", "nats",
+                         {**steps, "p holm": 0.979, "1x-4x low": -0.01,
+                          "4x-16x low": -0.01}) == T.NO_CHANGE_WORDS
+    assert T.plain_words("confirm/sop", "points", {**steps, "p holm": 0.2, "1x-4x low": -0.01,
+                                                   "4x-16x low": -0.01}) == T.NO_CHANGE_WORDS
+    # a step that excludes 0 is still said where Holm shows no trend
+    assert T.plain_words("confirm/dropout", "nats",
+                         {**steps, "p holm": 0.2, "1x-4x low": -0.01}).startswith(
+        "from 4x to 16x, the model with dropout does worse")
     assert set(T.ARMS_IN_WORDS) == {s.key for s in ladder.DECISIONS}
     # section 3's caution, only where some budget's mean lies on the other side of zero
     # from the paper (amendment 10): here every one is on its side
@@ -180,13 +190,12 @@ def test_the_fitted_line_is_the_least_squares_line_through_every_seed():
 
 
 def test_gather_asks_the_registered_analysis_at_its_default_stores(monkeypatch):
-    from albert_rerun.studies import ladder_result
     seen = []
 
     def tables(store=None):
         seen.append(store)
         raise confirm_design.NotComplete("not yet")
-    monkeypatch.setattr(ladder_result, "result_tables", tables)
+    monkeypatch.setattr(ladder, "result_tables", tables)
     T.gather()
     assert seen == [None]  # None: the default stores (4x: the confirmatory one)
     import pandas as pd
@@ -195,17 +204,6 @@ def test_gather_asks_the_registered_analysis_at_its_default_stores(monkeypatch):
     monkeypatch.setattr(ladder, "progress", lambda store=None: full)
     with pytest.raises(confirm_design.NotComplete):  # complete, yet no analysis: loud
         T.gather()
-
-
-def test_the_introductions_column_has_a_cell_for_each_ladder_row_and_a_dash_elsewhere():
-    trends = {k: trend(k) for k in ("confirm/asymmetry", "confirm/sharing-cost",
-                                     "confirm/dropout")}
-    cells = T.growth_cells(trends)
-    assert set(cells) == {"asymmetry", "confirm/sharing-cost", "dropout"}
-    table = results_table({}, "chapters/", ["| q | p | o | r | c |"], cells)
-    head, rule, exact = table.splitlines()
-    assert head.split(" | ")[4] == "as training grows" and rule.count("---") == 6
-    assert exact == "| q | p | o | r | — | c |"
 
 
 ROOT = __import__("pathlib").Path(__file__).resolve().parents[1]
@@ -234,30 +232,3 @@ def test_an_empty_store_shows_counts_only_and_a_figure_of_notes(results):
     fig = T.figure(T.claim_trends(trends, "dropout"))
     assert figure_problems(fig) == []
     assert {t.get_text().split(":")[0] for t in fig.axes[0].texts} >= {"1x", "4x", "16x"}
-
-
-def test_a_forecast_beside_a_failed_premise_says_what_it_forecasts(monkeypatch):
-    """A skeptical reader: chapter 4's box set a forecast of the SOP difference beside a
-    confirmatory result whose premise fails (neither model orders cue-free pairs)."""
-    import pandas as pd
-    from albert_rerun.pages import chapter_box
-    sop = trend("confirm/sop", forecast=(1.1, -2.1, 4.2))
-    row = pd.Series({"premise": "neither model orders cue-free pairs", "n_seeds": 11})
-    monkeypatch.setattr(chapter_box, "confirmed_sentence", lambda row, claim: "judged.")
-    monkeypatch.setattr(chapter_box, "in_chapter_sign", lambda claim, row: row)
-    box = chapter_box.bottom_line("sop_nsp", {}, row, [sop])
-    assert ("At 4x the comparison's premise fails: neither model orders cue-free pairs. "
-            "So the ladder's forecast and slope are of the difference only.") in box
-    assert box.index("premise fails") < box.index("Forecast")
-    assert "premise fails" not in chapter_box.bottom_line("sop_nsp", {},
-                                                          row.drop("premise"), [sop])
-    complete = trend("confirm/sop", table=complete_row())  # the slope test holds it too
-    assert "premise fails" in chapter_box.bottom_line("sop_nsp", {}, row, [complete])
-    # once the result is stored, the rule's outcome beside it (amendment 10)
-    assert "learned" not in chapter_box.bottom_line("sop_nsp", {}, row, [complete]).split(
-        "registered on the")[1].split(".")[1]
-    never = replace(complete, order="")
-    assert ("It is not shown to be learned at any budget (not evidence that it is not)."
-            in chapter_box.bottom_line("sop_nsp", {}, row, [never]))
-    assert "It is learned first at 16x." in chapter_box.bottom_line(
-        "sop_nsp", {}, row, [replace(complete, order="16x")])

@@ -20,17 +20,15 @@ def _d(key, p, ces):
         [arm_level(f"arm{i}", ce, RUNGS) for i, ce in enumerate(ces)])
 
 
-def test_verdicts_are_counted_by_stage_and_gated_ones_apart():
+def test_readings_are_counted_by_stage_and_gated_ones_apart():
     family = holm([_d("early", 0.001, [6.5, 6.4]), _d("past", 0.001, [6.0, 6.1]),
                    _d("collapsed", 0.001, [6.5, 6.685])])
-    table = ledger.stage_counts(family)
-    assert table.loc["early training", "reproduced"] == 1
-    assert table.loc["past the bigram rung", "reproduced"] == 1
-    assert table.loc["not testable", "not testable"] == 1
-    assert table.loc["not testable", "reproduced"] == 0
-    text = ledger.verdict_counts(family)
-    assert text.startswith("Of 3 decisions, 1 is not testable at this scale")
-    assert "over their 4 tests" in text  # the family is the two judged decisions
+    table = ledger.reading_counts(family)
+    assert table.loc["early training", "holds here"] == 1
+    assert table.loc["past the bigram rung", "holds here"] == 1
+    assert table.loc["not testable", "not testable here"] == 1
+    assert table.loc["not testable", "holds here"] == 0
+    assert ledger.reading_summary(family) == "2 holds here, 1 not testable here"
 
 
 def test_changes_between_profiles_list_verdict_or_stage_changes_only():
@@ -43,8 +41,10 @@ def test_changes_between_profiles_list_verdict_or_stage_changes_only():
     assert out.loc["c", "cpu"].startswith("not testable")
     assert out.loc["a", "cpu-long"] == "reproduced, past the bigram rung"
     # the numbers beside the verdicts (review: the verdicts alone hid what moved)
-    assert out.loc["a", "cpu: estimate [95%]"] == "+0.100 [+0.050, +0.150], at 5%: reproduced"
-    assert list(out.columns) == ["cpu: estimate [95%]", "cpu", "cpu-long: estimate [95%]",
+    first = "cpu: estimate [95%], paper-positive"
+    assert out.loc["a", first].startswith("+0.100 [+0.050, +0.150] ")
+    assert out.loc["a", first].endswith(", at 5%: reproduced")
+    assert list(out.columns) == [first, "cpu", "cpu-long: estimate [95%], paper-positive",
                                  "cpu-long"]
 
 
@@ -121,13 +121,8 @@ def test_a_partial_profile_is_padded_to_its_planned_family_and_marked_interim(mo
     assert bool(family.loc["a", "interim"])
     assert family.loc["a", "verdict_staged"].startswith("interim: ")
     assert "interim" not in ledger.book_family("cpu")
-    counts = ledger.verdict_counts(family)
-    assert counts.startswith("Interim, still training: 1 of the 2 planned decisions are "
-                             "made so far")
-    assert ("over 4 tests: their 2, and 2 at p = 1 for the 1 planned decision not yet "
-            "made") in counts
+    assert (family.attrs["planned"], family.attrs["pending"]) == (2, 1)
     assert ledger.ledger_table(family)["verdict"].iloc[0].startswith("interim: ")
-    assert ledger.verdict_counts(ledger.book_family("cpu")).startswith("Of 3 decisions")
 
 
 def test_changes_say_why_a_gate_differs_and_count_what_is_comparable():
@@ -236,7 +231,6 @@ def test_a_stretch_profile_with_everything_stored_is_no_longer_interim(monkeypat
     family = ledger.book_family("cpu-long")
     assert "interim" not in family and not family.attrs.get("pending")
     assert not family.loc["a", "verdict_staged"].startswith("interim")
-    assert ledger.verdict_counts(family).startswith("Of 1 decisions")
 
 
 def _labelled(key, claim, arms):
@@ -265,3 +259,22 @@ def test_unplanned_labels_name_what_a_stretch_profile_leaves_out(monkeypatch):
     assert ledger.unplanned_labels(resolve("cpu-long"), "asymmetry") == ["label of g"]
     assert ledger.unplanned_labels(resolve("cpu-long"), "sop_nsp") == []
     assert ledger.unplanned_labels(resolve("cpu"), "asymmetry") == []  # not a stretch profile
+
+
+def test_ledger_rows_keep_the_book_sign_and_label_holm_only_rows():
+    import pandas as pd
+    from albert_rerun.pages import ledger
+    base = dict(claim="sop_nsp", n_seeds=3, margin=2.0, unit="points", stage="no model",
+                gate_reason="", premise="", p_equivalence=float("nan"),
+                p_equivalence_holm=float("nan"))
+    rows = pd.DataFrame([
+        dict(base, label="bag of words on SOP pairs minus majority", paper_sign=0,
+             estimate=8.7, low=6.2, high=11.2, p_difference=0.001, p_difference_holm=0.001),
+        dict(base, label="SOP pairs, probe: SOP-trained minus NSP-trained", paper_sign=1,
+             estimate=7.0, low=4.2, high=10.0, p_difference=0.01, p_difference_holm=0.2)])
+    table = ledger.findings_table(rows).reset_index()
+    assert table["decision"][0] == "majority vs bag of words on SOP pairs"
+    assert table.iloc[0, 3].startswith("-8.7")
+    assert "after Holm" in table["plain reading"][1]
+    assert ledger.paper_figure("-1.5 Avg") == "+1.5 Avg"
+    assert ledger.paper_figure("52.0 (chance 50)") == "52.0 (chance 50)"

@@ -107,36 +107,49 @@ def test_the_cost_along_training_is_shared_minus_bert_at_each_common_step():
     assert set(L.MARKS.values()) <= set(cost["step"])
 
 
-def test_the_page_shows_steps_only_until_both_arms_are_stored(tmp_path):
+def test_the_page_has_no_results_until_both_arms_are_stored(tmp_path):
     facts = pilot_page.gather(tmp_path)  # an empty store
     assert facts.runs is None
-    text = pilot_page.section(facts)
-    assert "step 0 of 345,600" in text and "nats" not in text and "figure" not in text
+    parts = pilot_page.write_parts(tmp_path, tmp_path)  # empty tables, a placeholder
+    assert all(p.exists() for p in parts) and (tmp_path / "pilot-costs.md").read_text() == ""
+    assert "pilot_ce_shared" not in pilot_page.values(tmp_path)
 
 
-def test_once_stored_the_page_gives_crossings_drops_costs_and_a_legible_figure():
+def test_once_stored_the_tables_give_crossings_drops_costs_and_a_legible_figure():
     from albert_rerun.pages.figure_text import figure_problems
     facts = pilot_page.PilotFacts(progress=[], runs=_runs(_smooth(192) + 0.2, _smooth(192)),
                                   rungs={"unigram": 6.685, "left bigram": 6.147,
                                          "two-sided": 5.710})
-    text = pilot_page.section(facts)
-    assert "No sudden drop appears" in text
-    assert "- 5,400 steps (1x's length): +0.200;\n- 21,600 steps (4x's length): +0.200;" in text
-    assert "They are not ladder runs" in text and "The largest cost, +0.200 nats" in text
-    assert "between the two arms' sudden drops" not in text  # no drop in these curves and "not ladder runs" in text.split("figure")[-1]
-    shared = [line for line in text.splitlines() if line.startswith("- all shared")][-1]
-    assert "never the two-sided count rung" in shared  # its curve ends above 5.71
-    assert "never" not in text.split("- BERT-style")[-1].split("\n")[0]
-    assert "{figure} _generated/pilot.png" in text
-    # the paper's own figure for this comparison beside ours (Table 4, E = H = 768)
-    assert "all shared averages 79.8 and not shared 82.3: sharing costs 2.5 points" in text
-    fig = pilot_page.figure(facts)
-    assert figure_problems(fig) == []
+    curve = L.curves(facts.runs)
+    assert pilot_page.drops_table(L.sudden_drops(curve)) == "No sudden drop appears.\n"
+    costs = pilot_page.costs_table(curve)
+    assert "| 1x | 5,400 |" in costs and costs.count("+0.200") == 4
+    crossings = pilot_page.crossings_table(facts)
+    shared = [line for line in crossings.splitlines() if line.startswith("| all shared")][0]
+    assert shared.endswith("| never |")  # its curve ends above 5.71
+    assert "never" not in [line for line in crossings.splitlines()
+                           if line.startswith("| BERT-style")][0]
+    # the paper's own figure for this comparison (Table 4, E = H = 768)
+    paper = pilot_page.paper_cost()
+    assert (paper["pilot_paper_shared"], paper["pilot_paper_bert"],
+            paper["pilot_paper_cost"]) == ("79.8", "82.3", "2.5")
+    assert figure_problems(pilot_page.figure(facts)) == []
 
 
-def test_the_largest_cost_is_placed_between_the_arms_drops_when_it_lies_there():
-    shared = np.r_[np.full(40, 6.6) - np.arange(40) * 1e-3, np.full(152, 5.9)]
-    bert = np.r_[np.full(30, 6.6) - np.arange(30) * 1e-3, np.full(162, 5.8)]
-    facts = pilot_page.PilotFacts(progress=[], runs=_runs(shared, bert), rungs={})
-    text = pilot_page.text(facts)
-    assert "comes at 55,800 steps" in text and "between the two arms' sudden drops" in text
+def test_the_committed_pilot_is_read_against_rungs_on_its_curves_sequences(monkeypatch):
+    """The curve scores the first 1,024 held-out sequences; the rungs it crosses are
+    scored there (issue #55), and its end cost is the sharing cost's arms at 64x."""
+    from albert_rerun.paths import repo_root
+    from albert_rerun.pages.budgets import pilot_cost
+    monkeypatch.setenv("ALBERT_RERUN_RESULTS", str(repo_root() / "data" / "results"))
+    facts = pilot_page.gather()
+    assert facts.runs is not None
+    from albert_rerun.profiles import resolve
+    from albert_rerun.studies import count_rungs
+    assert facts.rungs == count_rungs.levels_on(
+        resolve(confirm_design.PILOT_PROFILE).evaluation, L.CURVE_EXAMPLES)
+    runs = facts.runs.set_index("condition")[L.CE]
+    assert pilot_cost() == f"{runs[confirm_design.ALL64] - runs[confirm_design.BERT]:+.3f}"
+    assert pilot_cost() == "+0.146"
+    values = pilot_page.values()
+    assert values["pilot_peak_where"] == "between the two arms' sudden drops"

@@ -53,7 +53,7 @@ def test_a_failed_premise_wins_over_the_numbers():
 
 
 def test_every_reading_is_defined_once_and_bad_numbers_are_refused():
-    assert len(P.READINGS) == len(set(P.READINGS.values())) == 8
+    assert len(P.READING_WORDS) == len(set(P.READING_WORDS)) == 8
     with pytest.raises(ValueError, match="paper_sign"):
         P.plain_reading(0.1, 0, 0.2, 0.05, 2, 0.01)
     with pytest.raises(ValueError, match="low <= estimate"):

@@ -52,10 +52,13 @@ def test_forest_draws_band_every_decision_and_both_profiles(two_profiles):
         for key, row in rows.iterrows():
             point, = artists(ax, f"{profile}:{key}")
             assert point.get_marker() == plots.marker(profile)
-            assert point.get_xdata()[0] == pytest.approx(row["estimate"] / row["margin"])
+            toward = -1 if row["paper_sign"] < 0 else 1  # the paper's direction positive
+            assert point.get_xdata()[0] == pytest.approx(
+                toward * row["estimate"] / row["margin"])
             low, high = artists(ax, f"{profile}:{key}/interval")[0].get_xdata()
-            assert (low, high) == pytest.approx((row["low"] / row["margin"],
-                                                 row["high"] / row["margin"]))
+            ends = sorted((toward * row["low"], toward * row["high"]))
+            assert (low, high) == pytest.approx((ends[0] / row["margin"],
+                                                 ends[1] / row["margin"]))
     assert plots.marker("cpu") != plots.marker("gpu")
     assert ax.get_ylim()[1] < ax.get_ylim()[0]  # the first decision on top
     assert len(ax.get_yticklabels()) == len(SPECS)
@@ -64,13 +67,14 @@ def test_forest_draws_band_every_decision_and_both_profiles(two_profiles):
 
 def test_forest_marks_the_papers_direction_and_both_verdicts(two_profiles):
     ax = plots.forest(two_profiles)
-    expected = {1: ">", -1: "<", 0: plots.PAPER_NONE_MARKER}
+    # positive is the paper's direction on every row: its mark is on the right
+    expected = {1: ">", -1: ">", 0: plots.PAPER_NONE_MARKER}
     assert plots.PAPER_NONE_MARKER not in plots.PROFILE_MARKERS.values()
     for key, _, _, _, sign, *_ in SPECS:
         mark, = artists(ax, f"paper:{key}")
         assert mark.get_marker() == expected[sign]
         x = mark.get_xdata()[0]
-        assert np.sign(x) == sign
+        assert np.sign(x) == abs(sign)
         text, = artists(ax, f"verdict:{key}")
         for profile in ("cpu", "gpu"):
             row = two_profiles[two_profiles["profile"] == profile].loc[key]
@@ -123,7 +127,9 @@ def test_scale_panel_one_panel_per_claim_points_at_each_profiles_compute(two_pro
         for key, row in rows.iterrows():
             point, = artists(panel, f"{row['profile']}:{key}")
             assert point.get_xdata()[0] == compute[row["profile"]]
-            assert point.get_ydata()[0] == pytest.approx(row["estimate"] / row["margin"])
+            toward = -1 if row["paper_sign"] < 0 else 1  # the paper's direction positive
+            assert point.get_ydata()[0] == pytest.approx(
+                toward * row["estimate"] / row["margin"])
     plt.close(axes[0].figure)
 
 

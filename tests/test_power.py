@@ -319,13 +319,3 @@ def test_power_at_holms_first_step_alpha():
         "family's 8 tests)")
     assert "at an alpha of 0.0063 has" in power.power_sentence(
         power.power_table(family, alpha=0.05 / 8))
-
-
-def test_a_chapters_power_reads_its_whole_familys_alpha():
-    from albert_rerun.pages.ledger_page import power_for
-    family = _family({"a": 0.01, "b": 0.02, "c": 0.03})
-    table = power_for(family, ["a", "b"])
-    assert list(table.index) == ["a", "b"]
-    assert table.attrs["alpha"] == pytest.approx(0.05 / 8) and table.attrs["tests"] == 8
-    assert "Holm's first-step alpha (0.0063: 5% over the family's 8 tests)" in \
-        power.power_sentence(table)

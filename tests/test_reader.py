@@ -1,12 +1,12 @@
-"""What a reader meets first (issue #26): the bottom lines, the results table and the
-scale say what the numbers say, in words, and fit a page."""
+"""What a reader meets first: the bottom lines, the introduction's values and the scale
+say what the numbers say, in one sign, and fit a page."""
 import numpy as np
 import pandas as pd
 import pytest
 
 from albert_rerun.chapters.text import times
 from albert_rerun.pages import (chapter_box, confirmatory, first_screen, headline_figures,
-                                headlines, results_table, scale)
+                                headlines, plain, scale)
 from albert_rerun.stats.inference import EARLY, GATED
 from albert_rerun.profiles import resolve
 
@@ -51,66 +51,6 @@ def test_an_interval_holding_0_says_which_way_its_estimate_leans():
         "(the interval holds 0; the estimate leans against the paper's direction)")
 
 
-def test_holm_undoing_an_equivalence_is_explained_with_both_tests():
-    """'reproduced (at 5% before Holm: equivalent)' says that Holm withheld only the
-    claim that the effect is inside the margin, with the interval to one more digit."""
-    base = row(-0.022, -0.0267, -0.0174, "equivalent", "reproduced", margin=0.0269)
-    base["p_equivalence"], base["p_equivalence_holm"] = 0.022, 0.15
-    base["p_difference"], base["p_difference_holm"] = 1e-6, 1e-5
-    note = confirmatory.holm_note(base)
-    assert "passes at 5% (p = 0.022), but not at {term}`Holm`'s stricter level" in note
-    assert "(p = 0.15)" in note and "a real effect on the paper's side" in note
-    assert "The whole 95% interval, [-0.0267, -0.0174], lies inside the ±0.0269 margin" \
-        in note and "did not make the effect larger" in note
-    undecided = base.copy()
-    undecided["verdict_holm"], undecided["p_difference_holm"] = "inconclusive", 0.4
-    assert "not shown to lie inside" in confirmatory.holm_note(undecided)
-    # a failed premise: the tests' p-values, and no reading of the difference's size
-    undecided["premise"] = "neither model orders cue-free pairs"
-    note = confirmatory.holm_note(undecided)
-    assert note.startswith("The registered tests are left unread, because the premise "
-                           "fails. The equivalence test")
-    assert "(p = 0.4 after Holm)" in note and "probably small" not in note
-    for same in ("equivalent", "reproduced"):
-        plain = base.copy()
-        plain["verdict"] = plain["verdict_holm"] = same
-        assert confirmatory.holm_note(plain) == ""
-
-
-def test_beside_a_confirmatory_result_the_profiles_are_marked_exploratory():
-    text = chapter_box.bottom_line("asymmetry", {"cpu": family(row(0, -1, 1))},
-                                   confirmed=row(0.01, -0.001, 0.025))
-    assert "**Ours, `cpu` (exploratory).**" in text
-    assert "**Ours, `cpu`.**" in chapter_box.bottom_line("asymmetry",
-                                                         {"cpu": family(row(0, -1, 1))})
-
-
-def test_a_glance_item_leads_with_its_plain_reading_and_no_before_holm_note():
-    """Issue #41: the plain reading first, the verdict word small beside it; no "(at 5%
-    before Holm: ...)". An undecided item says which way its estimate leans (amendment
-    8's promise), a not-testable one does not (its premise failed: error 6)."""
-    tiny = row(-0.022, -0.026, -0.017, "equivalent", "reproduced")
-    group, item = first_screen.glance_item("dropout", tiny, "", "confirmatory, 11 seeds",
-                                           confirmatory=True)
-    assert group == "holds here, but tiny"
-    assert item.startswith("Dropout ({doc}`chapter 5 <05_dropout>`): **holds here, but "
-                           "tiny** <small>{ref}`registered: reproduced <registered-text>`"
-                           "</small>. Confirmatory, 11 seeds.")
-    assert "before Holm" not in item
-    _, item = first_screen.glance_item("asymmetry", row(0.01, -0.001, 0.03), "",
-                                       "confirmatory, 11 fresh seeds: +0.010 nats [...]")
-    assert "**undecided** <small>verdict: inconclusive</small>" in item
-    assert "The estimate leans to the other side from the paper's, but not clearly." in item
-    chance = row(0.3, -1.5, 2.1, sign=1)
-    chance["premise"] = "neither model orders cue-free pairs"
-    _, item = first_screen.glance_item("sop_nsp", chance, "")
-    assert "**not testable here**" in item and "leans" not in item
-    _, item = first_screen.glance_item("wall_clock", row(0.1, 0.05, 0.2, "contradicted",
-                                                         sign=-1), "")
-    assert "**reversed here**" in item and "tells nothing directly about the paper's " \
-        "scale" in item
-
-
 def test_an_interval_holm_does_not_follow_is_read_as_unadjusted():
     """Review: "dropout hurts" stood beside an inconclusive verdict after Holm."""
     assert headlines.direction(row(0.0, -0.05, -0.01, "reproduced", "inconclusive"), H) == \
@@ -140,47 +80,17 @@ def test_a_profile_without_the_decision_says_so():
     assert "**Ours, `gpu`.** Not measured at this profile." in text
 
 
-def test_the_results_table_is_slim_and_links_each_chapter():
-    families = {"cpu": pd.concat([family(row(-0.002, -0.025, 0.021)),
-                                  family(row(0.1, 0.05, 0.2)).rename(
-                                      index={KEY: headlines.HEADLINES["dropout"].key})])}
-    table = results_table.results_table(families, "chapters/", results_table.exact_rows("chapters/"))
-    lines = table.splitlines()
-    assert all(line.count(" | ") == 4 for line in lines if not line.startswith("|---"))
-    assert len(lines) == 2 + 2 + 2  # header, rule, two exact claims, two measured
-    assert "{doc}`chapter 3 <chapters/03_asymmetry>`" in table
-    assert "{doc}`chapter 5 <chapters/05_dropout>`" in table
-    assert "{doc}`chapter 1 <chapters/01_embedding_share>`" in table
-    for raw in ("NaN", "<NA>", "nan"):
-        assert raw not in table
-
-
 def test_the_scale_is_computed_once_from_the_configs():
     n = scale.scale_numbers(resolve("cpu"))
     assert n["paper_params"] > 10 * n["params"]  # ALBERT-base is about 12M, ours < 1M
     assert n["paper_tokens"] == 125_000 * 4096 * 512
     assert n["paper_flops"] > 1e5 * n["flops"]
-    text = scale.scale_text(["cpu"])
-    assert "fewer parameters" in text and "fewer tokens" in text and "less compute" in text
-    assert f"{n['steps']:,} steps" in text
 
 
 @pytest.mark.parametrize("ratio, expected", [(47407.4, "47,000x"), (36.3, "36x"),
                                              (16504048, "17,000,000x")])
 def test_ratios_are_rounded_to_two_digits(ratio, expected):
     assert times(ratio) == expected
-
-
-def test_the_worked_example_reads_the_families_own_numbers():
-    example = row(-0.002, -0.025, 0.021, "equivalent", "inconclusive")
-    example["p_difference_holm"], example["p_equivalence_holm"] = 0.8, 0.2
-    text = headlines.worked_example(family(example))
-    assert "-0.002 [-0.025, +0.021] nats" in text and "lies within" in text
-    # one verdict, then the plain reading from the same adjusted tests (the brief:
-    # "Reproduced (at 5% before Holm: equivalent)" outran its numbers)
-    assert "decisions: inconclusive.\n5. **The plain reading**, from the same adjusted " \
-        "tests: **undecided**." in text
-    assert "before Holm" not in text and "At 5%" not in text
 
 
 def test_the_box_figure_is_legible_at_its_drawn_size():
@@ -219,6 +129,10 @@ def test_a_chapter_glues_its_verdicts_texts_margins_and_bottom_line(monkeypatch)
     glued = chapter_box.chapter_glue("asymmetry", chapter, pd.DataFrame(), "asym_", "smoke")
     assert glued["bottom_line"] == "asymmetry" and glued["asym_context"] == "words"
     assert {"asym_ce_margin", "asym_rungs", "asym_ce_reason"} <= set(glued)
+    values = chapter_box.chapter_glue("asymmetry", chapter, pd.DataFrame(), "asym_", "smoke",
+                                      box=False)
+    assert "bottom_line" not in values and values["asym_context"] == "words"
+    assert {"asym_ce_margin", "asym_unigram", "asym_bigram"} <= set(values)
 
 
 def test_one_seed_shows_no_interval_and_never_infinity():
@@ -244,74 +158,6 @@ def test_the_box_defines_its_terms_before_the_results():
                  "{term}`cross-entropy at [MASK]`"):
         assert reading <= text.index(word) < ours, word
     assert "({term}`pilot`, exploratory)" in text
-
-
-def test_at_a_glance_groups_each_claim_under_its_holm_verdict():
-    keys = {c: h.key for c, h in headlines.HEADLINES.items()}
-    rows = [row(0.0, -0.05, 0.05).rename(keys["asymmetry"]),
-            row(5.0, 2.0, 8.0, "reproduced", "inconclusive", unit="points",
-                margin=2).rename(keys["sop_nsp"]),
-            row(-0.05, -0.06, -0.04, "reproduced").rename(keys["dropout"]),
-            row(0.1, 0.0, 0.2, "inconclusive", stage=GATED).rename(keys["transitions"])]
-    text = first_screen.at_a_glance({"cpu": pd.DataFrame(rows)}, "chapters/", "CONFIRM")
-    lines = text.splitlines()
-    items = [x for x in lines if x.startswith("  - ")]
-    # in the order of the plain readings: holds, no difference, undecided, not testable
-    assert items[0].startswith("  - Dropout ({doc}`chapter 5 <chapters/05_dropout>`): "
-                               "**holds here** <small>verdict: reproduced</small>.")
-    assert items[1].startswith("  - Attention vs FFN sharing") and "**undecided**" in items[1]
-    assert items[2].startswith("  - SOP vs NSP ({doc}`chapter 4 <chapters/04_sop_nsp>`): "
-                               "**undecided** <small>verdict: inconclusive</small>. The "
-                               "estimate leans to the other side from the paper's, but not "
-                               "clearly. On pairs "
-                               "that keep the segment-cut cue")
-    assert items[3].startswith("  - Smoother transitions") and "**not testable here**" \
-        in items[3]
-    assert "before Holm" not in text and "Reproduced:" not in text
-    n = scale.scale_numbers(resolve("cpu"))
-    scale_line = next(x for x in lines if x.startswith("- **Scale**"))
-    assert f"{n['params'] / 1e6:.2f}M parameters" in scale_line
-    assert times(n["paper_tokens"] / n["tokens"]) + " fewer" in scale_line
-    assert "chapters/01_embedding_share.ipynb::embedding_share_verdict" in text
-    assert "chapters/06_wall_clock.ipynb::throughput_short" in text
-    assert lines[-1] == "- CONFIRM"
-
-
-def test_the_confirmatory_line_shows_progress_only_until_complete(tmp_path):
-    line = confirmatory.confirm_line(tmp_path)
-    assert "0 of 99 runs trained, 0 evaluated" in line and "judged once" in line
-
-
-def test_the_results_table_has_the_throughput_row_after_equal_time():
-    families = {"cpu": family(row(0.1, 0.05, 0.2, "contradicted").rename(
-        headlines.HEADLINES["wall_clock"].key))}
-    lines = results_table.results_table(families, "chapters/").splitlines()
-    assert lines[2].startswith("| Does a wide ALBERT beat BERT")
-    assert lines[3].startswith("| Does sharing make training faster?")
-    assert "06_wall_clock.ipynb::throughput_short" in lines[3]
-    assert "06_wall_clock.ipynb::throughput_rho_first" in lines[3]
-    assert lines[3].count(" | ") == 4
-
-
-def test_the_glance_says_why_a_verdict_needs_care():
-    """A reviewer: an equivalent effect whose interval excludes 0 was read as no effect;
-    a design gate was given the context gate's reason; SOP's before-Holm verdict hid the
-    cue; and the box told chapters 4 and 7 their unit was nats."""
-    keys = {c: h.key for c, h in headlines.HEADLINES.items()}
-    rows = [row(-0.008, -0.011, -0.005, "equivalent").rename(keys["dropout"]),
-            row(5.0, 2.0, 8.0, "reproduced", "inconclusive", unit="points",
-                margin=2).rename(keys["sop_nsp"]),
-            row(0.1, -0.2, 0.3, stage=GATED).rename(keys["embedding_sweep"])]
-    frame = pd.DataFrame(rows)
-    frame.loc[keys["embedding_sweep"], "gate_reason"] = "this design cannot test it"
-    text = first_screen.at_a_glance({"cpu": frame})
-    assert "Dropout ({doc}`chapter 5 <05_dropout>`): **no difference here** <small>" \
-        "verdict: equivalent</small>" in text
-    assert "this design cannot test it" in text and "read context" not in text
-    assert "segment-cut cue" in text
-    assert "Each condition has 3 seeds" in text and "4 tests" in text
-    sop = chapter_box.bottom_line("sop_nsp", {"cpu": frame})
-    assert "percentage points" in sop and "{term}`nats`" not in sop
 
 
 def test_the_sop_caveat_gives_the_probe_and_the_models_own_head(monkeypatch):
@@ -379,3 +225,63 @@ def test_a_confirmatory_result_without_a_shown_difference_says_which_way_it_lean
 def test_the_interval_note_says_where_an_unadjusted_interval_lies(numbers, reading,
                                                                    expected):
     assert headlines.interval_note(*numbers, reading) == expected
+
+
+@pytest.mark.parametrize("numbers, expected", [
+    # (estimate, low, high, paper sign): a claim the paper signs negative is turned
+    ((-0.05, -0.06, -0.04, -1), "+0.050 [+0.040, +0.060] nats"),
+    ((0.358, 0.309, 0.406, -1), "-0.358 [-0.406, -0.309] nats"),
+    ((0.147, 0.097, 0.197, 1), "+0.147 [+0.097, +0.197] nats"),
+    ((0.01, -0.02, 0.03, 0), "+0.010 [-0.020, +0.030] nats")])
+def test_every_size_on_a_findings_page_is_paper_positive(numbers, expected):
+    estimate, low, high, sign = numbers
+    assert plain.size(row(estimate, low, high, sign=sign)) == expected
+
+
+@pytest.mark.parametrize("numbers, holm, expected", [
+    # an undecided interval that excludes 0 says why beside it
+    ((0.111, 0.087, 0.135, -1), "inconclusive", "undecided (after Holm's adjustment)"),
+    ((0.01, -0.001, 0.03, -1), "inconclusive", "undecided, leaning to the other side"),
+    ((-0.01, -0.03, 0.001, -1), "inconclusive", "undecided, leaning to the paper's side"),
+    ((-0.05, -0.06, -0.04, -1), "reproduced", "holds here")])
+def test_the_first_screens_label_never_disagrees_with_its_interval(numbers, holm,
+                                                                   expected):
+    estimate, low, high, sign = numbers
+    r = row(estimate, low, high, holm, sign=sign, margin=0.011)
+    assert first_screen.reading(r) == expected
+
+
+def test_a_failed_premise_reads_not_testable_with_its_reason_in_a_few_words():
+    r = row(0.3, -1.5, 2.1, sign=1, unit="points", margin=2)
+    r["premise"] = "neither model orders cue-free pairs (a check made after the results)"
+    assert first_screen.reading(r) == ("not testable here (neither model orders cue-free "
+                                       "pairs)")
+
+
+def test_the_introductions_values_at_a_profile_with_nothing_stored(monkeypatch, tmp_path):
+    """Every key is filled before any run is stored: the measured lines read 'not run
+    yet', the exact claims and the scale come from the code."""
+    monkeypatch.setenv("ALBERT_RERUN_RESULTS", str(tmp_path))
+    values = first_screen.values("smoke")
+    assert values["intro_dropout_reading"] == "not run yet"
+    assert values["intro_hold"] == values["intro_against"] == "none"
+    assert values["intro_share_reading"] == "holds exactly"
+    assert values["intro_embedding_share"] == "21.8%"
+    n = scale.scale_numbers(resolve("cpu"))
+    assert values["intro_params_times"] == times(n["paper_params"] / n["params"])
+    assert values["intro_steps_16x"] == "86,400"
+    assert all(isinstance(v, str) and v for v in values.values())
+
+
+def test_a_claim_that_holds_inside_its_margin_is_marked_below_it():
+    """The introduction's list of claims that hold marks one whose whole 95% interval
+    lies inside its margin (dropout at 4x: [+0.017, +0.027] inside ±0.027)."""
+    from albert_rerun.pages.first_screen import below_margin
+    row = {"estimate": 0.022, "low": 0.0174, "high": 0.0267, "margin": 0.0269,
+           "paper_sign": 1, "holm_tests": 10}
+    assert below_margin(row) == "below the margin at 4x"
+    assert below_margin({**row, "high": 0.03}) == ""
+    assert below_margin({k: v for k, v in row.items() if k != "holm_tests"}) == \
+        "below the margin"
+    assert below_margin({**row, "estimate": -0.022, "low": -0.0267, "high": -0.0174,
+                         "paper_sign": -1}) == "below the margin at 4x"

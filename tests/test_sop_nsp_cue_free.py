@@ -84,8 +84,7 @@ def test_the_gain_is_found_where_it_was_planted_and_not_elsewhere():
     assert row["NSP-trained probe %"] == 0.0
     share = where["label"].to_numpy()[items].mean()
     assert row["majority %"] == pytest.approx(100 * max(share, 1 - share), abs=0.05)
-    assert f"({unknown} could not be located" in check["text"]
-    assert check["text"].endswith("survives without the cue.")
+    assert check["unknown"] == f"{unknown:,}" and check["pairs"] == f"{len(where):,}"
     # the same cut in the wrong order (the strings reversed against the rows) is not it
     reversed_ = frame.assign(sop_probe_correct=frame["sop_probe_correct"].str[::-1])
     wrong = sop_nsp.cue_free_check(reversed_, where, 2.0)["decisions"][CUE_FREE_KEY]
@@ -117,9 +116,6 @@ def test_a_gain_that_is_all_cue_does_not_survive_and_the_decision_is_recomputed_
     assert full.verdict() == "reproduced"
     free = check["decisions"][CUE_FREE_KEY]
     assert abs(free.estimate) < 12 and free.verdict() in ("inconclusive", "equivalent")
-    assert "survives without the cue" not in check["text"]
-    assert "is not shown without the cue" in check["text"] or (
-        "does not survive without the cue" in check["text"])
     assert check["table"].loc["all held-out SOP pairs (the decision)", "pairs"] == len(where)
 
 
@@ -141,7 +137,7 @@ def test_without_both_arms_there_is_no_analysis():
                     {"sop": 0.7, "nsp": 0.5, "none": 0.5})
     check = sop_nsp.cue_free_check(frame[frame["condition"] != "nsp"], where, 2.0)
     assert check["decisions"] == {} and check["table"].empty
-    assert "not both stored" in check["text"]
+    assert check["pairs"] == "0"
 
 
 def test_located_rows_are_the_pairs_the_probe_strings_score_in_their_order(monkeypatch):

@@ -21,7 +21,7 @@ from ..paths import repo_root
 from ..profiles import PROFILES, ResolvedProfile, resolve
 from ..engine.provenance import record
 from .citation import write_citation_page
-from .ladder_page import write_ladder_parts
+from ..pages.budgets import write_ladder_parts
 from .preregistration import write_preregistration_parts
 from .rerun import KERNEL
 from .values import write_values
@@ -205,70 +205,32 @@ def write_profiles_page(root: Path) -> Path:
 
 
 def write_reader_pages(root: Path, profile: ResolvedProfile | str) -> list:
-    """What a reader meets first, from the stored results at ``profile`` (issue #26):
-    ``book/_generated/glance.md`` (the answers in a few lines), ``results.md`` (the introduction's results table and the scale in two
-    sentences), ``gate.md`` (the gate, written once, on the glossary page),
-    ``worked_example.md`` (one verdict read step by step), ``readings.md`` (the plain
-    readings' vocabulary, from ``plain.READINGS``) and ``scale.md`` (what the book can and
-    cannot say about ALBERT at its scale, ``pages.at_scale``; the gate's part names the
-    two-sided count rung beside it)."""
-    from ..pages import ledger
-    from ..pages.confirmatory import (confirm_line, confirmatory_extras, confirmatory_rows,
-                                      confirmatory_secondary, with_confirmatory)
-    from ..pages.first_screen import at_a_glance
-    from ..pages.headlines import worked_example
-    from ..pages.plain import readings_table
-    from ..pages.results_table import exact_rows, results_table
-    from ..pages.ladder_trend import gather as ladder_trends, growth_cells
-    from ..pages.scale import scale_text
-    from ..pages.at_scale import gather, scale_page, two_sided_sentence
+    """The generated parts of the reader's pages, from the stored results at
+    ``profile``: ``book/_generated/gate.md`` (the gate, written once, on the how-to-read
+    page) and the scale page's tables and figures (``at_scale.write_scale_parts``). The
+    introduction's sentences are its markdown; its values come from ``book.values``."""
+    from ..pages.at_scale import two_sided_sentence, write_scale_parts
     from ..studies.count_rungs import stored as stored_two_sided
     from ..chapters.text import gate_rule
     profile = resolve(profile)
     two_sided = two_sided_sentence(stored_two_sided(profile.evaluation))
-    families = ledger.published_families(profile)
     generated = root / "book" / "_generated"
     generated.mkdir(parents=True, exist_ok=True)
     pages = {
-        "glance.md": at_a_glance(families, "chapters/", confirm_line(),
-                                 confirmatory_rows(), confirmatory_extras(),
-                                 confirmatory_secondary()),
-        "results.md": (results_table(with_confirmatory(families), "chapters/",
-                                     exact_rows("chapters/"), growth_cells(ladder_trends()))
-                       + "\n\n" + scale_text(list(families), families)),
         "gate.md": gate_rule(profile) + (" " + two_sided if two_sided else "")
                    + " (The numbers are the `" + profile.name + "` profile's; each chapter "
                    "gives its own profile's.)",
-        "scale.md": scale_page(gather()) + "\n## The long pilot to 64x\n\n"
-                    + pilot_section(generated),
-        "worked_example.md": worked_example(families[profile.name])
-        or "No decision of this profile is judged yet.",
-        "readings.md": readings_table()}
+    }
     for name, text in pages.items():
         (generated / name).write_text(text + "\n")
-    return [generated / name for name in pages]
-
-
-def pilot_section(generated: Path) -> str:
-    """The scale page's section on the long pilot (``pages.pilot_page``); once both arms
-    are stored, its figure is written beside the page's text as ``pilot.png``."""
-    import matplotlib.pyplot as plt
-
-    from ..pages import pilot_page
-    from ..pages.figure_text import png
-    facts = pilot_page.gather()
-    if facts.runs is not None:
-        fig = pilot_page.figure(facts)
-        (generated / "pilot.png").write_bytes(png(fig, dpi=100))
-        plt.close(fig)
-    return pilot_page.section(facts)
+    return [generated / name for name in pages] + write_scale_parts(generated)
 
 
 def write_forest(root: Path, profile: ResolvedProfile | str) -> Path:
     """``book/_generated/forest.png``, the introduction's forest plot of each chapter's
-    headline decision (``headlines.HEADLINES``; the ledger draws them all) at ``profile``
-    and at each other profile with stored results, drawn from the stored results, so
-    that it is the built profile's."""
+    headline decision (``headlines.HEADLINES``; the ledger draws them all), the
+    confirmatory result first where it is judged, then ``profile`` and each other
+    profile with stored results, drawn from the stored results."""
     import matplotlib
     matplotlib.use("Agg")
     from ..pages import ledger

@@ -17,7 +17,10 @@ from pathlib import Path
 
 VALUES = Path("book") / "_generated" / "values.json"
 # "module:function" of every provider, each called with the resolved profile
-PROVIDERS: tuple = ()
+PROVIDERS: tuple = (
+    "albert_rerun.pages.first_screen:values",
+    "albert_rerun.pages.budgets:values",
+)
 
 
 def compute(profile) -> dict:

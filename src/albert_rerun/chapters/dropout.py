@@ -7,8 +7,7 @@ from .. import paper
 from ..profiles import ResolvedProfile, resolve
 from ..studies.decisions import CE, Chapter, available, ce_decision, gated, levels, load_runs, margins
 from .downstream import downstream
-from .text import (context_reading, metrics_table, passes_over_data, passes_sentence,
-                   scale_gap, scale_short, summary)
+from .text import metrics_table, passes_over_data, scale_short, summary
 
 
 def dropout(profile: ResolvedProfile | str, seeds=None, device="auto", train_missing=False,
@@ -31,10 +30,7 @@ def dropout(profile: ResolvedProfile | str, seeds=None, device="auto", train_mis
     chapter.tables["runs"]["paper Avg (xxlarge)"] = chapter.tables["runs"].index.map(
         {"no dropout": paper.TABLE8_AVG["without dropout"],
          "dropout 0.1": paper.TABLE8_AVG["with dropout"]})
-    chapter.texts.update(scale_gap=scale_gap(runs, b, "dropout"),
-                         scale_short=scale_short(runs, b),
-                         context=context_reading(runs, profile),
-                         passes=passes_sentence(passes))
+    chapter.texts.update(scale=scale_short(runs, b), passes=f"{passes:.2f}")
     return downstream(chapter, profile) if present else chapter
 
 
@@ -67,3 +63,41 @@ def premise_untestable(passes: float) -> dict:
         return {}
     return {"dropout/premise": f"{passes:.2f} passes over the training tokens: no sequence "
                                f"seen twice, so the design cannot show overfitting"}
+
+
+def crossing(r: dict) -> str:
+    """An arm's first passes under the count rung over its seeds
+    (``studies.ladder_curves.arm_range``) as a phrase: 'in all 4 seeds, first at 50% to
+    62% of training', 'in 2 of its 4 seeds, first at 75%', 'in none of its 4 seeds'."""
+    crossed, seeds = r["seeds"] - r["never"], r["seeds"]
+    if crossed == 0:
+        return f"in none of its {seeds} seeds"
+    low, high = f"{r['low']:.0%}", f"{r['high']:.0%}"
+    when = low if low == high else f"{low} to {high}"
+    count = f"in all {seeds} seeds" if crossed == seeds else f"in {crossed} of its {seeds} seeds"
+    return f"{count}, first at {when} of training"
+
+
+def _when(r: dict) -> str:
+    """An arm's first passes under the rung as a share of training ('75% to 88%'),
+    'never' where no seed crossed, its seeds that never crossed counted."""
+    crossed = r["seeds"] - r["never"]
+    if crossed == 0:
+        return "never"
+    low, high = f"{r['low']:.0%}", f"{r['high']:.0%}"
+    when = low if low == high else f"{low} to {high}"
+    return when + (f", {r['never']} seeds never" if r["never"] else "")
+
+
+def delay_phrase(delay: dict, arm: str) -> str:
+    """When ``arm`` first crossed the count rung against the other arm
+    (``studies.ladder_curves.delay``), as a phrase with both arms' shares of training:
+    'later in every seed (75% to 88% of training against 50% to 62%)'. A crossing, not
+    a delay: a curve higher throughout crosses any threshold later."""
+    mine, other = delay.get("a"), delay.get("b")
+    when = f" ({_when(mine)} of training against {_when(other)})" if mine and other else ""
+    if delay["apart"] and delay["later"] == arm:  # a seed that never passed: after the end
+        return "later in every seed" + when
+    if delay["apart"]:
+        return "earlier in every seed" + when
+    return "at times that overlap the other arm's" + when

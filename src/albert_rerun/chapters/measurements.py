@@ -4,7 +4,7 @@ A measurement, stored like a run (<the profile's results>/throughput-<hash>.json
 provenance) so that the book shows the same numbers on every build; ``fresh`` measures
 again. A step is a whole training step: forward, backward and the LAMB update of the
 profile's recipe (the update costs in proportion to the parameters, which is where
-sharing saves time on one device; until a review it was left out). Timings are the
+sharing saves time on one device). Timings are the
 fastest of a few steps after a warm-up (the least disturbed by other work), with the
 slowest beside it, one model after another in one process.
 """
@@ -106,7 +106,7 @@ def throughput(profile: ResolvedProfile, device: str = "auto", fresh: bool = Fal
     return result
 
 
-# The throughput table's headers, one unit each (issue #26: the stored measurement keeps
+# The throughput table's headers, one unit each (the stored measurement keeps
 # its snake_case keys; the page shows these)
 TOKENS = "tokens/s"
 SPEEDUP = "speedup vs BERT-large (x)"
@@ -123,7 +123,7 @@ def throughput_table(measured: dict):
     rows = pd.DataFrame(measured["rows"]).T.astype(float)
     speed = pd.DataFrame({TOKENS: rows["tokens_per_second"].round().astype(int),
                           SPEEDUP: rows["speedup_vs_bert_large"]})
-    if "slowest_step_seconds" in rows:  # how much the timed steps differ (review)
+    if "slowest_step_seconds" in rows:  # how much the timed steps differ
         speed[SPREAD] = rows["slowest_step_seconds"] / rows["step_seconds"]
     speed[PAPER_SPEEDUP] = pd.Series(paper.TABLE2_SPEEDUP)
     speed["params (M)"] = [round(sum(closed_form(table1_config(n)).values()) / 1e6)
@@ -160,9 +160,8 @@ def throughput_reading(speed, rho: float) -> str:
 
 def setup_text(measured: dict) -> str:
     """How the stored throughput was measured, from the measurement itself: the machine
-    and threads, the batch, and what a timed step includes (review: the page said "this
-    machine" of a measurement made on another machine than the runs, and did not say
-    that the optimizer's step is not timed)."""
+    and threads, the batch, and what a timed step includes (the measurement may come
+    from another machine than the runs)."""
     machine = measured.get("provenance", {}).get("machine", {})
     return (f"measured on {machine.get('cpu', 'an unrecorded machine')} at "
             f"{measured['threads']} thread{'s' if measured['threads'] != 1 else ''}, "
@@ -178,7 +177,7 @@ def setup_text(measured: dict) -> str:
 
 
 def _earlier(profile: ResolvedProfile, device: str = "auto"):
-    """The newest stored measurement of the profile by the method before the review
+    """The newest stored measurement of the profile by the first method
     (forward and backward only: no "step"), other than the current one; None if none."""
     current = throughput_path(profile, device)
     earlier = []
@@ -207,7 +206,7 @@ def verdict_label(rho: float, profile: ResolvedProfile, device: str = "auto",
     """The throughput verdict by the rule (``rule_verdict``). Where an earlier measurement
     by the pre-specified method (forward and backward only) is stored and read otherwise,
     that reading is the headline and the whole-step method's, chosen after it was seen,
-    stands beside it (review: the headline rested on the method chosen second).
+    stands beside it, so that the headline does not rest on the method chosen second.
     ``short``: without the pointer to the chapter's sections, for other pages."""
     verdict = rule_verdict(rho)
     measured = _earlier(profile, device)
@@ -222,7 +221,7 @@ def verdict_label(rho: float, profile: ResolvedProfile, device: str = "auto",
 
 
 def earlier_reading(profile: ResolvedProfile, device: str = "auto") -> str:
-    """The reading of the profile's stored measurement by the method before the review
+    """The reading of the profile's stored measurement by the first method
     (forward and backward only: a stored throughput file without "step"), where one is
     kept beside the current one: the verdict rule was written before either, and the
     method changed after its result was seen, so the page shows both. "" where none."""
@@ -260,8 +259,8 @@ def throughput_glue(profile: ResolvedProfile | str, device: str = "auto") -> tup
     return speed, {"throughput_rho": rho, "throughput_verdict": verdict,
                    "throughput_rho_first": first, "throughput_short": short,
                    "throughput_reading": reading,
-                   # the short verdict names both methods already (a reader met "by the
-                   # whole-step method" twice in one line)
+                   # the short verdict names both methods already: not "by the
+                   # whole-step method" twice in one line
                    "throughput_ledger": (f"{short}. The whole-step reading: "
                                          f"{throughput_reading(speed, rho)}"
                                          if short != verdict else reading

@@ -14,7 +14,7 @@ from ..studies.decisions import (Chapter, accuracy_decision, available, gated, i
                         load_runs, margins, stage_text, stored_baseline)
 from .downstream import downstream
 from ..stats.inference import correct_matrix
-from .text import context_reading, metrics_table, scale_gap, scale_short, summary
+from .text import metrics_table, scale_short, summary
 
 
 def sop_nsp(profile: ResolvedProfile | str, seeds=None, device="auto",
@@ -50,12 +50,7 @@ def sop_nsp(profile: ResolvedProfile | str, seeds=None, device="auto",
     shares = ["bag of words %", "majority %"]
     topic_table[shares] = (100 * topic_table[shares]).round(1)
     chapter.tables["topic"] = topic_table
-    chapter.texts.update(
-        scale_gap=scale_gap(runs, C.base(profile), "sop_nsp"),
-        scale_short=scale_short(runs, C.base(profile)),
-        context=context_reading(runs, profile),
-        majority=(f"The held-out pairs are {100 * runs['sop_majority'].iloc[0]:.1f}% one label "
-                  f"(SOP) and {100 * runs['nsp_majority'].iloc[0]:.1f}% (NSP)."))
+    chapter.texts.update(scale=scale_short(runs, C.base(profile)))
     if present:  # what the bag of words reads (a finding of the book; no model involved)
         from ..studies.pair_cues import bag_of_words_findings, findings_tables
         findings = stored_baseline(profile, "bag-of-words-findings", bag_of_words_findings,
@@ -65,34 +60,30 @@ def sop_nsp(profile: ResolvedProfile | str, seeds=None, device="auto",
         # current rule (review: a comparison of two gains rested on an untested gap)
         from ..studies.pair_cues import findings_text
         chapter.texts["bow"] = findings_text(chapter.extra["bow"])
-        chapter.texts["bow_vs_probe"] = probe_beside_bag(runs, topic)
+        chapter.texts.update({f"beside_{k}": v for k, v in probe_beside_bag(runs, topic).items()})
         # added after the review: the SOP decision on the pairs without the cut cue
         from ..studies.pair_cues import pair_locations
         check = cue_free_check(runs, pair_locations("sop", evaluation), m["pairs"], rungs,
                                topic)
         chapter.tables["cue_free"] = check["table"]
-        chapter.texts["cue_free"] = check["text"]
+        chapter.texts.update(cue_free_pairs=check["pairs"], cue_free_unknown=check["unknown"])
         chapter.extra["cue_free"] = check["decisions"]
         # the pre-registered decision's pairs: whole sentences only (issue #25)
         cue = cue_free_section(profile)
         chapter.tables["cue_free_pairs"] = cue["pairs"]
         chapter.tables["cue_free_pilot"] = cue["pilot"]
-        chapter.texts["cue_free_pairs"] = cue["text"]
     return downstream(chapter, profile) if present else chapter
 
 
-def probe_beside_bag(runs, topic) -> str:
+def probe_beside_bag(runs, topic) -> dict:
     """The SOP-trained model's probe on SOP pairs beside the bag of words on the same test
-    pairs (review: the decision's gain over NSP may use the cut cue the bag reads)."""
+    pairs, in %: {"probe", "bag"} ({} where either is missing). The cue the bag reads is
+    open to a trained model too."""
     sop = runs.loc[runs["condition"] == "sop", "sop_accuracy_probe"]
     bag = topic.loc[topic["task"] == "sop", "accuracy"]
     if sop.empty or bag.empty:
-        return ""
-    return (f"The SOP-trained model's probe scores {100 * sop.mean():.1f}% on the SOP pairs, "
-            f"{100 * (sop.mean() - bag.mean()):+.1f} points beside the bag of words' "
-            f"{100 * bag.mean():.1f}% on the same pairs. The cue the bag reads is open to a "
-            f"trained model too. So the SOP decision's gain over the NSP-trained model may "
-            f"be partly that cue rather than discourse order.")
+        return {}
+    return {"probe": f"{100 * sop.mean():.1f}", "bag": f"{100 * bag.mean():.1f}"}
 
 
 # -- without the cut cue (added after a review had seen the results) ----------------------
@@ -157,16 +148,15 @@ def cue_free_check(runs: pd.DataFrame, where: pd.DataFrame, margin: float,
 
     Returns {"decisions": {key: Decision}, "table": one row per pair set (pairs,
     majority share, the bag of words', each arm's probe accuracy, the difference and its
-    interval, the verdict), "text": one sentence, whether the decision's gain survives
-    without the cue}. The runs' ``sop_majority`` must be the majority share of
+    interval, the verdict), "pairs": the held-out SOP pairs, "unknown": those not
+    located}. The runs' ``sop_majority`` must be the majority share of
     ``where``'s labels (else ValueError: another pair set)."""
     columns = ["pairs", "majority %", "bag of words %", "SOP-trained probe %",
                "NSP-trained probe %", "SOP minus NSP, points [95%]",
                "verdict at 5%, unadjusted (outside Holm)"]
     if not available(runs, "sop", "nsp"):
-        return {"decisions": {}, "table": pd.DataFrame(columns=columns),
-                "text": "The SOP-trained and NSP-trained runs are not both stored: no "
-                        "analysis without the cut cue."}
+        return {"decisions": {}, "table": pd.DataFrame(columns=columns), "pairs": "0",
+                "unknown": "0"}
     n = len(where)
     restrict(runs["sop_probe_correct"], [], n)  # every string scores n pairs, or stop
     labels = where["label"].to_numpy(dtype=float)
@@ -204,9 +194,8 @@ def cue_free_check(runs: pd.DataFrame, where: pd.DataFrame, margin: float,
         rows.append(row)
     table = pd.DataFrame(rows).set_index("held-out SOP pairs").reindex(columns=columns)
     table[columns[1:5]] = table[columns[1:5]].astype(float).round(1)
-    return {"decisions": decisions, "table": table,
-            "text": cue_free_text(decisions.get(SOP_NSP_KEY),
-                                  decisions.get(CUE_FREE_KEY), table, n, unknown)}
+    return {"decisions": decisions, "table": table, "pairs": f"{n:,}",
+            "unknown": f"{unknown:,}"}
 
 
 def _shared_seeds(frame, a, b, column) -> list:
@@ -214,49 +203,6 @@ def _shared_seeds(frame, a, b, column) -> list:
     x = frame.loc[frame["condition"] == a].dropna(subset=[column])["seed"]
     y = frame.loc[frame["condition"] == b].dropna(subset=[column])["seed"]
     return sorted(set(x) & set(y))
-
-
-def cue_free_text(full, cue_free, table: pd.DataFrame, n: int, unknown: int) -> str:
-    """Whether the SOP decision's gain survives without the cut cue, every number read
-    from the decisions and ``table`` (``cue_free_check``)."""
-    row = table.iloc[-1]
-    head = (f"Of the {n:,} held-out SOP pairs, {int(row['pairs'])} have both segments "
-            f"beginning a sentence ({unknown} could not be located in the corpus and are "
-            f"left out)")
-    if cue_free is None:
-        return head + ": there is no pair without the cut cue to test."
-
-    def interval(d):
-        return f"{interval_text(d.estimate, d.low, d.high, d.unit)} {d.unit}"
-
-    numbers = (f"On them the SOP-trained model's probe scores "
-               f"{row['SOP-trained probe %']:.1f}% and the NSP-trained model's "
-               f"{row['NSP-trained probe %']:.1f}% (majority {row['majority %']:.1f}%"
-               + (f", the bag of words {row['bag of words %']:.1f}%"
-                  if pd.notna(row["bag of words %"]) else "") + "). The "
-               f"difference is {interval(cue_free)}, {cue_free.verdict()} at 5% "
-               f"(unadjusted, outside Holm's family)")
-    gain = f"{interval(full)} on all pairs"
-    v = cue_free.verdict()
-    if full.verdict() != "reproduced":
-        end = (f"The decision itself reads {full.verdict()} ({gain}), so there is no gain "
-               f"to carry over.")
-    elif v == "reproduced":
-        end = f"the decision's gain ({gain}) survives without the cue."
-    elif v == "contradicted":
-        end = f"the decision's gain ({gain}) reverses without the cue."
-    elif v == "equivalent":
-        end = (f"the decision's gain ({gain}) does not survive without the cue: the "
-               f"difference there lies within the margin of ±{cue_free.margin:.3g} points.")
-    elif v == "inconclusive":
-        within = cue_free.low <= full.estimate <= cue_free.high
-        end = (f"the decision's gain ({gain}) is not shown without the cue: the interval "
-               + (f"there holds both zero and that gain, so {int(row['pairs'])} pairs are "
-                  f"too few to tell whether it survives." if within else
-                  "there holds zero and ends below that gain."))
-    else:  # not testable: the gate's reason stands in the table
-        end = f"Without the cue the comparison is {v}."
-    return f"{head}. {numbers}. {end if end[0].isupper() else 'So ' + end}"
 
 
 def sop_nsp_decisions(runs, topic, m: dict) -> list:
@@ -327,60 +273,14 @@ def pilot_cue_free_table(frame: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows).set_index("model")
 
 
-def cue_free_pairs_text(table: pd.DataFrame, pilot: pd.DataFrame, seq: int = 64,
-                        pilot_seq: int = 64, confirmed: pd.DataFrame | None = None) -> str:
-    """Two sentences on the cue-free pairs, every number read from the two tables; a
-    baseline is said to beat the majority only by more than twice its binomial standard
-    error. ``confirmed``: the confirmatory models' table (``pilot_cue_free_table`` of
-    their runs), once the design is complete."""
-    sop, nsp = table.loc["SOP"], table.loc["NSP"]
-    label, best = max(((label, sop[f"{label} %"]) for _, label in CUE_FREE_BASELINES[1:]),
-                      key=lambda x: x[1])
-    majority = sop["majority label %"]
-    se = 100 * ((best / 100) * (1 - best / 100) / sop["test pairs"]) ** 0.5
-    text = (f"At {seq} tokens, {int(sop['training pairs'] + sop['test pairs']):,} SOP "
-            f"pairs and {int(nsp['training pairs'] + nsp['test pairs']):,} NSP pairs of the "
-            f"held-out split qualify. ")
-    if best - majority > 2 * se:
-        text += (f"On the SOP pairs the {label} still score {best:.1f}% against a majority "
-                 f"of {majority:.1f}%, more than twice the standard error ({se:.1f}) "
-                 f"above it, so some order cue remains at this length.")
-    else:
-        text += (f"On the SOP pairs no baseline we tried without a network does better "
-                 f"than {best:.1f}% against a majority of {majority:.1f}% (within twice "
-                 f"the standard error, {se:.1f}): where a segment starts or ends no "
-                 f"longer tells these baselines the order.")
-    if {"ALBERT-style (all shared, E 32)", "NSP-trained"} <= set(pilot.index):
-        a, b = pilot.loc["ALBERT-style (all shared, E 32)"], pilot.loc["NSP-trained"]
-        text += (f" On the {pilot_seq}-token pairs, the pilot's SOP-trained models' probe "
-                 f"scores {a['SOP probe %']:.1f}% and the NSP-trained models' "
-                 f"{b['SOP probe %']:.1f}% (mean of {int(a['seeds'])} seeds; exploratory).")
-        names = {"ALBERT-style (all shared, E 32)", "NSP-trained"}
-        if confirmed is not None and names <= set(confirmed.index):
-            a, b = confirmed.loc["ALBERT-style (all shared, E 32)"], confirmed.loc["NSP-trained"]
-            text += (f" The confirmatory models ({int(a['seeds'])} fresh seeds) score "
-                     f"{a['SOP probe %']:.1f}% (SOP-trained) and {b['SOP probe %']:.1f}% "
-                     f"(NSP-trained) there; the judged difference, and the SOP-trained "
-                     f"probe against the majority label, lead this chapter.")
-        else:
-            text += " The pre-registered decision judges this difference on fresh seeds."
-    return text
-
-
 def cue_free_section(profile: ResolvedProfile) -> dict:
     """Chapter 4's cue-free pairs at ``profile``'s length: {"pairs": the counts and
     baselines table, "pilot": the pilot's probe accuracies on them (cpu-long, seeds
-    0-2), "text"}; the baselines are computed once and stored (``stored_baseline``)."""
+    0-2)}; the baselines are computed once and stored (``stored_baseline``)."""
     from ..studies import confirm_analysis
     from ..studies.pair_cues import cue_free_baselines
     from ..studies.decisions import stored_baseline
     seq = profile.sizes.seq
     pairs = cue_free_pairs_table(stored_baseline(profile, f"cue-free-baselines-{seq}",
                                                  cue_free_baselines, seq))
-    pilot = pilot_cue_free_table(confirm_analysis.pilot_frame())
-    confirmed = (pilot_cue_free_table(confirm_analysis.confirmatory_frame())
-                 if confirm_analysis.complete() else None)
-    return {"pairs": pairs, "pilot": pilot,
-            "text": cue_free_pairs_text(pairs, pilot, seq,
-                                        confirm_analysis.cue_free_config().max_seq_length,
-                                        confirmed)}
+    return {"pairs": pairs, "pilot": pilot_cue_free_table(confirm_analysis.pilot_frame())}

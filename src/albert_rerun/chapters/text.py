@@ -223,15 +223,7 @@ def margins_text(profile: ResolvedProfile) -> dict:
             "rungs": (f"the unigram's {r['unigram_loss_at_mask']:.3f} nats and the left "
                       f"bigram's {r['bigram_loss_at_mask']:.3f} nats at [MASK] on the "
                       f"{r['targets']:,} [MASK] targets of the held-out set"),
-            "ce_reason": MARGIN_REASONS["ce"],
-            "small_margin": f"{m['small']:.4f}", "small_reason": MARGIN_REASONS["small"]}
-
-
-def passes_sentence(passes: float) -> str:
-    return (f"The runs made {passes:.2f} passes over the training tokens, so "
-            + ("no training sequence was seen twice: the regime the paper describes (a "
-               "model that has not begun to overfit) holds here by construction."
-               if passes < 1 else "some training sequences were seen more than once."))
+            "ce_reason": MARGIN_REASONS["ce"], "small_margin": f"{m['small']:.4f}"}
 
 
 def passes_over_data(frame: pd.DataFrame, config) -> float:

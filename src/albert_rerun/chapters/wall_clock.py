@@ -10,8 +10,7 @@ from ..profiles import ResolvedProfile, resolve
 from ..studies.decisions import (Chapter, MissingRuns, arm_levels, available, ce_decision, gated,
                         levels, load_runs, margins)
 from .downstream import downstream
-from .text import (context_reading, metrics_table, parameter_count, scale_gap, scale_short,
-                   spread)
+from .text import metrics_table, parameter_count, scale_short, spread
 
 
 def wall_clock(profile: ResolvedProfile | str, seeds=None, device="auto",
@@ -77,34 +76,18 @@ def wall_clock(profile: ResolvedProfile | str, seeds=None, device="auto",
     from ..stats.inference import gate
     levels_text = gate(arm_levels(runs, conditions, rungs))["arm_levels"]
     swept = list(choice["mlm_loss_at_mask"].values())
-    if min(swept) >= rungs["reads_context"]:
-        sweep_reading = (f"all {len(swept)} candidates of the sweep end above the "
-                         f"reads-context line ({min(swept):.3f} to {max(swept):.3f} nats), so "
-                         f"the sweep could not tell them apart: the rate it picked is no "
-                         f"better founded than its neighbours")
-    else:
-        sweep_reading = (f"the sweep's candidates end at {min(swept):.3f} to "
-                         f"{max(swept):.3f} nats")
     chapter.texts.update(
         flops_ratio=f"{C.step_flops(conditions[wide]) / C.step_flops(conditions[bert]):.2f}",
         equal_steps=f"{conditions[wide].max_steps:,}", bert_steps=f"{conditions[bert].max_steps:,}",
         equal_flops_steps=f"{C.equal_flops_steps(profile):,}",
-        time_budget=(f"{budget['bert_seconds']:,.0f} s (the median training time of the "
-                     f"{budget['source']} profile's BERT-style runs"
-                     + (", scaled to this profile's steps"
-                        if budget["source"] != profile.name else "")
-                     + f") at {budget['wide_step_seconds']:.4f} s per wide "
-                     f"step (the median of the {budget['source']} profile's wide runs at "
-                     f"equal FLOPs)"),
-        learning_rate=f"{choice['learning_rate']:g}", sweep_reading=sweep_reading,
-        levels=levels_text,
+        budget_seconds=f"{budget['bert_seconds']:,.0f}", budget_source=budget["source"],
+        wide_step_seconds=f"{budget['wide_step_seconds']:.4f}",
+        learning_rate=f"{choice['learning_rate']:g}",
+        sweep_range=f"{min(swept):.3f} to {max(swept):.3f}",
+        reads_context=f"{rungs['reads_context']:.3f}", levels=levels_text,
         learning_rate_source=(f"the {C.SWEEP_FROM[profile.name]} profile's sweep"
                               if profile.name in C.SWEEP_FROM else "this profile's sweep"),
-        scale_gap=scale_gap(runs, conditions[bert], "wall_clock",
-                            arms={bert: (conditions[bert], bert),
-                                  **{k: (conditions[k], k) for k in wides}}),
-        scale_short=scale_short(runs, conditions[bert]),
-        context=context_reading(runs, profile))
+        scale=scale_short(runs, conditions[bert]))
     from .text import prose_commit  # '+dirty' is data, in the runs CSV
     commits = runs.groupby("condition")["commit"].agg(
         lambda c: ", ".join(sorted(set(c.map(prose_commit)))))
@@ -113,18 +96,11 @@ def wall_clock(profile: ResolvedProfile | str, seeds=None, device="auto",
     # the means' ratios by a third (review).
     step = runs.groupby("condition")["step_seconds"].median()
     seconds = runs.groupby("condition")["train_seconds"].median()
-    # measured seconds: kept out of chapter.texts, which the verdict cell glues and nbval
-    # compares (ledger.beside_sections shows it at the other profiles)
-    chapter.extra["beside_note"] = budget_reading(runs, wide, bert, budget, profile.name,
-                                                  chapter.texts["learning_rate_source"])
     chapter.extra["timing_texts"] = {
         "time_ratio": f"{step[wide] / step[bert]:.2f}",
         "seconds_ratio": f"{seconds[wide] / seconds[bert]:.2f}",
-        "budget_held": ("The budget held (within 10%)." if seconds[wide] <= 1.1 * seconds[bert]
-                        else "The budget did not hold: the wide runs' median seconds overran "
-                        "it. The machine and commit of each run are in the provenance "
-                        "below. The steps, fixed before from the stored timings, are the "
-                        "design, and the seconds are shown as measured."),
+        "budget_held": ("held (within 10%)" if seconds[wide] <= 1.1 * seconds[bert]
+                        else "did not hold"),
         "time_range": (f"{ranges.loc[wide, 'min']:.3g}-{ranges.loc[wide, 'max']:.3g} s per "
                        f"step against {ranges.loc[bert, 'min']:.3g}-"
                        f"{ranges.loc[bert, 'max']:.3g} s"),
@@ -132,35 +108,6 @@ def wall_clock(profile: ResolvedProfile | str, seeds=None, device="auto",
         "time_commits": f"the wide runs at {commits[wide]}, the BERT-style runs at "
                         f"{commits[bert]}"}
     return downstream(chapter, profile) if present else chapter
-
-
-def budget_reading(runs, wide: str, bert: str, budget: dict, profile: str,
-                   rate_source: str) -> str:
-    """Whether the equal-time budget, fixed from stored runs before the wide runs were
-    configured, was equal time on the machines the runs then used (review: at cpu-long
-    the budget is the cpu profile's, scaled, and its two arms trained on two kinds of
-    machine): the budget, each arm's median seconds and machines, and, where they differ
-    by more than 10%, the steps the BERT-style seconds would have bought the wide model at
-    its own measured speed."""
-    seconds = runs.groupby("condition")["train_seconds"].median()
-    step = runs.groupby("condition")["step_seconds"].median()
-    machines = runs.groupby("condition")["machine"].agg(lambda m: ", ".join(sorted(set(m))))
-    ratio = seconds[wide] / seconds[bert]
-    text = (f"The equal-time budget is {budget['bert_seconds']:,.0f} s of BERT-style "
-            f"training (the {budget['source']} profile's runs"
-            + (", scaled to these steps" if budget["source"] != profile else "")
-            + f") at {budget['wide_step_seconds']:.4f} s per "
-            f"wide step, fixed before the wide runs: {budget['steps']:,} wide steps. The runs "
-            f"then took a median {seconds[bert]:,.0f} s (BERT-style, on {machines[bert]}) "
-            f"and {seconds[wide]:,.0f} s (wide, on {machines[wide]}), {ratio:.2f} times")
-    if 0.9 <= ratio <= 1.1:
-        text += ": equal time on the machines used, within 10%"
-    else:
-        bought = seconds[bert] / step[wide]
-        text += (f": a nominal budget, not equal time on the machines used. At the wide "
-                 f"runs' own {step[wide]:.4f} s per step, the BERT-style runs' "
-                 f"{seconds[bert]:,.0f} s would have bought about {bought:,.0f} steps")
-    return text + f". The wide model's learning rate is {rate_source}'s."
 
 
 def wall_clock_decisions(runs, wides, m: dict) -> list:
@@ -181,3 +128,33 @@ def wall_clock_decisions(runs, wides, m: dict) -> list:
     return [ce_decision(runs, keys[w][0], "wall_clock",
                         f"wide ALBERT-style minus BERT-style, {keys[w][1]}", w, "BERT-style",
                         m["ce"], -1, gaps[w]) for w in wides]
+
+
+def short_time(rung: str = "16x", tables: dict | None = None) -> dict:
+    """The ladder's seeds at ``rung`` where the wide model got less than 0.9 of the
+    BERT-style model's training seconds, from the ladder's stored result ("time
+    ratios"): 'short' (how many), 'seeds' (of how many), 'ratios' ('0.78, 0.68, 0.63');
+    '—' each before the result is stored. ``tables``: ``ladder.result_tables``'s."""
+    from ..studies import ladder
+    if tables is None:
+        try:
+            tables = ladder.result_tables()[0]
+        except Exception:  # NotComplete, or no ladder store at this checkout
+            return {"short": "—", "seeds": "—", "ratios": "—"}
+    ratios = tables["time ratios"]
+    at = ratios.loc[ratios["rung"] == rung, "wide / BERT-style seconds"]
+    short = at[at < 0.9]
+    return {"short": str(len(short)), "seeds": str(len(at)),
+            "ratios": ", ".join(f"{r:.2f}" for r in short) or "none"}
+
+
+def late_step(t) -> str:
+    """The 4x-to-16x step's own slope with its 95% interval, turned so that positive is
+    the paper's direction ('-0.082 [-0.192, +0.028] nats'); '—' before the ladder is
+    complete. ``t``: a ``chapter_box.paper_side`` trend."""
+    from ..studies.decisions import interval_text
+    if t.table is None:
+        return "—"
+    r = t.table
+    low, high = sorted((t.turned(r["4x-16x low"]), t.turned(r["4x-16x high"])))
+    return f"{interval_text(t.turned(r['4x-16x']), low, high, t.unit)} {t.unit}"

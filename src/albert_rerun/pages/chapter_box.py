@@ -1,8 +1,8 @@
-"""A measured chapter's bottom line, right under its title: the box (``bottom_line``:
-the question, the paper's claim, how to read ours, and ours at each profile, the
-confirmatory result first once it is judged), its small figure, and everything the
-chapter's page glues (``chapter_glue``). ``box``: the same five lines for a chapter
-without a decision family.
+"""What a measured chapter glues: its first screen's values, positive the paper's
+direction (``confirmed_values``, ``trend_values``, the ladder's panels turned by
+``paper_side``), each exploratory decision's line of values (``decision_line``,
+``verdict_table``, ``chapter_glue``); and the bottom-line box chapters 7 and 8 still
+open with (``bottom_line``; ``box``: the same for a chapter without a decision family).
 """
 from __future__ import annotations
 
@@ -10,56 +10,32 @@ import pandas as pd
 
 from ..profiles import ResolvedProfile, resolve
 from ..studies.decisions import capital
-from .confirmatory import (confirmatory_rows, confirmed_sentence, holm_note,
-                           in_chapter_sign, with_confirmatory)
 from .headline_figures import headline_figure
-from .headlines import GLOSSARY, HEADLINES, profile_name, result_sentence, term
-from .ladder_trend import box_line
+from .headlines import (GLOSSARY, HEADLINES, answer, one_label, profile_name,
+                        result_sentence, term, toward_paper, turned_label)
+from ..studies.decisions import unit_digits
 
 
-def bottom_line(claim: str, families: dict, confirmed=None, trends: list | None = None) -> str:
-    """The chapter's bottom-line box (MyST, for ``{glue:md}``): the question, the paper's
-    claim with its number, ours at each profile with stored results in one sentence with
-    the verdict and the stage; the confirmatory result first once it is judged
-    (``confirmed``: its row, turned to the chapter's sign by ``in_chapter_sign``), then
-    which way it moves as training grows (``trends``: the chapter's decisions on the
-    compute ladder, ``ladder_trend.claim_trends``)."""
+def bottom_line(claim: str, families: dict) -> str:
+    """The bottom-line box of chapters 7 and 8 (MyST, for ``{glue:md}``): the question,
+    the paper's claim with its number, how to read ours, and ours at each profile with
+    stored results in one sentence with the verdict and the stage. (Chapters 3 to 6 write
+    their first screen in their own markdown.)"""
     h = HEADLINES[claim]
     units = [f.loc[h.key, "unit"] for f in families.values() if h.key in f.index]
     lines = [f"**The question.** {h.question}", "",
              f"**The paper.** {capital(h.paper)}.", "",
              reading_line(units[0] if units else "nats"), ""]
-    if confirmed is not None:  # judged once, on fresh seeds: it leads, the pilot beside
-        confirmed = in_chapter_sign(claim, confirmed)
-        lines += [f"**Ours, {term('confirmatory')}** (pre-registered, "
-                  f"{int(confirmed['n_seeds'])} fresh seeds). "
-                  f"{confirmed_sentence(confirmed, claim)}", ""]
     for profile, family in families.items():
         if h.key in family.index:
-            lines += [f"**Ours, {profile_name(profile, True, confirmed is not None)}.** "
+            lines += [f"**Ours, {profile_name(profile, True)}.** "
                       f"{result_sentence(family.loc[h.key], h)}", ""]
         else:
             lines += [f"**Ours, {profile_name(profile)}.** Not measured at this profile.", ""]
-    if trends:  # beside its figure, after the rows it must not be read as one of
-        premise = str(confirmed.get("premise", "") or "") if confirmed is not None else ""
-        # only SOP's carries one ("neither model orders cue-free pairs"). A skeptical
-        # reader: a forecast set beside a result whose premise fails; a cold reader: said
-        # first, before the forecast it qualifies
-        first = (f"At 4x the comparison's premise fails: {premise}. So the ladder's "
-                 f"forecast and slope are of the difference only. Order counts as learned "
-                 f"at the first rung where the SOP-trained model's probe lies above the "
-                 f"majority label, its 95% interval wholly above it (registered on the "
-                 f"{{doc}}`compute ladder <../ladder>` page).") if premise else ""
-        order = trends[0].order  # once the ladder's result is stored
-        if premise and order is not None:
-            first += (f" It is learned first at {order}." if order else
-                      " It is not shown to be learned at any budget (not evidence that it "
-                      "is not).")
-        lines += [box_line(trends, first_words=first), ""]
     return "\n".join(lines).rstrip()
 
 
-# what the headline measures, by its unit (a reviewer: chapters 4 and 7 were told "nats")
+# what the headline measures, by its unit
 METRIC = {"nats": f"{term('cross-entropy at [MASK]')} is in {term('nats')}, lower is "
                   f"better",
           "points": f"a {term('probe')}'s accuracy is in percentage points, higher is better",
@@ -88,84 +64,175 @@ def box(question: str, paper: str, ours: str, verdict: str, stage: str) -> str:
 
 def bottom_line_glue(claim: str, profile: ResolvedProfile | str, seeds=None,
                      device: str = "auto") -> dict:
-    """{glue key: object} a chapter glues for its bottom-line box: ``bottom_line`` (the
-    box's text, as Markdown for ``{glue:md}``), ``bottom_figure`` (its small figure,
-    as a PNG image, the figure closed so that the cell shows nothing else) and, for a
-    claim on the compute ladder, ``trend_figure`` (its decisions against compute)."""
-    import matplotlib.pyplot as plt
-    from IPython.display import Image, Markdown
+    """{glue key: object} chapters 7 and 8 glue for their bottom-line box:
+    ``bottom_line`` (the box's text, as Markdown for ``{glue:md}``) and ``bottom_figure``
+    (its small figure: the headline difference at each profile, in margins)."""
+    from IPython.display import Markdown
 
-    from . import ladder_trend
-    from .figure_text import png
+    from .confirmatory import with_confirmatory
     from .ledger import published_families
     families = published_families(profile, seeds, device)
-    from ..studies.confirm_report import status_text
-    confirmed = confirmatory_rows().get(claim)
-    fig = headline_figure(claim, with_confirmatory(families))
-    image = png(fig, dpi=100)
-    plt.close(fig)
-    trends = ladder_trend.claim_trends(ladder_trend.gather(), claim)
-    out = {}
-    if trends:
-        fig = ladder_trend.figure(trends)
-        out["trend_figure"] = Image(data=png(fig, dpi=100), format="png")
-        plt.close(fig)
-    return {**out, "bottom_line": Markdown(bottom_line(claim, families, confirmed, trends)),
-            "bottom_figure": Image(data=image, format="png"),
-            # the pre-registered test's progress, or its verdicts once complete, and
-            # why Holm's verdict differs from the one at 5% (the verdict's own detail,
-            # off the box's first lines)
-            "confirm_status": Markdown(status_paragraph(claim, confirmed, status_text))}
-
-
-def status_paragraph(claim: str, confirmed, status_text) -> str:
-    """The paragraph under the box: ``status_text`` (the confirmatory test's progress,
-    or what the box lacks once judged), then ``holm_note`` of the box's confirmatory
-    decision where its verdict at 5% differs from Holm's."""
-    note = holm_note(in_chapter_sign(claim, confirmed)) if confirmed is not None else ""
-    parts = [status_text(claim) or ""] + ([f"{note}."] if note else [])
-    return " ".join(p for p in parts if p)
+    return {"bottom_line": Markdown(bottom_line(claim, families)),
+            "bottom_figure": image(headline_figure(claim, with_confirmatory(families))),
+            # these chapters have no primary confirmatory decision: nothing to add, kept
+            # so that their committed notebooks' outputs stay as nbval compares them
+            "confirm_status": Markdown("")}
 
 
 def chapter_glue(claim: str, chapter, family: pd.DataFrame, prefix: str,
-                 profile: ResolvedProfile | str, seeds=None, device: str = "auto") -> dict:
-    """Everything a measured chapter's page glues, in one place: each decision's verdict
-    sentence (under its key, '/' as '_'), the margins' rule and the chapter's own texts
-    (under ``prefix``), and its bottom line (``bottom_line_glue``)."""
-    from ..chapters.text import margins_text
-    from .headlines import decision_text
+                 profile: ResolvedProfile | str, seeds=None, device: str = "auto",
+                 box: bool = True) -> dict:
+    """Everything a measured chapter's page glues: each decision's ``decision_line``
+    (under its key, '/' as '_'), the margins and rungs (``margin_values``, under
+    ``prefix``) and the chapter's own values (``chapter.texts``, under ``prefix``).
+    ``box``: chapters 7 and 8 as written, with their bottom-line box
+    (``bottom_line_glue``), ``margins_text`` and ``decision_text`` instead."""
     profile = resolve(profile)  # a notebook passes the name
-    out = {f"{prefix}{key}": text for key, text in margins_text(profile).items()}
-    out.update({d.key.replace("/", "_"): decision_text(d, family)
-                for d in chapter.decisions})
+    if box:  # chapters 7 and 8, as they were written: the box and its sentences
+        from ..chapters.text import margins_text
+        from .headlines import decision_text
+        out = {f"{prefix}{key}": text for key, text in margins_text(profile).items()}
+        from .headlines import toward_paper  # one sign on the page: the paper's side
+        out.update({d.key.replace("/", "_"): decision_text(toward_paper(d), family)
+                    for d in chapter.decisions})
+        out.update(bottom_line_glue(claim, profile, seeds, device))
+    else:
+        out = {f"{prefix}{key}": text for key, text in margin_values(profile).items()}
+        out.update({d.key.replace("/", "_"): decision_line(d, family)
+                    for d in chapter.decisions})
     out.update({f"{prefix}{key}": text for key, text in chapter.texts.items()})
-    out.update(bottom_line_glue(claim, profile, seeds, device))
     return out
 
 
+def margin_values(profile: ResolvedProfile) -> dict:
+    """The margins and the rungs they come from, as numbers for the page's sentences:
+    ``ce_margin``, ``small_margin`` (nats), ``pairs_margin``, ``chance_margin`` (accuracy
+    points), ``unigram``, ``bigram`` (the rungs'
+    cross-entropy at [MASK], nats), ``targets`` (the held-out set's [MASK] targets)."""
+    from ..studies.decisions import levels, margins
+    reference = levels(profile)
+    m, r = margins(reference), reference["rungs"]
+    return {"ce_margin": f"{m['ce']:.3f}", "small_margin": f"{m['small']:.4f}",
+            "pairs_margin": f"{m['pairs']:g}", "chance_margin": f"{m['chance']:.0f}",
+            "unigram": f"{r['unigram_loss_at_mask']:.3f}",
+            "bigram": f"{r['bigram_loss_at_mask']:.3f}", "targets": f"{r['targets']:,}"}
+
+
+def _row(d, family: pd.DataFrame | None):
+    """A decision as a row ``plain.row_reading`` reads: the family's (its Holm-adjusted
+    tests) where it judges the decision, else the decision's own (raw tests)."""
+    if family is not None and d.key in family.index and bool(family.loc[d.key, "in_family"]):
+        return family.loc[d.key].copy(), True
+    return pd.Series(d.to_dict()), False
+
+
+def decision_line(d, family: pd.DataFrame | None = None) -> str:
+    """One decision in a line of values, positive the paper's direction
+    (``headlines.answer``): 'undecided, +0.012 nats [-0.003, +0.027], margin ±0.011;
+    early training, weakest arm at 34%'. The reading is after Holm's adjustment where
+    ``family`` judges the decision, else at 5% and marked so; where it shows no
+    difference yet the interval excludes 0, that is said."""
+    from ..stats.inference import EARLY, GATED, NO_MODEL, PAST, level_percent
+    row, judged = _row(d, family)
+    a = answer(row)
+    if row["stage"] == GATED:
+        return f"{a['reading']} ({a['why']}); measured {a['difference']}"
+    reading = (one_label({**a, "why": ""}) if judged else
+               f"{a['reading']} (at 5%, outside Holm's family)")
+    text = f"{reading}, {a['difference']}, margin {a['margin']}"
+    if d.stage == EARLY:
+        text += f"; early training, weakest arm at {level_percent(d.weakest_level)}"
+    elif d.stage == PAST:
+        text += "; every arm past the bigram rung"
+    elif d.stage == NO_MODEL:
+        text += "; no trained model"
+    return text
+
+
 def verdict_table(chapter, family: pd.DataFrame) -> pd.DataFrame:
-    """A chapter's decisions at its profile in six columns, so that the page shows them
-    open (``book.build.MAX_COLUMNS``; issue #41: "expand the verdict tables"): the
-    difference with its 95% interval, the margin, the paper's side, the plain reading
-    (after Holm's adjustment over the profile's family, with the reason where it is not
-    testable), the verdict at 5% and the Holm verdict, each a word. The paper's figures,
-    the method, the stages and the arms' levels stay in ``chapter.decision_table``."""
-    from . import plain
-    from ..stats.inference import GATED
-    full = chapter.decision_table(family)
-    readings, at_5, holm = [], [], []
+    """A chapter's decisions at its profile, each turned so that positive is the paper's
+    direction (``headlines.toward_paper``): the difference with its 95% interval, the
+    margin, and one label, the plain reading (after Holm's adjustment over the profile's
+    family, with the reason where it is not testable). The registered verdict words stay
+    in ``chapter.decision_table``."""
+    rows = []
     for d in chapter.decisions:
-        gated = d.stage == GATED
-        at_5.append("not testable" if gated else d.verdict())
-        if d.key in family.index:
-            row = family.loc[d.key]
-            readings.append(plain.row_reading(row))
-            holm.append("not testable" if row["stage"] == GATED else row["verdict_holm"])
-        else:
-            readings.append("outside Holm's family")
-            holm.append("—")
-    table = full[["ours", "margin", "paper's side"]].copy()
-    table["plain reading"] = readings
-    table["verdict at 5%"] = at_5
-    table["after Holm"] = holm
-    return table
+        row, judged = _row(d, family)
+        a = answer(row)
+        reading = one_label(a) if judged else (one_label({**a, "holm_only": ""})
+                                               + " (at 5%, outside Holm's family)")
+        rows.append({"comparison": toward_paper(d).label, "ours": a["difference"],
+                     "margin": a["margin"], "plain reading": reading})
+    return pd.DataFrame(rows).set_index("comparison")
+
+
+NOT_JUDGED = "not judged yet"  # a first screen's reading before every run is stored
+
+
+def confirmed_values(row, premise: str = "") -> dict:
+    """The first screen's values of a chapter's confirmatory decision (``answer``), or,
+    where ``row`` is None (the design not complete: nothing is computed), the same keys
+    saying so."""
+    if row is None:
+        return {"reading": NOT_JUDGED, "why": "", "difference": "not computed yet",
+                "margin": "—", "seeds": "—", "holm_only": ""}
+    return answer(row, premise)
+
+
+def paper_side(trends: list) -> list:
+    """The ladder's ``Trend``s turned so that positive is the paper's direction in every
+    panel (the paper's side shaded above zero): a decision whose paper sign is -1 is
+    drawn the other way round from its registration, with its label turned."""
+    from dataclasses import replace
+
+    from .ladder_trend import tag
+    out = []
+    for t in trends:
+        registered = t.sign * t.paper_sign  # the registration's paper sign
+        label = t.registered_label or t.label  # the registration's words
+        if registered == 0:
+            out.append(replace(t, sign=1, paper_sign=0, label=label, registered_label=""))
+            continue
+        if registered < 0:
+            label = turned_label(label)
+            head, _, rest = label.partition(", ")
+            label = head if rest == tag(t.key) else label  # the panel's title names it
+        out.append(replace(t, sign=registered, paper_sign=1, registered_label="",
+                           label=label))
+    return out
+
+
+def trend_values(t) -> dict:
+    """A ladder decision's values for a chapter's sentence on training, positive the
+    paper's direction (``t`` from ``paper_side``): 'reading' (the registered reading),
+    'p' (Holm's), '1x', '4x', '16x' (the means), 'steps' (which steps show a move,
+    ``ladder_trend.plain_words``); before the ladder is complete, 'reading' says so and
+    the rest are '—'."""
+    from .ladder_trend import plain_words
+    from ..studies.decisions import signed
+    empty = {"reading": "not known yet", "p": "—", "1x": "—", "4x": "—", "16x": "—",
+             "steps": "—"}
+    if t.table is None:
+        return empty
+    r, d = t.table, unit_digits(t.unit)
+    return {"reading": str(r["reading"]), "p": f"{r['p holm']:.3f}",
+            **{rung: f"{signed(t.turned(r[f'{rung} mean']), d)} {t.unit}"
+               for rung in ("1x", "4x", "16x")},
+            "steps": plain_words(t.key, t.unit, r)}
+
+
+def glue_values(prefix: str, values: dict) -> dict:
+    """``values`` under ``prefix`` + key, for ``myst_nb.glue``."""
+    return {f"{prefix}{key}": value for key, value in values.items()}
+
+
+def image(fig):
+    """A figure as the PNG a chapter glues (``figure_text.png``: its text's size recorded
+    for the book's checks), the figure closed so that the cell shows nothing else."""
+    import matplotlib.pyplot as plt
+    from IPython.display import Image
+
+    from .figure_text import png
+    data = png(fig, dpi=100)
+    plt.close(fig)
+    return Image(data=data, format="png")

@@ -2,20 +2,16 @@
 primary decision judged on the fresh seeds (``confirmatory_rows``), once every
 confirmatory run is stored and nothing before; turned to the chapter's sign
 (``in_chapter_sign``); with what a reader must know beside it (``confirm_caveats``,
-``sop_words``, ``holm_note``); as one more family beside the profiles'
-(``with_confirmatory``); and the test's line on the first screen (``confirm_line``).
+``sop_words``); as one more family beside the profiles'
+(``with_confirmatory``).
 """
 from __future__ import annotations
-
-import re
-from dataclasses import replace
 
 import numpy as np
 import pandas as pd
 
-from ..studies.decisions import capital, interval_text, unit_digits
-from ..stats.inference import GATED
-from .headlines import EXTRA, HEADLINES, Headline, result_sentence, term
+from ..studies.decisions import capital, interval_text
+from .headlines import EXTRA, HEADLINES, term
 
 CONFIRMATORY = "confirmatory"  # its name where it stands beside the profiles
 
@@ -24,43 +20,6 @@ def _p(value: float) -> str:
     """'= 0.022' or '< 0.001': ``confirm_report._p``'s value after 'p' in a sentence."""
     from ..studies.confirm_report import _p as p_value
     return "< 0.001" if value < 0.001 else f"= {p_value(value)}"
-
-
-def holm_note(row) -> str:
-    """Why the verdict after Holm differs from an "equivalent" at 5% (the registered rule
-    reads the TOST first, and Holm's adjustment can undo it): the tests' p-values before
-    and after, and what the reader may conclude; '' where there is nothing to explain.
-    A reviewer: "reproduced (at 5% before Holm: equivalent)" read as if Holm had made
-    the paper more right."""
-    if row["stage"] == GATED or row.get("verdict") != "equivalent" \
-            or row["verdict_holm"] == "equivalent":
-        return ""
-    d = unit_digits(row["unit"]) + 1
-    low, high, margin = float(row["low"]), float(row["high"]), float(row["margin"])
-    tost = (f"The equivalence test ({term('TOST')}) passes at 5% "
-            f"(p {_p(float(row['p_equivalence']))}), but not at {term('Holm')}'s "
-            f"stricter level (p {_p(float(row['p_equivalence_holm']))})")
-    if row["verdict_holm"] == "inconclusive":
-        p_difference = _p(float(row["p_difference_holm"]))
-        if row.get("premise"):  # not testable: the tests named as unread, no reading of
-            # the size beside them (a cold reader met "probably small" under "not
-            # testable here"; a skeptic read the bare p-values as "equivalent at 5%")
-            return (f"The registered tests are left unread, because the premise fails. "
-                    f"{tost}; the difference test does not pass (p {p_difference} after "
-                    f"Holm)")
-        return (f"{tost}. The difference test does not pass either (p {p_difference} after "
-                f"Holm). Any difference is probably small, but it is not shown to lie "
-                f"inside the ±{margin:.{d}f} margin")
-    inside = -margin < low and high < margin
-    where = (f"The whole 95% interval, [{low:+.{d}f}, {high:+.{d}f}], lies inside"
-             if inside else f"The 95% interval, [{low:+.{d}f}, {high:+.{d}f}], reaches past")
-    side = "the paper's side" if row["verdict_holm"] == "reproduced" else "the other side"
-    return (f"{tost}. The difference test does pass at Holm's level (p "
-            f"{_p(float(row['p_difference_holm']))}). So after Holm the verdict is "
-            f"\"{row['verdict_holm']}\": a real effect on {side}, and a small one. "
-            f"{where} the ±{margin:.{d}f} margin. "
-            f"Holm's adjustment did not make the effect larger. It withheld only the "
-            f"claim that it is smaller than the margin")
 
 
 def confirmatory_rows(store=None) -> dict:
@@ -102,52 +61,6 @@ def confirmatory_extras(store=None) -> dict:
             row["holm_tests"] = confirm_report.holm_tests(primary)
             out[key] = row
     return out
-
-
-FIRST_SCREEN_SECONDARY = ("transitions",)  # chapter 8's secondary decision is about
-# the not-shared model, not the chapter's claim under sharing: its chapter shows it
-
-
-def confirmatory_secondary(store=None, claims=FIRST_SCREEN_SECONDARY) -> dict:
-    """{claim: [rows]} of the registered secondary decisions of the claims that have no
-    primary one (chapters 7 and 8), judged on the confirmatory seeds with Holm's
-    adjustment over the secondary family: exploratory by registration, shown beside
-    those chapters' verdicts (a reviewer: "not testable here: smoother transitions"
-    left them out); {} before the design is complete."""
-    from ..studies import confirm_analysis, confirm_design
-    if not confirm_analysis.complete(store):
-        return {}
-    secondary = confirm_analysis.confirmatory_families(store)["secondary"]
-    primary_claims = {s.claim for s in confirm_design.PRIMARY}
-    out = {}
-    for spec in confirm_design.SECONDARY:
-        if spec.claim not in primary_claims and spec.claim in claims:
-            out.setdefault(spec.claim, []).append(secondary.loc[spec.key])
-    return out
-
-
-SECONDARY_SHORT = {"explore/transitions-angle": "angle oscillation, not shared minus all shared",
-                   "explore/transitions-l2": "L2 oscillation, the same difference",
-                   "explore/embedding-size": "not shared, E = H = 64 minus E 32"}
-
-
-def secondary_words(rows: list) -> str:
-    """'Exploratory, on the 11 confirmatory seeds: angle oscillation, ...: -0.23
-    [-0.46, -0.00] share of range, undecided. L2 ...': a claim's secondary rows, a short
-    sentence each, with the plain reading after Holm ('' for none)."""
-    from .plain import row_reading
-    if not rows:
-        return ""
-    parts = [f"{SECONDARY_SHORT.get(r.name, str(r['label']).split(' (')[0])}: "
-             f"{interval_text(float(r['estimate']), float(r['low']), float(r['high']), r['unit'])}"
-             f" {r['unit']}, {row_reading(r)}" for r in rows]
-    from ..studies import confirm_design
-    model = confirm_design.conditions(None)[confirm_design.ALBERT].model
-    return (f"Exploratory, on the {int(rows[0]['n_seeds'])} confirmatory seeds, with "
-            f"other models: {model.num_hidden_layers} layers at E "
-            f"{model.embedding_size}, which read context. The measure is the trained "
-            f"model's minus its random-init control's. "
-            + ". ".join(capital(p) for p in parts))
 
 
 CUE_FREE_WORDS = (f"probes on {term('cue-free pairs')}, which hold no "
@@ -347,50 +260,18 @@ def with_confirmatory(families: dict, store=None) -> dict:
     return {CONFIRMATORY: family, **families} if len(family) else dict(families)
 
 
-def confirmatory_headline(claim: str) -> Headline:
-    """The claim's headline without the parenthetical of its words that describes the
-    profile's runs (chapter 4: pairs that keep the cut cue; chapter 6: the runs'
-    seconds and learning rate); the confirmatory result carries its own caveat
-    (``confirm_caveats``) instead."""
-    h = HEADLINES[claim]
-    return replace(h, **{k: re.sub(r" \((read it with|pairs that keep) .*\)$", "",
-                                   getattr(h, k)) for k in ("lower", "higher")})
-
-
-def confirmed_sentence(row, claim: str) -> str:
-    """The confirmatory result in short sentences, in the chapter's sign: its plain
-    reading with the registered verdict beside it, its direction words, numbers and
-    stage, the registration's own words where it took the difference the other way
-    round, and the claim's caveat. Why Holm's verdict differs from the one at 5%
-    (``holm_note``) is the verdict's own detail: the paragraph under the box gives it
-    (``chapter_box.bottom_line_glue``)."""
-    row = in_chapter_sign(claim, row)
-    text = result_sentence(row, confirmatory_headline(claim), confirmatory=True)
-    if row["registered_label"] != row["label"]:
-        text += (f" Registered as {row['registered_label']}: the same comparison, the "
-                 f"opposite sign.")
-    caveat = row.get("caveat", "")
-    if isinstance(caveat, str) and caveat:  # a paragraph of its own: a cold reader found
-        # the result buried in one of 9 to 13 sentences (chapters 4 and 6)
-        text += f"\n\n*Read with it:* {capital(caveat)}."
-    return text
-
-
-def confirm_line(store=None, book: str = "") -> str:
-    """The confirmatory test's line: its progress, or where its verdicts are once it is
-    complete (``confirm_report.status_text`` per chapter; the pre-registration page, linked
-    through ``book``, the path from the page to the book's folder: "" from the
-    introduction, "../" from a chapter)."""
-    from ..studies.confirm_analysis import complete, progress
-    table = progress(store)
-    head = (f"**{term('confirmatory', 'Confirmatory')} test** of chapters 3 to 6 "
-            f"(pre-registered, fresh seeds)")
-    if complete(store):  # judged once; the verdicts above lead with it (a reader met
-        # them twice, the second time in the registration's signs)
-        return (head + f", judged after Holm's adjustment over its {term('primary family')}: "
-                "the verdicts above lead with it. Every decision with its interval and both "
-                "tests' p-values, and the secondary (exploratory) decisions: "
-                f"{{doc}}`{book}preregistration`.")
-    return (head + f": {int(table['trained'].sum())} of {int(table['of'].sum())} runs "
-            f"trained, {int(table['evaluated'].sum())} evaluated; it is judged once, when "
-            f"all are.")
+def confirmatory_secondary(store=None, claims=("transitions", "embedding_sweep")) -> dict:
+    """{claim: [rows]} of the registered secondary decisions of the claims that have no
+    primary one (chapters 7 and 8), judged on the confirmatory seeds with Holm's
+    adjustment over the secondary family: exploratory by registration; {} before the
+    design is complete."""
+    from ..studies import confirm_analysis, confirm_design
+    if not confirm_analysis.complete(store):
+        return {}
+    secondary = confirm_analysis.confirmatory_families(store)["secondary"]
+    primary_claims = {s.claim for s in confirm_design.PRIMARY}
+    out = {}
+    for spec in confirm_design.SECONDARY:
+        if spec.claim not in primary_claims and spec.claim in claims:
+            out.setdefault(spec.claim, []).append(secondary.loc[spec.key])
+    return out

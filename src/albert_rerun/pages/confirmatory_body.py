@@ -26,7 +26,7 @@ from . import plain
 
 __all__ = ["ALBERT", "ALL64", "ATTENTION", "BERT", "DROPOUT", "FFN", "NONE32", "NSP",
            "WIDE", "ARMS", "runs", "accuracy", "specs", "decisions", "figure",
-           "check_by_seed", "partial_costs_note", "learning_rate_note"]
+           "check_by_seed", "partial_costs", "learning_rate_check", "detectable"]
 
 ARMS = list(confirm_design.CONDITIONS)  # the columns of a pivot of ``runs``
 # the claims whose chapter takes a decision from the registration's secondary family
@@ -71,10 +71,13 @@ def accuracy(correct) -> float:
     return 100 * correct.count("1") / len(correct)
 
 
-def check_by_seed(by_seed: pd.DataFrame, claim: str, store=None) -> pd.DataFrame:
+def check_by_seed(by_seed: pd.DataFrame, claim: str, store=None,
+                  turned: bool = False) -> pd.DataFrame:
     """The differences by seed a notebook computed, against the registered code's
     (``confirm_analysis.per_seed``) for the decisions of ``claim``, column by column in
-    order; raises AssertionError where they differ. Returns ``by_seed``."""
+    order; raises AssertionError where they differ. ``turned``: the notebook took each
+    difference so that positive is the paper's direction (the registered difference
+    times -1 where the paper's sign is -1). Returns ``by_seed``."""
     frame = runs(store)
     chosen = specs(claim)[:len(by_seed.columns)]
     for column, spec in zip(by_seed.columns, chosen):
@@ -82,6 +85,8 @@ def check_by_seed(by_seed: pd.DataFrame, claim: str, store=None) -> pd.DataFrame
             assert by_seed[column].dropna().empty, "differences shown before the runs"
             continue
         registered = confirm_analysis.per_seed(spec, frame)
+        if turned and spec.paper_sign < 0:
+            registered = -registered
         mine = by_seed[column].dropna()
         assert list(mine.index) == list(registered.index), (column, spec.key)
         assert (mine - registered).abs().max() < 1e-9, (column, spec.key)
@@ -95,19 +100,23 @@ def _premise(spec, caveats: dict) -> str:
     return caveats.get(f"{spec.claim}_premise", "")
 
 
-def _judged(claim: str, store=None) -> list:
-    """[(spec, family name, judged row, premise)] of the claim's decisions."""
+def _judged(claim: str, store=None, turned: bool = False) -> list:
+    """[(spec, family name, judged row, premise)] of the claim's decisions; ``turned``:
+    each row with positive the paper's direction (``headlines.paper_positive``)."""
+    from .headlines import paper_positive
     from .confirmatory import confirm_caveats
     families = confirm_analysis.confirmatory_families(store)
     caveats = confirm_caveats(store, families)
     out = []
     for spec in specs(claim):
         name = "primary" if spec in confirm_design.PRIMARY else "secondary"
-        out.append((spec, name, families[name].loc[spec.key], _premise(spec, caveats)))
+        row = families[name].loc[spec.key]
+        out.append((spec, name, paper_positive(row) if turned else row,
+                    _premise(spec, caveats)))
     return out
 
 
-def decisions(claim: str, store=None) -> pd.DataFrame:
+def decisions(claim: str, store=None, turned: bool = False) -> pd.DataFrame:
     """The registered analysis of the claim's decisions, one row each (secondary ones
     marked exploratory), rounded for the reader (nats to 3 decimals, points to 1): the
     difference with its 95% interval, the margin, the paper's sign, the plain reading
@@ -117,10 +126,18 @@ def decisions(claim: str, store=None) -> pd.DataFrame:
         table = confirm_analysis.progress(store)
         arms = {a for s in specs(claim) for a in (s.a, s.b)}
         return table.loc[[c for c in table.index if c in arms]]
+    from .headlines import answer, one_label
     rows = []
-    for spec, name, row, premise in _judged(claim, store):
+    for spec, name, row, premise in _judged(claim, store, turned):
         d = unit_digits(spec.unit)
         tag = "" if name == "primary" else " (exploratory)"
+        if turned:  # one sign and one label: the registered words stay in the appendix
+            rows.append({
+                "decision": row["label"] + tag,
+                "difference [95% interval]": f"{interval_text(float(row['estimate']), float(row['low']), float(row['high']), spec.unit)} {spec.unit}",
+                "margin": f"±{float(row['margin']):.{d + 1}f}",
+                "plain reading": one_label(answer(row, premise))})
+            continue
         rows.append({
             "decision, A minus B": spec.label + tag,
             f"difference [95% interval]": f"{interval_text(float(row['estimate']), float(row['low']), float(row['high']), spec.unit)} {spec.unit}",
@@ -129,10 +146,10 @@ def decisions(claim: str, store=None) -> pd.DataFrame:
             "plain reading": plain.row_reading(row, premise),
             "verdict at 5%": row["verdict"],
             "after Holm": row["verdict_holm"]})
-    return pd.DataFrame(rows).set_index("decision, A minus B")
+    return pd.DataFrame(rows).set_index("decision" if turned else "decision, A minus B")
 
 
-def figure(by_seed: pd.DataFrame, claim: str, store=None):
+def figure(by_seed: pd.DataFrame, claim: str, store=None, turned: bool = False):
     """Each decision's difference by seed (grey dots) and its mean with the 95%
     interval of the registered analysis (black), against its margin (grey band) and
     zero; one row per decision, exploratory ones marked, at the text column's width
@@ -148,7 +165,7 @@ def figure(by_seed: pd.DataFrame, claim: str, store=None):
                     " confirmatory runs stored: no difference is shown before all are",
                     ha="center", va="center")
             return fig
-        judged = _judged(claim, store)
+        judged = _judged(claim, store, turned)
         units = list(dict.fromkeys(spec.unit for spec, *_ in judged))
         fig, axes = plt.subplots(len(units), 1, squeeze=False, dpi=100,
                                  figsize=(6.6, 0.9 + 0.55 * len(judged) + 0.5 * len(units)))
@@ -171,10 +188,11 @@ def figure(by_seed: pd.DataFrame, claim: str, store=None):
                 ax.plot([low, high], [y, y], color="black", lw=2, zorder=3)
                 ax.plot([est], [y], "D", color="black", ms=6, zorder=4)
                 tag = "" if name == "primary" else " (exploratory)"
-                labels.append(_wrap(spec.label + tag))
+                labels.append(_wrap((row["label"] if turned else spec.label) + tag))
             ax.set_yticks(range(len(mine)), labels)
             ax.set_ylim(len(mine) - 0.5, -0.5)
-            ax.set_xlabel(f"A minus B, {unit}: seeds (grey dots), mean and 95% interval\n"
+            head = "positive: the paper's direction" if turned else "A minus B"
+            ax.set_xlabel(f"{head}, {unit}: seeds (grey dots), mean and 95% interval\n"
                           f"(black); grey band: the decision's margin")
             for side in ("top", "right"):
                 ax.spines[side].set_visible(False)
@@ -187,60 +205,44 @@ def _wrap(text: str, width: int = 30) -> str:
     return textwrap.fill(text, width, break_on_hyphens=False)
 
 
-def partial_costs_note(store=None) -> str:
+def partial_costs(store=None) -> dict:
     """Chapter 3's gate assumes that each partial cost of sharing is at most the whole
-    cost of sharing every layer; so did the registration's reason for its small margin,
-    withdrawn by amendment 11. The pilot's runs (cpu-long, seeds 0-2) say how far that
-    holds: the three costs at E 32, from the registered code, in one sentence."""
+    cost of sharing every layer (so did the registration's reason for its small margin,
+    withdrawn by amendment 11). The pilot's runs (cpu-long, seeds 0-2), by the registered
+    code: {"attention", "ffn", "whole"}: each cost at E 32 in nats, and "fits": whether
+    neither partial cost exceeds the whole."""
     frame = confirm_analysis.pilot_frame()
     keys = ("explore/attention-free", "explore/ffn-cost", "explore/sharing-cost-E32")
     by_key = {s.key: s for s in confirm_design.SECONDARY}
-    cost = {k: float(confirm_analysis.per_seed(by_key[k], frame).mean()) for k in keys}
-    attention, ffn, whole = (cost[k] for k in keys)
-    over = [name for name, value in (("attention", attention), ("the FFN", ffn))
-            if value > whole]
-    if not over:
-        return (f"In the confirmatory pilot (cpu-long, seeds 0-2) the partial costs fit "
-                f"this assumption: attention alone {attention:+.3f} nats, the FFN alone "
-                f"{ffn:+.3f}, every layer {whole:+.3f}.")
-    return (f"The confirmatory pilot's runs (cpu-long, seeds 0-2) do not fit this "
-            f"assumption. Sharing attention alone cost {attention:+.3f} nats and the FFN "
-            f"alone {ffn:+.3f}; sharing every layer cost {whole:+.3f}. The registration's "
-            f"reason for its small margin made the same assumption; "
-            f"{{ref}}`amendment 11 <amendment-11>` withdraws that reason, and the margin "
-            f"stays as registered.")
+    cost = [float(confirm_analysis.per_seed(by_key[k], frame).mean()) for k in keys]
+    return {"attention": f"{cost[0]:+.3f}", "ffn": f"{cost[1]:+.3f}",
+            "whole": f"{cost[2]:+.3f}", "fits": max(cost[:2]) <= cost[2]}
 
 
-def learning_rate_note(store=None) -> str:
-    """Chapter 6: the registered reason for the wide model's learning rate was wrong when
-    it was written (amendment 11); what the check trained afterwards found, from its
-    stored scores ('' before they are stored)."""
+def learning_rate_check(store=None) -> dict | None:
+    """Chapter 6: the learning-rate check trained after the registration (amendment 11),
+    from its stored scores: "scores" ('3.1 nats at 0.002, ...'), "best" (the best rate),
+    "registered_best" (whether 5e-3 was); None before they are stored."""
     scores = confirm_analysis.lr_check_scores(store)
     if scores is None:
-        return ""
+        return None
     best = min(scores, key=scores.get)
-    listed = ", ".join(f"{scores[r]:.3f} nats at {r:g}" for r in sorted(scores))
-    found = ("the best of the three" if best == confirm_design.WIDE_LEARNING_RATE
-             else f"not the best (the best was {best:g})")
-    return (f"The registration's reason for the rate 5e-3 was wrong when it was written: "
-            f"the sweep it cited had not trained any model to read context "
-            f"({{ref}}`amendment 11 <amendment-11>`). The check trained afterwards, one "
-            f"seed at the confirmatory length, found 5e-3 {found}: {listed}.")
+    return {"scores": ", ".join(f"{scores[r]:.3f} nats at {r:g}" for r in sorted(scores)),
+            "best": f"{best:g}", "registered_best": best == confirm_design.WIDE_LEARNING_RATE}
 
 
-def power_note(claim: str, store=None) -> str:
-    """For each primary decision of ``claim`` that reads undecided: what the design could
-    detect, computed after the results from the seeds' own spread (not registered; a
-    skeptical review: the registered 81% rested on the pilot's SD). The smallest true
-    difference a two-sided paired t over the seeds finds 80% of the time at Holm's
-    first-step level over the primary family, in nats and in margins. '' otherwise,
-    and before every run is stored."""
+def detectable(claim: str, store=None) -> dict:
+    """For each primary decision of ``claim`` that reads undecided, what the design could
+    detect, computed after the results from the seeds' own spread (not registered): {key:
+    {"sd", "seeds", "alpha", "smallest", "margins"}}, the smallest true difference a
+    two-sided paired t over the seeds finds 80% of the time at Holm's first-step level
+    over the primary family, in the unit and in margins. {} before every run is stored."""
     from ..stats.power import detectable_effect
     if not confirm_analysis.complete(store):
-        return ""
+        return {}
     frame = runs(store)
     alpha = confirm_design.holm_alpha()
-    out = []
+    out = {}
     for spec, name, row, premise in _judged(claim, store):
         if name != "primary" or plain.row_reading(row, premise) != plain.UNDECIDED:
             continue
@@ -248,10 +250,7 @@ def power_note(claim: str, store=None) -> str:
         sd, n = float(diffs.std(ddof=1)), len(diffs)
         smallest = detectable_effect(n, alpha) * sd
         d = unit_digits(spec.unit)
-        out.append(f"After the results, and not registered: for {spec.label}, the "
-                   f"differences by seed have an SD of {sd:.{d}f} {spec.unit}. With {n} "
-                   f"seeds at Holm's strictest level ({alpha:.3g}), a true difference of "
-                   f"{smallest:.{d}f} {spec.unit}, {smallest / float(row['margin']):.1f} "
-                   f"margins, would be found 80% of the time. A smaller one could well be "
-                   f"missed.")
-    return " ".join(out)
+        out[spec.key] = {"sd": f"{sd:.{d}f} {spec.unit}", "seeds": str(n),
+                         "alpha": f"{alpha:.3g}", "smallest": f"{smallest:.{d}f} {spec.unit}",
+                         "margins": f"{smallest / float(row['margin']):.1f}"}
+    return out

@@ -72,23 +72,6 @@ def asymmetry(runs: pd.DataFrame, grouped: pd.DataFrame, small: int, H: int, sch
     return fig
 
 
-def by_condition(runs: pd.DataFrame, metrics: dict, conditions=None, reference: dict = None):
-    """One panel per metric (column: axis label), conditions side by side; ``reference``
-    maps a metric to a horizontal line (e.g. a majority share)."""
-    conditions = conditions or list(dict.fromkeys(runs["condition"]))
-    fig, axes = plt.subplots(1, len(metrics), figsize=(3.4 * len(metrics), 3.2))
-    for ax, (metric, label) in zip(np.atleast_1d(axes), metrics.items()):
-        intervals(ax, runs, conditions, metric=metric)
-        # a title, not a y label: side by side, each panel's label ran into the
-        # neighbouring panel's ticks (a cold reader)
-        ax.set_title(textwrap.fill(label, 20))  # three long titles ran together
-        if reference and metric in reference:
-            ax.axhline(reference[metric], ls="--", color="grey", lw=1)
-        ax.tick_params(axis="x", labelrotation=15)
-    fig.tight_layout()
-    return fig
-
-
 def curve_differences(runs: pd.DataFrame, a: str, b: str, metric: str = CE) -> pd.DataFrame:
     """Condition ``a`` minus ``b`` along training, paired by seed: at each curve point,
     matched by its share of each run's schedule (every eighth; arms of different steps,

@@ -1,202 +1,143 @@
-"""The book's answers in a few lines, the first screen of the introduction and the
-ledger (issue #26: "which claims are reproduced?" and "how big and how long?"): each
-measured claim with its plain reading first, the verdict word small beside it
-(``at_a_glance``, an item each from ``glance_item``), the exact claims and the
-throughput ranking glued from their chapters, the scale in a few sentences and the
-confirmatory test's line.
+"""The introduction's first screen as values (``book/intro.md`` writes the sentences).
+
+One line per claim of the paper: its plain reading (``plain.row_reading``), its size
+with the 95% interval in one sign convention, positive where the paper's direction is
+(``paper_positive``), and, for the book as a whole, which measured claims hold, go the
+other way or stay open; then the scale of the runs against ALBERT-base. Where the
+confirmatory test decided a claim (chapters 3 to 6) its row is the one shown; the other
+claims show the published profile's. ``values`` is a ``book.values`` provider.
 """
 from __future__ import annotations
 
-from ..profiles import resolve
-from ..stats.inference import GATED
-from ..chapters.text import times
-from ..studies.decisions import capital
-from .confirmatory import in_chapter_sign, secondary_words
+import math
+
+from ..profiles import ResolvedProfile, resolve
 from . import plain as PL
-from .headlines import (CHAPTERS, EXTRA, EXTRA_NAMES, HEADLINES, PILOT, book_verdict,
-                        GLOSSARY, chapter_link, numbers, short_stage, term)
-from .scale import _count, scale_numbers
+from .headlines import EXTRA, HEADLINES
 
-NAMES = {"asymmetry": "attention vs FFN sharing", "sop_nsp": "SOP vs NSP",
-         "dropout": "dropout",
-         "wall_clock": "a wide ALBERT vs BERT at an equal-time step budget",
-         "transitions": "smoother transitions", "embedding_sweep": "a small E under sharing"}
-# what a reader must know beside a claim's verdict (a reviewer: the before-Holm
-# "reproduced" of SOP hid the cue; "equal time" was a step budget whose seconds differed)
-CAVEATS = {"sop_nsp": "on pairs that keep the segment-cut cue, which a bag of words also "
-                      "reads",
-           "wall_clock": "the runs' seconds did not match, and the wide model's learning "
-                         "rate came from a sweep whose rates had all yet to leave the early "
-                         "loss plateau"}
-# the plain readings in the order the list shows them (``plain.READINGS``)
-ORDER = (PL.HOLDS, PL.TINY, PL.REVERSED, PL.REVERSED_TINY, PL.DIFFERS, PL.NO_DIFFERENCE,
-         PL.UNDECIDED, PL.NOT_TESTABLE)
+# the introduction's claim names: its {{ intro_<name>_... }} keys, the decision behind
+# each (a chapter's headline, or an ``EXTRA`` key) and a short name for the lists
+LINES = {"asymmetry": ("asymmetry", "the asymmetry"),
+         "sharing": ("confirm/sharing-cost", "sharing's cost"),
+         "sop": ("sop_nsp", "SOP vs NSP"),
+         "dropout": ("dropout", "dropout"),
+         "equal_time": ("wall_clock", "equal time"),
+         "transitions": ("transitions", "transitions"),
+         "embedding": ("embedding_sweep", "a small E")}
+HOLD = (PL.HOLDS, PL.TINY)
+AGAINST = (PL.REVERSED, PL.REVERSED_TINY, PL.DIFFERS)
 
 
-def linked_stage(row) -> str:
-    """``short_stage`` with its terms linked to the glossary (a cold reader met "weakest
-    arm at 92%" on the first screen, explained four screens later): 'early training
-    (the stage): the weakest arm 92% of the way to the bigram rung'."""
-    import re
-    text = short_stage(row)
-    match = re.fullmatch(r"(.*?): weakest arm at (-?\d+)%", text)
-    if not match:
-        return text
-    return (f"{term('stage', match.group(1))}: the weakest arm {match.group(2)}% of the "
-            f"way to the bigram {term('rung')}")
+def reading(row) -> str:
+    """The plain reading, with why in a few words where its label could seem to
+    disagree with the interval beside it: 'undecided (after Holm's adjustment)' for an
+    interval that excludes 0, which way an undecided estimate leans, a failed premise's
+    first clause."""
+    text = PL.row_reading(row)
+    head, _, reason = text.partition(": ")
+    if head == PL.NOT_TESTABLE:
+        return f"{head} ({reason.split(', so ')[0].split('. ')[0].split(' (')[0]})"
+    if head != PL.UNDECIDED:
+        return head
+    estimate, low, high = PL.paper_positive(row)
+    if low > 0 or high < 0:
+        return f"{head} (after Holm's adjustment)"
+    if int(row.get("paper_sign", 0) or 0) and estimate:
+        side = "the paper's side" if estimate > 0 else "the other side"
+        return f"{head}, leaning to {side}"
+    return head
 
 
-def lean(row) -> str:
-    """Which side an undecided estimate leans to (amendment 8's promise; a cold reader
-    could not tell which way the asymmetry pointed): '' where the paper predicts no
-    difference or the estimate is 0."""
-    estimate, paper = float(row["estimate"]), int(row.get("paper_sign", 0) or 0)
-    if paper == 0 or estimate == 0:
+def rows(profile: ResolvedProfile) -> dict:
+    """{line name: the row shown}: the confirmatory row where the test is judged (its
+    first registered decision of the claim, or an ``EXTRA`` key), else the profile's
+    family's; a line with neither is left out."""
+    from .confirmatory import confirmatory_extras, confirmatory_rows
+    from ..studies.decisions import MissingRuns
+    from .ledger import book_family
+    confirmed = {**confirmatory_rows(), **confirmatory_extras()}
+    try:
+        family = book_family(profile)
+    except MissingRuns:  # nothing stored at this profile yet
+        family = None
+    out = {}
+    for name, (source, _) in LINES.items():
+        if source in confirmed:
+            out[name] = confirmed[source]
+        else:
+            key = HEADLINES[source].key if source in HEADLINES else source
+            if family is not None and key in family.index:
+                out[name] = family.loc[key]
+    return out
+
+
+def below_margin(row) -> str:
+    """'below the margin at 4x' where a row's whole 95% interval lies inside its margin
+    (a difference shown, but smaller than the margin counts), else ''; 'at 4x' for a
+    confirmatory row (the compute ladder's 4x budget)."""
+    if row is None or not math.isfinite(float(row.get("margin", math.nan))):
         return ""
-    side = "the paper's side" if (estimate > 0) == (paper > 0) else \
-        "the other side from the paper's"
-    return f"the estimate leans to {side}, but not clearly"
+    _, low, high = PL.paper_positive(row)
+    margin = float(row["margin"])
+    if not (math.isfinite(low) and math.isfinite(high)) or not -margin <= low <= high <= margin:
+        return ""
+    return "below the margin" + (" at 4x" if "holm_tests" in row else "")
 
 
-def sentence(text: str) -> str:
-    """``text`` as a sentence: a capital first, a full stop last."""
-    text = text.strip()
-    return capital(text) + ("" if text.endswith(".") else ".")
+def values(profile: ResolvedProfile | str) -> dict:
+    """The introduction's keys: ``intro_<line>_reading`` and ``intro_<line>_size`` for
+    each line of ``LINES`` (a line without a result reads 'not run yet'); the lists
+    ``intro_hold``, ``intro_against``, ``intro_open`` of the measured claims; the
+    source of chapters 3 to 6 (``intro_source``); and the scale (``scale_values``)."""
+    profile = resolve(profile)
+    found = rows(profile)
+    out, lists = {}, {"hold": [], "against": [], "open": []}
+    for name, (_, short) in LINES.items():
+        row = found.get(name)
+        out[f"intro_{name}_reading"] = reading(row) if row is not None else "not run yet"
+        out[f"intro_{name}_size"] = PL.size(row) if row is not None else "no result yet"
+        head = PL.row_reading(row).partition(": ")[0] if row is not None else ""
+        part = "hold" if head in HOLD else "against" if head in AGAINST else "open"
+        lists[part].append(short + (f" ({below_margin(row)})"
+                                    if part != "open" and below_margin(row) else ""))
+    for part, names in lists.items():
+        out[f"intro_{part}"] = "; ".join(names) or "none"
+    seeds = {int(r["n_seeds"]) for n, r in found.items()
+             if n in ("asymmetry", "sop", "dropout", "equal_time") and "holm_tests" in r}
+    out["intro_source"] = (f"the pre-registered test, {max(seeds)} fresh seeds" if seeds
+                           else f"the `{profile.name}` profile, exploratory")
+    return {**out, **exact_values(), **scale_values()}
 
 
-def glance_item(claim: str, row, chapters: str = "", lead: str = "", beside: str = "",
-                caveat: str | None = None, confirmatory: bool = False) -> tuple:
-    """(reading, text) of one measured claim in ``at_a_glance``: its name and chapter,
-    its plain reading with the verdict word beside it in small type (linked to the
-    registration where ``confirmatory``), then short sentences: ``lead`` (where the
-    verdict comes from, with its numbers), the claim's caveat (``caveat``, else the
-    profile's ``CAVEATS``: they describe the profile's runs), ``beside`` (another
-    source's reading) and, for a contradicted verdict, ``plain.SCALE_NOTE``. No "(at 5%
-    before Holm: ...)": that detail is the verdict's own section's."""
-    reading = PL.row_reading(row)
-    link = chapter_link(chapters, CHAPTERS[claim])
-    head, colon, reason = reading.partition(": ")
-    text = (f"{sentence(NAMES[claim])[:-1]} ({link}): **{head}**{colon}{reason} "
-            f"{PL.registered_word(row, confirmatory)}.")
-    if book_verdict(row) == "contradicted":  # the registration's promise (section 8)
-        text += f" {PL.SCALE_NOTE}"
-    caveat = CAVEATS.get(claim, "") if caveat is None else caveat
-    notes = [lead, lean(row) if head == PL.UNDECIDED else ""] \
-        + ([caveat] if caveat and row["stage"] != GATED else []) + [beside]
-    text += "".join(f" {sentence(n)}" for n in notes if n)
-    return head, text
+def exact_values() -> dict:
+    """The exact claims (chapters 1 and 2, counted, no seeds): 'holds exactly' where
+    every count the paper prints is matched, else which share is; the embedding share
+    of BERT-base."""
+    from ..chapters.exact import embedding_share, sharing_reductions
+    one, two = embedding_share().texts, sharing_reductions().texts
+
+    def reading(matched: int, total: int) -> str:
+        return ("holds exactly" if matched == total else
+                f"holds; {matched} of the {total} printed counts match")
+    return {"intro_share_reading": reading(one["table3_matched"], one["table3_rows"]),
+            "intro_embedding_share": f"{one['bert_embedding_share']:.1f}%",
+            "intro_reductions_reading": reading(two["counts_matched"], two["counts_total"]),
+            "intro_reduction_all": f"{two['reduction_all']:.0f}%"}
 
 
-def at_a_glance(families: dict, chapters: str = "", confirm_line: str = "",
-                confirmed: dict | None = None, extras: dict | None = None,
-                secondary: dict | None = None) -> str:
-    """The answers in a few lines, for the first screen of the introduction and the
-    ledger (issue #26: "which claims are reproduced?" and "how big and how long?"):
-    the exact claims' verdicts (glued from chapters 1 and 2), each measured claim with
-    its plain reading at the book's profile (the first of ``families``), in the order of
-    ``ORDER``, the throughput ranking (glued from chapter 6), the scale in a few
-    sentences and the confirmatory test's progress (``confirm_line``). ``extras``: the
-    other primary decisions (``confirmatory_extras``), each an item of its own;
-    ``secondary``: the registered secondary rows of the claims without a primary one
-    (``confirmatory_secondary``), beside their profile verdict, labelled exploratory."""
-    profile = next(iter(families))
-    family = families[profile]
-    one, two = f"{chapters}01_embedding_share", f"{chapters}02_sharing_reductions"
-    six = f"{chapters}06_wall_clock"
-    if confirmed:
-        judged = family[family["in_family"]] if "in_family" in family else family.iloc[:0]
-        n = int(judged["n_seeds"].max()) if len(judged) else 0
-        lines = [f"**In short.** Chapters 3 to 6 are judged by the pre-registered "
-                 f"{term('confirmatory')} test "
-                 f"({int(next(iter(confirmed.values()))['n_seeds'])} fresh seeds). "
-                 f"Chapters 7 and 8 are judged by the `{profile}` {term('profile')}"
-                 + (f" ({n} seeds, exploratory)" if n else " (exploratory)")
-                 + f", chapters 1 and 2 by exact counts. The {term('pilot')} `{PILOT}` "
-                 f"is in the table below.", ""]
-    else:
-        lines = [f"**In short**, at `{profile}` (the published {term('profile')}; the "
-                 f"{term('pilot')} `{PILOT}` is in the table below):", ""]
-    lines.append(f"- **By counting** (exact): the embedding share, "
-                 f"**{{glue:text}}`{one}.ipynb::embedding_share_verdict:s`** "
-                 f"({chapter_link(chapters, '01_embedding_share')}); what sharing removes, "
-                 f"**{{glue:text}}`{two}.ipynb::sharing_verdict:s`** "
-                 f"({chapter_link(chapters, '02_sharing_reductions')}).")
-    items = []
-    confirmed = confirmed or {}
-    for claim, h in HEADLINES.items():
-        if claim in confirmed:  # the pre-registered test decides; the profile beside it
-            row = in_chapter_sign(claim, confirmed[claim])
-            lead = (f"confirmatory, {int(row['n_seeds'])} fresh seeds: {numbers(row)}; "
-                    f"{linked_stage(row)}")
-            beside = (f"`{profile}` (exploratory): {PL.row_reading(family.loc[h.key])}"
-                      if h.key in family.index else "")
-            # the box carries the whole caveat; the list the short one, but equal time
-            # keeps its whole caveat here too (amendment 6.5)
-            short = row.get("caveat_short", "") if claim != "wall_clock" else ""
-            items.append(glance_item(claim, row, chapters, lead, beside,
-                                     caveat=short if isinstance(short, str) and short
-                                     else row.get("caveat", ""), confirmatory=True))
-        elif h.key in family.index:
-            items.append(glance_item(claim, family.loc[h.key], chapters,
-                                     beside=secondary_words((secondary or {}).get(claim,
-                                                                                  []))))
-        for key, (owner, _) in EXTRA.items():
-            if owner == claim and key in (extras or {}):
-                row = extras[key]
-                head = PL.row_reading(row).partition(": ")[0]
-                items.append((head, (
-                    f"{sentence(EXTRA_NAMES[key])[:-1]} ({chapter_link(chapters, CHAPTERS[claim])}): "
-                    f"**{head}** {PL.registered_word(row, True)}. Confirmatory, "
-                    f"{int(row['n_seeds'])} fresh seeds, {row['label']}: {numbers(row)}; "
-                    f"{linked_stage(row)}.")))
-    judged = family[family["in_family"]] if "in_family" in family else family.iloc[:0]
-    seeds = int(judged["n_seeds"].max()) if len(judged) else 0
-    why = (f" Each condition has {seeds} seeds. Holm's adjustment runs over the "
-           f"profile's {2 * len(judged)} tests: its strictest step asks p < "
-           f"{holm_of(family):.2g}." if len(judged) else "")
-    if confirmed:  # the verdicts of chapters 3 to 6 come from the confirmatory family
-        first = next(iter(confirmed.values()))
-        tests = max(1, int(first.get("holm_tests", 2 * len(confirmed))))
-        why = (f" Holm's adjustment runs over the confirmatory test's {tests} primary "
-               f"tests (strictest step p < {0.05 / tests:.2g})"
-               + (f" and over `{profile}`'s {2 * len(judged)} tests (p < "
-                  f"{holm_of(family):.2g})" if len(judged) else "") + ".")
-    lines.append(f"- **Measured**: each claim's headline comparison. Its plain reading "
-                 f"({{doc}}`{'' if chapters == 'chapters/' else '../'}{GLOSSARY}`) comes first, the verdict after {term('Holm')}'s adjustment "
-                 f"beside it in small type.{why}")
-    rank = {reading: k for k, reading in enumerate(ORDER)}
-    for _, item in sorted(items, key=lambda x: rank.get(x[0], len(ORDER))):
-        lines.append(f"  - {item}")
-    lines.append(f"- **Throughput ranking** ({chapter_link(chapters, '06_wall_clock')}, "
-                 f"a measurement): {{glue:text}}`{six}.ipynb::throughput_short:s`.")
-    n = scale_numbers(resolve(profile))  # the families are keyed by name
-    if confirmed:  # the headline verdicts' runs first (a reviewer: the cpu scale stood
-        # beside the confirmatory verdicts, whose runs are the pilot's size)
-        c = scale_numbers(resolve(PILOT))
-        seeds = int(next(iter(confirmed.values()))["n_seeds"])
-        lines.append(f"- **Scale of the confirmatory runs** (the `{PILOT}` sizes): one has "
-                     f"{c['params'] / 1e6:.2f}M parameters, "
-                     f"{times(c['paper_params'] / c['params'])} fewer than ALBERT-base's "
-                     f"{c['paper_params'] / 1e6:.0f}M. It trains {c['steps']:,} steps on "
-                     f"{_count(c['tokens'])} "
-                     f"tokens ({times(c['paper_tokens'] / c['tokens'])} fewer than "
-                     f"ALBERT-base's {_count(c['paper_tokens'])}). That is "
-                     f"{times(c['paper_flops'] / c['flops'])} less compute. Each condition "
-                     f"has {seeds} seeds.")
-    where = f" at `{profile}`" if confirmed else ""
-    lines.append(f"- **Scale**{where}: one base run here has {n['params'] / 1e6:.2f}M "
-                 f"parameters, {times(n['paper_params'] / n['params'])} fewer than "
-                 f"ALBERT-base's {n['paper_params'] / 1e6:.0f}M. It trains on "
-                 f"{_count(n['tokens'])} tokens, {times(n['paper_tokens'] / n['tokens'])} "
-                 f"fewer than the paper's {_count(n['paper_tokens'])}, with "
-                 f"{times(n['paper_flops'] / n['flops'])} less compute. Every model is "
-                 f"{term('stage', 'early in training')}.")
-    if confirm_line:
-        lines.append(f"- {confirm_line}")
-    return "\n".join(lines)
-
-
-def holm_of(family) -> float:
-    """Holm's first-step alpha of a whole family (its judged decisions, two tests each)."""
-    from ..stats.power import holm_alpha
-    return holm_alpha(family)
+def scale_values() -> dict:
+    """The runs' size and length against ALBERT-base's: parameters of the base model
+    (the `cpu` sizes, which every budget of the compute ladder keeps), and the steps and
+    tokens of the longest budget (16x), each with its ratio to the paper's."""
+    from ..chapters.text import times
+    from ..studies.ladder import RUNGS
+    from .scale import _count, scale_numbers
+    n = scale_numbers(resolve("cpu"))
+    tokens = n["tokens"] * RUNGS["16x"] / n["steps"]
+    return {"intro_params": f"{n['params'] / 1e6:.2f} million",
+            "intro_params_times": times(n["paper_params"] / n["params"]),
+            "intro_paper_params": f"{n['paper_params'] / 1e6:.0f} million",
+            "intro_steps_16x": f"{RUNGS['16x']:,}",
+            "intro_tokens_16x": _count(tokens),
+            "intro_tokens_times": times(n["paper_tokens"] / tokens),
+            "intro_paper_tokens": _count(n["paper_tokens"])}

@@ -5,19 +5,16 @@ A measured chapter's question is answered by one decision of the family (``HEADL
 numbers (``direction``), never the other way round: ``numbers`` gives the estimate, its
 interval and the margin, ``interval_note`` where an unadjusted interval lies when the
 plain reading shows no difference, ``stage_words`` how far the models got,
-``result_sentence`` all of them in short sentences. ``worked_example`` reads one
-verdict step by step (the glossary's worked example). The boxes (``chapter_box``), the
-results table (``results_table``) and the first screen (``first_screen``) are written
-with these words.
+``result_sentence`` all of them in short sentences. The boxes (``chapter_box``) and the
+first screen (``first_screen``) are written with these words.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd
 
-from ..studies.decisions import capital, interval_text, unit_digits
+from ..studies.decisions import capital, interval_text, signed, unit_digits
 from ..stats.inference import EARLY, GATED, NO_MODEL, PAST, level_percent
 
 GLOSSARY = "how_to_read"  # book/how_to_read.md: the glossary and the shared rules
@@ -108,15 +105,6 @@ EXTRA = {
 EXTRA_NAMES = {"confirm/sharing-cost": "the cost of sharing every layer"}
 
 
-# verdict -> plain words, for a reader who has not read the rules yet
-PLAIN = {"reproduced": "reproduced: the paper's direction, shown",
-         "contradicted": "contradicted: the other direction, shown",
-         "equivalent": "equivalent: any difference is smaller than the margin",
-         "inconclusive": "inconclusive: the data cannot tell",
-         "not testable at this scale": "not testable: a model compared does not yet "
-                                       "read context"}
-
-
 def term(word: str, text: str | None = None) -> str:
     """A MyST link to ``word`` in the glossary (``{term}`` role), shown as ``text``."""
     return f"{{term}}`{text} <{word}>`" if text else f"{{term}}`{word}`"
@@ -167,16 +155,6 @@ def stage_words(row) -> str:
     if stage == NO_MODEL:
         return "a check of the test sets (no trained model)"
     return str(stage)
-
-
-def short_stage(row) -> str:
-    """'early training: weakest arm at 72%': the stage part of a judged row's
-    ``verdict_staged`` (the list on the first screen carries each verdict's stage, as
-    the boxes do), else ``stage_words``."""
-    staged = row.get("verdict_staged", "")
-    if isinstance(staged, str) and ", " in staged:
-        return staged.partition(", ")[2]
-    return stage_words(row)
 
 
 def book_verdict(row) -> str:
@@ -254,39 +232,6 @@ CHAPTERS = {"asymmetry": "03_asymmetry", "sop_nsp": "04_sop_nsp", "dropout": "05
             "embedding_sweep": "08_embedding_size"}
 
 
-def chapter_link(chapters: str, stem: str) -> str:
-    """'{doc}`chapter 3 <chapters/03_asymmetry>`': a short link, not the chapter's title."""
-    return f"{{doc}}`chapter {int(stem[:2])} <{chapters}{stem}>`"
-
-
-def worked_example(family: pd.DataFrame, claim: str = "asymmetry") -> str:
-    """One verdict read step by step, from the family's own numbers (the glossary's
-    worked example)."""
-    from .plain import row_reading
-    h = HEADLINES[claim]
-    row = family.loc[h.key]
-    holm = book_verdict(row)
-    margin = float(row["margin"])
-    inside = -margin < row["low"] and row["high"] < margin
-    return "\n".join([
-        f"Take {row['label']} ({{doc}}`chapters/{CHAPTERS[claim]}`). The row reads "
-        f"{numbers(row)}.", "",
-        f"1. **The gate and the stage.** Every model compared reads context, so the "
-        f"decision is judged; its stage is {stage_words(row)}.",
-        f"2. **The difference.** {interval_text(row['estimate'], row['low'], row['high'], row['unit'])}"
-        f" {row['unit']} is the mean over {int(row['n_seeds'])} seeds of the per-seed "
-        f"difference, with its 95% interval. The paper's side is "
-        f"{ {-1: 'below 0', 0: 'about 0', 1: 'above 0'}[int(row['paper_sign'])] }. "
-        f"The interval {'spans' if row['low'] <= 0 <= row['high'] else 'excludes'} 0.",
-        f"3. **The margin.** ±{margin:.3g} {row['unit']} is the smallest difference that "
-        f"would matter. The interval {'lies within' if inside else 'reaches past'} it.",
-        f"4. **The verdict**, after Holm's adjustment over the profile's judged "
-        f"decisions: {holm}.",
-        f"5. **The plain reading**, from the same adjusted tests: **{row_reading(row)}**. "
-        f"In words: {direction(row, h)}.",
-    ]) if row["stage"] != GATED else ""
-
-
 def interval_note(estimate: float, low: float, high: float, margin: float,
                   paper_sign: int, reading: str) -> str:
     """Where the unadjusted 95% interval lies, in one sentence, where the plain reading
@@ -353,3 +298,90 @@ def decision_text(d, family=None) -> str:
     elif d.stage == PAST:
         text += " Every arm is past the bigram rung."
     return text
+
+
+# -- one sign on the findings pages ------------------------------------------------------
+
+def turned_label(label: str) -> str:
+    """'A minus B, rest' as 'B minus A, rest': the words of a difference taken the
+    other way round (a label without ' minus ' is returned as it is)."""
+    head, comma, rest = label.partition(", ")
+    a, minus, b = head.partition(" minus ")
+    return f"{b} minus {a}{comma}{rest}" if minus else label
+
+
+def paper_positive(row):
+    """A decision's row (a judged family's, or a dict) with its difference turned so
+    that positive is the paper's direction: where the paper's sign is -1 the estimate
+    and interval are negated, the label turned and the paper's sign set to +1. p-values,
+    verdicts and stage do not depend on the sign and stay; a row whose paper says "no
+    difference" (sign 0) or already on the paper's sign is returned unchanged (a copy)."""
+    row = row.copy()
+    if int(row.get("paper_sign", 0) or 0) >= 0:
+        return row
+    row["estimate"], row["low"], row["high"] = (-float(row["estimate"]), -float(row["high"]),
+                                                -float(row["low"]))
+    row["paper_sign"] = 1
+    if "label" in row:
+        row["label"] = turned_label(str(row["label"]))
+    return row
+
+
+def toward_paper(d):
+    """A ``stats.inference.Decision`` turned like ``paper_positive``: positive is the
+    paper's direction."""
+    from dataclasses import replace
+    if d.paper_sign >= 0:
+        return d
+    return replace(d, estimate=-d.estimate, low=-d.high, high=-d.low, paper_sign=1,
+                   label=turned_label(d.label))
+
+
+def reading_head(reading: str) -> str:
+    """A plain reading without its reason: 'not testable here: neither model ...' ->
+    'not testable here' (the reason goes into the page's sentence)."""
+    return reading.partition(": ")[0]
+
+
+def reading_reason(reading: str) -> str:
+    """The reason after a plain reading's head ('' where there is none)."""
+    return reading.partition(": ")[2]
+
+
+def difference(estimate, low, high, unit: str) -> str:
+    """'+0.022 nats [+0.017, +0.027]': an estimate, its unit, its 95% interval ('(one
+    seed: no interval)' where it is not finite)."""
+    if not (np.isfinite(float(low)) and np.isfinite(float(high))):
+        return f"{signed(float(estimate), unit_digits(unit))} {unit} (one seed: no interval)"
+    number, _, bounds = interval_text(estimate, low, high, unit).partition(" ")
+    return f"{number} {unit} {bounds}"
+
+
+def answer(row, premise: str = "") -> dict:
+    """A chapter's first-screen values from one judged row, turned so that positive is
+    the paper's direction (``paper_positive``): 'reading' (the plain reading's head),
+    'why' (its reason, '' if none), 'difference' ('+0.022 nats [+0.017, +0.027]'),
+    'margin' ('±0.027 nats'), 'seeds' ('11'), 'holm_only' ('' or 'after Holm's
+    adjustment': said where the reading shows no difference yet the unadjusted 95%
+    interval excludes 0, so that the label never contradicts the interval beside it)."""
+    from .plain import UNDECIDED, NO_DIFFERENCE, HOLDS, row_reading
+    row = paper_positive(row)
+    reading = row_reading(row, premise)
+    d = unit_digits(row["unit"])
+    low, high = float(row["low"]), float(row["high"])
+    excludes = low > 0 or high < 0
+    holm_only = (excludes and reading_head(reading) in (UNDECIDED, NO_DIFFERENCE)
+                 or (int(row["paper_sign"]) == 0 and reading == HOLDS and excludes))
+    return {"reading": reading_head(reading), "why": reading_reason(reading),
+            "difference": difference(row["estimate"], low, high, row["unit"]),
+            "margin": f"±{float(row['margin']):.{d}f} {row['unit']}",
+            "seeds": str(int(row["n_seeds"])),
+            "holm_only": "after Holm's adjustment" if holm_only else ""}
+
+
+def one_label(a: dict) -> str:
+    """An ``answer``'s one label for a table or line: its plain reading, the reason where
+    it has one, and 'after Holm (the interval excludes 0 before)' where it shows no
+    difference though the unadjusted interval excludes 0."""
+    return (a["reading"] + (f": {a['why']}" if a["why"] else "")
+            + (" after Holm (the interval excludes 0 before)" if a["holm_only"] else ""))

@@ -50,14 +50,24 @@ def _step(r, step: str, sign: int) -> str:
     return "none"
 
 
+HOLM_ALPHA = 0.05  # the slope test's level, after Holm's adjustment
+NO_CHANGE_WORDS = "no change shown over either step or overall"
+
+
 def plain_words(key: str, unit: str, r) -> str:
     """'as training grows, the all-shared model does worse relative to the not-shared
     one': which arm gains, from the sign of the slope (registered sign, A minus B) of a
     ``trend_family`` row ``r``, whatever side of zero the difference is on; and over
     which steps, from each step's own slope interval, since a slope leans more than half
     on the 1x-to-4x step (section 3; amendment 10): 'as training grows' only where
-    both steps show it."""
+    both steps show it. Where Holm's adjusted p is 0.05 or more and neither step's
+    interval excludes 0, no change is shown at all (``NO_CHANGE_WORDS``); the whole
+    slope's words are said only where Holm's test shows it."""
     first, second = ARMS_IN_WORDS[key]
+    p = r.get("p holm")
+    if p is not None and np.isfinite(p) and p >= HOLM_ALPHA and not (
+            excludes_zero(r, "1x-4x") or excludes_zero(r, "4x-16x")):
+        return NO_CHANGE_WORDS  # no trend after Holm, and no step alone shows one
     sign = 1 if r["slope"] > 0 else -1
     how = "worse" if (sign > 0) != (unit in HIGHER_IS_BETTER) else "better"
     early, late = _step(r, "1x-4x", sign), _step(r, "4x-16x", sign)
@@ -71,6 +81,8 @@ def plain_words(key: str, unit: str, r) -> str:
     if late == "with":
         return (f"from 4x to 16x, {moved}; from 1x to 4x, "
                 + (back if early == "against" else "no change is shown"))
+    if p is not None and np.isfinite(p) and p >= HOLM_ALPHA:
+        return "no trend shown overall after Holm's adjustment"  # a step may move back
     return f"over 1x to 16x as a whole, {moved}; neither step alone shows it"
 
 
@@ -120,22 +132,31 @@ def _chapter_sign(spec) -> tuple:
     return 1, spec.label
 
 
+# each decision's paper's direction in a few words: the label of a difference drawn with
+# the paper's direction positive (``gather``'s ``paper_signs``)
+PAPER_WORDS = {"confirm/asymmetry": "up means FFN sharing costs more than attention sharing",
+               "confirm/sharing-cost": "up means sharing every layer costs",
+               "confirm/sop": "up means SOP orders cue-free pairs better than NSP",
+               "confirm/dropout": "up means dropout hurts",
+               "confirm/equal-time": "up means the wide all-shared model wins at equal time"}
+
+
 def gather(store=None, confirm_store=None, chapter_signs: bool = True,
-           tables: dict | None = None) -> dict:
+           tables: dict | None = None, paper_signs: bool = False) -> dict:
     """{decision key: Trend} of the ladder's five decisions, from the stored runs: the 4x
     rung (the confirmatory store's, where all its runs are stored) and the forecast
     always; the analysis only once ``trend_family`` computes it (the stopping rule), else
     None. ``store``, ``confirm_store``: the ladder's and the confirmatory results
     folders (default: this checkout's, or $ALBERT_RERUN_RESULTS's). ``chapter_signs``:
     each decision in its chapter's sign (False: the registration's, as the ladder page
-    reads them). ``tables``: ``ladder_result.result_tables``' tables, when the caller
-    has them."""
+    reads them). ``tables``: ``ladder.result_tables``' tables, when the caller
+    has them. ``paper_signs``: each decision with the paper's direction positive
+    (``PAPER_WORDS``), as the findings pages read them, whatever ``chapter_signs``."""
     from ..engine.store import read_json, results_dir
     from ..stats.inference import mean_interval
     from ..studies import confirm_analysis, confirm_design, ladder
     from ..studies.confirm_design import NotComplete
-    from ..studies.ladder_result import result_tables
-    from .at_scale import ladder_counts
+    from ..studies.ladder import result_tables
     given = store
     store = store or results_dir(ladder.STORE)
     confirm_store = confirm_store or results_dir(confirm_design.STORE)
@@ -169,7 +190,8 @@ def gather(store=None, confirm_store=None, chapter_signs: bool = True,
         d = ladder.differences(frames, spec).get("4x")
         i = mean_interval(d) if d is not None else None
         four = (i.mean, i.low, i.high, i.n) if i is not None else (np.nan,) * 3 + (0,)
-        sign, label = _chapter_sign(spec) if chapter_signs else (1, spec.label)
+        sign, label = ((spec.paper_sign, PAPER_WORDS[spec.key]) if paper_signs else
+                       _chapter_sign(spec) if chapter_signs else (1, spec.label))
         out[spec.key] = Trend(
             spec.key, spec.claim, label, spec.unit, sign * spec.paper_sign, sign, four,
             forecast.get(spec.key), runs, trained, evaluated,
@@ -179,6 +201,14 @@ def gather(store=None, confirm_store=None, chapter_signs: bool = True,
             ratios if spec.key == EQUAL_TIME_KEY else None,
             order if spec.key == SOP_KEY else None)
     return out
+
+
+def ladder_counts(ladder, rung: str) -> tuple:
+    """(runs, trained, evaluated) of one ladder rung of ``ladder.progress``' table."""
+    if ladder is None or not len(ladder):
+        return 0, 0, 0
+    part = ladder[ladder["rung"] == rung]
+    return int(part["of"].sum()), int(part["trained"].sum()), int(part["evaluated"].sum())
 
 
 def _number(value: float, unit: str) -> str:
@@ -421,6 +451,22 @@ def cell(t: Trend) -> str:
     return f"{reading_words(r)}; 1x → 4x → 16x: {means} {t.unit}"
 
 
+# a slope's registered reading in the findings pages' words (one label a result)
+PLAIN = {"moves toward the paper's sign": "moves toward the paper",
+         "moves away from the paper's sign": "moves away from the paper",
+         "no trend shown": "no trend shown", "not computed": "not computed"}
+
+
+def plain_label(r) -> str:
+    """'moves toward the paper': a ``trend_family`` row's reading in plain words, with
+    why where it could seem to disagree with its unadjusted interval ('no trend shown
+    after Holm's adjustment' where that interval excludes 0)."""
+    label = PLAIN.get(r["reading"], r["reading"])
+    if not no_slope(r) and excluded_before_holm_only(r):
+        label += " after Holm's adjustment"
+    return label
+
+
 def reading_words(r) -> str:
     """"no trend shown (Holm's p = 1.000; not evidence of none)": a reading, its p after
     Holm, and the registered caution where no trend is shown."""
@@ -429,16 +475,6 @@ def reading_words(r) -> str:
         return f"{r['reading']} ({no_slope(r)})"
     caution = "; not evidence of none" if r["reading"] == NO_TREND else ""
     return f"{r['reading']} (Holm's p = {r['p holm']:.3f}{caution})"
-
-
-def growth_cells(trends: dict) -> dict:
-    """The introduction's "as training grows" cells: {claim: its headline decision's
-    ``cell``, extra key (``headlines.EXTRA``): its own}."""
-    from .headlines import EXTRA
-    out = {}
-    for t in trends.values():
-        out[t.key if t.key in EXTRA else t.claim] = cell(t)
-    return out
 
 
 def claim_trends(trends: dict, claim: str) -> list:
@@ -492,7 +528,9 @@ def _panel(ax, t: Trend, X: dict, RUNGS: dict) -> None:
             continue
         values += [lo, hi]
         ax.errorbar([X[rung]], [m], yerr=[[m - lo], [hi - m]], fmt="o", color="black",
-                    capsize=3, lw=1.6, label="mean over a rung's seeds, 95% interval")
+                    capsize=3, lw=1.6, label=("mean over a budget's seeds, 95% interval"
+                                              if t.table is not None else
+                                              "mean over a rung's seeds, 95% interval"))
     if t.table is not None and not no_slope(t.table):
         ns = np.array([t.table[f"{r} seeds"] for r in RUNGS], dtype=float)
         ms = np.array([t.turned(t.table[f"{r} mean"]) for r in RUNGS])
@@ -529,14 +567,16 @@ def _panel(ax, t: Trend, X: dict, RUNGS: dict) -> None:
     ax.set_xticks([X[r] for r in RUNGS], list(ticks.values()), fontsize=FONT_PT)
     # the complete ladder's words (amendments 7 and 8); before, the chapters' figure as
     # committed in their notebooks (nbval compares the glued image)
-    ax.set_xlabel("training steps, times the 1x rung's (log scale)" if t.table is not None
+    ax.set_xlabel("training budget: steps, times the 1x budget's (log scale)"
+                  if t.table is not None
                   else "training budget, times the cpu profile's steps (log scale)",
                   fontsize=FONT_PT)
     ax.tick_params(labelsize=FONT_PT)
     ax.set_ylabel(t.unit, fontsize=FONT_PT)
     title = t.label if t.table is None else f"{tag(t.key)}: {t.label}"
     if t.table is not None:  # the reading beside its line, so no line reads as a trend
-        title += f"\n{reading_words(t.table)}"
+        title += f"\n{plain_label(t.table)}" + (
+            "" if no_slope(t.table) else f" (Holm's p = {t.table['p holm']:.3f})")
         if not no_slope(t.table):  # and the slope it reads (a cold reader)
             r = t.table
             title += f"\nslope {_interval(t, r['slope'], r['slope low'], r['slope high'])}"

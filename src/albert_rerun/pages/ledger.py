@@ -11,7 +11,7 @@ import pandas as pd
 from ..profiles import ResolvedProfile, resolve
 from ..studies import conditions as C
 from ..chapters.asymmetry import asymmetry
-from ..studies.decisions import MissingRuns, agree, interval_text
+from ..studies.decisions import MissingRuns, agree
 from ..chapters.downstream import downstream_gate
 from ..chapters.dropout import dropout
 from ..chapters.embedding_size import embedding_sweep
@@ -19,7 +19,7 @@ from ..chapters.sop_nsp import sop_nsp
 from ..stats.inference import EARLY, GATED, NO_MODEL, PAST, holm, is_interim
 from ..chapters.transitions import transitions
 from ..chapters.text import machines_text, reading
-from .plain import row_reading
+from .plain import row_reading, size
 from ..chapters.wall_clock import wall_clock
 
 
@@ -219,85 +219,108 @@ CLAIM_TITLES = {
 }
 
 
-def ledger_table(family: pd.DataFrame) -> pd.DataFrame:
-    """One row per decision, grouped by claim: the paper's figure, ours (shown for every
-    decision, gated or not), the arms' levels, the plain reading (``plain.row_reading``),
-    the raw verdict and the Holm-adjusted one with its stage."""
+def _versus(label: str) -> str:
+    """A decision's label without its registered order: 'A minus B' read 'A vs B'
+    (its number beside it is paper-positive)."""
+    return str(label).replace(" minus ", " vs ")
+
+
+def paper_positive_frame(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with every difference turned so that positive is the paper's direction
+    (a row the paper signs negative: estimate and interval negated, its paper sign +1)
+    and each label read 'A vs B', for the figures that put the paper's side right."""
+    frame = frame.copy()
+    turned = frame["paper_sign"].astype(int) < 0
+    frame.loc[turned, "estimate"] = -frame.loc[turned, "estimate"]
+    frame.loc[turned, ["low", "high"]] = -frame.loc[turned, ["high", "low"]].to_numpy()
+    frame.loc[turned, "paper_sign"] = 1
+    frame["label"] = frame["label"].map(_versus)
+    return frame
+
+
+def _shown(row) -> tuple:
+    """A row as the ledger's tables show it: its label read 'A vs B' and the row itself,
+    except a row where the paper says there is no difference and whose interval lies
+    wholly above 0, its first arm ahead ('bag of words on SOP pairs minus majority'):
+    that one is turned ('majority vs bag of words on SOP pairs', numbers negated), so
+    that a positive number never reads as the paper's direction where it goes against
+    the paper."""
+    label = str(row["label"])
+    if (int(row["paper_sign"]) == 0 and label.count(" minus ") == 1
+            and float(row["low"]) > 0):
+        first, _, second = label.partition(" minus ")
+        head, sep, first = first.rpartition(": ")  # 'SOP pairs, probe: A minus B'
+        row = row.copy()
+        row["estimate"], row["low"], row["high"] = (-float(row["estimate"]),
+                                                    -float(row["high"]), -float(row["low"]))
+        return f"{head}{sep}{second} vs {first}", row
+    return _versus(label), row
+
+
+def paper_figure(text) -> str:
+    """The paper's figure turned to the book's sign: every signed figure is the paper's
+    own direction, so it reads positive ('-1.5 Avg', the cost of sharing, reads '+1.5
+    Avg'); unsigned ones ('52.0 (chance 50)', words) are kept."""
+    text = str(text)
+    for minus in ("-", "\u2212"):
+        if text.startswith(minus) and text[1:2].isdigit():
+            return "+" + text[1:]
+    return text
+
+
+def _label(row) -> str:
+    """The row's one label: its plain reading, and 'after Holm (the interval excludes 0
+    before)' where it shows no difference though its 95% interval excludes 0
+    (``headlines.one_label``), so that no label contradicts the interval beside it."""
+    from .headlines import answer, one_label
+    reading = row_reading(row)
+    if reading.partition(": ")[0] in ("undecided", "no difference here"):
+        return one_label(answer(row))
+    return reading
+
+
+def findings_table(family: pd.DataFrame) -> pd.DataFrame:
+    """One row per decision, grouped by claim: ours, paper-positive, with its margin and
+    its one label, the plain reading (``plain.row_reading``; ``_label``)."""
     rows = []
-    for key, row in family.iterrows():
+    for _, row in family.iterrows():
         number, title, _ = CLAIM_TITLES[row["claim"]]
-        rows.append({"#": number, "claim": title, "decision": row["label"],
-                     "paper": row["paper"],
-                     "ours": f"{interval_text(row['estimate'], row['low'], row['high'], row['unit'])}"
-                             f" {row['unit']}",
-                     "margin": f"±{row['margin']:.3g}",
-                     "arms' level": row["arm_levels"] or "no trained model",
-                     # the plain reading first (pages.plain), then the verdicts
-                     "plain reading": row_reading(row),
-                     "verdict": ("interim: " if is_interim(row) else "") + row["verdict"],
-                     "verdict (Holm) and stage": row["verdict_staged"],
-                     "what the numbers say": reading(row)})
+        label, shown = _shown(row)
+        rows.append({"#": number, "claim": title, "decision": label,
+                     "ours (positive: the paper's direction)": size(shown),
+                     "margin": f"±{row['margin']:.3g}", "plain reading": _label(row)})
     return pd.DataFrame(rows).set_index(["#", "claim", "decision"])
 
 
-VERDICT_ORDER = ("reproduced", "contradicted", "equivalent", "inconclusive")
+def ledger_table(family: pd.DataFrame) -> pd.DataFrame:
+    """``findings_table`` with the paper's figure (turned to the book's sign,
+    ``paper_figure``), the arms' levels, the verdicts at 5% and after Holm with the
+    stage, and what the numbers say."""
+    table = findings_table(family)
+    table.insert(0, "paper (positive: its direction)", [paper_figure(p) for p in family["paper"]])
+    table["arms' level"] = [r["arm_levels"] or "no trained model"
+                            for _, r in family.iterrows()]
+    table["verdict"] = [("interim: " if is_interim(r) else "") + r["verdict"]
+                        for _, r in family.iterrows()]
+    table["verdict (Holm) and stage"] = list(family["verdict_staged"])
+    table["what the numbers say"] = [reading(r) for _, r in family.iterrows()]
+    return table
 
 
-def stage_counts(family: pd.DataFrame) -> pd.DataFrame:
-    """Holm-adjusted verdicts counted by stage: rows the stages present (not testable,
-    early training, past the bigram rung, no trained model), columns the verdicts."""
-    judged = family[family["stage"] != GATED]
-    table = pd.crosstab(judged["stage"], judged["verdict_holm"]).reindex(
-        columns=list(VERDICT_ORDER), fill_value=0)
-    if NO_MODEL in table.index:
-        table = table.rename(index={NO_MODEL: "no model (raw, outside the family)"})
-    gated = int((family["stage"] == GATED).sum())
-    if gated:
-        table.loc[GATED] = 0
-        table["not testable"] = 0
-        table.loc[GATED, "not testable"] = gated
-    order = [s for s in (GATED, EARLY, PAST, "no model (raw, outside the family)")
-             if s in table.index]
-    return table.loc[order].rename_axis(index="stage", columns="verdict (Holm)")
+def reading_counts(family: pd.DataFrame) -> pd.DataFrame:
+    """The decisions counted by plain reading (columns, in ``plain.READING_WORDS``'
+    order, those present) and stage (rows)."""
+    from .plain import READING_WORDS
+    heads = family.apply(lambda r: row_reading(r).partition(": ")[0], axis=1)
+    table = pd.crosstab(family["stage"], heads)
+    return table[[w for w in READING_WORDS if w in table.columns]].rename_axis(
+        index="stage", columns="plain reading")
 
 
-def verdict_counts(family: pd.DataFrame) -> str:
-    """'Of 21 decisions, 2 are not testable at this scale; of the 19 judged, at 5% each:
-    ...; after Holm's adjustment over their 38 tests: ...; by stage: ...'."""
-    judged = family[family["in_family"]]
-    checks = family[family["stage"] == NO_MODEL]
-    gated = family[family["stage"] == GATED]
-
-    def counts(column):
-        c = judged[column].value_counts()
-        return ", ".join(f"{c.get(v, 0)} {v}" for v in VERDICT_ORDER)
-    by_stage = "; ".join(
-        f"{stage}: {len(part)} ({counts_of(part) or 'none'})"
-        for stage, part in judged.groupby("stage", sort=False))
-    planned = family.attrs.get("planned")
-    text = (f"Interim, still training: {len(family)} of the {planned} planned decisions "
-            f"are made so far (the others enter Holm's family as tests at p = 1). "
-            if planned else "")
-    text += (f"Of {len(family)} decisions, {len(gated)} {agree(len(gated), 'is', 'are')} "
-             f"not testable at this scale: an arm does not read context, or the design "
-             f"cannot fail")
-    if len(checks):
-        text += (f". {len(checks)} check the test sets rather than a model (outside "
-                 f"Holm's family)")
-    pending = family.attrs.get("pending", 0)
-    tests = (f"{2 * (len(judged) + pending)} tests: their {2 * len(judged)}, and "
-             f"{2 * pending} at p = 1 for the {pending} planned "
-             f"decision{'s' if pending != 1 else ''} not yet made "
-             f"(the family is the judged decisions and those)" if pending else
-             f"their {2 * len(judged)} tests (the family is the judged decisions)")
-    return (text + f". Of the {len(judged)} judged, at 5% each: {counts('verdict')}. After "
-            f"Holm's adjustment over {tests}: "
-            f"{counts('verdict_holm')}. By stage, after Holm: {by_stage or 'none judged'}.")
-
-
-def counts_of(part: pd.DataFrame) -> str:
-    c = part["verdict_holm"].value_counts()
-    return ", ".join(f"{c[v]} {v}" for v in VERDICT_ORDER if c.get(v, 0))
+def reading_summary(family: pd.DataFrame) -> str:
+    """'3 holds here, 12 undecided, 2 not testable here': the decisions by reading."""
+    counts = reading_counts(family).sum()
+    return ", ".join(f"{int(n)} {word}" for word, n in counts.items() if n)
 
 
 def changes(families: dict, before: str, after: str) -> pd.DataFrame:
@@ -309,13 +332,12 @@ def changes(families: dict, before: str, after: str) -> pd.DataFrame:
     a, b = families[before], families[after]
     shared = [k for k in a.index if k in b.index]
 
-    def numbers(family, k) -> str:  # review: the verdicts alone hid what moved
+    def numbers(family, k) -> str:  # the verdicts alone hide what moved
         row = family.loc[k]
-        return (f"{interval_text(row['estimate'], row['low'], row['high'], row['unit'])}, "
-                f"at 5%: {row['verdict']}")
-    columns = ["decision", f"{before}: estimate [95%]", before,
-               f"{after}: estimate [95%]", after]
-    rows = [dict(zip(columns, (a.loc[k, "label"], numbers(a, k), a.loc[k, "verdict_staged"],
+        return f"{size(_shown(row)[1])}, at 5%: {row['verdict']}"
+    columns = ["decision", f"{before}: estimate [95%], paper-positive", before,
+               f"{after}: estimate [95%], paper-positive", after]
+    rows = [dict(zip(columns, (_shown(a.loc[k])[0], numbers(a, k), a.loc[k, "verdict_staged"],
                                numbers(b, k), b.loc[k, "verdict_staged"])))
             for k in shared if (a.loc[k, "verdict"], a.loc[k, "verdict_holm"], a.loc[k, "stage"])
             != (b.loc[k, "verdict"], b.loc[k, "verdict_holm"], b.loc[k, "stage"])]

@@ -1,26 +1,17 @@
-"""What the ledger's page (notebooks/09_ledger.md) glues and shows: the answers first
-(``ledger_glue``: the first screen, the results table and the scale), the profiles
-beside the book's (``profile_sections``), and the power readings (``power_sections``;
-``power_for``: a chapter's decisions at its whole family's Holm alpha).
+"""What the ledger's page (notebooks/09_ledger.md) glues and shows: its values
+(``ledger_glue``), the profiles beside the book's (``profile_sections``), and the power
+readings (``power_sections``).
 """
 from __future__ import annotations
 
 from ..profiles import ResolvedProfile, resolve
-from .confirmatory import (confirm_line, confirmatory_extras, confirmatory_rows,
-                           confirmatory_secondary, with_confirmatory)
-from .first_screen import at_a_glance, holm_of
-from .results_table import exact_rows, results_table
-from .scale import scale_text
 
 
 def ledger_glue(families: dict, profile: str, n_seeds: int) -> dict:
-    """Everything the ledger's page glues: the answers first (``results_table`` and
-    ``scale_text``), the verdict counts, the profiles shown, the fine-tuning grid, the
-    power sentence, the seeds, the hours of pretraining and the fine-tuning repeats.
+    """Everything the ledger's page glues: the verdict counts, the profiles shown, the
+    fine-tuning grid, the power sentence, the seeds and the fine-tuning repeats.
     ``families``: ``ledger.published_families``, keyed by name; ``profile``: the
     notebook's, by name."""
-    from IPython.display import Markdown
-
     from ..profiles import PROFILES
     from . import ledger
     from ..stats import power
@@ -30,14 +21,7 @@ def ledger_glue(families: dict, profile: str, n_seeds: int) -> dict:
     resolved = resolve(profile)
     judged = power.power_table(family[family["in_family"]], alpha="holm")
     return {
-        "ledger_results": Markdown(at_a_glance(families, "", confirm_line(book="../"),
-                                               confirmatory_rows(),
-                                               confirmatory_extras(),
-                                               confirmatory_secondary()) + "\n\n"
-                                   + results_table(with_confirmatory(families), "",
-                                                   exact_rows()) + "\n\n"
-                                   + scale_text(profiles, families)),
-        "ledger_counts": ledger.verdict_counts(family),
+        "ledger_counts": ledger.reading_summary(family),
         "ledger_profiles": ", ".join(profiles),  # glue:text shows backticks raw
         "ft_grid": finetune_grid_text(resolved),
         "ledger_power": power.power_sentence(judged[judged["unit"] == "nats"],
@@ -61,8 +45,8 @@ def profile_sections(families: dict, current: str) -> list:
     for other in profiles[1:]:
         progress = (f" ({ledger.stretch_progress(resolve(other))})"
                     if other in C.STRETCH_PROFILES else "")
-        out += [Markdown(f"**{other}**{progress}: {ledger.verdict_counts(families[other])}"),
-                ledger.ledger_table(families[other])]
+        out += [Markdown(f"**{other}**{progress}: {ledger.reading_summary(families[other])}."),
+                ledger.findings_table(families[other])]
     for before, after in zip(profiles, profiles[1:]):
         out.append(Markdown(f"Changes between `{before}` and `{after}`: "
                             f"{ledger.changes_text(families, before, after)}"))
@@ -77,15 +61,6 @@ def profile_sections(families: dict, current: str) -> list:
                              f"runs yet. The runs evaluated so far:"),
                     ledger.stretch_summary(stretch)]
     return out
-
-
-def power_for(family, keys):
-    """The power table of some decisions of ``family`` (a chapter's) at the whole
-    family's Holm first-step alpha, its sentence naming the family's tests."""
-    from ..stats import power
-    table = power.power_table(family.loc[list(keys)], alpha=holm_of(family))
-    table.attrs["tests"] = 2 * int(family["in_family"].sum())
-    return table
 
 
 def power_sections(families: dict) -> list:
@@ -106,7 +81,8 @@ def power_sections(families: dict) -> list:
 
 
 def ledger_figures(families: dict) -> dict:
-    """The ledger's figures, one forest and one compute figure per group of claims
+    """The ledger's figures, paper-positive (``ledger.paper_positive_frame``: the paper's
+    side right in every panel), one forest and one compute figure per group of claims
     (``plots.parts``: issue #41, none with more than 12 rows or 8 legend entries), keyed
     ``forest_<i>`` and ``scale_<i>`` from 1, in ``plots.LEDGER_PARTS``' order; those
     keys the group has no decisions for get a figure that says so, so that the page's
@@ -114,7 +90,7 @@ def ledger_figures(families: dict) -> dict:
     import matplotlib.pyplot as plt
 
     from . import ledger, plots
-    combined = ledger.stacked(families)
+    combined = ledger.paper_positive_frame(ledger.stacked(families))
     compute = {p: ledger.training_compute(p) for p in families}
     paper = ledger.paper_compute()
     found = {tuple(dict.fromkeys(part["claim"])): part for part in plots.parts(combined)}
@@ -133,10 +109,10 @@ def ledger_figures(families: dict) -> dict:
     return out
 
 
-def glue_ledger_figures(families: dict) -> list:
+def glue_ledger_figures(families: dict) -> None:
     """Glue ``ledger_figures`` for the page's ``{glue:figure}`` directives, each through
     ``figure_text.png`` (its text's size recorded) and closed, so that the cell shows
-    nothing. Returns the keys."""
+    nothing."""
     import matplotlib.pyplot as plt
     from myst_nb import glue
     figures = ledger_figures(families)
@@ -144,7 +120,6 @@ def glue_ledger_figures(families: dict) -> list:
         glue(key, fig, display=False)
     for fig in set(figures.values()):
         plt.close(fig)
-    return list(figures)
 
 
 def hours_text(profile: ResolvedProfile) -> str:

@@ -1,8 +1,8 @@
 """Plain readings: one short phrase for a decision, from one rule.
 
 A registered verdict ("reproduced", "equivalent", "inconclusive", ...) is kept as
-registered. Beside it a reader gets one plain reading from a small fixed vocabulary,
-``READINGS``, defined on the how-to-read page. ``plain_reading`` maps a decision's
+registered. Beside it a reader gets one plain reading from a small fixed vocabulary
+(the constants below), defined on the how-to-read page. ``plain_reading`` maps a decision's
 numbers to it:
 
 - "on the paper's side" or "on the other side" means the difference test rejects no
@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import math
 
+from ..studies.decisions import interval_text as _interval
+
 HOLDS = "holds here"
 TINY = "holds here, but tiny"
 REVERSED = "reversed here"
@@ -30,26 +32,9 @@ NO_DIFFERENCE = "no difference here"
 UNDECIDED = "undecided"
 NOT_TESTABLE = "not testable here"
 DIFFERS = "does not hold here"  # the paper says no difference; the data show one
-
-READINGS = {
-    HOLDS: "a difference is shown on the paper's side, and it is not shown to be "
-           "smaller than the margin",
-    TINY: "a difference is shown on the paper's side, and it is shown to be smaller than "
-          "the margin: real, but less than the book counts as mattering",
-    REVERSED: "a difference is shown on the other side from the paper's, and it is not "
-              "shown to be smaller than the margin",
-    REVERSED_TINY: "a difference is shown on the other side, and it is shown to be "
-                   "smaller than the margin",
-    NO_DIFFERENCE: "no difference is shown, and the difference is shown to be smaller "
-                   "than the margin",
-    UNDECIDED: "neither is shown: no difference, and no size inside the margin. The data "
-               "cannot tell. The unadjusted 95% interval may still exclude zero",
-    NOT_TESTABLE: "a measured premise of the comparison fails, so its numbers do not "
-                  "answer the question (the reason is given)",
-    DIFFERS: "the paper finds no difference; here a difference is shown, and it is not "
-             "shown to be smaller than the margin",
-}
-
+# the vocabulary, defined in book/how_to_read.md's table
+READING_WORDS = (HOLDS, TINY, REVERSED, REVERSED_TINY, NO_DIFFERENCE, DIFFERS, UNDECIDED,
+                 NOT_TESTABLE)
 
 def plain_reading(estimate: float, low: float, high: float, margin: float,
                   paper_sign: int, p_difference: float, alpha: float = 0.05,
@@ -146,9 +131,19 @@ def reading_with_word(row, confirmatory: bool = False, bold: bool = True) -> str
     return f"{shown} {registered_word(row, confirmatory)}"
 
 
-def readings_table() -> str:
-    """The vocabulary as a Markdown table, for the how-to-read page (one place defines
-    the words: ``READINGS``)."""
-    rows = ["| plain reading | when |", "|---|---|"]
-    rows += [f"| {word} | {meaning} |" for word, meaning in READINGS.items()]
-    return "\n".join(rows)
+def paper_positive(row) -> tuple:
+    """(estimate, low, high) of a decision turned so that a positive difference is the
+    paper's direction (the cost it claims, the advantage it claims); a claim of no
+    difference (paper sign 0) as it is."""
+    sign = -1.0 if int(row.get("paper_sign", 0) or 0) < 0 else 1.0
+    ends = sorted((sign * float(row["low"]), sign * float(row["high"])))
+    return sign * float(row["estimate"]), ends[0], ends[1]
+
+
+def size(row) -> str:
+    """'+0.147 [+0.097, +0.197] nats', paper-positive; one seed: no interval."""
+    estimate, low, high = paper_positive(row)
+    if not (math.isfinite(low) and math.isfinite(high)):
+        return f"{_interval(estimate, estimate, estimate, row['unit']).split()[0]} " \
+               f"{row['unit']} (one seed, no interval)"
+    return f"{_interval(estimate, low, high, row['unit'])} {row['unit']}"

@@ -65,7 +65,8 @@ def parts(family: pd.DataFrame) -> list:
 
 
 def scaled(family: pd.DataFrame) -> pd.DataFrame:
-    """``family`` with the estimate and its interval in margins (x, x_low, x_high)."""
+    """``family`` with the estimate and its interval in margins (x, x_low, x_high),
+    positive the paper's direction."""
     missing = [c for c in REQUIRED if c not in family.columns]
     if missing:
         raise ValueError(f"the family lacks columns {missing} (stats.holm plus 'profile')")
@@ -73,8 +74,17 @@ def scaled(family: pd.DataFrame) -> pd.DataFrame:
         bad = list(family.index[family["margin"] <= 0])
         raise ValueError(f"decisions {bad} have no positive margin to scale by")
     out = family.copy()
-    for name, column in (("x", "estimate"), ("x_low", "low"), ("x_high", "high")):
-        out[name] = family[column] / family["margin"]
+    # one sign on every panel: positive is the paper's direction (a decision whose
+    # paper sign is -1 is drawn the other way round, its label turned)
+    flip = family["paper_sign"].astype(int) < 0
+    sign = np.where(flip, -1.0, 1.0)
+    out["x"] = sign * family["estimate"] / family["margin"]
+    out["x_low"] = np.where(flip, -family["high"], family["low"]) / family["margin"]
+    out["x_high"] = np.where(flip, -family["low"], family["high"]) / family["margin"]
+    out.loc[flip, "paper_sign"] = 1
+    if "label" in out:
+        from .headlines import turned_label
+        out.loc[flip, "label"] = out.loc[flip, "label"].map(lambda t: turned_label(str(t)))
     return out
 
 

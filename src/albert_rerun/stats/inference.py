@@ -46,7 +46,6 @@ VERDICTS = ("reproduced", "contradicted", "equivalent", "inconclusive", NOT_TEST
 # book's own checks of its test sets): no gate applies to it.
 GATED, EARLY, PAST, NO_MODEL = ("not testable", "early training", "past the bigram rung",
                                 "no model")
-STAGES = (GATED, EARLY, PAST, NO_MODEL)
 
 
 @dataclass(frozen=True)
@@ -368,4 +367,3 @@ def holm(decisions, alpha: float = ALPHA, pending: int = 0):
                      "verdict_staged": staged_verdict(verdict_holm, d.stage,
                                                       d.weakest_level, d.gate_reason)})
     return pd.DataFrame(rows).set_index("key")
-

@@ -163,12 +163,6 @@ def downstream_controls(task: str, examples: int = 0) -> dict:
             "bag_of_words_validation_accuracy": float(model.score(x_validation, y_validation))}
 
 
-def left_bigram_table(train_tokens: np.ndarray, vocab_size: int) -> np.ndarray:
-    """For every piece, the piece that most often follows it in ``train_tokens``
-    (ties: the smaller id); -1 for a piece never followed by anything."""
-    return LeftBigram(train_tokens, vocab_size).top_followers()
-
-
 class LeftBigram:
     """Left-bigram counts of a token stream, and their probabilities interpolated with an
     add-one unigram by Witten-Bell (no tuned parameter):

@@ -211,18 +211,6 @@ SECONDARY = (
          paper="Table 3, not shared: E = 768 82.3 vs E = 128 81.7 Avg"),
 )
 
-MARGIN_REASONS = {
-    "ce": "a twentieth of the distance between the held-out set's unigram and "
-          "left-bigram rungs (the book's margin for cross-entropy)",
-    "small": "a fiftieth of that distance: under half of the whole cost of sharing every "
-             "layer at E 32 in both exploratory profiles, so that 'nearly free' and 'no "
-             "asymmetry' are judged against a margin smaller than the effect they are "
-             "compared with",
-    "pairs": "2 points of probe accuracy (the book's margin for SOP and NSP accuracy)",
-    "oscillation": "0.25 of the curve's range (the book's margin for oscillation)",
-}
-
-
 def margin_values(rungs: dict) -> dict:
     """The registered margins (nats, nats, points, share of range), given the held-out
     set's rungs (``decisions.levels``)."""

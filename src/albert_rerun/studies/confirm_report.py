@@ -1,9 +1,8 @@
 """What the confirmatory replication says (book/preregistration.md): the judged families
 as tables with the pilot beside them (``results_table``, ``report``: refused until every
 run is stored), what amendment 1 reports beside the primary verdicts (``beside_notes``),
-the paired differences along training (``curves_figure``), and each chapter's paragraph
-(``status_text``: the count of stored runs until the design is complete, its verdicts
-after).
+the paired differences along training (``curves_figure``) and the equal-time
+measurement (``equal_time_sentence``).
 """
 from __future__ import annotations
 
@@ -61,12 +60,6 @@ def holm_tests(judged: pd.DataFrame) -> int:
     """How many tests Holm's adjustment ran over: two for each decision left in the
     family by the gate (a "not testable" decision leaves it)."""
     return 2 * int(judged["in_family"].sum())
-
-
-# what beside_notes covers, and the words each of its notes opens with (a cold reader
-# met "`confirm/equal-time` (amendment 1.2): ..." in chapter 6's box)
-NOTED = {"confirm/equal-time": "Equal time", "confirm/sop": "SOP",
-         "confirm/dropout": "Dropout"}
 
 
 def _shortfall(ratios: pd.DataFrame) -> str:
@@ -238,53 +231,3 @@ def equal_time_sentence(record: dict | None) -> str:
 # chapter says so next to it: the same comparison, the opposite sign.
 REVERSED = {"asymmetry": "attention-shared minus FFN-shared",
             "dropout": "no dropout minus dropout 0.1"}
-
-
-def status_text(claim: str, store=None) -> str:
-    """One paragraph for a chapter: its primary decisions' confirmatory verdicts once
-    every confirmatory run is stored; before, how many are, and nothing else."""
-    specs = [s for s in PRIMARY if s.claim == claim]
-    if not specs:
-        return ""
-    labels = "; ".join(s.label for s in specs)
-    table = progress(store)
-    done, total = int(table["evaluated"].sum()), int(table["of"].sum())
-    record = equal_time_record(store) if claim == "wall_clock" else None
-    timing = " " + equal_time_sentence(record) if record else ""
-    trained = int(table["trained"].sum())
-    if done < total:
-        if claim in REVERSED:
-            timing += (f" (Its first difference is this page's {REVERSED[claim]} taken "
-                       f"the other way round: the same comparison, the opposite sign.)")
-        return (f"**{{term}}`Confirmatory <confirmatory>` test** (pre-registered: "
-                f"{labels}): {trained} of {total} "
-                f"runs trained, {done} evaluated. It is judged once, when all are; until "
-                f"then the numbers on this page are exploratory.{timing}")
-    from .decisions import interval_text
-    families = confirmatory_families(store)
-    primary = families["primary"]
-    # the first decision leads the chapter's box (``chapter_box.bottom_line``) in the
-    # chapter's sign; here only what the box does not show (a reader met it twice, the
-    # second time with the opposite sign)
-    parts = []
-    for spec in specs[1:]:
-        row = primary.loc[spec.key]
-        interval = interval_text(row["estimate"], row["low"], row["high"], row["unit"])
-        parts.append(f"The test of {spec.label}: {interval} {row['unit']}, **{row['verdict_staged']}** "
-                     f"after Holm's adjustment over the {{term}}`primary family` "
-                     f"({row['n_seeds']} "
-                     f"fresh seeds). The paper: {spec.paper}.")
-    notes = ""
-    if any(spec.key in NOTED for spec in specs):  # amendment 1's notes on this claim
-        heads = tuple(NOTED[spec.key] for spec in specs if spec.key in NOTED)
-        # the SOP reading leads the box already (``confirmatory.sop_words``)
-        notes = "".join(" " + note for note in beside_notes(confirmatory_frame(store=store),
-                                                             store)
-                        if note.startswith(heads) and not note.startswith(NOTED["confirm/sop"]))
-    lead = ("**{term}`Confirmatory <confirmatory>` test** (pre-registered), beside the "
-            "box's result")
-    if parts:  # a sentence for each test's result, one for the paper's number
-        return lead + ". " + " ".join(parts) + timing + notes
-    lead += ": "
-    rest = (timing + notes).strip()
-    return lead + rest if rest else ""

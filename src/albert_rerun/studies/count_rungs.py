@@ -200,6 +200,36 @@ def levels(record: dict) -> dict:
             "two-sided": record["rung"]["two_sided_loss_at_mask"]}
 
 
+_ON: dict = {}  # levels_on's results in this process, by held-out set and sequences
+
+
+def levels_on(eval_config, sequences: int) -> dict:
+    """``levels``' three count rungs scored on the first ``sequences`` sequences of
+    ``eval_config``'s common held-out set, with their masks: the set a curve point of
+    ``curve_examples`` sequences scores (``engine.evaluate.mlm_set``: the first k
+    sequences of a larger set are the k of a smaller one, masks included). Compared with
+    a curve, a rung read on all the held-out sequences would mix two sets of targets.
+    Computed here (seconds), not stored; kept for the process."""
+    from ..data.corpus import tokenize_split
+    from ..data.tokenizer import Tokenizer
+    from ..engine.evaluate import mlm_set
+    from .baselines import mask_rungs
+    if not 0 < sequences <= eval_config.mlm_sequences:
+        raise ValueError(f"sequences must lie in 1..{eval_config.mlm_sequences}, "
+                         f"got {sequences}")
+    key = (_set_key(eval_config), sequences)
+    if key not in _ON:
+        tok = Tokenizer(vocab_size=eval_config.vocab_size)
+        data = mlm_set(eval_config.max_seq_length, eval_config.max_predictions, sequences,
+                       eval_config.vocab_size)
+        ids, labels = data["input_ids"].numpy(), data["mlm_labels"].numpy()
+        train = tokenize_split("train", tok).tokens
+        one = mask_rungs(ids, labels, train, tok.vocab_size, tok.mask_id)
+        two = two_sided_rung(ids, labels, train, tok.vocab_size, tok.mask_id)
+        _ON[key] = levels({"one_sided": one, "rung": two})
+    return dict(_ON[key])
+
+
 def store_rung(eval_config, store=None) -> dict:
     from ..engine.store import atomic_write_json, results_dir
     out = compute(eval_config)

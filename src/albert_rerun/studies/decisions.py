@@ -41,36 +41,11 @@ class MissingRuns(LookupError):
 
 # -- margins -----------------------------------------------------------------------------
 
+# The reasons chapters 7 and 8 still glue; chapters 3 to 6 give theirs in their own
+# markdown ("ce" is a phrase, glued inside a sentence; the others are whole sentences)
 MARGIN_REASONS = {
-    # "ce" is a phrase, glued inside a sentence; the others are whole sentences
     "ce": "a twentieth of the way from the unigram rung (no context) to the left-bigram "
           "rung (the left neighbour), on the held-out set",
-    "small": "It is a fiftieth of the distance between the two rungs. It serves the "
-             "decisions that compare two partial costs of sharing or call one nearly free "
-             "(attention-shared minus FFN-shared, attention-shared minus not shared). A "
-             "margin of a twentieth exceeds the whole cost of sharing every layer measured "
-             "at E 32 at cpu and cpu-long. So at cpu and cpu-long, 'no asymmetry' and "
-             "'nearly free' were judged against a margin larger than the effects they are "
-             "compared with, and FFN-only sharing read nearly free too. It was set after "
-             "the cpu and cpu-long results were seen (the methods page's 'When the rules "
-             "were written'). The pre-registration uses the same margin for the same "
-             "questions.",
-    "pairs": "The margin is 2 points of SOP or NSP accuracy, about the binomial standard "
-             "error of a 1,024-pair test set (1.6 points at 50%). That is far below the "
-             "differences the paper's Table 5 shows for the decisions made here: "
-             f"{paper.TABLE5['sop'][2] - paper.TABLE5['nsp'][2]:+.1f} points on SOP pairs, "
-             f"SOP-trained minus NSP-trained, and "
-             f"{paper.TABLE5['sop'][1] - paper.TABLE5['none'][1]:+.1f} on NSP pairs, "
-             f"SOP-trained minus no sentence loss.",
-    "chance": f"For 'the NSP-trained model does not read order' (its SOP probe minus its "
-              f"random-init control) the margin is "
-              f"{2 * (paper.TABLE5['nsp'][2] - 50):.0f} points. That is twice the paper's "
-              f"own NSP-trained model's distance from chance on SOP "
-              f"({paper.TABLE5['nsp'][2]:.1f} against 50), so that a model like the "
-              f"paper's passes. With a 2-point margin, a model like the paper's passed at "
-              f"most 5% of the time. The chance line here is the same architecture's probe "
-              f"at random initialization, paired by seed. This margin was set after the cpu and cpu-long results "
-              f"were seen (the methods page's 'When the rules were written').",
     "downstream": "1 point of accuracy, between the smallest downstream gain the paper "
                   "reads (0.3 Avg: Tables 3 and 8) and its sharing costs (1.4 to 2.8)",
     "roughness": "0.02: a change of the mean second difference of 2% of the curve's mean "

@@ -11,7 +11,10 @@ training, registered on book/ladder.md before any of its runs trains.
 - ``forecast``: once the 1x rung is complete and before any 16x run, each decision's
   16x mean from the 1x and 4x rungs (``trend.extrapolate``), committed before 16x trains;
 - ``store_result``: once every run is stored, ``compute_result`` once, kept in ``RESULT``
-  (the stretch that stores the last run does it; ``ladder result`` by hand).
+  (the stretch that stores the last run does it; ``ladder result`` by hand);
+  ``result_tables`` reads it back, never computing it anew (``ladder report`` prints
+  it); ``training_costs`` and ``ladder costs``: what the runs took, from their training
+  records alone, shown while the ladder trains.
 
 Training (``ladder train --hours H --fill`` or ``scripts/train_stretch.sh ladder H``,
 from a clean checkout) goes rung by rung, seed by seed, with a blinded log.
@@ -21,17 +24,15 @@ from __future__ import annotations
 import argparse
 import math
 import time
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
 
 from ..engine.store import atomic_write_json, config_hash, read_json, results_dir
 from . import conditions as C
-from . import confirm, confirm_analysis, confirm_design, ladder_gaps
+from . import confirm, confirm_analysis, confirm_design
 from .confirm_design import NotComplete
-from .ladder_rules import (ALPHA, AWAY, MIN_SEEDS_TO_ANALYSE, NO_TREND, NOT_COMPUTED,  # noqa: F401
-                           TOWARD, differences, first_rung_learning_order, nonfinite_runs,
-                           too_few, trend_reading, without_runs)
 
 STORE = "ladder"  # data/results/ladder/
 RUNGS = {"1x": 5400, "4x": 21600, "16x": 86400}
@@ -54,6 +55,84 @@ PAGE = "book/ladder.md"
 RECORD = "data/ladder-registration.json"  # {"commit", "date", "sha256", "page"}
 PILOT_SD_NOTE = ("the cpu profile stored no cue-free evaluation, so the 1x SD of the SOP "
                  "decision is the 4x one")
+
+
+# -- the readings and what enters them (sections 3 and 4, amendments 5 and 6) -----------
+
+ALPHA = 0.05
+MIN_SEEDS_TO_ANALYSE = 3
+TOWARD, AWAY, NO_TREND = ("moves toward the paper's sign", "moves away from the paper's sign",
+                          "no trend shown")
+NOT_COMPUTED = "not computed"
+
+
+def trend_reading(estimate: float, p_holm: float, paper_sign: int) -> str:
+    """The registered reading of a slope: toward the paper's sign, away from it, or no
+    trend shown (Holm-adjusted p at or above ALPHA, or no slope)."""
+    if not p_holm < ALPHA or not estimate or not np.isfinite(estimate):
+        return NO_TREND
+    return TOWARD if np.sign(estimate) == paper_sign else AWAY
+
+
+def too_few(d: dict, rungs) -> list:
+    """The rungs of ``rungs`` where ``d`` ({rung: paired differences}) has fewer than
+    MIN_SEEDS_TO_ANALYSE values: a decision with any gets no slope."""
+    return [r for r in rungs if len(d.get(r, ())) < MIN_SEEDS_TO_ANALYSE]
+
+
+def differences(frames: dict, spec) -> dict:
+    """{rung: per-seed paired differences of ``spec``, finite ones only} of the rungs in
+    ``frames`` that hold the decision's metric (a rung with none is left out)."""
+    out = {}
+    for rung, frame in frames.items():
+        if spec.kind == "change":  # the transition measures, for the decisions of change
+            frame = confirm_analysis.with_changes(frame)
+        try:
+            d = confirm_analysis.per_seed(spec, frame)
+        except KeyError:  # a metric the rung's store does not hold
+            continue
+        d = d.to_numpy(dtype=float)
+        d = d[np.isfinite(d)]
+        if len(d):
+            out[rung] = d
+    return out
+
+
+# the stored numbers of every arm that enter the ladder's tables (``rung_frame``'s
+# columns); the cue-free accuracies are strings of 0 and 1, finite by construction
+CHECKED = (confirm_design.CE, "train_mlm_loss_at_mask")
+
+
+def nonfinite_runs(frames: dict) -> pd.DataFrame:
+    """One row per stored run (rung, arm, seed) with a number of CHECKED that is NaN or
+    infinite, and which ("number", joined by ", ")."""
+    rows = []
+    for rung, frame in frames.items():
+        columns = [c for c in CHECKED if c in frame]
+        for _, r in frame.iterrows():
+            bad = [c for c in columns if not np.isfinite(float(r[c]))]
+            if bad:
+                rows.append({"rung": rung, "arm": r["condition"], "seed": int(r["seed"]),
+                             "number": ", ".join(bad)})
+    return pd.DataFrame(rows, columns=["rung", "arm", "seed", "number"])
+
+
+def without_runs(frames: dict, runs: pd.DataFrame) -> dict:
+    """``frames`` less the rows of ``runs`` (rung, arm, seed): out of every table, as a
+    diverged run, which has no row, is."""
+    out = {}
+    for rung, frame in frames.items():
+        drop = runs[runs["rung"] == rung]
+        gone = set(zip(drop["arm"], drop["seed"]))
+        keep = [(c, int(s)) not in gone for c, s in zip(frame["condition"], frame["seed"])]
+        out[rung] = frame[keep].reset_index(drop=True) if gone else frame
+    return out
+
+
+def first_rung_learning_order(table: pd.DataFrame) -> str | None:
+    """The first rung at which order counts as learned (``sop_by_rung``), or None."""
+    learned = [rung for rung, ok in table["order learned"].items() if ok]
+    return learned[0] if learned else None
 
 
 # -- the design -------------------------------------------------------------------------------
@@ -322,30 +401,113 @@ def trend_family(store=None, early_end: bool = False, frames: dict | None = None
     return table
 
 
+# the overfitting gap (section 2, amendments 4 and 7), descriptive and outside Holm's
+# family; the registered names below check the stopping rule and call these
+
+GAP, TRAIN = "overfit_gap", "train_mlm_loss_at_mask"
+
+
+def gap_decisions(decisions) -> tuple:
+    """The decisions measured as held-out cross-entropy at [MASK], whose difference splits
+    into a training and a gap difference (amendment 7: every decision in nats)."""
+    return tuple(s for s in decisions if s.metric == confirm_design.CE and s.kind == "ce")
+
+
+def _with_gap(frame: pd.DataFrame) -> pd.DataFrame:
+    return frame.assign(**{GAP: frame[confirm_design.CE] - frame[TRAIN]})
+
+
+def _gaps_by_rung(frames: dict) -> pd.DataFrame:
+    """Per rung and arm: the overfitting gap, held-out minus training cross-entropy at
+    [MASK] (16x sees the training split about 13 times), mean and 95% t-interval."""
+    from ..stats.inference import mean_interval
+    rows = []
+    for rung, frame in frames.items():
+        for arm, part in _with_gap(frame).groupby("condition", sort=False):
+            gap = part[GAP].astype(float)
+            if len(gap) < 2:
+                continue
+            i = mean_interval(gap)
+            rows.append({"rung": rung, "arm": arm, "gap": i.mean, "low": i.low,
+                         "high": i.high, "seeds": i.n})
+    return pd.DataFrame(rows)
+
+
+def _paired(spec, frame: pd.DataFrame, metric: str) -> np.ndarray:
+    """The decision's per-seed difference A minus B of ``metric``."""
+    return confirm_analysis.per_seed(replace(spec, metric=metric), frame).to_numpy(float)
+
+
+def _gap_differences(frames: dict, decisions) -> pd.DataFrame:
+    """Per rung and decision in nats: the paired difference A minus B of the gap, mean and
+    95% t-interval (a rung with fewer than two seeds left is left out)."""
+    from ..stats.inference import mean_interval
+    rows = []
+    for rung, frame in frames.items():
+        frame = _with_gap(frame)
+        for spec in gap_decisions(decisions):
+            d = _paired(spec, frame, GAP)
+            if len(d) < 2:  # diverged runs left fewer than two seeds
+                continue
+            i = mean_interval(d)
+            rows.append({"key": spec.key, "rung": rung, "gap difference": i.mean,
+                         "low": i.low, "high": i.high, "seeds": i.n})
+    return pd.DataFrame(rows)
+
+
+PARTS = {"change": confirm_design.CE, "gap part": GAP, "training part": TRAIN}
+
+
+def _gap_split(frames: dict, decisions, x: dict) -> pd.DataFrame:
+    """Per decision in nats (amendment 7): the change of its mean paired difference from
+    1x to 16x, m(16x) - m(1x), and its two exact parts, each with its 95% interval
+    (``trend.contrast``: the unequal-spread standard error, the fewest seeds less one as
+    df); "read": whether the change's interval excludes 0, the only case in which its
+    parts are read. A decision with fewer than MIN_SEEDS_TO_ANALYSE seeds at 1x or 16x
+    is not split (NaN), as it gets no slope (amendment 5)."""
+    from ..stats.trend import contrast
+    gapped = {r: _with_gap(frames[r]) for r in ("1x", "16x")}
+    rows = []
+    for spec in gap_decisions(decisions):
+        values = {name: {r: _paired(spec, frame, metric) for r, frame in gapped.items()}
+                  for name, metric in PARTS.items()}
+        seeds = {r: len(values["change"][r]) for r in ("1x", "16x")}
+        row = {"key": spec.key, "1x seeds": seeds["1x"], "16x seeds": seeds["16x"]}
+        for name, by in values.items():
+            c = (contrast({x["1x"]: by["1x"], x["16x"]: by["16x"]},
+                          {x["1x"]: -1.0, x["16x"]: 1.0})
+                 if min(seeds.values()) >= MIN_SEEDS_TO_ANALYSE else None)
+            row.update({name: c.estimate if c else np.nan, f"{name} low": c.low if c else np.nan,
+                        f"{name} high": c.high if c else np.nan})
+        row["read"] = bool(row["change low"] > 0 or row["change high"] < 0)
+        rows.append(row)
+    return pd.DataFrame(rows).set_index("key")
+
+
 def gaps_by_rung(store=None, early_end: bool = False, frames: dict | None = None
                  ) -> pd.DataFrame:
     """Per rung and arm: held-out minus training cross-entropy at [MASK] (the overfitting
-    gap), mean and 95% t-interval (``ladder_gaps``)."""
-    return ladder_gaps.gaps_by_rung(_frames(store, early_end, frames))
+    gap), mean and 95% t-interval (``_gaps_by_rung``)."""
+    return _gaps_by_rung(_frames(store, early_end, frames))
 
 
 # the decisions read with the gap beside them: section 2's two, and since amendment 7
 # every decision in nats
-GAP_DECISIONS = tuple(spec.key for spec in ladder_gaps.gap_decisions(DECISIONS))
+GAP_DECISIONS = tuple(spec.key for spec in gap_decisions(DECISIONS))
 
 
 def gap_differences(store=None, early_end: bool = False, frames: dict | None = None
                     ) -> pd.DataFrame:
     """Beside the slopes in nats (section 2, amendment 7): per rung, the paired
     difference A minus B of ``gaps_by_rung``' gap, mean and 95% t-interval."""
-    return ladder_gaps.gap_differences(_frames(store, early_end, frames), DECISIONS)
+    return _gap_differences(_frames(store, early_end, frames), DECISIONS)
 
 
 def gap_split(store=None, early_end: bool = False, frames: dict | None = None
               ) -> pd.DataFrame:
     """Per decision in nats (amendment 7): the change from 1x to 16x and its training and
-    gap parts, each with its 95% interval (``ladder_gaps.gap_split``)."""
-    return ladder_gaps.gap_split(_frames(store, early_end, frames), DECISIONS, X)
+    gap parts, each with its 95% interval (``_gap_split``)."""
+    return _gap_split(_frames(store, early_end, frames), DECISIONS, X)
 
 
 def time_ratios_by_rung(store=None, early_end: bool = False, frames: dict | None = None
@@ -411,6 +573,114 @@ def store_result(store=None, trigger: str = "by hand", early_end: bool = False) 
                    for name, table in tables.items()},
         "trigger": trigger, "early_end": early_end, "provenance": provenance})
     return str(path)
+
+
+# -- the stored result as the book reads it, and the training costs ---------------------------
+
+INDEX = {"trend": "key", "sop": "rung", "gap split": "key"}  # the tables indexed by a column
+
+
+NOT_STORED = ("every run is stored, but the analysis is not: `python -m "
+              "albert_rerun.studies.ladder result` computes and stores it, once")
+
+
+def _numbers(table: pd.DataFrame) -> pd.DataFrame:
+    """``table`` with each column that JSON stored as numbers and nulls (a column NaN in
+    every row reloads as None) read back as floats, so that NaN tests work on it."""
+    out = table.copy()
+    if not len(out):  # an empty table keeps its columns' types (no value says them)
+        return out
+    for column in out.columns:
+        values = [v for v in out[column] if v is not None]
+        if out[column].dtype == object and all(
+                isinstance(v, (int, float)) and not isinstance(v, bool) for v in values):
+            out[column] = out[column].astype(float)
+    return out
+
+
+def result_tables(store=None) -> tuple:
+    """({name: table} as ``ladder.compute_result`` gave them, the stored record less its
+    tables): read from the store where ``ladder.store_result`` put them. NotComplete
+    before every run is stored (the stopping rule), and after, until the result is
+    stored: nothing is shown that was not computed once and kept."""
+    store = store or results_dir(STORE)
+    stored = read_json(store / RESULT)
+    if stored is None:
+        _analysed_seeds(store, False)  # NotComplete before every run is stored
+        raise NotComplete(NOT_STORED)
+    tables = {}
+    for name, split in stored["tables"].items():
+        table = pd.DataFrame(**split)
+        table.index.name = INDEX.get(name)
+        tables[name] = _numbers(table)
+    return tables, {k: v for k, v in stored.items() if k != "tables"}
+
+
+def trained_runs(store=None) -> pd.DataFrame:
+    """The stored 1x and 16x runs' training records alone, one row per (rung, arm, seed):
+    steps, training seconds, tokens and machine. No evaluation or loss is read, so this
+    is shown while the ladder trains (``confirm_analysis.trained_runs``' rule)."""
+    from ..engine.store import stored_pretrain
+    from .decisions import _machine
+    store = store or results_dir(STORE)
+    rows = []
+    for rung in ("1x", "16x"):
+        for arm, config in configs(rung).items():
+            for seed in SEEDS[rung]:
+                run = stored_pretrain(store, C.seeded(config, seed))
+                if run is not None:
+                    rows.append({"rung": rung, "condition": arm, "seed": seed,
+                                 **{k: run["metrics"][k] for k in
+                                    ("steps", "train_seconds", "tokens")},
+                                 "machine": _machine(run)})
+    return pd.DataFrame(rows, columns=["rung"] + confirm_analysis.RUN_COLUMNS)
+
+
+def training_costs(store=None) -> pd.DataFrame:
+    """Per trained rung and arm: runs, steps a run, milliseconds a step, tokens a second
+    and hours (``confirm_analysis.training_costs``), from the training records alone."""
+    runs = trained_runs(store)
+    parts = [confirm_analysis.training_costs(part).assign(rung=rung)
+             for rung, part in runs.groupby("rung", sort=False)]
+    if not parts:
+        return pd.DataFrame(columns=["rung", "condition", "runs", "hours", "tokens/s"])
+    out = pd.concat(parts, ignore_index=True)
+    return out[["rung"] + [c for c in out.columns if c != "rung"]]
+
+
+
+def report(store=None) -> str:
+    """The result as text: every table of ``result_tables`` and the training costs."""
+    tables, stored = result_tables(store)
+    where = (f"stored by {stored['trigger']} at commit {stored['provenance']['git_commit']}"
+             + (", an early end" if stored.get("early_end") else ""))
+    parts = [(f"The result ({where})", None)] + list(tables.items()) + [
+        ("training", training_costs(store))]
+    with pd.option_context("display.width", 200, "display.max_columns", None):
+        return "\n\n".join(title if table is None else f"{title}\n{table.to_string()}"
+                             for title, table in parts)
+
+
+def costs(store=None) -> str:
+    """What the stored 1x and 16x runs cost, from their training records alone (no loss,
+    no evaluation, so it is shown while the ladder trains): per rung and arm, runs, ms a
+    step, tokens a second and hours; then each seed's equal-time seconds ratio per rung,
+    the check of amendment 1.2 of the first registration."""
+    runs = trained_runs(store)
+    table = training_costs(store)
+    ratios = [confirm_analysis.time_ratios(part).assign(rung=rung)
+              for rung, part in runs.groupby("rung", sort=False)]
+    ratios = pd.concat(ratios, ignore_index=True) if ratios else pd.DataFrame()
+    lines = [f"{len(runs)} runs stored, {table['hours'].sum():.2f} hours of training "
+             f"(one thread each)"]
+    with pd.option_context("display.width", 200, "display.max_columns", None,
+                           "display.float_format", "{:.2f}".format):
+        lines += [table.to_string(index=False)]
+        if len(ratios):
+            lines += ["", "wide / BERT-style training seconds, per seed",
+                      ratios[["rung"] + [c for c in ratios.columns if c != "rung"]]
+                      .to_string(index=False)]
+    return "\n".join(lines)
 
 
 def registration() -> dict | None:
@@ -542,7 +812,12 @@ def main(argv=None) -> int:
     result = sub.add_parser("result", help="once every run is stored: compute and store "
                             "the registered analysis (once)")
     result.add_argument("--early-end", action="store_true", help="an amendment's early end")
+    sub.add_parser("report", help="every table of the stored result, and the costs")
+    sub.add_parser("costs", help="the training costs alone, shown while the ladder trains")
     args = parser.parse_args(argv)
+    if args.command in ("report", "costs"):
+        return confirm_design.print_unless_incomplete(
+            costs if args.command == "costs" else report)
     if args.command == "progress":
         print(progress().to_string(index=False))
         return 0

@@ -5,13 +5,15 @@ not a registered test.
 Two reviewers of the stored result found that a large 16x difference can be a delay:
 one arm leaves the loss plateau that every model starts on later than the other, so
 the difference at the end depends on where 86,400 steps fall on that descent. The
-ladder's tables cannot show it; the runs' held-out curves can. A 16x run stores a curve
-point at every eighth of its training, on ``CURVE_EXAMPLES`` of the common held-out sequences (a
-subset: the same one for every run). ``first_below`` gives, per run, the first curve
-step under a count rung's held-out cross-entropy at ``[MASK]`` (the rung is read on the
-whole held-out set, as in the long pilot's crossings). ``delay`` reads a decision's two
-arms: where their ranges of steps over seeds do not overlap, the later arm left the
-plateau later in every seed, and part of the 16x difference may be that delay.
+ladder's tables cannot show it; the runs' held-out curves can. A 16x run stores
+a curve point at every eighth of its training, on ``curve_examples`` of the common
+held-out sequences (the first ones: the same for every run). ``first_below`` gives, per
+run, the first curve step under a count rung's cross-entropy at ``[MASK]``, the rung
+scored on the curve's own sequences (``count_rungs.levels_on``): a rung read on all
+4,096 sequences sits on other targets, easier ones by 0.35 nats for the left bigram, and
+would mark a crossing too late. ``delay`` reads a decision's two arms: where their
+ranges of steps over seeds do not overlap, the later arm left the plateau later in every
+seed, and part of the 16x difference may be that delay.
 """
 from __future__ import annotations
 
@@ -24,15 +26,29 @@ from . import ladder as L
 RUNG = "left bigram"  # the count rung whose passing marks leaving the plateau
 
 
-def rung_level(name: str = RUNG) -> float:
-    """A stored count rung's held-out cross-entropy at [MASK] (nats): the ``cpu``
-    profile's evaluation, which every ladder run is scored on."""
+def rung_level(name: str = RUNG, sequences: int | None = None) -> float:
+    """A count rung's held-out cross-entropy at [MASK] (nats) on the ``cpu`` profile's
+    evaluation, which every ladder run is scored on: on the first ``sequences`` of its
+    held-out sequences (a curve's own, ``count_rungs.levels_on``), or as stored for the
+    whole set (``sequences`` None)."""
     from ..profiles import resolve
-    from .count_rungs import levels, stored
-    record = stored(resolve(confirm_design.PILOT_PROFILE).evaluation)
+    from .count_rungs import levels, levels_on, stored
+    evaluation = resolve(confirm_design.PILOT_PROFILE).evaluation
+    if sequences is not None:
+        return float(levels_on(evaluation, sequences)[name])
+    record = stored(evaluation)
     if not record:
         raise FileNotFoundError("no count rungs are stored (data/results/yardsticks/)")
     return float(levels(record)[name])
+
+
+def curve_sequences(frame: pd.DataFrame) -> int:
+    """The held-out sequences every run's curve of ``frame`` scores (one number: runs
+    whose curves score different sets cannot share a rung)."""
+    counts = {int(p["examples"]) for curve in frame["curve"] for p in curve}
+    if len(counts) != 1:
+        raise ValueError(f"the curves score different numbers of sequences: {counts}")
+    return counts.pop()
 
 
 def first_below(frame: pd.DataFrame, level: float) -> pd.DataFrame:
@@ -51,9 +67,10 @@ def first_below(frame: pd.DataFrame, level: float) -> pd.DataFrame:
 
 def passes(rung: str = "16x", store=None, level: float | None = None) -> pd.DataFrame:
     """``first_below`` for every run of a complete ladder rung, at the left-bigram rung
-    unless ``level`` is given."""
-    level = rung_level() if level is None else level
-    return first_below(L.rung_frame(rung, store), level)
+    scored on the runs' curve sequences unless ``level`` is given."""
+    frame = L.rung_frame(rung, store)
+    level = rung_level(RUNG, curve_sequences(frame)) if level is None else level
+    return first_below(frame, level)
 
 
 def arm_range(table: pd.DataFrame, arm: str) -> dict:

@@ -307,21 +307,6 @@ def grid_table(frame: pd.DataFrame) -> pd.DataFrame:
     return table.sort_values("minute", kind="stable")
 
 
-def grid_factors(table: pd.DataFrame) -> pd.DataFrame:
-    """For each value of each grid factor (width, layers, batch, sequence length): the
-    candidates tried and those that read context within the budget on every seed."""
-    parts = table.index.str.extract(r"^H(\d+)-L(\d+)-B(\d+)-T(\d+)-(\w+)-").astype(
-        {k: int for k in range(4)})
-    parts.columns = ["width H", "layers", "batch", "sequence length", "optimizer"]
-    parts["reads"] = table["reads within budget"].to_numpy()
-    rows = []
-    for factor in parts.columns[:-1]:
-        for value, group in parts.groupby(factor):
-            rows.append({"factor": factor, "value": value, "candidates": len(group),
-                         "read context within the budget": int(group["reads"].sum())})
-    return pd.DataFrame(rows).set_index(["factor", "value"])
-
-
 # -- the whole search -------------------------------------------------------------------------
 
 @dataclass
@@ -337,14 +322,15 @@ class Search:
     levels: dict  # title: levels of a held-out set
     grid: pd.DataFrame | None = None  # one row per grid candidate (grid_table)
     tables: dict = field(default_factory=dict)  # for display
-    texts: dict = field(default_factory=dict)
+    values: dict = field(default_factory=dict)  # numbers and short phrases, glued
 
-    def summary(self) -> str:
+    def summary(self) -> dict:
+        """How much of the search is stored, as counts."""
         grid = [n for n in self.device if n in planned_grid()]
-        return (f"{len(self.candidates)} of {len(CANDIDATES)} candidates; {len(grid)} of "
-                f"{len(planned_grid())} planned grid runs stored, {len(self.diverged)} "
-                f"diverged; {len(self.confirmations)} grid runs again on this CPU; "
-                f"transfer check {'stored' if self.transfer else 'missing'}")
+        return {"candidates": f"{len(self.candidates)} of {len(CANDIDATES)}",
+                "grid runs": f"{len(grid)} of {len(planned_grid())}",
+                "diverged": len(self.diverged), "again on this CPU": len(self.confirmations),
+                "transfer check": bool(self.transfer)}
 
 
 # the held-out sets' names as the page shows them; the engines behind them: the changelog
