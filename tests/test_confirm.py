@@ -14,7 +14,7 @@ from albert_rerun.studies import confirm as K
 from albert_rerun.studies import confirm_analysis as A
 from albert_rerun.studies import confirm_design as D
 from albert_rerun.studies import confirm_report as R
-from albert_rerun.studies import ladder, long_pilot
+from albert_rerun.studies import asymmetry_pilot, ladder, long_pilot
 from albert_rerun.engine.store import config_hash
 from albert_rerun.paths import repo_root
 
@@ -31,9 +31,9 @@ def committed(monkeypatch):
 
 # -- the design --------------------------------------------------------------------------
 
-# studies registered after the confirmatory one, on seeds of their own above its range
-# (tests/test_ladder.py and tests/test_long_pilot.py check theirs)
-LATER_STORES = (ladder.STORE, long_pilot.STORE)
+# studies after the confirmatory one, on seeds of their own above its range
+# (tests/test_ladder.py, test_long_pilot.py and test_asymmetry_pilot.py check theirs)
+LATER_STORES = (ladder.STORE, long_pilot.STORE, asymmetry_pilot.STORE)
 
 
 def test_fresh_seeds_are_unused_by_every_stored_run():
