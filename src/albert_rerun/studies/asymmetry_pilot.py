@@ -24,10 +24,9 @@ The log is blinded, as every study's is.
 """
 from __future__ import annotations
 
-import argparse
 import time
 
-from ..engine.store import config_hash, results_dir
+from ..engine.store import results_dir
 from ..model.params import closed_form
 from . import confirm, confirm_design as D
 from . import ladder
@@ -100,15 +99,10 @@ def parameters() -> dict:
 
 def progress(store=None) -> list:
     """[(label, step reached, steps)] of every pilot run; no loss."""
-    from ..engine.pretrain import checkpoint_step
-    from ..engine.store import stored_pretrain
+    from .training import steps_reached
     store = store or results_dir(STORE)
-    rows = []
-    for key, c in list(crn_configs().items()) + list(deep_configs().items()):
-        reached = (c.max_steps if stored_pretrain(store, c) is not None else
-                   checkpoint_step(store / "checkpoints" / config_hash(c.to_dict())))
-        rows.append((f"{key[0]} / {key[1]}", reached, c.max_steps))
-    return rows
+    return [(f"{key[0]} / {key[1]}", steps_reached(c, store), c.max_steps)
+            for key, c in list(crn_configs().items()) + list(deep_configs().items())]
 
 
 def train(hours: float | None = None, fill: bool = False, workers: int | None = None,
@@ -217,18 +211,11 @@ def deep_table(levels: dict, store=None) -> "pd.DataFrame":
 
 
 def main(argv=None) -> int:
-    from .training import add_stretch_arguments, run_stretch
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    sub = parser.add_subparsers(dest="command", required=True)
-    add_stretch_arguments(sub.add_parser("train", help="train and evaluate the pilot"))
-    sub.add_parser("progress", help="steps reached per run (no loss)")
-    args = parser.parse_args(argv)
-    if args.command == "progress":
-        for label, reached, steps in progress():
-            print(f"{label:45s} {reached:>7,} of {steps:,}")
-        return 0
-    return run_stretch(parser, args, train)
+    from .training import pilot_main
+    return pilot_main(argv, __doc__, train,
+                      lambda: [f"{label:45s} {reached:>7,} of {steps:,}"
+                               for label, reached, steps in progress()],
+                      "train and evaluate the pilot", "steps reached per run (no loss)")
 
 
 if __name__ == "__main__":

@@ -18,13 +18,12 @@ shows can shape the registration.
 """
 from __future__ import annotations
 
-import argparse
 import time
 
 import numpy as np
 import pandas as pd
 
-from ..engine.store import config_hash, results_dir
+from ..engine.store import results_dir
 from . import confirm, confirm_design
 
 STORE = "long-pilot"  # data/results/long-pilot/
@@ -67,15 +66,9 @@ def train(hours: float | None = None, fill: bool = False, workers: int | None = 
 def progress(store=None) -> list:
     """[(arm, step reached, steps)]: how far each arm has trained (a checkpoint's step,
     or every step once stored); no loss."""
-    from ..engine.pretrain import checkpoint_step
-    from ..engine.store import stored_pretrain
+    from .training import steps_reached
     store = store or results_dir(STORE)
-    out = []
-    for arm, c in configs().items():
-        reached = (c.max_steps if stored_pretrain(store, c) is not None else
-                   checkpoint_step(store / "checkpoints" / config_hash(c.to_dict())))
-        out.append((arm, reached, c.max_steps))
-    return out
+    return [(arm, steps_reached(c, store), c.max_steps) for arm, c in configs().items()]
 
 
 # -- what the pilot shows, once both arms are stored -------------------------------------------
@@ -167,19 +160,12 @@ def cost_along(curve: pd.DataFrame, a: str = confirm_design.ALL64,
 
 
 def main(argv=None) -> int:
-    from .training import add_stretch_arguments, run_stretch
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    sub = parser.add_subparsers(dest="command", required=True)
-    go = sub.add_parser("train", help="train or resume both arms, then evaluate them")
-    add_stretch_arguments(go)
-    sub.add_parser("progress", help="the step each arm has reached (no loss)")
-    args = parser.parse_args(argv)
-    if args.command == "progress":
-        for arm, reached, steps in progress():
-            print(f"{arm}: step {reached:,} of {steps:,}")
-        return 0
-    return run_stretch(parser, args, train)
+    from .training import pilot_main
+    return pilot_main(argv, __doc__, train,
+                      lambda: [f"{arm}: step {reached:,} of {steps:,}"
+                               for arm, reached, steps in progress()],
+                      "train or resume both arms, then evaluate them",
+                      "the step each arm has reached (no loss)")
 
 
 if __name__ == "__main__":

@@ -94,6 +94,15 @@ def remaining_seconds(config: PretrainConfig, store: Path, device: str) -> float
     return C.step_flops(config) * steps / rate
 
 
+def steps_reached(config: PretrainConfig, store: Path) -> int:
+    """How far a run of ``store`` has trained, no loss read: every step once stored,
+    else its checkpoint's step (0 before one)."""
+    from ..engine.pretrain import checkpoint_step
+    if stored_pretrain(store, config) is not None:
+        return config.max_steps
+    return checkpoint_step(store / "checkpoints" / config_hash(config.to_dict()))
+
+
 # With --fill, the least budget left for which an idle worker still starts a run that
 # cannot end in it: a few hundred steps and a checkpoint, not a start-up and a stop.
 FILL_START_SECONDS = 300.0
@@ -221,6 +230,24 @@ def run_stretch(parser, args, train) -> int:
     check_stretch_arguments(parser, args)
     train(args.hours, args.fill, args.workers, args.device)
     return 0
+
+
+def pilot_main(argv, description: str, train, progress_lines, train_help: str,
+               progress_help: str) -> int:
+    """A pilot's command line: ``train`` (a stretch, ``run_stretch``) and ``progress``
+    (each line of ``progress_lines()`` printed)."""
+    import argparse
+    parser = argparse.ArgumentParser(description=description,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="command", required=True)
+    add_stretch_arguments(sub.add_parser("train", help=train_help))
+    sub.add_parser("progress", help=progress_help)
+    args = parser.parse_args(argv)
+    if args.command == "progress":
+        for line in progress_lines():
+            print(line)
+        return 0
+    return run_stretch(parser, args, train)
 
 
 def default_workers() -> int:
