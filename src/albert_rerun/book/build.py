@@ -216,14 +216,11 @@ def write_reader_pages(root: Path, profile: ResolvedProfile | str) -> list:
     two_sided = two_sided_sentence(stored_two_sided(profile.evaluation))
     generated = root / "book" / "_generated"
     generated.mkdir(parents=True, exist_ok=True)
-    pages = {
-        "gate.md": gate_rule(profile) + (" " + two_sided if two_sided else "")
-                   + " (The numbers are the `" + profile.name + "` profile's; each chapter "
-                   "gives its own profile's.)",
-    }
-    for name, text in pages.items():
-        (generated / name).write_text(text + "\n")
-    return [generated / name for name in pages] + write_scale_parts(generated)
+    gate = generated / "gate.md"
+    gate.write_text(gate_rule(profile) + (" " + two_sided if two_sided else "")
+                    + " (The numbers are the `" + profile.name + "` profile's; each chapter "
+                    "gives its own profile's.)\n")
+    return [gate] + write_scale_parts(generated)
 
 
 def write_forest(root: Path, profile: ResolvedProfile | str) -> Path:
