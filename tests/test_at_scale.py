@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from albert_rerun.pages import at_scale as S
+from albert_rerun.book import at_scale as S
 from albert_rerun.paths import repo_root
 
 ROOT = repo_root()
@@ -70,7 +70,7 @@ def test_the_4x_differences_along_training_are_turned_to_the_papers_direction():
 def test_every_key_the_page_uses_is_filled():
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("ALBERT_RERUN_RESULTS", str(ROOT / "data" / "results"))
-        from albert_rerun.pages import budgets
+        from albert_rerun.book import budgets
         values = budgets.values()
     used = set(re.findall(r"\{\{\s*(\w+)\s*\}\}", (ROOT / "book" / "scale.md").read_text()))
     assert used and used <= set(values), sorted(used - set(values))
@@ -80,7 +80,7 @@ def test_every_key_the_page_uses_is_filled():
     assert (values["scale_curve_sequences"], values["scale_heldout_sequences"]) == (
         "256", "4,096")
     # one count of tokens on every page: steps x batch x length, as the introduction's
-    from albert_rerun.pages import first_screen, pilot_page
+    from albert_rerun.book import first_screen, pilot_page
     assert values["pilot_tokens"] == values["pilot_tokens_counted"] == "354M"
     assert first_screen.scale_values()["intro_tokens_16x"] == "88.5 million"
     assert pilot_page._millions(pilot_page.tokens_at(86_400)) == "88.5M"

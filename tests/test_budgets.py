@@ -7,7 +7,7 @@ import re
 import numpy as np
 import pytest
 
-from albert_rerun.pages import budgets as B
+from albert_rerun.book import budgets as B
 from albert_rerun.paths import repo_root
 
 ROOT = repo_root()
@@ -133,7 +133,7 @@ def test_the_registration_pages_parts_fill_every_template(tmp_path, monkeypatch)
 def test_a_store_without_the_runs_still_fills_every_key_and_part(tmp_path, monkeypatch):
     """The tests' smoke book reads a fresh results store: every key a page uses is
     filled (as not stored), and every table and figure a page includes exists."""
-    from albert_rerun.pages import at_scale, pilot_page
+    from albert_rerun.book import at_scale, pilot_page
     monkeypatch.setenv("ALBERT_RERUN_RESULTS", str(tmp_path / "empty"))
     values = B.values()
     assert B.page_keys() <= set(values)

@@ -5,7 +5,7 @@ import pandas as pd
 import pytest
 from synthetic import runs, strings
 
-from albert_rerun.chapters import embedding_size, sop_nsp, wall_clock
+from albert_rerun.book import embedding_size, sop_nsp, wall_clock
 
 
 def test_wall_clock_decides_once_per_budget_the_profile_has():
@@ -60,7 +60,7 @@ def test_the_all_shared_peak_needs_a_sweep_that_reaches_a_small_e():
 
 def test_asymmetry_costs_table_says_which_rows_are_decisions():
     """Review: the costs table repeated three decisions' rows with nothing to say so."""
-    from albert_rerun.chapters import asymmetry
+    from albert_rerun.book import asymmetry
     effects = {"E=32, none": 0.0, "E=32, attention": 0.001, "E=32, ffn": 0.01,
                "E=32, all": 0.03, "E=64, none": -0.02, "E=64, attention": -0.01,
                "E=64, ffn": 0.0, "E=64, all": 0.01}

@@ -456,7 +456,7 @@ def test_once_judged_the_confirmatory_verdict_leads_the_box_and_the_glance(tmp_p
     """Issue #25's done-when: the confirmatory verdicts are the headline (the
     introduction's line, each chapter's box), the pilot beside them; before the design
     is complete nothing of it is computed."""
-    from albert_rerun.pages import chapter_box, confirmatory, first_screen, headlines, plain
+    from albert_rerun.book import chapter_box, confirmatory, first_screen, headlines, plain
     monkeypatch.setenv("ALBERT_RERUN_RESULTS", str(tmp_path))
     assert confirmatory.confirmatory_rows() == {}
     monkeypatch.setattr(A, "complete", lambda store=None: True)
@@ -728,7 +728,7 @@ def test_the_confirmatory_caveats_follow_amendment_5(tmp_path, monkeypatch):
     and the side below 1 favours; a median outside 0.9-1.1 relabels it a fixed step
     budget; amendment 1.1's learning-rate words ride along. Before the design is complete
     nothing is read."""
-    from albert_rerun.pages import confirmatory
+    from albert_rerun.book import confirmatory
     monkeypatch.setenv("ALBERT_RERUN_RESULTS", str(tmp_path))
     assert confirmatory.confirm_caveats() == {}  # incomplete: nothing read
     monkeypatch.setattr(A, "complete", lambda store=None: True)

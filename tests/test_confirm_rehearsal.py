@@ -126,7 +126,7 @@ def test_each_decision_pairs_the_seeds_it_was_given(rehearsal):
 
 def test_the_report_and_every_page_agree_on_each_verdict(rehearsal, tmp_path):
     from albert_rerun.book.preregistration import confirm_curves, progress_text
-    from albert_rerun.pages import confirmatory, first_screen, headlines, plain
+    from albert_rerun.book import confirmatory, first_screen, headlines, plain
     primary = A.confirmatory_families()["primary"]
     report = R.report()
     page = progress_text()
@@ -165,7 +165,7 @@ def test_a_store_argument_is_read_wherever_it_is_given(rehearsal, monkeypatch, t
     parts that would otherwise go missing quietly (the learning-rate check's note, the
     equal-time sentence)."""
     from albert_rerun.book.preregistration import confirm_curves, progress_text
-    from albert_rerun.pages import confirmatory
+    from albert_rerun.book import confirmatory
     monkeypatch.setenv("ALBERT_RERUN_RESULTS", str(tmp_path / "empty"))
     assert not A.complete()
     assert set(confirmatory.confirmatory_rows(rehearsal)) == {s.claim for s in D.PRIMARY}

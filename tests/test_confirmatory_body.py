@@ -5,7 +5,7 @@ import matplotlib
 import pandas as pd
 import pytest
 
-from albert_rerun.pages import confirmatory_body as cb
+from albert_rerun.book import confirmatory_body as cb
 from albert_rerun.paths import repo_root
 from albert_rerun.studies import confirm_analysis, confirm_design
 
@@ -124,8 +124,8 @@ def test_the_learning_rate_check_names_the_best_rate(committed, monkeypatch):
 
 def test_a_chapters_verdict_table_fits_open_and_reads_one_rule(committed):
     from albert_rerun.book.build import MAX_COLUMNS
-    from albert_rerun.chapters import dropout
-    from albert_rerun.pages import chapter_box, ledger, plain
+    from albert_rerun.book import dropout
+    from albert_rerun.book import chapter_box, ledger, plain
     family = ledger.book_family("cpu", range(3), "cpu", train_missing=False)
     chapter = dropout.dropout("cpu", range(3), "cpu", train_missing=False)
     table = chapter_box.verdict_table(chapter, family)

@@ -218,7 +218,7 @@ def test_a_check_of_the_test_sets_compares_no_model_and_is_not_gated():
 def test_the_cost_of_sharing_everything_is_decided_at_each_e():
     """Review error 8: Table 4's headline, all shared minus not shared, at both E; a
     profile without the E = H attention and FFN cells (cpu-long) still gets it there."""
-    from albert_rerun.chapters.asymmetry import asymmetry_decisions
+    from albert_rerun.book.asymmetry import asymmetry_decisions
     names = {"A": "E=32, all", "B": "E=32, none", "C": "E=64, all"}
     frame = runs({"A": 0.03, "B": 0.0, "C": 0.05}).replace({"condition": names})
     frame = pd.concat([frame, runs({"A": 0.0}).replace({"condition": {"A": "E=64, none"}})])
@@ -235,7 +235,7 @@ def test_partial_sharing_decisions_wait_for_a_resolved_whole_cost():
     margin and attention minus not shared is equivalent by construction; both are gated
     as a design that cannot fail. A whole cost under two margins does not suffice (the
     partial costs could then differ by more than one: the gate's former threshold)."""
-    from albert_rerun.chapters.asymmetry import asymmetry_decisions, resolution_gate
+    from albert_rerun.book.asymmetry import asymmetry_decisions, resolution_gate
     names = {"A": "E=32, all", "B": "E=32, none", "C": "E=32, attention"}
     small = runs({"A": 0.03, "B": 0.0, "C": 0.01}).replace({"condition": names})
     ffn = runs({"A": 0.02}).replace({"condition": {"A": "E=32, ffn"}})

@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 from synthetic import strings
 
-from albert_rerun.chapters import downstream
+from albert_rerun.book import downstream
 
 
 def test_downstream_gain_on_per_item_correctness():

@@ -3,7 +3,7 @@
 import numpy as np
 from synthetic import WOBBLE, runs
 
-from albert_rerun.chapters import dropout
+from albert_rerun.book import dropout
 from albert_rerun.studies.decisions import gated
 from albert_rerun.stats.inference import NOT_TESTABLE
 

@@ -2,7 +2,7 @@
 form checked against a module built on meta, and the verdicts they give."""
 import pytest
 
-from albert_rerun.chapters import exact
+from albert_rerun.book import exact
 
 
 def test_the_embedding_share_chapter():

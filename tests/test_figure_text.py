@@ -9,7 +9,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 from PIL import Image  # noqa: E402
 
-from albert_rerun.pages import figure_text as F  # noqa: E402
+from albert_rerun.book import figure_text as F  # noqa: E402
 
 
 def recorded(data: bytes) -> tuple:
@@ -104,7 +104,7 @@ def _runs(conditions: dict, seeds=(0, 1, 2)):
 def test_chapter_curves_draw_the_paired_difference_and_keep_the_rules():
     """Issue #41: chapters 5 and 6's curves lay on top of each other; under them, the
     paired difference along training (mean over seeds, 95% interval)."""
-    from albert_rerun.pages import figures
+    from albert_rerun.book import figures
     two = figures.curves(_runs({"a": (800, 0.05), "b": (800, 0.0)}))
     top, bottom = two.axes
     line, = [ln for ln in bottom.get_lines() if ln.get_marker() == "o"]
@@ -171,10 +171,10 @@ def committed_cpu():
     from albert_rerun.paths import repo_root
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("ALBERT_RERUN_RESULTS", str(repo_root() / "data" / "results"))
-        from albert_rerun.chapters import (asymmetry, dropout, embedding_size, sop_nsp,
+        from albert_rerun.book import (asymmetry, dropout, embedding_size, sop_nsp,
                                            transitions, wall_clock)
-        from albert_rerun.pages import ledger
-        from albert_rerun.pages.confirmatory import with_confirmatory
+        from albert_rerun.book import ledger
+        from albert_rerun.book.confirmatory import with_confirmatory
         chapters = {"asymmetry": asymmetry.asymmetry("cpu", present=False),
                     "sop_nsp": sop_nsp.sop_nsp("cpu"), "dropout": dropout.dropout("cpu"),
                     "wall_clock": wall_clock.wall_clock("cpu"),
@@ -188,10 +188,10 @@ def _book_figures(chapters, families):
     """(name, the figure) for every figure of ``BOOK_FIGURES``, called as the book
     calls it."""
     import pandas as pd
-    from albert_rerun.chapters import exact
-    from albert_rerun.pages import figures
-    from albert_rerun.pages import confirmatory_body as cb
-    from albert_rerun.pages.headline_figures import HEADLINES, headline_figure, headline_forest
+    from albert_rerun.book import exact
+    from albert_rerun.book import figures
+    from albert_rerun.book import confirmatory_body as cb
+    from albert_rerun.book.headline_figures import HEADLINES, headline_figure, headline_forest
     from albert_rerun.studies import conditions as C
     from albert_rerun.studies import confirm_analysis, recipe
     base = C.base("cpu").model
@@ -221,15 +221,15 @@ def _book_figures(chapters, families):
     for claim in HEADLINES:
         yield "headline_figure", headline_figure(claim, families)
     yield "headline_forest", headline_forest(families)
-    from albert_rerun.pages import ladder_trend
+    from albert_rerun.book import ladder_trend
     trends = ladder_trend.gather()
     for claim in ("asymmetry", "sop_nsp", "dropout", "wall_clock"):
         yield "ladder_trend.figure", ladder_trend.figure(ladder_trend.claim_trends(trends, claim))
-    from albert_rerun.pages import pilot_page
+    from albert_rerun.book import pilot_page
     pilot = pilot_page.gather()
     if pilot.runs is not None:  # the committed pilot, once both arms are stored
         yield "pilot_page.figure", pilot_page.figure(pilot)
-    from albert_rerun.pages import at_scale, budgets
+    from albert_rerun.book import at_scale, budgets
     yield "at_scale.standing_figure", at_scale.standing_figure(at_scale.standing(),
                                                                at_scale.rung_levels())
     from albert_rerun.studies.ladder import result_tables

@@ -9,7 +9,7 @@ import torch
 from albert_rerun import profiles
 from albert_rerun.studies import conditions as C
 from albert_rerun.studies import driver, gpu_search
-from albert_rerun.pages.setup import notebook_setup
+from albert_rerun.book.setup import notebook_setup
 from albert_rerun.profiles import resolve
 
 

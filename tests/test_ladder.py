@@ -286,7 +286,7 @@ def test_each_ladder_amendment_is_a_dropdown_with_its_text_unchanged_since_commi
 def test_a_forecast_computed_in_a_dirty_tree_says_what_git_shows_between(tmp_path):
     """The committed forecast's record reads '+dirty': the page names its commit and the
     commit that stored it, and the files between them, from git."""
-    from albert_rerun.pages.budgets import forecast_record
+    from albert_rerun.book.budgets import forecast_record
     from albert_rerun.studies.confirm_design import _git
     if _git("rev-parse", "--is-shallow-repository").stdout.strip() == "true":
         pytest.skip("a shallow clone: the forecast's commits are missing")

@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from albert_rerun.pages import ladder_trend as T
+from albert_rerun.book import ladder_trend as T
 from albert_rerun.studies import confirm_design as D
 from albert_rerun.studies import ladder as L
 from albert_rerun.studies import ladder_curves as C

@@ -138,7 +138,7 @@ def family(rehearsal):
 def stored(rehearsal):
     """The analysis stored once, as the training stretch that stores the last run
     does: what every page reads."""
-    from albert_rerun.pages.budgets import results_text
+    from albert_rerun.book.budgets import results_text
     from albert_rerun.studies.ladder import NOT_STORED
     with pytest.raises(D.NotComplete, match="the analysis is not"):  # nothing shown before
         L.result_tables()
@@ -147,7 +147,7 @@ def stored(rehearsal):
 
 
 def test_the_rehearsal_store_is_complete_and_the_stopping_rule_held_before(rehearsal):
-    from albert_rerun.pages.budgets import results_text
+    from albert_rerun.book.budgets import results_text
     progress = L.progress()
     assert L.settled(progress) and (progress["evaluated"] == progress["of"]).all()
     assert L.rung_complete("1x") and L.rung_complete("16x")
@@ -223,9 +223,9 @@ def test_the_ladder_page_shows_the_registered_result(rehearsal, stored, family):
     paper's direction up in every panel; the split recomputes from the runs."""
     import matplotlib.pyplot as plt
 
-    from albert_rerun.pages import budgets as B
-    from albert_rerun.pages import ladder_trend as T
-    from albert_rerun.pages.figure_text import figure_problems
+    from albert_rerun.book import budgets as B
+    from albert_rerun.book import ladder_trend as T
+    from albert_rerun.book.figure_text import figure_problems
     text = B.results_text()
     assert "{{" not in text and "**After the result: leaving the loss plateau**" in text
     after = text.split("**After the result: leaving the loss plateau**")[1]
@@ -307,8 +307,8 @@ def test_the_chapters_introduction_and_scale_page_read_the_same_result(rehearsal
                                                                       family):
     import matplotlib.pyplot as plt
 
-    from albert_rerun.pages import ladder_trend as T
-    from albert_rerun.pages.figure_text import figure_problems
+    from albert_rerun.book import ladder_trend as T
+    from albert_rerun.book.figure_text import figure_problems
     trends = T.gather()
     for key, t in trends.items():
         row = family.loc[key]
@@ -340,7 +340,7 @@ def test_a_diverged_run_leaves_its_decisions_and_the_page_names_it(rehearsal, st
                                                                     tmp_path, monkeypatch):
     """One 16x run listed as diverged (section 4): the store still counts as complete,
     its arm's decisions use three seeds at 16x, and every page names the run."""
-    from albert_rerun.pages.budgets import progress_values, results_text
+    from albert_rerun.book.budgets import progress_values, results_text
     results = tmp_path / "results"
     shutil.copytree(rehearsal.parent, results, symlinks=True)
     store = results / L.STORE
@@ -373,9 +373,9 @@ def test_too_few_seeds_and_a_non_finite_number_leave_only_their_decisions(
     import matplotlib.pyplot as plt
     from statsmodels.stats.multitest import multipletests
 
-    from albert_rerun.pages.budgets import results_text
-    from albert_rerun.pages import ladder_trend as T
-    from albert_rerun.pages.figure_text import figure_problems
+    from albert_rerun.book.budgets import results_text
+    from albert_rerun.book import ladder_trend as T
+    from albert_rerun.book.figure_text import figure_problems
     results = tmp_path / "results"
     shutil.copytree(rehearsal.parent, results, symlinks=True)
     store = results / L.STORE
@@ -462,7 +462,7 @@ def test_the_costs_command_reads_training_records_alone(rehearsal, capsys, monke
 def test_a_split_is_read_only_where_its_change_is_shown(change, training, gap, expected):
     """Amendment 7's rule: the parts are named only where the change's interval excludes
     0, and then by which of their intervals exclude 0."""
-    from albert_rerun.pages.budgets import split_reading
+    from albert_rerun.book.budgets import split_reading
     row = {"read": bool(change[0] > 0 or change[1] < 0)}
     for name, (low, high) in (("change", change), ("training part", training),
                               ("gap part", gap)):
@@ -473,7 +473,7 @@ def test_a_split_is_read_only_where_its_change_is_shown(change, training, gap, e
 def test_a_split_without_spread_is_not_read():
     """Amendment 8: a change whose seeds agree exactly has no interval; the reading says
     so, not that its interval includes 0."""
-    from albert_rerun.pages.budgets import split_reading
+    from albert_rerun.book.budgets import split_reading
     row = {"read": False, "change": 0.1, "change low": np.nan, "change high": np.nan}
     assert split_reading(pd.Series(row)) == "not read: no spread"
 

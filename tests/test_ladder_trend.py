@@ -5,8 +5,8 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from albert_rerun.pages import ladder_trend as T
-from albert_rerun.pages.figure_text import figure_problems
+from albert_rerun.book import ladder_trend as T
+from albert_rerun.book.figure_text import figure_problems
 from albert_rerun.studies import confirm_design, ladder
 
 

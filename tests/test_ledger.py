@@ -5,7 +5,7 @@ from dataclasses import replace
 import pandas as pd
 import pytest
 
-from albert_rerun.pages import ledger
+from albert_rerun.book import ledger
 from albert_rerun.stats.inference import arm_level, decision, holm
 from albert_rerun.profiles import resolve
 
@@ -263,7 +263,7 @@ def test_unplanned_labels_name_what_a_stretch_profile_leaves_out(monkeypatch):
 
 def test_ledger_rows_keep_the_book_sign_and_label_holm_only_rows():
     import pandas as pd
-    from albert_rerun.pages import ledger
+    from albert_rerun.book import ledger
     base = dict(claim="sop_nsp", n_seeds=3, margin=2.0, unit="points", stage="no model",
                 gate_reason="", premise="", p_equivalence=float("nan"),
                 p_equivalence_holm=float("nan"))

@@ -36,7 +36,7 @@ def test_its_seed_is_not_a_confirmatory_one_and_progress_reads_no_loss(tmp_path)
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from albert_rerun.pages import pilot_page  # noqa: E402
+from albert_rerun.book import pilot_page  # noqa: E402
 
 
 def _runs(shared_ce, bert_ce, every=1800):
@@ -116,7 +116,7 @@ def test_the_page_has_no_results_until_both_arms_are_stored(tmp_path):
 
 
 def test_once_stored_the_tables_give_crossings_drops_costs_and_a_legible_figure():
-    from albert_rerun.pages.figure_text import figure_problems
+    from albert_rerun.book.figure_text import figure_problems
     facts = pilot_page.PilotFacts(progress=[], runs=_runs(_smooth(192) + 0.2, _smooth(192)),
                                   rungs={"unigram": 6.685, "left bigram": 6.147,
                                          "two-sided": 5.710})
@@ -140,7 +140,7 @@ def test_the_committed_pilot_is_read_against_rungs_on_its_curves_sequences(monke
     """The curve scores the first 1,024 held-out sequences; the rungs it crosses are
     scored there (issue #55), and its end cost is the sharing cost's arms at 64x."""
     from albert_rerun.paths import repo_root
-    from albert_rerun.pages.budgets import pilot_cost
+    from albert_rerun.book.budgets import pilot_cost
     monkeypatch.setenv("ALBERT_RERUN_RESULTS", str(repo_root() / "data" / "results"))
     facts = pilot_page.gather()
     assert facts.runs is not None

@@ -14,7 +14,7 @@ import pytest
 from albert_rerun.book.build import execute, notebook_sources
 from albert_rerun.paths import repo_root
 from albert_rerun.profiles import PROFILES
-from albert_rerun.pages.setup import notebook_setup
+from albert_rerun.book.setup import notebook_setup
 
 ROOT = repo_root()
 SOURCES = notebook_sources(ROOT)

@@ -8,8 +8,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from albert_rerun.chapters import dropout
-from albert_rerun.pages import chapter_box, headlines
+from albert_rerun.book import dropout
+from albert_rerun.book import chapter_box, headlines
 from albert_rerun.stats.inference import Decision
 
 
@@ -87,7 +87,7 @@ def test_the_first_screen_says_so_before_the_test_is_judged():
 
 
 def test_every_trend_panel_puts_the_papers_side_above_zero():
-    from albert_rerun.pages.ladder_trend import Trend
+    from albert_rerun.book.ladder_trend import Trend
     base = dict(claim="wall_clock", unit="nats", four=(0.36, 0.31, 0.41, 11), forecast=None,
                 runs=48, trained=48, evaluated=48, table=None)
     # the registration's difference (wide minus BERT-style) has the paper's sign -1
@@ -133,7 +133,7 @@ def test_the_crossing_gives_both_arms_shares_of_training():
 
 def test_the_16x_seeds_short_of_equal_time_come_from_the_ladder_result():
     import pandas as pd
-    from albert_rerun.chapters import wall_clock
+    from albert_rerun.book import wall_clock
     ratios = pd.DataFrame({"rung": ["4x", "16x", "16x", "16x", "16x"],
                            "wide / BERT-style seconds": [0.7, 0.78, 0.68, 0.63, 0.98]})
     assert wall_clock.short_time("16x", {"time ratios": ratios}) == {
@@ -144,7 +144,7 @@ def test_the_introduction_forest_draws_the_profiles_beside_the_sharing_cost_star
     import matplotlib
     matplotlib.use("Agg")
     import pandas as pd
-    from albert_rerun.pages import headline_figures as HF
+    from albert_rerun.book import headline_figures as HF
     row = dict(estimate=0.02, low=0.01, high=0.03, margin=0.027, paper_sign=1, unit="nats",
                stage="early training", p_difference=0.01, p_difference_holm=0.01,
                p_equivalence=float("nan"), p_equivalence_holm=float("nan"), n_seeds=3)

@@ -2,8 +2,8 @@
 import pandas as pd
 import pytest
 
-from albert_rerun.pages import headlines as H
-from albert_rerun.pages import plain as P
+from albert_rerun.book import headlines as H
+from albert_rerun.book import plain as P
 
 
 @pytest.mark.parametrize("numbers, expected", [

@@ -8,7 +8,7 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 
-from albert_rerun.pages import plots  # noqa: E402
+from albert_rerun.book import plots  # noqa: E402
 from albert_rerun.profiles import resolve  # noqa: E402
 from albert_rerun.stats.inference import decision, holm  # noqa: E402
 
@@ -180,7 +180,7 @@ def test_bad_families_are_refused():
 
 
 def test_stacked_labels_each_family_with_its_profile():
-    from albert_rerun.pages.ledger import stacked
+    from albert_rerun.book.ledger import stacked
     cpu = family("cpu").drop(columns="profile")
     gpu = family("gpu", scale=1.5).drop(columns="profile")
     both = stacked({"cpu": cpu, "gpu": gpu})
@@ -189,7 +189,7 @@ def test_stacked_labels_each_family_with_its_profile():
 
 
 def test_published_families_train_and_reseed_only_the_current_profile(monkeypatch):
-    from albert_rerun.pages import ledger
+    from albert_rerun.book import ledger
     calls = []
     monkeypatch.setattr(ledger, "published_profiles", lambda current: [current, resolve("cpu")])
     monkeypatch.setattr(ledger, "book_family",
@@ -260,8 +260,8 @@ def test_the_ledger_figures_keep_issue_41s_rules(monkeypatch):
     claims) has at most 12 rows and 8 legend entries, text of 10 px and panels of 300 px
     as shown at the text column, and titles in words (issue #41: one forest of 22 rows
     and 14 legend entries; panels titled ``sop_nsp``)."""
-    from albert_rerun.pages import ledger_page
-    from albert_rerun.pages.figure_text import figure_problems
+    from albert_rerun.book import ledger_page
+    from albert_rerun.book.figure_text import figure_problems
     frame = pd.concat([family("cpu"), family("gpu", scale=1.5)])
     assert [list(dict.fromkeys(p["claim"])) for p in plots.parts(frame)] == [
         ["asymmetry"], ["sop_nsp", "dropout"], ["grouped"]]  # unnamed claims last
@@ -273,7 +273,7 @@ def test_the_ledger_figures_keep_issue_41s_rules(monkeypatch):
             assert titles and not any("_" in t for t in titles)
             plt.close(fig)
     families = {"cpu": family("cpu").drop(columns="profile")}
-    from albert_rerun.pages import ledger
+    from albert_rerun.book import ledger
     monkeypatch.setattr(ledger, "training_compute", lambda profile: 1e13)
     monkeypatch.setattr(ledger, "paper_compute", lambda: {})
     figures = ledger_page.ledger_figures(families)

@@ -4,8 +4,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from albert_rerun.chapters.text import times
-from albert_rerun.pages import (chapter_box, confirmatory, first_screen, headline_figures,
+from albert_rerun.book.text import times
+from albert_rerun.book import (chapter_box, confirmatory, first_screen, headline_figures,
                                 headlines, plain, scale)
 from albert_rerun.stats.inference import EARLY, GATED
 from albert_rerun.profiles import resolve
@@ -276,7 +276,7 @@ def test_the_introductions_values_at_a_profile_with_nothing_stored(monkeypatch, 
 def test_a_claim_that_holds_inside_its_margin_is_marked_below_it():
     """The introduction's list of claims that hold marks one whose whole 95% interval
     lies inside its margin (dropout at 4x: [+0.017, +0.027] inside ±0.027)."""
-    from albert_rerun.pages.first_screen import below_margin
+    from albert_rerun.book.first_screen import below_margin
     row = {"estimate": 0.022, "low": 0.0174, "high": 0.0267, "margin": 0.0269,
            "paper_sign": 1, "holm_tests": 10}
     assert below_margin(row) == "below the margin at 4x"

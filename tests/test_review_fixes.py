@@ -10,7 +10,7 @@ import pytest
 from albert_rerun.studies import decisions
 
 from albert_rerun import paper
-from albert_rerun.chapters.asymmetry import asymmetry_decisions, distinct_runs
+from albert_rerun.book.asymmetry import asymmetry_decisions, distinct_runs
 from albert_rerun.studies.decisions import accuracy_decision, ce_decision
 
 RUNGS = {"distance": 0.538}
@@ -74,7 +74,7 @@ def test_chapter_three_counts_each_run_once():
 
 
 def test_cue_free_tables_read_the_stored_baselines():
-    from albert_rerun.chapters.sop_nsp import cue_free_pairs_table, pilot_cue_free_table
+    from albert_rerun.book.sop_nsp import cue_free_pairs_table, pilot_cue_free_table
     row = {"train_pairs": 1381, "test_pairs": 1454, "majority_accuracy": 0.508,
            "bag_of_words_accuracy": 0.506, "cue_bits_accuracy": 0.52,
            "lengths_accuracy": 0.522}

@@ -10,8 +10,8 @@ import pandas as pd
 import pytest
 from synthetic import strings
 
-from albert_rerun.chapters import sop_nsp
-from albert_rerun.chapters.sop_nsp import CUE_FREE_KEY, SOP_NSP_KEY
+from albert_rerun.book import sop_nsp
+from albert_rerun.book.sop_nsp import CUE_FREE_KEY, SOP_NSP_KEY
 from albert_rerun.stats.inference import holm
 
 START_A, START_B = sop_nsp.STARTS

@@ -2,7 +2,7 @@
 import pandas as pd
 
 from albert_rerun.studies import conditions as C
-from albert_rerun.chapters import text
+from albert_rerun.book import text
 from albert_rerun.studies.decisions import CE
 from albert_rerun.profiles import eval_config, resolve
 
@@ -116,7 +116,7 @@ def test_spread_gives_median_and_range_never_a_t_interval():
 def test_throughput_reading_names_the_swapped_pair():
     """Review: chapter 6's throughput verdict said 'not reproduced' without naming the one
     pair whose order differs from the paper's."""
-    from albert_rerun.chapters import measurements
+    from albert_rerun.book import measurements
     speed = pd.DataFrame({"speedup vs BERT-large (x)": [3.55, 3.86, 1.0, 0.3],
                           "paper speedup (x)": [5.6, 4.7, 1.0, 0.3]},
                          index=["albert-base", "bert-base", "bert-large", "albert-xxlarge"])
@@ -140,7 +140,7 @@ def test_machines_text_says_which_conditions_ran_where():
 
 
 def test_throughput_setup_names_the_machine_and_what_a_step_holds():
-    from albert_rerun.chapters import measurements
+    from albert_rerun.book import measurements
     measured = {"threads": 2, "batch": 4, "seq": 64, "steps": 2,
                 "provenance": {"machine": {"cpu": "AMD EPYC"}}}
     setup = measurements.setup_text(measured)
@@ -152,7 +152,7 @@ def test_throughput_times_whole_training_steps_and_keeps_the_slowest(results):
     """Review: the optimizer's update, where sharing saves time on one device, was not
     timed; the measurement now times forward, backward and the LAMB update, and keeps
     the slowest timed step beside the fastest."""
-    from albert_rerun.chapters import measurements
+    from albert_rerun.book import measurements
     measured = measurements.throughput(resolve("smoke"), "cpu")
     assert measured["step"] == measurements.STEP
     for row in measured["rows"].values():
@@ -203,7 +203,7 @@ def test_the_throughput_headline_names_both_methods_where_they_disagree(monkeypa
     """A reviewer: the table showed only the second method's rank correlation, and the
     ledger's reading said "reproduced" beside "not reproduced"."""
     import pandas as pd
-    from albert_rerun.chapters import measurements as M
+    from albert_rerun.book import measurements as M
     speed = pd.DataFrame({M.SPEEDUP: [2.0, 1.0], M.PAPER_SPEEDUP: [2.0, 1.0]},
                          index=["albert-base", "bert-large"])
     monkeypatch.setattr(M, "throughput", lambda profile, device="auto": {"now": 1})

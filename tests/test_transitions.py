@@ -3,7 +3,7 @@ the first transition (from the embedding) is reported apart."""
 import pandas as pd
 import pytest
 
-from albert_rerun.chapters import transitions
+from albert_rerun.book import transitions
 from albert_rerun.stats.curves import roughness
 
 
@@ -84,7 +84,7 @@ def test_flat_curves_are_counted_per_arm():
 def test_the_stored_confirmatory_curves_are_almost_all_flat():
     """The stored pre-registered runs: every trained ALBERT-style curve scores 0, and most
     trained not-shared ones do."""
-    from albert_rerun.pages import confirmatory_body as cb
+    from albert_rerun.book import confirmatory_body as cb
     from albert_rerun.paths import repo_root
     runs = cb.runs(repo_root() / "data" / "results" / "confirm")
     if runs.empty:

@@ -74,7 +74,7 @@ def reader_parts(tmp_path_factory):
     os.environ["ALBERT_RERUN_RESULTS"] = str(ROOT / "data" / "results")
     try:
         build.write_reader_pages(root, "cpu")
-        from albert_rerun.pages import chapter_box, ledger
+        from albert_rerun.book import chapter_box, ledger
         families = ledger.published_families("cpu")
         # chapters 3 to 6 write their first screens in their own markdown
         boxes = {claim: chapter_box.bottom_line(claim, families)
@@ -122,14 +122,14 @@ def test_the_scale_page_and_the_gate_show_the_stored_two_sided_rung(reader_parts
 def test_the_contradicted_verdict_says_what_it_cannot_say():
     """Registration, section 8: a contradicted verdict tells nothing directly about the
     paper's scale, and the book says so (error 7)."""
-    from albert_rerun.pages.plain import SCALE_NOTE
+    from albert_rerun.book.plain import SCALE_NOTE
     # chapter 6, whose confirmatory result reads reversed, says it in its first screen
     chapter = " ".join((ROOT / "notebooks" / "06_wall_clock.md").read_text().split())
     assert SCALE_NOTE.rstrip(".") in chapter
 
 
 def test_the_how_to_read_page_defines_the_plain_readings(reader_parts):
-    from albert_rerun.pages import plain
+    from albert_rerun.book import plain
     page = (reader_parts / "how_to_read.md").read_text()
     for word in plain.READING_WORDS:
         assert f"\n| {word} | " in page, word

@@ -21,7 +21,7 @@ from ..paths import repo_root
 from ..profiles import PROFILES, ResolvedProfile, resolve
 from ..engine.provenance import record
 from .citation import write_citation_page
-from ..pages.budgets import write_ladder_parts
+from .budgets import write_ladder_parts
 from .preregistration import write_preregistration_parts
 from .rerun import KERNEL
 from .values import write_values
@@ -209,9 +209,9 @@ def write_reader_pages(root: Path, profile: ResolvedProfile | str) -> list:
     ``profile``: ``book/_generated/gate.md`` (the gate, written once, on the how-to-read
     page) and the scale page's tables and figures (``at_scale.write_scale_parts``). The
     introduction's sentences are its markdown; its values come from ``book.values``."""
-    from ..pages.at_scale import two_sided_sentence, write_scale_parts
+    from .at_scale import two_sided_sentence, write_scale_parts
     from ..studies.count_rungs import stored as stored_two_sided
-    from ..chapters.text import gate_rule
+    from .text import gate_rule
     profile = resolve(profile)
     two_sided = two_sided_sentence(stored_two_sided(profile.evaluation))
     generated = root / "book" / "_generated"
@@ -230,10 +230,10 @@ def write_forest(root: Path, profile: ResolvedProfile | str) -> Path:
     profile with stored results, drawn from the stored results."""
     import matplotlib
     matplotlib.use("Agg")
-    from ..pages import ledger
-    from ..pages.confirmatory import with_confirmatory
-    from ..pages.figure_text import png
-    from ..pages.headline_figures import headline_forest
+    from . import ledger
+    from .confirmatory import with_confirmatory
+    from .figure_text import png
+    from .headline_figures import headline_forest
     fig = headline_forest(with_confirmatory(ledger.published_families(profile)))
     path = root / "book" / "_generated" / "forest.png"
     path.parent.mkdir(parents=True, exist_ok=True)

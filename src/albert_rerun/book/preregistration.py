@@ -439,7 +439,7 @@ def write_figure(figure, path: Path) -> None:
     check) and close it."""
     import matplotlib.pyplot as plt
 
-    from ..pages.figure_text import png
+    from .figure_text import png
     path.write_bytes(png(figure))
     plt.close(figure)
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..chapters.text import prose_commit
+from .text import prose_commit
 from ..profiles import ResolvedProfile
 
 MAX_TEXT = 64  # longer strings are per-item records (correctness strings), not metrics

@@ -18,8 +18,8 @@ from pathlib import Path
 VALUES = Path("book") / "_generated" / "values.json"
 # "module:function" of every provider, each called with the resolved profile
 PROVIDERS: tuple = (
-    "albert_rerun.pages.first_screen:values",
-    "albert_rerun.pages.budgets:values",
+    "albert_rerun.book.first_screen:values",
+    "albert_rerun.book.budgets:values",
 )
 
 

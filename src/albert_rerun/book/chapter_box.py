@@ -89,7 +89,7 @@ def chapter_glue(claim: str, chapter, family: pd.DataFrame, prefix: str,
     (``bottom_line_glue``), ``margins_text`` and ``decision_text`` instead."""
     profile = resolve(profile)  # a notebook passes the name
     if box:  # chapters 7 and 8, as they were written: the box and its sentences
-        from ..chapters.text import margins_text
+        from .text import margins_text
         from .headlines import decision_text
         out = {f"{prefix}{key}": text for key, text in margins_text(profile).items()}
         from .headlines import toward_paper  # one sign on the page: the paper's side

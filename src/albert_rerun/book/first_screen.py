@@ -113,7 +113,7 @@ def exact_values() -> dict:
     """The exact claims (chapters 1 and 2, counted, no seeds): 'holds exactly' where
     every count the paper prints is matched, else which share is; the embedding share
     of BERT-base."""
-    from ..chapters.exact import embedding_share, sharing_reductions
+    from .exact import embedding_share, sharing_reductions
     one, two = embedding_share().texts, sharing_reductions().texts
 
     def reading(matched: int, total: int) -> str:
@@ -129,7 +129,7 @@ def scale_values() -> dict:
     """The runs' size and length against ALBERT-base's: parameters of the base model
     (the `cpu` sizes, which every budget of the compute ladder keeps), and the steps and
     tokens of the longest budget (16x), each with its ratio to the paper's."""
-    from ..chapters.text import times
+    from .text import times
     from ..studies.ladder import RUNGS
     from .scale import _count, scale_numbers
     n = scale_numbers(resolve("cpu"))

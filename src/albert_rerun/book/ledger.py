@@ -10,17 +10,17 @@ import pandas as pd
 
 from ..profiles import ResolvedProfile, resolve
 from ..studies import conditions as C
-from ..chapters.asymmetry import asymmetry
+from .asymmetry import asymmetry
 from ..studies.decisions import MissingRuns, agree
-from ..chapters.downstream import downstream_gate
-from ..chapters.dropout import dropout
-from ..chapters.embedding_size import embedding_sweep
-from ..chapters.sop_nsp import sop_nsp
+from .downstream import downstream_gate
+from .dropout import dropout
+from .embedding_size import embedding_sweep
+from .sop_nsp import sop_nsp
 from ..stats.inference import EARLY, GATED, NO_MODEL, PAST, holm, is_interim
-from ..chapters.transitions import transitions
-from ..chapters.text import machines_text, reading
+from .transitions import transitions
+from .text import machines_text, reading
 from .plain import row_reading, size
-from ..chapters.wall_clock import wall_clock
+from .wall_clock import wall_clock
 
 
 CHAPTERS = {"asymmetry": asymmetry, "sop_nsp": sop_nsp, "dropout": dropout,

@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..chapters.text import times
+from .text import times
 from ..studies.decisions import interval_text, signed
 from .headline_figures import FIGURE_WIDTH_IN, FONT_PT
 

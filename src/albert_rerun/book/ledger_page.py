@@ -15,8 +15,8 @@ def ledger_glue(families: dict, profile: str, n_seeds: int) -> dict:
     from ..profiles import PROFILES
     from . import ledger
     from ..stats import power
-    from ..chapters.downstream import finetune_repeat_text, finetune_repeats
-    from ..chapters.text import finetune_grid_text
+    from .downstream import finetune_repeat_text, finetune_repeats
+    from .text import finetune_grid_text
     family, profiles = families[profile], list(families)
     resolved = resolve(profile)
     judged = power.power_table(family[family["in_family"]], alpha="holm")

@@ -53,7 +53,7 @@ def tokens_at(steps: int) -> int:
     """The pilot's tokens after ``steps``, counted as every page counts a run's tokens
     (``chapters.text.tokens_per_run``: steps x batch x sequence length), not as trained
     (the curves' own counts, a few percent fewer)."""
-    from ..chapters.text import tokens_per_run
+    from .text import tokens_per_run
     from ..studies import long_pilot
     config = long_pilot.configs()[long_pilot.ARMS[0]]
     return tokens_per_run(config) // config.max_steps * int(steps)  # a step's, times steps
@@ -109,7 +109,7 @@ def paper_cost() -> dict:
     """The paper's own figure for the pilot's comparison (all shared against not shared
     at E = H), from Table 4 at E = 768, in its units, and the scale between them."""
     from .. import paper
-    from ..chapters.text import times, tokens_per_run
+    from .text import times, tokens_per_run
     from ..studies import long_pilot
     key = (768, "all"), (768, "none")
     shared, bert = (paper.TABLE4_AVG[k] for k in key)

@@ -5,7 +5,7 @@ parameters, tokens and training FLOPs of one base run of a profile and of ALBERT
 from __future__ import annotations
 
 from ..profiles import ResolvedProfile
-from ..chapters.text import tokens_per_run
+from .text import tokens_per_run
 
 
 def scale_numbers(profile: ResolvedProfile) -> dict:
