@@ -698,7 +698,7 @@ CHAPTER_BUDGET, BOOK_BUDGET = 2500, 20_000
 
 def article_words(path: Path) -> int:
     from albert_rerun.book import readability
-    return sum(len(p.split()) for p in readability.prose(path.read_text()))
+    return readability.article_words(path.read_text())
 
 
 def findings_pages(toc: Path) -> list:

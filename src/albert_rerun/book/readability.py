@@ -35,6 +35,22 @@ def prose(html: str, selector: str = "article") -> list:
     return out
 
 
+_NOT_READ = ("pre", "code", "script", "style", "math", "nav", "footer")
+
+
+def article_words(html: str) -> int:
+    """Words a reader meets in the page's article: its prose, tables, figure captions and
+    boxes; not code, math or the page's navigation. The book's page budgets count these."""
+    from bs4 import BeautifulSoup
+    soup = BeautifulSoup(html, "html.parser")
+    article = soup.select_one("article") or soup
+    for skipped in article.find_all(_NOT_READ):
+        skipped.decompose()
+    for hidden in article.select(".cell_input, .MathJax, .headerlink, .toggle-details"):
+        hidden.decompose()
+    return len(article.get_text(" ").split())
+
+
 def sentences(text: str) -> list:
     """The sentences of one paragraph."""
     guarded = text
