@@ -118,22 +118,16 @@ def write_environment_page(root: Path, profile: ResolvedProfile, timings: dict) 
 
 def write_runs_page(root: Path, profile: ResolvedProfile) -> Path:
     """``book/_generated/runs-<profile>.csv``, every published run's config and metrics,
-    and the methods page's paragraph that links it."""
+    and the methods page's link to it with its counts (the page says what it holds)."""
     from .provenance import write_runs_csv
     generated = root / "book" / "_generated"
     name = f"runs-{profile.name}.csv"
     runs = write_runs_csv(profile, generated / name)
     evaluations = int(runs["eval_hash"].notna().sum()) if "eval_hash" in runs else 0
     page = generated / "runs.md"
-    page.write_text(
-        f"{{download}}`{name} <_generated/{name}>` holds the {len(runs)} rows of this "
-        f"build's store (`data/results/{profile.name}/`). There is one row per "
-        f"pretraining run and evaluation of it ({evaluations} evaluated), in "
-        f"{runs.shape[1]} columns. They give the run's hash, its config (`config.*`), its "
-        "training figures (`pretrain.*`), the machine and commit that trained it, and the "
-        "evaluation's scalar metrics (`eval.*`). The column `eval_current` marks the "
-        "evaluation this book reads. Learning curves and "
-        "per-item records stay in the JSON files.\n")
+    page.write_text(f"{{download}}`{name} <_generated/{name}>`: {len(runs)} rows "
+                    f"({evaluations} evaluated), {runs.shape[1]} columns, from "
+                    f"`data/results/{profile.name}/`.\n")
     return page
 
 
@@ -251,19 +245,31 @@ def finish_chapter(target: Path, stem: str) -> None:
     add_rerun_box(target, stem)
 
 
-def execute_chapters(root: Path, profile: ResolvedProfile | str) -> dict:
+def _execute_and_finish(source: Path, target: Path, profile: str) -> float:
+    """One chapter executed at ``profile`` and finished for the book (in a worker)."""
+    print(f"executing {source.name} at profile {profile!r}", flush=True)
+    seconds = execute(source, target, {"profile": profile}, source.parent)
+    finish_chapter(target, source.stem)
+    return round(seconds, 1)
+
+
+def execute_chapters(root: Path, profile: ResolvedProfile | str,
+                     workers: int | None = None) -> dict:
     """Run every claim notebook at ``profile`` into book/chapters/ (its name their
-    papermill parameter), each finished for the book (``finish_chapter``)."""
+    papermill parameter), each finished for the book (``finish_chapter``). The notebooks
+    only read stored results and are independent: one kernel per core runs them side by
+    side, the slowest first so that it does not start last."""
+    from concurrent.futures import ProcessPoolExecutor
     profile = resolve(profile)
     write_profiles_page(root)
-    timings = {}
-    for source in notebook_sources(root):
-        target = root / "book" / "chapters" / (source.stem + ".ipynb")
-        print(f"executing {source.name} at profile {profile.name!r}", flush=True)
-        timings[source.stem] = round(execute(source, target, {"profile": profile.name},
-                                             root / "notebooks"), 1)
-        finish_chapter(target, source.stem)
-    return timings
+    sources = notebook_sources(root)
+    # the chapters that recompute the most (the recipe's held-out sets, the pair cues)
+    slow = sorted(sources, key=lambda s: s.stem not in ("00_recipe", "04_sop_nsp"))
+    with ProcessPoolExecutor(workers or os.cpu_count() or 1) as pool:
+        futures = {s.stem: pool.submit(_execute_and_finish, s,
+                                       root / "book" / "chapters" / (s.stem + ".ipynb"),
+                                       profile.name) for s in slow}
+        return {s.stem: futures[s.stem].result() for s in sources}
 
 
 def render_committed_chapters(root: Path, committed: Path) -> dict:
