@@ -62,7 +62,7 @@ def citation_markdown(root: Path) -> str:
     from pybtex.database import BibliographyData
     from pybtex.plugin import find_plugin
 
-    from .template import fill
+    from ..paths import fill
     citation = read_citation(root)
     bibliography = BibliographyData({KEY: bibtex_entry(citation)})
     style = find_plugin("pybtex.style.formatting", STYLE)()

@@ -45,7 +45,7 @@ def chapter_footer(runs: pd.DataFrame, profile: str, claims: list[str]) -> str:
         raise ValueError(f"runs lacks the columns {missing}")
     if runs.empty:
         raise ValueError("the chapter read no stored results")
-    from .template import fill
+    from ..paths import fill
     distinct = runs.drop_duplicates("hash")
     n, commits = len(distinct), distinct["commit"].map(prose_commit)
     return fill("chapter-footer.md", {

@@ -135,7 +135,7 @@ def rerun_box(stem: str) -> str:
     from ..profiles import PROFILES, resolve
     if stem not in CHAPTER_CLAIMS:
         raise ValueError(f"no claims listed for chapter {stem!r} in CHAPTER_CLAIMS")
-    from .template import fill
+    from ..paths import fill
     trains = CHAPTER_CLAIMS[stem] != ()
     profiles = [line for p in PROFILES for line in profile_paragraph(stem, resolve(p))]
     return fill("rerun-box.md", {
