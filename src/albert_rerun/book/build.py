@@ -156,45 +156,39 @@ def _predicted(profile: ResolvedProfile) -> str:
 
 def write_profiles_page(root: Path) -> Path:
     """The methods page's table of what each profile trains, read from the code."""
+    import pandas as pd
+
     from ..studies.conditions import CLAIM_SIZES, base, profile_claims
-    rows = ["| | " + " | ".join(f"`{p}`" for p in PROFILES) + " |",
-            "|---|" + "---|" * len(PROFILES)]
-    resolved = {p: resolve(p) for p in PROFILES}
-    configs = {p: base(r) for p, r in resolved.items()}
-    evals = {p: r.evaluation for p, r in resolved.items()}
-    tunes = {p: r.finetune_config().protocol for p, r in resolved.items()}
 
-    def row(label, value):
-        rows.append(f"| {label} | " + " | ".join(str(value(p, configs[p])) for p in PROFILES)
-                    + " |")
-
-    row("hidden size H, layers L, heads", lambda p, c: f"{c.model.hidden_size}, "
-        f"{c.model.num_hidden_layers}, {c.model.num_attention_heads}")
-    row("embedding size E (base; sweep)", lambda p, c: f"{c.model.embedding_size}; "
-        + ", ".join(map(str, CLAIM_SIZES[p].embedding_sizes)))
-    row("sequence length x batch", lambda p, c: f"{c.max_seq_length} x {c.batch_size}")
-    row("steps (warm-up)", lambda p, c: f"{c.max_steps:,} ({c.warmup_steps})")
-    row("optimizer, peak learning rate", lambda p, c: f"{c.optimizer}, {c.learning_rate:g}")
-    row("training documents", lambda p, c: c.train_documents or "all")
-    row("held-out MLM sequences; SOP and NSP test pairs; probe training pairs",
-        lambda p, c: f"{evals[p].mlm_sequences}; {evals[p].pair_examples}; "
-        f"{evals[p].probe_pairs}")
-    row("fine-tuning (sentiment): examples, epochs, length", lambda p, c: (
-        f"{tunes[p].max_train_examples or 'all'}, {tunes[p].epochs}, "
-        f"{tunes[p].max_seq_length}"))
-    row("fine-tuning learning rate: pretrained, random init", lambda p, c: (
-        f"{tunes[p].learning_rate:g}, {tunes[p].untrained_learning_rate:g}"))
-    row("seeds per condition", lambda p, c: resolved[p].default_seeds)
-    # "—" where the profile does not carry chapter 7 (a cold reader: the table gave
-    # cpu-long a depth that chapter 7 says is not measured there)
-    row("depth of the transition models (their share of the steps)", lambda p, c: (
-        f"{CLAIM_SIZES[p].transition_layers} ({CLAIM_SIZES[p].transition_step_share:g})"
-        if "transitions" in profile_claims(resolved[p]) else "— (not carried)"))
-    row("planned pretraining runs; the trained ones' predicted time in one process",
-        lambda p, c: _predicted(resolved[p]))
+    def column(p: ResolvedProfile) -> dict:
+        c, e, t, k = base(p), p.evaluation, p.finetune_config().protocol, CLAIM_SIZES[p.name]
+        m = c.model
+        return {
+            "hidden size H, layers L, heads": f"{m.hidden_size}, {m.num_hidden_layers}, "
+                                              f"{m.num_attention_heads}",
+            "embedding size E (base; sweep)": f"{m.embedding_size}; "
+                                              + ", ".join(map(str, k.embedding_sizes)),
+            "sequence length x batch": f"{c.max_seq_length} x {c.batch_size}",
+            "steps (warm-up)": f"{c.max_steps:,} ({c.warmup_steps})",
+            "optimizer, peak learning rate": f"{c.optimizer}, {c.learning_rate:g}",
+            "training documents": c.train_documents or "all",
+            "held-out MLM sequences; SOP and NSP test pairs; probe training pairs":
+                f"{e.mlm_sequences}; {e.pair_examples}; {e.probe_pairs}",
+            "fine-tuning (sentiment): examples, epochs, length":
+                f"{t.max_train_examples or 'all'}, {t.epochs}, {t.max_seq_length}",
+            "fine-tuning learning rate: pretrained, random init":
+                f"{t.learning_rate:g}, {t.untrained_learning_rate:g}",
+            "seeds per condition": p.default_seeds,
+            # "—" where the profile does not carry chapter 7
+            "depth of the transition models (their share of the steps)":
+                f"{k.transition_layers} ({k.transition_step_share:g})"
+                if "transitions" in profile_claims(p) else "— (not carried)",
+            "planned pretraining runs; the trained ones' predicted time in one process":
+                _predicted(p)}
+    table = pd.DataFrame({f"`{name}`": column(resolve(name)) for name in PROFILES})
     page = root / "book" / "_generated" / "profiles.md"
     page.parent.mkdir(parents=True, exist_ok=True)
-    page.write_text("\n".join(rows) + "\n")
+    page.write_text(table.to_markdown(tablefmt="pipe", disable_numparse=True) + "\n")
     return page
 
 
