@@ -4,7 +4,7 @@ crossings and the grid's tables.
 """
 from __future__ import annotations
 
-
+import functools
 import json
 import re
 from dataclasses import dataclass, field
@@ -146,9 +146,6 @@ def context_free(input_ids, mlm_labels, mask_id: int) -> dict:
             "all_targets": int(len(targets))}
 
 
-_LEGACY: dict = {}
-
-
 def legacy_reference_levels(config: dict) -> dict:
     """The reference levels of the held-out MLM set an engine-v1 run (its stored config
     dict) was scored on, rebuilt by v1's definition (train.HeldOut at be70d44): the first
@@ -158,33 +155,34 @@ def legacy_reference_levels(config: dict) -> dict:
     (one segment, no pair) is not rebuilt. Context-free levels (``context_free``), the
     count-based rungs (``baselines.mask_rungs``) and ``reads_context``, the cross-entropy
     two standard errors below the unigram rung. Computed once per set in a process."""
+    if config["objective"] == "none":
+        raise ValueError("engine v1's 'none' held-out set (one segment a sequence) is not "
+                         "what the current create_instances builds for 'none'")
+    return _legacy_levels(config["model"]["vocab_size"], config["objective"],
+                          config["max_seq_length"], config["max_predictions"],
+                          config["eval_examples"])
+
+
+@functools.lru_cache(maxsize=None)
+def _legacy_levels(vocab: int, objective: str, length: int, predictions: int,
+                   examples: int) -> dict:
     from ..data.corpus import create_instances, tokenize_split
     from ..data.masking import MaskingConfig, mask_batch, tokenizer_arrays
     from ..data.tokenizer import Tokenizer
     from .baselines import mask_rungs
 
-    vocab, objective = config["model"]["vocab_size"], config["objective"]
-    key = (vocab, objective, config["max_seq_length"], config["max_predictions"],
-           config["eval_examples"])
-    if objective == "none":
-        raise ValueError("engine v1's 'none' held-out set (one segment a sequence) is not "
-                         "what the current create_instances builds for 'none'")
-    if key not in _LEGACY:
-        tokenizer = Tokenizer(vocab_size=vocab)
-        instances = create_instances(tokenize_split("validation", tokenizer), tokenizer,
-                                     objective, config["max_seq_length"], seed=12345,
-                                     limit=config["eval_examples"])
-        rows = np.arange(min(config["eval_examples"], len(instances)))
-        ids, labels = mask_batch(instances, rows, tokenizer_arrays(tokenizer),
-                                 MaskingConfig(max_predictions=config["max_predictions"]),
-                                 np.random.default_rng(54321))
-        rungs = mask_rungs(ids, labels, tokenize_split("train", tokenizer).tokens,
-                           tokenizer.vocab_size, tokenizer.mask_id)
-        _LEGACY[key] = {**context_free(ids, labels, tokenizer.mask_id), "rungs": rungs,
-                        "sequences": len(rows), "objective": objective,
-                        "reads_context": rungs["unigram_loss_at_mask"]
-                        - 2 * rungs["unigram_loss_se"]}
-    return _LEGACY[key]
+    tokenizer = Tokenizer(vocab_size=vocab)
+    instances = create_instances(tokenize_split("validation", tokenizer), tokenizer,
+                                 objective, length, seed=12345, limit=examples)
+    rows = np.arange(min(examples, len(instances)))
+    ids, labels = mask_batch(instances, rows, tokenizer_arrays(tokenizer),
+                             MaskingConfig(max_predictions=predictions),
+                             np.random.default_rng(54321))
+    rungs = mask_rungs(ids, labels, tokenize_split("train", tokenizer).tokens,
+                       tokenizer.vocab_size, tokenizer.mask_id)
+    return {**context_free(ids, labels, tokenizer.mask_id), "rungs": rungs,
+            "sequences": len(rows), "objective": objective,
+            "reads_context": rungs["unigram_loss_at_mask"] - 2 * rungs["unigram_loss_se"]}
 
 
 def common_levels(profile: ResolvedProfile) -> dict:
