@@ -254,8 +254,10 @@ def execute_chapters(root: Path, profile: ResolvedProfile | str,
     only read stored results and are independent: one kernel per core runs them side by
     side, the slowest first so that it does not start last."""
     from concurrent.futures import ProcessPoolExecutor
+    from ..studies.decisions import levels
     profile = resolve(profile)
     write_profiles_page(root)
+    levels(profile)  # the rungs every chapter reads: computed once here, then read from disk
     sources = notebook_sources(root)
     # the chapters that recompute the most (the recipe's held-out sets, the pair cues)
     slow = sorted(sources, key=lambda s: s.stem not in ("00_recipe", "04_sop_nsp"))

@@ -5,6 +5,7 @@ crossings and the grid's tables.
 from __future__ import annotations
 
 import functools
+import hashlib
 import json
 import re
 from dataclasses import dataclass, field
@@ -15,6 +16,9 @@ import pandas as pd
 
 from ..paths import repo_root
 from ..profiles import ResolvedProfile
+from ..stats.cache import cached
+
+_OWN = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()[:16]
 
 
 CE = "mlm_loss_at_mask"
@@ -154,18 +158,22 @@ def legacy_reference_levels(config: dict) -> dict:
     a sequence. The current data modules build SOP and NSP pairs as v1 did; v1's 'none'
     (one segment, no pair) is not rebuilt. Context-free levels (``context_free``), the
     count-based rungs (``baselines.mask_rungs``) and ``reads_context``, the cross-entropy
-    two standard errors below the unigram rung. Computed once per set in a process."""
+    two standard errors below the unigram rung. Computed once per set, kept on disk."""
     if config["objective"] == "none":
         raise ValueError("engine v1's 'none' held-out set (one segment a sequence) is not "
                          "what the current create_instances builds for 'none'")
+    from .baselines import CODE_DIGEST
     return _legacy_levels(config["model"]["vocab_size"], config["objective"],
                           config["max_seq_length"], config["max_predictions"],
-                          config["eval_examples"])
+                          config["eval_examples"], CODE_DIGEST + _OWN)
 
 
 @functools.lru_cache(maxsize=None)
+@cached
 def _legacy_levels(vocab: int, objective: str, length: int, predictions: int,
-                   examples: int) -> dict:
+                   examples: int, source: str) -> dict:
+    """``source``: the digests of this module and of the rungs' (``baselines``), which
+    the disk cache (``stats.cache``) does not see."""
     from ..data.corpus import create_instances, tokenize_split
     from ..data.masking import MaskingConfig, mask_batch, tokenizer_arrays
     from ..data.tokenizer import Tokenizer
