@@ -247,25 +247,46 @@ def _execute_and_finish(source: Path, target: Path, profile: str) -> float:
     return round(seconds, 1)
 
 
-def execute_chapters(root: Path, profile: ResolvedProfile | str,
-                     workers: int | None = None) -> dict:
+def recorded_seconds(notebook: Path) -> float:
+    """How long a committed executed notebook took when it was last run (papermill's
+    record; 0 where it has none)."""
+    import nbformat
+    if not notebook.is_file():
+        return 0.0
+    recorded = nbformat.read(notebook, as_version=4).metadata.get("papermill", {})
+    return float(recorded.get("duration") or 0.0)
+
+
+def execute_chapters(root: Path, profile: ResolvedProfile | str, workers: int | None = None,
+                     with_parts: bool = False) -> dict:
     """Run every claim notebook at ``profile`` into book/chapters/ (its name their
     papermill parameter), each finished for the book (``finish_chapter``). The notebooks
     only read stored results and are independent: one kernel per core runs them side by
-    side, the slowest first so that it does not start last."""
+    side, the longest first (by their committed runs' recorded time), so that none
+    starts last. ``with_parts``: the generated page parts (``write_result_parts``) are
+    written alongside, as one more job."""
+    import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
+
     from ..studies.decisions import levels
     profile = resolve(profile)
     write_profiles_page(root)
     levels(profile)  # the rungs every chapter reads: computed once here, then read from disk
     sources = notebook_sources(root)
-    # the chapters that recompute the most (the recipe's held-out sets, the pair cues)
-    slow = sorted(sources, key=lambda s: s.stem not in ("00_recipe", "04_sop_nsp"))
-    with ProcessPoolExecutor(workers or os.cpu_count() or 1) as pool:
-        futures = {s.stem: pool.submit(_execute_and_finish, s,
-                                       root / "book" / "chapters" / (s.stem + ".ipynb"),
-                                       profile.name) for s in slow}
-        return {s.stem: futures[s.stem].result() for s in sources}
+    jobs = [(recorded_seconds(s.with_suffix(".ipynb")), s.stem, _execute_and_finish,
+             (s, root / "book" / "chapters" / (s.stem + ".ipynb"), profile.name))
+            for s in sources]
+    if with_parts:  # about a minute of the `cpu` build
+        jobs.append((60.0, "parts", write_result_parts, (root, profile.name)))
+    # spawned workers: a forked copy of this process (torch's threads started) can hang
+    with ProcessPoolExecutor(workers or os.cpu_count() or 1,
+                             mp_context=multiprocessing.get_context("spawn")) as pool:
+        futures = {name: pool.submit(function, *arguments) for _, name, function, arguments
+                   in sorted(jobs, key=lambda job: -job[0])}
+        timings = {s.stem: futures[s.stem].result() for s in sources}
+        if with_parts:
+            futures["parts"].result()
+    return timings
 
 
 def render_committed_chapters(root: Path, committed: Path) -> dict:
@@ -277,7 +298,6 @@ def render_committed_chapters(root: Path, committed: Path) -> dict:
     The rerun boxes count the runs stored at smoke, so the smoke runs should be stored
     first (the tests' nbval run trains them). Timings: each notebook's execution time
     recorded when it was committed."""
-    import nbformat
     import papermill
 
     write_profiles_page(root)
@@ -288,8 +308,7 @@ def render_committed_chapters(root: Path, committed: Path) -> dict:
         target.parent.mkdir(parents=True, exist_ok=True)
         papermill.execute_notebook(str(executed), str(target), parameters={"profile": "smoke"},
                                    kernel_name=KERNEL, prepare_only=True, progress_bar=False)
-        recorded = nbformat.read(executed, as_version=4).metadata.get("papermill", {})
-        timings[source.stem] = round(recorded.get("duration") or 0.0, 1)
+        timings[source.stem] = round(recorded_seconds(executed), 1)
         finish_chapter(target, source.stem)
     return timings
 
@@ -308,13 +327,10 @@ def refresh_committed_notebooks(root: Path) -> None:
         execute(source, source.with_suffix(".ipynb"), None, source.parent)
 
 
-def write_generated_parts(root: Path, profile: ResolvedProfile | str,
-                          timings: dict) -> None:
-    """Every page part the build generates from stored results into book/_generated/,
-    after the chapters executed: what ``make book`` and the tests' smoke build both
-    write (one list, so a new part cannot reach one and miss the other)."""
+def write_result_parts(root: Path, profile: ResolvedProfile | str) -> None:
+    """Every page part the build generates from stored results into book/_generated/
+    but the record of the build itself (``write_environment_page``)."""
     profile = resolve(profile)
-    write_environment_page(root, profile, timings)
     write_runs_page(root, profile)
     write_forest(root, profile)
     write_reader_pages(root, profile)
@@ -322,6 +338,15 @@ def write_generated_parts(root: Path, profile: ResolvedProfile | str,
     write_preregistration_parts(root)
     write_ladder_parts(root)
     write_values(root, profile)
+
+
+def write_generated_parts(root: Path, profile: ResolvedProfile | str,
+                          timings: dict) -> None:
+    """Every page part the build generates into book/_generated/, after the chapters
+    executed: what ``make book`` and the tests' smoke build both write (one list, so a
+    new part cannot reach one and miss the other)."""
+    write_environment_page(root, resolve(profile), timings)
+    write_result_parts(root, profile)
 
 
 def build_html(root: Path, repository: str | None = None, output: Path | None = None) -> None:
@@ -365,8 +390,8 @@ def main(argv=None) -> int:
     from ..studies.driver import train_all
     profile = resolve(args.profile)  # once: every step below takes the resolved profile
     train_all(profile, fresh=args.fresh)
-    timings = execute_chapters(root, profile)
-    write_generated_parts(root, profile, timings)
+    timings = execute_chapters(root, profile, with_parts=True)
+    write_environment_page(root, profile, timings)
     if not args.no_html:
         build_html(root, args.repository)
         print(f"book built: {root / '_build' / 'html' / 'index.html'}")
