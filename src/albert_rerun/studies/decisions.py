@@ -8,7 +8,8 @@ a chapter's runs into such a frame. ``Chapter`` is what every chapter module ret
 Metrics. The primary metric of every pretraining claim is the held-out cross-entropy
 at the positions shown as [MASK] (nats, lower is better), on the one held-out set every
 model is scored on; accuracy stands beside it. Margins of practical equivalence
-(``margins``) are fixed here, before any result, with their reasons. The book's family
+(``margins``) are fixed here, before any result; their reasons are on the methods
+page. The book's family
 of decisions and its Holm adjustment are ``ledger.book_family`` (Holm: ``stats.holm``).
 
 The competence gate (``gated``; the rule is ``stats.gate``'s): every decision names the
