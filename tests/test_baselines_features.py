@@ -207,7 +207,7 @@ def test_locate_segments_tells_sentence_starts_and_cut_sentences():
     assert (where.iloc[4:]["B starts a sentence"] == 1.0).all()
 
 
-def test_findings_text_states_a_conclusion_only_where_the_numbers_carry_it():
+def test_findings_draw_a_conclusion_only_where_the_numbers_carry_it():
     import pandas as pd
     rows = list(PC.bag_of_words_inputs(NAMES, V))
 
@@ -227,15 +227,20 @@ def test_findings_text_states_a_conclusion_only_where_the_numbers_carry_it():
     cue = variants([59, 65, 58, 55, 59, 58, 50, 49, 68, 53, 69],
                    [67, 58, 67, 65, 66, 66, 70, 70, 60, 60, 60])
     pairs = {"SOP": 1024, "NSP": 1024}
-    text = PC.findings_text({"variants": cue, "starts": starts, "test_pairs": pairs})
-    assert "reads where each segment begins" in text and "weak topic model" in text
-    assert "65.0% (+15.0 points)" in text and "70.0% (+10.0 points)" in text
+    values = PC.findings_values({"variants": cue, "starts": starts, "test_pairs": pairs})
+    assert values["starts_cue"] and values["later_part"] and values["topical"]
+    assert values["first_sop"] == "65.0% (+15.0 points)"
+    assert values["jaccard_nsp"] == "70.0% (+10.0 points)"
+    assert (values["order_a"], values["swapped_b"], values["one_sentence"]) == (
+        "56.0", "55.0", "32")
     # overlap's NSP gain +10.0 against the bag's SOP gain +9.0: 1 point, an untested gap
-    assert "these pairs cannot say" in text and "does solve NSP better" not in text
+    assert not values["gap_clear"] and values["gap_signed"] == "+1.0"
+    text = PC.findings_text({"variants": cue, "starts": starts, "test_pairs": pairs})
+    assert "65.0% (+15.0 points)" in text and "{{" not in text
     wide_gap = cue.copy()
     wide_gap.loc["overlap share (Jaccard) alone", ["NSP %", "NSP minus majority"]] = [80, 20]
-    text = PC.findings_text({"variants": wide_gap, "starts": starts, "test_pairs": pairs})
-    assert "does solve NSP better than the bag of words solves SOP, as the paper argues" in text
+    assert PC.findings_values({"variants": wide_gap, "starts": starts,
+                               "test_pairs": pairs})["gap_clear"]
     gap, se = PC.gain_gap(wide_gap, "overlap share (Jaccard) alone",
                           "whole bag (the chapter's)", pairs)
     assert gap == pytest.approx(11.0) and se == pytest.approx(
@@ -243,9 +248,8 @@ def test_findings_text_states_a_conclusion_only_where_the_numbers_carry_it():
     # the other way round: no claim the numbers do not make
     flat = variants([61, 50, 62, 60, 61, 60, 62, 62, 50, 50, 50],
                     [67, 58, 67, 65, 66, 66, 62, 62, 60, 60, 60])
-    text = PC.findings_text({"variants": flat, "starts": starts, "test_pairs": pairs})
-    assert "reads where each segment begins" not in text and "do not carry" in text
-    assert "weak topic model" not in text and "as the paper argues" not in text
+    values = PC.findings_values({"variants": flat, "starts": starts, "test_pairs": pairs})
+    assert not values["starts_cue"] and not values["later_part"] and not values["topical"]
 
 
 @pytest.mark.slow
@@ -265,4 +269,4 @@ def test_findings_at_the_smoke_profile_are_json_and_make_the_chapter_tables():
     chapter = B.topic_baseline("sop", eval_config("smoke"), B.TOPIC_TRAIN_PAIRS["smoke"], 0)
     assert tables["variants"].loc["whole bag (the chapter's)", "SOP %"] == pytest.approx(
         100 * chapter["accuracy"], abs=0.05)  # the page's table is rounded to 0.1 point
-    assert findings["text"].startswith("On SOP pairs")
+    assert findings["text"] == PC.findings_text(tables)

@@ -1,4 +1,5 @@
-"""Where the repository and its data are, whatever the working directory.
+"""Where the repository, its data and its markdown templates are, whatever the working
+directory.
 
 nbval runs kernels in ``notebooks/``, papermill in ``--cwd``; neither is the root.
 """
@@ -21,6 +22,14 @@ def repo_root() -> Path:
                             "and src/); set ALBERT_RERUN_ROOT")
 
 
-def shared_reference() -> Path:
-    """The project's shared reference folder beside the checkout (may be absent)."""
-    return repo_root().parent / "shared" / "reference"
+def fill(name: str, values: dict) -> str:
+    """The markdown template ``book/templates/<name>`` (a generated part's sentences) with
+    each ``{{ key }}`` replaced by its value; a key without a value is an error, so no
+    template sentence goes out unfilled."""
+    import re
+    text = (repo_root() / "book" / "templates" / name).read_text()
+    key = re.compile(r"\{\{\s*(\w+)\s*\}\}")
+    missing = sorted(set(key.findall(text)) - set(values))
+    if missing:
+        raise KeyError(f"{name}: no value for {missing}")
+    return key.sub(lambda m: str(values[m.group(1)]), text)

@@ -2,4 +2,5 @@ from .build import main
 
 from ..cli import run_main
 
-raise SystemExit(run_main(main))
+if __name__ == "__main__":  # the build's process pool spawns workers that import this
+    raise SystemExit(run_main(main))

@@ -118,22 +118,16 @@ def write_environment_page(root: Path, profile: ResolvedProfile, timings: dict) 
 
 def write_runs_page(root: Path, profile: ResolvedProfile) -> Path:
     """``book/_generated/runs-<profile>.csv``, every published run's config and metrics,
-    and the methods page's paragraph that links it."""
+    and the methods page's link to it with its counts (the page says what it holds)."""
     from .provenance import write_runs_csv
     generated = root / "book" / "_generated"
     name = f"runs-{profile.name}.csv"
     runs = write_runs_csv(profile, generated / name)
     evaluations = int(runs["eval_hash"].notna().sum()) if "eval_hash" in runs else 0
     page = generated / "runs.md"
-    page.write_text(
-        f"{{download}}`{name} <_generated/{name}>` holds the {len(runs)} rows of this "
-        f"build's store (`data/results/{profile.name}/`). There is one row per "
-        f"pretraining run and evaluation of it ({evaluations} evaluated), in "
-        f"{runs.shape[1]} columns. They give the run's hash, its config (`config.*`), its "
-        "training figures (`pretrain.*`), the machine and commit that trained it, and the "
-        "evaluation's scalar metrics (`eval.*`). The column `eval_current` marks the "
-        "evaluation this book reads. Learning curves and "
-        "per-item records stay in the JSON files.\n")
+    page.write_text(f"{{download}}`{name} <_generated/{name}>`: {len(runs)} rows "
+                    f"({evaluations} evaluated), {runs.shape[1]} columns, from "
+                    f"`data/results/{profile.name}/`.\n")
     return page
 
 
@@ -162,45 +156,39 @@ def _predicted(profile: ResolvedProfile) -> str:
 
 def write_profiles_page(root: Path) -> Path:
     """The methods page's table of what each profile trains, read from the code."""
+    import pandas as pd
+
     from ..studies.conditions import CLAIM_SIZES, base, profile_claims
-    rows = ["| | " + " | ".join(f"`{p}`" for p in PROFILES) + " |",
-            "|---|" + "---|" * len(PROFILES)]
-    resolved = {p: resolve(p) for p in PROFILES}
-    configs = {p: base(r) for p, r in resolved.items()}
-    evals = {p: r.evaluation for p, r in resolved.items()}
-    tunes = {p: r.finetune_config().protocol for p, r in resolved.items()}
 
-    def row(label, value):
-        rows.append(f"| {label} | " + " | ".join(str(value(p, configs[p])) for p in PROFILES)
-                    + " |")
-
-    row("hidden size H, layers L, heads", lambda p, c: f"{c.model.hidden_size}, "
-        f"{c.model.num_hidden_layers}, {c.model.num_attention_heads}")
-    row("embedding size E (base; sweep)", lambda p, c: f"{c.model.embedding_size}; "
-        + ", ".join(map(str, CLAIM_SIZES[p].embedding_sizes)))
-    row("sequence length x batch", lambda p, c: f"{c.max_seq_length} x {c.batch_size}")
-    row("steps (warm-up)", lambda p, c: f"{c.max_steps:,} ({c.warmup_steps})")
-    row("optimizer, peak learning rate", lambda p, c: f"{c.optimizer}, {c.learning_rate:g}")
-    row("training documents", lambda p, c: c.train_documents or "all")
-    row("held-out MLM sequences; SOP and NSP test pairs; probe training pairs",
-        lambda p, c: f"{evals[p].mlm_sequences}; {evals[p].pair_examples}; "
-        f"{evals[p].probe_pairs}")
-    row("fine-tuning (sentiment): examples, epochs, length", lambda p, c: (
-        f"{tunes[p].max_train_examples or 'all'}, {tunes[p].epochs}, "
-        f"{tunes[p].max_seq_length}"))
-    row("fine-tuning learning rate: pretrained, random init", lambda p, c: (
-        f"{tunes[p].learning_rate:g}, {tunes[p].untrained_learning_rate:g}"))
-    row("seeds per condition", lambda p, c: resolved[p].default_seeds)
-    # "—" where the profile does not carry chapter 7 (a cold reader: the table gave
-    # cpu-long a depth that chapter 7 says is not measured there)
-    row("depth of the transition models (their share of the steps)", lambda p, c: (
-        f"{CLAIM_SIZES[p].transition_layers} ({CLAIM_SIZES[p].transition_step_share:g})"
-        if "transitions" in profile_claims(resolved[p]) else "— (not carried)"))
-    row("planned pretraining runs; the trained ones' predicted time in one process",
-        lambda p, c: _predicted(resolved[p]))
+    def column(p: ResolvedProfile) -> dict:
+        c, e, t, k = base(p), p.evaluation, p.finetune_config().protocol, CLAIM_SIZES[p.name]
+        m = c.model
+        return {
+            "hidden size H, layers L, heads": f"{m.hidden_size}, {m.num_hidden_layers}, "
+                                              f"{m.num_attention_heads}",
+            "embedding size E (base; sweep)": f"{m.embedding_size}; "
+                                              + ", ".join(map(str, k.embedding_sizes)),
+            "sequence length x batch": f"{c.max_seq_length} x {c.batch_size}",
+            "steps (warm-up)": f"{c.max_steps:,} ({c.warmup_steps})",
+            "optimizer, peak learning rate": f"{c.optimizer}, {c.learning_rate:g}",
+            "training documents": c.train_documents or "all",
+            "held-out MLM sequences; SOP and NSP test pairs; probe training pairs":
+                f"{e.mlm_sequences}; {e.pair_examples}; {e.probe_pairs}",
+            "fine-tuning (sentiment): examples, epochs, length":
+                f"{t.max_train_examples or 'all'}, {t.epochs}, {t.max_seq_length}",
+            "fine-tuning learning rate: pretrained, random init":
+                f"{t.learning_rate:g}, {t.untrained_learning_rate:g}",
+            "seeds per condition": p.default_seeds,
+            # "—" where the profile does not carry chapter 7
+            "depth of the transition models (their share of the steps)":
+                f"{k.transition_layers} ({k.transition_step_share:g})"
+                if "transitions" in profile_claims(p) else "— (not carried)",
+            "planned pretraining runs; the trained ones' predicted time in one process":
+                _predicted(p)}
+    table = pd.DataFrame({f"`{name}`": column(resolve(name)) for name in PROFILES})
     page = root / "book" / "_generated" / "profiles.md"
     page.parent.mkdir(parents=True, exist_ok=True)
-    page.write_text("\n".join(rows) + "\n")
+    page.write_text(table.to_markdown(tablefmt="pipe", disable_numparse=True) + "\n")
     return page
 
 
@@ -251,18 +239,53 @@ def finish_chapter(target: Path, stem: str) -> None:
     add_rerun_box(target, stem)
 
 
-def execute_chapters(root: Path, profile: ResolvedProfile | str) -> dict:
+def _execute_and_finish(source: Path, target: Path, profile: str) -> float:
+    """One chapter executed at ``profile`` and finished for the book (in a worker)."""
+    print(f"executing {source.name} at profile {profile!r}", flush=True)
+    seconds = execute(source, target, {"profile": profile}, source.parent)
+    finish_chapter(target, source.stem)
+    return round(seconds, 1)
+
+
+def recorded_seconds(notebook: Path) -> float:
+    """How long a committed executed notebook took when it was last run (papermill's
+    record; 0 where it has none)."""
+    import nbformat
+    if not notebook.is_file():
+        return 0.0
+    recorded = nbformat.read(notebook, as_version=4).metadata.get("papermill", {})
+    return float(recorded.get("duration") or 0.0)
+
+
+def execute_chapters(root: Path, profile: ResolvedProfile | str, workers: int | None = None,
+                     with_parts: bool = False) -> dict:
     """Run every claim notebook at ``profile`` into book/chapters/ (its name their
-    papermill parameter), each finished for the book (``finish_chapter``)."""
+    papermill parameter), each finished for the book (``finish_chapter``). The notebooks
+    only read stored results and are independent: one kernel per core runs them side by
+    side, the longest first (by their committed runs' recorded time), so that none
+    starts last. ``with_parts``: the generated page parts (``write_result_parts``) are
+    written alongside, as one more job."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    from ..studies.decisions import levels
     profile = resolve(profile)
     write_profiles_page(root)
-    timings = {}
-    for source in notebook_sources(root):
-        target = root / "book" / "chapters" / (source.stem + ".ipynb")
-        print(f"executing {source.name} at profile {profile.name!r}", flush=True)
-        timings[source.stem] = round(execute(source, target, {"profile": profile.name},
-                                             root / "notebooks"), 1)
-        finish_chapter(target, source.stem)
+    levels(profile)  # the rungs every chapter reads: computed once here, then read from disk
+    sources = notebook_sources(root)
+    jobs = [(recorded_seconds(s.with_suffix(".ipynb")), s.stem, _execute_and_finish,
+             (s, root / "book" / "chapters" / (s.stem + ".ipynb"), profile.name))
+            for s in sources]
+    if with_parts:  # about a minute of the `cpu` build
+        jobs.append((60.0, "parts", write_result_parts, (root, profile.name)))
+    # spawned workers: a forked copy of this process (torch's threads started) can hang
+    with ProcessPoolExecutor(workers or os.cpu_count() or 1,
+                             mp_context=multiprocessing.get_context("spawn")) as pool:
+        futures = {name: pool.submit(function, *arguments) for _, name, function, arguments
+                   in sorted(jobs, key=lambda job: -job[0])}
+        timings = {s.stem: futures[s.stem].result() for s in sources}
+        if with_parts:
+            futures["parts"].result()
     return timings
 
 
@@ -275,7 +298,6 @@ def render_committed_chapters(root: Path, committed: Path) -> dict:
     The rerun boxes count the runs stored at smoke, so the smoke runs should be stored
     first (the tests' nbval run trains them). Timings: each notebook's execution time
     recorded when it was committed."""
-    import nbformat
     import papermill
 
     write_profiles_page(root)
@@ -286,8 +308,7 @@ def render_committed_chapters(root: Path, committed: Path) -> dict:
         target.parent.mkdir(parents=True, exist_ok=True)
         papermill.execute_notebook(str(executed), str(target), parameters={"profile": "smoke"},
                                    kernel_name=KERNEL, prepare_only=True, progress_bar=False)
-        recorded = nbformat.read(executed, as_version=4).metadata.get("papermill", {})
-        timings[source.stem] = round(recorded.get("duration") or 0.0, 1)
+        timings[source.stem] = round(recorded_seconds(executed), 1)
         finish_chapter(target, source.stem)
     return timings
 
@@ -306,13 +327,10 @@ def refresh_committed_notebooks(root: Path) -> None:
         execute(source, source.with_suffix(".ipynb"), None, source.parent)
 
 
-def write_generated_parts(root: Path, profile: ResolvedProfile | str,
-                          timings: dict) -> None:
-    """Every page part the build generates from stored results into book/_generated/,
-    after the chapters executed: what ``make book`` and the tests' smoke build both
-    write (one list, so a new part cannot reach one and miss the other)."""
+def write_result_parts(root: Path, profile: ResolvedProfile | str) -> None:
+    """Every page part the build generates from stored results into book/_generated/
+    but the record of the build itself (``write_environment_page``)."""
     profile = resolve(profile)
-    write_environment_page(root, profile, timings)
     write_runs_page(root, profile)
     write_forest(root, profile)
     write_reader_pages(root, profile)
@@ -320,6 +338,15 @@ def write_generated_parts(root: Path, profile: ResolvedProfile | str,
     write_preregistration_parts(root)
     write_ladder_parts(root)
     write_values(root, profile)
+
+
+def write_generated_parts(root: Path, profile: ResolvedProfile | str,
+                          timings: dict) -> None:
+    """Every page part the build generates into book/_generated/, after the chapters
+    executed: what ``make book`` and the tests' smoke build both write (one list, so a
+    new part cannot reach one and miss the other)."""
+    write_environment_page(root, resolve(profile), timings)
+    write_result_parts(root, profile)
 
 
 def build_html(root: Path, repository: str | None = None, output: Path | None = None) -> None:
@@ -363,8 +390,8 @@ def main(argv=None) -> int:
     from ..studies.driver import train_all
     profile = resolve(args.profile)  # once: every step below takes the resolved profile
     train_all(profile, fresh=args.fresh)
-    timings = execute_chapters(root, profile)
-    write_generated_parts(root, profile, timings)
+    timings = execute_chapters(root, profile, with_parts=True)
+    write_environment_page(root, profile, timings)
     if not args.no_html:
         build_html(root, args.repository)
         print(f"book built: {root / '_build' / 'html' / 'index.html'}")

@@ -57,28 +57,25 @@ def paper_key(citation: dict, bibfile: Path) -> str | None:
 
 
 def citation_markdown(root: Path) -> str:
-    """The introduction's citation section body, from ``root/CITATION.cff``."""
+    """The introduction's citation section body (``book/templates/citation.md``), from
+    ``root/CITATION.cff``, which must name the paper under ``references`` and a licence."""
     from pybtex.database import BibliographyData
     from pybtex.plugin import find_plugin
+
+    from ..paths import fill
     citation = read_citation(root)
     bibliography = BibliographyData({KEY: bibtex_entry(citation)})
     style = find_plugin("pybtex.style.formatting", STYLE)()
     reference, = (" ".join(e.text.render_as("markdown").split())
                   for e in style.format_bibliography(bibliography).entries)
-    lines = [" ".join(citation["message"].split()), "", f"> {reference}", "", "```bibtex",
-             bibliography.to_string("bibtex").strip(), "```", "",
-             "Both come from the repository's `CITATION.cff`, which GitHub's \"Cite this "
-             "repository\" reads."]
     key = paper_key(citation, root / "book" / "references.bib")
-    if key:
-        lines[-1] += (f" It names the paper the book re-runs, {{cite:t}}`{key}`, under "
-                      "`references`.")
-    licences = " and ".join(citation.get("license", []))
-    if licences:
-        lines[-1] += (f" Licences: {licences} for the book's own files, and the data's "
-                      "sources' own for the data; `REUSE.toml` gives each file's licence "
-                      "and `LICENSES/` their texts.")
-    return "\n".join(lines) + "\n"
+    if key is None or not citation.get("license"):
+        raise ValueError("CITATION.cff must name the paper (references) and a licence")
+    return fill("citation.md", {"message": " ".join(citation["message"].split()),
+                                "reference": reference,
+                                "bibtex": bibliography.to_string("bibtex").strip(),
+                                "paper_key": key,
+                                "licences": " and ".join(citation["license"])})
 
 
 def write_citation_page(root: Path) -> Path:

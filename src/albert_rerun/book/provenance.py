@@ -21,8 +21,6 @@ from ..profiles import ResolvedProfile
 MAX_TEXT = 64  # longer strings are per-item records (correctness strings), not metrics
 
 
-
-
 def _counted(values) -> str:
     """'a (3 runs), b (1 run)', most frequent first."""
     return ", ".join(f"{value} ({n} run{'s' if n != 1 else ''})"
@@ -38,7 +36,7 @@ def recompute_command(profile: str, claims) -> str:
 
 
 def chapter_footer(runs: pd.DataFrame, profile: str, claims: list[str]) -> str:
-    """Markdown for the end of a chapter: the stored results ``runs`` holds (one row per
+    """Markdown for the end of a chapter (``book/templates/chapter-footer.md``): the stored results ``runs`` holds (one row per
     condition and seed, with columns ``machine``, ``commit`` and ``hash``; a run used by
     two conditions counts once), their machines and commits, and the command that
     retrains and re-evaluates them at ``profile``."""
@@ -47,16 +45,15 @@ def chapter_footer(runs: pd.DataFrame, profile: str, claims: list[str]) -> str:
         raise ValueError(f"runs lacks the columns {missing}")
     if runs.empty:
         raise ValueError("the chapter read no stored results")
+    from ..paths import fill
     distinct = runs.drop_duplicates("hash")
-    n = len(distinct)
-    return (f"**Where these numbers come from.** This chapter read {n} stored "
-            f"result{'s' if n != 1 else ''} of the `{profile}` profile "
-            f"(`data/results/{profile}/`), trained on "
-            f"{_counted(distinct['machine'])}, at commit"
-            f"{'s' if distinct['commit'].nunique() > 1 else ''} "
-            f"{_counted('`' + distinct['commit'].map(prose_commit) + '`')}. "
-            "This command retrains and re-evaluates them:\n\n"
-            f"```bash\n{recompute_command(profile, claims)}\n```\n")
+    n, commits = len(distinct), distinct["commit"].map(prose_commit)
+    return fill("chapter-footer.md", {
+        "n": n, "results": "result" if n == 1 else "results", "profile": profile,
+        "machines": _counted(distinct["machine"]),
+        "commit_word": "commits" if commits.nunique() > 1 else "commit",
+        "commits": _counted("`" + commits + "`"),
+        "command": recompute_command(profile, claims)})
 
 
 # -- every published run as one table ---------------------------------------------------

@@ -98,9 +98,7 @@ def runs_text(profile: ResolvedProfile, claims) -> str:
     if profile.name == "smoke":
         return text + ". Each takes seconds (start-up bound, not predicted)"
     cpu, gpu = (duration(predicted_seconds(trained, kind)) for kind in ("cpu", "cuda"))
-    lower = "" if profile.name == "gpu" else (". The GPU time is at its rate for the gpu "
-                                         "profile's size: a lower bound, as smaller "
-                                         "models use less of the GPU")
+    lower = "" if profile.name == "gpu" else " (a lower bound: smaller models use less of it)"
     return (f"{text}. Training them is predicted to take {cpu} on one CPU worker, or "
             f"{gpu} on one {gpu_name()}{lower}")
 
@@ -137,26 +135,14 @@ def rerun_box(stem: str) -> str:
     from ..profiles import PROFILES, resolve
     if stem not in CHAPTER_CLAIMS:
         raise ValueError(f"no claims listed for chapter {stem!r} in CHAPTER_CLAIMS")
+    from ..paths import fill
     trains = CHAPTER_CLAIMS[stem] != ()
-    lines = ["::::{admonition} Rerun this chapter", f":class: dropdown {BOX_CLASS}", "",
-             f"This page is `notebooks/{stem}.ipynb` (its source: `notebooks/{stem}.md`; "
-             "the download button above gives both) executed at the book's profile. "
-             "Opened in Colab or Binder (the launch button, in a book built with its "
-             "repository), its first cell installs the package; set `profile` and "
-             "`device` in its parameters cell and run all. From a clone, after "
-             "`make venv`, papermill runs it at each profile from the repository's root"
-             + (":" if trains else "; it trains nothing at any of them:"), ""]
-    for profile in PROFILES:
-        lines += profile_paragraph(stem, resolve(profile))
-    if not trains:
-        return "\n".join(lines + ["::::", ""])
-    lines += ["Stored results make a rerun quick (seconds to minutes). The chapter reads "
-              "every stored run and evaluation and trains only what is missing. "
-              "`make book FRESH=1` retrains and re-evaluates every run first. The "
-              "chapter's footer gives the command that does it for this chapter's runs "
-              "alone. Predicted times come from the stored cpu runs' training rate and the "
-              "stored GPU measurement, as on the {doc}`/book/methods` page.", "::::", ""]
-    return "\n".join(lines)
+    profiles = [line for p in PROFILES for line in profile_paragraph(stem, resolve(p))]
+    return fill("rerun-box.md", {
+        "box_class": BOX_CLASS, "stem": stem,
+        "trains": ":" if trains else "; it trains nothing at any of them:",
+        "profiles": "\n".join(profiles),
+        "closing": fill("rerun-box-stored.md", {}) if trains else ""})
 
 
 def add_rerun_box(notebook_path: Path, stem: str) -> None:

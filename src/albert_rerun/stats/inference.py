@@ -112,13 +112,6 @@ class Interval:
     high: float
     n: int
 
-    @property
-    def half_width(self) -> float:
-        return (self.high - self.low) / 2
-
-    def excludes(self, value: float = 0.0) -> bool:
-        return not self.low <= value <= self.high
-
     def __str__(self) -> str:
         return f"{self.mean:.3f} [{self.low:.3f}, {self.high:.3f}] (n={self.n})"
 

@@ -257,37 +257,45 @@ def _a(percent: str) -> str:
     return f"an {percent}" if percent.startswith(("8", "11", "18")) else f"a {percent}"
 
 
-def power_sentence(table, what: str = "decisions") -> str:
+def power_values(table, what: str = "decisions") -> dict:
     """What the seeds buy, read off a power_table or some of its rows (its alpha and
-    power from its attrs); ``what`` names the rows ("cross-entropy decisions")."""
-    if table.empty:
-        return "No decision of this family is a paired t over seeds."
+    power from its attrs), as the keys of ``book/templates/power.md``: seeds, the test's
+    level, the detectable difference in margins, the seeds to detect a margin and the
+    TOST's power at a true 0 (least, most, median); ``what`` names the rows. {} where no
+    row has a paired SD."""
     alpha, power = table.attrs["alpha"], table.attrs["power"]
     table = table[table["paired SD"].notna()]
-    if table.empty:  # one seed each (the smoke profile): no spread to read
-        return (f"With one seed per condition none of these {what} has a paired SD, so "
-                f"no power can be read off these runs.")
-    seeds = " or ".join(str(s) for s in sorted(set(table["seeds"])))
+    if table.empty:
+        return {}
     ratio, detect = table["in margins"], table["seeds to detect the margin"]
     tost, for_tost = table["TOST power at a true 0"], table["seeds for the TOST at a true 0"]
     chance = _a(f"{power:.0%}")
     tests = table.attrs.get("tests")
-    level = (f"Holm's first-step alpha ({alpha:.2g}: 5% over the family's {tests} tests)"
-             if tests else f"{alpha:.0%}" if alpha >= 0.01 else f"an alpha of {alpha:.2g}")
-    return (f"With {seeds} seeds, a paired t at {level} has {chance} chance to detect "
-            f"a true difference of {_number(ratio.min())} to {_number(ratio.max())} times "
-            f"the margin. The median over these {len(table)} {what} is "
-            f"{_number(ratio.median())} times. {int((ratio <= 1).sum())} of them would "
-            f"detect a difference the size of their margin. Doing so would take "
-            f"{_number(detect.min())} to {_number(detect.max())} seeds (median "
-            f"{_number(detect.median())}). The most are for "
-            f"{table.loc[detect.idxmax(), 'comparison']}, whose paired SD is "
-            f"{table.loc[detect.idxmax(), 'paired SD']:.3g} from {seeds} seeds. A post hoc "
-            f"SD of so few seeds can be several times too large or too small. Were the "
-            f"true difference 0, the TOST would declare equivalence with a chance of "
-            f"{tost.min():.0%} to {tost.max():.0%} (median {tost.median():.0%}). "
-            f"{chance[0].upper()}{chance[1:]} chance would take {_number(for_tost.min())} "
-            f"to {_number(for_tost.max())} seeds (median {_number(for_tost.median())}).")
+    hardest = detect.idxmax()
+
+    def spread(name: str, column, form=_number) -> dict:
+        return {f"{name}_min": form(column.min()), f"{name}_max": form(column.max()),
+                f"{name}_median": form(column.median())}
+    return {"seeds": " or ".join(str(s) for s in sorted(set(table["seeds"]))),
+            "level": (f"Holm's first-step alpha ({alpha:.2g}: 5% over the family's "
+                      f"{tests} tests)" if tests else f"{alpha:.0%}" if alpha >= 0.01
+                      else f"an alpha of {alpha:.2g}"),
+            "chance": chance, "chance_capital": chance[0].upper() + chance[1:],
+            "decisions": len(table), "what": what, "detecting": int((ratio <= 1).sum()),
+            "hardest": table.loc[hardest, "comparison"],
+            "hardest_sd": f"{table.loc[hardest, 'paired SD']:.3g}",
+            **spread("ratio", ratio), **spread("detect", detect),
+            **spread("tost", tost, lambda x: f"{x:.0%}"), **spread("for_tost", for_tost)}
+
+
+def power_sentence(table, what: str = "decisions") -> str:
+    """``power_values`` in the words of ``book/templates/power.md``."""
+    from ..paths import fill
+    if table.empty:
+        return "No decision of this family is a paired t over seeds."
+    values = power_values(table, what)
+    name = "power.md" if values else "power-one-seed.md"
+    return fill(name, values or {"what": what}).rstrip("\n")
 
 
 def sd_factors(seeds: int, confidence: float = 0.95) -> tuple:
@@ -305,11 +313,11 @@ def sd_uncertainty(seeds: int, confidence: float = 0.95) -> str:
     """How uncertain an SD of ``seeds`` paired differences is (its chi-square interval as
     factors of the estimate): the power numbers read off such SDs are post hoc and rough
     (review: at 3 seeds, 2 degrees of freedom, about 0.5 to 6 times)."""
+    from ..paths import fill
     df = seeds - 1
     if df < 1:
         return "one seed gives no SD"
     low, high = sd_factors(seeds, confidence)
-    return (f"each SD comes from {seeds} seeds ({df} degrees of freedom), so its "
-            f"{confidence:.0%} interval runs from {low:.1f} to {high:.1f} times the value "
-            f"used. These power figures are post hoc and rough, and the seeds they ask for "
-            f"are a floor, not a plan")
+    return fill("sd-uncertainty.md", {"seeds": seeds, "df": df,
+                                      "confidence": f"{confidence:.0%}", "low": f"{low:.1f}",
+                                      "high": f"{high:.1f}"}).rstrip("\n")

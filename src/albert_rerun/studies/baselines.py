@@ -21,11 +21,18 @@ segment-cut cue: ``pair_cues``.
 """
 from __future__ import annotations
 
+import functools
+import hashlib
+from pathlib import Path
+
 import numpy as np
 from scipy import sparse
 
 from ..data.corpus import create_instances, tokenize_split
 from ..data.tokenizer import Tokenizer
+from ..stats.cache import cached
+
+CODE_DIGEST = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()[:16]
 
 
 # The training pairs the chapter's topic baseline is fitted on, per profile.
@@ -236,26 +243,26 @@ def mask_rungs(input_ids: np.ndarray, mlm_labels: np.ndarray, train_tokens: np.n
             "left_visible": float(visible.mean()), "targets": int(len(targets))}
 
 
-_LEVELS: dict = {}
-
-
 def reference_levels(eval_config) -> dict:
     """What a model scores at [MASK] without reading context, on the common held-out MLM
     set of ``eval_config`` (the rungs are fitted on the training split). ``reads_context``
     is the cross-entropy a run must end below to read context: two standard errors under
-    the unigram's. Computed once per set in a process."""
-    key = (eval_config.vocab_size, eval_config.max_seq_length, eval_config.max_predictions,
-           eval_config.mlm_sequences)
-    if key not in _LEVELS:
-        _LEVELS[key] = _reference_levels(eval_config)
-    return _LEVELS[key]
+    the unigram's. Computed once per set in a process, and kept on disk (``stats.cache``:
+    each notebook's kernel and page builder reads the same set; about 15 s to compute)."""
+    return _reference_levels(eval_config.vocab_size, eval_config.max_seq_length,
+                             eval_config.max_predictions, eval_config.mlm_sequences,
+                             CODE_DIGEST)
 
 
-def _reference_levels(eval_config) -> dict:
+@functools.lru_cache(maxsize=None)
+@cached
+def _reference_levels(vocab_size: int, max_seq_length: int, max_predictions: int,
+                      mlm_sequences: int, source: str) -> dict:
+    """``source``: this module's digest, so that a change to the rungs' code (the disk
+    cache keys on this function's code alone) computes them again."""
     from ..engine.evaluate import mlm_set
-    tok = Tokenizer(vocab_size=eval_config.vocab_size)
-    data = mlm_set(eval_config.max_seq_length, eval_config.max_predictions,
-                   eval_config.mlm_sequences, eval_config.vocab_size)
+    tok = Tokenizer(vocab_size=vocab_size)
+    data = mlm_set(max_seq_length, max_predictions, mlm_sequences, vocab_size)
     ids, labels = data["input_ids"].numpy(), data["mlm_labels"].numpy()
     rungs = mask_rungs(ids, labels, tokenize_split("train", tok).tokens, tok.vocab_size,
                        tok.mask_id)

@@ -285,14 +285,13 @@ def default_seeds(profile: ResolvedProfile) -> range:
     return range(profile.default_seeds)
 
 
+def distinct(configs) -> list:
+    """The configs without repeats, in order of first appearance: one stored run each
+    (configs of equal hash are equal)."""
+    from ..engine.store import config_hash
+    return list({config_hash(c.to_dict()): c for c in configs}.values())
+
+
 def controls(configs) -> list:
     """The distinct random-initialization controls of these seeded configs."""
-    from ..engine.store import config_hash
-    seen, out = set(), []
-    for config in configs:
-        control = untrained(config)
-        key = config_hash(control.to_dict())
-        if key not in seen:
-            seen.add(key)
-            out.append(control)
-    return out
+    return distinct(untrained(config) for config in configs)

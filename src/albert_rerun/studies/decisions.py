@@ -8,7 +8,8 @@ a chapter's runs into such a frame. ``Chapter`` is what every chapter module ret
 Metrics. The primary metric of every pretraining claim is the held-out cross-entropy
 at the positions shown as [MASK] (nats, lower is better), on the one held-out set every
 model is scored on; accuracy stands beside it. Margins of practical equivalence
-(``margins``) are fixed here, before any result, with their reasons. The book's family
+(``margins``) are fixed here, before any result; their reasons are on the methods
+page. The book's family
 of decisions and its Holm adjustment are ``ledger.book_family`` (Holm: ``stats.holm``).
 
 The competence gate (``gated``; the rule is ``stats.gate``'s): every decision names the
@@ -41,27 +42,28 @@ class MissingRuns(LookupError):
 
 # -- margins -----------------------------------------------------------------------------
 
-# The reasons chapters 7 and 8 still glue; chapters 3 to 6 give theirs in their own
-# markdown ("ce" is a phrase, glued inside a sentence; the others are whole sentences)
-MARGIN_REASONS = {
-    "ce": "a twentieth of the way from the unigram rung (no context) to the left-bigram "
-          "rung (the left neighbour), on the held-out set",
-    "downstream": "1 point of accuracy, between the smallest downstream gain the paper "
-                  "reads (0.3 Avg: Tables 3 and 8) and its sharing costs (1.4 to 2.8)",
-    "roughness": "0.02: a change of the mean second difference of 2% of the curve's mean "
-                 "per layer, too small to see on a Figure 1 plot",
-    "oscillation": "0.25 of the curve's range travelled against its overall direction. "
-                   "That is a single reversal a quarter of the curve's height deep, the "
-                   "smallest zig-zag a reader of a Figure 1-sized plot would call one. A "
-                   "monotone curve scores 0, one swing across the range and back 1",
-    "angle": "1 degree, the resolution at which Figure 1 is read",
-}
+def margin_reasons() -> dict:
+    """{margin: its reason}, read from the methods page's list of margins (the reasons
+    are written there once; chapters glue them)."""
+    import re
+
+    from ..paths import repo_root
+    text = (repo_root() / "book" / "methods.md").read_text()
+    block = text.split("(margins)=", 1)[1].split("\n\n", 2)[1]
+    items = re.findall(r"^- \*\*(\w+)\*\*: (.*?)(?=^- |\Z)", block, re.M | re.S)
+    return {name: " ".join(reason.split()).rstrip(".") for name, reason in items}
+
+
+def __getattr__(name: str):
+    if name == "MARGIN_REASONS":  # the name chapters 7 and 8 import
+        return margin_reasons()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def margins(levels: dict) -> dict:
     """The margins of practical equivalence (units: nats, accuracy points, roughness,
-    degrees), given the held-out set's rungs
-    (baselines.reference_levels)."""
+    degrees), given the held-out set's rungs (baselines.reference_levels); their reasons
+    are on the methods page ("Margins")."""
     ce = 0.05 * levels["distance"]
     return {"ce": ce, "small": 0.02 * levels["distance"], "pairs": 2.0,
             "chance": 2 * (paper.TABLE5["nsp"][2] - 50), "downstream": 1.0, "roughness": 0.02,

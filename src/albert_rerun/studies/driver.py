@@ -33,21 +33,12 @@ import math
 import time
 
 from ..cli import positive_int
-from ..engine.runner import rank_and_world, shard
+from ..engine.runner import rank_and_world
 from ..engine.store import atomic_write_json, config_hash, read_json, stored_pretrain
 from ..profiles import FINETUNE_GRID, PROFILES, ResolvedProfile, resolve
 from . import conditions as C
 from .training import (CONTROL_SEEDS, _evaluate, _train, choices_path, default_workers,
                        held_out_scores)
-
-def _unique(configs) -> list:
-    seen, out = set(), []
-    for config in configs:
-        key = config_hash(config.to_dict())
-        if key not in seen:
-            seen.add(key)
-            out.append(config)
-    return out
 
 
 def planned_runs(profile: ResolvedProfile, seeds, names=None, wide_learning_rate=None,
@@ -64,7 +55,7 @@ def planned_runs(profile: ResolvedProfile, seeds, names=None, wide_learning_rate
             out += [C.seeded(config, seed) for seed in seeds]
     base = {config_hash(C.seeded(C.base(profile), seed).to_dict()) for seed in seeds}
     is_base = [config_hash(c.to_dict()) in base for c in out]
-    return _unique([c for c, b in zip(out, is_base) if b] +
+    return C.distinct([c for c, b in zip(out, is_base) if b] +
                    [c for c, b in zip(out, is_base) if not b])
 
 

@@ -41,15 +41,17 @@ def pair_locations(task: str, eval_config):
 LABELS = {"sop": ("in order", "swapped"), "nsp": ("next", "random")}
 # Discourse markers that open or link clauses (the explicit connectives of the Penn
 # Discourse Treebank that are single words), compared lowercased without the word mark.
-CONNECTIVES = frozenset(
-    "accordingly additionally afterwards also although and besides but consequently "
-    "finally for further furthermore hence however indeed instead later likewise "
-    "meanwhile moreover nevertheless nonetheless nor or otherwise similarly since so "
-    "still then thereafter therefore though thus whereas while yet".split())
+CONNECTIVES = frozenset({
+    "accordingly", "additionally", "afterwards", "also", "although", "and", "besides",
+    "but", "consequently", "finally", "for", "further", "furthermore", "hence",
+    "however", "indeed", "instead", "later", "likewise", "meanwhile", "moreover",
+    "nevertheless", "nonetheless", "nor", "or", "otherwise", "similarly", "since", "so",
+    "still", "then", "thereafter", "therefore", "though", "thus", "whereas", "while",
+    "yet"})
 # Anaphoric words, which a later sentence uses for what an earlier one introduced.
-PRONOUNS = frozenset(
-    "he she it they him her them his hers its their theirs this that these those "
-    "thou thee thy ye".split())
+PRONOUNS = frozenset({
+    "he", "she", "it", "they", "him", "her", "them", "his", "hers", "its", "their",
+    "theirs", "this", "that", "these", "those", "thou", "thee", "thy", "ye"})
 
 
 def piece_word(piece: str) -> str:
@@ -345,77 +347,71 @@ def findings_tables(findings: dict) -> dict:
                 ["task", "begins a sentence"])}
 
 
-def findings_text(tables: dict) -> str:
-    """The finding for the chapter's prose, every number read from ``tables``; each
-    conclusion is stated only where its numbers carry it (the smoke book prints the same
-    paragraph from a few hundred pairs)."""
+# the variants' rows the finding reads, by the short names of its values
+ROWS = {"whole": "whole bag (the chapter's)", "first": "first piece of each segment only",
+        "rest": "without the first piece", "caps": "A, B open with a capital (2 bits)",
+        "caps_ends": "capitals and sentence ends (4 bits)",
+        "ends": "A, B hold a sentence end (2 bits)", "both": "pieces in both segments only",
+        "connectives": "without connectives", "pronouns": "without pronouns",
+        "jaccard": "overlap share (Jaccard) alone"}
+
+
+def findings_values(tables: dict) -> dict:
+    """The finding's numbers, read from ``tables``: for each row of ``ROWS`` and task,
+    '<accuracy>% (<gain over majority> points)' (``<row>_sop``, ``<row>_nsp``); where the
+    SOP pairs' segments begin (%); the gap between the overlap's NSP gain and the whole
+    bag's SOP gain and its standard error; and which conclusions the numbers carry:
+    ``starts_cue`` (the first pieces and the capitals carry SOP), ``later_part`` (A begins
+    a sentence more often than B in order), ``topical`` (the overlap alone beats the
+    whole bag on NSP, above majority), ``gap_clear`` (the gap exceeds twice its SE)."""
     v, s = tables["variants"], tables["starts"]
 
     def acc(row, task):
-        return float(v.loc[row, f"{task} %"])
+        return float(v.loc[ROWS[row], f"{task} %"])
 
-    def cell(row, task):
-        return (f"{acc(row, task):.1f}% "
-                f"({v.loc[row, f'{task} minus majority']:+.1f} points)")
-
-    whole, first, rest = ("whole bag (the chapter's)", "first piece of each segment only",
-                          "without the first piece")
-    caps, jaccard = "A, B open with a capital (2 bits)", "overlap share (Jaccard) alone"
-    starts_cue = acc(first, "SOP") > acc(rest, "SOP") and acc(caps, "SOP") > acc(
-        jaccard, "SOP")
-    text = [("On SOP pairs the bag of words reads where each segment begins, not its "
-             "topic. " if starts_cue else
-             "On SOP pairs the first pieces of the segments do not carry the bag of "
-             "words' accuracy. ") +
-            f"Refitted on the first piece of each segment alone it scores "
-            f"{cell(first, 'SOP')}, against {cell(whole, 'SOP')} for the whole bag. "
-            f"Without that first piece it scores {cell(rest, 'SOP')}. Two bits, whether A "
-            f"and whether B opens with a capitalised word, score {cell(caps, 'SOP')}. "
-            f"With whether each holds a sentence end beside them, they score "
-            f"{cell('capitals and sentence ends (4 bits)', 'SOP')}. The sentence ends "
-            f"alone score {cell('A, B hold a sentence end (2 bits)', 'SOP')}. Its "
-            f"pieces in both segments score {cell('pieces in both segments only', 'SOP')}. "
-            f"Without connectives it scores {cell('without connectives', 'SOP')}, without "
-            f"pronouns {cell('without pronouns', 'SOP')}."]
+    out = {f"{row}_{task.lower()}": f"{acc(row, task):.1f}% "
+           f"({v.loc[ROWS[row], f'{task} minus majority']:+.1f} points)"
+           for row in ROWS for task in ("SOP", "NSP")}
     order, swapped = s.loc[("SOP", "in order")], s.loc[("SOP", "swapped")]
-    text.append(
-        f"In the held-out SOP pairs in order, A begins a sentence in "
-        f"{order['A starts a sentence']:.1f}% and B in {order['B starts a sentence']:.1f}%. "
-        f"Swapped, they do in {swapped['A starts a sentence']:.1f}% and "
-        f"{swapped['B starts a sentence']:.1f}%. "
-        f"{s.loc['SOP', 'A, B in one sentence'].mean():.0f}% of the pairs are one sentence "
-        f"cut in two: the example builder cuts a chunk of one long sentence at a random "
-        f"token, and trimming the longer segment to fit cuts into its start.")
-    if starts_cue and order["A starts a sentence"] > order["B starts a sentence"]:
-        text.append("The later part of a passage is the one that more often starts "
-                    "mid-sentence. So a capital at the start of B, or a lower-case word at "
-                    "the start of A, says the pair is swapped. That is a trace of how the "
-                    "pairs are built, which a model trained on SOP can use as well.")
-    topical = (acc(jaccard, "NSP") >= acc(whole, "NSP")
-               and v.loc[jaccard, "NSP minus majority"] > 0)
-    text.append(
-        (f"On NSP pairs the same bag is a weak topic model. The overlap share alone (the "
-         f"Jaccard index of A's and B's pieces, one number) scores "
-         f"{cell(jaccard, 'NSP')}, more than the whole bag's {cell(whole, 'NSP')}. The "
-         f"bag's features for A's and B's own pieces (twice as many as the overlap's) "
-         f"dilute the overlap. " if topical else
-         f"On NSP pairs the overlap share alone (the Jaccard index of A's and B's "
-         f"pieces) scores {cell(jaccard, 'NSP')}, the whole bag {cell(whole, 'NSP')}. ") +
-        f"The first pieces score {cell(first, 'NSP')}.")
-    if topical:
-        gap, se = gain_gap(v, jaccard, whole, test_pairs(tables))
-        if gap > 2 * se:
-            text.append(f"So topic overlap does solve NSP better than the bag of words "
-                        f"solves SOP, as the paper argues (by {gap:.1f} points over "
-                        f"majority, more than twice the gap's binomial standard error of "
-                        f"{se:.1f}); the chapter's bag of words understates the first and "
-                        f"owes the second to where the segments were cut.")
-        else:
-            text.append(f"Whether topic overlap solves NSP better than the bag of words "
-                        f"solves SOP, as the paper argues, these pairs cannot say: the gap "
-                        f"over majority, {gap:+.1f} points, is within twice its binomial "
-                        f"standard error ({se:.1f}).")
-    return " ".join(text)
+    starts_cue = acc("first", "SOP") > acc("rest", "SOP") and acc("caps", "SOP") > acc(
+        "jaccard", "SOP")
+    gap, se = gain_gap(v, ROWS["jaccard"], ROWS["whole"], test_pairs(tables))
+    out.update(order_a=f"{order['A starts a sentence']:.1f}",
+               order_b=f"{order['B starts a sentence']:.1f}",
+               swapped_a=f"{swapped['A starts a sentence']:.1f}",
+               swapped_b=f"{swapped['B starts a sentence']:.1f}",
+               one_sentence=f"{s.loc['SOP', 'A, B in one sentence'].mean():.0f}",
+               gap=f"{gap:.1f}", gap_signed=f"{gap:+.1f}", se=f"{se:.1f}",
+               starts_cue=starts_cue,
+               later_part=starts_cue and order["A starts a sentence"]
+               > order["B starts a sentence"],
+               topical=acc("jaccard", "NSP") >= acc("whole", "NSP")
+               and v.loc[ROWS["jaccard"], "NSP minus majority"] > 0,
+               gap_clear=gap > 2 * se)
+    return out
+
+
+def findings_text(tables: dict) -> str:
+    """The finding for the chapter's prose: the snippets of
+    ``book/templates/pair-cues.md`` that ``findings_values`` says its numbers carry,
+    filled with them (the smoke book prints the same paragraph from a few hundred
+    pairs)."""
+    import re
+
+    from ..paths import repo_root
+    values = findings_values(tables)
+    text = (repo_root() / "book" / "templates" / "pair-cues.md").read_text()
+    snippets = dict(re.findall(r"<!-- (\w+) -->\n(.*?)(?:\n\n|\n?\Z)", text, re.S))
+
+    def say(name: str) -> str:
+        return re.sub(r"\{\{\s*(\w+)\s*\}\}", lambda m: str(values[m.group(1)]),
+                      " ".join(snippets[name].split()))
+    chosen = ["opening_cue" if values["starts_cue"] else "opening_flat", "sop", "starts",
+              "later_part" if values["later_part"] else None,
+              "nsp_topical" if values["topical"] else "nsp_plain",
+              ("gap_clear" if values["gap_clear"] else "gap_unclear")
+              if values["topical"] else None]
+    return " ".join(say(name) for name in chosen if name)
 
 
 def test_pairs(tables: dict) -> dict:

@@ -4,7 +4,8 @@ crossings and the grid's tables.
 """
 from __future__ import annotations
 
-
+import functools
+import hashlib
 import json
 import re
 from dataclasses import dataclass, field
@@ -15,6 +16,9 @@ import pandas as pd
 
 from ..paths import repo_root
 from ..profiles import ResolvedProfile
+from ..stats.cache import cached
+
+_OWN = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()[:16]
 
 
 CE = "mlm_loss_at_mask"
@@ -146,9 +150,6 @@ def context_free(input_ids, mlm_labels, mask_id: int) -> dict:
             "all_targets": int(len(targets))}
 
 
-_LEGACY: dict = {}
-
-
 def legacy_reference_levels(config: dict) -> dict:
     """The reference levels of the held-out MLM set an engine-v1 run (its stored config
     dict) was scored on, rebuilt by v1's definition (train.HeldOut at be70d44): the first
@@ -157,34 +158,39 @@ def legacy_reference_levels(config: dict) -> dict:
     a sequence. The current data modules build SOP and NSP pairs as v1 did; v1's 'none'
     (one segment, no pair) is not rebuilt. Context-free levels (``context_free``), the
     count-based rungs (``baselines.mask_rungs``) and ``reads_context``, the cross-entropy
-    two standard errors below the unigram rung. Computed once per set in a process."""
+    two standard errors below the unigram rung. Computed once per set, kept on disk."""
+    if config["objective"] == "none":
+        raise ValueError("engine v1's 'none' held-out set (one segment a sequence) is not "
+                         "what the current create_instances builds for 'none'")
+    from .baselines import CODE_DIGEST
+    return _legacy_levels(config["model"]["vocab_size"], config["objective"],
+                          config["max_seq_length"], config["max_predictions"],
+                          config["eval_examples"], CODE_DIGEST + _OWN)
+
+
+@functools.lru_cache(maxsize=None)
+@cached
+def _legacy_levels(vocab: int, objective: str, length: int, predictions: int,
+                   examples: int, source: str) -> dict:
+    """``source``: the digests of this module and of the rungs' (``baselines``), which
+    the disk cache (``stats.cache``) does not see."""
     from ..data.corpus import create_instances, tokenize_split
     from ..data.masking import MaskingConfig, mask_batch, tokenizer_arrays
     from ..data.tokenizer import Tokenizer
     from .baselines import mask_rungs
 
-    vocab, objective = config["model"]["vocab_size"], config["objective"]
-    key = (vocab, objective, config["max_seq_length"], config["max_predictions"],
-           config["eval_examples"])
-    if objective == "none":
-        raise ValueError("engine v1's 'none' held-out set (one segment a sequence) is not "
-                         "what the current create_instances builds for 'none'")
-    if key not in _LEGACY:
-        tokenizer = Tokenizer(vocab_size=vocab)
-        instances = create_instances(tokenize_split("validation", tokenizer), tokenizer,
-                                     objective, config["max_seq_length"], seed=12345,
-                                     limit=config["eval_examples"])
-        rows = np.arange(min(config["eval_examples"], len(instances)))
-        ids, labels = mask_batch(instances, rows, tokenizer_arrays(tokenizer),
-                                 MaskingConfig(max_predictions=config["max_predictions"]),
-                                 np.random.default_rng(54321))
-        rungs = mask_rungs(ids, labels, tokenize_split("train", tokenizer).tokens,
-                           tokenizer.vocab_size, tokenizer.mask_id)
-        _LEGACY[key] = {**context_free(ids, labels, tokenizer.mask_id), "rungs": rungs,
-                        "sequences": len(rows), "objective": objective,
-                        "reads_context": rungs["unigram_loss_at_mask"]
-                        - 2 * rungs["unigram_loss_se"]}
-    return _LEGACY[key]
+    tokenizer = Tokenizer(vocab_size=vocab)
+    instances = create_instances(tokenize_split("validation", tokenizer), tokenizer,
+                                 objective, length, seed=12345, limit=examples)
+    rows = np.arange(min(examples, len(instances)))
+    ids, labels = mask_batch(instances, rows, tokenizer_arrays(tokenizer),
+                             MaskingConfig(max_predictions=predictions),
+                             np.random.default_rng(54321))
+    rungs = mask_rungs(ids, labels, tokenize_split("train", tokenizer).tokens,
+                       tokenizer.vocab_size, tokenizer.mask_id)
+    return {**context_free(ids, labels, tokenizer.mask_id), "rungs": rungs,
+            "sequences": len(rows), "objective": objective,
+            "reads_context": rungs["unigram_loss_at_mask"] - 2 * rungs["unigram_loss_se"]}
 
 
 def common_levels(profile: ResolvedProfile) -> dict:
