@@ -67,24 +67,28 @@ def sop_premise(frame: pd.DataFrame) -> str:
     probe = above(albert, "sop_cuefree_accuracy_probe")
     head = above(albert, "sop_cuefree_accuracy_head")
     other = above(frame[frame["condition"] == NSP], "sop_cuefree_accuracy_probe")
-    if probe is None or head is None or probe.low > 0 or head.low > 0:
+    if probe is None or head is None or not probe.low <= 0 <= probe.high or head.low > 0:
         return ""
     return NO_ORDER if other is None or other.low <= 0 else ""
+
+
+def _primary(store) -> pd.DataFrame:
+    """The judged primary family, each row carrying ``holm_tests`` (the family's)."""
+    primary = confirm_analysis.confirmatory_families(store)["primary"]
+    return primary.assign(holm_tests=confirm_analysis.holm_tests(primary))
 
 
 def confirmatory_rows(store=None) -> dict:
     """{claim: its first registered primary decision's row}, judged on the confirmatory
     seeds once every confirmatory run is stored; {} before (nothing is computed). Each row
-    also carries ``holm_tests`` (the primary family's) and ``premise`` (``notes``)."""
+    also carries ``holm_tests`` and ``premise`` (``notes``)."""
     if not confirm_analysis.complete(store):
         return {}
-    primary = confirm_analysis.confirmatory_families(store)["primary"]
-    noted = notes(store)
+    primary, noted = _primary(store), notes(store)
     out = {}
     for spec in PRIMARY:
         if spec.claim not in out:
             row = primary.loc[spec.key].copy()
-            row["holm_tests"] = confirm_analysis.holm_tests(primary)
             row["premise"] = noted.get(f"{spec.claim}_premise", "")
             if spec.claim == "wall_clock" and noted.get("budget_only"):
                 row["label"] = str(row["label"]).replace("equal time", "fixed step budget")
@@ -97,13 +101,8 @@ def confirmatory_extras(store=None) -> dict:
     judged once the design is complete; {} before."""
     if not confirm_analysis.complete(store):
         return {}
-    primary = confirm_analysis.confirmatory_families(store)["primary"]
-    out = {}
-    for key in EXTRA:
-        if key in primary.index:
-            out[key] = primary.loc[key].copy()
-            out[key]["holm_tests"] = confirm_analysis.holm_tests(primary)
-    return out
+    primary = _primary(store)
+    return {key: primary.loc[key].copy() for key in EXTRA if key in primary.index}
 
 
 def in_chapter_sign(claim: str, row):
@@ -254,8 +253,9 @@ def decisions(claim: str, store=None, turned: bool = False) -> pd.DataFrame:
     """The registered analysis of the claim's decisions, one row each (secondary ones
     marked exploratory), rounded for the reader (nats to 3 decimals, points to 1): the
     difference with its 95% interval, the margin, the paper's sign, the plain reading
-    and the registered verdict at 5% and after Holm's adjustment over its family. Six
-    columns, so that the chapter shows it open (``book.build.MAX_COLUMNS``). Until every run is stored: the progress counts of the arms it compares."""
+    and the registered verdict at 5% and after Holm's adjustment over its family (few
+    enough columns that the chapter shows it open, ``book.build.MAX_COLUMNS``). Until
+    every run is stored: the progress counts of the arms it compares."""
     if not confirm_analysis.complete(store):
         table = confirm_analysis.progress(store)
         arms = {a for s in specs(claim) for a in (s.a, s.b)}
@@ -263,23 +263,18 @@ def decisions(claim: str, store=None, turned: bool = False) -> pd.DataFrame:
     from .headlines import answer, one_label
     rows = []
     for spec, name, row, premise in _judged(claim, store, turned):
-        d = unit_digits(spec.unit)
         tag = "" if name == "primary" else " (exploratory)"
+        ends = (float(row[k]) for k in ("estimate", "low", "high"))
+        cells = {"difference [95% interval]": f"{interval_text(*ends, spec.unit)} {spec.unit}",
+                 "margin": f"±{float(row['margin']):.{unit_digits(spec.unit) + 1}f}"}
         if turned:  # one sign and one label: the registered words stay in the appendix
-            rows.append({
-                "decision": row["label"] + tag,
-                "difference [95% interval]": f"{interval_text(float(row['estimate']), float(row['low']), float(row['high']), spec.unit)} {spec.unit}",
-                "margin": f"±{float(row['margin']):.{d + 1}f}",
-                "plain reading": one_label(answer(row, premise))})
-            continue
-        rows.append({
-            "decision, A minus B": spec.label + tag,
-            f"difference [95% interval]": f"{interval_text(float(row['estimate']), float(row['low']), float(row['high']), spec.unit)} {spec.unit}",
-            "margin": f"±{float(row['margin']):.{d + 1}f}",
-            "paper's sign": {1: "+", -1: "−", 0: "0 (none)"}[int(row["paper_sign"])],
-            "plain reading": plain.row_reading(row, premise),
-            "verdict at 5%": row["verdict"],
-            "after Holm": row["verdict_holm"]})
+            rows.append({"decision": row["label"] + tag, **cells,
+                         "plain reading": one_label(answer(row, premise))})
+        else:
+            rows.append({"decision, A minus B": spec.label + tag, **cells,
+                         "paper's sign": {1: "+", -1: "−", 0: "0 (none)"}[int(row["paper_sign"])],
+                         "plain reading": plain.row_reading(row, premise),
+                         "verdict at 5%": row["verdict"], "after Holm": row["verdict_holm"]})
     return pd.DataFrame(rows).set_index("decision" if turned else "decision, A minus B")
 
 

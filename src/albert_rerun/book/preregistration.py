@@ -1,21 +1,16 @@
 """The generated parts of the pre-registration page (book/preregistration.md), each filled
-from its markdown template in ``book/templates/prereg-*.md`` (``budgets.fill``): the first
-screen's table of the registration and its amendments (``table``, from the page and the
-git history), the registration record, the results (the judged families once every
-confirmatory run is stored, the progress counts before), the pilot's table that the
-design was sized on, the amendments' summary, and the amendments' frozen tables. The
-registered text itself is never generated.
+from its template in ``book/templates/prereg-*.md`` (``budgets.fill``): the first screen's
+table of the registration and its amendments (``table``), the registration record, the
+results (the judged families once every confirmatory run is stored, the counts before),
+the pilot's table that the design was sized on, the amendments' summary, and their frozen
+tables. The registered text itself is never generated. The numbers are the study's
+(``studies.confirm_analysis``, ``studies.confirm``): this module rounds and places them.
 
-The numbers are the study's (``studies.confirm_analysis``, ``studies.confirm``): this
-module reads no run and judges nothing; it rounds and places values.
-
-The table's rows: for the registration and each amendment its date (from its heading),
-the commit that first added it to the page (``git log -S``), the confirmatory runs stored
-when it was written (as its own "Runs stored when it was written" line states them;
-``runs_at`` counts those committed at its commit, which a test checks it does not exceed),
-and what it changed, from ``data/preregistration-amendment-index.json`` (a test fails when
-the page holds an amendment that file does not describe). In a shallow clone the history
-that dates the commits is missing, and the commit column says so.
+The table's rows come from the page (each amendment's heading and its own "Runs stored
+when it was written" line), the git history (the commit that first added it, ``git log
+-S``, and the runs committed then, ``runs_at``) and
+``data/preregistration-amendment-index.json`` (what it changed). In a shallow clone the
+history is missing, and the commit column says so.
 """
 from __future__ import annotations
 
