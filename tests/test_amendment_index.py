@@ -1,10 +1,10 @@
-"""The pre-registration's first-screen table (book.amendment_index)."""
+"""The pre-registration's first-screen table (book.preregistration.table)."""
 import json
 import re
 
 import pytest
 
-from albert_rerun.book import amendment_index as A
+from albert_rerun.book import preregistration as A
 from albert_rerun.paths import repo_root
 
 ROOT = repo_root()

@@ -1,4 +1,4 @@
-"""The confirmatory replication (claims.confirm, book/preregistration.md): the design,
+"""The confirmatory replication (studies.confirm, book/preregistration.md): the design,
 its analysis on synthetic runs with known answers, the stopping rule, and the promise
 of the registration (its text unchanged, every confirmatory run's commit descending
 from it)."""
@@ -12,8 +12,8 @@ import pytest
 
 from albert_rerun.studies import confirm as K
 from albert_rerun.studies import confirm_analysis as A
-from albert_rerun.studies import confirm_design as D
-from albert_rerun.studies import confirm_report as R
+from albert_rerun.studies import confirm_analysis as D
+from albert_rerun.book import preregistration as P
 from albert_rerun.studies import asymmetry_pilot, ladder, long_pilot
 from albert_rerun.engine.store import config_hash
 from albert_rerun.paths import repo_root
@@ -82,11 +82,10 @@ def test_runs_are_planned_seed_major_with_the_transition_controls():
     assert {r.max_steps for r in lr} == {19000} and D.LR_CHECK_SEED < D.FIRST_SEED
 
 
-def test_learning_rate_check_words_only_a_gap_beyond_the_margin():
-    assert R.lr_check_reading({2.5e-3: 6.30, 5e-3: 6.31, 1e-2: 6.40}, 0.0269) == ""
-    text = R.lr_check_reading({2.5e-3: 6.25, 5e-3: 6.31, 1e-2: 6.40}, 0.0269)
-    assert text.startswith("the wide model trained at a learning rate that was not its best")
-    assert "0.060 nats" in text and "0.0025" in text
+def test_the_learning_rate_check_flags_only_a_gap_beyond_the_margin():
+    assert K.lr_check_gap({2.5e-3: 6.30, 5e-3: 6.31, 1e-2: 6.40}, 0.0269) is None
+    best, gap = K.lr_check_gap({2.5e-3: 6.25, 5e-3: 6.31, 1e-2: 6.40}, 0.0269)
+    assert best == 2.5e-3 and gap == pytest.approx(0.06)
 
 
 def test_equal_time_ratios_flag_pairs_outside_a_tenth():
@@ -208,7 +207,6 @@ def test_power_plan_matches_statsmodels_and_the_seed_rule():
 def test_equivalence_plan_is_the_tost_power_at_a_true_zero():
     """Amendment 2: the TOST's power within each margin, from the pilot's paired SD; a
     noisy decision cannot reach "equivalent", a quiet one can."""
-    from albert_rerun.book.preregistration import equivalence_text
     from albert_rerun.stats.power import tost_power
     frame = synthetic(seeds=range(3), noise=0.002, seed=4)
     frame.loc[frame["condition"] == D.ALL64, D.CE] += np.array([0.0, 0.2, -0.2])  # noisy
@@ -225,19 +223,15 @@ def test_equivalence_plan_is_the_tost_power_at_a_true_zero():
         assert row["TOST power at 5%"] >= row["TOST power, Holm's first step"]
     assert plan.loc["confirm/sharing-cost", "TOST power, Holm's first step"] < 0.05
     assert plan.loc["confirm/dropout", "TOST power, Holm's first step"] > 0.99
-    text = equivalence_text(frame, RUNGS)
-    primary = text.split("Under 5%")[1].split("\n")[0]
-    assert "`confirm/asymmetry`, `confirm/sharing-cost`" in primary
-    assert "dropout" not in primary
-    # the paper's "nearly free" (a sign of 0): contradicted but never confirmed here
-    assert "The paper says `explore/attention-free`" in text
+    readings = P.readings(frame, RUNGS)
+    assert readings["confirm/sharing-cost"] in ("out of reach", "unlikely at the pilot's SD")
+    assert readings["confirm/dropout"].startswith("reachable at a true 0")
 
 
 def test_reach_reads_the_sd_uncertainty_and_the_pilot_mean():
     """Amendment 3: out of reach only if the TOST fails even at the smallest SD of the
     pilot's 95% interval; at the pilot's own mean, a difference beyond the margin leaves
     the TOST no chance."""
-    from albert_rerun.book.preregistration import reach_text
     from albert_rerun.stats.power import sd_factors, tost_power
     frame = synthetic(seeds=range(3), noise=0.002, seed=4)
     frame.loc[frame["condition"] == D.ALL64, D.CE] += np.array([0.0, 0.2, -0.2])
@@ -253,58 +247,61 @@ def test_reach_reads_the_sd_uncertainty_and_the_pilot_mean():
     dropout = plan.loc["confirm/dropout"]
     assert dropout["TOST power, Holm's first step"] > 0.99
     assert dropout["TOST power at the pilot mean"] < 0.01
-    text = reach_text(frame, RUNGS)
-    out = text.split("smaller still: ")[1].split("\n")[0]
-    assert "`confirm/sharing-cost`" in out and "`confirm/dropout`" not in out
-    assert "`confirm/dropout`" in text.split("pilot's own mean")[1]
+    assert P.reading(dropout) == "reachable at a true 0, unlikely at the pilot's mean"
 
 
-def test_the_amendments_tables_are_frozen_as_committed(committed):
-    """A dated amendment's numbers never change: its frozen parts equal what the code
-    computes from the pilot's stored runs today, and the build shows the frozen text."""
-    from albert_rerun.book.preregistration import (computed_amendment_parts,
-                                                   frozen_amendment_parts)
-    frozen = frozen_amendment_parts(ROOT)
+def _cells(text: str, start: str) -> list:
+    """The cells of the first table row of ``text`` that starts with ``start``."""
+    line = next(line for line in text.splitlines() if line.startswith(start))
+    return [cell.strip() for cell in line.strip("|").split("|")]
+
+
+def test_the_amendments_frozen_tables_recompute_from_the_pilot(committed):
+    """A dated amendment's numbers never change: its frozen tables, which the page shows,
+    are what the code computes from the pilot's stored runs today, to the digit."""
+    from albert_rerun.studies.decisions import unit_digits
+    frozen = P.frozen_amendment_parts(ROOT)
     assert set(frozen) == {"equivalence", "reach", "lenient"}
-    assert computed_amendment_parts() == frozen
+    frame, rungs, pct = A.pilot_frame(), A.rungs(), P.percent
+    for specs in (D.PRIMARY, D.SECONDARY):
+        plan = K.equivalence_plan(frame, rungs, specs, len(D.CONFIRM_SEEDS))
+        out = [s.key for s in specs if plan.loc[s.key, "TOST power, Holm's first step"] < 0.05]
+        assert f": {len(out)} of {len(specs)}" in frozen["equivalence"]
+        for spec in specs:
+            row = plan.loc[spec.key]
+            first = pct(row["TOST power, Holm's first step"])
+            assert _cells(frozen["equivalence"], f"| {spec.label} |")[1:] == [
+                f"±{row['margin']:.{unit_digits(spec.unit)}f} {spec.unit}",
+                f"{row['paired SD']:.3g}", first, pct(row["TOST power at 5%"])]
+            assert _cells(frozen["reach"], f"| `{spec.key}` |")[1:] == [
+                first, pct(row["TOST power at the smallest SD"]),
+                pct(row["TOST power at ALPHA / 2"]), pct(row["TOST power at the pilot mean"])]
+            assert _cells(frozen["lenient"], f"| `{spec.key}` |")[1:] == [
+                first, pct(row["TOST power at the smallest SD at ALPHA / 2"]), P.reading(row)]
     page = (ROOT / D.PAGE).read_text()
     for name in frozen:
         assert f"_generated/preregistration-{name}.md" in page.split("## Amendments")[1]
 
 
-def test_the_build_refuses_a_changed_or_missing_amendment_table(tmp_path):
-    from albert_rerun.book.preregistration import (AMENDMENT_PARTS, AmendmentChanged,
-                                                   frozen_amendment_parts)
-    with pytest.raises(AmendmentChanged, match="missing"):
-        frozen_amendment_parts(tmp_path)
-    path = tmp_path / AMENDMENT_PARTS
-    path.parent.mkdir(parents=True)
-    path.write_text(json.dumps({"reach": "| a | 4% |\n"}))
-    assert frozen_amendment_parts(tmp_path, {"reach": "| a | 4% |\n"}) == {
-        "reach": "| a | 4% |\n"}
-    with pytest.raises(AmendmentChanged, match="reach"):
-        frozen_amendment_parts(tmp_path, {"reach": "| a | 5% |\n"})
-    with pytest.raises(AmendmentChanged, match="lenient"):  # a part never frozen
-        frozen_amendment_parts(tmp_path, {"reach": "| a | 4% |\n", "lenient": "x"})
+def test_the_build_refuses_a_missing_amendment_table(tmp_path):
+    with pytest.raises(FileNotFoundError, match="frozen"):
+        P.frozen_amendment_parts(tmp_path)
 
 
 def test_amendment_4_reads_out_of_reach_only_at_the_most_lenient_values():
-    from albert_rerun.book.preregistration import reading, since_text
-
     def row(first, lenient, mean=0.5):
         return {"TOST power, Holm's first step": first,
                 "TOST power at the smallest SD at ALPHA / 2": lenient,
                 "TOST power at the pilot mean": mean}
-    assert reading(row(0.001, 0.04)) == "out of reach"
-    assert reading(row(0.001, 0.30)) == "unlikely at the pilot's SD"
-    assert reading(row(0.20, 0.90)) == "possible"
-    assert reading(row(0.99, 0.99)) == "reachable at a true 0"
-    assert reading(row(0.99, 0.99, mean=0.0)) == (
+    assert P.reading(row(0.001, 0.04)) == "out of reach"
+    assert P.reading(row(0.001, 0.30)) == "unlikely at the pilot's SD"
+    assert P.reading(row(0.20, 0.90)) == "possible"
+    assert P.reading(row(0.99, 0.99)) == "reachable at a true 0"
+    assert P.reading(row(0.99, 0.99, mean=0.0)) == (
         "reachable at a true 0, unlikely at the pilot's mean")
     frame = synthetic(seeds=range(3), noise=0.002, seed=4)
     frame.loc[frame["condition"] == D.ALL64, D.CE] += np.array([0.0, 0.4, -0.4])
-    text = since_text(frame, RUNGS)
-    out = text.split("most lenient values: ")[1].split(":")[0]
+    out = P.since_values(frame, RUNGS)["out_of_reach"]
     assert "`confirm/sharing-cost`" in out and "`confirm/dropout`" not in out
 
 
@@ -327,14 +324,6 @@ def test_nothing_is_estimated_before_every_run_is_stored(tmp_path, monkeypatch):
     table = A.progress()
     assert (table["trained"] == 0).all() and (table["of"] == len(D.CONFIRM_SEEDS)).all()
     assert not A.complete()
-
-
-def test_the_equal_time_measurement_in_a_sentence():
-    assert R.equal_time_sentence(None) == ""
-    record = {"provenance": {"machine": {"cpu": "a CPU"}}, "bert_step_seconds": 0.05,
-              "wide_step_seconds": 0.1, "steps": 10800, "bert_steps": 21600}
-    text = R.equal_time_sentence(record)
-    assert "50.0 ms" in text and "100.0 ms" in text and "10,800" in text and "21,600" in text
 
 
 def test_curves_pair_each_seed_at_equal_shares_of_training():
@@ -398,7 +387,8 @@ def test_registered_text_has_not_changed_since_the_registration():
 
 def test_every_confirmatory_run_descends_from_the_registration():
     record = _registration()
-    runs = D.stored_runs(ROOT / "data" / "results" / D.STORE)
+    runs = [json.loads(path.read_text()) for path in
+            sorted((ROOT / "data" / "results" / D.STORE / "pretrain").glob("*.json"))]
     if runs and _git("cat-file", "-e", record["commit"]).returncode != 0:
         pytest.skip("the registration commit is not in this clone's history (shallow)")
     assert D.run_provenance_problems(runs, record["commit"]) == []
@@ -422,25 +412,43 @@ def test_provenance_check_catches_dirty_and_unrelated_commits():
     assert D.same_training_code(record["commit"], record["commit"])
 
 
-def test_equal_time_carries_its_seconds_and_the_learning_rate_check(tmp_path, monkeypatch):
-    """Amendment 1: the verdict carries each seed's seconds ratio, how many differ by more
-    than a tenth, and the learning-rate check's words, read once its three runs are
-    stored."""
-    monkeypatch.setenv("ALBERT_RERUN_RESULTS", str(tmp_path))
-    assert A.lr_check_scores() is None  # no equal-time measurement, no check
-    frame = pd.DataFrame({"condition": [D.WIDE, D.BERT] * 2, "seed": [1000, 1000, 1001, 1001],
-                          "train_seconds": [70.0, 100.0, 95.0, 100.0], "machine": ["m"] * 4})
-    monkeypatch.setattr(R, "lr_check_scores", lambda store=None: None)
-    notes = R.beside_notes(frame)
-    assert len(notes) == 1 and "1000 0.70, 1001 0.95; median 0.82; both arms on m. " \
-        "1 of 2 are outside 0.9 to 1.1" in notes[0]
-    margin = D.margin_values(A.rungs())["ce"]
-    monkeypatch.setattr(R, "lr_check_scores", lambda store=None: {
-        2.5e-3: 6.0, 5e-3: 6.0 + 2 * margin, 1e-2: 6.1})
-    assert "not its best, by" in R.beside_notes(frame)[1]
-    monkeypatch.setattr(R, "lr_check_scores", lambda store=None: {
-        2.5e-3: 6.0, 5e-3: 6.0 + margin / 2, 1e-2: 6.1})
-    assert "5e-3 is within the cross-entropy margin of the best rate" in R.beside_notes(frame)[1]
+def test_the_results_carry_what_amendment_1_reports_beside_the_verdicts(monkeypatch):
+    """Amendment 1: each seed's equal-time seconds ratio, how many differ by more than a
+    tenth and the side the median falls on (1.2); the learning-rate check (1.1); the
+    SOP-trained probe against the majority label (1.4); the dropout premise's gap (1.8)."""
+    frame = synthetic(seeds=range(1000, 1004))
+    albert = frame["condition"] == D.ALBERT
+    frame["sop_cuefree_majority"] = 0.5
+    frame["sop_cuefree_accuracy_probe"] = 0.5
+    frame.loc[albert, "sop_cuefree_accuracy_probe"] = frame.loc[albert, "seed"].map(
+        {1000: 0.52, 1001: 0.54, 1002: 0.56, 1003: 0.58})
+    frame["train_mlm_loss_at_mask"] = frame[D.CE] - 0.1
+    frame["train_seconds"] = np.where(frame["condition"] == D.WIDE, 1150.0, 1000.0)
+    frame["machine"], frame["steps"], frame["tokens"] = "AMD EPYC", 100, 6400
+    record = {"provenance": {"machine": {"cpu": "AMD EPYC"}}, "bert_step_seconds": 0.05,
+              "wide_step_seconds": 0.1, "steps": 10800, "bert_steps": 21600}
+    for name, value in (("confirmatory_frame", frame), ("pilot_frame", synthetic(seeds=range(3))),
+                        ("rungs", RUNGS), ("equal_time_record", record), ("trained_runs", frame)):
+        monkeypatch.setattr(A, name, lambda *args, value=value, **kwargs: value)
+    margin = D.margin_values(RUNGS)["ce"]
+    monkeypatch.setattr(A, "lr_check_scores", lambda store=None: {
+        2.5e-3: 5.0, 5e-3: 5.0 + margin / 2, 1e-2: 5.3})
+    values = P.results_values()
+    assert values["ratios"] == ("1000 1.15, 1001 1.15, 1002 1.15, 1003 1.15; median 1.15; "
+                                "both arms on AMD EPYC")
+    assert (values["flagged"], values["ratio_seeds"]) == (4, 4)
+    assert values["shortfall"] == "about 15% more time than"
+    assert values["lr_check"] == "5e-3 is within the cross-entropy margin of the best rate"
+    assert values["sop_above"] == "+5.0 [+0.9, +9.1]"  # 2, 4, 6, 8 points
+    assert values["dropout_gap"] == "+0.100 [+0.100, +0.100]"
+    assert values["dropout_narrowing"] == "0.000 [0.000, 0.000]"
+    assert (values["bert_ms"], values["wide_ms"], values["wide_steps"]) == ("50.0", "100.0",
+                                                                            "10,800")
+    monkeypatch.setattr(A, "lr_check_scores", lambda store=None: {
+        2.5e-3: 5.0, 5e-3: 5.2, 1e-2: 5.3})
+    assert P.results_values()["lr_check"] == \
+        "5e-3 was not the best rate: 0.0025 beat it by 0.200 nats"
+    assert "{{" not in P.fill("prereg-results.md", P.results_values())
 
 
 def test_the_learning_rate_check_is_read_only_when_all_three_are_stored():
@@ -489,16 +497,13 @@ def test_once_judged_the_confirmatory_verdict_leads_the_box_and_the_glance(tmp_p
 
 
 def test_preface_summary_refuses_an_amendment_it_does_not_describe(tmp_path):
-    from albert_rerun.book.preregistration import (
-        SUMMARISED_AMENDMENTS, SummaryStale, amendment_count, check_summary)
-    from albert_rerun.paths import repo_root
-    page = repo_root() / "book" / "preregistration.md"
-    assert amendment_count(page) == SUMMARISED_AMENDMENTS
-    check_summary(page)
+    page = ROOT / "book" / "preregistration.md"
+    assert len(P.headings(page.read_text())) == P.SUMMARISED_AMENDMENTS
+    P.check_summary(page)
     longer = tmp_path / "preregistration.md"
-    longer.write_text(page.read_text() + "\n### Amendment 9, 2027-01-01 00:00 UTC: x\n")
-    with pytest.raises(SummaryStale, match=f"{SUMMARISED_AMENDMENTS + 1} amendments"):
-        check_summary(longer)
+    longer.write_text(page.read_text() + "\n### Amendment 13, 2027-01-01 00:00 UTC: x\n")
+    with pytest.raises(P.SummaryStale, match=f"{P.SUMMARISED_AMENDMENTS + 1} amendments"):
+        P.check_summary(longer)
 
 
 def test_each_decision_reports_the_unit_of_its_metric():
@@ -544,164 +549,61 @@ def test_trained_runs_read_training_records_only(committed):
     assert (runs["train_seconds"] > 0).all() and (runs["steps"] > 0).all()
 
 
-def test_progress_shows_training_costs_and_the_equal_time_ratios_only():
-    from albert_rerun.book.preregistration import cost_text
-    runs = pd.DataFrame([
-        {"condition": c, "seed": s, "steps": n, "train_seconds": t, "tokens": 64 * n,
-         "machine": "AMD EPYC"}
-        for s, wide in ((1000, 1200.0), (1001, 1000.0))
-        for c, n, t in ((D.BERT, 21600, 1000.0), (D.WIDE, 10453, wide))])
-    text = cost_text(runs)
-    assert text.startswith("Training of the 4 stored runs: 1.2 thread-hours of training "
-                           "steps")
-    assert ("per seed (amendment 1.2): 1000 1.20, 1001 1.00; median 1.10; both arms on "
-            "AMD EPYC. 1 of 2 fall outside 0.9 to 1.1") in text
-    assert 'below 1 it had less time, which favours "contradicted"' in text
-    assert not re.search(r"nats|accuracy|loss", text)
-
-
 def test_report_refuses_before_every_run_is_stored(tmp_path, monkeypatch):
     monkeypatch.setenv("ALBERT_RERUN_RESULTS", str(tmp_path))
     with pytest.raises(D.NotComplete, match=f"0 of {9 * len(D.CONFIRM_SEEDS)} runs are "
                                             f"evaluated: no estimate"):
-        R.report()
+        K.report()
     assert K.main(["report"]) == 1
 
 
-def test_report_puts_the_pilot_beside_each_judged_decision(monkeypatch):
-    from albert_rerun.book.preregistration import progress_text
+def test_report_puts_the_pilot_beside_each_judged_decision():
     confirmed = A.family(synthetic(), RUNGS)
     pilot = A.family(synthetic(seeds=range(3), seed=7), RUNGS)
-    table = R.results_table(confirmed, pilot)
+    table = K.results_table(confirmed, pilot)
     lines = table.splitlines()
     assert lines[0].count("|") == 7 and "confirmatory, 12 seeds" in lines[0]
     rows = [line for line in lines if line.startswith("| `")]
     assert len(rows) == len(D.PRIMARY)
     row, old = confirmed.loc["confirm/dropout"], pilot.loc["confirm/dropout"]
-    cells = next(r for r in rows if "`confirm/dropout`" in r).strip("| ").split(" | ")
+    cells = _cells(table, "| `confirm/dropout`")
     assert cells[1].startswith(f"{row['estimate']:+.3f} [{row['low']:+.3f}, "
                                f"{row['high']:+.3f}] nats")
-    assert cells[2].startswith(R._p(row["p_difference"]) + " / "
-                               + R._p(row["p_equivalence"]) + " [")
+    assert cells[2].startswith(K.p_text(row["p_difference"]) + " / "
+                               + K.p_text(row["p_equivalence"]) + " [")
     assert cells[3] == row["verdict"] and cells[4] == f"**{row['verdict_staged']}**"
     assert cells[5] == f"{old['estimate']:+.3f} [{old['low']:+.3f}, {old['high']:+.3f}]"
-    # the pilot's equal-time arm is not comparable, and says so
-    wide = next(r for r in rows if "`confirm/equal-time`" in r)
-    assert wide.endswith("† |") and "\n† the pilot's wide model trained a nominal" in table
-    # once complete, the pre-registration page's progress leads with the verdicts
-    monkeypatch.setattr(A, "progress", lambda store=None: pd.DataFrame(
-        {"trained": [11] * 9, "evaluated": [11] * 9, "of": [11] * 9},
-        index=pd.Index(D.CONDITIONS, name="condition")))
-    monkeypatch.setattr(R, "report", lambda store=None: "TABLES\n")
-    monkeypatch.setattr(D, "equal_time_record", lambda store=None: None)
-    assert progress_text().startswith("**The verdicts**, judged once, with every "
-                                      "confirmatory run stored. TABLES\n")
+    # the pilot's equal-time arm is not comparable: marked, the page's footnote says why
+    assert _cells(table, "| `confirm/equal-time`")[5].endswith(" †")
+    assert "\n† The pilot's wide model" in (ROOT / "book" / "templates" / "prereg-results.md").read_text()
 
 
 def test_holm_counts_only_the_decisions_the_gate_leaves_in_the_family():
     frame = synthetic()
     judged = A.family(frame, RUNGS)
-    assert R.holm_tests(judged) == 2 * len(D.PRIMARY)
+    assert A.holm_tests(judged) == 2 * len(D.PRIMARY)
     judged.loc["confirm/sop", "in_family"] = False
-    assert R.holm_tests(judged) == 2 * len(D.PRIMARY) - 2
+    assert A.holm_tests(judged) == 2 * len(D.PRIMARY) - 2
 
 
-def test_beside_notes_report_what_amendment_1_asks(monkeypatch):
-    frame = synthetic(seeds=range(1000, 1004))
-    albert = frame["condition"] == D.ALBERT
-    frame["sop_cuefree_majority"] = 0.5
-    frame["sop_cuefree_accuracy_probe"] = 0.5
-    frame.loc[albert, "sop_cuefree_accuracy_probe"] = frame.loc[albert, "seed"].map(
-        {1000: 0.52, 1001: 0.54, 1002: 0.56, 1003: 0.58})
-    frame["train_mlm_loss_at_mask"] = frame[D.CE] - 0.1
-    frame["train_seconds"] = np.where(frame["condition"] == D.WIDE, 1150.0, 1000.0)
-    frame["machine"] = "AMD EPYC"
-    monkeypatch.setattr(R, "lr_check_scores", lambda store=None: {2.5e-3: 5.0,
-                                                                 5e-3: 5.2, 1e-2: 5.3})
-    monkeypatch.setattr(R, "rungs", lambda: RUNGS)
-    notes = R.beside_notes(frame)
-    assert notes[0].startswith("Equal time (amendment 1.2) reports the wide model's training "
-                               "seconds over the BERT-style model's. Per seed: 1000 1.15, "
-                               "1001 1.15")
-    assert "median 1.15; both arms on AMD EPYC" in notes[0]
-    assert "4 of 4 are outside 0.9 to 1.1" in notes[0]
-    assert "the fixed budget gave the wide model about 15% more time than the BERT-style model " \
-        "took" in notes[0]
-    assert "not its best, by 0.200 nats (the check's best: 0.0025)" in notes[1]
-    assert "+5.0 [+0.9, +9.1] points over 4 seeds" in notes[2]  # 2, 4, 6, 8 points
-    assert "+0.100 [+0.100, +0.100] nats over 4 seeds" in notes[3]
-    assert "That gap minus the dropout arm's is 0.000 [0.000, 0.000] nats" in notes[3]
-
-
-def test_confirmatory_curves_are_drawn_only_once_complete(tmp_path, monkeypatch):
-    from albert_rerun.book.preregistration import confirm_curves
+def test_before_every_run_is_stored_the_page_shows_counts_and_no_curve(tmp_path, monkeypatch):
     monkeypatch.setenv("ALBERT_RERUN_RESULTS", str(tmp_path / "results"))
-    assert confirm_curves(tmp_path) == "" and not list(tmp_path.glob("*.png"))
-    frame = synthetic(seeds=range(1000, 1003))
-    frame["steps"] = 21600
-    frame["curve"] = [[{"step": 2700 * k, "mlm_loss_at_mask": ce + (8 - k) / 8}
-                       for k in range(1, 9)] for ce in frame[D.CE]]
-    monkeypatch.setattr(A, "complete", lambda store=None: True)
-    monkeypatch.setattr(A, "confirmatory_frame", lambda store=None: frame)
-    monkeypatch.setattr(A, "rungs", lambda: RUNGS)
-    text = confirm_curves(tmp_path)
-    assert "preregistration-confirm-curves.png" in text and "before the learning rate" in text
-    assert (tmp_path / "preregistration-confirm-curves.png").stat().st_size > 1000
-
-
-def test_every_beside_note_names_a_noted_decision(monkeypatch):
-    monkeypatch.setattr(R, "lr_check_scores", lambda store=None: None)
-    frame = synthetic(seeds=range(1000, 1003))
-    frame["sop_cuefree_majority"] = 0.5
-    frame["sop_cuefree_accuracy_probe"] = 0.6
-    frame["train_mlm_loss_at_mask"] = frame[D.CE] - 0.1
-    frame["train_seconds"], frame["machine"] = 100.0, "m"
-    notes = R.beside_notes(frame)
-    assert len(notes) == 3  # the learning-rate check's note needs its runs
-    assert all(n.startswith(("Equal time", "SOP", "Dropout")) for n in notes)
+    text = P.results_text(tmp_path)
+    assert text.startswith(f"**Progress**: 0 of the {9 * len(D.CONFIRM_SEEDS)} confirmatory")
+    assert not list(tmp_path.glob("*.png")) and not re.search(r"nats|accuracy|loss", text)
 
 
 def test_curve_captions_take_their_sizes_from_the_configs(monkeypatch):
     """The captions say how many held-out sequences a curve point and the final
     evaluation read; changing the registered configs changes the caption."""
     from albert_rerun import profiles
-    from albert_rerun.book import preregistration as P
-    assert P.curve_sizes() == {"curve": 256, "final": 4096}  # the stored runs' sizes
+    assert P.curve_sizes() == {"curve": "256", "final": "4,096"}  # the stored runs' sizes
     conditions, evaluation = D.conditions, profiles.eval_config
     monkeypatch.setattr(D, "conditions", lambda steps: {
         name: config.replace(curve_examples=12) for name, config in conditions(steps).items()})
     monkeypatch.setattr(profiles, "eval_config",
                         lambda profile: evaluation(profile).replace(mlm_sequences=3456))
-    monkeypatch.setattr(A, "complete", lambda store=None: True)
-    monkeypatch.setattr(A, "confirmatory_frame", lambda store=None: None)
-    monkeypatch.setattr(P, "write_figure", lambda figure, path: None)
-    monkeypatch.setattr(R, "curves_figure", lambda frame, rungs: None)
-    monkeypatch.setattr(A, "rungs", lambda: RUNGS)
-    caption = " ".join(P.confirm_curves(ROOT).split())
-    assert "curve's 12 held-out sequences, not the 3,456 of the final" in caption
-
-
-def test_stretches_count_each_logs_finished_and_stopped_runs(tmp_path):
-    logs = tmp_path / "logs"
-    logs.mkdir()
-    (logs / "stretch-20261203T143444Z.log").write_text(
-        "[equal time] the wide model trains 10453 steps (0.0554 s and 0.1144 s a step)\n"
-        "[confirm] 124 runs, 76 to train, 76 on rank 0\n"
-        "[confirm] 1c526bcbf26a450f {'steps': 21600, 'train_seconds': 1420.5} (60 s)\n"
-        "[confirm] 901fe7ef8e72a22e {'steps': 10453, 'train_seconds': 1081.5} (514 s)\n"
-        "[confirm] 7563d3d64ace4a0c: stopped at the deadline at step 14050 of 21600, "
-        "checkpoint kept (7920 s)\n"
-        "[confirm] a3a72e9fe368b3bb: not started (deadline)\n"
-        "[confirm] c146066bff72147e: FAILED RuntimeError('out of memory')\n"
-        "[evaluate] 124 runs, 15 to do, 15 on rank 0\n"
-        "[evaluate] 0b62810e99b687a8 {} (9000 s)\n")
-    (logs / "stretch-20261203T173541Z.log").write_text("[confirm] 124 runs, 61 to train\n")
-    table = K.stretches(tmp_path)
-    assert table["finished"].tolist() == [2, 0] and table["stopped"].tolist() == [1, 0]
-    assert table["failed"].tolist() == [1, 0]
-    assert table["worker hours"].tolist() == [(60 + 514 + 7920) / 3600, 0.0]
-    assert str(table["started (UTC)"][0]) == "2026-12-03 14:34:44"
-
+    assert P.curve_sizes() == {"curve": "12", "final": "3,456"}
 
 
 def test_committed_stretch_logs_show_no_result():
@@ -723,38 +625,42 @@ def test_committed_stretch_logs_show_no_result():
     assert shown and shown <= set(BLINDED)
 
 
-def test_the_confirmatory_caveats_follow_amendment_5(tmp_path, monkeypatch):
-    """Amendment 5.2: the equal-time verdict carries its fixed budget, the seconds ratio
-    and the side below 1 favours; a median outside 0.9-1.1 relabels it a fixed step
-    budget; amendment 1.1's learning-rate words ride along. Before the design is complete
-    nothing is read."""
+def test_a_median_ratio_outside_a_tenth_labels_equal_time_a_fixed_step_budget(tmp_path,
+                                                                           monkeypatch):
+    """Amendment 5.2: a median seconds ratio outside 0.9-1.1 relabels the equal-time
+    verdict a fixed step budget's. Before the design is complete nothing is read."""
     from albert_rerun.book import confirmatory
     monkeypatch.setenv("ALBERT_RERUN_RESULTS", str(tmp_path))
-    assert confirmatory.confirm_caveats() == {}  # incomplete: nothing read
+    assert confirmatory.notes() == {}  # incomplete: nothing read
     monkeypatch.setattr(A, "complete", lambda store=None: True)
     monkeypatch.setattr(A, "confirmatory_families",
                         lambda store=None: {"primary": A.family(synthetic(), RUNGS)})
-    monkeypatch.setattr(D, "equal_time_record", lambda store=None: {"steps": 10453})
-    margin = D.margin_values(A.rungs())["ce"]
-    monkeypatch.setattr(R, "lr_check_scores", lambda store=None: {
-        2.5e-3: 6.0, 5e-3: 6.0 + 2 * margin, 1e-2: 6.1})
 
     def frame(wide_seconds):
         return pd.DataFrame({"condition": [D.WIDE, D.BERT] * 3,
                              "seed": [1000, 1000, 1001, 1001, 1002, 1002],
                              "train_seconds": [wide_seconds, 100.0] * 3, "machine": "m"})
     monkeypatch.setattr(A, "confirmatory_frame", lambda store=None: frame(80.0))
-    rows = confirmatory.confirmatory_rows()
-    wall = rows["wall_clock"]
-    assert "fixed step budget" in wall["label"] and "equal time" not in wall["label"]
-    assert "median 0.80" in wall["caveat"] and "3 of 3 seeds outside" in wall["caveat"]
-    assert 'favours "contradicted"' in wall["caveat"]
-    assert "not its best, by" in wall["caveat"] and "not its best" in wall["caveat_short"]
-    assert wall["caveat_short"].startswith("a fixed step budget: seconds ratio median 0.80")
-    monkeypatch.setattr(A, "confirmatory_frame", lambda store=None: frame(100.0))
     wall = confirmatory.confirmatory_rows()["wall_clock"]
-    assert "equal time" in wall["label"] and "not equal time" not in wall["caveat"]
+    assert "fixed step budget" in wall["label"] and "equal time" not in wall["label"]
+    monkeypatch.setattr(A, "confirmatory_frame", lambda store=None: frame(100.0))
+    assert "equal time" in confirmatory.confirmatory_rows()["wall_clock"]["label"]
 
+
+def test_the_sop_premise_fails_only_where_neither_model_orders_the_cue_free_pairs():
+    """The plain reading's premise (amendments 1.4 and 10): where the SOP-trained model's
+    probe and its own head, and the NSP-trained model's probe, all sit at the majority
+    label, the SOP verdict says that neither model orders the pairs."""
+    from albert_rerun.book import confirmatory
+    frame = pd.DataFrame({"condition": [D.ALBERT] * 3, "seed": [1000, 1001, 1002],
+                          "sop_cuefree_majority": [0.5] * 3,
+                          "sop_cuefree_accuracy_probe": [0.49, 0.50, 0.52],
+                          "sop_cuefree_accuracy_head": [0.48, 0.49, 0.50]})
+    assert confirmatory.sop_premise(frame) == confirmatory.NO_ORDER
+    nsp = frame.assign(condition=D.NSP, sop_cuefree_accuracy_probe=0.6)
+    assert confirmatory.sop_premise(pd.concat([frame, nsp])) == ""
+    assert confirmatory.sop_premise(frame.assign(sop_cuefree_accuracy_head=0.6)) == ""
+    assert confirmatory.sop_premise(frame.drop(columns="sop_cuefree_accuracy_head")) == ""
 
 
 def _at_chance(frame, albert: float, nsp: float, majority: float = 0.5, items: int = 400):
@@ -774,7 +680,7 @@ def _at_chance(frame, albert: float, nsp: float, majority: float = 0.5, items: i
 def test_chance_arms_reads_both_arms_against_two_standard_errors_of_the_majority():
     """Amendment 11's rule: an arm reads the pairs at chance within two binomial standard
     errors (one run's, on the test pairs) of the majority label's accuracy."""
-    from albert_rerun.book.preregistration import CHANCE_SES, chance_arms
+    chance_arms, CHANCE_SES = K.chance_arms, K.CHANCE_SES
     sop = next(s for s in D.PRIMARY if s.key == "confirm/sop")
     se = 100 * (0.5 * 0.5 / 400) ** 0.5  # 2.5 points
     inside, outside = 0.5 + (CHANCE_SES * se - 0.5) / 100, 0.5 + (CHANCE_SES * se + 0.5) / 100
@@ -794,30 +700,29 @@ def test_chance_arms_reads_both_arms_against_two_standard_errors_of_the_majority
 def test_the_power_table_calls_a_power_between_two_chance_arms_meaningless():
     """Amendment 11: the SOP row's power is noted as meaningless when both arms read the
     cue-free pairs at chance, and only then."""
-    from albert_rerun.book.preregistration import pilot_text
-
-    def sop_row(text):
-        return next(line for line in text.splitlines() if line.startswith("| SOP probe"))
     frame = synthetic(seeds=range(3), noise=0.002, seed=4)
-    text = pilot_text(_at_chance(frame, 0.49, 0.51))
-    assert sop_row(text).endswith("| meaningless: both arms at chance (below) |")
-    assert "The power of `confirm/sop` is meaningless (amendment 11)" in text
-    assert sum("meaningless" in line for line in text.splitlines() if line.startswith("|")) == 1
-    text = pilot_text(_at_chance(frame, 0.60, 0.45))
-    assert "meaningless" not in text and sop_row(text).endswith("|  |")
+    values = P.pilot_values(_at_chance(frame, 0.49, 0.51))
+    assert _cells(values["primary_table"], "| SOP probe")[-1] == \
+        "meaningless: both arms at chance (below)"
+    assert values["chance_note"].startswith("The power of `confirm/sop` is meaningless")
+    assert values["primary_table"].count("meaningless") == 1
+    values = P.pilot_values(_at_chance(frame, 0.60, 0.45))
+    assert "meaningless" not in values["primary_table"] and values["chance_note"] == ""
 
 
 def test_the_pilots_sop_power_is_noted_as_meaningless(committed):
     """On the pilot's own runs (seeds 0-2 of cpu-long) both arms read the cue-free pairs
     at chance, so the registered table's over-99% power for SOP carries the note."""
-    from albert_rerun.book.preregistration import chance_arms, pilot_text
     frame = A.pilot_frame()
     sop = next(s for s in D.PRIMARY if s.key == "confirm/sop")
-    assert chance_arms(sop, frame)["both"]
-    row = next(line for line in pilot_text(frame).splitlines()
-               if line.startswith("| SOP probe"))
-    assert "over 99%" in row and "meaningless" in row
+    assert K.chance_arms(sop, frame)["both"]
+    values = P.pilot_values(frame)
+    row = _cells(values["primary_table"], "| SOP probe")
+    assert row[3] == "over 99%" and row[-1].startswith("meaningless")
+    assert values["seeds"] == len(D.CONFIRM_SEEDS)
     # the same rule passes the pairs the models do read: the secondary accuracies
     for spec in D.SECONDARY:
-        found = chance_arms(spec, frame)
+        found = K.chance_arms(spec, frame)
         assert found is None or not found["both"]
+
+

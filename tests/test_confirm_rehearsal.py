@@ -22,9 +22,9 @@ import pandas as pd
 import pytest
 
 from albert_rerun.studies import conditions as C
+from albert_rerun.studies import confirm as K
 from albert_rerun.studies import confirm_analysis as A
-from albert_rerun.studies import confirm_design as D
-from albert_rerun.studies import confirm_report as R
+from albert_rerun.studies import confirm_analysis as D
 from albert_rerun.stats.inference import paired_t
 from albert_rerun.engine import store as S
 from albert_rerun.engine.store import (atomic_write_json, config_hash, eval_path,
@@ -125,28 +125,26 @@ def test_each_decision_pairs_the_seeds_it_was_given(rehearsal):
 
 
 def test_the_report_and_every_page_agree_on_each_verdict(rehearsal, tmp_path):
-    from albert_rerun.book.preregistration import confirm_curves, progress_text
     from albert_rerun.book import confirmatory, first_screen, headlines, plain
-    primary = A.confirmatory_families()["primary"]
-    report = R.report()
-    page = progress_text()
-    assert page.startswith("**The verdicts**") and report in page
+    from albert_rerun.book.preregistration import results_text, results_values
+    report = K.report()
+    page = results_text(tmp_path)
+    assert page.startswith(f"All {len(D.CONDITIONS) * len(D.CONFIRM_SEEDS)} confirmatory")
     assert f"confirmatory, {len(D.CONFIRM_SEEDS)} seeds" in report
     for spec in D.PRIMARY + D.SECONDARY:
-        assert f"`{spec.key}`: {spec.label}" in report
+        line = next(line for line in report.splitlines() if f"`{spec.key}`: {spec.label}" in line)
+        assert line in page  # the same row, verdicts and all
     rows = confirmatory.confirmatory_rows()
     assert set(rows) == {spec.claim for spec in D.PRIMARY}
     extras = confirmatory.confirmatory_extras()
     assert set(extras) == set(headlines.EXTRA)
-    notes = R.beside_notes(A.confirmatory_frame())
-    assert [note.split(" ")[0] for note in notes][:1] == ["Equal"]  # each noted decision
-    assert any(n.startswith("SOP") for n in notes) and any(n.startswith("Dropout") for n in notes)
     wide = A.pilot_frame().query("condition == @D.WIDE").set_index("seed")[D.CE]
     scores = dict(zip(D.LR_CHECK_RATES, wide.loc[list(D.PILOT_SEEDS)]))
-    words = R.lr_check_reading(scores, D.margin_values(A.rungs())["ce"])
-    assert ("Equal time, the learning-rate check (amendment 1.1): "
-            + (words or "5e-3 is within the cross-entropy margin of the best rate") + ".") in notes
-    assert "preregistration-confirm-curves.png" in confirm_curves(tmp_path)
+    gap = K.lr_check_gap(scores, D.margin_values(A.rungs())["ce"])
+    assert results_values()["lr_check"] == (
+        "5e-3 is within the cross-entropy margin of the best rate" if gap is None else
+        f"5e-3 was not the best rate: {gap[0]:g} beat it by {gap[1]:.3f} nats")
+    assert (tmp_path / "preregistration-confirm-curves.png").stat().st_size > 1000
     empty = {"cpu": pd.DataFrame(columns=["in_family", "n_seeds"])}
     shown = first_screen.rows("cpu")
     # the introduction's lines: the registered rows, paper-positive
@@ -162,23 +160,15 @@ def test_the_report_and_every_page_agree_on_each_verdict(rehearsal, tmp_path):
 def test_a_store_argument_is_read_wherever_it_is_given(rehearsal, monkeypatch, tmp_path):
     """With the environment pointing at an empty folder, the functions given the
     rehearsal store still judge it: none falls back to the default store, not even the
-    parts that would otherwise go missing quietly (the learning-rate check's note, the
-    equal-time sentence)."""
-    from albert_rerun.book.preregistration import confirm_curves, progress_text
+    parts that would otherwise go missing quietly (the learning-rate check, the
+    equal-time measurement)."""
     from albert_rerun.book import confirmatory
+    from albert_rerun.book.preregistration import results_text, results_values
     monkeypatch.setenv("ALBERT_RERUN_RESULTS", str(tmp_path / "empty"))
     assert not A.complete()
     assert set(confirmatory.confirmatory_rows(rehearsal)) == {s.claim for s in D.PRIMARY}
-    # the equal-time caveat carries its confound, read from the secondary decision
-    families = A.confirmatory_families(rehearsal)
-    size = families["secondary"].loc["explore/embedding-size", "estimate"]
-    gap = families["primary"].loc["confirm/equal-time", "estimate"]
-    caveat = confirmatory.confirm_caveats(rehearsal)["wall_clock"]
-    assert "The wide model also keeps E 32" in caveat
-    assert f"{abs(size) / abs(gap):.0%} of this gap" in caveat
-    from albert_rerun.studies.confirm_design import equal_time_record
-    assert "Equal time was measured" in R.equal_time_sentence(equal_time_record(rehearsal))
-    report = R.report(rehearsal)
-    assert report.startswith("Primary family") and "learning-rate check" in report
-    assert progress_text(rehearsal).startswith("**The verdicts**")
-    assert confirm_curves(tmp_path, rehearsal)
+    assert "budget_only" in confirmatory.notes(rehearsal)
+    values = results_values(rehearsal)
+    assert values["lr_check"] != "its runs are not stored" and values["cpu"]
+    assert K.report(rehearsal).startswith("Primary family")
+    assert results_text(tmp_path, rehearsal).startswith("All ")

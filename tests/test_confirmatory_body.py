@@ -1,13 +1,13 @@
-"""The confirmatory runs as chapters 3-8 show them (pages.confirmatory_body): the
+"""The confirmatory runs as chapters 3-8 show them (book.confirmatory): the
 differences a notebook computes in plain pandas are checked against the registered code,
 nothing is shown before every run is stored, and the tables and notes follow the data."""
 import matplotlib
 import pandas as pd
 import pytest
 
-from albert_rerun.book import confirmatory_body as cb
+from albert_rerun.book import confirmatory as cb
 from albert_rerun.paths import repo_root
-from albert_rerun.studies import confirm_analysis, confirm_design
+from albert_rerun.studies import confirm_analysis
 
 matplotlib.use("Agg")
 ROOT = repo_root()
@@ -34,7 +34,7 @@ def test_every_chapter_claim_has_its_registered_decisions():
     assert keys["transitions"] == ["explore/transitions-angle", "explore/transitions-l2"]
     assert keys["embedding_size"] == ["explore/embedding-size", "explore/sharing-cost-E32"]
     shown = {k for ks in keys.values() for k in ks}
-    registered = {s.key for s in (*confirm_design.PRIMARY, *confirm_design.SECONDARY)}
+    registered = {s.key for s in (*confirm_analysis.PRIMARY, *confirm_analysis.SECONDARY)}
     assert shown == registered  # every registered decision is shown in some chapter
     with pytest.raises(KeyError, match="no registered decision"):
         cb.specs("recipe")
@@ -60,7 +60,7 @@ def test_nothing_is_shown_before_every_run_is_stored(results):
 
 def test_the_notebooks_pandas_equals_the_registered_analysis(committed):
     runs = cb.runs()
-    assert len(runs) == len(confirm_design.CONDITIONS) * len(confirm_design.CONFIRM_SEEDS)
+    assert len(runs) == len(confirm_analysis.CONDITIONS) * len(confirm_analysis.CONFIRM_SEEDS)
     by_seed = cb.check_by_seed(_ce_differences(runs), "asymmetry")
     table = cb.decisions("asymmetry")
     primary = confirm_analysis.confirmatory_families()["primary"]
@@ -101,7 +101,7 @@ def test_the_figure_draws_each_seed_and_each_interval(committed):
 def test_the_partial_costs_read_the_pilot(committed, monkeypatch):
     costs = cb.partial_costs()
     frame = confirm_analysis.pilot_frame()
-    spec = {s.key: s for s in confirm_design.SECONDARY}["explore/attention-free"]
+    spec = {s.key: s for s in confirm_analysis.SECONDARY}["explore/attention-free"]
     attention = confirm_analysis.per_seed(spec, frame).mean()
     assert costs["attention"] == f"{attention:+.3f}" and costs["fits"] is False
     # partial costs under the whole cost fit the chapter's assumption
@@ -156,7 +156,7 @@ def test_what_the_test_could_detect_reads_the_seeds_spread(committed):
     spec = cb.specs("asymmetry")[0]
     found = cb.detectable("asymmetry")
     diffs = confirm_analysis.per_seed(spec, cb.runs())
-    smallest = detectable_effect(len(diffs), confirm_design.holm_alpha()) * diffs.std()
+    smallest = detectable_effect(len(diffs), confirm_analysis.holm_alpha()) * diffs.std()
     assert found[spec.key]["smallest"] == f"{smallest:.3f} nats"
     assert found[spec.key]["seeds"] == str(len(diffs))
     assert cb.detectable("dropout") == {}  # only an undecided primary decision

@@ -1,47 +1,96 @@
-"""The confirmatory verdicts as a reader meets them: each claim's first registered
-primary decision judged on the fresh seeds (``confirmatory_rows``), once every
-confirmatory run is stored and nothing before; turned to the chapter's sign
-(``in_chapter_sign``); with what a reader must know beside it (``confirm_caveats``,
-``sop_words``); as one more family beside the profiles'
-(``with_confirmatory``).
+"""The confirmatory verdicts as the chapters show them, read once every confirmatory run
+is stored and nothing before (the stopping rule).
+
+A chapter's box and the introduction take each claim's first registered primary decision
+(``confirmatory_rows``), turned to the chapter's sign (``in_chapter_sign``), as one more
+family beside the profiles' (``with_confirmatory``). Under the box, a chapter shows its
+registered decisions in three steps a reader can follow: the runs frame (``runs``: one row
+per arm and seed), the paired differences by seed, which the notebook computes in a few
+visible lines of pandas (checked against the registered code by ``check_by_seed``), and
+the registered analysis of the same differences (``decisions``, ``figure``). Secondary
+decisions are exploratory by registration and are labelled so wherever they are shown.
 """
 from __future__ import annotations
+
+import math
 
 import numpy as np
 import pandas as pd
 
-from ..studies.decisions import capital, interval_text
-from .headlines import EXTRA, HEADLINES, term
+from ..studies import confirm_analysis
+from ..studies.confirm_analysis import (ALBERT, ALL64, ATTENTION, BERT, DROPOUT, FFN,  # noqa: F401
+                                        NONE32, NSP, PRIMARY, REVERSED, SECONDARY, WIDE)
+from ..studies.decisions import interval_text, unit_digits
+from . import plain
+from .headlines import EXTRA, HEADLINES
 
 CONFIRMATORY = "confirmatory"  # its name where it stands beside the profiles
+ARMS = list(confirm_analysis.CONDITIONS)  # the columns of a pivot of ``runs``
+# the claims whose chapter takes a decision from the registration's secondary family
+CLAIMS = {"embedding_size": "embedding_sweep"}
+# the plain reading's failed premise (``plain.row_reading``) where neither model orders
+# the cue-free pairs: a check made after the results, so it says so where it is read
+NO_ORDER = "neither model orders cue-free pairs (a check made after the results)"
 
 
-def _p(value: float) -> str:
-    """'= 0.022' or '< 0.001': ``confirm_report._p``'s value after 'p' in a sentence."""
-    from ..studies.confirm_report import _p as p_value
-    return "< 0.001" if value < 0.001 else f"= {p_value(value)}"
+# -- the verdicts beside the profiles' ---------------------------------------------------------
+
+def notes(store=None, families: dict | None = None) -> dict:
+    """What a confirmatory verdict's label needs beside it, once the design is complete
+    ({} before: nothing is read): "sop_nsp_premise" (``NO_ORDER`` where neither the
+    SOP-trained model's probe nor its own SOP head, nor the NSP-trained model's probe, is
+    above the majority label on the cue-free pairs; amendments 1.4 and 10) and
+    "budget_only" (the seeds' median seconds ratio of the equal-time arms lies outside 0.9
+    to 1.1, so the comparison is a fixed step budget's; amendment 5.2)."""
+    if not confirm_analysis.complete(store):
+        return {}
+    try:
+        frame = confirm_analysis.confirmatory_frame(store=store)
+    except confirm_analysis.NotComplete:  # no measurement or runs stored (a test's store)
+        frame = pd.DataFrame(columns=["condition", "seed"])
+    out = {"budget_only": False}
+    ratios = confirm_analysis.time_ratios(frame)
+    if len(ratios):
+        median = round(float(ratios["wide / BERT-style seconds"].astype(float).median()), 2)
+        out["budget_only"] = bool(np.isfinite(median) and not 0.9 <= median <= 1.1)
+    if premise := sop_premise(frame):
+        out["sop_nsp_premise"] = premise
+    return out
+
+
+def sop_premise(frame: pd.DataFrame) -> str:
+    """``NO_ORDER`` where neither model orders the cue-free pairs better than the majority
+    label (the SOP-trained model's probe and head, the NSP-trained model's probe); ''
+    where one does or the runs do not carry the cue-free evaluation."""
+    above = confirm_analysis.above_majority
+    albert = frame[frame["condition"] == ALBERT]
+    probe = above(albert, "sop_cuefree_accuracy_probe")
+    head = above(albert, "sop_cuefree_accuracy_head")
+    other = above(frame[frame["condition"] == NSP], "sop_cuefree_accuracy_probe")
+    if probe is None or head is None or not probe.low <= 0 <= probe.high or head.low > 0:
+        return ""
+    return NO_ORDER if other is None or other.low <= 0 else ""
+
+
+def _primary(store) -> pd.DataFrame:
+    """The judged primary family, each row carrying ``holm_tests`` (the family's)."""
+    primary = confirm_analysis.confirmatory_families(store)["primary"]
+    return primary.assign(holm_tests=confirm_analysis.holm_tests(primary))
 
 
 def confirmatory_rows(store=None) -> dict:
     """{claim: its first registered primary decision's row}, judged on the confirmatory
-    seeds, once every confirmatory run is stored; {} before (nothing is computed). Each
-    row also carries ``holm_tests`` (the primary family's) and ``caveat`` (what a reader
-    must know beside its verdict, from ``confirm_caveats``)."""
-    from ..studies import confirm_analysis, confirm_design, confirm_report
+    seeds once every confirmatory run is stored; {} before (nothing is computed). Each row
+    also carries ``holm_tests`` and ``premise`` (``notes``)."""
     if not confirm_analysis.complete(store):
         return {}
-    families = confirm_analysis.confirmatory_families(store)
-    primary = families["primary"]
-    caveats = confirm_caveats(store, families)
+    primary, noted = _primary(store), notes(store)
     out = {}
-    for spec in confirm_design.PRIMARY:
+    for spec in PRIMARY:
         if spec.claim not in out:
             row = primary.loc[spec.key].copy()
-            row["holm_tests"] = confirm_report.holm_tests(primary)
-            row["caveat"] = caveats.get(spec.claim, "")
-            row["caveat_short"] = caveats.get(f"{spec.claim}_short", "")
-            row["premise"] = caveats.get(f"{spec.claim}_premise", "")
-            if spec.claim == "wall_clock" and caveats.get("budget_only"):
+            row["premise"] = noted.get(f"{spec.claim}_premise", "")
+            if spec.claim == "wall_clock" and noted.get("budget_only"):
                 row["label"] = str(row["label"]).replace("equal time", "fixed step budget")
             out[spec.claim] = row
     return out
@@ -50,174 +99,18 @@ def confirmatory_rows(store=None) -> dict:
 def confirmatory_extras(store=None) -> dict:
     """{key: row} of the primary decisions in ``EXTRA`` (not a chapter's headline),
     judged once the design is complete; {} before."""
-    from ..studies import confirm_analysis, confirm_report
     if not confirm_analysis.complete(store):
         return {}
-    primary = confirm_analysis.confirmatory_families(store)["primary"]
-    out = {}
-    for key in EXTRA:
-        if key in primary.index:
-            row = primary.loc[key].copy()
-            row["holm_tests"] = confirm_report.holm_tests(primary)
-            out[key] = row
-    return out
-
-
-CUE_FREE_WORDS = (f"probes on {term('cue-free pairs')}, which hold no "
-                  f"{term('segment-cut cue')}")
-
-
-def confirm_caveats(store=None, families: dict | None = None) -> dict:
-    """{claim: its confirmatory caveat}, once the design is complete ({} before: nothing
-    is read): the SOP decision reads cue-free pairs; the equal-time one is a fixed step
-    budget of ALBERT and BERT as configured, with the seeds' measured seconds ratio, the
-    side a ratio below 1 favours (amendment 5.2; a reviewer: it shortchanges the wide
-    model) and the learning-rate check's words where 5e-3 was not within the margin of
-    the best rate (amendment 1.1). ``budget_only``: the claims whose median ratio lies
-    outside 0.9 to 1.1, so that their label says "fixed step budget". ``families``: the
-    judged families where the caller has them
-    (``confirm_analysis.confirmatory_families``)."""
-    from ..studies import confirm_analysis, confirm_design, confirm_report
-    if not confirm_analysis.complete(store):
-        return {}
-    families = families or confirm_analysis.confirmatory_families(store)
-    out = {"sop_nsp": CUE_FREE_WORDS, "budget_only": False}
-    record = confirm_design.equal_time_record(store)
-    try:
-        frame = confirm_analysis.confirmatory_frame(store=store)
-        ratios = confirm_analysis.time_ratios(frame)
-    except confirm_design.NotComplete:  # no measurement or runs stored (a test's store)
-        frame, ratios = pd.DataFrame(), pd.DataFrame()
-    out.update(sop_words(frame, families))
-    if record is not None and len(ratios):
-        column = ratios["wide / BERT-style seconds"].astype(float)
-        median, flagged = round(float(column.median()), 2), int(ratios["flagged"].sum())
-        # amendment 5.2: a median outside 0.9-1.1 makes it a fixed step budget's
-        # comparison (read on the median as shown, so that text and rule agree)
-        out["budget_only"] = bool(np.isfinite(median) and not 0.9 <= median <= 1.1)
-        budget = ". So this compares a fixed step budget, not equal time" \
-            if out["budget_only"] else ""
-        words = confirm_report.lr_check_words(store) or ""
-        size = _embedding_size_words(families)
-        # short sentences, each a fact (issue #41: this caveat was one sentence of over
-        # a hundred words); all of it, as amendments 6.5 and 8.2 ask
-        out["wall_clock"] = (
-            f"the wide model (E 32, all shared, H 128) trained a fixed "
-            f"{record['steps']:,} steps. That count was timed for {term('equal time')} "
-            f"with the BERT-style model (E = H = 64) on one machine. The wide runs' "
-            f"measured seconds were a median {median:.2f} of the BERT-style runs' "
-            f"({column.min():.2f} to {column.max():.2f}; {flagged} of {len(ratios)} seeds "
-            f"outside 0.9 to 1.1). Both step counts were fixed, so a ratio below 1 gives "
-            f"the wide model less time, which favours \"contradicted\"{budget}"
-            + (f". {capital(words)}" if words else "")
-            + (f". {size}" if size else ""))
-        out["wall_clock_short"] = (
-            f"{'a fixed step budget' if out['budget_only'] else 'equal time'}: seconds "
-            f"ratio median {median:.2f}, {flagged} of {len(ratios)} seeds outside 0.9 to "
-            f"1.1" + (f"; {words}" if words else ""))
-    return out
-
-
-def _embedding_size_words(families: dict) -> str:
-    """The equal-time comparison's confound (amendment 1.2), read from the secondary
-    decision ``explore/embedding-size`` of the judged ``families``: what E 32 against
-    E 64 alone is worth in the not-shared model, and its share of the equal-time gap;
-    '' where not judged."""
-    secondary, primary = families.get("secondary"), families["primary"]
-    if secondary is None or "explore/embedding-size" not in secondary.index:
-        return ""
-    size, gap = secondary.loc["explore/embedding-size"], primary.loc["confirm/equal-time"]
-    share = abs(float(size["estimate"])) / abs(float(gap["estimate"]))
-    # in this gap's sign: what keeping E 32 costs (registered as E 64 minus E 32; a
-    # reviewer: the registered sign read backwards beside the gap)
-    cost = interval_text(-size["estimate"], -size["high"], -size["low"], "nats")
-    text = (f"The wide model also keeps E 32 against the BERT-style model's 64. In the "
-            f"not-shared H 64 model, E 32 costs {cost} nats against E 64 (secondary, "
-            f"exploratory): {share:.0%} of this gap")
-    if "confirm/sharing-cost" in primary.index:
-        sharing = primary.loc["confirm/sharing-cost"]
-        text += (f". Sharing every layer at E = H = 64 costs "
-                 f"{interval_text(sharing['estimate'], sharing['low'], sharing['high'], 'nats')}"
-                 f" nats")
-    return text + (". These effects were measured in other models and need not add. So "
-                   "this is a reading of the gap, not a test of it")
-
-
-def sop_words(frame: pd.DataFrame, families: dict | None = None) -> dict:
-    """The SOP decision's caveat from its runs (two reviewers: "inconclusive" hid that
-    neither model orders cue-free pairs): the SOP-trained arm's cue-free probe against
-    the majority label (amendment 1.4's reading) and, where that interval holds 0, the
-    secondary decision on the original pairs, which keep the cut cue, from the judged
-    ``families`` (judged here where not given). ``sop_nsp_premise``: "neither model
-    orders cue-free pairs" where neither arm's probe nor the SOP-trained model's own
-    head is above the majority label (the plain reading's failed premise,
-    ``plain.row_reading``). {} where the runs do not carry the cue-free evaluation."""
-    from ..studies import confirm_analysis, confirm_design
-    albert = frame[frame["condition"] == confirm_design.ALBERT] if len(frame) else frame
-    nsp = frame[frame["condition"] == confirm_design.NSP] if len(frame) else frame
-    above = confirm_analysis.above_majority(albert, "sop_cuefree_accuracy_probe")
-    if above is None:
-        return {}
-    gain = interval_text(above.mean, above.low, above.high, "points")
-    pairs = CUE_FREE_WORDS
-    if not above.low <= 0 <= above.high:
-        return {"sop_nsp": f"{pairs}. There the SOP-trained model's probe is {gain} "
-                           f"points above the majority label",
-                "sop_nsp_short": f"cue-free pairs; the SOP-trained probe {gain} points "
-                                 f"above the majority label"}
-    # what was measured, no more (a reviewer: a frozen-encoder probe is not the model,
-    # and amendment 1.4's reading was registered for "equivalent" or "contradicted");
-    # the model's own SOP head, scored on the same pairs, answers the first point
-    own = (confirm_analysis.above_majority(albert, "sop_cuefree_accuracy_head")
-           if "sop_accuracy_head" in albert else None)
-    other = confirm_analysis.above_majority(nsp, "sop_cuefree_accuracy_probe")
-    head = albert.get("sop_cuefree_accuracy_head")
-    out = {}
-    if own is not None and own.low <= 0:  # the head, too, no better than the majority
-        text = (f"{pairs}. On them neither the SOP-trained model's frozen-encoder probe "
-                f"nor its own SOP head orders the pairs better than the majority label. "
-                f"Against that label the probe scores {gain} points, the head "
-                f"{interval_text(own.mean, own.low, own.high, 'points')}. The head "
-                f"scores {100 * head.mean():.1f}% here and "
-                f"{100 * albert['sop_accuracy_head'].mean():.1f}% on the original pairs "
-                f"(descriptive)")
-        if other is not None:  # the premise's other half, shown (a skeptical review)
-            text += (f". The NSP-trained model's probe scores "
-                     f"{interval_text(other.mean, other.low, other.high, 'points')} points "
-                     f"against the same label")
-        if other is None or other.low <= 0:  # the NSP-trained probe, too
-            # checked after the verdicts were seen, not registered: say so where it is read
-            out["sop_nsp_premise"] = ("neither model orders cue-free pairs (a check made "
-                                      "after the results)")
-    else:
-        text = (f"{pairs}. On them the frozen-encoder probe of the SOP-trained model "
-                f"finds no sentence order: it scores {gain} points against the majority "
-                f"label")
-        if own is not None:  # the head reads more than the probe: say so
-            text += (f". The model's own SOP head scores "
-                     f"{interval_text(own.mean, own.low, own.high, 'points')} points "
-                     f"above it")
-    secondary = (families or confirm_analysis.confirmatory_families())["secondary"]
-    if "explore/sop-cut-pairs" in secondary.index:
-        cut = secondary.loc["explore/sop-cut-pairs"]
-        text += (f". On the original pairs, which keep the cue, the SOP-trained probe "
-                 f"beats the NSP-trained one by "
-                 f"{interval_text(cut['estimate'], cut['low'], cut['high'], 'points')} "
-                 f"points (secondary, exploratory)")
-    short = f"on cue-free pairs; the SOP-trained probe minus the majority label: {gain}"
-    if own is not None:
-        short += (f", its own SOP head's: "
-                  f"{interval_text(own.mean, own.low, own.high, 'points')}")
-    return {"sop_nsp": text, "sop_nsp_short": short + " points", **out}
+    primary = _primary(store)
+    return {key: primary.loc[key].copy() for key in EXTRA if key in primary.index}
 
 
 def in_chapter_sign(claim: str, row):
     """A confirmatory row as its chapter reads it: where the registration took the
-    difference the other way round (``confirm_report.REVERSED``), the same comparison with
-    the opposite sign (estimate and interval negated, the paper's sign too); verdicts,
-    p-values and stage are the same either way. ``registered_label`` keeps the
-    registration's words; a row already turned is returned as it is."""
-    from ..studies.confirm_report import REVERSED
+    difference the other way round (``REVERSED``), the same comparison with the opposite
+    sign (estimate, interval and the paper's sign negated); verdicts, p-values and stage
+    are the same either way. ``registered_label`` keeps the registration's words; a row
+    already turned is returned as it is."""
     row = row.copy()
     if "registered_label" in row.index:
         return row
@@ -231,18 +124,15 @@ def in_chapter_sign(claim: str, row):
 
 
 def turned_label(claim: str, label: str) -> str:
-    """A registered label in its chapter's words where the chapter reads the
-    difference the other way round (``confirm_report.REVERSED``): the turned words,
-    then whatever followed the first comma ('..., E 32')."""
-    from ..studies.confirm_report import REVERSED
+    """A registered label in its chapter's words (``REVERSED``), then whatever followed
+    the first comma ('..., E 32')."""
     rest = label.partition(", ")[2]
     return REVERSED[claim] + (f", {rest}" if rest else "")
 
 
 def confirmatory_family(store=None) -> pd.DataFrame:
-    """The confirmatory results as one more family beside the profiles' (for the
-    results table and the figures), indexed by each claim's headline key, in the
-    chapters' sign; empty before the design is complete."""
+    """The confirmatory results as one more family beside the profiles', indexed by each
+    claim's headline key, in the chapters' sign; empty before the design is complete."""
     rows = []
     for claim, row in confirmatory_rows(store).items():
         row = in_chapter_sign(claim, row)
@@ -262,16 +152,234 @@ def with_confirmatory(families: dict, store=None) -> dict:
 
 def confirmatory_secondary(store=None, claims=("transitions", "embedding_sweep")) -> dict:
     """{claim: [rows]} of the registered secondary decisions of the claims that have no
-    primary one (chapters 7 and 8), judged on the confirmatory seeds with Holm's
-    adjustment over the secondary family: exploratory by registration; {} before the
-    design is complete."""
-    from ..studies import confirm_analysis, confirm_design
+    primary one (chapters 7 and 8), exploratory by registration; {} before the design is
+    complete."""
     if not confirm_analysis.complete(store):
         return {}
     secondary = confirm_analysis.confirmatory_families(store)["secondary"]
-    primary_claims = {s.claim for s in confirm_design.PRIMARY}
+    primary_claims = {s.claim for s in PRIMARY}
     out = {}
-    for spec in confirm_design.SECONDARY:
+    for spec in SECONDARY:
         if spec.claim not in primary_claims and spec.claim in claims:
             out.setdefault(spec.claim, []).append(secondary.loc[spec.key])
+    return out
+
+
+# -- a chapter's evidence under its box ------------------------------------------------------
+
+def specs(claim: str, family: str = "both") -> list:
+    """The registered decisions of ``claim`` (a chapter's claim key): the primary ones,
+    then the secondary ones ("primary", "secondary" or "both"). Chapter 8 also shows
+    the secondary cost of sharing every layer at E 32, which it discusses."""
+    if family not in ("primary", "secondary", "both"):
+        raise ValueError(f"family must be 'primary', 'secondary' or 'both', got {family!r}")
+    key = CLAIMS.get(claim, claim)
+    primary = [s for s in confirm_analysis.PRIMARY if s.claim == key]
+    secondary = [s for s in confirm_analysis.SECONDARY if s.claim == key]
+    if claim == "embedding_size":
+        secondary += [s for s in confirm_analysis.SECONDARY
+                      if s.key == "explore/sharing-cost-E32"]
+    if not primary and not secondary:
+        raise KeyError(f"no registered decision for claim {claim!r}")
+    return {"primary": primary, "secondary": secondary,
+            "both": primary + secondary}[family]
+
+
+def runs(store=None) -> pd.DataFrame:
+    """One row per arm and confirmatory seed, with the transition measures' changes
+    from their random-init controls; empty (with its key columns) until every
+    confirmatory run is stored and evaluated."""
+    if not confirm_analysis.complete(store):
+        metrics = {f"change_{s.metric}" if s.kind == "change" else s.metric
+                   for s in (*confirm_analysis.PRIMARY, *confirm_analysis.SECONDARY)}
+        return pd.DataFrame(columns=["condition", "seed", "train_seconds",
+                                     *sorted(metrics)])
+    return confirm_analysis.with_changes(confirm_analysis.confirmatory_frame(store=store))
+
+
+def accuracy(correct) -> float:
+    """Percent correct of a probe's per-pair record ('1' right, '0' wrong); NaN where
+    the run has none."""
+    if not isinstance(correct, str) or not correct:
+        return math.nan
+    return 100 * correct.count("1") / len(correct)
+
+
+def check_by_seed(by_seed: pd.DataFrame, claim: str, store=None,
+                  turned: bool = False) -> pd.DataFrame:
+    """The differences by seed a notebook computed, against the registered code's
+    (``confirm_analysis.per_seed``) for the decisions of ``claim``, column by column in
+    order; raises AssertionError where they differ. ``turned``: the notebook took each
+    difference so that positive is the paper's direction (the registered difference
+    times -1 where the paper's sign is -1). Returns ``by_seed``."""
+    frame = runs(store)
+    chosen = specs(claim)[:len(by_seed.columns)]
+    for column, spec in zip(by_seed.columns, chosen):
+        if not len(frame):
+            assert by_seed[column].dropna().empty, "differences shown before the runs"
+            continue
+        registered = confirm_analysis.per_seed(spec, frame)
+        if turned and spec.paper_sign < 0:
+            registered = -registered
+        mine = by_seed[column].dropna()
+        assert list(mine.index) == list(registered.index), (column, spec.key)
+        assert (mine - registered).abs().max() < 1e-9, (column, spec.key)
+    return by_seed
+
+
+def _premise(spec, noted: dict) -> str:
+    """The failed premise of a decision on cue-free SOP pairs ('' elsewhere)."""
+    if not spec.metric.startswith("sop_cuefree"):  # the NSP probe's premise holds
+        return ""
+    return noted.get(f"{spec.claim}_premise", "")
+
+
+def _judged(claim: str, store=None, turned: bool = False) -> list:
+    """[(spec, family name, judged row, premise)] of the claim's decisions; ``turned``:
+    each row with positive the paper's direction (``headlines.paper_positive``)."""
+    from .headlines import paper_positive
+    families = confirm_analysis.confirmatory_families(store)
+    noted = notes(store)
+    out = []
+    for spec in specs(claim):
+        name = "primary" if spec in confirm_analysis.PRIMARY else "secondary"
+        row = families[name].loc[spec.key]
+        out.append((spec, name, paper_positive(row) if turned else row,
+                    _premise(spec, noted)))
+    return out
+
+
+def decisions(claim: str, store=None, turned: bool = False) -> pd.DataFrame:
+    """The registered analysis of the claim's decisions, one row each (secondary ones
+    marked exploratory), rounded for the reader (nats to 3 decimals, points to 1): the
+    difference with its 95% interval, the margin, the paper's sign, the plain reading
+    and the registered verdict at 5% and after Holm's adjustment over its family (few
+    enough columns that the chapter shows it open, ``book.build.MAX_COLUMNS``). Until
+    every run is stored: the progress counts of the arms it compares."""
+    if not confirm_analysis.complete(store):
+        table = confirm_analysis.progress(store)
+        arms = {a for s in specs(claim) for a in (s.a, s.b)}
+        return table.loc[[c for c in table.index if c in arms]]
+    from .headlines import answer, one_label
+    rows = []
+    for spec, name, row, premise in _judged(claim, store, turned):
+        tag = "" if name == "primary" else " (exploratory)"
+        ends = (float(row[k]) for k in ("estimate", "low", "high"))
+        cells = {"difference [95% interval]": f"{interval_text(*ends, spec.unit)} {spec.unit}",
+                 "margin": f"±{float(row['margin']):.{unit_digits(spec.unit) + 1}f}"}
+        if turned:  # one sign and one label: the registered words stay in the appendix
+            rows.append({"decision": row["label"] + tag, **cells,
+                         "plain reading": one_label(answer(row, premise))})
+        else:
+            rows.append({"decision, A minus B": spec.label + tag, **cells,
+                         "paper's sign": {1: "+", -1: "−", 0: "0 (none)"}[int(row["paper_sign"])],
+                         "plain reading": plain.row_reading(row, premise),
+                         "verdict at 5%": row["verdict"], "after Holm": row["verdict_holm"]})
+    return pd.DataFrame(rows).set_index("decision" if turned else "decision, A minus B")
+
+
+def figure(by_seed: pd.DataFrame, claim: str, store=None, turned: bool = False):
+    """Each decision's difference by seed (grey dots) and its mean with the 95%
+    interval of the registered analysis (black), against its margin (grey band) and
+    zero; one row per decision, exploratory ones marked, at the text column's width
+    with 10-point text. Before every run is stored, a figure that says so."""
+    import matplotlib.pyplot as plt
+    import numpy as np
+    with plt.rc_context({"font.size": 10}):
+        if not confirm_analysis.complete(store):
+            fig, ax = plt.subplots(figsize=(6.6, 1.2), dpi=100)
+            ax.axis("off")
+            table = confirm_analysis.progress(store)
+            ax.text(0.5, 0.5, f"{int(table['evaluated'].sum())} of {int(table['of'].sum())}"
+                    " confirmatory runs stored: no difference is shown before all are",
+                    ha="center", va="center")
+            return fig
+        judged = _judged(claim, store, turned)
+        units = list(dict.fromkeys(spec.unit for spec, *_ in judged))
+        fig, axes = plt.subplots(len(units), 1, squeeze=False, dpi=100,
+                                 figsize=(6.6, 0.9 + 0.55 * len(judged) + 0.5 * len(units)))
+        rng = np.random.default_rng(0)  # the dots' vertical jitter only
+        # the notebook's columns are the claim's decisions in order (``check_by_seed``)
+        columns = dict(zip((s.key for s in specs(claim)), by_seed.columns))
+        for ax, unit in zip(axes[:, 0], units):
+            mine = [(spec, name, row) for spec, name, row, _ in judged if spec.unit == unit]
+            ax.axvline(0, color="0.4", lw=0.8)
+            labels = []
+            for y, (spec, name, row) in enumerate(mine):
+                column = columns.get(spec.key)
+                if column is not None:
+                    values = by_seed[column].dropna().to_numpy(float)
+                    ax.plot(values, y + rng.uniform(-0.15, 0.15, len(values)), "o",
+                            color="0.55", ms=4, zorder=2)
+                m = float(row["margin"])  # each decision's own margin, as a band
+                ax.fill_between([-m, m], y - 0.42, y + 0.42, color="0.88", lw=0, zorder=0)
+                est, low, high = (float(row[k]) for k in ("estimate", "low", "high"))
+                ax.plot([low, high], [y, y], color="black", lw=2, zorder=3)
+                ax.plot([est], [y], "D", color="black", ms=6, zorder=4)
+                tag = "" if name == "primary" else " (exploratory)"
+                labels.append(_wrap((row["label"] if turned else spec.label) + tag))
+            ax.set_yticks(range(len(mine)), labels)
+            ax.set_ylim(len(mine) - 0.5, -0.5)
+            head = "positive: the paper's direction" if turned else "A minus B"
+            ax.set_xlabel(f"{head}, {unit}: seeds (grey dots), mean and 95% interval\n"
+                          f"(black); grey band: the decision's margin")
+            for side in ("top", "right"):
+                ax.spines[side].set_visible(False)
+        fig.tight_layout()
+    return fig
+
+
+def _wrap(text: str, width: int = 30) -> str:
+    import textwrap
+    return textwrap.fill(text, width, break_on_hyphens=False)
+
+
+def partial_costs(store=None) -> dict:
+    """Chapter 3's gate assumes that each partial cost of sharing is at most the whole
+    cost of sharing every layer (so did the registration's reason for its small margin,
+    withdrawn by amendment 11). The pilot's runs (cpu-long, seeds 0-2), by the registered
+    code: {"attention", "ffn", "whole"}: each cost at E 32 in nats, and "fits": whether
+    neither partial cost exceeds the whole."""
+    frame = confirm_analysis.pilot_frame()
+    keys = ("explore/attention-free", "explore/ffn-cost", "explore/sharing-cost-E32")
+    by_key = {s.key: s for s in confirm_analysis.SECONDARY}
+    cost = [float(confirm_analysis.per_seed(by_key[k], frame).mean()) for k in keys]
+    return {"attention": f"{cost[0]:+.3f}", "ffn": f"{cost[1]:+.3f}",
+            "whole": f"{cost[2]:+.3f}", "fits": max(cost[:2]) <= cost[2]}
+
+
+def learning_rate_check(store=None) -> dict | None:
+    """Chapter 6: the learning-rate check trained after the registration (amendment 11),
+    from its stored scores: "scores" ('3.1 nats at 0.002, ...'), "best" (the best rate),
+    "registered_best" (whether 5e-3 was); None before they are stored."""
+    scores = confirm_analysis.lr_check_scores(store)
+    if scores is None:
+        return None
+    best = min(scores, key=scores.get)
+    return {"scores": ", ".join(f"{scores[r]:.3f} nats at {r:g}" for r in sorted(scores)),
+            "best": f"{best:g}", "registered_best": best == confirm_analysis.WIDE_LEARNING_RATE}
+
+
+def detectable(claim: str, store=None) -> dict:
+    """For each primary decision of ``claim`` that reads undecided, what the design could
+    detect, computed after the results from the seeds' own spread (not registered): {key:
+    {"sd", "seeds", "alpha", "smallest", "margins"}}, the smallest true difference a
+    two-sided paired t over the seeds finds 80% of the time at Holm's first-step level
+    over the primary family, in the unit and in margins. {} before every run is stored."""
+    from ..stats.power import detectable_effect
+    if not confirm_analysis.complete(store):
+        return {}
+    frame = runs(store)
+    alpha = confirm_analysis.holm_alpha()
+    out = {}
+    for spec, name, row, premise in _judged(claim, store):
+        if name != "primary" or plain.row_reading(row, premise) != plain.UNDECIDED:
+            continue
+        diffs = confirm_analysis.per_seed(spec, frame)
+        sd, n = float(diffs.std(ddof=1)), len(diffs)
+        smallest = detectable_effect(n, alpha) * sd
+        d = unit_digits(spec.unit)
+        out[spec.key] = {"sd": f"{sd:.{d}f} {spec.unit}", "seeds": str(n),
+                         "alpha": f"{alpha:.3g}", "smallest": f"{smallest:.{d}f} {spec.unit}",
+                         "margins": f"{smallest / float(row['margin']):.1f}"}
     return out

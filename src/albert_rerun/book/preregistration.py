@@ -1,297 +1,293 @@
-"""The generated parts of the pre-registration page (book/preregistration.md): the
-first screen's table of the registration and its amendments (``amendment_index``), its
-registration record, the confirmatory runs' progress (counts only) and the pilot's table
-that the design was sized on. The registered text itself is never generated."""
+"""The generated parts of the pre-registration page (book/preregistration.md), each filled
+from its template in ``book/templates/prereg-*.md`` (``budgets.fill``): the first screen's
+table of the registration and its amendments (``table``), the registration record, the
+results (the judged families once every confirmatory run is stored, the counts before),
+the pilot's table that the design was sized on, the amendments' summary, and their frozen
+tables. The registered text itself is never generated. The numbers are the study's
+(``studies.confirm_analysis``, ``studies.confirm``): this module rounds and places them.
+
+The table's rows come from the page (each amendment's heading and its own "Runs stored
+when it was written" line), the git history (the commit that first added it, ``git log
+-S``, and the runs committed then, ``runs_at``) and
+``data/preregistration-amendment-index.json`` (what it changed). In a shallow clone the
+history is missing, and the commit column says so.
+"""
 from __future__ import annotations
 
 import json
 import re
+import subprocess
 from pathlib import Path
 
 import pandas as pd
 
 from ..studies import confirm as K
 from ..studies import confirm_analysis as A
-from ..studies import confirm_design as D
-from ..studies import confirm_report as R
-from ..studies.decisions import unit_digits
+from ..studies.decisions import interval_text
+from .budgets import fill
+
+PAGE = "book/preregistration.md"
+INDEX = "data/preregistration-amendment-index.json"
+# The numbers a dated amendment shows are frozen with it, as committed: tests recompute
+# them from the pilot's store, so that a later change of code or data cannot rewrite one.
+AMENDMENT_PARTS = "data/preregistration-amendments.json"
+HEADING = re.compile(r"^### Amendment (\d+), (\d{4}-\d\d-\d\d \d\d:\d\d UTC): (.*)$", re.M)
+STORED = re.compile(r"\*\*Runs stored when it was written\*\*: (all 99|none finished|(\d+) "
+                    r"of the 99)")
+FLAGS = ("rule", "margin", "seed", "verdict")
+SUMMARISED_AMENDMENTS = 12  # the amendments book/templates/prereg-since.md summarises
+REACH = 0.05  # amendment 2: a TOST power at a true 0 below this puts "equivalent" out of reach
+LIKELY = 0.5  # amendment 4: "reachable at a true 0" from this power on
 
 
-def record_text(root: Path, record: str = D.RECORD, before: str = "") -> str:
-    """A registration's record in a line: its commit, date and digest, or that it is
-    not yet registered (``before`` added, such as what may not happen until then)."""
-    path = root / record
-    if not path.is_file():
-        return ("**Not yet registered**: no registration record "
-                f"(`{record}`) is stored{before}.\n")
-    stored = json.loads(path.read_text())
-    return (f"**Registered** at commit `{stored['commit'][:7]}` on {stored['date']}. "
-            f"The registered text's SHA-256 is `{stored['sha256'][:16]}…`, and a test "
-            f"checks it at every build.\n")
+# -- the first screen's table ----------------------------------------------------------------
+
+def _git(root: Path, *args) -> str:
+    return subprocess.run(["git", *args], cwd=root, capture_output=True, text=True,
+                          check=True).stdout
 
 
-def amendments_text(root: Path) -> str:
-    """The first screen's table (``amendment_index.table``): the registration and each
-    amendment, when each was written and committed, the confirmatory runs stored then,
-    what it changed, and whether it touched a rule, a margin, a seed or a verdict."""
-    from .amendment_index import table
-    return (table(root) + "\n" + "Runs: as each text states them. Commit: the first that "
-            "holds the text. Each row links to it below.\n")
+def headings(page_text: str) -> list:
+    """[(number, date, title)] of the page's amendments, in order."""
+    return [(int(n), date, title) for n, date, title in HEADING.findall(page_text)]
 
 
-def progress_text(store=None) -> str:
-    """The confirmatory runs stored so far, per condition: counts, no estimate."""
-    table = A.progress(store)
-    record = D.equal_time_record(store)
-    total, done = int(table["of"].sum()), int(table["evaluated"].sum())
-    trained = int(table["trained"].sum())
-    lines = [f"**Progress**: {trained} of the {total} confirmatory runs are trained and "
-             f"{done} evaluated (the {total} are the nine conditions at "
-             f"{len(D.CONFIRM_SEEDS)} seeds; the random-initialization controls and the "
-             f"learning-rate check of amendment 1 come beside them). No confirmatory "
-             f"estimate is computed before all {total} are.",
-             "", "| condition | trained | evaluated |", "|---|---|---|"]
-    lines += [f"| {name} | {row.trained} of {row.of} | {row.evaluated} of {row.of} |"
-              for name, row in table.iterrows()]
-    if done == total:  # judged once: the verdicts lead, the counts follow
-        lines = ["**The verdicts**, judged once, with every confirmatory run stored. "
-                 + R.report(store), ""] + lines
-    if record:
-        lines += ["", R.equal_time_sentence(record)]
-        runs = A.trained_runs(store)
-        if len(runs):
-            lines += ["", cost_text(runs)]
-    else:
-        lines += ["", "Equal time is not measured yet: the first stretch measures it "
-                  "before its first run."]
+def sections(page_text: str) -> dict:
+    """{number: the amendment's text}, heading included."""
+    starts = [(m.start(), int(m.group(1))) for m in HEADING.finditer(page_text)]
+    ends = [s for s, _ in starts[1:]] + [len(page_text)]
+    return {n: page_text[s:e] for (s, n), e in zip(starts, ends)}
+
+
+def stated_runs(section: str) -> int:
+    """The runs an amendment says were stored when it was written."""
+    m = STORED.search(section)
+    if m is None:
+        raise LookupError("the amendment does not say which runs were stored")
+    return {"all 99": 99, "none finished": 0}.get(m.group(1), int(m.group(2) or 0))
+
+
+def shallow(root: Path) -> bool:
+    """Whether ``root`` is a shallow clone (its history, and the commits, incomplete)."""
+    return _git(root, "rev-parse", "--is-shallow-repository").strip() == "true"
+
+
+def first_commit(root: Path, text: str, path: str = PAGE) -> str:
+    out = _git(root, "log", "--format=%H", "--reverse", f"-S{text}", "--", path).split()
+    if not out:
+        raise LookupError(f"no commit adds {text!r} to {path}")
+    return out[0]
+
+
+def design_hashes() -> set:
+    """The 16-digit names of the 99 runs of the confirmatory design."""
+    from ..engine.store import config_hash
+    from ..paths import repo_root
+    from ..studies import conditions as C
+    record = A.equal_time_record(repo_root() / "data" / "results" / A.STORE)
+    configs = A.conditions(record["steps"])
+    return {config_hash(C.seeded(configs[name], seed).to_dict())
+            for name in A.CONDITIONS for seed in A.CONFIRM_SEEDS}
+
+
+def runs_at(root: Path, commit: str, hashes: set) -> int:
+    """How many of ``hashes`` had a stored run in the tree of ``commit``."""
+    names = _git(root, "ls-tree", "-r", "--name-only", commit,
+                 "data/results/confirm/pretrain/").split()
+    return sum(Path(n).stem in hashes for n in names if n.endswith(".json"))
+
+
+def rows(root: Path) -> list:
+    """The table's rows, the registration first. In a shallow clone "commit", "runs" of
+    the registration and "committed runs" are None: the history that gives them is
+    missing."""
+    page = (root / PAGE).read_text()
+    index = json.loads((root / INDEX).read_text())
+    record = json.loads((root / A.RECORD).read_text())
+    for number, _, title in headings(page):
+        if str(number) not in index["amendments"]:
+            raise LookupError(f"amendment {number} ({title}) is not described in {INDEX}")
+    history = not shallow(root)
+    hashes = design_hashes()
+    out = [{"what": "Registration", "date": record["date"], "commit": record["commit"],
+            "runs": runs_at(root, record["commit"], hashes) if history else None,
+            **index["registration"]}]
+    texts = sections(page)
+    for number, date, title in headings(page):
+        commit = first_commit(root, f"### Amendment {number},") if history else None
+        out.append({"what": f"Amendment {number}", "title": title, "date": date,
+                    "commit": commit, "runs": stated_runs(texts[number]),
+                    "committed runs": runs_at(root, commit, hashes) if history else None,
+                    **index["amendments"][str(number)]})
+    return out
+
+
+def anchor(row: dict) -> str:
+    """The label a row links to: the registered text's box, or the amendment's dropdown."""
+    return ("registered-text" if row["what"] == "Registration"
+            else "amendment-" + row["what"].split()[-1])
+
+
+def table(root: Path, anchor=anchor) -> str:
+    """The first-screen table in markdown: one row for the registration and one per
+    amendment, with four flag columns (``FLAGS``: the registration "set"s its rules, an
+    amendment changed one, "yes", or not); ``anchor(row)`` (a label, or "") links a
+    row's name."""
+    lines = ["| | written (UTC) | commit | runs stored (of 99) | what it changed | "
+             + " | ".join(f"changed a {f}?" for f in FLAGS) + " |",
+             "|---|---|---|---|---|" + "---|" * len(FLAGS)]
+    for row in rows(root):
+        label = anchor(row)
+        name = f"{{ref}}`{row['what']} <{label}>`" if label else row["what"]
+        commit = f"`{row['commit'][:7]}`" if row["commit"] else "not in this clone"
+        runs = "not in this clone" if row["runs"] is None else row["runs"]
+        flags = " | ".join(("set" if row["what"] == "Registration" else "yes")
+                           if row[f] else "no" for f in FLAGS)
+        lines.append(f"| {name} | {row['date'].removesuffix(' UTC')} | {commit} | {runs} | "
+                     f"{row['summary']} | {flags} |")
     return "\n".join(lines) + "\n"
 
 
-def cost_text(runs: pd.DataFrame) -> str:
-    """What the stored runs' training took, and amendment 1's per-seed check of equal
-    time (1.2), from their training records alone (no loss or evaluation is read)."""
-    costs = A.training_costs(runs)
-    speed = costs.set_index("condition")["tokens/s"]
-    text = (f"Training of the {len(runs)} stored runs: {costs['hours'].sum():.1f} "
-            f"thread-hours of training steps (evaluation and curve points excluded), "
-            f"one thread a run, on {', '.join(sorted(set(runs['machine'])))}; from "
-            f"{speed.min():,.0f} tokens a second ({speed.idxmin()}) to {speed.max():,.0f} "
-            f"({speed.idxmax()}), counting the tokens that are not padding.")
-    ratios = A.time_ratios(runs)
-    if len(ratios):
-        flagged = int(ratios["flagged"].sum())
-        text += (f" Wide over BERT-style training seconds, per seed (amendment 1.2): "
-                 f"{R.ratios_text(ratios)}. "
-                 f"{flagged} of {len(ratios)} fall outside 0.9 to 1.1 and are flagged: on "
-                 f"those seeds the two arms' training times differ by more than 10%. Above "
-                 f"1 the wide model trained longer than the BERT-style model; below 1 it "
-                 f"had less time, which favours \"contradicted\".")
-    return text
+# -- the results -----------------------------------------------------------------------------
+
+def percent(power: float) -> str:
+    return "under 1%" if power < 0.01 else "over 99%" if power > 0.99 else f"{100 * power:.0f}%"
+
+
+def _interval(i, unit: str) -> str:
+    return "not stored" if i is None else interval_text(i.mean, i.low, i.high, unit)
+
+
+def curve_sizes() -> dict:
+    """{"curve", "final"}: the held-out sequences a learning-curve point scores and those
+    of the final evaluation the verdicts read, from the registered configs."""
+    from ..profiles import eval_config
+    return {"curve": f"{A.conditions(None)[A.ALBERT].curve_examples:,}",
+            "final": f"{eval_config(A.PILOT_PROFILE).mlm_sequences:,}"}
+
+
+def results_values(store=None) -> dict:
+    """The keys of ``prereg-results.md``: the judged families (``confirm.results_table``,
+    the pilot beside them), what amendment 1 reports beside the primary verdicts, the
+    equal-time measurement and the training's cost, from the confirmatory runs read once."""
+    from ..stats.inference import mean_interval
+    frame, rungs = A.confirmatory_frame(store=store), A.rungs()
+    judged, pilot = A.both_families(frame, rungs), A.both_families(A.pilot_frame(), rungs)
+    ratios = A.time_ratios(frame)
+    column = ratios["wide / BERT-style seconds"].astype(float)
+    machines = list(dict.fromkeys(ratios["machines"]))
+    median = round(float(column.median()), 2)
+    scores = A.lr_check_scores(store)
+    gap = None if scores is None else K.lr_check_gap(scores, A.margin_values(rungs)["ce"])
+    albert = frame[frame["condition"] == A.ALBERT]  # SOP-trained, and without dropout
+    held_out_gap = (frame[A.CE] - frame.get("train_mlm_loss_at_mask", float("nan"))
+                    ).groupby([frame["condition"], frame["seed"]]).first()
+    narrowing = (held_out_gap.loc[A.ALBERT] - held_out_gap.loc[A.DROPOUT]).dropna()
+    record = A.equal_time_record(store)
+    runs = A.trained_runs(store)
+    speed = A.training_costs(runs).set_index("condition")["tokens/s"]
+    return {
+        "total": len(frame), "seeds": frame["seed"].nunique(),
+        "primary_tests": A.holm_tests(judged["primary"]),
+        "secondary_tests": A.holm_tests(judged["secondary"]),
+        "primary_table": K.results_table(judged["primary"], pilot["primary"], A.PRIMARY),
+        "secondary_table": K.results_table(judged["secondary"], pilot["secondary"],
+                                           A.SECONDARY),
+        "ratios": ", ".join(f"{s} {r:.2f}" for s, r in zip(ratios["seed"], column))
+                  + f"; median {column.median():.2f}"
+                  + (f"; both arms on {machines[0]}" if len(machines) == 1
+                     and " / " not in machines[0] else ""),
+        "flagged": int(ratios["flagged"].sum()), "ratio_seeds": len(ratios),
+        "shortfall": "as much time as" if median == 1 else
+                     f"about {abs(1 - median):.0%} {'less' if median < 1 else 'more'} time than",
+        "lr_check": "its runs are not stored" if scores is None else
+                    "5e-3 is within the cross-entropy margin of the best rate" if gap is None
+                    else f"5e-3 was not the best rate: {gap[0]:g} beat it by {gap[1]:.3f} nats",
+        "sop_above": _interval(A.above_majority(albert, "sop_cuefree_accuracy_probe"),
+                               "points"),
+        "dropout_gap": _interval(mean_interval(held_out_gap.loc[A.ALBERT].dropna())
+                                 if held_out_gap.loc[A.ALBERT].notna().all() else None, "nats"),
+        "dropout_narrowing": _interval(mean_interval(narrowing) if len(narrowing) >= 2
+                                       else None, "nats"),
+        "cpu": record["provenance"]["machine"]["cpu"],
+        "bert_ms": f"{1000 * record['bert_step_seconds']:.1f}",
+        "wide_ms": f"{1000 * record['wide_step_seconds']:.1f}",
+        "wide_steps": f"{record['steps']:,}", "bert_steps": f"{record['bert_steps']:,}",
+        "hours": f"{runs['train_seconds'].sum() / 3600:.1f}",
+        "machines": ", ".join(sorted(set(runs["machine"]))),
+        "slowest_speed": f"{speed.min():,.0f}", "slowest": speed.idxmin(),
+        "fastest_speed": f"{speed.max():,.0f}", "fastest": speed.idxmax(),
+        **curve_sizes()}
+
+
+def results_text(generated: Path, store=None) -> str:
+    """The page's results: once every confirmatory run is stored, the judged families
+    (``prereg-results.md``) with their curves drawn into ``generated``; before, the
+    counts alone (``prereg-progress.md``), and no figure: no interim estimate."""
+    if A.complete(store):
+        values = results_values(store)
+        write_figure(K.curves_figure(A.confirmatory_frame(store=store), A.rungs()),
+                     generated / "preregistration-confirm-curves.png")
+        return fill("prereg-results.md", values)
+    counts = A.progress(store)
+    shown = counts.assign(**{c: counts[c].astype(str) + " of " + counts["of"].astype(str)
+                             for c in ("trained", "evaluated")})[["trained", "evaluated"]]
+    return fill("prereg-progress.md", {
+        "trained": int(counts["trained"].sum()), "evaluated": int(counts["evaluated"].sum()),
+        "total": int(counts["of"].sum()), "table": shown.to_markdown(disable_numparse=True)})
+
+
+# -- what the design was sized on ------------------------------------------------------------
+
+def _markdown(rows: list) -> str:
+    """The rows as a markdown table, each cell as written (no number re-formatted)."""
+    return pd.DataFrame(rows).to_markdown(index=False, disable_numparse=True)
 
 
 def _number(value: float, unit: str) -> str:
     return f"{value:+.1f}" if unit == "points" else f"{value:+.4f}"
 
 
-CHANCE_SES = 2  # an arm this many binomial standard errors or fewer from the majority
-# label reads the pairs at chance (amendment 11)
+def pilot_values(frame: pd.DataFrame) -> dict:
+    """The keys of ``prereg-pilot.md``: the pilot's per-seed paired differences and the
+    power they give (``confirm.power_plan``); a decision whose two arms read at chance
+    (``confirm.chance_arms``) has a note instead of a reading (amendment 11)."""
+    n = len(A.CONFIRM_SEEDS)
+    plan, secondary = K.power_plan(frame), K.power_plan(frame, A.SECONDARY)
+    rows, notes = [], []
+    for spec in A.PRIMARY:
+        row, chance = plan.loc[spec.key], K.chance_arms(spec, frame)
+        at_chance = chance is not None and chance["both"]
+        if at_chance:
+            notes.append(fill("prereg-chance.md", {
+                "key": spec.key, "majority": f"{chance['majority']:.1f}%",
+                "arms": ", ".join(f"{k} {v:.1f}%" for k, v in chance["arms"].items()),
+                "ses": K.CHANCE_SES, "se": f"{chance['se']:.1f}",
+                "pairs": f"{chance['pairs']:,}", "setter": plan["seeds for 80%"].idxmax(),
+                "most": f"{plan['seeds for 80%'].max():.0f}",
+                "own": f"{row['seeds for 80%']:.0f}"}))
+        rows.append({"decision": f"{spec.label} ({spec.unit})",
+                     "pilot mean": _number(row["mean"], spec.unit),
+                     "paired SD": f"{abs(row['paired SD']):.3g}",
+                     f"power at {n} seeds": percent(row[f"power at {n}"]),
+                     "seeds for 80%": f"{row['seeds for 80%']:.0f}",
+                     "note": "meaningless: both arms at chance (below)" if at_chance else ""})
+    second = [{"decision": f"{s.label} ({s.unit})",
+               "pilot mean": _number(secondary.loc[s.key, "mean"], s.unit),
+               "paired SD": f"{abs(secondary.loc[s.key, 'paired SD']):.3g}"}
+              for s in A.SECONDARY]
+    return {"alpha": f"{A.holm_alpha():.3f}", "tests": 2 * len(A.PRIMARY),
+            "primary_table": _markdown(rows),
+            "chance_note": "".join(notes), "seeds": K.seed_count(plan),
+            "secondary_table": _markdown(second),
+            **curve_sizes()}
 
 
-def chance_arms(spec, frame: pd.DataFrame) -> dict | None:
-    """Amendment 11's rule for an accuracy decision on pairs with a majority label: each
-    arm's mean accuracy over seeds (in points, from the correct-or-not strings the
-    decision reads), the majority label's, and one run's binomial standard error at the
-    majority label's rate on the test pairs (every seed scores the same pairs). An arm
-    reads the pairs at chance when its mean lies within ``CHANCE_SES`` standard errors of
-    the majority label; "both" says whether both arms do. None for a decision that reads
-    no such pairs (cross-entropy, or no majority label stored)."""
-    import math
-    if spec.kind != "accuracy" or not spec.metric.endswith("_probe_correct"):
-        return None
-    majority = spec.metric[:-len("_probe_correct")] + "_majority"
-    if majority not in frame or spec.metric not in frame:
-        return None
-    arms, pairs, rate = {}, set(), set()
-    for arm in (spec.a, spec.b):
-        runs = frame[frame["condition"] == arm].dropna(subset=[spec.metric, majority])
-        if not len(runs):
-            return None
-        arms[arm] = float(runs[spec.metric].map(
-            lambda s: 100 * sum(c == "1" for c in s) / len(s)).mean())
-        pairs |= set(runs[spec.metric].map(len))
-        rate |= set(runs[majority].round(12))
-    if len(pairs) != 1 or len(rate) != 1:
-        raise ValueError(f"{spec.key}: the arms were scored on different test pairs")
-    (n,), (p,) = pairs, rate
-    se = 100 * math.sqrt(p * (1 - p) / n)
-    return {"arms": arms, "majority": 100 * p, "pairs": n, "se": se,
-            "both": all(abs(a - 100 * p) <= CHANCE_SES * se for a in arms.values())}
-
-
-def chance_note(spec, chance: dict, plan: pd.DataFrame) -> str:
-    """The sentences under the power table for a decision whose two arms read at chance
-    (``plan``: ``confirm.power_plan``'s, to say whether the seed count rests on it)."""
-    arms = ", ".join(f"{name} {value:.1f}%" for name, value in chance["arms"].items())
-    own, most = plan.loc[spec.key, "seeds for 80%"], plan["seeds for 80%"].max()
-    setter = plan["seeds for 80%"].idxmax()
-    rests = (f"The seed count does not rest on it: this row needs {own:.0f} seeds for 80%, "
-             f"`{setter}` needs {most:.0f}, and the rule takes the most." if own < most
-             else f"The seed count rests on it: this row needs the most seeds, {own:.0f}.")
-    return (f"The power of `{spec.key}` is meaningless (amendment 11). On its pairs both "
-            f"pilot arms read at chance: {arms}, against {chance['majority']:.1f}% for the "
-            f"majority label, each within {CHANCE_SES} standard errors of it "
-            f"({CHANCE_SES} x {chance['se']:.1f} points, one run's binomial error on "
-            f"{chance['pairs']:,} test pairs). A difference between two arms at chance is "
-            f"noise, not an effect, and a power computed at its size says nothing about "
-            f"the design. {rests}")
-
-
-def pilot_text(frame: pd.DataFrame | None = None) -> str:
-    """The pilot's per-seed paired differences and the power they give; a decision whose
-    two arms read at chance (``chance_arms``) has a note beside its power instead of a
-    reading (amendment 11)."""
-    frame = A.pilot_frame() if frame is None else frame
-    n = len(D.CONFIRM_SEEDS)
-    plan = K.power_plan(frame)
-    lines = [f"Primary decisions, at Holm's first-step alpha of "
-             f"{D.holm_alpha():.3f} ({2 * len(D.PRIMARY)} tests):", "",
-             f"| decision | pilot mean | paired SD | power at {n} seeds | seeds for 80% "
-             f"| note |", "|---|---|---|---|---|---|"]
-    notes = []
-    for spec in D.PRIMARY:
-        row = plan.loc[spec.key]
-        unit = spec.unit
-        chance = chance_arms(spec, frame)
-        note = ""
-        if chance is not None and chance["both"]:
-            note = "meaningless: both arms at chance (below)"
-            notes.append(chance_note(spec, chance, plan))
-        lines.append(f"| {spec.label} ({unit}) | {_number(row['mean'], unit)} | "
-                     f"{abs(row['paired SD']):.3g} | {_percent(row[f'power at {n}'])} | "
-                     f"{row['seeds for 80%']:.0f} | {note} |")
-    lines += [""] + [line for note in notes for line in (note, "")]
-    lines += [f"The rule (section 4) gives {K.seed_count(plan)} seeds.", "",
-              "Secondary decisions (exploratory), the pilot's paired differences:", "",
-              "| decision | pilot mean | paired SD |", "|---|---|---|"]
-    secondary = K.power_plan(frame, D.SECONDARY)
-    for spec in D.SECONDARY:
-        row = secondary.loc[spec.key]
-        unit = spec.unit
-        lines.append(f"| {spec.label} ({unit}) | {_number(row['mean'], unit)} | "
-                     f"{abs(row['paired SD']):.3g} |")
-    return "\n".join(lines) + "\n"
-
-
-REACH = 0.05  # a TOST power at a true 0 below this: "equivalent" is out of reach
-
-
-def equivalence_text(frame: pd.DataFrame | None = None, rungs: dict | None = None,
-                     groups: dict | None = None) -> str:
-    """Amendment 2's table: the TOST's power at a true difference of 0, per decision, and
-    which decisions cannot end "equivalent" at the registered seed count. ``groups``:
-    ``reach_groups``' result, if already computed."""
-    groups = groups or reach_groups(frame, rungs)
-    n = len(D.CONFIRM_SEEDS)
-    lines, nil = [], []
-    for title, (specs, plan) in zip(("Primary decisions", "Secondary decisions "
-                                     "(exploratory)"), groups["plans"]):
-        lines += [f"{title}, {n} seeds, at Holm's first-step alpha of "
-                  f"{D.holm_alpha(specs):.4g} ({2 * len(specs)} tests) and at 5%:", "",
-                  "| decision | margin | pilot paired SD | TOST power, Holm's first step "
-                  "| at 5% |", "|---|---|---|---|---|"]
-        out = []
-        for spec in specs:
-            row = plan.loc[spec.key]
-            unit = spec.unit
-            first = row["TOST power, Holm's first step"]
-            lines.append(f"| {spec.label} | ±{row['margin']:.{unit_digits(unit)}f} {unit} "
-                         f"| {row['paired SD']:.3g} | {_percent(first)} | "
-                         f"{_percent(row['TOST power at 5%'])} |")
-            if first < REACH:
-                out.append(spec)
-        nil += [s for s in out if s.paper_sign == 0]
-        lines += ["", f"Under {100 * REACH:.0f}% at Holm's first step, even at a true "
-                  f"difference of 0: {len(out)} of {len(specs)}"
-                  + (" (" + ", ".join(f"`{s.key}`" for s in out) + ")" if out else "")
-                  + ".", ""]
-    lines.append("For those the design can show a difference but not its absence: "
-                 "\"equivalent\" is out of its reach, and an \"inconclusive\" there is not "
-                 "evidence of no effect.")
-    for spec in nil:
-        lines.append(f"The paper says `{spec.key}` ({spec.label}) is no difference: here "
-                     f"that claim can be contradicted but not confirmed.")
-    return "\n".join(lines) + "\n"
-
-
-def reach_groups(frame: pd.DataFrame | None = None, rungs: dict | None = None) -> dict:
-    """Amendment 3's reading: {"plans": the two families' ``equivalence_plan``s, "out":
-    keys whose TOST stays under REACH even at the smallest SD of the pilot's 95% interval,
-    "unlikely": under REACH at the pilot's SD only, "at_mean": reachable at a true 0 but
-    under REACH at the pilot's own mean}."""
-    frame = A.pilot_frame() if frame is None else frame
-    rungs = A.rungs() if rungs is None else rungs
-    groups = {"plans": [], "out": [], "unlikely": [], "at_mean": []}
-    for specs in (D.PRIMARY, D.SECONDARY):
-        plan = K.equivalence_plan(frame, rungs, specs, len(D.CONFIRM_SEEDS))
-        groups["plans"].append((specs, plan))
-        for spec in specs:
-            row = plan.loc[spec.key]
-            first = row["TOST power, Holm's first step"]
-            if row["TOST power at the smallest SD"] < REACH:
-                groups["out"].append(spec.key)
-            elif first < REACH:
-                groups["unlikely"].append(spec.key)
-            if first >= REACH and row["TOST power at the pilot mean"] < REACH:
-                groups["at_mean"].append(spec.key)
-    return groups
-
-
-def _names(keys) -> str:
-    return ", ".join(f"`{k}`" for k in keys) if keys else "none"
-
-
-def reach_text(frame: pd.DataFrame | None = None, rungs: dict | None = None,
-               groups: dict | None = None) -> str:
-    """Amendment 3's table: amendment 2's TOST power at a true 0 read with the pilot SD's
-    uncertainty (at the low end of its 95% interval), at Holm's next-to-last step, and
-    at the pilot's own mean; which decisions stay out of reach of "equivalent"."""
-    from ..stats.power import sd_factors
-    n, low = len(D.CONFIRM_SEEDS), sd_factors(len(D.PILOT_SEEDS))[0]
-    groups = groups or reach_groups(frame, rungs)
-    lines = [f"Power of the TOST at {n} seeds; \"first step\" is Holm's first-step alpha "
-             f"of each family ({D.holm_alpha(D.PRIMARY):.4g} primary, "
-             f"{D.holm_alpha(D.SECONDARY):.4g} secondary); the smallest SD is "
-             f"{low:.2f} times the pilot's, the low end of its 95% interval from "
-             f"{len(D.PILOT_SEEDS)} seeds:", "",
-             "| decision | true 0, pilot SD, first step | true 0, smallest SD, first "
-             "step | true 0, pilot SD, at 0.025 | pilot mean, pilot SD, first step |",
-             "|---|---|---|---|---|"]
-    for specs, plan in groups["plans"]:
-        for spec in specs:
-            row = plan.loc[spec.key]
-            first = row["TOST power, Holm's first step"]
-            lines.append(f"| `{spec.key}` | {_percent(first)}"
-                         f" | {_percent(row['TOST power at the smallest SD'])} | "
-                         f"{_percent(row['TOST power at ALPHA / 2'])} | "
-                         f"{_percent(row['TOST power at the pilot mean'])} |")
-    lines += ["", f"Under {100 * REACH:.0f}% even at the smallest SD, so out of reach of "
-              f"\"equivalent\" unless the true SD is smaller still: "
-              f"{_names(groups['out'])}.",
-              "", f"Under {100 * REACH:.0f}% at the pilot's SD but not at the smallest, so "
-              f"amendment 2's \"out of reach\" is withdrawn for them (\"equivalent\" is "
-              f"unlikely, not impossible): {_names(groups['unlikely'])}.",
-              "", f"Likely to reach \"equivalent\" at a true 0 but under "
-              f"{100 * REACH:.0f}% at the pilot's own mean (the pilot's difference lies "
-              f"outside or near the margin): {_names(groups['at_mean'])}."]
-    return "\n".join(lines) + "\n"
-
-
-LIKELY = 0.5  # amendment 4: "reachable at a true 0" from this power on
-
+# -- the amendments ---------------------------------------------------------------------------
 
 def reading(row) -> str:
-    """Amendment 4's reading of one decision's ``equivalence_plan`` row: whether the
-    verdict "equivalent" is within the design's reach."""
+    """Amendment 4's reading of one decision's ``confirm.equivalence_plan`` row: whether
+    the verdict "equivalent" is within the design's reach."""
     first = row["TOST power, Holm's first step"]
     if row["TOST power at the smallest SD at ALPHA / 2"] < REACH:
         return "out of reach"
@@ -304,135 +300,55 @@ def reading(row) -> str:
     return "reachable at a true 0"
 
 
-def lenient_text(frame: pd.DataFrame | None = None, rungs: dict | None = None,
-                 groups: dict | None = None) -> str:
-    """Amendment 4's table: each decision's TOST power at a true 0 at the pilot's SD and
-    Holm's first step, and at the most lenient pair (the smallest SD, ALPHA / 2), with
-    its reading (``reading``)."""
-    lines = ["| decision | pilot SD, first step | smallest SD, 0.025 | reading |",
-             "|---|---|---|---|"]
-    for specs, plan in (groups or reach_groups(frame, rungs))["plans"]:
-        for spec in specs:
-            row = plan.loc[spec.key]
-            first = row["TOST power, Holm's first step"]
-            lines.append(f"| `{spec.key}` | {_percent(first)} | "
-                         f"{_percent(row['TOST power at the smallest SD at ALPHA / 2'])} | "
-                         f"{reading(row)} |")
-    return "\n".join(lines) + "\n"
-
-
-def readings(groups: dict) -> dict:
-    """{reading: [keys]} by amendment 4's rule, in the families' order, of
-    ``reach_groups``' plans."""
+def readings(frame: pd.DataFrame, rungs: dict) -> dict:
+    """{key: amendment 4's reading} of every registered decision, from ``frame``."""
     out = {}
-    for specs, plan in groups["plans"]:
-        for spec in specs:
-            out.setdefault(reading(plan.loc[spec.key]), []).append(spec.key)
+    for specs in (A.PRIMARY, A.SECONDARY):
+        plan = K.equivalence_plan(frame, rungs, specs, len(A.CONFIRM_SEEDS))
+        out.update({spec.key: reading(plan.loc[spec.key]) for spec in specs})
     return out
 
 
-SUMMARISED_AMENDMENTS = 12  # the amendments ``since_text``'s prose summarises
+def since_values(frame: pd.DataFrame, rungs: dict) -> dict:
+    """The keys of ``prereg-since.md``: the decisions in each of amendment 4's readings."""
+    by_key = readings(frame, rungs)
+
+    def names(*groups) -> str:
+        keys = [k for k, r in by_key.items() if r in groups]
+        return ", ".join(f"`{k}`" for k in keys) if keys else "none"
+    doubtful = "reachable at a true 0, unlikely at the pilot's mean"
+    reachable = names("reachable at a true 0", doubtful)
+    nil = [s.key for s in A.SECONDARY + A.PRIMARY if s.paper_sign == 0]
+    return {"out_of_reach": names("out of reach"), "unlikely": names("unlikely at the pilot's SD"),
+            "reachable": reachable,
+            "doubtful": "each of them" if names(doubtful) == reachable else names(doubtful),
+            "nil": ", ".join(f"`{k}`" for k in nil),
+            "nil_reading": ", ".join(by_key[k] for k in nil)}
 
 
 class SummaryStale(RuntimeError):
-    """The page has an amendment that the amendments' summary (``since_text``) omits."""
-
-
-def amendment_count(page: Path) -> int:
-    """How many dated amendments the page has (its ``### Amendment N`` headings)."""
-    return len(re.findall(r"^### Amendment \d+\b", page.read_text(), flags=re.M))
+    """The page has an amendment that the amendments' summary omits."""
 
 
 def check_summary(page: Path) -> None:
     """Refuse to build a summary of fewer amendments than the page has."""
-    count = amendment_count(page)
+    count = len(headings(page.read_text()))
     if count != SUMMARISED_AMENDMENTS:
         raise SummaryStale(
-            f"{page.name} has {count} amendments but the amendments' summary (since_text) "
-            f"describes {SUMMARISED_AMENDMENTS}: update since_text and "
-            f"SUMMARISED_AMENDMENTS with the new amendment")
+            f"{page.name} has {count} amendments but book/templates/prereg-since.md "
+            f"describes {SUMMARISED_AMENDMENTS}: update it and SUMMARISED_AMENDMENTS")
 
 
-def since_text(frame: pd.DataFrame | None = None, rungs: dict | None = None,
-               groups: dict | None = None) -> str:
-    """The note at the head of the amendments on what they mean for reading the
-    verdicts (the reader's summary; the amendments themselves are the record)."""
-    groups = readings(groups or reach_groups(frame, rungs))
-    unlikely = groups.get("unlikely at the pilot's SD", [])
-    reachable = (groups.get("reachable at a true 0", [])
-                 + groups.get("reachable at a true 0, unlikely at the pilot's mean", []))
-    text = ("**Since the registration**, twelve dated amendments at the end of the page "
-            "change no decision, margin, test, seed or verdict rule. Amendment 1 fixes "
-            "how the equal-time and SOP decisions are read. Amendments 2 to 4 add the "
-            "{term}`power` of the TOST, the chance of an \"equivalent\" verdict; "
-            "amendment 4's reading replaces the two before it. Amendments 5 and 6 correct "
-            "what amendments 2 to 4 say of blinding (the training logs printed single "
-            "runs' cross-entropies until 2026-12-03 13:55 UTC, some before amendments 2 "
-            "to 4) and word the equal-time verdict with its measured time ratio. "
-            "Amendments 7 to 10, written after the verdicts, change only how they are shown "
-            "(amendment 8 withdraws a post-hoc check that amendment 7 had added). "
-            "Amendment 11 (corrected by 12) withdraws four registered passages that went "
-            "beyond the data: \"equivalent\" read as \"absent\", two reasons that runs "
-            "stored at the registration contradicted, and the SOP decision's power. "
-            f"Out of its reach, even at the most lenient values: "
-            f"{_names(groups.get('out of reach', []))}: these can show a difference "
-            f"but not its absence. Unlikely at the pilot's spread over seeds: "
-            f"{_names(unlikely)}. Reachable if the "
-            f"true difference is 0: {_names(reachable)}")
-    doubtful = groups.get("reachable at a true 0, unlikely at the pilot's mean", [])
-    if reachable and doubtful == reachable:
-        text += ", though for each the pilot's own difference makes a true 0 unlikely"
-    text += "."
-    nil = [s.key for s in D.SECONDARY + D.PRIMARY if s.paper_sign == 0]
-    for key in nil:
-        group = next(g for g, keys in groups.items() if key in keys)
-        if group != "out of reach" and not group.startswith("reachable"):
-            text += (f" The paper's claim of no difference (`{key}`) can be "
-                     f"contradicted here, and is unlikely to be confirmed even if true.")
-        elif group == "out of reach":
-            text += (f" The paper's claim of no difference (`{key}`) can be "
-                     f"contradicted here but not confirmed.")
-    return text + "\n"
+def frozen_amendment_parts(root: Path) -> dict:
+    """{part: text} of the amendments' frozen tables, as committed."""
+    path = root / AMENDMENT_PARTS
+    if not path.is_file():
+        raise FileNotFoundError(f"{AMENDMENT_PARTS} is missing: the amendments' tables "
+                                f"are frozen there")
+    return json.loads(path.read_text())
 
 
-def _percent(power: float) -> str:
-    if power < 0.01:
-        return "under 1%"
-    return "over 99%" if power > 0.99 else f"{100 * power:.0f}%"
-
-
-CONFIRM_CURVES_FIGURE = """```{{figure}} _generated/preregistration-confirm-curves.png
-:alt: the confirmatory paired differences along training for the four cross-entropy decisions
-
-The confirmatory paired differences along training (all fresh seeds), A minus B in nats
-for the four primary decisions on cross-entropy, with their 95% intervals (blue) and the
-margin (grey). Every point, the last included, is read on the curve's {curve:,} held-out
-sequences, not the {final:,} of the final evaluation that the verdicts read, so the last
-point is close to the table's difference but not equal to it. Points before the end come
-before the learning rate has decayed. Each point is a share of the run's schedule, so the
-equal-time panel compares equal shares of each arm's time.
-```
-"""
-
-
-def confirm_curves(generated: Path, store=None) -> str:
-    """Once every confirmatory run is stored: draw the primary decisions' paired
-    differences along training into ``generated`` and return the figure's markdown;
-    before, draw nothing and return "" (no interim estimate, not even a curve)."""
-    if not A.complete(store):
-        return ""
-    write_figure(R.curves_figure(A.confirmatory_frame(store=store), A.rungs()),
-                  generated / "preregistration-confirm-curves.png")
-    return "\n" + CONFIRM_CURVES_FIGURE.format(**curve_sizes())
-
-
-def curve_sizes() -> dict:
-    """{"curve", "final"}: the held-out sequences a learning-curve point scores and those
-    of the final evaluation the verdicts read, from the registered configs."""
-    from ..profiles import eval_config
-    return {"curve": D.conditions(None)[D.ALBERT].curve_examples,
-            "final": eval_config(D.PILOT_PROFILE).mlm_sequences}
-
+# -- the page ---------------------------------------------------------------------------------
 
 def write_figure(figure, path: Path) -> None:
     """Save a figure as PNG (``figure_text.png`` records its text's size for the book's
@@ -444,78 +360,26 @@ def write_figure(figure, path: Path) -> None:
     plt.close(figure)
 
 
-CURVES_FIGURE = """```{{figure}} _generated/preregistration-pilot-curves.png
-:alt: the pilot's paired differences along training for the four cross-entropy decisions
-
-The pilot's paired differences along training (seeds 0-2, exploratory), A minus B in nats
-for the four primary decisions on cross-entropy, with their 95% intervals (blue) and the
-margin (grey). Each point is a share of the run's schedule, so the equal-time panel
-compares equal shares of each arm's time. Points before the end come before the
-learning rate has decayed, and are read on the curve's {curve:,} held-out sequences, not the
-{final:,} of the final evaluation. The SOP decision has no curve: its probe reads the final
-model only.
-```
-"""
-
-
-# The numbers a dated amendment shows are frozen with it: the text of its generated part
-# as it was committed (tests/test_confirm.py recomputes each from the pilot's store and
-# checks that it has not changed), so that a later change of code or data cannot
-# rewrite an amendment.
-AMENDMENT_PARTS = "data/preregistration-amendments.json"
-
-
-def computed_amendment_parts(frame: pd.DataFrame | None = None,
-                             groups: dict | None = None) -> dict:
-    """{part: text} of the amendments' generated parts, computed now (from ``groups``,
-    ``reach_groups``' result, if given)."""
-    groups = groups or reach_groups(frame)
-    return {"equivalence": equivalence_text(groups=groups),
-            "reach": reach_text(groups=groups), "lenient": lenient_text(groups=groups)}
-
-
-class AmendmentChanged(RuntimeError):
-    """An amendment's frozen table is missing, or the code no longer computes it."""
-
-
-def frozen_amendment_parts(root: Path, computed: dict | None = None) -> dict:
-    """The amendments' frozen parts; with ``computed``, checked against it (the build
-    refuses to show an amendment whose numbers the code would now give differently)."""
-    path = root / AMENDMENT_PARTS
-    if not path.is_file():
-        raise AmendmentChanged(f"{AMENDMENT_PARTS} is missing: the amendments' tables "
-                               f"are frozen there")
-    frozen = json.loads(path.read_text())
-    if computed is not None:
-        changed = sorted(k for k in set(frozen) | set(computed)
-                         if frozen.get(k) != computed.get(k))
-        if changed:
-            raise AmendmentChanged(
-                f"the amendments' parts {changed} in {AMENDMENT_PARTS} differ from what "
-                f"the code computes from the pilot's runs: a dated amendment's numbers "
-                f"never change (a new finding is a new amendment)")
-    return frozen
-
-
 def write_preregistration_parts(root: Path) -> list:
     """book/_generated/preregistration-{amendments,record,progress,pilot,since,
-    equivalence,reach,lenient}.md; the amendments' parts from their frozen text, checked.
-    The first screen's table and the frozen parts come from the repository (``root`` may
-    be a copy of the book's sources only, without its history)."""
-    check_summary(root / "book" / "preregistration.md")
+    equivalence,reach,lenient}.md. The first screen's table and the frozen parts come
+    from the repository (``root`` may be a copy of the book's sources only, without its
+    history)."""
+    from ..paths import repo_root
+    check_summary(root / PAGE)
     generated = root / "book" / "_generated"
     generated.mkdir(parents=True, exist_ok=True)
     frame, rungs = A.pilot_frame(), A.rungs()
-    groups = reach_groups(frame, rungs)  # the pilot's TOST powers, once for every part
-    write_figure(R.curves_figure(frame, rungs), generated / "preregistration-pilot-curves.png")
-    from ..paths import repo_root
-    parts = {"amendments": amendments_text(repo_root()),
-             "record": record_text(root),
-             "progress": progress_text() + confirm_curves(generated),
-             "pilot": pilot_text(frame) + "\n" + CURVES_FIGURE.format(**curve_sizes()),
-             "since": since_text(groups=groups)}
-    # the frozen tables, like the pilot's runs they come from, are the repository's
-    parts.update(frozen_amendment_parts(repo_root(), computed_amendment_parts(groups=groups)))
+    write_figure(K.curves_figure(frame, rungs), generated / "preregistration-pilot-curves.png")
+    record = json.loads((repo_root() / A.RECORD).read_text())
+    parts = {"amendments": fill("prereg-amendments.md", {"table": table(repo_root())}),
+             "record": fill("prereg-record.md", {"commit": record["commit"][:7],
+                                                 "date": record["date"],
+                                                 "sha256": record["sha256"][:16]}),
+             "progress": results_text(generated),
+             "pilot": fill("prereg-pilot.md", pilot_values(frame)),
+             "since": fill("prereg-since.md", since_values(frame, rungs)),
+             **frozen_amendment_parts(repo_root())}
     paths = []
     for name, text in parts.items():
         path = generated / f"preregistration-{name}.md"

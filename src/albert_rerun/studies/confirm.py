@@ -1,24 +1,8 @@
 """The confirmatory replication registered on book/preregistration.md: what sized its
-design, its equal-time measurement, its training and its command line.
-
-The exploratory profiles (cpu, and cpu-long's seeds 0-2, the **pilot**) were read, and
-several of their rules revised, after their numbers were seen. The registration fixes,
-before any confirmatory run exists, what the confirmatory runs are and how they are
-judged:
-
-- ``confirm_design.conditions``: nine conditions at the cpu-long sizes (21,600 steps),
-  the wide model's steps set by ``measure_equal_time`` on the machine that trains,
-  before its first run;
-- ``confirm_design.CONFIRM_SEEDS``: fresh seeds no stored run uses, as many as
-  ``power_plan`` asks of the pilot's paired differences at Holm's first-step alpha
-  (``seed_count``, capped by the budget);
-- ``confirm_design.PRIMARY``: the primary family, one Holm family of its own;
-  ``SECONDARY``: the exploratory decisions, a second family;
-- ``confirm_analysis.family``: the analysis, the same function for the pilot and the
-  confirmatory seeds. On the confirmatory store it refuses to compute anything before
-  every run, evaluation and control of the design is stored (``NotComplete``): the
-  stopping rule. ``progress`` counts what is stored, and shows nothing else.
-  ``confirm_report`` says what the judged families show.
+design (``power_plan``, ``seed_count``, amendment 2's ``equivalence_plan`` and amendment
+11's ``chance_arms``), its equal-time measurement, its training, what its judged families
+show (``results_table``, ``report``: refused until every run is stored) and its command
+line. The design and the analysis are ``confirm_analysis``.
 
 Training (``python -m albert_rerun.studies.confirm train --hours H``, or
 ``scripts/train_stretch.sh confirm H``, which runs it from a clean checkout) goes seed by
@@ -31,7 +15,6 @@ import argparse
 import math
 import os
 import statistics
-import re
 import time
 
 import pandas as pd
@@ -39,18 +22,21 @@ import pandas as pd
 from ..engine.store import atomic_write_json, config_hash, results_dir
 from ..profiles import resolve
 from . import conditions as C
-from .confirm_analysis import (_evaluation_configs, complete, cue_free_config, per_seed,
-                               progress, time_ratios, trained_runs, training_costs,
+from .confirm_analysis import (ALPHA, BERT, CONFIRM_SEEDS, EQUAL_TIME, FIRST_SEED,
+                               MAX_SEEDS, MIN_SEEDS, PILOT_PROFILE, POWER, PRIMARY,
+                               SECONDARY, STORE, WIDE_LEARNING_RATE, NotComplete,
+                               _evaluation_configs, both_families, complete, conditions,
+                               confirmatory_frame, cue_free_config, curve_differences,
+                               equal_time_record, holm_alpha, holm_tests, margin_values,
+                               per_seed, pilot_frame, planned, print_unless_incomplete,
+                               progress, rungs, time_ratios, trained_runs, training_costs,
                                with_changes)
-from .confirm_design import (ALPHA, BERT, CONFIRM_SEEDS, EQUAL_TIME, FIRST_SEED, MAX_SEEDS,
-                             MIN_SEEDS, PILOT_PROFILE, POWER, PRIMARY, STORE,
-                             WIDE_LEARNING_RATE, conditions, print_unless_incomplete,
-                             equal_time_record, holm_alpha, margin_values, planned)
-from .confirm_report import report
 
 # Equal time: both models' seconds per training step, timed on the machine that trains,
 # in lockstep over TIMING_STEPS steps each after TIMING_WARMUP, one thread.
 TIMING_STEPS, TIMING_WARMUP = 400, 25
+CHANCE_SES = 2  # an arm this many binomial standard errors or fewer from the majority
+# label reads the pairs at chance (amendment 11)
 
 
 # -- what sized the design -------------------------------------------------------------------
@@ -128,6 +114,45 @@ def seed_count(plan: pd.DataFrame) -> int:
     primary decision POWER, at most MAX_SEEDS."""
     needed = plan["seeds for 80%"].max()
     return int(min(MAX_SEEDS, max(MIN_SEEDS, needed)))
+
+
+def chance_arms(spec, frame: pd.DataFrame) -> dict | None:
+    """Amendment 11's rule for an accuracy decision on pairs with a majority label: each
+    arm's mean accuracy over seeds (points), the majority label's, and one run's binomial
+    standard error at the majority label's rate on the test pairs (every seed scores the
+    same pairs). An arm reads the pairs at chance within ``CHANCE_SES`` standard errors
+    of the majority label; "both" says whether both arms do. None for a decision that
+    reads no such pairs."""
+    if spec.kind != "accuracy" or not spec.metric.endswith("_probe_correct"):
+        return None
+    majority = spec.metric[:-len("_probe_correct")] + "_majority"
+    if majority not in frame or spec.metric not in frame:
+        return None
+    arms, pairs, rate = {}, set(), set()
+    for arm in (spec.a, spec.b):
+        runs = frame[frame["condition"] == arm].dropna(subset=[spec.metric, majority])
+        if not len(runs):
+            return None
+        arms[arm] = float(runs[spec.metric].map(
+            lambda s: 100 * sum(c == "1" for c in s) / len(s)).mean())
+        pairs |= set(runs[spec.metric].map(len))
+        rate |= set(runs[majority].round(12))
+    if len(pairs) != 1 or len(rate) != 1:
+        raise ValueError(f"{spec.key}: the arms were scored on different test pairs")
+    (n,), (p,) = pairs, rate
+    se = 100 * math.sqrt(p * (1 - p) / n)
+    return {"arms": arms, "majority": 100 * p, "pairs": n, "se": se,
+            "both": all(abs(a - 100 * p) <= CHANCE_SES * se for a in arms.values())}
+
+
+def lr_check_gap(scores: dict, margin: float) -> tuple | None:
+    """Amendment 1.1's rule for the learning-rate check (``scores``: {rate: held-out
+    cross-entropy}): (the best rate, how far 5e-3 is behind it in nats) where that gap
+    exceeds ``margin``; None where 5e-3 is within the margin of the best."""
+    best = min(scores, key=scores.get)
+    gap = scores[WIDE_LEARNING_RATE] - scores[best]
+    return None if best == WIDE_LEARNING_RATE or gap <= margin else (best, gap)
+
 
 
 # -- equal time ----------------------------------------------------------------------------
@@ -263,55 +288,101 @@ def train(hours: float | None = None, fill: bool = False, workers: int | None = 
 
 
 def print_progress() -> None:
-    table = progress()
-    print(table.to_string())
-    print("complete" if complete() else "not complete: no estimate is computed before it is")
-
-
-_LOG_LINE = re.compile(r"^\[confirm\] [0-9a-f]{16}(?P<what> \{|: stopped at the deadline)"
-                       r".*\((?P<seconds>\d+) s\)$")
-_FAILED = re.compile(r"^\[confirm\] [0-9a-f]{16}: FAILED")
-
-
-def stretches(store=None) -> pd.DataFrame:
-    """The training stretches from their logs (``scripts/train_stretch.sh``), one row
-    each: its start (UTC, from the log's name), the runs it finished (the transition
-    controls and the learning-rate check included), stopped with a checkpoint and that
-    failed, and the finished and stopped runs' worker-hours (each run's wall time, added
-    up; evaluation and the equal-time timing left out). Counts and seconds only: the
-    logs since b91c12b show no result, the three before it do, and this reads none."""
-    logs = sorted(((store or results_dir(STORE)) / "logs").glob("stretch-*.log"))
-    rows = []
-    for log in logs:
-        finished = stopped = failed = seconds = 0
-        for line in log.read_text().splitlines():
-            match = _LOG_LINE.match(line)
-            if match:
-                finished += match["what"] == " {"
-                stopped += match["what"] != " {"
-                seconds += int(match["seconds"])
-            failed += bool(_FAILED.match(line))
-        start = pd.to_datetime(log.stem.removeprefix("stretch-"), format="%Y%m%dT%H%M%SZ")
-        rows.append({"log": log.name, "started (UTC)": start, "finished": finished,
-                     "stopped": stopped, "failed": failed, "worker hours": seconds / 3600})
-    return pd.DataFrame(rows, columns=["log", "started (UTC)", "finished", "stopped",
-                                       "failed", "worker hours"])
+    print(progress().to_string())
+    print("complete" if complete() else "not complete: no estimate before it is")
 
 
 def print_costs() -> None:
     """The stored runs' training cost and each seed's equal-time seconds ratio (training
     records only: no estimate)."""
     runs = trained_runs()
-    costs = training_costs(runs)
     with pd.option_context("display.width", 200, "display.float_format", "{:.2f}".format):
-        print(costs.to_string(index=False))
-        print(f"\n{len(runs)} runs, {costs['hours'].sum():.2f} hours of training "
-              f"(one thread each)\n")
+        print(training_costs(runs).to_string(index=False))
         print(time_ratios(runs).to_string(index=False))
-        logs = stretches()
-        print(f"\n{len(logs)} stretches, {logs['worker hours'].sum():.2f} worker-hours of "
-              f"training runs (each run's wall time, added up):\n")
-        print(logs.to_string(index=False))
+
+
+def curves_figure(frame: pd.DataFrame, rungs: dict, specs=PRIMARY):
+    """One panel per cross-entropy decision of ``specs``, one under another: its paired
+    difference along training (``curve_differences``), the margin's band and zero, the
+    decision's label as the panel's title; at the text column's width (6.6 in at 100
+    dpi) with 10-point text."""
+    import textwrap
+
+    import matplotlib.pyplot as plt
+    specs = [s for s in specs if s.kind == "ce"]
+    margins = margin_values(rungs)
+    with plt.rc_context({"font.size": 10}):
+        fig, axes = plt.subplots(len(specs), 1, figsize=(6.6, 0.6 + 1.75 * len(specs)),
+                                 dpi=100, sharex=True, squeeze=False)
+        for ax, spec in zip(axes[:, 0], specs):
+            d, m = curve_differences(frame, spec), margins[spec.margin]
+            ax.axhspan(-m, m, color="0.88", lw=0)
+            ax.axhline(0, color="0.4", lw=0.8)
+            ax.fill_between(d["share of training"], d["low"], d["high"], color="C0",
+                            alpha=0.25, lw=0)
+            ax.plot(d["share of training"], d["mean"], "o-", color="C0", ms=3)
+            ax.set_title(textwrap.fill(spec.label, 70), fontsize=10)
+            ax.set_ylabel("A minus B\n(nats)")
+        axes[-1][0].set_xticks([0.25, 0.5, 0.75, 1.0])
+        axes[-1][0].set_xlabel("share of training")
+        fig.tight_layout()
+    return fig
+
+
+
+# -- what the judged families show -------------------------------------------------------------
+
+def p_text(value: float) -> str:
+    return f"{value:.2g}" if value >= 0.001 else "<0.001"
+
+
+# the pilot's rows that are no guide to the confirmatory one (the page's footnote says why)
+PILOT_NOT_COMPARABLE = ("confirm/equal-time",)
+
+
+def results_table(confirmed: pd.DataFrame, pilot: pd.DataFrame, specs=PRIMARY) -> str:
+    """The judged family as a markdown table, the pilot beside it: each decision's
+    difference with its 95% interval and margin; both raw tests (amendment 1.5: the
+    difference test's p and the TOST's) with their Holm-adjusted values; the verdict at
+    an unadjusted 5%; the verdict after Holm's adjustment with its stage; and the pilot's
+    difference and interval (exploratory: no verdict). A pilot row of
+    ``PILOT_NOT_COMPARABLE`` is marked †."""
+    from .decisions import interval_text
+    n = int(confirmed["n_seeds"].max())
+    rows = []
+    for spec in specs:
+        row, old = confirmed.loc[spec.key], pilot.loc[spec.key]
+        tests = f"{p_text(row['p_difference'])} / {p_text(row['p_equivalence'])}"
+        if row["in_family"]:
+            tests += (f" [{p_text(row['p_difference_holm'])} / "
+                      f"{p_text(row['p_equivalence_holm'])}]")
+        before = interval_text(old["estimate"], old["low"], old["high"], old["unit"])
+        rows.append({
+            "decision (A minus B)": f"`{spec.key}`: {spec.label}",
+            f"confirmatory, {n} seeds [95%]":
+                f"{interval_text(row['estimate'], row['low'], row['high'], row['unit'])} "
+                f"{row['unit']} (margin {row['margin']:.4g})",
+            "p: difference / TOST [after Holm]": tests, "verdict at 5%": row["verdict"],
+            "verdict after Holm": f"**{row['verdict_staged']}**",
+            "pilot, seeds 0-2": before + (" †" if spec.key in PILOT_NOT_COMPARABLE else "")})
+    return pd.DataFrame(rows).to_markdown(index=False, disable_numparse=True) + "\n"
+
+
+def report(store=None) -> str:
+    """Both judged families with the pilot beside them (``results_table``), under their
+    Holm counts; NotComplete until every confirmatory run is stored and evaluated (the
+    stopping rule)."""
+    if not complete(store):
+        table = progress(store)
+        raise NotComplete(f"{int(table['evaluated'].sum())} of {int(table['of'].sum())} "
+                          f"runs are evaluated: no estimate is computed before all are")
+    r = rungs()
+    families = both_families(confirmatory_frame(store=store), r)
+    pilot = both_families(pilot_frame(), r)
+    return "\n".join(f"{name.capitalize()} family, Holm over "
+                     f"{holm_tests(families[name])} tests:\n\n"
+                     + results_table(families[name], pilot[name], specs)
+                     for name, specs in (("primary", PRIMARY), ("secondary", SECONDARY)))
 
 
 def main(argv=None) -> int:

@@ -1,26 +1,287 @@
-"""The confirmatory replication's analysis (book/preregistration.md): its stored runs in,
-the registered decisions out.
+"""The confirmatory replication (book/preregistration.md): its registered design, fixed
+before any confirmatory run existed, and its analysis; the training and the command line
+are ``confirm``.
 
-``load`` reads one row per condition and seed from a store; ``confirmatory_frame`` the
-confirmatory runs, only once every run, evaluation and control of the design
-(``confirm_design``) is stored (``NotComplete`` before: the stopping rule);
-``pilot_frame`` the pilot's. ``family`` is the registered analysis, the same function
-for the pilot and the confirmatory seeds: each decision's per-seed paired difference
-(``per_seed``) judged by ``decisions``, Holm-adjusted over its family. ``progress``
-counts what is stored, and shows nothing else; ``trained_runs``, ``training_costs`` and
-``time_ratios`` read the training records alone.
+Design: ``conditions``, ``planned`` (seed-major, with amendment 1's ``lr_check``),
+``CONFIRM_SEEDS``, the two Holm families ``PRIMARY`` and ``SECONDARY`` with
+``margin_values``; the registration's block and digest (``registered_digest``) and its
+runs' descent (``run_provenance_problems``). Analysis: ``confirmatory_frame`` reads the
+runs only once every run of the design is stored (``NotComplete`` before: the stopping
+rule); ``family`` judges a frame, the same for the pilot (``pilot_frame``) and the fresh
+seeds; ``confirmatory_families`` judges the confirmatory runs once per store state;
+``progress``, ``trained_runs`` and ``time_ratios`` read counts and training records only.
 """
 from __future__ import annotations
 
+import hashlib
+import subprocess
+from dataclasses import dataclass
+
 import pandas as pd
 
-from ..engine.store import config_hash, results_dir
+from ..engine.store import config_hash, read_json, results_dir
 from ..profiles import resolve
 from . import conditions as C
-from .confirm_design import (BERT, CE, CONDITIONS, CONFIRM_SEEDS, CUE_FREE_ARMS,
-                             PILOT_PROFILE, PILOT_SEEDS, PRIMARY, SECONDARY, STORE,
-                             TRANSITION_ARMS, WIDE, NotComplete, Spec, conditions,
-                             equal_time_record, lr_check, margin_values, pilot_conditions)
+
+STORE = "confirm"  # data/results/confirm/
+PILOT_PROFILE = "cpu-long"  # the sizes, and the pilot's store
+PILOT_SEEDS = (0, 1, 2)
+FIRST_SEED = 1000  # no stored run uses a seed at or above 1000 (a test checks it)
+# The seed count (``confirm.seed_count``): the fewest at or above MIN_SEEDS that give
+# every primary decision POWER at Holm's first-step alpha; at most MAX_SEEDS (the budget:
+# 12 seeds about 35 CPU-hours). The pilot's table gives 11.
+ALPHA, POWER, MIN_SEEDS, MAX_SEEDS = 0.05, 0.8, 10, 12
+CONFIRM_SEEDS = tuple(range(FIRST_SEED, FIRST_SEED + 11))
+# The wide model's peak learning rate: every arm's (5e-3), also the cpu sweep's pick; the
+# sweep's three candidates all sat on the plateau, so a sweep would buy no information.
+WIDE_LEARNING_RATE = 5e-3
+EQUAL_TIME = "equal-time"
+# Amendment 1: the wide model at its confirmatory steps at three rates, one seed no
+# comparison uses, trained after the first confirmatory seed (exploratory; never changes
+# the verdict: ``confirm.lr_check_gap``).
+LR_CHECK_SEED, LR_CHECK_RATES = 100, (2.5e-3, 5e-3, 1e-2)
+# Amendment 1: the code a confirmatory run trains with must equal the registration's.
+FROZEN = ("src/albert_rerun/engine", "src/albert_rerun/model", "src/albert_rerun/data")
+
+ALBERT = "ALBERT-style (all shared, E 32)"
+NONE32 = "not shared, E 32"
+ATTENTION = "attention-shared, E 32"
+FFN = "FFN-shared, E 32"
+BERT = "BERT-style (not shared, E = H = 64)"
+ALL64 = "all shared, E 64"
+NSP = "NSP-trained"
+DROPOUT = "dropout 0.1"
+WIDE = "wide all-shared (H 128), equal time"
+CONDITIONS = (ALBERT, NONE32, ATTENTION, FFN, BERT, ALL64, NSP, DROPOUT, WIDE)
+# the arms whose random-initialization controls the transition decisions subtract, and
+# those scored on the cue-free pairs (the SOP and NSP decisions' arms)
+TRANSITION_ARMS = (ALBERT, NONE32)
+CUE_FREE_ARMS = (ALBERT, NSP)
+CE = "mlm_loss_at_mask"
+
+
+class NotComplete(LookupError):
+    """The confirmatory store does not yet hold every run the design names."""
+
+
+def print_unless_incomplete(compute) -> int:
+    """A command's exit: print what ``compute()`` returns (0), or, where the stopping
+    rule refuses it, the refusal's one line on stderr (1): it is not a failure."""
+    import sys
+    from ..cli import one_line
+    try:
+        print(compute())
+    except NotComplete as error:
+        print(one_line(error), file=sys.stderr)
+        return 1
+    return 0
+
+
+# -- the conditions --------------------------------------------------------------------------
+
+def conditions(wide_steps: int | None) -> dict:
+    """{name: config without seed} at the cpu-long sizes; the wide model only with its
+    ``wide_steps`` (the equal-time measurement's). The pilot's stored runs are these
+    configs at seeds 0-2 (``pilot_conditions``)."""
+    p = resolve(PILOT_PROFILE)
+    b = C.base(p)
+    H = b.model.hidden_size
+    out = {ALBERT: b, NONE32: b.replace_model(sharing="none"),
+           ATTENTION: b.replace_model(sharing="attention"),
+           FFN: b.replace_model(sharing="ffn"), BERT: C.bert_style(p),
+           ALL64: b.replace_model(embedding_size=H, sharing="all"),
+           NSP: b.replace(objective="nsp"), DROPOUT: C.dropout(p)["dropout 0.1"]}
+    if wide_steps is not None:
+        out[WIDE] = C.wide_albert(p, wide_steps, WIDE_LEARNING_RATE)
+    return out
+
+
+def pilot_conditions() -> dict:
+    """The pilot's configs: cpu-long's, its wide model at its stored equal-time steps."""
+    stored = read_json(C._timing_store(resolve(PILOT_PROFILE)) / "choices"
+                       / "equal-time.json")
+    return conditions(stored["steps"] if stored else None)
+
+
+def equal_time_record(store=None) -> dict | None:
+    return read_json((store or results_dir(STORE)) / "choices" / f"{EQUAL_TIME}.json")
+
+
+def lr_check(wide_steps: int) -> dict:
+    """{rate: config}: the wide model at its confirmatory steps at each rate of the
+    learning-rate check (amendment 1), at LR_CHECK_SEED."""
+    pilot = resolve(PILOT_PROFILE)
+    return {rate: C.wide_albert(pilot, wide_steps, rate).replace(seed=LR_CHECK_SEED)
+            for rate in LR_CHECK_RATES}
+
+
+def planned(wide_steps: int, seeds=CONFIRM_SEEDS) -> list:
+    """Every confirmatory pretraining run, seed-major: all conditions of a seed, then its
+    two transition controls, then the next seed; the learning-rate check (amendment 1)
+    after the first seed."""
+    from ..engine.config import untrained
+    configs = conditions(wide_steps)
+    out = []
+    for k, seed in enumerate(seeds):
+        out += [C.seeded(configs[name], seed) for name in CONDITIONS]
+        out += [untrained(C.seeded(configs[name], seed)) for name in TRANSITION_ARMS]
+        if k == 0:
+            out += list(lr_check(wide_steps).values())
+    return out
+
+
+# -- the registered decisions ----------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Spec:
+    """One registered decision: metric(a) minus metric(b), paired by seed."""
+
+    key: str
+    claim: str
+    label: str
+    a: str
+    b: str
+    paper_sign: int  # +1 / -1 the paper's sign of a - b; 0: the paper says no difference
+    margin: str  # a key of ``margin_values``
+    kind: str  # "ce" (paired t), "accuracy" (bootstrap or t, the wider), "change" (paired
+    # t of the trained model's metric minus its random-init control's)
+    metric: str = CE
+    paper: str = ""
+
+    @property
+    def unit(self) -> str:
+        """The unit of the paired difference: points of probe accuracy, share of the
+        oscillation curve's range, or nats of cross-entropy."""
+        return {"accuracy": "points", "change": "share of range"}.get(self.kind, "nats")
+
+
+PRIMARY = (
+    Spec("confirm/asymmetry", "asymmetry", "FFN-shared minus attention-shared, E 32",
+         FFN, ATTENTION, +1, "small", "ce",
+         paper="Table 4, E = 128: attention-shared 81.7, FFN-shared 80.2 Avg"),
+    Spec("confirm/sharing-cost", "asymmetry", "all shared minus not shared, E = H = 64",
+         ALL64, BERT, +1, "ce", "ce",
+         paper="Table 4, E = 768: all shared 79.8, not shared 82.3 Avg"),
+    Spec("confirm/sop", "sop_nsp",
+         "SOP probe on cue-free pairs, SOP-trained minus NSP-trained", ALBERT, NSP, +1,
+         "pairs", "accuracy", metric="sop_cuefree_probe_correct",
+         paper="Table 5: SOP accuracy 86.5 (SOP-trained) vs 52.0 (NSP-trained)"),
+    Spec("confirm/dropout", "dropout", "dropout 0.1 minus no dropout", DROPOUT, ALBERT,
+         +1, "ce", "ce", paper="Table 8: 90.4 with dropout, 90.7 without (Avg)"),
+    Spec("confirm/equal-time", "wall_clock",
+         "wide all-shared (H 128) minus BERT-style, equal time", WIDE, BERT, -1, "ce", "ce",
+         paper="Table 6: ALBERT-xxlarge 88.7 vs BERT-large 87.2 Avg, 32 h vs 34 h"),
+)
+
+SECONDARY = (
+    Spec("explore/sharing-cost-E32", "asymmetry", "all shared minus not shared, E 32",
+         ALBERT, NONE32, +1, "small", "ce",
+         paper="Table 4, E = 128: all shared 80.1, not shared 81.6 Avg"),
+    Spec("explore/attention-free", "asymmetry", "attention-shared minus not shared, E 32",
+         ATTENTION, NONE32, 0, "small", "ce",
+         paper="Table 4, E = 128: attention-shared 81.7, not shared 81.6 Avg"),
+    Spec("explore/ffn-cost", "asymmetry", "FFN-shared minus not shared, E 32", FFN, NONE32,
+         +1, "small", "ce", paper="Table 4, E = 128: FFN-shared 80.2, not shared 81.6 Avg"),
+    Spec("explore/sop-cut-pairs", "sop_nsp",
+         "SOP probe on the original pairs (with the cut cue), SOP- minus NSP-trained",
+         ALBERT, NSP, +1, "pairs", "accuracy", metric="sop_probe_correct",
+         paper="Table 5: 86.5 vs 52.0"),
+    Spec("explore/nsp-cue-free", "sop_nsp",
+         "NSP probe on cue-free pairs, NSP-trained minus SOP-trained", NSP, ALBERT, +1,
+         "pairs", "accuracy", metric="nsp_cuefree_probe_correct",
+         paper="Table 5: NSP accuracy 90.5 (NSP-trained) vs 78.9 (SOP-trained)"),
+    Spec("explore/transitions-angle", "transitions",
+         "angle oscillation, trained minus init: not shared minus all shared, E 32",
+         NONE32, ALBERT, +1, "oscillation", "change", metric="oscillation_angle",
+         paper="Figure 1: ALBERT's transitions smoother (no numbers)"),
+    Spec("explore/transitions-l2", "transitions",
+         "L2 oscillation, trained minus init: not shared minus all shared, E 32",
+         NONE32, ALBERT, +1, "oscillation", "change", metric="oscillation_l2",
+         paper="Figure 1: ALBERT's transitions smoother (no numbers)"),
+    Spec("explore/embedding-size", "embedding_sweep",
+         "not shared: E = H = 64 minus E 32 (E 64 has 8000 x 32 more embedding weights)",
+         BERT, NONE32, -1, "ce", "ce",
+         paper="Table 3, not shared: E = 768 82.3 vs E = 128 81.7 Avg"),
+)
+
+def margin_values(rungs: dict) -> dict:
+    """The registered margins (nats, nats, points, share of range), given the held-out
+    set's rungs (``decisions.levels``)."""
+    return {"ce": 0.05 * rungs["distance"], "small": 0.02 * rungs["distance"],
+            "pairs": 2.0, "oscillation": 0.25}
+
+
+def holm_alpha(specs=PRIMARY, alpha: float = ALPHA) -> float:
+    """Holm's first-step alpha: alpha over the family's tests, two per decision (the
+    difference test and the TOST), as ``stats.holm`` counts them."""
+    return alpha / (2 * len(specs))
+
+
+def holm_tests(judged: pd.DataFrame) -> int:
+    """How many tests Holm's adjustment ran over: two for each decision the gate left in
+    the family (a "not testable" decision leaves it)."""
+    return 2 * int(judged["in_family"].sum())
+
+
+# Where a registered difference is taken the other way round from the chapter's headline
+# (the registration wrote each so that the paper's side is positive), the chapter reads
+# the same comparison with the opposite sign.
+REVERSED = {"asymmetry": "attention-shared minus FFN-shared",
+            "dropout": "no dropout minus dropout 0.1"}
+
+
+# -- the registration -------------------------------------------------------------------------
+
+PAGE = "book/preregistration.md"
+RECORD = "data/preregistration.json"
+BEGIN, END = "<!-- registered text begins -->", "<!-- registered text ends -->"
+
+
+def registered_text(page_text: str) -> str:
+    """The registered block of the pre-registration page (between the markers)."""
+    start, stop = page_text.find(BEGIN), page_text.find(END)
+    if start < 0 or stop < start:
+        raise ValueError(f"the page has no registered block ({BEGIN!r} ... {END!r})")
+    return page_text[start:stop + len(END)]
+
+
+def registered_digest(page_text: str) -> str:
+    return hashlib.sha256(registered_text(page_text).encode()).hexdigest()
+
+
+def _git(*args, cwd=None) -> subprocess.CompletedProcess:
+    from ..paths import repo_root
+    return subprocess.run(["git", *args], cwd=cwd or repo_root(), capture_output=True,
+                          text=True)
+
+
+def descends(commit: str, ancestor: str) -> bool:
+    """Whether ``commit`` (a run's recorded commit, without '+dirty') has ``ancestor``
+    in its history (git merge-base --is-ancestor)."""
+    return _git("merge-base", "--is-ancestor", ancestor, commit).returncode == 0
+
+
+def same_training_code(commit: str, ancestor: str) -> bool:
+    """Whether ``commit``'s engine, model and data code (FROZEN) equals ``ancestor``'s."""
+    return _git("diff", "--quiet", ancestor, commit, "--", *FROZEN).returncode == 0
+
+
+def run_provenance_problems(runs, ancestor: str) -> list:
+    """The runs whose recorded commit is dirty, unknown, not a descendant of the
+    registration commit, or trains with other engine, model or data code than it
+    (amendment 1), as text (none: [])."""
+    out = []
+    for run in runs:
+        commit = run["provenance"]["git_commit"]
+        if commit.endswith("+dirty"):
+            out.append(f"{run['hash']}: trained from a dirty tree ({commit})")
+        elif not descends(commit, ancestor):
+            out.append(f"{run['hash']}: commit {commit} does not descend from the "
+                       f"registration {ancestor}")
+        elif not same_training_code(commit, ancestor):
+            out.append(f"{run['hash']}: commit {commit} changed the training code "
+                       f"({', '.join(FROZEN)}) since the registration")
+    return out
 
 
 # -- the analysis -----------------------------------------------------------------------------
@@ -79,8 +340,7 @@ def schedule_points(frame: pd.DataFrame, condition: str, metric: str = CE) -> di
     """{(seed, share of its run's schedule): (step, metric)} over one condition's
     learning curves, each point matched to the nearest eighth of its run's steps, so
     that arms of different steps (the equal-time ones) meet at equal shares of their
-    time: the pairing ``curve_differences``, the chapters' difference panels
-    (``pages.figures.curve_differences``) and the scale page's per-seed curves share."""
+    time (``curve_differences``, ``book.figures`` and the scale page pair so)."""
     out = {}
     for _, row in frame[frame["condition"] == condition].iterrows():
         for point in row["curve"]:
@@ -91,11 +351,8 @@ def schedule_points(frame: pd.DataFrame, condition: str, metric: str = CE) -> di
 
 def curve_differences(frame: pd.DataFrame, spec: Spec) -> pd.DataFrame:
     """A cross-entropy decision's paired difference along training: at each curve point
-    (every eighth of a run's schedule, on the curve's held-out sequences, a subset of the
-    evaluation's), the mean over seeds of a - b with its 95% t-interval. Points are
-    matched by their share of the schedule, so the equal-time arms (of different steps)
-    meet at equal shares of their time. Points before the end come before the learning
-    rate has decayed."""
+    (``schedule_points``: every eighth of a run's schedule, on the curve's held-out
+    sequences), the mean over seeds of a - b with its 95% t-interval."""
     from ..stats.inference import mean_interval
     if spec.kind != "ce":
         raise ValueError(f"{spec.key} is not a cross-entropy decision: no curve")
@@ -280,8 +537,7 @@ _JUDGED: dict = {}  # (store, its files' fingerprint) -> the judged families
 
 
 def _fingerprint(store) -> tuple:
-    """Every file of ``store`` with its size and modification time: a store that gains,
-    loses or rewrites a file has another fingerprint."""
+    """Every file of ``store`` with its size and modification time."""
     from pathlib import Path
     root = Path(store)
     if not root.is_dir():
