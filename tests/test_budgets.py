@@ -80,7 +80,7 @@ def test_the_readings_and_steps_the_page_states(values):
     assert (values["ladder_sharing_cpu_1x"], values["ladder_equal_time_cpu_1x"]) == (
         "+0.031", "-0.111")
     assert (values["ladder_cpu_wide_steps"], values["ladder_wide_steps_1x"]) == (
-        "3,558", "2,613")
+        "3,558", "2,613") and values["ladder_cpu_seeds"] == "3"
 
 
 def _row(early, late, curvature=(-0.1, 0.1), sign=1):

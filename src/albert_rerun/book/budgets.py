@@ -151,7 +151,8 @@ def cpu_values(trend) -> dict:
     from ..studies.ladder_power import pilot_wide_config
     plan = (L.stored_design() or {}).get("plan", {})
     out = {"ladder_cpu_wide_steps": f"{pilot_wide_config().max_steps:,}",
-           "ladder_wide_steps_1x": f"{L.wide_steps('1x'):,}"}
+           "ladder_wide_steps_1x": f"{L.wide_steps('1x'):,}",
+           "ladder_cpu_seeds": str(max([r["1x seeds"] for r in plan.values()] or [0]))}
     for key, row in trend.iterrows():
         mean = plan.get(key, {}).get("1x mean")
         out[f"ladder_{SHORT[key]}_cpu_1x"] = ("not measured" if mean is None else

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..studies.decisions import interval_text, signed, unit_digits
+from ..studies.decisions import interval_text
 from .headline_figures import FIGURE_WIDTH_IN, FONT_PT
 
 # Each decision's two arms in words, A and B of its registered difference A minus B, for
@@ -176,10 +176,6 @@ def gather(store=None, confirm_store=None, chapter_signs: bool = True,
     return out
 
 
-def _number(value: float, unit: str) -> str:
-    return signed(value, unit_digits(unit))
-
-
 def _interval(t: Trend, estimate: float, low: float, high: float) -> str:
     """'+0.260 nats [+0.129, +0.391]' in the chapter's sign."""
     number, _, bounds = interval_text(*t.interval(estimate, low, high), t.unit).partition(" ")
@@ -294,16 +290,15 @@ def _panel(ax, t: Trend, X: dict, RUNGS: dict) -> None:
     if t.table is not None:
         points = {r: (t.table[f"{r} mean"], t.table[f"{r} low"], t.table[f"{r} high"])
                   for r in RUNGS}
-    values = []
+    values, drawn = [], set()
     for rung, (m, lo, hi) in points.items():
         m, lo, hi = t.interval(m, lo, hi)
         if not np.isfinite(m):
             continue
         values += [lo, hi]
+        drawn.add(rung)
         ax.errorbar([X[rung]], [m], yerr=[[m - lo], [hi - m]], fmt="o", color="black",
-                    capsize=3, lw=1.6, label=("mean over a budget's seeds, 95% interval"
-                                              if t.table is not None else
-                                              "mean over a rung's seeds, 95% interval"))
+                    capsize=3, lw=1.6, label="mean over a budget's seeds, 95% interval")
     if t.table is not None and not no_slope(t.table):
         ns = np.array([t.table[f"{r} seeds"] for r in RUNGS], dtype=float)
         ms = np.array([t.turned(t.table[f"{r} mean"]) for r in RUNGS])
@@ -320,6 +315,7 @@ def _panel(ax, t: Trend, X: dict, RUNGS: dict) -> None:
     if t.forecast:
         f, lo, hi = t.interval(t.forecast["estimate"], t.forecast["low"], t.forecast["high"])
         values += [lo, hi]
+        drawn.add("16x")
         x = X["16x"] + (0.15 if t.table is not None else 0)
         ax.errorbar([x], [f], yerr=[[f - lo], [hi - f]], fmt="D", color="tab:orange",
                     capsize=3, lw=1.6, label="forecast for 16x, 95% prediction interval")
@@ -339,15 +335,8 @@ def _panel(ax, t: Trend, X: dict, RUNGS: dict) -> None:
         ax.text(5.45, span[0] + 0.5 * (span[1] - span[0]), "paper's\nside",
                 fontsize=FONT_PT, color="tab:green", va="center", ha="right")
     ax.set_xlim(-0.9, 5.5)
-    ticks = dict(zip(RUNGS, RUNGS))
-    if t.table is None:
-        ticks.update({"4x": "4x (confirmatory)", "16x": "16x (forecast)"})
-    ax.set_xticks([X[r] for r in RUNGS], list(ticks.values()), fontsize=FONT_PT)
-    # the complete ladder's words (amendments 7 and 8); before, the chapters' figure as
-    # committed in their notebooks (nbval compares the glued image)
-    ax.set_xlabel("training budget: steps, times the 1x budget's (log scale)"
-                  if t.table is not None
-                  else "training budget, times the cpu profile's steps (log scale)",
+    ax.set_xticks([X[r] for r in RUNGS], list(RUNGS), fontsize=FONT_PT)
+    ax.set_xlabel("training budget: steps, times the 1x budget's (log scale)",
                   fontsize=FONT_PT)
     ax.tick_params(labelsize=FONT_PT)
     ax.set_ylabel(t.unit, fontsize=FONT_PT)
@@ -360,16 +349,9 @@ def _panel(ax, t: Trend, X: dict, RUNGS: dict) -> None:
             title += f"\nslope {_interval(t, r['slope'], r['slope low'], r['slope high'])}"
             title += " per doubling"
     ax.set_title(title, fontsize=FONT_PT, loc="left")
-    notes = {}
-    if t.table is None:  # the stopping rule: 1x and 16x wait for the whole ladder
-        notes["1x"] = "1x: shown\nwhen 16x\nis stored"
-        if not t.forecast:
-            notes["16x"] = f"16x: {t.trained}\nof {t.runs}\nruns stored"
-    if not np.isfinite(t.four[0]) and t.table is None:
-        notes["4x"] = "4x: not\nstored\nhere"
-    for rung, note in notes.items():
-        ax.text(X[rung], 0.5, note, fontsize=FONT_PT, ha="center", va="center",
-                color="0.35", transform=ax.get_xaxis_transform(),
+    for rung in [r for r in RUNGS if r not in drawn]:  # the stopping rule holds it back
+        ax.text(X[rung], 0.5, f"{rung}:\nnot yet\nshown", fontsize=FONT_PT, ha="center",
+                va="center", color="0.35", transform=ax.get_xaxis_transform(),
                 bbox={"facecolor": "white", "edgecolor": "0.8", "boxstyle": "round"})
     for spine in ("top", "right"):
         ax.spines[spine].set_visible(False)

@@ -206,26 +206,31 @@ def rung_frame(rung: str, store=None, seeds=None) -> pd.DataFrame:
     return frame
 
 
-def progress(store=None) -> pd.DataFrame:
-    """Runs trained, evaluated and listed as diverged per rung and arm: counts only, no
-    estimate."""
+def run_states(rung: str, store=None, seeds=None) -> pd.DataFrame:
+    """One row per run of a trained rung's ``seeds`` (default: all), seed-major: its arm,
+    seed, and whether it is trained, evaluated, or listed as diverged."""
     store = store or results_dir(STORE)
     evaluations = confirm_analysis._evaluation_configs()
     listed = diverged(store)
     rows = []
-    for rung in ("1x", "16x"):
+    for seed in seeds or SEEDS[rung]:
         for arm, config in configs(rung).items():
-            trained = evaluated = failed = 0
-            for seed in SEEDS[rung]:
-                seeded = C.seeded(config, seed)
-                run, complete = confirm_analysis._stored(store, arm, seeded, evaluations)
-                trained += run is not None
-                evaluated += complete
-                failed += not complete and config_hash(seeded.to_dict()) in listed
-            rows.append({"rung": rung, "arm": arm, "trained": trained,
-                         "evaluated": evaluated, "diverged": failed,
-                         "of": len(SEEDS[rung])})
+            seeded = C.seeded(config, seed)
+            run, complete = confirm_analysis._stored(store, arm, seeded, evaluations)
+            rows.append({"arm": arm, "seed": seed, "trained": run is not None,
+                         "evaluated": complete, "diverged": not complete and
+                         config_hash(seeded.to_dict()) in listed})
     return pd.DataFrame(rows)
+
+
+def progress(store=None) -> pd.DataFrame:
+    """Runs trained, evaluated and listed as diverged per rung and arm: counts only, no
+    estimate."""
+    parts = [run_states(rung, store).groupby("arm", sort=False)[
+        ["trained", "evaluated", "diverged"]].sum().astype(int).reset_index().assign(
+        rung=rung, of=len(SEEDS[rung])) for rung in ("1x", "16x")]
+    return pd.concat(parts, ignore_index=True)[
+        ["rung", "arm", "trained", "evaluated", "diverged", "of"]]
 
 
 def settled(table: pd.DataFrame) -> bool:
@@ -243,16 +248,8 @@ def diverged(store=None) -> dict:
 def rung_complete(rung: str, store=None, seeds=None) -> bool:
     """Whether every run of the rung's ``seeds`` (default: all) is stored with its
     evaluations or listed as diverged."""
-    evaluations = confirm_analysis._evaluation_configs()
-    store_ = store or results_dir(STORE)
-    failed = diverged(store)
-    for arm, config in configs(rung).items():
-        for seed in seeds or SEEDS[rung]:
-            seeded = C.seeded(config, seed)
-            _, complete = confirm_analysis._stored(store_, arm, seeded, evaluations)
-            if not complete and config_hash(seeded.to_dict()) not in failed:
-                return False
-    return True
+    states = run_states(rung, store, seeds)
+    return bool((states["evaluated"] | states["diverged"]).all())
 
 
 def complete_prefix(rung: str, store=None) -> tuple:
