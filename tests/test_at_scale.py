@@ -1,13 +1,12 @@
-"""The scale page (``pages.at_scale``, book/scale.md): where the models stand at each
-budget against the count rungs, from the stored runs; its keys are filled; the 4x
-differences along training are shown with the paper's direction positive."""
+"""The scale page (``book.scale``, book/scale.md): where the models stand at each budget
+against the count rungs, from the stored runs; its keys are filled."""
 import re
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from albert_rerun.book import at_scale as S
+from albert_rerun.book import scale as S
 from albert_rerun.paths import repo_root
 
 ROOT = repo_root()
@@ -17,7 +16,7 @@ ROOT = repo_root()
 def committed():
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("ALBERT_RERUN_RESULTS", str(ROOT / "data" / "results"))
-        yield S.standing(), S.rung_levels()
+        yield S.standing(pilot=S.pilot_runs()), S.rung_levels()
 
 
 def test_the_standing_is_each_arms_mean_at_each_budget(committed):
@@ -52,21 +51,6 @@ def test_below_counts_the_arms_a_budget_trained():
     assert "| a | 6.500 | – |" in text and "| *unigram rung* | *6.700* | *6.700* |" in text
 
 
-def test_the_4x_differences_along_training_are_turned_to_the_papers_direction():
-    from albert_rerun.studies import confirm_analysis as A
-    from albert_rerun.studies import confirm_design as D
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("ALBERT_RERUN_RESULTS", str(ROOT / "data" / "results"))
-        frame = A.confirmatory_frame()
-        table = S.moving(frame, D.margin_values(A.rungs())).set_index("decision")
-    wide = next(s for s in D.PRIMARY if s.key == "confirm/equal-time")
-    registered = S.seed_curves(frame, wide)
-    row = table.loc["the wide all-shared model wins at equal time"]
-    assert row["end"] == pytest.approx(-registered[registered.columns.max()].mean())
-    assert row["end"] < 0  # the paper's advantage does not show: negative
-    assert "A minus B" not in S.moving_table(table.reset_index())
-
-
 def test_every_key_the_page_uses_is_filled():
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("ALBERT_RERUN_RESULTS", str(ROOT / "data" / "results"))
@@ -75,20 +59,17 @@ def test_every_key_the_page_uses_is_filled():
     used = set(re.findall(r"\{\{\s*(\w+)\s*\}\}", (ROOT / "book" / "scale.md").read_text()))
     assert used and used <= set(values), sorted(used - set(values))
     assert values["scale_below_two_sided_16x"] == "7 of 8"
-    # the 4x curves score a subset of the held-out set (their "at the end" is not the
-    # headline's)
-    assert (values["scale_curve_sequences"], values["scale_heldout_sequences"]) == (
-        "256", "4,096")
+    assert values["scale_below_left_bigram_4x"] == "1 of 8"
     # one count of tokens on every page: steps x batch x length, as the introduction's
-    from albert_rerun.book import first_screen, pilot_page
+    from albert_rerun.book import first_screen
     assert values["pilot_tokens"] == values["pilot_tokens_counted"] == "354M"
     assert first_screen.scale_values()["intro_tokens_16x"] == "88.5 million"
-    assert pilot_page._millions(pilot_page.tokens_at(86_400)) == "88.5M"
-    assert pilot_page._millions(pilot_page.tokens_at(5_400)) == "5.53M"
+    assert S.millions(S.tokens_at(86_400)) == "88.5M"
+    assert S.millions(S.tokens_at(5_400)) == "5.53M"
 
 
 def test_the_two_sided_sentence_gives_the_stored_rung():
     text = S.two_sided_sentence({"rung": {"two_sided_loss_at_mask": 5.4321,
                                           "two_sided_at_mask": 0.146}})
-    assert "5.432 nats" in text and "14.6%" in text and "{doc}`scale`" in text
+    assert "5.432 nats" in text and "14.6%" in text and "{{" not in text
     assert S.two_sided_sentence(None) == ""

@@ -1,4 +1,4 @@
-"""The compute ladder's findings (``pages.budgets``, book/budgets.md): every key its page
+"""The compute ladder's findings (``book.budgets``, book/budgets.md): every key its page
 and the introduction use is filled from the stored result, with the paper's direction
 positive; the numbers the page's sentences rest on; and the templates the
 registration page's parts are filled from."""
@@ -76,6 +76,11 @@ def test_the_readings_and_steps_the_page_states(values):
     assert values["ladder_dropout_crossing_a"] != "never"  # issue #55, error 1
     assert values["ladder_16x_below_two_sided"] == "7 of 8"
     assert values["ladder_sop_order"] == "none"
+    # the chapters' 1x (the cpu profile's 3 seeds) beside the ladder's 1x (6 seeds)
+    assert (values["ladder_sharing_cpu_1x"], values["ladder_equal_time_cpu_1x"]) == (
+        "+0.031", "-0.111")
+    assert (values["ladder_cpu_wide_steps"], values["ladder_wide_steps_1x"]) == (
+        "3,558", "2,613") and values["ladder_cpu_seeds"] == "3"
 
 
 def _row(early, late, curvature=(-0.1, 0.1), sign=1):
@@ -107,11 +112,12 @@ def test_a_turned_interval_swaps_its_ends():
 
 
 def test_a_template_key_without_a_value_is_an_error(tmp_path):
+    from albert_rerun.book.template import fill
     (tmp_path / "book" / "templates").mkdir(parents=True)
     (tmp_path / "book" / "templates" / "t.md").write_text("a {{ one }} and {{two}}\n")
-    assert B.fill("t.md", {"one": "1", "two": "2"}, tmp_path) == "a 1 and 2\n"
+    assert fill("t.md", {"one": "1", "two": "2"}, tmp_path) == "a 1 and 2\n"
     with pytest.raises(KeyError, match="two"):
-        B.fill("t.md", {"one": "1"}, tmp_path)
+        fill("t.md", {"one": "1"}, tmp_path)
 
 
 def test_the_registration_pages_parts_fill_every_template(tmp_path, monkeypatch):
@@ -133,14 +139,15 @@ def test_the_registration_pages_parts_fill_every_template(tmp_path, monkeypatch)
 def test_a_store_without_the_runs_still_fills_every_key_and_part(tmp_path, monkeypatch):
     """The tests' smoke book reads a fresh results store: every key a page uses is
     filled (as not stored), and every table and figure a page includes exists."""
-    from albert_rerun.book import at_scale, pilot_page
+    from albert_rerun.book import scale
+    from albert_rerun.book.template import NOT_STORED
     monkeypatch.setenv("ALBERT_RERUN_RESULTS", str(tmp_path / "empty"))
     values = B.values()
     assert B.page_keys() <= set(values)
-    assert values["ladder_sharing_16x"] == pilot_page.NOT_STORED
+    assert values["ladder_sharing_16x"] == NOT_STORED
     generated = tmp_path / "book" / "_generated"
     generated.mkdir(parents=True)
-    paths = at_scale.write_scale_parts(generated) + B.write_ladder_parts(tmp_path)
+    paths = scale.write_scale_parts(generated) + B.write_ladder_parts(tmp_path)
     assert all(p.exists() for p in paths)
     included = set(re.findall(r"_generated/([\w.-]+)", (ROOT / "book" / "scale.md").read_text()
                               + (ROOT / "book" / "budgets.md").read_text()))

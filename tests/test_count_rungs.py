@@ -101,16 +101,6 @@ def test_the_stored_rung_is_what_the_code_computes_on_the_common_held_out_set(tm
         "bigram_loss_at_mask"]
 
 
-def test_a_model_stands_worse_level_or_better_than_the_counts_by_two_standard_errors():
-    from albert_rerun.studies import count_rungs as R
-    rung = {"two_sided_loss_at_mask": 5.71, "two_sided_loss_se": 0.02}
-    assert R.standing(6.044, rung) == R.WORSE
-    assert R.standing(5.73, rung) == R.LEVEL
-    assert R.standing(5.60, rung) == R.BETTER
-    with pytest.raises(ValueError):
-        R.standing(float("nan"), rung)
-
-
 def test_the_rungs_on_a_curves_sequences_are_those_of_the_sets_first_sequences():
     """A curve point of k sequences scores ``mlm_set(k)``, which is the first k sequences
     of the whole held-out set with the same masks; ``levels_on`` scores the rungs there,

@@ -1,16 +1,14 @@
 """The ladder's descriptions after its result (book/ladder.md, amendment 10): when each
 16x run's held-out curve first scores below a count rung, whether a decision's arms
-left the loss plateau apart, and the words the chapters and the ladder page give them."""
-from dataclasses import replace
-
+left the loss plateau apart (``studies.ladder``; ``ladder_curves`` keeps the names
+the chapters import)."""
 import numpy as np
 import pandas as pd
 import pytest
 
-from albert_rerun.book import ladder_trend as T
 from albert_rerun.studies import confirm_design as D
-from albert_rerun.studies import ladder as L
-from albert_rerun.studies import ladder_curves as C
+from albert_rerun.studies import ladder as C
+from albert_rerun.studies import ladder_curves
 
 SPEC = {s.key: s for s in D.PRIMARY}
 
@@ -50,46 +48,8 @@ def test_arms_are_apart_only_where_every_seed_of_one_passes_after_the_other():
     assert C.delay(table, SPEC["confirm/sop"]) is None  # points: not what curves measure
 
 
-def _trend(key: str, table=None, **fields) -> T.Trend:
-    spec = SPEC[key]
-    return T.Trend(key, spec.claim, spec.label, spec.unit, spec.paper_sign, 1,
-                   (0.0, 0.0, 0.0, 11), None, 32, 32, 32, table, **fields)
-
-
-def test_the_words_name_both_arms_and_say_what_a_delay_may_mean():
-    delay = {"a": {"low": np.nan, "high": np.nan, "never": 4, "seeds": 4},
-             "b": {"low": 0.5, "high": 0.625, "never": 0, "seeds": 4},
-             "apart": True, "later": D.DROPOUT}
-    words = T.delay_words(_trend("confirm/dropout", passes=delay))
-    assert ("read against the left-bigram count rung. The model with dropout did not "
-            "score below it by the end, in any of its 4 seeds. The one without first did "
-            "at 50% to 62% of its training.") in words
-    assert "may be a delay" in words and "cannot tell" in words
-    some = {**delay, "a": {"low": 0.75, "high": 0.75, "never": 1, "seeds": 4}}
-    assert ("The model with dropout first did at 75% of its training in 3 of 4 seeds, and "
-            "not by the end in the rest") in T.delay_words(_trend("confirm/dropout", passes=some))
-    ratios = [(3000, 0.78, "Intel(R) Xeon(R) Processor", True),
-              (3003, 0.98, "AMD EPYC, Intel(R) Xeon(R) Processor", False)]
-    assert T.ratio_words(ratios) == (
-        "At 16x the wide arm trained for this share of its partner's seconds, by seed: "
-        "3000: 0.78 (Intel Xeon); 3003: 0.98 (AMD EPYC, Intel Xeon). A run resumed on "
-        "another machine names the one it finished on. 1 of 2 lie outside 0.9 to 1.1; "
-        "below 1 favours BERT-style.")
-
-
-def test_a_sentence_carries_the_delay_and_the_ratios_only_where_they_apply():
-    from test_ladder_trend import complete_row
-    row = complete_row()
-    row.update({"1x-4x low": 0.001, "1x-4x high": 0.02})
-    apart = {"a": {"low": np.nan, "high": np.nan, "never": 4, "seeds": 4},
-             "b": {"low": 0.5, "high": 0.5, "never": 0, "seeds": 4},
-             "apart": True, "later": D.DROPOUT}
-    t = _trend("confirm/dropout", table=row, passes=apart)
-    assert "may be a delay" in T.sentence(t)
-    assert "may be a delay" not in T.sentence(replace(t, passes={**apart, "apart": False}))
-    ratios = [(3000, 0.78, "AMD EPYC", True)]
-    assert "At 16x the wide arm trained" in T.sentence(
-        _trend("confirm/equal-time", table=row, ratios=ratios))
+def test_the_chapters_names_are_the_ladders():
+    assert ladder_curves.delay is C.delay and ladder_curves.passes is C.passes
 
 
 def test_the_stored_count_rungs_are_read(monkeypatch):

@@ -1,7 +1,5 @@
-"""Each decision against compute (pages.ladder_trend): what a chapter's box and the
-introduction show of the compute ladder, before the ladder is complete and after."""
-from dataclasses import replace
-
+"""Each decision against compute (book.ladder_trend): what a chapter's figure and its
+few words show of the compute ladder, before the ladder is complete and after."""
 import numpy as np
 import pytest
 
@@ -46,64 +44,7 @@ def test_the_chapters_that_turn_their_headline_turn_its_trend_too():
     assert t.interval(0.041, 0.026, 0.057) == (-0.041, -0.057, -0.026)
 
 
-def test_before_the_ladder_is_complete_the_box_gives_counts_and_the_forecast_only():
-    line = T.box_line([trend()])
-    assert line.startswith("**As training grows.** Which way it moves is not known yet.")
-    assert "5 of its 32 runs are stored" in line
-    # the forecast, in the chapter's sign, and the 4x rung; dropout's paper's side is
-    # below zero and the forecast lies below the 4x mean
-    assert ("Forecast -0.041 nats [-0.057, -0.026], further toward the paper's side than "
-            "at 4x (-0.022 nats [-0.027, -0.017], the confirmatory runs' t-interval)." in line)
-    assert "It is an extrapolation, not a test." in line
-    assert "Holm" not in line and "per doubling" not in line
-    away = T.box_line([trend(forecast=(0.01, -0.01, 0.03))])
-    assert "further from the paper's side than at 4x" in away
-    two = T.box_line([trend("confirm/asymmetry"), trend("confirm/sharing-cost")])
-    assert two.count("runs are stored") == 1 and two.count(":* forecast") == 2
-    assert two.count("not a test") == 1 and "*All shared minus not shared" in two
-    assert T.cell(trend()) == ("not known yet (16x: 5 of 32 runs). 4x -0.022 → forecast "
-                               "-0.041 nats, extrapolated")
-
-
-def test_once_complete_the_sentence_gives_the_reading_slope_segments_signs_and_forecast():
-    row = complete_row(sixteen=0.05)
-    row.update({"1x-4x": 0.008, "1x-4x low": 0.002, "1x-4x high": 0.014,
-                "4x-16x": 0.014, "4x-16x low": -0.001, "4x-16x high": 0.029})
-    covered = T.sentence(trend(table=row))
-    assert covered.startswith("It moves toward the paper's sign")  # the registered words
-    assert "-0.010 nats [-0.015, -0.005] per doubling of compute" in covered
-    assert "(Holm's p = 0.020)" in covered and "inside its forecast's interval" in covered
-    assert "1x to 4x: -0.008 nats [-0.014, -0.002]" in covered
-    assert "4x to 16x: -0.014 nats [-0.029, +0.001]" in covered
-    assert "1x -0.005, 4x -0.022, 16x -0.050 nats" in covered
-    row.update(complete_row(sixteen=0.09, reading="no trend shown"))
-    missed = T.sentence(trend(table=row))
-    assert missed.startswith("No trend is shown (not evidence of no trend)")
-    # dropout is turned in its chapter: -0.090 lies below [-0.057, -0.026] there, and
-    # +0.090 above [+0.026, +0.057] on the ladder page; both say one side (amendment 7)
-    assert ("lies beyond its forecast's interval, in the paper's direction: the forecast "
-            "was -0.041 nats [-0.057, -0.026]") in missed
-    assert T.miss_side(row) == "in the paper's direction"
-    assert T.miss_side({**row, "16x mean": 0.01}) == "in the other direction"
-    assert T.miss_side({**row, "16x mean": 0.01, "paper_sign": -1}) == \
-        "in the paper's direction"
-    assert T.miss_side({**row, "16x mean": 0.04, "forecast covers": True}) == ""
-    assert "with the opposite sign (dropout 0.1 minus no dropout)." in missed
-    # beside "no trend shown", the power planned for slope (a), in the chapter's sign
-    # (amendment 7); none beside a moving decision
-    powered = T.sentence(replace(trend(table=row), power=(0.92, 0.39, 0.007)))
-    assert ("planned with 92% power to show a slope as large as slope (a), -0.007 nats "
-            "per doubling") in powered and "smaller trends could still go unseen" in powered
-    assert "over 99% power" in T.sentence(replace(trend(table=row), power=(0.9998, 0.8, 0.1)))
-    assert "planned with" not in missed and "planned with" not in covered
-    # which arm gains, in plain words, from the registered slope's sign: dropout's is
-    # +0.010 nats (the chapter prints -0.010), so the model with dropout does worse; only
-    # the first step's own interval excludes 0, so the words say so (amendment 10)
-    assert ("In plain words: from 1x to 4x, the model with dropout does worse relative "
-            "to the one without; from 4x to 16x, no further change is shown. The means at "
-            "each budget: 1x -0.005, 4x -0.022, 16x -0.050 nats.") in covered
-    assert "In plain words" not in missed  # no trend shown: nothing to put in words
-    assert "The means at each budget: 1x -0.005" in missed
+def test_plain_words_name_the_arm_that_gains_and_the_steps_that_show_it():
     steps = {"slope": 0.01, "1x-4x low": 0.001, "1x-4x high": 0.02, "4x-16x low": 0.002,
              "4x-16x high": 0.03}
     assert T.plain_words("confirm/dropout", "nats", steps) == (
@@ -136,26 +77,6 @@ def test_once_complete_the_sentence_gives_the_reading_slope_segments_signs_and_f
                          {**steps, "p holm": 0.2, "1x-4x low": -0.01}).startswith(
         "from 4x to 16x, the model with dropout does worse")
     assert set(T.ARMS_IN_WORDS) == {s.key for s in ladder.DECISIONS}
-    # section 3's caution, only where some budget's mean lies on the other side of zero
-    # from the paper (amendment 10): here every one is on its side
-    assert "reaching its side" not in covered
-    other = T.sentence(trend(table={**row, **complete_row(), "1x mean": -0.005}))
-    assert "Moving toward the paper's sign is not the same as reaching its side." in other
-    assert "reaching its side" not in missed
-    # the slope's interval is not adjusted: where it excludes 0 and Holm's test does not
-    # reject, the sentence says so (a rehearsal showed "no trend" beside [+0.001, +0.010])
-    assert "before Holm's adjustment" in missed  # complete_row: [+0.005, +0.015]
-    row.update({"slope low": -0.001})
-    assert "before Holm's adjustment" not in T.sentence(trend(table=row))
-    assert "before Holm's adjustment" not in covered
-    assert T.cell(trend(table=complete_row())) == (  # in the chapter's sign
-        "moves toward the paper's sign (Holm's p = 0.020); 1x → 4x → 16x: -0.005 → -0.022 "
-        "→ -0.060 nats")
-    # two decisions once complete: a list, an item each, each named
-    two = T.box_line([trend("confirm/asymmetry", table=complete_row()),
-                      trend("confirm/sharing-cost", table=complete_row())])
-    assert two.startswith("**As training grows.**\n\n- *") and two.count("\n- *") == 2
-    assert "\n- *All shared minus not shared, E = H = 64:* " in two
 
 
 @pytest.mark.parametrize("table", [None, complete_row()])
@@ -168,7 +89,7 @@ def test_the_figure_is_legible_and_shows_1x_and_16x_only_once_complete(table):
         line.get_xdata()) if line.get_marker() == "o"})
     assert xs == ([0.0, 2.0, 4.0] if table else [2.0])
     texts = " ".join(t.get_text() for t in ax.texts)
-    assert ("when 16x" in texts) is (table is None) and "paper's" in texts
+    assert ("1x:\nnot yet" in texts) is (table is None) and "paper's" in texts
     # dropout is turned (no dropout minus dropout): the paper's side is below zero
     shaded = [p for p in ax.patches if p.get_facecolor()[1] > p.get_facecolor()[0]]
     assert len(shaded) == 1 and shaded[0].get_bbox().y1 <= 1e-12
@@ -186,6 +107,13 @@ def test_the_fitted_line_is_the_least_squares_line_through_every_seed():
     line = next(l for l in fig.axes[0].lines if l.get_linestyle() == "--")
     # the chapter's sign (dropout is turned): the line is -(intercept + slope x)
     assert np.allclose(line.get_ydata(), [-intercept, -(intercept + 4 * slope)])
+    plt.close(fig)
+    # means far off one line (dropout's at 16x): no straight fit, the means joined
+    bent = {**row, "curvature": 0.7, "curvature low": 0.5, "curvature high": 0.9}
+    fig = T.figure([trend(table=bent)])
+    assert not [l for l in fig.axes[0].lines if l.get_linestyle() == "--"]
+    joined = next(l for l in fig.axes[0].lines if len(l.get_xdata()) == 3)
+    assert np.allclose(joined.get_ydata(), [-0.005, -0.022, -0.05])
     plt.close(fig)
 
 
@@ -227,8 +155,6 @@ def test_an_empty_store_shows_counts_only_and_a_figure_of_notes(results):
     for t in trends.values():
         assert t.forecast is None and t.table is None and np.isnan(t.four[0])
         assert t.trained == 0 and t.runs == 32
-    line = T.box_line(T.claim_trends(trends, "asymmetry"))
-    assert "0 of its 32 runs are stored" in line and "forecast" not in line
     fig = T.figure(T.claim_trends(trends, "dropout"))
     assert figure_problems(fig) == []
     assert {t.get_text().split(":")[0] for t in fig.axes[0].texts} >= {"1x", "4x", "16x"}

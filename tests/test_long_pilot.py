@@ -36,7 +36,7 @@ def test_its_seed_is_not_a_confirmatory_one_and_progress_reads_no_loss(tmp_path)
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from albert_rerun.book import pilot_page  # noqa: E402
+from albert_rerun.book import scale as S  # noqa: E402
 
 
 def _runs(shared_ce, bert_ce, every=1800):
@@ -108,48 +108,44 @@ def test_the_cost_along_training_is_shared_minus_bert_at_each_common_step():
 
 
 def test_the_page_has_no_results_until_both_arms_are_stored(tmp_path):
-    facts = pilot_page.gather(tmp_path)  # an empty store
-    assert facts.runs is None
-    parts = pilot_page.write_parts(tmp_path, tmp_path)  # empty tables, a placeholder
-    assert all(p.exists() for p in parts) and (tmp_path / "pilot-costs.md").read_text() == ""
-    assert "pilot_ce_shared" not in pilot_page.values(tmp_path)
+    assert S.pilot_runs(tmp_path) is None  # an empty store
+    values = S.pilot_values(None)
+    assert "pilot_ce_shared" not in values and values["pilot_steps"] == "345,600"
 
 
 def test_once_stored_the_tables_give_crossings_drops_costs_and_a_legible_figure():
     from albert_rerun.book.figure_text import figure_problems
-    facts = pilot_page.PilotFacts(progress=[], runs=_runs(_smooth(192) + 0.2, _smooth(192)),
-                                  rungs={"unigram": 6.685, "left bigram": 6.147,
-                                         "two-sided": 5.710})
-    curve = L.curves(facts.runs)
-    assert pilot_page.drops_table(L.sudden_drops(curve)) == "No sudden drop appears.\n"
-    costs = pilot_page.costs_table(curve)
+    runs = _runs(_smooth(192) + 0.2, _smooth(192))
+    rungs = {"unigram": 6.685, "left bigram": 6.147, "two-sided": 5.710}
+    curve = L.curves(runs)
+    assert S.drops_table(L.sudden_drops(curve)) == "No sudden drop appears.\n"
+    costs = S.costs_table(curve)
     assert "| 1x | 5,400 |" in costs and costs.count("+0.200") == 4
-    crossings = pilot_page.crossings_table(facts)
+    crossings = S.crossings_table(curve, rungs)
     shared = [line for line in crossings.splitlines() if line.startswith("| all shared")][0]
     assert shared.endswith("| never |")  # its curve ends above 5.71
     assert "never" not in [line for line in crossings.splitlines()
                            if line.startswith("| BERT-style")][0]
     # the paper's own figure for this comparison (Table 4, E = H = 768)
-    paper = pilot_page.paper_cost()
+    paper = S.paper_cost()
     assert (paper["pilot_paper_shared"], paper["pilot_paper_bert"],
             paper["pilot_paper_cost"]) == ("79.8", "82.3", "2.5")
-    assert figure_problems(pilot_page.figure(facts)) == []
+    assert figure_problems(S.pilot_figure(curve, rungs)) == []
 
 
 def test_the_committed_pilot_is_read_against_rungs_on_its_curves_sequences(monkeypatch):
     """The curve scores the first 1,024 held-out sequences; the rungs it crosses are
     scored there (issue #55), and its end cost is the sharing cost's arms at 64x."""
     from albert_rerun.paths import repo_root
-    from albert_rerun.book.budgets import pilot_cost
-    monkeypatch.setenv("ALBERT_RERUN_RESULTS", str(repo_root() / "data" / "results"))
-    facts = pilot_page.gather()
-    assert facts.runs is not None
     from albert_rerun.profiles import resolve
     from albert_rerun.studies import count_rungs
-    assert facts.rungs == count_rungs.levels_on(
+    monkeypatch.setenv("ALBERT_RERUN_RESULTS", str(repo_root() / "data" / "results"))
+    runs = S.pilot_runs()
+    assert runs is not None
+    assert S.pilot_rungs() == count_rungs.levels_on(
         resolve(confirm_design.PILOT_PROFILE).evaluation, L.CURVE_EXAMPLES)
-    runs = facts.runs.set_index("condition")[L.CE]
-    assert pilot_cost() == f"{runs[confirm_design.ALL64] - runs[confirm_design.BERT]:+.3f}"
-    assert pilot_cost() == "+0.146"
-    values = pilot_page.values()
+    ce = runs.set_index("condition")[L.CE]
+    values = S.pilot_values(runs)
+    assert values["pilot_sharing_64x"] == \
+        f"{ce[confirm_design.ALL64] - ce[confirm_design.BERT]:+.3f}" == "+0.146"
     assert values["pilot_peak_where"] == "between the two arms' sudden drops"

@@ -1,47 +1,63 @@
-"""The compute ladder as a reader meets it.
+"""The compute ladder as a reader meets it: the values of its findings page
+(book/budgets.md), of the introduction's lines on it and of the scale page
+(``scale.values``), and the registration page's generated parts (book/ladder.md).
 
-- ``values``: the numbers and short phrases of its findings page (book/budgets.md), of
-  the introduction's lines on it and of the scale page (``at_scale.values``), a provider
-  of ``book.values``. Every difference is turned so that positive is the paper's
-  direction (the cost or the advantage the paper claims).
-- ``write_ladder_parts``: the trend figure in that sign, and the registration page's
-  generated parts (book/ladder.md: its record, progress, budgets, power and registered
-  result, in the registered sign), each filled from a markdown template in
-  ``book/templates/`` (``fill``): the sentences live there, this module gives numbers,
-  tables and phrases of a few words.
+- ``read``: the ladder's stored result, its runs and the long pilot's, read once and
+  passed on;
+- ``values``: a provider of ``book.values``; every difference turned so that positive
+  is the paper's direction (the cost or the advantage the paper claims);
+- ``write_ladder_parts``: the findings page's figure in that sign, and the registration
+  page's record, progress, budgets, power and registered result, in the registered
+  sign, each filled from a markdown template in ``book/templates/`` (``template.fill``):
+  the sentences live there, this module gives numbers, tables and phrases of a few words.
 
 Everything comes from the analysis as stored once (``ladder.result_tables``).
 """
 from __future__ import annotations
 
 import math
-import re
+from dataclasses import dataclass
 from pathlib import Path
 
-import numpy as np
+import pandas as pd
 
 from ..studies import ladder as L
 from ..studies.decisions import interval_text, signed
 from . import ladder_trend as T
+from . import scale
+from .template import KEY, NOT_STORED, fill, pipe, placeholder
 
-TEMPLATES = Path("book") / "templates"
-KEY = re.compile(r"\{\{\s*(\w+)\s*\}\}")
 # the decisions' names in the substitution keys: ladder_sharing_16x, ...
 SHORT = {"confirm/asymmetry": "asymmetry", "confirm/sharing-cost": "sharing",
          "confirm/sop": "sop", "confirm/dropout": "dropout",
          "confirm/equal-time": "equal_time"}
 FIGURE = "budgets-trends.png"  # in book/_generated/
+FAIR = (0.9, 1.1)  # a wide arm's share of its partner's seconds read as equal time
 
 
-def fill(name: str, values: dict, root: Path | None = None) -> str:
-    """The template ``book/templates/<name>`` with each ``{{ key }}`` replaced by its
-    value; a key without a value is an error, so no template sentence goes out unfilled."""
-    from ..paths import repo_root
-    text = ((root or repo_root()) / TEMPLATES / name).read_text()
-    missing = sorted(set(KEY.findall(text)) - set(values))
-    if missing:
-        raise KeyError(f"{name}: no value for {missing}")
-    return KEY.sub(lambda m: str(values[m.group(1)]), text)
+@dataclass
+class Ladder:
+    """The ladder read once: the stored result (None before it is stored), the budgets'
+    runs (``ladder.rung_frames``, None before every run is stored) and the long pilot's
+    (None before both arms are stored)."""
+
+    tables: dict | None
+    stored: dict | None
+    frames: dict | None
+    pilot: pd.DataFrame | None
+
+
+def read(store=None) -> Ladder:
+    from ..studies.confirm_design import NotComplete
+    try:
+        tables, stored = L.result_tables(store)
+    except NotComplete:
+        tables = stored = None
+    try:
+        frames = L.rung_frames(store)
+    except NotComplete:
+        frames = None
+    return Ladder(tables, stored, frames, scale.pilot_runs())
 
 
 # -- the findings, the paper's direction positive -------------------------------------------
@@ -54,12 +70,10 @@ def turned(row, mean: str, low: str, high: str) -> tuple:
 
 
 def interval(row, name: str, mean: str | None = None) -> str:
-    """'+0.123 [+0.067, +0.180]': a row's ``name`` (or a rung's ``mean``) turned."""
-    if mean is not None:
-        m, lo, hi = turned(row, f"{name} mean", f"{name} low", f"{name} high")
-    else:
-        m, lo, hi = turned(row, name, f"{name} low", f"{name} high")
-    return interval_text(m, lo, hi, row["unit"])
+    """'+0.123 [+0.067, +0.180]': a row's ``name`` (or a budget's ``mean``) turned."""
+    names = (f"{name} mean", f"{name} low", f"{name} high") if mean is not None else (
+        name, f"{name} low", f"{name} high")
+    return interval_text(*turned(row, *names), row["unit"])
 
 
 def _move(row, step: str) -> int:
@@ -75,8 +89,8 @@ NO_FURTHER = "no change shown (interval wide)"
 def steps_phrase(row) -> str:
     """Which way each step of the ladder moved the difference, from each step's own
     interval (positive: toward the paper): 'grew toward the paper 1x–4x, then no change
-    shown (interval wide)'. A step whose interval includes 0 shows
-    no change, which is not a change held: the interval can hold a further move."""
+    shown (interval wide)'. A step whose interval includes 0 shows no change, which is
+    not a change held: the interval can hold a further move."""
     if T.no_slope(row):
         return "not computed: too few seeds"
     early, late = _move(row, "1x-4x"), _move(row, "4x-16x")
@@ -114,90 +128,85 @@ def _range(part) -> str:
     return low if low == high else f"{low} to {high}"
 
 
-def findings_values(tables: dict, store=None) -> dict:
-    """The ladder's keys (``values``) from its stored tables."""
-    from ..studies import confirm_design as D
-    from ..studies import ladder_curves
-    trend = tables["trend"]
-    powers = T.planned_power(store)
-    out = {f"ladder_seeds_{r}": str(len(L.SEEDS[r])) for r in L.RUNGS}
-    out.update({f"ladder_steps_{r}": f"{steps:,}" for r, steps in L.RUNGS.items()})
+def crossings(frame: pd.DataFrame) -> tuple:
+    """(sequences, left-bigram level on them, ``ladder.first_below``' table) of the 16x
+    runs ``frame``: the count rung scored on the curves' own held-out sequences."""
+    sequences = L.curve_sequences(frame)
+    level = L.rung_level(L.RUNG, sequences)
+    return sequences, level, L.first_below(frame, level)
+
+
+def above_two_sided(frame: pd.DataFrame) -> list:
+    """The arms whose mean held-out cross-entropy at 16x (``frame``) is not below the
+    two-sided count rung on the whole held-out set."""
+    from ..studies.confirm_design import CE
+    whole = L.rung_level("two-sided")
+    means = frame.groupby("condition")[CE].mean()
+    return [arm for arm in L.ARMS if arm in means and not means[arm] < whole]
+
+
+def cpu_values(trend) -> dict:
+    """The `cpu` profile's own 1x differences (its 3 earlier seeds, the power plan's
+    pilot), turned: the chapters show them beside the ladder's 1x budget."""
+    from ..studies.ladder_power import pilot_wide_config
+    plan = (L.stored_design() or {}).get("plan", {})
+    out = {"ladder_cpu_wide_steps": f"{pilot_wide_config().max_steps:,}",
+           "ladder_wide_steps_1x": f"{L.wide_steps('1x'):,}",
+           "ladder_cpu_seeds": str(max([r["1x seeds"] for r in plan.values()] or [0]))}
     for key, row in trend.iterrows():
-        k = SHORT[key]
-        for rung in L.RUNGS:
-            out[f"ladder_{k}_{rung}"] = interval(row, rung, mean="mean")
-        out[f"ladder_{k}_steps"] = steps_phrase(row)
-        out[f"ladder_{k}_label"] = T.plain_label(row)
-        out[f"ladder_{k}_holm"] = f"{row['p holm']:.3f}"
-        out[f"ladder_{k}_forecast"] = interval(row, "forecast")
-        out[f"ladder_{k}_forecast_result"] = forecast_phrase(row)
-        power = powers.get(key)
-        out[f"ladder_{k}_power"] = (T.percent(power[0]) if power and power[0] is not None
-                                    and math.isfinite(power[0]) else "none planned")
-        for name, column in (("slope", "slope"), ("early", "1x-4x"), ("late", "4x-16x"),
-                             ("curvature", "curvature")):
-            out[f"ladder_{k}_{name}"] = ("–" if T.no_slope(row) else interval(row, column))
-        out[f"ladder_{k}_unit"] = row["unit"]
-    split = tables["gap split"]
-    for key, row in split.iterrows():
-        k = SHORT[key]
-        row = {**row, "unit": "nats", "paper_sign": trend.loc[key, "paper_sign"]}
-        for column in ("change", "training part", "gap part"):
-            out[f"ladder_{k}_{column.replace(' ', '_')}"] = interval(row, column)
-    inside = int(sum(forecast_phrase(r) == "inside its interval" for _, r in trend.iterrows()))
-    out["ladder_forecasts_inside"] = f"{inside} of {len(trend)}"
-    order = L.first_rung_learning_order(tables["sop"])
-    out["ladder_sop_order"] = order or "none"
-    # when each arm's 16x curve first scored below the left-bigram rung, scored on the
-    # curves' own held-out sequences (ladder_curves)
-    frame = L.rung_frame("16x", store)
-    sequences = ladder_curves.curve_sequences(frame)
-    level = ladder_curves.rung_level(ladder_curves.RUNG, sequences)
-    passes = ladder_curves.first_below(frame, level)
-    for k, spec_key in (("dropout", "confirm/dropout"), ("equal_time", "confirm/equal-time")):
-        spec = next(s for s in L.DECISIONS if s.key == spec_key)
-        d = ladder_curves.delay(passes, spec)
-        out[f"ladder_{k}_crossing_a"] = _range(d["a"])
-        out[f"ladder_{k}_crossing_b"] = _range(d["b"])
-        out[f"ladder_{k}_crossing_apart"] = "yes" if d["apart"] else "no"
-    out.update(time_ratio_values(tables["time ratios"]))
-    out["ladder_crossing_sequences"] = f"{sequences:,}"
-    out["ladder_crossing_level"] = f"{level:.3f}"
-    whole = ladder_curves.rung_level("two-sided")
-    means = frame.groupby("condition")[D.CE].mean()
-    above = [arm for arm in L.ARMS if arm in means and not means[arm] < whole]
-    out["ladder_16x_below_two_sided"] = f"{len(means) - len(above)} of {len(means)}"
-    out["ladder_16x_above_two_sided"] = "; ".join(above) or "none"
-    out["pilot_sharing_64x"] = pilot_cost()
+        mean = plan.get(key, {}).get("1x mean")
+        out[f"ladder_{SHORT[key]}_cpu_1x"] = ("not measured" if mean is None else
+                                              signed(row["paper_sign"] * mean, 3))
     return out
 
 
-FAIR = (0.9, 1.1)  # a wide arm's share of its partner's seconds read as equal time
-
-
-def time_ratio_values(ratios) -> dict:
-    """Equal time at 16x: each seed's wide arm's training seconds over its BERT-style
-    partner's ('0.78, 0.68, 0.63, 0.98', by seed) and how many lie below ``FAIR``
-    ('3 of 4': a share below 1 favours BERT-style)."""
-    part = ratios[ratios["rung"] == "16x"].sort_values("seed")
-    shares = [float(x) for x in part["wide / BERT-style seconds"]]
-    below = sum(x < FAIR[0] for x in shares)
-    return {"ladder_equal_time_16x_ratios": ", ".join(f"{x:.2f}" for x in shares),
-            "ladder_equal_time_16x_short": f"{below} of {len(shares)}"}
-
-
-def pilot_cost() -> str:
-    """The long pilot's sharing cost at 64x on the whole held-out set (one seed, all
-    shared minus BERT-style at E = H = 64: the sharing cost's arms), or '–' before both
-    arms are stored."""
-    from ..studies import long_pilot
-    from ..studies.confirm_design import NotComplete
-    try:
-        runs = long_pilot.frame().set_index("condition")[long_pilot.CE]
-    except NotComplete:
-        return "–"
-    shared, bert = long_pilot.ARMS
-    return signed(float(runs[shared] - runs[bert]), 3)
+def findings_values(ladder: Ladder) -> dict:
+    """The ladder's keys (``values``) from its stored tables and runs."""
+    tables, trend = ladder.tables, ladder.tables["trend"]
+    powers = T.planned_power()
+    out = {f"ladder_seeds_{r}": str(len(L.SEEDS[r])) for r in L.RUNGS}
+    out.update({f"ladder_steps_{r}": f"{steps:,}" for r, steps in L.RUNGS.items()})
+    for key, row in trend.iterrows():
+        k, power = SHORT[key], powers.get(key)
+        out.update({f"ladder_{k}_{rung}": interval(row, rung, mean="mean") for rung in L.RUNGS})
+        out.update({f"ladder_{k}_steps": steps_phrase(row), f"ladder_{k}_unit": row["unit"],
+                    f"ladder_{k}_label": T.plain_label(row),
+                    f"ladder_{k}_holm": f"{row['p holm']:.3f}",
+                    f"ladder_{k}_forecast": interval(row, "forecast"),
+                    f"ladder_{k}_forecast_result": forecast_phrase(row),
+                    f"ladder_{k}_power": (T.percent(power[0]) if power and power[0] is not None
+                                          and math.isfinite(power[0]) else "none planned")})
+        for name, column in (("slope", "slope"), ("early", "1x-4x"), ("late", "4x-16x"),
+                             ("curvature", "curvature")):
+            out[f"ladder_{k}_{name}"] = "–" if T.no_slope(row) else interval(row, column)
+    for key, row in tables["gap split"].iterrows():
+        row = {**row, "unit": "nats", "paper_sign": trend.loc[key, "paper_sign"]}
+        for column in ("change", "training part", "gap part"):
+            out[f"ladder_{SHORT[key]}_{column.replace(' ', '_')}"] = interval(row, column)
+    inside = sum(forecast_phrase(r) == "inside its interval" for _, r in trend.iterrows())
+    out["ladder_forecasts_inside"] = f"{inside} of {len(trend)}"
+    out["ladder_sop_order"] = L.first_rung_learning_order(tables["sop"]) or "none"
+    frame = ladder.frames["16x"]
+    sequences, level, passes = crossings(frame)
+    for k, spec_key in (("dropout", "confirm/dropout"), ("equal_time", "confirm/equal-time")):
+        d = L.delay(passes, next(s for s in L.DECISIONS if s.key == spec_key))
+        out.update({f"ladder_{k}_crossing_a": _range(d["a"]),
+                    f"ladder_{k}_crossing_b": _range(d["b"]),
+                    f"ladder_{k}_crossing_apart": "yes" if d["apart"] else "no"})
+    ratios = tables["time ratios"]
+    shares = [float(x) for x in ratios[ratios["rung"] == "16x"].sort_values("seed")[
+        "wide / BERT-style seconds"]]
+    above = above_two_sided(frame)
+    arms = frame["condition"].nunique()
+    out.update({"ladder_equal_time_16x_ratios": ", ".join(f"{x:.2f}" for x in shares),
+                "ladder_equal_time_16x_short": f"{sum(x < FAIR[0] for x in shares)} of "
+                                               f"{len(shares)}",
+                "ladder_crossing_sequences": f"{sequences:,}",
+                "ladder_crossing_level": f"{level:.3f}",
+                "ladder_16x_below_two_sided": f"{arms - len(above)} of {arms}",
+                "ladder_16x_above_two_sided": "; ".join(above) or "none",
+                **cpu_values(trend)})
+    return out
 
 
 PREFIXES = ("ladder_", "pilot_")  # keys this provider fills, on any page
@@ -214,50 +223,23 @@ def page_keys(root: Path | None = None) -> set:
 
 
 def values(profile=None) -> dict:
-    """Every key of the ladder's findings and the scale page (``book.values``' provider):
-    the ladder's from its stored result, the scale page's from ``at_scale.values``. In a
-    results store that lacks the runs (before the result is stored, or the tests' smoke
-    store), each key a page uses that cannot be computed reads ``NOT_STORED``; with
-    every run stored, a key left unfilled stays unfilled, so the build fails on it."""
-    from ..studies.confirm_design import NotComplete
-    from ..studies.ladder import result_tables
-    from . import at_scale
-    from .pilot_page import NOT_STORED
-    complete = True
-    try:
-        out = findings_values(result_tables()[0])
-    except NotComplete:
-        out, complete = {}, False
-    scale = at_scale.values()
-    complete = complete and "scale_moving" in scale and "pilot_ce_shared" in scale
-    out.update(scale)
-    if not complete:
+    """Every key of the ladder's findings and the scale page (``book.values``' provider),
+    from the ladder read once. In a results store that lacks the runs (before the result
+    is stored, or the tests' smoke store), each key a page uses that cannot be computed
+    reads ``NOT_STORED``; with every run stored, a key left unfilled stays unfilled, so
+    the build fails on it."""
+    ladder = read()
+    complete = ladder.tables is not None and ladder.frames is not None
+    out = findings_values(ladder) if complete else {}
+    out.update(scale.values(ladder.frames, ladder.pilot))
+    if not (complete and "scale_rung_two_sided" in out and "pilot_ce_shared" in out):
         out.update({k: NOT_STORED for k in page_keys() - set(out)})
     return out
 
 
 def trend_figure(tables: dict, store=None):
     """The five decisions against the budget, the paper's direction up in every panel."""
-    trends = T.gather(store, tables=tables, paper_signs=True)
-    return T.figure(list(trends.values()))
-
-
-def write_budgets_figure(generated: Path, store=None) -> Path | None:
-    """``book/_generated/budgets-trends.png``: a placeholder before the result is stored."""
-    from ..studies.confirm_design import NotComplete
-    from ..studies.ladder import result_tables
-    from .figure_text import png
-    import matplotlib.pyplot as plt
-    from .pilot_page import placeholder
-    try:
-        tables = result_tables(store)[0]
-    except NotComplete:
-        return placeholder(generated / FIGURE)
-    fig = trend_figure(tables, store)
-    path = generated / FIGURE
-    path.write_bytes(png(fig))
-    plt.close(fig)
-    return path
+    return T.figure(list(T.gather(store, tables=tables, paper_signs=True).values()))
 
 
 # -- the registration page's generated parts (book/ladder.md), in the registered sign ---------
@@ -271,7 +253,7 @@ def _cell(row, name: str, unit: str) -> str:
 
 
 def _rung(row, rung: str) -> str:
-    """A rung's mean and 95% t-interval, with its seeds where fewer than planned."""
+    """A budget's mean and 95% t-interval, with its seeds where fewer than planned."""
     seeds = int(row[f"{rung} seeds"])
     if not math.isfinite(row[f"{rung} mean"]):
         return f"– (n = {seeds})"
@@ -288,16 +270,6 @@ def _name(key: str) -> str:
     return f"**{T.tag(key)}**"
 
 
-def decisions_key(table) -> str:
-    """The five decisions once, by their short names: difference, unit, paper's sign."""
-    lines = ["| decision | difference, A minus B | unit | the paper's sign |",
-             "|---|---|---|---|"]
-    for key, row in table.iterrows():
-        sign = {1: "+", -1: "−"}.get(int(row["paper_sign"]), "0")
-        lines.append(f"| {_name(key)} | {row['decision']} | {row['unit']} | {sign} |")
-    return "\n".join(lines)
-
-
 def _power(power, unit: str) -> str:
     """'73% (22%) at +0.058': the planned power, with the 16x SD twice the 4x one in
     brackets, at slope (a) (amendments 7 and 8)."""
@@ -309,51 +281,56 @@ def _power(power, unit: str) -> str:
             f"{signed(power[2], 3 if unit == 'nats' else 1)}")
 
 
+def decisions_key(table) -> str:
+    """The five decisions once, by their short names: difference, unit, paper's sign."""
+    return pipe(["decision", "difference, A minus B", "unit", "the paper's sign"],
+                [[_name(key), row["decision"], row["unit"],
+                  {1: "+", -1: "−"}.get(int(row["paper_sign"]), "0")]
+                 for key, row in table.iterrows()])
+
+
 def trend_table(table, powers: dict) -> str:
     """Each decision's budgets, slope, p before and after Holm, df, the registered
     reading and the planned power (a dagger: the slope's interval excludes 0 before
     Holm's adjustment only)."""
-    lines = ["| decision | " + " | ".join(f"{r} ({len(L.SEEDS[r])} seeds planned)"
-                                          for r in L.RUNGS)
-             + " | slope per doubling of compute | p | Holm's p | df | reading | planned "
-             f"power at slope (a), {len(L.SEEDS['16x'])} seeds at 16x (if the 16x SD is "
-             "twice the 4x) |", "|---" * (len(L.RUNGS) + 7) + "|"]
+    head = (["decision"] + [f"{r} ({len(L.SEEDS[r])} seeds planned)" for r in L.RUNGS]
+            + ["slope per doubling of compute", "p", "Holm's p", "df", "reading",
+               f"planned power at slope (a), {len(L.SEEDS['16x'])} seeds at 16x (if the "
+               f"16x SD is twice the 4x)"])
+    rows = []
     for key, row in table.iterrows():
-        rungs = " | ".join(_rung(row, r) for r in L.RUNGS)
+        rungs = [_rung(row, r) for r in L.RUNGS]
         power = _power(powers.get(key), row["unit"])
         if T.no_slope(row):
-            lines.append(f"| {_name(key)} | {rungs} | no slope: {T.no_slope(row)} | 1 | "
-                         f"{_p(row['p holm'])} | – | **{row['reading']}** | {power} |")
+            rows.append([_name(key)] + rungs + [f"no slope: {T.no_slope(row)}", 1,
+                        _p(row["p holm"]), "–", f"**{row['reading']}**", power])
             continue
         dagger = "†" if T.excluded_before_holm_only(row) else ""
-        lines.append(f"| {_name(key)} | {rungs} | {_cell(row, 'slope', row['unit'])}{dagger} "
-                     f"| {_p(row['p'])} | {_p(row['p holm'])} | {row['slope df']:.0f} | "
-                     f"**{row['reading']}** | {power} |")
-    return "\n".join(lines)
+        rows.append([_name(key)] + rungs + [
+            _cell(row, "slope", row["unit"]) + dagger, _p(row["p"]), _p(row["p holm"]),
+            f"{row['slope df']:.0f}", f"**{row['reading']}**", power])
+    return pipe(head, rows)
 
 
 def steps_table(table) -> str:
-    lines = ["| decision | 1x to 4x, per doubling | 4x to 16x, per doubling | curvature |",
-             "|---|---|---|---|"]
-    for key, row in table.iterrows():
-        cells = (["–"] * 3 if T.no_slope(row) else
-                 [_cell(row, n, row["unit"]) for n in ("1x-4x", "4x-16x", "curvature")])
-        lines.append(f"| {_name(key)} | " + " | ".join(cells) + " |")
-    return "\n".join(lines)
+    return pipe(["decision", "1x to 4x, per doubling", "4x to 16x, per doubling",
+                 "curvature"],
+                [[_name(key)] + (["–"] * 3 if T.no_slope(row) else
+                                 [_cell(row, n, row["unit"])
+                                  for n in ("1x-4x", "4x-16x", "curvature")])
+                 for key, row in table.iterrows()])
 
 
-def _by_rung(part, value: str) -> list:
-    by = part.set_index("rung")
-    return [interval_text(by.loc[r, value], by.loc[r, "low"], by.loc[r, "high"], "nats")
-            if r in by.index else "–" for r in L.RUNGS]
-
-
-def gap_differences_table(differences) -> str:
-    lines = ["| decision | " + " | ".join(L.RUNGS) + " |", "|---" * (len(L.RUNGS) + 1) + "|"]
-    for key, part in differences.groupby("key", sort=False):
-        lines.append(f"| {_name(key)} | " + " | ".join(_by_rung(part, "gap difference"))
-                     + " |")
-    return "\n".join(lines)
+def _by_rung(table, by: str, value: str) -> str:
+    """One row a ``by`` (a decision or an arm) of a long table with a row per budget:
+    each budget's ``value`` and its 95% interval, in nats."""
+    rows = []
+    for name, part in table.groupby(by, sort=False):
+        part = part.set_index("rung")
+        rows.append([_name(name) if by == "key" else name] + [
+            interval_text(part.loc[r, value], part.loc[r, "low"], part.loc[r, "high"],
+                          "nats") if r in part.index else "–" for r in L.RUNGS])
+    return pipe(["decision" if by == "key" else "arm"] + list(L.RUNGS), rows)
 
 
 def split_reading(row) -> str:
@@ -373,35 +350,26 @@ def split_reading(row) -> str:
 
 
 def split_table(split) -> str:
-    lines = ["| decision | change, 1x to 16x (nats) | training-split part | gap part | "
-             "reading |", "|---|---|---|---|---|"]
-    for key, row in split.iterrows():
-        cells = (["–"] * 3 if not math.isfinite(row["change"]) else
-                 [_cell(row, n, "nats") for n in ("change", "training part", "gap part")])
-        lines.append(f"| {_name(key)} | " + " | ".join(cells) + f" | {split_reading(row)} |")
-    return "\n".join(lines)
+    return pipe(["decision", "change, 1x to 16x (nats)", "training-split part", "gap part",
+                 "reading"],
+                [[_name(key)] + (["–"] * 3 if not math.isfinite(row["change"]) else
+                                 [_cell(row, n, "nats")
+                                  for n in ("change", "training part", "gap part")])
+                 + [split_reading(row)] for key, row in split.iterrows()])
 
 
 def forecast_table(table) -> str:
-    lines = ["| decision | forecast, 95% prediction interval | 16x mean, 95% interval | "
-             "16x mean inside the forecast's interval? | SD of the difference over 16x "
-             "seeds, assumed → measured |", "|---|---|---|---|---|"]
+    rows = []
     for key, row in table.iterrows():
         digits = 1 if row["unit"] == "points" else 3
         inside = (f"not tested: {T.no_slope(row)}" if T.no_slope(row) else
                   "yes" if row["forecast covers"] else "**no**")
         measured = "–" if T.no_slope(row) else f"{row['16x sd']:.{digits}f}"
-        lines.append(f"| {_name(key)} | {_cell(row, 'forecast', row['unit'])} | "
-                     f"{_rung(row, '16x')} | {inside} | "
-                     f"{row['forecast sd']:.{digits}f} → {measured} |")
-    return "\n".join(lines)
-
-
-def gaps_table(gaps) -> str:
-    lines = ["| arm | " + " | ".join(L.RUNGS) + " |", "|---" * (len(L.RUNGS) + 1) + "|"]
-    for arm, part in gaps.groupby("arm", sort=False):
-        lines.append(f"| {arm} | " + " | ".join(_by_rung(part, "gap")) + " |")
-    return "\n".join(lines)
+        rows.append([_name(key), _cell(row, "forecast", row["unit"]), _rung(row, "16x"),
+                     inside, f"{row['forecast sd']:.{digits}f} → {measured}"])
+    return pipe(["decision", "forecast, 95% prediction interval", "16x mean, 95% interval",
+                 "16x mean inside the forecast's interval?",
+                 "SD of the difference over 16x seeds, assumed → measured"], rows)
 
 
 def grown(gaps) -> list:
@@ -420,39 +388,34 @@ def sop_table(sop) -> str:
             return "not stored"
         return interval_text(row[f"{name} mean"], row[f"{name} low"], row[f"{name} high"],
                              "points")
-    lines = ["| budget | probe minus majority | head minus majority | order learned? |",
-             "|---|---|---|---|"]
-    lines += [f"| {rung} | {cell(row, 'probe')} | {cell(row, 'head')} | "
-              f"{'yes' if row['order learned'] else 'not shown'} |"
-              for rung, row in sop.iterrows()]
-    return "\n".join(lines)
+    return pipe(["budget", "probe minus majority", "head minus majority", "order learned?"],
+                [[rung, cell(row, "probe"), cell(row, "head"),
+                  "yes" if row["order learned"] else "not shown"]
+                 for rung, row in sop.iterrows()])
 
 
 def time_table(ratios) -> str:
-    column = "wide / BERT-style seconds"
-    lines = ["| budget | seed: ratio | machines |", "|---|---|---|"]
+    rows = []
     for rung, part in ratios.groupby("rung", sort=False):
         kinds = sorted(set(part["machines"]))
         cells = ", ".join(
             f"{r.seed}: " + (f"**{r.ratio:.2f}**" if r.flagged else f"{r.ratio:.2f}")
             + (f" ({r.machines})" if len(kinds) > 1 else "")
-            for r in part.rename(columns={column: "ratio"}).itertuples())
-        lines.append(f"| {rung} | {cells} | {kinds[0] if len(kinds) == 1 else 'by seed'} |")
-    return "\n".join(lines)
+            for r in part.rename(columns={"wide / BERT-style seconds": "ratio"}).itertuples())
+        rows.append([rung, cells, kinds[0] if len(kinds) == 1 else "by seed"])
+    return pipe(["budget", "seed: ratio", "machines"], rows)
 
 
 def passes_table(table) -> str:
     """Each arm, and per seed the share of its training at which its 16x curve first
-    scored below the rung (``ladder_curves.passes``)."""
+    scored below the rung (``ladder.first_below``)."""
     seeds = sorted(table["seed"].unique())
-    lines = ["| arm | " + " | ".join(f"seed {s}" for s in seeds) + " |",
-             "|---|" + "---|" * len(seeds)]
+    rows = []
     for arm in [a for a in L.ARMS if a in set(table["condition"])]:
         part = table[table["condition"] == arm].set_index("seed")["first below"]
-        lines.append(f"| {arm} | " + " | ".join(
-            "not by the end" if not np.isfinite(part.get(s, np.nan)) else
-            f"{part.get(s):.0%}" for s in seeds) + " |")
-    return "\n".join(lines)
+        rows.append([arm] + ["not by the end" if not math.isfinite(part.get(s, math.nan))
+                             else f"{part.get(s):.0%}" for s in seeds])
+    return pipe(["arm"] + [f"seed {s}" for s in seeds], rows)
 
 
 def _names(items: list) -> str:
@@ -502,30 +465,26 @@ def provenance_problems(store=None) -> str:
     return f"{len(problems)}: " + "; ".join(problems[:3]) + ("; …" if len(problems) > 3 else "")
 
 
-def result_values(tables: dict, stored: dict, store=None) -> dict:
+def result_values(ladder: Ladder, store=None) -> dict:
     """The keys of ``book/templates/ladder-result.md``."""
     from ..stats.trend import slope_weights
     from ..studies import confirm_design as D
-    from ..studies import ladder_curves
     from ..studies.ladder_power import pilot_wide_config
+    tables, stored = ladder.tables, ladder.stored
     table = tables["trend"]
     computed = [(k, r) for k, r in table.iterrows() if not T.no_slope(r)]
     bent = [T.tag(k) for k, r in computed if T.excludes_zero(r, "curvature")]
     weights = slope_weights([L.X[r] for r in L.RUNGS], [len(L.SEEDS[r]) for r in L.RUNGS])
-    groups = {"held": 0, "tested": 0}
-    for _, r in computed:
-        groups["tested"] += math.isfinite(r.get("forecast", math.nan))
-        groups["held"] += bool(r.get("forecast covers"))
+    tested = sum(math.isfinite(r.get("forecast", math.nan)) for _, r in computed)
+    held = sum(bool(r.get("forecast covers")) for _, r in computed)
     frame = L.rung_frame("16x", store)
-    sequences = ladder_curves.curve_sequences(frame)
-    level = ladder_curves.rung_level(ladder_curves.RUNG, sequences)
-    whole = ladder_curves.rung_level("two-sided")
-    means = frame.groupby("condition")[D.CE].mean()
-    above = [arm for arm in L.ARMS if arm in means and not means[arm] < whole]
+    sequences, level, passes = crossings(frame)
+    above = above_two_sided(frame)
+    arms = frame["condition"].nunique()
     nonfinite = tables.get("non-finite")
     odd = ([] if nonfinite is None else
            [f"{r.rung}, {r.arm}, seed {r.seed} ({r.number})" for r in nonfinite.itertuples()])
-    ratios = tables["time ratios"]
+    ratios, sop = tables["time ratios"], L.first_rung_learning_order(tables["sop"])
     return {
         "decisions_key": decisions_key(table),
         "trend_table": trend_table(table, T.planned_power(store)),
@@ -537,27 +496,24 @@ def result_values(tables: dict, stored: dict, store=None) -> dict:
         "first_weight": f"{-weights[0] * (L.X['4x'] - L.X['1x']):.0%}",
         "bent": f"{len(bent)} of {len(computed)}" + (f": {'; '.join(bent)}" if bent else ""),
         "steps_table": steps_table(table),
-        "gap_differences_table": gap_differences_table(tables["gap differences"]),
+        "gap_differences_table": _by_rung(tables["gap differences"], "key", "gap difference"),
         "split_table": split_table(tables["gap split"]),
-        "forecasts_inside": f"{groups['held']} of {groups['tested']}",
-        "forecasts_tested": str(groups["tested"]),
-        "chance_misses": f"{0.05 * groups['tested']:.2f}",
+        "forecasts_inside": f"{held} of {tested}", "forecasts_tested": str(tested),
+        "chance_misses": f"{0.05 * tested:.2f}",
         "forecast_table": forecast_table(table), **forecast_record(store),
         "grown": f"{len(grown(tables['gaps']))} arms: " + _names(grown(tables["gaps"])),
-        "gaps_table": gaps_table(tables["gaps"]),
-        "sop_order": (f"first at {L.first_rung_learning_order(tables['sop'])}"
-                      if L.first_rung_learning_order(tables["sop"]) else "at no budget"),
+        "gaps_table": _by_rung(tables["gaps"], "arm", "gap"),
+        "sop_order": f"first at {sop}" if sop else "at no budget",
         "sop_table": sop_table(tables["sop"]),
         "flagged": f"{int(ratios['flagged'].sum())} of {len(ratios)}",
         "time_table": time_table(ratios),
         "curve_points": str(len(frame.iloc[0]["curve"])),
         "curve_sequences": f"{sequences:,}", "curve_level": f"{level:.3f}",
-        "whole_level": f"{ladder_curves.rung_level(ladder_curves.RUNG):.3f}",
+        "whole_level": f"{L.rung_level(L.RUNG):.3f}",
         "wide_steps_16x": f"{L.wide_steps('16x'):,}",
         "steps_16x": f"{L.configs('16x')[D.BERT].max_steps:,}",
-        "below_two_sided": f"{len(means) - len(above)} of {len(means)}",
-        "above_two_sided": _names(above),
-        "passes_table": passes_table(ladder_curves.first_below(frame, level)),
+        "below_two_sided": f"{arms - len(above)} of {arms}", "above_two_sided": _names(above),
+        "passes_table": passes_table(passes),
         "diverged": _names(diverged_runs(store)), "nonfinite": _names(odd),
         "provenance": provenance_problems(store),
         "trigger": stored["trigger"], "commit": stored["provenance"]["git_commit"][:7],
@@ -569,37 +525,35 @@ def results_text(store=None) -> str:
     """The ladder page's result once the analysis is stored; before, "" (the stopping
     rule), or, once every run is stored but not yet the analysis, that it is not."""
     from ..studies.confirm_design import NotComplete
-    from ..studies.ladder import NOT_STORED, result_tables
     try:
-        tables, stored = result_tables(store)
-    except NotComplete as error:
-        return f"**The result**: {NOT_STORED}.\n" if NOT_STORED in str(error) else ""
-    return fill("ladder-result.md", result_values(tables, stored, store))
+        tables, stored = L.result_tables(store)
+    except L.NotStored as error:
+        return f"**The result**: {error}.\n"
+    except NotComplete:
+        return ""
+    return fill("ladder-result.md", result_values(Ladder(tables, stored, None, None), store))
 
 
 def progress_values(store=None) -> dict:
     """The keys of ``ladder-progress.md``: the state, the counts, the hours."""
-    from ..studies.ladder import training_costs
     table = L.progress(store)
-    failed = int(table["diverged"].sum())
-    head = "| budget | runs | trained | evaluated |" + (" diverged |" if failed else "")
-    lines = [head, "|---" * (5 if failed else 4) + "|"]
-    rows = {rung: part for rung, part in table.groupby("rung", sort=False)}
+    failed = bool(table["diverged"].sum())
+    rows = []
     for rung in L.RUNGS:
         label = f"{rung} ({L.RUNGS[rung]:,} steps, {len(L.SEEDS[rung])} seeds)"
         if rung == "4x":
-            lines.append(f"| {label} | the confirmatory runs, complete | | |"
-                         + (" |" if failed else ""))
+            rows.append([label, "the confirmatory runs, complete", "", ""] + [""] * failed)
             continue
-        part = rows[rung]
-        lines.append(f"| {label} | {int(part['of'].sum())} | {int(part['trained'].sum())} | "
-                     f"{int(part['evaluated'].sum())} |"
-                     + (f" {int(part['diverged'].sum())} |" if failed else ""))
-    costs = training_costs(store)
+        part = table[table["rung"] == rung]
+        rows.append([label] + [int(part[c].sum()) for c in ("of", "trained", "evaluated")]
+                    + ([int(part["diverged"].sum())] if failed else []))
+    costs = L.training_costs(store)
     hours = ", ".join(f"{part['hours'].sum():.1f} for the {int(part['runs'].sum())} runs "
                       f"of the {rung} budget" for rung, part in costs.groupby("rung", sort=False))
     return {"progress_state": "complete" if L.settled(table) else "counts only",
-            "progress_table": "\n".join(lines), "costs": hours or "none yet"}
+            "progress_table": pipe(["budget", "runs", "trained", "evaluated"]
+                                   + ["diverged"] * failed, rows),
+            "costs": hours or "none yet"}
 
 
 def rungs_values() -> dict:
@@ -612,18 +566,16 @@ def rungs_values() -> dict:
     corpus = len(tokenize_split("train", Tokenizer()).tokens)
     source = {"1x": "trained for this study", "4x": "the confirmatory store, as stored",
               "16x": "trained for this study"}
-    lines = ["| rung | steps | tokens a run | passes over the training split | seeds | "
-             "source |", "|---|---|---|---|---|---|"]
     rows = [(rung, steps, L.SEEDS[rung], source[rung]) for rung, steps in L.RUNGS.items()]
     rows.append(("long pilot (64x)", long_pilot.STEPS, (long_pilot.SEED,),
                  "exploratory, outside the family"))
-    for name, steps, seeds, where in rows:
-        tokens = steps * per_step
-        seed_text = (f"{seeds[0]} to {seeds[-1]} ({len(seeds)})" if len(seeds) > 1
-                     else f"{seeds[0]} (1)")
-        lines.append(f"| {name} | {steps:,} | about {tokens / 1e6:.1f}M | "
-                     f"{tokens / corpus:.1f} | {seed_text} | {where} |")
-    return {"rungs_table": "\n".join(lines), "corpus_millions": f"{corpus / 1e6:.2f}"}
+    return {"rungs_table": pipe(
+        ["rung", "steps", "tokens a run", "passes over the training split", "seeds", "source"],
+        [[name, f"{steps:,}", f"about {steps * per_step / 1e6:.1f}M",
+          f"{steps * per_step / corpus:.1f}",
+          f"{seeds[0]} to {seeds[-1]} ({len(seeds)})" if len(seeds) > 1 else f"{seeds[0]} (1)",
+          where] for name, steps, seeds, where in rows]),
+        "corpus_millions": f"{corpus / 1e6:.2f}"}
 
 
 def _number(value, digits: int) -> str:
@@ -639,33 +591,32 @@ def power_values(design: dict) -> dict:
     the stored design."""
     b = design["budget"]
     n16, needed, strict = int(b["16x seeds"]), b["needed"], int(b["strict affordable"])
-    lines = [f"| decision | 1x mean (SD) | 4x mean (SD) | slope (a) | slope (b) | power (a) "
-             f"at {strict} / {n16} / {needed} 16x seeds | power (a), 16x SD twice the 4x, "
-             f"at {n16} | power (a), {L.MAX_1X} seeds at 1x, at {n16} | power (b) at {n16} / "
-             f"{needed} |", "|---|---|---|---|---|---|---|---|---|"]
+    rows = []
     for key in [spec.key for spec in L.DECISIONS]:
         row = design["plan"][key]
         digits = 1 if row["unit"] == "points" else 3
 
         def sd(v):
             return "–" if v is None else f"{v:.{digits + (0 if digits == 1 else 1)}f}"
+
+        def power(name):
+            return _percent(row.get(name))
         one = (f"{_number(row['1x mean'], digits)} ({sd(row['1x SD'])})"
                if row["1x seeds"] else f"not measured ({sd(row['1x SD'])}, the 4x SD)")
-        lines.append(
-            f"| `{key}` ({row['unit']}) | {one} | {_number(row['4x mean'], digits)} "
-            f"({sd(row['4x SD'])}) | {_number(row['slope (a)'], digits + 1)} | "
-            f"{_number(row['slope (b)'], digits + 1)} | "
-            f"{_percent(row.get(f'power (a) at {strict}'))} / "
-            f"{_percent(row[f'power (a) at {n16}'])} / "
-            f"{_percent(row.get(f'power (a) at {needed}'))} | "
-            f"{_percent(row.get(f'power (a), 16x SD twice the 4x, at {n16}'))} | "
-            f"{_percent(row.get(f'power (a), {L.MAX_1X} at 1x, at {n16}'))} | "
-            f"{_percent(row[f'power (b) at {n16}'])} / "
-            f"{_percent(row.get(f'power (b) at {needed}'))} |")
+        rows.append([
+            f"`{key}` ({row['unit']})", one,
+            f"{_number(row['4x mean'], digits)} ({sd(row['4x SD'])})",
+            _number(row["slope (a)"], digits + 1), _number(row["slope (b)"], digits + 1),
+            " / ".join(power(f"power (a) at {n}") for n in (strict, n16, needed)),
+            power(f"power (a), 16x SD twice the 4x, at {n16}"),
+            power(f"power (a), {L.MAX_1X} at 1x, at {n16}"),
+            " / ".join(power(f"power (b) at {n}") for n in (n16, needed))])
+    head = ["decision", "1x mean (SD)", "4x mean (SD)", "slope (a)", "slope (b)",
+            f"power (a) at {strict} / {n16} / {needed} 16x seeds",
+            f"power (a), 16x SD twice the 4x, at {n16}",
+            f"power (a), {L.MAX_1X} seeds at 1x, at {n16}", f"power (b) at {n16} / {needed}"]
     seen = [k for k, r in design["plan"].items() if (r.get(f"power (b) at {n16}") or 0) >= 0.8]
-    seen_text = ((" and ".join(f"`{k}`" for k in seen) or "none")
-                 + (" alone reaches" if len(seen) == 1 else " reach"))
-    return {"power_table": "\n".join(lines), "seeds_1x": str(int(b["1x seeds"])),
+    return {"power_table": pipe(head, rows), "seeds_1x": str(int(b["1x seeds"])),
             "needed": str(needed), "affordable": str(b["affordable"]),
             "seeds_16x": str(n16), "hours": f"{b['hours']:.1f}", "limit": f"{b['limit']:.1f}",
             "pilot_hours": f"{b['pilot hours']:.1f}", "hours_1x": f"{b['1x hours a seed']:.2f}",
@@ -675,7 +626,8 @@ def power_values(design: dict) -> dict:
             "max_1x": str(L.MAX_1X), "hours_max_1x": f"{b['hours with 11 at 1x']:.1f}",
             "max_16x": str(L.MAX_16X),
             "underpowered": " and ".join(f"`{k}`" for k in b["underpowered"]) or "none",
-            "seen": seen_text}
+            "seen": (" and ".join(f"`{k}`" for k in seen) or "none")
+                    + (" alone reaches" if len(seen) == 1 else " reach")}
 
 
 def record_values(root: Path) -> dict:
@@ -687,17 +639,28 @@ def record_values(root: Path) -> dict:
 
 def write_ladder_parts(root: Path) -> list:
     """book/_generated/ladder-{record,progress,rungs,power,result}.md from their templates,
-    and the findings page's figure once the result is stored."""
+    and the findings page's figure (a placeholder before the result is stored)."""
+    import matplotlib.pyplot as plt
+
+    from ..paths import repo_root
+    from ..studies.confirm_design import NotComplete
+    from .figure_text import png
     generated = root / "book" / "_generated"
     generated.mkdir(parents=True, exist_ok=True)
-    from ..paths import repo_root
     parts = {"record": fill("ladder-record.md", record_values(repo_root())),
              "progress": fill("ladder-progress.md", progress_values()),
              "rungs": fill("ladder-rungs.md", rungs_values()),
              "power": fill("ladder-power.md", power_values(L.stored_design())),
              "result": results_text()
              or "<!-- the result: generated once every ladder run is stored -->\n"}
-    paths = [write_budgets_figure(generated)]
+    figure = generated / FIGURE
+    try:
+        fig = trend_figure(L.result_tables()[0])
+        figure.write_bytes(png(fig))
+        plt.close(fig)
+    except NotComplete:
+        placeholder(figure)
+    paths = [figure]
     for name, text in parts.items():
         path = generated / f"ladder-{name}.md"
         path.write_text(text)

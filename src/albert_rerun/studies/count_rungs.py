@@ -237,21 +237,6 @@ def store_rung(eval_config, store=None) -> dict:
     return out
 
 
-WORSE, LEVEL, BETTER = ("worse than a table of neighbour counts",
-                        "level with a table of neighbour counts",
-                        "better than a table of neighbour counts")
-
-
-def standing(ce: float, rung: dict) -> str:
-    """Where a cross-entropy at [MASK] (nats, on the same targets) stands against the
-    two-sided rung: worse or better by more than two of the rung's standard errors,
-    else level."""
-    if not isinstance(ce, (int, float)) or ce != ce:
-        raise ValueError(f"a cross-entropy must be a number, got {ce!r}")
-    level, se = rung["two_sided_loss_at_mask"], rung["two_sided_loss_se"]
-    return WORSE if ce > level + 2 * se else BETTER if ce < level - 2 * se else LEVEL
-
-
 if __name__ == "__main__":  # python -m albert_rerun.studies.count_rungs: store cpu-long's
     from ..profiles import eval_config
     result = store_rung(eval_config("cpu-long"))

@@ -206,26 +206,31 @@ def rung_frame(rung: str, store=None, seeds=None) -> pd.DataFrame:
     return frame
 
 
-def progress(store=None) -> pd.DataFrame:
-    """Runs trained, evaluated and listed as diverged per rung and arm: counts only, no
-    estimate."""
+def run_states(rung: str, store=None, seeds=None) -> pd.DataFrame:
+    """One row per run of a trained rung's ``seeds`` (default: all), seed-major: its arm,
+    seed, and whether it is trained, evaluated, or listed as diverged."""
     store = store or results_dir(STORE)
     evaluations = confirm_analysis._evaluation_configs()
     listed = diverged(store)
     rows = []
-    for rung in ("1x", "16x"):
+    for seed in seeds or SEEDS[rung]:
         for arm, config in configs(rung).items():
-            trained = evaluated = failed = 0
-            for seed in SEEDS[rung]:
-                seeded = C.seeded(config, seed)
-                run, complete = confirm_analysis._stored(store, arm, seeded, evaluations)
-                trained += run is not None
-                evaluated += complete
-                failed += not complete and config_hash(seeded.to_dict()) in listed
-            rows.append({"rung": rung, "arm": arm, "trained": trained,
-                         "evaluated": evaluated, "diverged": failed,
-                         "of": len(SEEDS[rung])})
+            seeded = C.seeded(config, seed)
+            run, complete = confirm_analysis._stored(store, arm, seeded, evaluations)
+            rows.append({"arm": arm, "seed": seed, "trained": run is not None,
+                         "evaluated": complete, "diverged": not complete and
+                         config_hash(seeded.to_dict()) in listed})
     return pd.DataFrame(rows)
+
+
+def progress(store=None) -> pd.DataFrame:
+    """Runs trained, evaluated and listed as diverged per rung and arm: counts only, no
+    estimate."""
+    parts = [run_states(rung, store).groupby("arm", sort=False)[
+        ["trained", "evaluated", "diverged"]].sum().astype(int).reset_index().assign(
+        rung=rung, of=len(SEEDS[rung])) for rung in ("1x", "16x")]
+    return pd.concat(parts, ignore_index=True)[
+        ["rung", "arm", "trained", "evaluated", "diverged", "of"]]
 
 
 def settled(table: pd.DataFrame) -> bool:
@@ -243,16 +248,8 @@ def diverged(store=None) -> dict:
 def rung_complete(rung: str, store=None, seeds=None) -> bool:
     """Whether every run of the rung's ``seeds`` (default: all) is stored with its
     evaluations or listed as diverged."""
-    evaluations = confirm_analysis._evaluation_configs()
-    store_ = store or results_dir(STORE)
-    failed = diverged(store)
-    for arm, config in configs(rung).items():
-        for seed in seeds or SEEDS[rung]:
-            seeded = C.seeded(config, seed)
-            _, complete = confirm_analysis._stored(store_, arm, seeded, evaluations)
-            if not complete and config_hash(seeded.to_dict()) not in failed:
-                return False
-    return True
+    states = run_states(rung, store, seeds)
+    return bool((states["evaluated"] | states["diverged"]).all())
 
 
 def complete_prefix(rung: str, store=None) -> tuple:
@@ -417,78 +414,24 @@ def _with_gap(frame: pd.DataFrame) -> pd.DataFrame:
     return frame.assign(**{GAP: frame[confirm_design.CE] - frame[TRAIN]})
 
 
-def _gaps_by_rung(frames: dict) -> pd.DataFrame:
+def gaps_by_rung(store=None, early_end: bool = False, frames: dict | None = None
+                 ) -> pd.DataFrame:
     """Per rung and arm: the overfitting gap, held-out minus training cross-entropy at
     [MASK] (16x sees the training split about 13 times), mean and 95% t-interval."""
     from ..stats.inference import mean_interval
     rows = []
-    for rung, frame in frames.items():
+    for rung, frame in _frames(store, early_end, frames).items():
         for arm, part in _with_gap(frame).groupby("condition", sort=False):
-            gap = part[GAP].astype(float)
-            if len(gap) < 2:
-                continue
-            i = mean_interval(gap)
-            rows.append({"rung": rung, "arm": arm, "gap": i.mean, "low": i.low,
-                         "high": i.high, "seeds": i.n})
+            if len(part) >= 2:
+                i = mean_interval(part[GAP].astype(float))
+                rows.append({"rung": rung, "arm": arm, "gap": i.mean, "low": i.low,
+                             "high": i.high, "seeds": i.n})
     return pd.DataFrame(rows)
 
 
 def _paired(spec, frame: pd.DataFrame, metric: str) -> np.ndarray:
     """The decision's per-seed difference A minus B of ``metric``."""
     return confirm_analysis.per_seed(replace(spec, metric=metric), frame).to_numpy(float)
-
-
-def _gap_differences(frames: dict, decisions) -> pd.DataFrame:
-    """Per rung and decision in nats: the paired difference A minus B of the gap, mean and
-    95% t-interval (a rung with fewer than two seeds left is left out)."""
-    from ..stats.inference import mean_interval
-    rows = []
-    for rung, frame in frames.items():
-        frame = _with_gap(frame)
-        for spec in gap_decisions(decisions):
-            d = _paired(spec, frame, GAP)
-            if len(d) < 2:  # diverged runs left fewer than two seeds
-                continue
-            i = mean_interval(d)
-            rows.append({"key": spec.key, "rung": rung, "gap difference": i.mean,
-                         "low": i.low, "high": i.high, "seeds": i.n})
-    return pd.DataFrame(rows)
-
-
-PARTS = {"change": confirm_design.CE, "gap part": GAP, "training part": TRAIN}
-
-
-def _gap_split(frames: dict, decisions, x: dict) -> pd.DataFrame:
-    """Per decision in nats (amendment 7): the change of its mean paired difference from
-    1x to 16x, m(16x) - m(1x), and its two exact parts, each with its 95% interval
-    (``trend.contrast``: the unequal-spread standard error, the fewest seeds less one as
-    df); "read": whether the change's interval excludes 0, the only case in which its
-    parts are read. A decision with fewer than MIN_SEEDS_TO_ANALYSE seeds at 1x or 16x
-    is not split (NaN), as it gets no slope (amendment 5)."""
-    from ..stats.trend import contrast
-    gapped = {r: _with_gap(frames[r]) for r in ("1x", "16x")}
-    rows = []
-    for spec in gap_decisions(decisions):
-        values = {name: {r: _paired(spec, frame, metric) for r, frame in gapped.items()}
-                  for name, metric in PARTS.items()}
-        seeds = {r: len(values["change"][r]) for r in ("1x", "16x")}
-        row = {"key": spec.key, "1x seeds": seeds["1x"], "16x seeds": seeds["16x"]}
-        for name, by in values.items():
-            c = (contrast({x["1x"]: by["1x"], x["16x"]: by["16x"]},
-                          {x["1x"]: -1.0, x["16x"]: 1.0})
-                 if min(seeds.values()) >= MIN_SEEDS_TO_ANALYSE else None)
-            row.update({name: c.estimate if c else np.nan, f"{name} low": c.low if c else np.nan,
-                        f"{name} high": c.high if c else np.nan})
-        row["read"] = bool(row["change low"] > 0 or row["change high"] < 0)
-        rows.append(row)
-    return pd.DataFrame(rows).set_index("key")
-
-
-def gaps_by_rung(store=None, early_end: bool = False, frames: dict | None = None
-                 ) -> pd.DataFrame:
-    """Per rung and arm: held-out minus training cross-entropy at [MASK] (the overfitting
-    gap), mean and 95% t-interval (``_gaps_by_rung``)."""
-    return _gaps_by_rung(_frames(store, early_end, frames))
 
 
 # the decisions read with the gap beside them: section 2's two, and since amendment 7
@@ -498,16 +441,51 @@ GAP_DECISIONS = tuple(spec.key for spec in gap_decisions(DECISIONS))
 
 def gap_differences(store=None, early_end: bool = False, frames: dict | None = None
                     ) -> pd.DataFrame:
-    """Beside the slopes in nats (section 2, amendment 7): per rung, the paired
-    difference A minus B of ``gaps_by_rung``' gap, mean and 95% t-interval."""
-    return _gap_differences(_frames(store, early_end, frames), DECISIONS)
+    """Beside the slopes in nats (section 2, amendment 7): per rung and decision, the
+    paired difference A minus B of the gap, mean and 95% t-interval (a rung with fewer
+    than two seeds left is left out)."""
+    from ..stats.inference import mean_interval
+    rows = []
+    for rung, frame in _frames(store, early_end, frames).items():
+        frame = _with_gap(frame)
+        for spec in gap_decisions(DECISIONS):
+            d = _paired(spec, frame, GAP)
+            if len(d) >= 2:  # diverged runs may leave fewer than two seeds
+                i = mean_interval(d)
+                rows.append({"key": spec.key, "rung": rung, "gap difference": i.mean,
+                             "low": i.low, "high": i.high, "seeds": i.n})
+    return pd.DataFrame(rows)
+
+
+PARTS = {"change": confirm_design.CE, "gap part": GAP, "training part": TRAIN}
 
 
 def gap_split(store=None, early_end: bool = False, frames: dict | None = None
               ) -> pd.DataFrame:
-    """Per decision in nats (amendment 7): the change from 1x to 16x and its training and
-    gap parts, each with its 95% interval (``_gap_split``)."""
-    return _gap_split(_frames(store, early_end, frames), DECISIONS, X)
+    """Per decision in nats (amendment 7): the change of its mean paired difference from
+    1x to 16x, m(16x) - m(1x), and its two exact parts, each with its 95% interval
+    (``trend.contrast``: the unequal-spread standard error, the fewest seeds less one as
+    df); "read": whether the change's interval excludes 0, the only case in which its
+    parts are read. A decision with fewer than MIN_SEEDS_TO_ANALYSE seeds at 1x or 16x
+    is not split (NaN), as it gets no slope (amendment 5)."""
+    from ..stats.trend import contrast
+    frames = _frames(store, early_end, frames)
+    gapped = {r: _with_gap(frames[r]) for r in ("1x", "16x")}
+    rows = []
+    for spec in gap_decisions(DECISIONS):
+        values = {name: {r: _paired(spec, frame, metric) for r, frame in gapped.items()}
+                  for name, metric in PARTS.items()}
+        seeds = {r: len(values["change"][r]) for r in ("1x", "16x")}
+        row = {"key": spec.key, "1x seeds": seeds["1x"], "16x seeds": seeds["16x"]}
+        for name, by in values.items():
+            c = (contrast({X["1x"]: by["1x"], X["16x"]: by["16x"]},
+                          {X["1x"]: -1.0, X["16x"]: 1.0})
+                 if min(seeds.values()) >= MIN_SEEDS_TO_ANALYSE else None)
+            row.update({name: c.estimate if c else np.nan, f"{name} low": c.low if c else np.nan,
+                        f"{name} high": c.high if c else np.nan})
+        row["read"] = bool(row["change low"] > 0 or row["change high"] < 0)
+        rows.append(row)
+    return pd.DataFrame(rows).set_index("key")
 
 
 def time_ratios_by_rung(store=None, early_end: bool = False, frames: dict | None = None
@@ -580,8 +558,8 @@ def store_result(store=None, trigger: str = "by hand", early_end: bool = False) 
 INDEX = {"trend": "key", "sop": "rung", "gap split": "key"}  # the tables indexed by a column
 
 
-NOT_STORED = ("every run is stored, but the analysis is not: `python -m "
-              "albert_rerun.studies.ladder result` computes and stores it, once")
+class NotStored(NotComplete):
+    """Every run is stored, but the analysis is not yet (``store_result``)."""
 
 
 def _numbers(table: pd.DataFrame) -> pd.DataFrame:
@@ -607,7 +585,8 @@ def result_tables(store=None) -> tuple:
     stored = read_json(store / RESULT)
     if stored is None:
         _analysed_seeds(store, False)  # NotComplete before every run is stored
-        raise NotComplete(NOT_STORED)
+        raise NotStored("every run is stored, but the analysis is not: `python -m "
+                        "albert_rerun.studies.ladder result` computes and stores it, once")
     tables = {}
     for name, split in stored["tables"].items():
         table = pd.DataFrame(**split)
@@ -740,6 +719,90 @@ def provenance_problems(runs, record: dict | None = None) -> list:
     return out
 
 
+
+# -- leaving the loss plateau (amendment 10, descriptive) --------------------------------------
+# A 16x difference can be a delay: one arm leaves the plateau every model starts on later.
+# A rung is scored on a curve's own sequences (``count_rungs.levels_on``): on all 4,096 it
+# sits on other targets (easier by 0.35 nats for the left bigram) and marks crossings late.
+
+RUNG = "left bigram"  # the count rung whose passing marks leaving the plateau
+
+
+def rung_level(name: str = RUNG, sequences: int | None = None) -> float:
+    """A count rung's held-out cross-entropy at [MASK] (nats) on the ``cpu`` profile's
+    evaluation, which every ladder run is scored on: on the first ``sequences`` of its
+    held-out sequences (a curve's own, ``count_rungs.levels_on``), or as stored for the
+    whole set (``sequences`` None)."""
+    from ..profiles import resolve
+    from .count_rungs import levels, levels_on, stored
+    evaluation = resolve(confirm_design.PILOT_PROFILE).evaluation
+    if sequences is not None:
+        return float(levels_on(evaluation, sequences)[name])
+    record = stored(evaluation)
+    if not record:
+        raise FileNotFoundError("no count rungs are stored (data/results/yardsticks/)")
+    return float(levels(record)[name])
+
+
+def curve_sequences(frame: pd.DataFrame) -> int:
+    """The held-out sequences every run's curve of ``frame`` scores (one number: runs
+    whose curves score different sets cannot share a rung)."""
+    counts = {int(p["examples"]) for curve in frame["curve"] for p in curve}
+    if len(counts) != 1:
+        raise ValueError(f"the curves score different numbers of sequences: {counts}")
+    return counts.pop()
+
+
+def first_below(frame: pd.DataFrame, level: float) -> pd.DataFrame:
+    """One row per run of ``frame`` (``ladder.rung_frame``): its condition, seed, steps,
+    and the first curve point whose held-out cross-entropy at [MASK] is under ``level``,
+    as a share of the run's steps (NaN where no point is). A share, since the wide arm
+    of equal time trains fewer steps in the same time as its partner."""
+    rows = []
+    for _, run in frame.iterrows():
+        steps = [p["step"] for p in run["curve"] if p[confirm_design.CE] < level]
+        rows.append({"condition": run["condition"], "seed": int(run["seed"]),
+                     "steps": int(run["steps"]),
+                     "first below": steps[0] / run["steps"] if steps else np.nan})
+    return pd.DataFrame(rows, columns=["condition", "seed", "steps", "first below"])
+
+
+def passes(rung: str = "16x", store=None, level: float | None = None) -> pd.DataFrame:
+    """``first_below`` for every run of a complete ladder rung, at the left-bigram rung
+    scored on the runs' curve sequences unless ``level`` is given."""
+    frame = rung_frame(rung, store)
+    level = rung_level(RUNG, curve_sequences(frame)) if level is None else level
+    return first_below(frame, level)
+
+
+def arm_range(table: pd.DataFrame, arm: str) -> dict:
+    """An arm's first passes under the rung over its seeds, as shares of training: low,
+    high (NaN if no seed passed), the seeds that never passed, and the seeds."""
+    part = table[table["condition"] == arm]
+    passed = part["first below"].dropna()
+    return {"low": passed.min() if len(passed) else np.nan,
+            "high": passed.max() if len(passed) else np.nan,
+            "never": int(part["first below"].isna().sum()), "seeds": len(part)}
+
+
+def delay(table: pd.DataFrame, spec) -> dict | None:
+    """A decision's two arms, ``arm_range`` each ({"a": ..., "b": ...}), "apart": whether
+    one arm passed later than the other in every seed (its earliest pass later than the
+    other's latest, a seed that never passed counting as after the end), and
+    "later": that arm's name; None for a decision not in nats (a probe's accuracy is
+    not what the curves measure)."""
+    if spec.metric != confirm_design.CE:
+        return None
+
+    def seeds(arm) -> pd.Series:  # a never as past the end
+        return table.loc[table["condition"] == arm, "first below"].fillna(np.inf)
+    a, b = seeds(spec.a), seeds(spec.b)
+    later = (spec.a if a.min() > b.max() else spec.b if b.min() > a.max() else None) \
+        if len(a) and len(b) else None
+    return {"a": arm_range(table, spec.a), "b": arm_range(table, spec.b),
+            "apart": later is not None, "later": later}
+
+
 # -- training ---------------------------------------------------------------------------------
 
 def train(hours: float | None = None, fill: bool = False, workers: int | None = None,
@@ -760,9 +823,8 @@ def train(hours: float | None = None, fill: bool = False, workers: int | None = 
         if forecast_committed():
             rungs.append("16x")
         else:
-            print("[ladder] the 1x rung is complete: compute the forecast "
-                  "(python -m albert_rerun.studies.ladder forecast) and commit it before "
-                  "any 16x run", flush=True)
+            print("[ladder] 1x complete: store and commit the forecast (its `forecast` "
+                  "command) before any 16x run", flush=True)
     done = 0
     for rung in rungs:
         runs = [c for c in planned(rung) if config_hash(c.to_dict()) not in diverged(store)]

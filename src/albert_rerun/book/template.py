@@ -1,0 +1,47 @@
+"""Markdown templates and placeholders for the generated parts of the book's pages.
+
+``fill`` fills ``book/templates/<name>`` (the sentences live there) with numbers and
+short phrases; ``placeholder`` draws a figure that says its results are not stored, so
+that a page's figure directive finds its image in a results store without the runs
+(the tests' smoke book).
+"""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+TEMPLATES = Path("book") / "templates"
+KEY = re.compile(r"\{\{\s*(\w+)\s*\}\}")
+NOT_STORED = "(not stored)"  # a key's or a figure's text before its results are stored
+
+
+def fill(name: str, values: dict, root: Path | None = None) -> str:
+    """The template ``book/templates/<name>`` with each ``{{ key }}`` replaced by its
+    value; a key without a value is an error, so no template sentence goes out unfilled."""
+    from ..paths import repo_root
+    text = ((root or repo_root()) / TEMPLATES / name).read_text()
+    missing = sorted(set(KEY.findall(text)) - set(values))
+    if missing:
+        raise KeyError(f"{name}: no value for {missing}")
+    return KEY.sub(lambda m: str(values[m.group(1)]), text)
+
+
+def placeholder(path: Path) -> Path:
+    """A small figure at ``path`` that says its results are not stored."""
+    import matplotlib.pyplot as plt
+
+    from .figure_text import png
+    from .headline_figures import FIGURE_WIDTH_IN, FONT_PT
+    fig, ax = plt.subplots(figsize=(FIGURE_WIDTH_IN, 1.0), dpi=100)
+    ax.text(0.5, 0.5, NOT_STORED, ha="center", va="center", fontsize=FONT_PT)
+    ax.set_axis_off()
+    path.write_bytes(png(fig))
+    plt.close(fig)
+    return path
+
+
+def pipe(head: list, rows) -> str:
+    """A markdown pipe table of ``head`` and ``rows`` (each a list of cells), one line a
+    row, its cells as given."""
+    lines = ["| " + " | ".join(map(str, line)) + " |" for line in [head, *rows]]
+    return "\n".join([lines[0], "|" + "---|" * len(head)] + lines[1:])
