@@ -58,6 +58,7 @@ def test_oscillation_parts_split_the_registered_difference():
     assert trained == pytest.approx(0.1 / 3) and control == pytest.approx(1.1 / 3)
     assert change == pytest.approx(trained - control)
     assert (parts["low"] <= parts["difference"]).all() and (parts["seeds"] == 3).all()
+    assert transitions.oscillation_parts(frame.iloc[:0], "a", "b").empty  # none stored
 
 
 def test_flat_curves_are_counted_per_arm():

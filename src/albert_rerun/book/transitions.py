@@ -95,7 +95,9 @@ def oscillation_parts(runs: pd.DataFrame, a: str, b: str) -> pd.DataFrame:
             t = paired_t(table[a].to_numpy(), table[b].to_numpy())
             rows[(measure, part)] = {"difference": t["estimate"], "low": t["low"],
                                      "high": t["high"], "seeds": t["n"]}
-    return pd.DataFrame.from_dict(rows, orient="index").rename_axis(["curve", "part"])
+    index = pd.MultiIndex.from_tuples(list(rows), names=["curve", "part"])
+    return pd.DataFrame(list(rows.values()), index=index,
+                        columns=["difference", "low", "high", "seeds"])
 
 
 def transitions_decisions(runs, m: dict) -> list:
