@@ -9,7 +9,7 @@ from ..profiles import ResolvedProfile, resolve
 from ..studies.decisions import (Chapter, available, ce_decision, gated, interval_text, levels,
                                  load_runs, margins)
 from .downstream import downstream
-from .text import context_reading, metrics_table, parameter_count, scale_gap, scale_short
+from .text import metrics_table, parameter_count, scale_short
 
 
 def embedding_sweep(profile: ResolvedProfile | str, seeds=None, device="auto",
@@ -38,10 +38,7 @@ def embedding_sweep(profile: ResolvedProfile | str, seeds=None, device="auto",
           "Avg": paper.TABLE3_AVG[(sh, e)]} for (sh, e) in paper.TABLE3_AVG]).set_index(
         ["sharing", "E"])
     chapter.texts.update(small=str(min(sizes)), mid=str(b.model.embedding_size),
-                         sizes=", ".join(str(e) for e in sizes),
-                         H=str(b.model.hidden_size),
-                         scale_gap=scale_gap(runs, b, "embedding_sweep"),
-                         scale_short=scale_short(runs, b), context=context_reading(runs, profile))
+                         H=str(b.model.hidden_size), scale_short=scale_short(runs, b))
     return downstream(chapter, profile) if present else chapter
 
 

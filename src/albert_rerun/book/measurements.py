@@ -145,42 +145,24 @@ def discordant_pairs(speed) -> list:
             if theirs[a] > theirs[b] and ours[a] < ours[b]]
 
 
-def throughput_reading(speed, rho: float) -> str:
-    """The throughput verdict in words, naming every pair whose order differs, a sentence
-    each (the caller ends the last one)."""
-    pairs = discordant_pairs(speed)
-    if not pairs:
-        return (f"reproduced: our ranking of the {len(speed)} models equals the paper's "
-                f"(rank correlation {rho:.2f})")
-    named = ". ".join(f"The paper has {a} faster than {b}; ours runs {a} at {ratio:.2f} "
-                      f"times {b}'s speed" for a, b, ratio in pairs)
-    return (f"not reproduced: rank correlation {rho:.2f}, {len(pairs)} of the "
-            f"{len(speed) * (len(speed) - 1) // 2} pairs in the other order. {named}")
-
-
-def setup_text(measured: dict) -> str:
-    """How the stored throughput was measured, from the measurement itself: the machine
-    and threads, the batch, and what a timed step includes (the measurement may come
-    from another machine than the runs)."""
+def setup(measured: dict) -> dict:
+    """How a stored throughput was measured, for the page's sentence: 'machine', 'threads',
+    'batch', 'seq', 'steps' (timed, after one warm-up) and 'step' (what a timed step
+    holds; a measurement by the first method, forward and backward only, has none)."""
     machine = measured.get("provenance", {}).get("machine", {})
-    return (f"measured on {machine.get('cpu', 'an unrecorded machine')} at "
-            f"{measured['threads']} thread{'s' if measured['threads'] != 1 else ''}, "
-            f"batches of {measured['batch']} x "
-            f"{measured['seq']} tokens, "
-            + (f"the fastest of {measured['steps']} timed steps" if measured["steps"] > 1
-               else "one timed step")
-            + " after a warm-up. "
-            + (f"A step is the {measured['step']}" if "step" in measured else
-               "A step is the forward and backward pass only, without the optimizer's "
-               "update. On one device that update costs in proportion to the parameters, "
-               "so it would favour the shared models, by most where they are smallest"))
+    return {"machine": machine.get("cpu", "an unrecorded machine"),
+            "threads": str(measured["threads"]), "batch": str(measured["batch"]),
+            "seq": str(measured["seq"]), "steps": str(measured["steps"]),
+            "step": measured.get("step", "forward and backward pass")}
 
 
-def _earlier(profile: ResolvedProfile, device: str = "auto"):
-    """The newest stored measurement of the profile by the first method
-    (forward and backward only: no "step"), other than the current one; None if none."""
+def earlier(profile: ResolvedProfile, device: str = "auto"):
+    """The newest stored measurement of the profile by the first method (forward and
+    backward only: no "step"), other than the current one; None if none. The verdict
+    rule was written before either method, and the method changed after the first
+    result was seen, so the page reads both."""
     current = throughput_path(profile, device)
-    earlier = []
+    found = []
     for path in sorted(current.parent.glob("throughput-*.json")):
         if path == current:
             continue
@@ -189,10 +171,10 @@ def _earlier(profile: ResolvedProfile, device: str = "auto"):
         except ValueError:
             continue
         if "step" not in measured:
-            earlier.append(measured)
-    if not earlier:
+            found.append(measured)
+    if not found:
         return None
-    return max(earlier, key=lambda m: m.get("provenance", {}).get("utc_time", ""))
+    return max(found, key=lambda m: m.get("provenance", {}).get("utc_time", ""))
 
 
 def rule_verdict(rho: float) -> str:
@@ -201,70 +183,30 @@ def rule_verdict(rho: float) -> str:
     return "reproduced" if rho > 0.999 else "not reproduced"
 
 
-def verdict_label(rho: float, profile: ResolvedProfile, device: str = "auto",
-                  short: bool = False) -> str:
-    """The throughput verdict by the rule (``rule_verdict``). Where an earlier measurement
-    by the pre-specified method (forward and backward only) is stored and read otherwise,
-    that reading is the headline and the whole-step method's, chosen after it was seen,
-    stands beside it, so that the headline does not rest on the method chosen second.
-    ``short``: without the pointer to the chapter's sections, for other pages."""
-    verdict = rule_verdict(rho)
-    measured = _earlier(profile, device)
-    if measured is None:
-        return verdict
-    old = rule_verdict(throughput_table(measured)[1])
-    if old == verdict:
-        return verdict
-    return (f"{old} by the pre-specified method (forward and backward); {verdict} by the "
-            f"whole-step method, chosen after that result"
-            + ("" if short else " was seen (both below)"))
+def pairs_phrase(speed) -> str:
+    """The pairs ``discordant_pairs`` finds, as 'albert-base at 0.92x bert-base'; 'none'."""
+    return "; ".join(f"{a} at {ratio:.2f}x {b}" for a, b, ratio in discordant_pairs(speed)) \
+        or "none"
 
 
-def earlier_reading(profile: ResolvedProfile, device: str = "auto") -> str:
-    """The reading of the profile's stored measurement by the first method
-    (forward and backward only: a stored throughput file without "step"), where one is
-    kept beside the current one: the verdict rule was written before either, and the
-    method changed after its result was seen, so the page shows both. "" where none."""
-    measured = _earlier(profile, device)
-    if measured is None:
-        return ""
-    speed, rho = throughput_table(measured)
-    current = throughput_path(profile, device)
-    now = json.loads(current.read_text()) if current.exists() else {}
-    same_machine = (now.get("provenance", {}).get("machine", {}).get("cpu")
-                    == measured.get("provenance", {}).get("machine", {}).get("cpu"))
-    return (f"By the first method, the speeds were {setup_text(measured)}. By that method the "
-            f"ordering was {throughput_reading(speed, rho)}. The rule above was written "
-            f"before either measurement. The method changed after the first result was "
-            f"seen, so both stand here."
-            + ("" if same_machine else
-               " The machine and the number of timed steps changed with it, so the "
-               "change of order cannot be put down to the update alone. Timing both kinds "
-               "of step in one run on one machine is left to a later build."))
-
-
-def throughput_glue(profile: ResolvedProfile | str, device: str = "auto") -> tuple:
-    """Chapter 6's throughput section: (its table, {glue key: value}) from the stored
-    measurement (``throughput``), its rank correlation, verdict and reading."""
+def throughput_values(profile: ResolvedProfile | str, device: str = "auto") -> tuple:
+    """Chapter 6's throughput: (the current table, {key: short value}) for glue. The
+    keys: 'rho', 'verdict', 'pairs' by the whole-step method; 'first_rho',
+    'first_verdict', 'first_pairs', 'first_machine', 'first_steps' by the first method
+    (the current method's where none is stored); 'machine', 'threads', 'batch', 'seq',
+    'steps'; and 'ledger', the line the claims ledger quotes."""
     profile = resolve(profile)  # a notebook passes the name
     measured = throughput(profile, device)
     speed, rho = throughput_table(measured)
-    verdict = verdict_label(rho, profile, device)
-    reading = throughput_reading(speed, rho)
-    short = verdict_label(rho, profile, device, short=True)
-    earlier = _earlier(profile, device)
-    first = throughput_table(earlier)[1] if earlier is not None else rho
-    if short != verdict:  # the reading is the second method's: say so where it stands
-        reading = f"by the whole-step method, chosen second, {reading}"
-    return speed, {"throughput_rho": rho, "throughput_verdict": verdict,
-                   "throughput_rho_first": first, "throughput_short": short,
-                   "throughput_reading": reading,
-                   # the short verdict names both methods already: not "by the
-                   # whole-step method" twice in one line
-                   "throughput_ledger": (f"{short}. The whole-step reading: "
-                                         f"{throughput_reading(speed, rho)}"
-                                         if short != verdict else reading
-                                         if reading.startswith(short) else
-                                         f"{short}. {reading}"),
-                   "throughput_setup": setup_text(measured),
-                   "throughput_earlier": earlier_reading(profile, device)}
+    first = earlier(profile, device)
+    first_speed, first_rho = throughput_table(first) if first is not None else (speed, rho)
+    values = {"rho": f"{rho:.2f}", "verdict": rule_verdict(rho), "pairs": pairs_phrase(speed),
+              "first_rho": f"{first_rho:.2f}", "first_verdict": rule_verdict(first_rho),
+              "first_pairs": pairs_phrase(first_speed), **setup(measured)}
+    before = setup(first if first is not None else measured)
+    values.update(first_machine=before["machine"], first_steps=before["steps"])
+    values["ledger"] = (values["verdict"] if values["verdict"] == values["first_verdict"]
+                        else f"{values['first_verdict']} by the method fixed first "
+                             f"({values['first_rho']}); {values['verdict']} by the "
+                             f"whole-step method ({values['rho']})")
+    return speed, values

@@ -1,26 +1,26 @@
 """Claim 7 (chapter 7): Figure 1's layer transitions (L2 distance and angle between
 consecutive layers), trained and at initialization, and how much they oscillate
-(``curves.oscillation``; the former roughness measure is kept for comparison only: it
-scores monotone decays as high as zig-zags)."""
+(``curves.oscillation``)."""
 from __future__ import annotations
 
-import numpy as np
-import pandas as pd
-
-from ..studies import conditions as C
 from dataclasses import replace
+
+import pandas as pd
 
 from ..profiles import ResolvedProfile, resolve
 from ..stats.curves import add_roughness
-from ..studies.decisions import CE, T_METHOD, Chapter, ce_decision, gated, levels, load_runs, margins
+from ..stats.inference import decision, paired_t
+from ..studies import conditions as C
+from ..studies.decisions import T_METHOD, Chapter, ce_decision, gated, levels, load_runs, margins
 from .downstream import downstream
-from ..stats.inference import arm_level, decision, paired_t
-from .text import context_reading, scale_gap, scale_short
+from .text import scale_short
 
 
 def transitions(profile: ResolvedProfile | str, seeds=None, device="auto",
                 train_missing=False, present: bool = True) -> Chapter:
-    """Claim 7: Figure 1's layer transitions, trained and at initialization."""
+    """Claim 7: Figure 1's layer transitions, trained and at initialization. ``tables``:
+    'curves', each arm's mean first step, oscillation and last angle, trained and at
+    random init."""
     profile = resolve(profile)  # a notebook passes the name
     seeds = seeds or C.default_seeds(profile)
     rungs = levels(profile)
@@ -29,54 +29,20 @@ def transitions(profile: ResolvedProfile | str, seeds=None, device="auto",
     runs = add_roughness(load_runs(profile, conditions, seeds, device, train_missing))
     chapter = Chapter("transitions", runs,
                       gated(transitions_decisions(runs, m), runs, rungs))
-    rows = []
-    for state, prefix in (("trained", ""), ("random init", "control_")):
-        for name in conditions:
-            part = runs[runs["condition"] == name].dropna(subset=[f"{prefix}roughness_l2"]) \
-                if f"{prefix}roughness_l2" in runs else runs.iloc[:0]
-            if part.empty:
-                continue
-            rows.append({"model": name, "state": state, "seeds": len(part),
-                         "first step, L2": part[f"{prefix}transition_l2"].map(
-                             lambda v: v[0]).mean(),
-                         "first step, angle": part[f"{prefix}transition_angle"].map(
-                             lambda v: v[0]).mean(),
-                         "oscillation, L2": part[f"{prefix}oscillation_l2"].mean(),
-                         "oscillation, angle": part[f"{prefix}oscillation_angle"].mean(),
-                         "former roughness, L2": part[f"{prefix}roughness_l2"].mean(),
-                         "former roughness, angle": part[f"{prefix}roughness_angle"].mean(),
-                         "last angle": part[f"{prefix}transition_angle"].map(
-                             lambda v: v[-1]).mean()})
-    chapter.tables["roughness"] = pd.DataFrame(rows).set_index(["model", "state"]).round(3)
+    columns = {"first_l2": "first step, L2", "first_angle": "first step, angle",
+               "oscillation_l2": "oscillation, L2", "oscillation_angle": "oscillation, angle"}
+    trained = runs.groupby("condition", sort=False)[list(columns)].mean()
+    trained["last angle"] = runs.groupby("condition", sort=False)["last_angle"].mean()
+    parts = {"trained": trained.rename(columns=columns)}
+    if "control_oscillation_l2" in runs:
+        parts["random init"] = runs.groupby("condition", sort=False)[
+            ["control_oscillation_l2", "control_oscillation_angle"]].mean().set_axis(
+            ["oscillation, L2", "oscillation, angle"], axis=1)
+    chapter.tables["curves"] = pd.concat(parts, names=["state", "model"]).round(3)
     b = conditions["ALBERT-style"]
-    chapter.extra["convergence"] = convergence(runs, m["angle"], rungs)
     chapter.texts.update(layers=str(b.model.num_hidden_layers), steps=f"{b.max_steps:,}",
-                         scale_gap=scale_gap(runs, b, "transitions"),
-                         scale_short=scale_short(runs, b),
-                         context=context_reading(runs, profile))
+                         scale_short=scale_short(runs, b))
     return downstream(chapter, profile) if present else chapter
-
-
-def convergence(runs: pd.DataFrame, margin: float, rungs: dict) -> dict:
-    """What the ALBERT-style model's angle curve does over the layers (mean over seeds),
-    beside whether the model has learned at all: a model that does not read context at
-    [MASK] has collapsed, and its layers' curves say nothing about Figure 1's claim,
-    whatever their shape. ``converges_from``: the first layer (1-based) from which every
-    angle lies within ``margin`` of 0, None where none does."""
-    albert = runs[runs["condition"] == "ALBERT-style"]
-    angle = np.array(albert["transition_angle"].tolist()).mean(0)
-    ce = float(albert[CE].mean())
-    standing = arm_level("ALBERT-style", ce, rungs)
-    within = np.flatnonzero(angle < margin)
-    converges = (len(within) and within[0] < len(angle) - 1
-                 and bool((angle[within[0]:] < margin).all()))
-    return {"first_angle": float(angle[0]), "last_angle": float(angle[-1]),
-            "layers": len(angle), "ce": ce,
-            "unigram": rungs["rungs"]["unigram_loss_at_mask"],
-            "level": 100 * standing.level,
-            "accuracy": 100 * float(albert["mlm_accuracy_at_mask"].mean()),
-            "reads_context": bool(standing.reads_context),
-            "converges_from": int(within[0]) + 1 if converges else None}
 
 
 def flat_counts(runs: pd.DataFrame, tolerance: float = 0.005) -> pd.DataFrame:
@@ -109,6 +75,29 @@ def flat_phrase(counts: pd.DataFrame, arm: str) -> str:
     if l2 == angle:
         return f"{l2} of {n} on both curves"
     return f"{l2} of {n} for L2, {angle} of {n} for the angle"
+
+
+def oscillation_parts(runs: pd.DataFrame, a: str, b: str) -> pd.DataFrame:
+    """Arm ``a``'s oscillation minus arm ``b``'s, paired by seed, with its 95% t-interval,
+    for each curve (L2, angle): trained, at random init, and trained minus random init
+    (the registered difference of differences, which is the first minus the second).
+    Where the trained models barely differ, this shows which part a result comes from."""
+    rows = {}
+    for measure in ("l2", "angle"):
+        for part, column in (("trained", "oscillation"), ("random init", "control_oscillation"),
+                             ("trained minus random init", "change_oscillation")):
+            if f"{column}_{measure}" not in runs:
+                continue
+            table = runs.pivot(index="seed", columns="condition",
+                               values=f"{column}_{measure}").reindex(columns=[a, b]).dropna()
+            if table.empty:
+                continue
+            t = paired_t(table[a].to_numpy(), table[b].to_numpy())
+            rows[(measure, part)] = {"difference": t["estimate"], "low": t["low"],
+                                     "high": t["high"], "seeds": t["n"]}
+    index = pd.MultiIndex.from_tuples(list(rows), names=["curve", "part"])
+    return pd.DataFrame(list(rows.values()), index=index,
+                        columns=["difference", "low", "high", "seeds"])
 
 
 def transitions_decisions(runs, m: dict) -> list:
