@@ -10,7 +10,7 @@ from albert_rerun.model.config import ModelConfig
 from albert_rerun.model.modeling import AlbertForPreTraining
 from albert_rerun.paths import repo_root
 from albert_rerun.studies import asymmetry_pilot as P
-from albert_rerun.studies import confirm_design as D
+from albert_rerun.studies import confirm_analysis as D
 from albert_rerun.studies import ladder, long_pilot
 
 SMALL = dict(vocab_size=300, embedding_size=16, hidden_size=32, num_hidden_layers=4,

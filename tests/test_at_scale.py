@@ -20,7 +20,7 @@ def committed():
 
 
 def test_the_standing_is_each_arms_mean_at_each_budget(committed):
-    from albert_rerun.studies import confirm_design as D
+    from albert_rerun.studies import confirm_analysis as D
     from albert_rerun.studies import ladder as L
     table, levels = committed
     assert list(table.columns) == ["1x", "4x", "16x", "64x"]

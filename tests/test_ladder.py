@@ -6,18 +6,18 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from albert_rerun.studies import confirm_design, ladder as L, ladder_power as LP, long_pilot
+from albert_rerun.studies import confirm_analysis, ladder as L, ladder_power as LP, long_pilot
 from albert_rerun.studies import conditions as C
 from albert_rerun.engine.store import config_hash
 from albert_rerun.paths import repo_root
 
 
 def test_every_rung_is_the_confirmatory_recipe_on_its_own_schedule():
-    registered = confirm_design.conditions(L.wide_steps("4x"))
+    registered = confirm_analysis.conditions(L.wide_steps("4x"))
     for rung in ("1x", "16x"):
         for arm, c in L.configs(rung).items():
             r = registered[arm]
-            steps = L.wide_steps(rung) if arm == confirm_design.WIDE else L.RUNGS[rung]
+            steps = L.wide_steps(rung) if arm == confirm_analysis.WIDE else L.RUNGS[rung]
             assert (c.max_steps, c.warmup_steps, c.curve_every) == (
                 steps, max(2, steps // 20), max(1, steps // 8))
             back = C.with_steps(c, r.max_steps)
@@ -46,7 +46,7 @@ def test_the_seeds_are_fresh_and_the_counts_are_the_stored_rules():
     fresh = set(L.SEEDS["1x"]) | set(L.SEEDS["16x"])
     ladder = {run["config"]["seed"] for run in L.stored_runs()}
     assert not fresh & (_stored_seeds() - ladder)
-    assert not fresh & set(confirm_design.CONFIRM_SEEDS) and long_pilot.SEED not in fresh
+    assert not fresh & set(confirm_analysis.CONFIRM_SEEDS) and long_pilot.SEED not in fresh
     assert not set(L.SEEDS["1x"]) & set(L.SEEDS["16x"])
     budget = L.stored_design()["budget"]
     assert (len(L.SEEDS["1x"]), len(L.SEEDS["16x"])) == (budget["1x seeds"],
@@ -85,9 +85,9 @@ def test_the_stored_design_is_what_the_code_computes():
 
 
 def test_nothing_is_estimated_before_the_store_is_complete(tmp_path):
-    with pytest.raises(confirm_design.NotComplete, match="1x rung is not complete"):
+    with pytest.raises(confirm_analysis.NotComplete, match="1x rung is not complete"):
         L.trend_family(tmp_path)
-    with pytest.raises(confirm_design.NotComplete, match="no forecast"):
+    with pytest.raises(confirm_analysis.NotComplete, match="no forecast"):
         L.forecast(tmp_path)
     table = L.progress(tmp_path)
     assert set(table.columns) == {"rung", "arm", "trained", "evaluated", "diverged", "of"}
@@ -108,13 +108,13 @@ def test_the_commands_refuse_before_the_store_is_complete_in_one_line(
 
 
 def test_only_the_stopping_rule_is_said_in_a_line(capsys):
-    assert confirm_design.print_unless_incomplete(lambda: "table") == 0
+    assert confirm_analysis.print_unless_incomplete(lambda: "table") == 0
     assert capsys.readouterr().out == "table\n"
 
     def fails():
         raise ValueError("a bug, not the stopping rule")
     with pytest.raises(ValueError):
-        confirm_design.print_unless_incomplete(fails)
+        confirm_analysis.print_unless_incomplete(fails)
 
 
 def test_the_reading_follows_the_sign_and_holm():
@@ -129,7 +129,7 @@ def test_non_finite_numbers_are_dropped_and_listed_and_give_no_reading():
     rung with fewer than 3 is too few, a stored number that is not finite is listed,
     and a slope that is not finite reads as no trend."""
     from albert_rerun.studies import ladder as R
-    spec = confirm_design.PRIMARY[0]
+    spec = confirm_analysis.PRIMARY[0]
     frame = pd.DataFrame({"condition": [spec.a] * 3 + [spec.b] * 3,
                           "seed": [1, 2, 3] * 2,
                           spec.metric: [1.0, np.inf, 3.0, 0.5, 0.5, np.nan],
@@ -156,10 +156,10 @@ def test_the_analysis_on_complete_rungs(monkeypatch):
             base = rng.normal(6.0, 0.01)
             for arm in L.ARMS:
                 # equal time and sharing cost grow with compute; the rest stand still
-                grow = L.X[rung] * (0.05 if arm in (confirm_design.WIDE, confirm_design.ALL64)
+                grow = L.X[rung] * (0.05 if arm in (confirm_analysis.WIDE, confirm_analysis.ALL64)
                                     else 0)
                 rows.append({"condition": arm, "seed": seed,
-                             confirm_design.CE: base + grow + rng.normal(0, 0.01),
+                             confirm_analysis.CE: base + grow + rng.normal(0, 0.01),
                              "sop_cuefree_probe_correct": "".join(
                                  rng.choice(["0", "1"], 200))})
         return pd.DataFrame(rows)
@@ -192,12 +192,12 @@ def test_an_early_end_analyses_only_a_long_enough_run_of_whole_seeds(monkeypatch
     monkeypatch.setattr(L, "rung_complete", lambda rung, store=None, seeds=None:
                         set(seeds or L.SEEDS[rung]) <= done[rung])
     assert L.complete_prefix("16x") == L.SEEDS["16x"][:2]
-    with pytest.raises(confirm_design.NotComplete):
+    with pytest.raises(confirm_analysis.NotComplete):
         L._analysed_seeds(None, early_end=True)  # 2 whole seeds: fewer than 3
     done["16x"].add(L.SEEDS["16x"][2])
     done["16x"].discard(L.SEEDS["16x"][3])
     assert L._analysed_seeds(None, early_end=True)["16x"] == L.SEEDS["16x"][:3]
-    with pytest.raises(confirm_design.NotComplete):
+    with pytest.raises(confirm_analysis.NotComplete):
         L._analysed_seeds(None, early_end=False)
 
 
@@ -219,7 +219,7 @@ def test_a_run_without_a_registration_or_a_16x_run_before_the_forecast_is_flagge
            "provenance": {"git_commit": "0" * 40}}
     monkeypatch.setattr(L, "registration", lambda: None)
     assert L.provenance_problems([run]) == ["abc: stored before the registration"]
-    head = confirm_design._git("rev-parse", "HEAD").stdout.strip()
+    head = confirm_analysis._git("rev-parse", "HEAD").stdout.strip()
     problems = L.provenance_problems([run], {"commit": head})
     assert any("does not descend from the registration" in p for p in problems)
     assert any("forecast" in p for p in problems)
@@ -228,7 +228,7 @@ def test_a_run_without_a_registration_or_a_16x_run_before_the_forecast_is_flagge
 def test_order_counts_as_learned_at_the_first_rung_with_an_interval_above_zero(monkeypatch):
     def fake_frame(rung, store=None, seeds=None):
         above = {"1x": 0.0, "4x": 0.0, "16x": 0.08}[rung]
-        rows = [{"condition": confirm_design.ALBERT, "seed": s, "sop_cuefree_majority": 0.5,
+        rows = [{"condition": confirm_analysis.ALBERT, "seed": s, "sop_cuefree_majority": 0.5,
                  "sop_cuefree_accuracy_probe": 0.5 + above + 0.01 * ((s % 3) - 1),
                  "sop_cuefree_accuracy_head": 0.5 + 0.01 * ((s % 3) - 1)}
                 for s in L.SEEDS[rung]]
@@ -245,15 +245,15 @@ def test_order_counts_as_learned_at_the_first_rung_with_an_interval_above_zero(m
 def test_the_registered_text_has_not_changed_since_the_registration():
     record = L.registration()
     page = (repo_root() / L.PAGE).read_text()
-    text = confirm_design.registered_text(page)  # the block exists, registered or not
+    text = confirm_analysis.registered_text(page)  # the block exists, registered or not
     assert "## 3. The test, per primary decision" in text
     if record is None:
         return
-    assert confirm_design.registered_digest(page) == record["sha256"], (
+    assert confirm_analysis.registered_digest(page) == record["sha256"], (
         "the registered text of book/ladder.md changed: a change is a dated amendment "
         "after the registered block, never an edit of it")
-    then = confirm_design._git("show", f"{record['commit']}:{L.PAGE}").stdout
-    assert confirm_design.registered_text(then) == text
+    then = confirm_analysis._git("show", f"{record['commit']}:{L.PAGE}").stdout
+    assert confirm_analysis.registered_text(then) == text
 
 
 def test_each_ladder_amendment_is_a_dropdown_with_its_text_unchanged_since_committed():
@@ -287,7 +287,7 @@ def test_a_forecast_computed_in_a_dirty_tree_says_what_git_shows_between(tmp_pat
     """The committed forecast's record reads '+dirty': the page names its commit and the
     commit that stored it, and the files between them, from git."""
     from albert_rerun.book.budgets import forecast_record
-    from albert_rerun.studies.confirm_design import _git
+    from albert_rerun.studies.confirm_analysis import _git
     if _git("rev-parse", "--is-shallow-repository").stdout.strip() == "true":
         pytest.skip("a shallow clone: the forecast's commits are missing")
     store = repo_root() / "data" / "results" / L.STORE

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from albert_rerun.studies import confirm_design as D
+from albert_rerun.studies import confirm_analysis as D
 from albert_rerun.studies import ladder as C
 from albert_rerun.studies import ladder_curves
 

@@ -37,7 +37,7 @@ from albert_rerun.engine.store import atomic_write_json, config_hash, eval_path,
 from albert_rerun.paths import repo_root
 from albert_rerun.studies import conditions as C
 from albert_rerun.studies import confirm_analysis as A
-from albert_rerun.studies import confirm_design as D
+from albert_rerun.studies import confirm_analysis as D
 from albert_rerun.studies import ladder as L
 
 RESULTS = repo_root() / "data" / "results"

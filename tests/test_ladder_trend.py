@@ -5,11 +5,11 @@ import pytest
 
 from albert_rerun.book import ladder_trend as T
 from albert_rerun.book.figure_text import figure_problems
-from albert_rerun.studies import confirm_design, ladder
+from albert_rerun.studies import confirm_analysis, ladder
 
 
 def trend(key="confirm/dropout", table=None, forecast=(0.041, 0.026, 0.057)):
-    spec = next(s for s in confirm_design.PRIMARY if s.key == key)
+    spec = next(s for s in confirm_analysis.PRIMARY if s.key == key)
     sign, label = T._chapter_sign(spec)
     f = dict(zip(("estimate", "low", "high"), forecast)) if forecast else None
     return T.Trend(key, spec.claim, label, spec.unit, sign * spec.paper_sign, sign,
@@ -32,11 +32,11 @@ def complete_row(slope=0.01, p_holm=0.02, reading="moves toward the paper's sign
 
 
 def test_the_chapters_that_turn_their_headline_turn_its_trend_too():
-    assert T._chapter_sign(next(s for s in confirm_design.PRIMARY
+    assert T._chapter_sign(next(s for s in confirm_analysis.PRIMARY
                                 if s.key == "confirm/dropout"))[0] == -1
-    assert T._chapter_sign(next(s for s in confirm_design.PRIMARY
+    assert T._chapter_sign(next(s for s in confirm_analysis.PRIMARY
                                 if s.key == "confirm/asymmetry"))[0] == -1
-    assert T._chapter_sign(next(s for s in confirm_design.PRIMARY
+    assert T._chapter_sign(next(s for s in confirm_analysis.PRIMARY
                                 if s.key == "confirm/sharing-cost")) == (
         1, "all shared minus not shared, E = H = 64")
     t = trend()
@@ -122,7 +122,7 @@ def test_gather_asks_the_registered_analysis_at_its_default_stores(monkeypatch):
 
     def tables(store=None):
         seen.append(store)
-        raise confirm_design.NotComplete("not yet")
+        raise confirm_analysis.NotComplete("not yet")
     monkeypatch.setattr(ladder, "result_tables", tables)
     T.gather()
     assert seen == [None]  # None: the default stores (4x: the confirmatory one)
@@ -130,7 +130,7 @@ def test_gather_asks_the_registered_analysis_at_its_default_stores(monkeypatch):
     full = pd.DataFrame({"rung": ["1x", "16x"], "arm": ["a", "a"], "trained": [6, 4],
                          "evaluated": [6, 3], "diverged": [0, 1], "of": [6, 4]})
     monkeypatch.setattr(ladder, "progress", lambda store=None: full)
-    with pytest.raises(confirm_design.NotComplete):  # complete, yet no analysis: loud
+    with pytest.raises(confirm_analysis.NotComplete):  # complete, yet no analysis: loud
         T.gather()
 
 

@@ -1,11 +1,11 @@
 """The long pilot (studies.long_pilot): the confirmatory recipe on a 64x schedule."""
-from albert_rerun.studies import confirm_design
+from albert_rerun.studies import confirm_analysis
 from albert_rerun.studies import long_pilot as L
 from albert_rerun.engine.store import config_hash
 
 
 def test_the_arms_are_the_confirmatory_recipe_at_64_times_the_steps():
-    base = confirm_design.conditions(None)
+    base = confirm_analysis.conditions(None)
     for arm, c in L.configs().items():
         registered = base[arm]
         assert c.max_steps == 64 * 5400 == 345_600
@@ -15,19 +15,19 @@ def test_the_arms_are_the_confirmatory_recipe_at_64_times_the_steps():
                          curve_every=registered.curve_every,
                          curve_examples=registered.curve_examples, seed=registered.seed)
         assert config_hash(same.to_dict()) == config_hash(registered.to_dict())
-    assert set(L.configs()) == {confirm_design.ALL64, confirm_design.BERT}
+    assert set(L.configs()) == {confirm_analysis.ALL64, confirm_analysis.BERT}
 
 
 def test_the_curve_has_at_least_48_points_and_three_inside_the_first_rung():
-    c = L.configs()[confirm_design.BERT]
+    c = L.configs()[confirm_analysis.BERT]
     assert c.max_steps // c.curve_every >= 48
     assert L.BASE_STEPS // c.curve_every == 3
     assert c.batch_size * c.max_seq_length * c.max_steps > 350e6  # tokens
 
 
 def test_its_seed_is_not_a_confirmatory_one_and_progress_reads_no_loss(tmp_path):
-    assert L.SEED not in confirm_design.CONFIRM_SEEDS
-    assert L.SEED != confirm_design.LR_CHECK_SEED
+    assert L.SEED not in confirm_analysis.CONFIRM_SEEDS
+    assert L.SEED != confirm_analysis.LR_CHECK_SEED
     assert [p[1:] for p in L.progress(tmp_path)] == [(0, 345_600)] * 2
 
 
@@ -42,7 +42,7 @@ from albert_rerun.book import scale as S  # noqa: E402
 def _runs(shared_ce, bert_ce, every=1800):
     """A frame like ``long_pilot.frame``'s: two arms, their curves and final metrics."""
     rows = []
-    for arm, ce in ((confirm_design.ALL64, shared_ce), (confirm_design.BERT, bert_ce)):
+    for arm, ce in ((confirm_analysis.ALL64, shared_ce), (confirm_analysis.BERT, bert_ce)):
         curve = [{"step": every * (i + 1), "tokens": 1024 * every * (i + 1),
                   L.CE: float(v)} for i, v in enumerate(ce)]
         rows.append({"condition": arm, "seed": L.SEED, "curve": curve,
@@ -63,7 +63,7 @@ def test_a_smoothly_falling_curve_has_no_sudden_drop_and_a_plateau_then_cliff_ha
     cliff = np.r_[np.full(40, 6.6) - np.arange(40) * 1e-3, np.full(152, 6.0)]
     cliff += np.linspace(0, -0.05, 192)
     drops = L.sudden_drops(L.curves(_runs(cliff, smooth)))
-    assert list(drops["arm"]) == [confirm_design.ALL64]
+    assert list(drops["arm"]) == [confirm_analysis.ALL64]
     assert drops["step"].iloc[0] == 41 * 1800 and drops["fall"].iloc[0] > 0.5
     assert not drops["warm-up"].iloc[0]  # 73,800 steps, past the 17,280 of warm-up
 
@@ -96,9 +96,9 @@ def test_crossings_name_the_first_point_below_each_rung_or_none():
     cross = L.crossings(curve, {"left bigram": 6.147, "two-sided": 5.710}).set_index(
         ["arm", "rung"])
     first = int(np.argmax(ce < 6.147))
-    assert cross.loc[(confirm_design.ALL64, "left bigram"), "step"] == 100 * (first + 1)
-    assert np.isnan(cross.loc[(confirm_design.ALL64, "two-sided"), "tokens"])
-    assert not np.isnan(cross.loc[(confirm_design.BERT, "two-sided"), "tokens"])
+    assert cross.loc[(confirm_analysis.ALL64, "left bigram"), "step"] == 100 * (first + 1)
+    assert np.isnan(cross.loc[(confirm_analysis.ALL64, "two-sided"), "tokens"])
+    assert not np.isnan(cross.loc[(confirm_analysis.BERT, "two-sided"), "tokens"])
 
 
 def test_the_cost_along_training_is_shared_minus_bert_at_each_common_step():
@@ -143,9 +143,9 @@ def test_the_committed_pilot_is_read_against_rungs_on_its_curves_sequences(monke
     runs = S.pilot_runs()
     assert runs is not None
     assert S.pilot_rungs() == count_rungs.levels_on(
-        resolve(confirm_design.PILOT_PROFILE).evaluation, L.CURVE_EXAMPLES)
+        resolve(confirm_analysis.PILOT_PROFILE).evaluation, L.CURVE_EXAMPLES)
     ce = runs.set_index("condition")[L.CE]
     values = S.pilot_values(runs)
     assert values["pilot_sharing_64x"] == \
-        f"{ce[confirm_design.ALL64] - ce[confirm_design.BERT]:+.3f}" == "+0.146"
+        f"{ce[confirm_analysis.ALL64] - ce[confirm_analysis.BERT]:+.3f}" == "+0.146"
     assert values["pilot_peak_where"] == "between the two arms' sudden drops"

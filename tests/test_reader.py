@@ -164,10 +164,10 @@ def test_the_sop_caveat_gives_the_probe_and_the_models_own_head(monkeypatch):
     """A reviewer: a frozen-encoder probe is not the model. Where both the probe's and
     the head's cue-free accuracy sit at the majority label, the caveat says so with
     both intervals; where the head reads more, it does not say "neither"."""
-    from albert_rerun.studies import confirm_analysis, confirm_design
+    from albert_rerun.studies import confirm_analysis
     monkeypatch.setattr(confirm_analysis, "confirmatory_families",
                         lambda store=None: {"secondary": pd.DataFrame()})
-    frame = pd.DataFrame({"condition": [confirm_design.ALBERT] * 3,
+    frame = pd.DataFrame({"condition": [confirm_analysis.ALBERT] * 3,
                           "seed": [1000, 1001, 1002],
                           "sop_cuefree_majority": [0.5] * 3,
                           "sop_cuefree_accuracy_probe": [0.49, 0.50, 0.52],
@@ -179,7 +179,7 @@ def test_the_sop_caveat_gives_the_probe_and_the_models_own_head(monkeypatch):
     # the measured premise of the plain reading (issue #41): neither model orders them
     assert confirmatory.sop_words(frame)["sop_nsp_premise"] == \
         "neither model orders cue-free pairs (a check made after the results)"
-    nsp = frame.assign(condition=confirm_design.NSP, sop_cuefree_accuracy_probe=0.6)
+    nsp = frame.assign(condition=confirm_analysis.NSP, sop_cuefree_accuracy_probe=0.6)
     both = confirmatory.sop_words(pd.concat([frame, nsp]))
     assert "sop_nsp_premise" not in both
     assert "The NSP-trained model's probe scores +10.0 [" in both["sop_nsp"]  # shown

@@ -48,7 +48,7 @@ class Ladder:
 
 
 def read(store=None) -> Ladder:
-    from ..studies.confirm_design import NotComplete
+    from ..studies.confirm_analysis import NotComplete
     try:
         tables, stored = L.result_tables(store)
     except NotComplete:
@@ -139,7 +139,7 @@ def crossings(frame: pd.DataFrame) -> tuple:
 def above_two_sided(frame: pd.DataFrame) -> list:
     """The arms whose mean held-out cross-entropy at 16x (``frame``) is not below the
     two-sided count rung on the whole held-out set."""
-    from ..studies.confirm_design import CE
+    from ..studies.confirm_analysis import CE
     whole = L.rung_level("two-sided")
     means = frame.groupby("condition")[CE].mean()
     return [arm for arm in L.ARMS if arm in means and not means[arm] < whole]
@@ -436,7 +436,7 @@ def forecast_record(store=None) -> dict:
     """The stored forecast's recorded commit, whether it was dirty, the commit that
     stored it and what that commit adds to the recorded one, from git."""
     from ..engine.store import read_json, results_dir
-    from ..studies.confirm_design import _git
+    from ..studies.confirm_analysis import _git
     record = read_json((store or results_dir(L.STORE)) / L.FORECAST) or {}
     commit = record.get("provenance", {}).get("git_commit", "")
     path = f"data/results/{L.STORE}/{L.FORECAST}"
@@ -456,7 +456,7 @@ def forecast_record(store=None) -> dict:
 def provenance_problems(store=None) -> str:
     """'none', or the count and the first three problems (``ladder.provenance_problems``)."""
     from ..engine.store import results_dir
-    from ..studies.confirm_design import _git
+    from ..studies.confirm_analysis import _git
     if _git("rev-parse", "--is-shallow-repository").stdout.strip() == "true":
         return "not checked here, in a shallow clone"
     problems = L.provenance_problems(L.stored_runs(store or results_dir(L.STORE)))
@@ -468,7 +468,7 @@ def provenance_problems(store=None) -> str:
 def result_values(ladder: Ladder, store=None) -> dict:
     """The keys of ``book/templates/ladder-result.md``."""
     from ..stats.trend import slope_weights
-    from ..studies import confirm_design as D
+    from ..studies import confirm_analysis as D
     from ..studies.ladder_power import pilot_wide_config
     tables, stored = ladder.tables, ladder.stored
     table = tables["trend"]
@@ -524,7 +524,7 @@ def result_values(ladder: Ladder, store=None) -> dict:
 def results_text(store=None) -> str:
     """The ladder page's result once the analysis is stored; before, "" (the stopping
     rule), or, once every run is stored but not yet the analysis, that it is not."""
-    from ..studies.confirm_design import NotComplete
+    from ..studies.confirm_analysis import NotComplete
     try:
         tables, stored = L.result_tables(store)
     except L.NotStored as error:
@@ -561,7 +561,7 @@ def rungs_values() -> dict:
     from ..data.corpus import tokenize_split
     from ..data.tokenizer import Tokenizer
     from ..studies import long_pilot
-    base = L.configs("4x")[L.confirm_design.ALBERT]
+    base = L.configs("4x")[L.confirm_analysis.ALBERT]
     per_step = base.batch_size * base.max_seq_length
     corpus = len(tokenize_split("train", Tokenizer()).tokens)
     source = {"1x": "trained for this study", "4x": "the confirmatory store, as stored",
@@ -643,7 +643,7 @@ def write_ladder_parts(root: Path) -> list:
     import matplotlib.pyplot as plt
 
     from ..paths import repo_root
-    from ..studies.confirm_design import NotComplete
+    from ..studies.confirm_analysis import NotComplete
     from .figure_text import png
     generated = root / "book" / "_generated"
     generated.mkdir(parents=True, exist_ok=True)

@@ -107,7 +107,7 @@ class Trend:
 
 def _chapter_sign(spec) -> tuple:
     """(sign, label): -1 and the chapter's words where the chapter turns its headline."""
-    from ..studies.confirm_design import PRIMARY
+    from ..studies.confirm_analysis import PRIMARY
     from ..studies.confirm_report import REVERSED
     from .confirmatory import turned_label
     first = next(s for s in PRIMARY if s.claim == spec.claim)
@@ -138,11 +138,11 @@ def gather(store=None, confirm_store=None, chapter_signs: bool = True,
     ``chapter_signs``."""
     from ..engine.store import read_json, results_dir
     from ..stats.inference import mean_interval
-    from ..studies import confirm_analysis, confirm_design, ladder
-    from ..studies.confirm_design import NotComplete
+    from ..studies import confirm_analysis, ladder
+    from ..studies.confirm_analysis import NotComplete
     given = store
     store = store or results_dir(ladder.STORE)
-    confirm_store = confirm_store or results_dir(confirm_design.STORE)
+    confirm_store = confirm_store or results_dir(confirm_analysis.STORE)
     forecast = (read_json(store / ladder.FORECAST) or {}).get("forecast", {})
     progress = ladder.progress(store)
     part = progress[progress["rung"] == "16x"]

@@ -80,7 +80,7 @@ def count_rungs_record() -> dict:
     """The stored count rungs of the whole held-out set every model is scored on (the
     ``cpu`` profile's evaluation, the ladder's and the confirmatory's)."""
     from ..profiles import resolve
-    from ..studies import confirm_design as D
+    from ..studies import confirm_analysis as D
     from ..studies import count_rungs
     stored = count_rungs.stored(resolve(D.PILOT_PROFILE).evaluation)
     if not stored:
@@ -99,7 +99,7 @@ def standing(frames: dict | None = None, pilot: pd.DataFrame | None = None) -> p
     cross-entropy at [MASK] (nats), NaN where an arm did not train that long.
     ``frames``: ``ladder.rung_frames``' (read here if not given); ``pilot``:
     ``long_pilot.frame``' (None: no 64x values)."""
-    from ..studies import confirm_design as D
+    from ..studies import confirm_analysis as D
     from ..studies import ladder as L
     from ..studies import long_pilot
     frames = L.rung_frames() if frames is None else frames
@@ -166,7 +166,7 @@ def downstream_values() -> dict:
     from ..engine.store import config_hash, read_json
     from ..profiles import PROFILES, resolve
     from ..studies import confirm_analysis as A
-    from ..studies import confirm_design as D
+    from ..studies import confirm_analysis as D
     frame = A.confirmatory_frame()
     examples = resolve(D.PILOT_PROFILE).evaluation.task_examples
     key = config_hash({"name": "downstream-sentiment", "arguments": ["sentiment",
@@ -190,7 +190,7 @@ def downstream_values() -> dict:
 def pilot_runs(store=None) -> pd.DataFrame | None:
     """``long_pilot.frame``, or None before both arms are stored with their evaluations."""
     from ..studies import long_pilot
-    from ..studies.confirm_design import NotComplete
+    from ..studies.confirm_analysis import NotComplete
     try:
         return long_pilot.frame(store)
     except NotComplete:
@@ -201,8 +201,8 @@ def pilot_rungs() -> dict:
     """The count rungs on the pilot curve's own held-out sequences, so that a crossing
     compares a curve with a rung on the same targets."""
     from ..profiles import resolve
-    from ..studies import confirm_design, count_rungs, long_pilot
-    return count_rungs.levels_on(resolve(confirm_design.PILOT_PROFILE).evaluation,
+    from ..studies import confirm_analysis, count_rungs, long_pilot
+    return count_rungs.levels_on(resolve(confirm_analysis.PILOT_PROFILE).evaluation,
                                  long_pilot.CURVE_EXAMPLES)
 
 
@@ -350,9 +350,9 @@ def values(frames: dict | None, pilot: pd.DataFrame | None) -> dict:
     """The scale page's keys, from the ladder's frames (``ladder.rung_frames``, None
     before they are complete) and the long pilot's runs (None before)."""
     from ..profiles import resolve
-    from ..studies import confirm_design as D
+    from ..studies import confirm_analysis as D
     from ..studies import ladder as L
-    from ..studies.confirm_design import NotComplete
+    from ..studies.confirm_analysis import NotComplete
     out = pilot_values(pilot)
     if frames is None:
         return out
@@ -393,7 +393,7 @@ def write_scale_parts(generated: Path, store=None, frames: dict | None = None) -
 
     from ..studies import long_pilot
     from ..studies import ladder as L
-    from ..studies.confirm_design import NotComplete
+    from ..studies.confirm_analysis import NotComplete
     from .figure_text import png
     parts, figures, runs = dict.fromkeys(PARTS, ""), {}, pilot_runs()
     try:

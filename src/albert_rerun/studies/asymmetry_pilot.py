@@ -31,7 +31,7 @@ import time
 
 from ..engine.store import results_dir
 from ..model.params import closed_form
-from . import confirm, confirm_design as D
+from . import confirm, confirm_analysis as D
 from . import ladder
 
 STORE = "asymmetry-pilot"  # data/results/asymmetry-pilot/

@@ -31,18 +31,18 @@ import pandas as pd
 
 from ..engine.store import atomic_write_json, config_hash, read_json, results_dir
 from . import conditions as C
-from . import confirm, confirm_analysis, confirm_design
-from .confirm_design import NotComplete
+from . import confirm, confirm_analysis
+from .confirm_analysis import NotComplete
 
 STORE = "ladder"  # data/results/ladder/
 RUNGS = {"1x": 5400, "4x": 21600, "16x": 86400}
 X = {rung: math.log2(steps / RUNGS["1x"]) for rung, steps in RUNGS.items()}  # 0, 2, 4
-ARMS = (confirm_design.ALBERT, confirm_design.ATTENTION, confirm_design.FFN,
-        confirm_design.BERT, confirm_design.ALL64, confirm_design.NSP, confirm_design.DROPOUT,
-        confirm_design.WIDE)
-DECISIONS = confirm_design.PRIMARY
+ARMS = (confirm_analysis.ALBERT, confirm_analysis.ATTENTION, confirm_analysis.FFN,
+        confirm_analysis.BERT, confirm_analysis.ALL64, confirm_analysis.NSP, confirm_analysis.DROPOUT,
+        confirm_analysis.WIDE)
+DECISIONS = confirm_analysis.PRIMARY
 # the seeds (power_plan and budget decide the counts; book/ladder.md gives the table)
-SEEDS = {"1x": tuple(range(2000, 2006)), "4x": confirm_design.CONFIRM_SEEDS,
+SEEDS = {"1x": tuple(range(2000, 2006)), "4x": confirm_analysis.CONFIRM_SEEDS,
          "16x": tuple(range(3000, 3004))}
 POWER, MIN_16X, MAX_16X = 0.8, 3, 8
 MIN_1X, MAX_1X = 6, 11
@@ -100,7 +100,7 @@ def differences(frames: dict, spec) -> dict:
 
 # the stored numbers of every arm that enter the ladder's tables (``rung_frame``'s
 # columns); the cue-free accuracies are strings of 0 and 1, finite by construction
-CHECKED = (confirm_design.CE, "train_mlm_loss_at_mask")
+CHECKED = (confirm_analysis.CE, "train_mlm_loss_at_mask")
 
 
 def nonfinite_runs(frames: dict) -> pd.DataFrame:
@@ -139,10 +139,10 @@ def first_rung_learning_order(table: pd.DataFrame) -> str | None:
 
 def registered_timing() -> dict:
     """The confirmatory equal-time measurement (wide steps against 21,600)."""
-    record = confirm_design.equal_time_record(results_dir(confirm_design.STORE))
+    record = confirm_analysis.equal_time_record(results_dir(confirm_analysis.STORE))
     if record is None:
-        record = read_json(_committed_store(confirm_design.STORE) / "choices" /
-                           f"{confirm_design.EQUAL_TIME}.json")
+        record = read_json(_committed_store(confirm_analysis.STORE) / "choices" /
+                           f"{confirm_analysis.EQUAL_TIME}.json")
     if record is None:
         raise NotComplete("the confirmatory equal-time measurement is not stored")
     return record
@@ -167,11 +167,11 @@ def configs(rung: str) -> dict:
     a schedule of the rung's steps (warm-up and curve scaled, ``conditions.with_steps``)."""
     if rung not in RUNGS:
         raise ValueError(f"rung must be one of {tuple(RUNGS)}, got {rung!r}")
-    registered = confirm_design.conditions(wide_steps("4x"))
+    registered = confirm_analysis.conditions(wide_steps("4x"))
     if rung == "4x":
         return {arm: registered[arm] for arm in ARMS}
     return {arm: C.with_steps(registered[arm], wide_steps(rung)
-                              if arm == confirm_design.WIDE else RUNGS[rung]) for arm in ARMS}
+                              if arm == confirm_analysis.WIDE else RUNGS[rung]) for arm in ARMS}
 
 
 def planned(rung: str) -> list:
@@ -184,7 +184,7 @@ def planned(rung: str) -> list:
     out = []
     for seed in SEEDS[rung]:
         seeded = {arm: C.seeded(c, seed) for arm, c in configs(rung).items()}
-        out += list(seeded.values()) + [untrained(seeded[confirm_design.ALBERT])]
+        out += list(seeded.values()) + [untrained(seeded[confirm_analysis.ALBERT])]
     return out
 
 
@@ -193,7 +193,7 @@ def rung_frame(rung: str, store=None, seeds=None) -> pd.DataFrame:
     (``seeds``: default all; a diverged run has no row)."""
     if rung == "4x":
         frame = confirm_analysis.confirmatory_frame(
-            store=_committed_store(confirm_design.STORE) if store is None else store)
+            store=_committed_store(confirm_analysis.STORE) if store is None else store)
         frame = frame[frame["condition"].isin(ARMS)].reset_index(drop=True)
     else:
         frame = confirm_analysis.load(store or results_dir(STORE), configs(rung),
@@ -302,7 +302,7 @@ def store_forecast(store=None) -> dict:
 
 def forecast_committed() -> bool:
     """Whether the forecast file is in this checkout's committed history (HEAD)."""
-    return confirm_design._git("cat-file", "-e",
+    return confirm_analysis._git("cat-file", "-e",
                                f"HEAD:data/results/{STORE}/{FORECAST}").returncode == 0
 
 
@@ -407,11 +407,11 @@ GAP, TRAIN = "overfit_gap", "train_mlm_loss_at_mask"
 def gap_decisions(decisions) -> tuple:
     """The decisions measured as held-out cross-entropy at [MASK], whose difference splits
     into a training and a gap difference (amendment 7: every decision in nats)."""
-    return tuple(s for s in decisions if s.metric == confirm_design.CE and s.kind == "ce")
+    return tuple(s for s in decisions if s.metric == confirm_analysis.CE and s.kind == "ce")
 
 
 def _with_gap(frame: pd.DataFrame) -> pd.DataFrame:
-    return frame.assign(**{GAP: frame[confirm_design.CE] - frame[TRAIN]})
+    return frame.assign(**{GAP: frame[confirm_analysis.CE] - frame[TRAIN]})
 
 
 def gaps_by_rung(store=None, early_end: bool = False, frames: dict | None = None
@@ -457,7 +457,7 @@ def gap_differences(store=None, early_end: bool = False, frames: dict | None = N
     return pd.DataFrame(rows)
 
 
-PARTS = {"change": confirm_design.CE, "gap part": GAP, "training part": TRAIN}
+PARTS = {"change": confirm_analysis.CE, "gap part": GAP, "training part": TRAIN}
 
 
 def gap_split(store=None, early_end: bool = False, frames: dict | None = None
@@ -504,7 +504,7 @@ def sop_by_rung(store=None, early_end: bool = False, frames: dict | None = None
     the probe's interval lies above zero (one criterion: three chances, not six)."""
     rows = []
     for rung, frame in _frames(store, early_end, frames).items():
-        albert = frame[frame["condition"] == confirm_design.ALBERT]
+        albert = frame[frame["condition"] == confirm_analysis.ALBERT]
         row = {"rung": rung}
         for name, column in (("probe", "sop_cuefree_accuracy_probe"),
                              ("head", "sop_cuefree_accuracy_head")):
@@ -676,12 +676,12 @@ def registration_problem() -> str:
     record = registration()
     if record is None:
         return f"{RECORD} is not stored"
-    if confirm_design._git("cat-file", "-e", f"HEAD:{RECORD}").returncode != 0:
+    if confirm_analysis._git("cat-file", "-e", f"HEAD:{RECORD}").returncode != 0:
         return f"{RECORD} is not committed"
-    head = confirm_design._git("rev-parse", "HEAD").stdout.strip()
-    if not confirm_design.descends(head, record["commit"]):
+    head = confirm_analysis._git("rev-parse", "HEAD").stdout.strip()
+    if not confirm_analysis.descends(head, record["commit"]):
         return f"HEAD {head[:7]} does not descend from {record['commit'][:7]}"
-    if confirm_design.registered_digest((repo_root() / PAGE).read_text()) != \
+    if confirm_analysis.registered_digest((repo_root() / PAGE).read_text()) != \
             record["sha256"]:
         return f"the registered text of {PAGE} changed"
     return ""
@@ -696,7 +696,7 @@ def stored_runs(store=None) -> list:
 
 def forecast_commit() -> str | None:
     """The commit that added the forecast file, or None before it is committed."""
-    out = confirm_design._git("log", "--diff-filter=A", "--format=%H", "--",
+    out = confirm_analysis._git("log", "--diff-filter=A", "--format=%H", "--",
                               f"data/results/{STORE}/{FORECAST}").stdout.split()
     return out[-1] if out else None
 
@@ -708,12 +708,12 @@ def provenance_problems(runs, record: dict | None = None) -> list:
     record = record or registration()
     if record is None:
         return [f"{run['hash']}: stored before the registration" for run in runs]
-    out = confirm_design.run_provenance_problems(runs, record["commit"])
+    out = confirm_analysis.run_provenance_problems(runs, record["commit"])
     committed = forecast_commit()
     for run in runs:
         if run["config"]["max_steps"] in (RUNGS["16x"], wide_steps("16x")):
             commit = run["provenance"]["git_commit"].removesuffix("+dirty")
-            if committed is None or not confirm_design.descends(commit, committed):
+            if committed is None or not confirm_analysis.descends(commit, committed):
                 out.append(f"{run['hash']}: a 16x run not descending from the forecast's "
                            f"commit")
     return out
@@ -735,7 +735,7 @@ def rung_level(name: str = RUNG, sequences: int | None = None) -> float:
     whole set (``sequences`` None)."""
     from ..profiles import resolve
     from .count_rungs import levels, levels_on, stored
-    evaluation = resolve(confirm_design.PILOT_PROFILE).evaluation
+    evaluation = resolve(confirm_analysis.PILOT_PROFILE).evaluation
     if sequences is not None:
         return float(levels_on(evaluation, sequences)[name])
     record = stored(evaluation)
@@ -760,7 +760,7 @@ def first_below(frame: pd.DataFrame, level: float) -> pd.DataFrame:
     of equal time trains fewer steps in the same time as its partner."""
     rows = []
     for _, run in frame.iterrows():
-        steps = [p["step"] for p in run["curve"] if p[confirm_design.CE] < level]
+        steps = [p["step"] for p in run["curve"] if p[confirm_analysis.CE] < level]
         rows.append({"condition": run["condition"], "seed": int(run["seed"]),
                      "steps": int(run["steps"]),
                      "first below": steps[0] / run["steps"] if steps else np.nan})
@@ -791,7 +791,7 @@ def delay(table: pd.DataFrame, spec) -> dict | None:
     other's latest, a seed that never passed counting as after the end), and
     "later": that arm's name; None for a decision not in nats (a probe's accuracy is
     not what the curves measure)."""
-    if spec.metric != confirm_design.CE:
+    if spec.metric != confirm_analysis.CE:
         return None
 
     def seeds(arm) -> pd.Series:  # a never as past the end
@@ -878,15 +878,15 @@ def main(argv=None) -> int:
     sub.add_parser("costs", help="the training costs alone, shown while the ladder trains")
     args = parser.parse_args(argv)
     if args.command in ("report", "costs"):
-        return confirm_design.print_unless_incomplete(
+        return confirm_analysis.print_unless_incomplete(
             costs if args.command == "costs" else report)
     if args.command == "progress":
         print(progress().to_string(index=False))
         return 0
     if args.command == "forecast":
-        return confirm_design.print_unless_incomplete(store_forecast)
+        return confirm_analysis.print_unless_incomplete(store_forecast)
     if args.command == "result":
-        return confirm_design.print_unless_incomplete(
+        return confirm_analysis.print_unless_incomplete(
             lambda: store_result(early_end=args.early_end))
     return run_stretch(parser, args, train)
 

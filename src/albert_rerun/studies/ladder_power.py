@@ -15,7 +15,7 @@ import pandas as pd
 from ..engine.store import atomic_write_json, results_dir
 from ..profiles import resolve
 from . import conditions as C
-from . import confirm_analysis, confirm_design
+from . import confirm_analysis
 from .ladder import (ALPHA, ARMS, DECISIONS, DESIGN, MAX_1X, MAX_16X, MIN_1X, MIN_16X,
                      PILOT_SD_NOTE, POWER, RUNGS, STORE, X, BUDGET_HOURS,
                      BUDGET_TOLERANCE, _committed_store, differences, rung_frame,
@@ -25,7 +25,7 @@ from .ladder import (ALPHA, ARMS, DECISIONS, DESIGN, MAX_1X, MAX_16X, MIN_1X, MI
 def pilot_wide_config():
     """The cpu profile's own equal-time wide run, the 1x pilot's wide arm (timed at cpu,
     so its steps differ from ``wide_steps("1x")``)."""
-    return C.wall_clock(resolve("cpu"), confirm_design.WIDE_LEARNING_RATE)[
+    return C.wall_clock(resolve("cpu"), confirm_analysis.WIDE_LEARNING_RATE)[
         "wide ALBERT-style, equal time"]
 
 
@@ -33,10 +33,10 @@ def pilot_1x_frame() -> pd.DataFrame:
     """The 1x SDs' source: the cpu profile's stored runs (seeds 0-2), the confirmatory
     arms at 5,400 steps; its wide model is the cpu profile's own equal-time run
     (3,558 steps, timed at cpu), not ``wide_steps("1x")``."""
-    base = confirm_design.conditions(None)
+    base = confirm_analysis.conditions(None)
     pilot = {arm: C.with_steps(base[arm], RUNGS["1x"]) for arm in ARMS
-             if arm != confirm_design.WIDE}
-    pilot[confirm_design.WIDE] = pilot_wide_config()
+             if arm != confirm_analysis.WIDE}
+    pilot[confirm_analysis.WIDE] = pilot_wide_config()
     arms = confirm_analysis.CUE_FREE_ARMS  # the name the loader reads (``_needed``)
     try:  # the cpu store has no cue-free evaluation: load the arms without it
         confirm_analysis.CUE_FREE_ARMS = ()
@@ -56,7 +56,7 @@ def power_plan(frames: dict | None = None, margins: dict | None = None,
     over the ladder's four doublings (margin / 4 a doubling)."""
     from ..stats.trend import slope_power
     frames = frames or {"1x": pilot_1x_frame(), "4x": rung_frame("4x")}
-    margins = margins or confirm_design.margin_values(confirm_analysis.rungs())
+    margins = margins or confirm_analysis.margin_values(confirm_analysis.rungs())
     alpha = ALPHA / len(DECISIONS)
     xs = (X["1x"], X["4x"], X["16x"])
     rows = []
@@ -100,9 +100,9 @@ def costs() -> dict:
     """CPU-hours (one thread a run) at the confirmatory runs' measured ms a step: per arm
     and rung, per seed of a rung, and the long pilot's two runs."""
     from . import long_pilot
-    runs = confirm_analysis.trained_runs(_committed_store(confirm_design.STORE))
+    runs = confirm_analysis.trained_runs(_committed_store(confirm_analysis.STORE))
     ms = confirm_analysis.training_costs(runs).set_index("condition")["ms a step"]
-    hours = {rung: {arm: ms[arm] * (wide_steps(rung) if arm == confirm_design.WIDE
+    hours = {rung: {arm: ms[arm] * (wide_steps(rung) if arm == confirm_analysis.WIDE
                                     else RUNGS[rung]) / 3.6e6 for arm in ARMS}
              for rung in ("1x", "16x")}
     pilot = sum(ms[arm] * long_pilot.STEPS / 3.6e6 for arm in long_pilot.ARMS)

@@ -2,7 +2,7 @@
 profile's steps, one seed each (exploratory; one seed gives no interval).
 
 - ``configs``: all shared and not shared (BERT-style) at E = H = 64, the confirmatory
-  recipe (``confirm_design.conditions``) on a schedule of ``STEPS`` (warm-up scaled with
+  recipe (``confirm_analysis.conditions``) on a schedule of ``STEPS`` (warm-up scaled with
   it, as ``conditions.with_steps`` does), with a held-out curve point every ``CURVE_EVERY``
   steps on ``CURVE_EXAMPLES`` of the common held-out sequences: 192 points, three of
   them inside the 1x rung's 5,400 steps, so that where each model passes the count
@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from ..engine.store import results_dir
-from . import confirm, confirm_design
+from . import confirm, confirm_analysis
 
 STORE = "long-pilot"  # data/results/long-pilot/
 BASE_STEPS = 5400  # the cpu profile's steps: the ladder's 1x rung
@@ -33,12 +33,12 @@ STEPS = MULTIPLE * BASE_STEPS  # 345,600 steps, 336M tokens a run (as trained)
 CURVE_EVERY = 1800  # 192 curve points
 CURVE_EXAMPLES = 1024  # of the common held-out set's 4,096 sequences
 SEED = 6400
-ARMS = (confirm_design.ALL64, confirm_design.BERT)
+ARMS = (confirm_analysis.ALL64, confirm_analysis.BERT)
 
 
 def configs() -> dict:
     """{arm: seeded config}: the two arms at ``STEPS``, the confirmatory recipe."""
-    base = confirm_design.conditions(None)
+    base = confirm_analysis.conditions(None)
     out = {}
     for arm in ARMS:
         c = base[arm]
@@ -148,8 +148,8 @@ def sudden_drops(curve: pd.DataFrame, nats: float = DROP_NATS, ratio: float = DR
     return pd.DataFrame(rows, columns=["arm", "step", "tokens", "fall", "ratio", "warm-up"])
 
 
-def cost_along(curve: pd.DataFrame, a: str = confirm_design.ALL64,
-               b: str = confirm_design.BERT) -> pd.DataFrame:
+def cost_along(curve: pd.DataFrame, a: str = confirm_analysis.ALL64,
+               b: str = confirm_analysis.BERT) -> pd.DataFrame:
     """The sharing cost along training: a's minus b's curve cross-entropy at every
     point both have (points of one 64x schedule: before its end, the learning rate has
     not decayed, so a point at 1x's steps is not what a 1x run gives)."""
