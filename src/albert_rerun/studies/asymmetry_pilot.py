@@ -8,11 +8,14 @@ Exploratory, unregistered, and counted in the study's budget. It measures three 
   seeds are the same configs with the plain draw. Data order, masks and dropout depend
   on the seed alone already, so the draw is the one thing that changes. The pilot reads
   the SD of the paired difference both ways;
-- **depth** (``DEEP``): the four arms at 12 layers (ALBERT-base's depth), H 64, E 32, on
-  the confirmatory 4x schedule, one fresh seed: whether a 12-layer stack leaves the
-  plateau (passes the left-bigram and two-sided count rungs) within 21,600 steps;
+- **depth**: the asymmetry's two arms at 12 layers (ALBERT-base's depth), H 64, E 32,
+  on the confirmatory 4x schedule, one fresh seed: whether a 12-layer stack leaves the
+  plateau (passes the left-bigram and two-sided count rungs) within 21,600 steps, and
+  what a 12-layer run costs;
 - **parameters held apart** (``WIDENED``): the FFN-shared arm whose one FFN is widened
-  to the attention-shared arm's parameter count (``widened_ffn``), at 12 and 4 layers.
+  to the attention-shared arm's parameter count (``widened_ffn``), at 4 layers beside
+  attention-shared: its speed and where it ends. At 12 layers the widened FFN (1,664
+  wide) does about four times a layer's arithmetic, too dear to pilot.
 
 Every pilot run at 4x scores ``CURVE_EXAMPLES`` of the common held-out sequences at
 ``CURVE_POINTS`` points along training, so the count rungs can be scored on the same
@@ -74,10 +77,9 @@ def crn_configs() -> dict:
 
 
 def deep_configs() -> dict:
-    """{(arm, layers): config}: the 2x2 and the widened arm at 12 layers, then the
-    widened arm at 4 layers (its partner, attention-shared at 4 layers, trained too)."""
-    out = {(arm, DEEP_LAYERS): arm_config(arm, DEEP_LAYERS) for arm in PAIR + (
-        D.NONE32, D.ALBERT, WIDENED)}
+    """{(arm, layers): config}: the asymmetry's pair at 12 layers, then the widened arm at
+    4 layers with its partner, attention-shared."""
+    out = {(arm, DEEP_LAYERS): arm_config(arm, DEEP_LAYERS) for arm in PAIR}
     out.update({(arm, 4): arm_config(arm, 4) for arm in (D.ATTENTION, WIDENED)})
     return out
 
