@@ -2,30 +2,33 @@
 with the parameter count held apart. Registered on ``PAGE`` before any of its runs.
 
 The three primary decisions (``PRIMARY``) are paired by seed and Holm-adjusted as one
-family: FFN-shared minus attention-shared at 4 layers and at ``DEEP`` layers, and the
-FFN-shared model with its one FFN widened to the attention-shared model's parameter
-count (``asymmetry_pilot.WIDENED``) minus attention-shared at ``DEEP`` layers. Each is a
+family: FFN-shared minus attention-shared at 4 layers and at ``DEEP`` layers, and, at 4
+layers, the FFN-shared model with its one FFN widened to the attention-shared model's
+parameter count (``asymmetry_pilot.WIDENED``) minus attention-shared. Each is a
 difference of held-out cross-entropy at [MASK] at the end of the schedule, in nats,
 positive in the paper's direction (sharing the FFN costs more than sharing attention).
 
 Every run scores the first ``CURVE_EXAMPLES`` held-out sequences at ``CURVE_POINTS``
 points along training; the count rungs are scored on the same sequences
 (``count_rungs.levels_on``) and each arm's tokens to a rung read off its curve
-(``rung_tokens``). Arms share their common blocks' initial draw, data order and masks
-(``init_draw="common"``, measured by ``asymmetry_pilot``).
+(``rung_tokens``, ``first_to_rung``). Arms share their common blocks' initial draw, data
+order and masks (``init_draw="common"``, measured by ``asymmetry_pilot``).
 
-Nothing is read before every run is stored (``NotStored``); the training log is blind.
+Nothing is read before the study ends (``NotStored``): every planned run stored, or the
+budget's cap reached, when the whole seeds stored are read. The training log is blind.
 Training: ``scripts/train_stretch.sh asymmetry H`` (from a clean checkout that descends
 from the registration), resumable across sessions.
 """
 from __future__ import annotations
 
+import functools
+import math
 import time
 
 import numpy as np
 import pandas as pd
 
-from ..engine.store import config_hash, read_json, results_dir
+from ..engine.store import read_json, results_dir
 from . import asymmetry_pilot as pilot
 
 STORE = "asymmetry"  # data/results/asymmetry/
@@ -36,13 +39,17 @@ STEPS = pilot.STEPS  # the confirmatory (4x) schedule
 ATTENTION, FFN = pilot.PAIR
 NONE, ALBERT = pilot.FOUR[0], pilot.FOUR[3]
 WIDENED = pilot.WIDENED
-SEEDS = {SHALLOW: tuple(range(5500, 5512)), DEEP: tuple(range(5600, 5605))}
-ARMS = {SHALLOW: (ATTENTION, FFN), DEEP: (NONE, ATTENTION, FFN, ALBERT, WIDENED)}
+SEEDS = {SHALLOW: tuple(range(5500, 5516)), DEEP: tuple(range(5600, 5608))}
+ARMS = {SHALLOW: (ATTENTION, FFN, WIDENED), DEEP: (ATTENTION, FFN)}
+# the deep not-shared and all-shared arms: for the figure of each sharing's cost only
+FIGURE_ARMS, FIGURE_SEEDS = (NONE, ALBERT), 3
 ALPHA = 0.05
+CAP_HOURS = 45.0  # thread-hours of training at the engine's speed, the pilot's included
 # (decision, layers, arm, minus arm): positive = the paper's direction
 PRIMARY = (("sign at 4 layers", SHALLOW, FFN, ATTENTION),
            ("sign at depth", DEEP, FFN, ATTENTION),
-           ("parameters held apart", DEEP, WIDENED, ATTENTION))
+           ("parameters held apart", SHALLOW, WIDENED, ATTENTION))
+TESTS = 2 * len(PRIMARY)  # a difference test and a TOST per decision
 CE = "mlm_loss_at_mask"
 
 
@@ -50,33 +57,70 @@ class NotStored(LookupError):
     """Some run of the study is not stored and evaluated: nothing is read before."""
 
 
+def arms(layers: int, seed: int) -> tuple:
+    """The arms trained at ``layers`` for ``seed``: the decisions' arms, and at depth the
+    figure's arms for its first ``FIGURE_SEEDS`` seeds."""
+    extra = FIGURE_ARMS if layers == DEEP and seed in SEEDS[DEEP][:FIGURE_SEEDS] else ()
+    return ARMS[layers] + extra
+
+
 def configs() -> dict:
     """{(arm, layers, seed): config} of every run: the pilot's arms (H 64, E 32, the
     confirmatory recipe and 4x schedule, common draw, held-out curve) on fresh seeds."""
     return {(arm, layers, seed): pilot.arm_config(arm, layers, seed)
             for layers in (SHALLOW, DEEP) for seed in SEEDS[layers]
-            for arm in ARMS[layers]}
+            for arm in arms(layers, seed)}
 
 
 def planned() -> list:
-    """Every run in training order, seed by seed: the 4-layer pair of the k-th seed, then
+    """Every run in training order, seed by seed: the 4-layer arms of the k-th seed, then
     the deep arms of the k-th seed, so that a stopped study has whole seeds."""
     out, table = [], configs()
     for k in range(max(len(s) for s in SEEDS.values())):
         for layers in (SHALLOW, DEEP):
             if k < len(SEEDS[layers]):
-                out += [table[(arm, layers, SEEDS[layers][k])] for arm in ARMS[layers]]
+                seed = SEEDS[layers][k]
+                out += [table[(arm, layers, seed)] for arm in arms(layers, seed)]
     return out
 
 
-def hours(tokens_per_second: dict) -> float:
-    """Thread-hours to train ``planned()`` at ``tokens_per_second`` ({(arm, layers):
-    tokens a second on one thread})."""
-    total = 0.0
-    for (arm, layers, _), c in configs().items():
-        tokens = c.max_steps * c.batch_size * c.max_seq_length
-        total += tokens / tokens_per_second[(arm, layers)] / 3600
-    return total
+def flops_per_token(config) -> float:
+    """Floating-point operations of one training step's forward and backward pass, per
+    token (torch's ``FlopCounterMode`` on one batch of ``config``'s shape)."""
+    import json
+    return _flops(json.dumps(config.to_dict(), sort_keys=True))
+
+
+@functools.lru_cache(maxsize=None)
+def _flops(config_json: str) -> float:
+    import json
+
+    import torch
+    from torch.utils.flop_counter import FlopCounterMode
+
+    from ..engine.config import PretrainConfig
+    from ..model.modeling import AlbertForPreTraining
+    config = PretrainConfig.from_dict(json.loads(config_json))
+    torch.manual_seed(0)
+    model = AlbertForPreTraining(config.model)
+    batch, length = config.batch_size, config.max_seq_length
+    ids = torch.randint(5, config.model.vocab_size, (batch, length))
+    positions = torch.arange(config.max_predictions).expand(batch, -1)
+    with FlopCounterMode(display=False) as counter:
+        out = model(input_ids=ids, mlm_positions=positions,
+                    mlm_labels=ids.gather(1, positions),
+                    sentence_labels=torch.zeros(batch, dtype=torch.long))
+        out.loss.backward()
+    return counter.get_total_flops() / (batch * length)
+
+
+def thread_hours(configs, reference_config, reference_speed: float) -> float:
+    """Thread-hours to train ``configs`` at the engine's speed: ``reference_speed`` tokens
+    a second on one thread for ``reference_config``, scaled by each config's arithmetic
+    a token against it."""
+    base = flops_per_token(reference_config)
+    return sum(c.max_steps * c.batch_size * c.max_seq_length * flops_per_token(c) / base
+               for c in configs) / reference_speed / 3600
 
 
 # -- registration -------------------------------------------------------------------
@@ -141,12 +185,12 @@ def progress(store=None) -> list:
             for (arm, layers, seed), c in configs().items()]
 
 
-# -- the analysis (only once every run is stored) --------------------------------------
+# -- the analysis (only once the study has ended) ---------------------------------------
 
 def runs(store=None) -> pd.DataFrame:
-    """One row per run: arm, layers, seed, parameters, cross-entropy at [MASK] at the end
-    (the common held-out set), its curve, tokens, tokens a second. NotStored unless every
-    run is stored and evaluated."""
+    """One row per planned run: arm, layers, seed, parameters, cross-entropy at [MASK] at
+    the end (the common held-out set; NaN for a run that diverged), its curve, tokens,
+    tokens a second. NotStored unless every planned run is stored and evaluated."""
     store = store or results_dir(STORE)
     counts = pilot.parameters()
     rows = []
@@ -162,38 +206,41 @@ def runs(store=None) -> pd.DataFrame:
 
 
 def paired(frame: pd.DataFrame, layers: int, arm: str, other: str) -> pd.Series:
-    """Per seed: ``arm`` minus ``other`` cross-entropy at ``layers``."""
+    """Per seed: ``arm`` minus ``other`` cross-entropy at ``layers``; a seed where either
+    run diverged (a non-finite loss) leaves the difference (the registered rule)."""
     table = frame[frame["layers"] == layers].pivot(index="seed", columns="arm", values="ce")
-    return table[arm] - table[other]
+    return (table[arm] - table[other]).replace([np.inf, -np.inf], np.nan).dropna()
 
 
-def decisions(frame: pd.DataFrame, margin: float, unigram: float) -> pd.DataFrame:
-    """The registered family, as the first registration judges its own: per primary
-    decision the seeds, mean difference (nats, positive = the paper's direction), its 95%
-    t-interval, the two-sided paired t's p and the TOST's p within ``margin``; Holm's
-    adjustment over the six tests; the gate (each arm's mean below the reads-context
-    line, two standard errors under the ``unigram`` rung) and the verdict (``verdict``)."""
-    from scipy import stats
+def decisions(frame: pd.DataFrame, levels: dict) -> pd.DataFrame:
+    """The registered family, judged as the first registration judges its own. Per
+    primary decision: the seeds, mean difference (nats, positive = the paper's
+    direction), its 95% t-interval, the two-sided paired t's p and the TOST's p within
+    the margin (a fiftieth of ``levels["distance"]``, the unigram-to-left-bigram
+    distance); the gate (each arm's mean under ``levels["reads_context"]``); Holm's
+    adjustment over the tests of the decisions that pass it; the verdict (``verdict``)."""
     from statsmodels.stats.multitest import multipletests
+    from statsmodels.stats.weightstats import DescrStatsW, ttost_paired
+    margin = margin_of(levels)
     rows = []
     for name, layers, arm, other in PRIMARY:
-        d = paired(frame, layers, arm, other).to_numpy()
-        n, mean, se = len(d), d.mean(), d.std(ddof=1) / np.sqrt(len(d))
-        half = stats.t.ppf(0.975, n - 1) * se
-        ces = frame[(frame["layers"] == layers) & frame["arm"].isin((arm, other))]
-        by_arm = ces.groupby("arm")["ce"]
-        reads = bool((by_arm.mean() + 2 * by_arm.sem() < unigram).all())
-        rows.append({"decision": name, "layers": layers, "seeds": n, "estimate": mean,
-                     "low": mean - half, "high": mean + half, "sd": d.std(ddof=1),
-                     "p": stats.ttest_1samp(d, 0.0).pvalue,
-                     "p equivalence": max(stats.t.sf((mean + margin) / se, n - 1),
-                                          stats.t.cdf((mean - margin) / se, n - 1)),
-                     "reads context": reads})
+        d = paired(frame, layers, arm, other)
+        stats_ = DescrStatsW(d.to_numpy())
+        low, high = stats_.tconfint_mean(alpha=ALPHA)
+        pair = frame[frame["layers"] == layers].pivot(index="seed", columns="arm",
+                                                      values="ce").loc[d.index]
+        p_eq = ttost_paired(pair[arm].to_numpy(), pair[other].to_numpy(), -margin,
+                            margin)[0]
+        means = pair[[arm, other]].mean()
+        rows.append({"decision": name, "layers": layers, "seeds": len(d),
+                     "estimate": d.mean(), "low": low, "high": high, "sd": d.std(ddof=1),
+                     "p": stats_.ttest_mean(0.0)[1], "p equivalence": p_eq,
+                     "reads context": bool((means < levels["reads_context"]).all())})
     out = pd.DataFrame(rows)
     judged = out["reads context"].to_numpy()
-    adjusted = np.full(2 * len(out), np.nan)
     tests = np.concatenate([out["p"], out["p equivalence"]])
     keep = np.concatenate([judged, judged])
+    adjusted = np.full(len(tests), np.nan)
     if keep.any():
         adjusted[keep] = multipletests(tests[keep], alpha=ALPHA, method="holm")[1]
     out["p holm"], out["p equivalence holm"] = adjusted[:len(out)], adjusted[len(out):]
@@ -201,16 +248,24 @@ def decisions(frame: pd.DataFrame, margin: float, unigram: float) -> pd.DataFram
     return out
 
 
+def margin_of(levels: dict) -> float:
+    """The first registration's "small" margin: a fiftieth of the distance from the
+    unigram rung to the left-bigram rung on the held-out set (nats)."""
+    return 0.02 * levels["distance"]
+
+
 def verdict(row: dict) -> str:
-    """The first registration's rule at 5% after Holm: "equivalent" (the TOST rejects),
-    else "reproduced" or "contradicted" (the difference test rejects on the paper's side
-    or the other), else "inconclusive"; "not testable" if an arm does not read context."""
+    """The first registration's rule at 5% after Holm: "equivalent" (the TOST rejects;
+    with the sign where the difference test rejects too), else "reproduced" or
+    "contradicted" (the difference test rejects on the paper's side or the other), else
+    "inconclusive"; "not testable" if an arm does not read context."""
     if not row["reads context"]:
         return "not testable"
+    side = "reproduced" if row["estimate"] > 0 else "contradicted"
     if row["p equivalence holm"] < ALPHA:
-        return "equivalent"
+        return f"equivalent ({side})" if row["p holm"] < ALPHA else "equivalent"
     if row["p holm"] < ALPHA:
-        return "reproduced" if row["estimate"] > 0 else "contradicted"
+        return side
     return "inconclusive"
 
 
@@ -225,56 +280,72 @@ def growth(frame: pd.DataFrame) -> dict:
     return {"estimate": deep.mean() - shallow.mean(), "low": low, "high": high}
 
 
-def costs(frame: pd.DataFrame) -> pd.DataFrame:
-    """Per arm at ``DEEP`` layers: its cost against not shared (nats, paired by seed),
-    mean and 95% t-interval, for the chapter's figure beside the paper's Table 4."""
-    from scipy import stats
+def contrasts(frame: pd.DataFrame) -> pd.DataFrame:
+    """The secondary paired differences (nats, 95% t-interval): at depth, each kind of
+    sharing against not shared on the figure's seeds; at 4 layers, what widening gives
+    back (widened minus FFN-shared)."""
+    from statsmodels.stats.weightstats import DescrStatsW
+    pairs = [(DEEP, arm, NONE) for arm in (ATTENTION, FFN, ALBERT)] + \
+        [(SHALLOW, WIDENED, FFN)]
     rows = []
-    for arm in (ATTENTION, FFN, ALBERT, WIDENED):
-        d = paired(frame, DEEP, arm, NONE).to_numpy()
-        half = stats.t.ppf(0.975, len(d) - 1) * d.std(ddof=1) / np.sqrt(len(d))
-        rows.append({"arm": arm, "layers": DEEP, "cost": d.mean(),
-                     "low": d.mean() - half, "high": d.mean() + half})
+    for layers, arm, other in pairs:
+        d = paired(frame, layers, arm, other).to_numpy()
+        low, high = DescrStatsW(d).tconfint_mean(alpha=ALPHA)
+        rows.append({"layers": layers, "arm": arm, "minus": other, "seeds": len(d),
+                     "estimate": d.mean(), "low": low, "high": high})
     return pd.DataFrame(rows)
 
 
 def tokens_to(curve: list, level: float) -> float:
-    """Tokens trained at the first curve point under ``level`` (nats); NaN if none."""
-    return pilot.tokens_to(curve, level)
+    """Tokens trained at the first curve point under ``level`` (nats); inf if none."""
+    found = pilot.tokens_to(curve, level)
+    return math.inf if math.isnan(found) else found
+
+
+STAGES = ("on the plateau", "past left-bigram", "past two-sided")
 
 
 def stage(curve_end: float, levels: dict) -> str:
     """Where a model stands at the end against the count rungs scored on its curve's
-    sequences: "on the plateau" (above the left-bigram rung), "past left-bigram", or
-    "past two-sided"."""
+    sequences (``STAGES``)."""
     if curve_end < levels["two-sided"]:
-        return "past two-sided"
-    if curve_end < levels["left bigram"]:
-        return "past left-bigram"
-    return "on the plateau"
+        return STAGES[2]
+    return STAGES[1] if curve_end < levels["left bigram"] else STAGES[0]
 
 
 def rung_tokens(frame: pd.DataFrame, levels: dict) -> pd.DataFrame:
-    """Per arm and depth: median tokens to the left-bigram and two-sided rungs over its
-    seeds (NaN where fewer than half reach it), the seeds that reach each, and the stage
-    most seeds end in."""
+    """Per arm and depth: the median tokens to the left-bigram and two-sided rungs over
+    its seeds (a run that never reaches a rung counts as never: the median is infinite
+    unless most reach it), the seeds that reach each, and how many seeds end in each
+    stage."""
     rows = []
     for (arm, layers), group in frame.groupby(["arm", "layers"], sort=False):
-        row = {"arm": arm, "layers": layers}
+        row = {"arm": arm, "layers": layers, "seeds": len(group)}
         for rung in ("left bigram", "two-sided"):
             tokens = np.array([tokens_to(c, levels[rung]) for c in group["curve"]])
-            reached = np.isfinite(tokens)
-            row[f"reached {rung}"] = int(reached.sum())
-            # censored runs count as never: the median is finite only if most reach it
-            row[f"tokens to {rung}"] = (float(np.median(np.where(reached, tokens, np.inf)))
-                                        if reached.sum() * 2 > len(tokens) else np.nan)
-        stages = [stage(c[-1][CE], levels) for c in group["curve"]]
-        row["stage"] = max(set(stages), key=stages.count)
+            row[f"reached {rung}"] = int(np.isfinite(tokens).sum())
+            row[f"tokens to {rung}"] = float(np.median(tokens))
+        ends = [stage(c[-1][CE], levels) for c in group["curve"]]
+        row.update({name: ends.count(name) for name in STAGES})
         rows.append(row)
     return pd.DataFrame(rows)
 
 
-TESTS = 2 * len(PRIMARY)  # a difference test and a TOST per decision
+def first_to_rung(frame: pd.DataFrame, levels: dict, rung: str) -> pd.DataFrame:
+    """Per primary decision: in how many seeds the first arm reaches ``rung`` later than
+    the second (the paper's direction), earlier, at the same curve point, or neither
+    reaches it; a run that never reaches it counts as latest."""
+    rows = []
+    for name, layers, arm, other in PRIMARY:
+        table = frame[frame["layers"] == layers].pivot(index="seed", columns="arm",
+                                                       values="curve")
+        a = np.array([tokens_to(c, levels[rung]) for c in table[arm]])
+        b = np.array([tokens_to(c, levels[rung]) for c in table[other]])
+        never = ~np.isfinite(a) & ~np.isfinite(b)
+        rows.append({"decision": name, "rung": rung, "later": int(((a > b) & ~never).sum()),
+                     "earlier": int((a < b).sum()), "same": int(((a == b) & ~never).sum()),
+                     "neither": int(never.sum())})
+    return pd.DataFrame(rows)
 
 
 def power(sd: float, seeds: int, effect: float, tests: int = TESTS) -> float:
