@@ -302,15 +302,7 @@ def tokens_to(curve: list, level: float) -> float:
     return math.inf if math.isnan(found) else found
 
 
-STAGES = ("on the plateau", "past left-bigram", "past two-sided")
-
-
-def stage(curve_end: float, levels: dict) -> str:
-    """Where a model stands at the end against the count rungs scored on its curve's
-    sequences (``STAGES``)."""
-    if curve_end < levels["two-sided"]:
-        return STAGES[2]
-    return STAGES[1] if curve_end < levels["left bigram"] else STAGES[0]
+STAGES, stage = pilot.STAGES, pilot.stage
 
 
 def rung_tokens(frame: pd.DataFrame, levels: dict) -> pd.DataFrame:
