@@ -70,7 +70,7 @@ def _frame(effects: dict, seeds: int = 8, sd: float = 0.004, base: float = 6.0,
             for arm in S.ARMS[layers] + (S.FIGURE_ARMS if layers == S.DEEP else ()):
                 ce = base + effects.get((arm, layers), 0.0) + noise + rng.normal(0, sd)
                 rows.append({"arm": arm, "layers": layers, "seed": seed, "ce": ce,
-                             "curve": [{"tokens": 1e6, S.CE: ce + 0.5},
+                             "curve": [{"tokens": 1e6, S.CE: ce + 0.7},
                                        {"tokens": 2e6, S.CE: ce}]})
     return pd.DataFrame(rows)
 
@@ -131,12 +131,13 @@ def test_a_diverged_run_takes_its_seed_out_of_the_difference():
 
 def test_tokens_to_a_rung_count_a_censored_run_as_never():
     frame = _frame({}, seeds=3)
-    levels = {"left bigram": 6.2, "two-sided": 5.0}  # every curve ends near 6.0
+    levels = {"unigram": 6.8, "left bigram": 6.2, "two-sided": 5.0}  # curves end near 6.0
     table = S.rung_tokens(frame, levels).set_index(["arm", "layers"])
     assert (table["reached left bigram"] == 3).all() and (table["reached two-sided"] == 0).all()
     assert (table["tokens to left bigram"] == 2e6).all()
     assert np.isinf(table["tokens to two-sided"]).all()
     assert (table["past left-bigram"] == 3).all() and (table["on the plateau"] == 0).all()
+    assert (table["tokens to half way"] == 2e6).all()  # 6.5 nats: the first point is above
     first = S.first_to_rung(frame, levels, "two-sided")
     assert (first["neither"] == 3).all() and (first["later"] == 0).all()
 

@@ -45,6 +45,8 @@ ARMS = {SHALLOW: (ATTENTION, FFN, WIDENED), DEEP: (ATTENTION, FFN)}
 FIGURE_ARMS, FIGURE_SEEDS = (NONE, ALBERT), 3
 ALPHA = 0.05
 CAP_HOURS = 45.0  # thread-hours of training at the engine's speed, the pilot's included
+END_DATE = "2027-02-28"  # the study ends then at the latest, with the whole seeds stored
+RUNGS = ("half way", "left bigram", "two-sided")  # the levels tokens are counted to
 # (decision, layers, arm, minus arm): positive = the paper's direction
 PRIMARY = (("sign at 4 layers", SHALLOW, FFN, ATTENTION),
            ("sign at depth", DEEP, FFN, ATTENTION),
@@ -86,26 +88,26 @@ def planned() -> list:
 
 def flops_per_token(config) -> float:
     """Floating-point operations of one training step's forward and backward pass, per
-    token (torch's ``FlopCounterMode`` on one batch of ``config``'s shape)."""
+    token (torch's ``FlopCounterMode`` on one batch of ``config``'s shape; the seed and
+    schedule do not change it)."""
     import json
-    return _flops(json.dumps(config.to_dict(), sort_keys=True))
+    return _flops(json.dumps(config.model.to_dict(), sort_keys=True), config.batch_size,
+                  config.max_seq_length, config.max_predictions)
 
 
 @functools.lru_cache(maxsize=None)
-def _flops(config_json: str) -> float:
+def _flops(model_json: str, batch: int, length: int, predictions: int) -> float:
     import json
 
     import torch
     from torch.utils.flop_counter import FlopCounterMode
 
-    from ..engine.config import PretrainConfig
+    from ..model.config import ModelConfig
     from ..model.modeling import AlbertForPreTraining
-    config = PretrainConfig.from_dict(json.loads(config_json))
     torch.manual_seed(0)
-    model = AlbertForPreTraining(config.model)
-    batch, length = config.batch_size, config.max_seq_length
-    ids = torch.randint(5, config.model.vocab_size, (batch, length))
-    positions = torch.arange(config.max_predictions).expand(batch, -1)
+    model = AlbertForPreTraining(ModelConfig.from_dict(json.loads(model_json)))
+    ids = torch.randint(5, model.config.vocab_size, (batch, length))
+    positions = torch.arange(predictions).expand(batch, -1)
     with FlopCounterMode(display=False) as counter:
         out = model(input_ids=ids, mlm_positions=positions,
                     mlm_labels=ids.gather(1, positions),
@@ -305,15 +307,21 @@ def tokens_to(curve: list, level: float) -> float:
 STAGES, stage = pilot.STAGES, pilot.stage
 
 
+def with_half_way(levels: dict) -> dict:
+    """``levels`` ({"unigram", "left bigram", "two-sided": nats}) and "half way": half the
+    distance from the unigram rung to the left-bigram rung, a level that models still on
+    the plateau reach."""
+    return {**levels, "half way": (levels["unigram"] + levels["left bigram"]) / 2}
+
+
 def rung_tokens(frame: pd.DataFrame, levels: dict) -> pd.DataFrame:
-    """Per arm and depth: the median tokens to the left-bigram and two-sided rungs over
-    its seeds (a run that never reaches a rung counts as never: the median is infinite
-    unless most reach it), the seeds that reach each, and how many seeds end in each
-    stage."""
-    rows = []
+    """Per arm and depth: the median tokens to each of ``RUNGS`` over its seeds (a run
+    that never reaches a level counts as never: the median is infinite unless most reach
+    it), the seeds that reach each, and how many seeds end in each stage."""
+    rows, levels = [], with_half_way(levels)
     for (arm, layers), group in frame.groupby(["arm", "layers"], sort=False):
         row = {"arm": arm, "layers": layers, "seeds": len(group)}
-        for rung in ("left bigram", "two-sided"):
+        for rung in RUNGS:
             tokens = np.array([tokens_to(c, levels[rung]) for c in group["curve"]])
             row[f"reached {rung}"] = int(np.isfinite(tokens).sum())
             row[f"tokens to {rung}"] = float(np.median(tokens))
@@ -327,7 +335,7 @@ def first_to_rung(frame: pd.DataFrame, levels: dict, rung: str) -> pd.DataFrame:
     """Per primary decision: in how many seeds the first arm reaches ``rung`` later than
     the second (the paper's direction), earlier, at the same curve point, or neither
     reaches it; a run that never reaches it counts as latest."""
-    rows = []
+    rows, levels = [], with_half_way(levels)
     for name, layers, arm, other in PRIMARY:
         table = frame[frame["layers"] == layers].pivot(index="seed", columns="arm",
                                                        values="curve")

@@ -238,22 +238,26 @@ def _evaluation_config():
 def deep_reading(store=None) -> "pd.DataFrame":
     """What the registration needs of the 12-layer pair, and nothing of the difference
     between its arms: per arm, tokens to the left-bigram and two-sided rungs on the
-    curve's sequences, where the curve ends against them (``asymmetry.stage``), tokens a
-    second. NotStored until both runs are stored and evaluated."""
+    curve's sequences, where the curve ends against them (``stage``), tokens a second.
+    Read from the trained runs' curves (no evaluation needed); NotStored until both are
+    trained."""
     import pandas as pd
 
+    from ..engine.store import stored_pretrain
     store = store or results_dir(STORE)
     levels = curve_levels()
     rows = []
     for arm in PAIR:
-        row = _row(store, deep_configs()[(arm, DEEP_LAYERS)])
-        if row is None:
+        run = stored_pretrain(store, deep_configs()[(arm, DEEP_LAYERS)])
+        if run is None:
             raise NotStored(f"{arm} at {DEEP_LAYERS} layers is not stored")
+        curve = run["curve"]
         rows.append({"arm": arm, "layers": DEEP_LAYERS,
-                     "tokens to left bigram": tokens_to(row["curve"], levels["left bigram"]),
-                     "tokens to two-sided": tokens_to(row["curve"], levels["two-sided"]),
-                     "stage": stage(row["curve"][-1][D.CE], levels),
-                     "tokens": row["tokens"], "tokens/s": row["tokens_per_second"]})
+                     "tokens to left bigram": tokens_to(curve, levels["left bigram"]),
+                     "tokens to two-sided": tokens_to(curve, levels["two-sided"]),
+                     "stage": stage(curve[-1][D.CE], levels),
+                     "tokens": run["metrics"]["tokens"],
+                     "tokens/s": run["metrics"]["tokens_per_second"]})
     return pd.DataFrame(rows)
 
 
