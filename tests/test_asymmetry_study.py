@@ -166,6 +166,9 @@ def test_nothing_trains_before_the_registration(monkeypatch):
         S.train(hours=0.01)
 
 
-def test_nothing_is_read_before_every_run_is_stored(tmp_path):
-    with pytest.raises(S.NotStored):
-        S.runs(tmp_path)
+def test_nothing_is_read_before_the_study_ends(tmp_path):
+    with pytest.raises(S.NotStored, match="is not stored"):
+        S.runs(tmp_path, today="2027-01-01")
+    with pytest.raises(S.NotStored, match="no run"):  # ended, but nothing stored
+        S.runs(tmp_path, today=S.END_DATE)
+    assert S.ended(S.END_DATE) and not S.ended("2026-12-31")

@@ -14,8 +14,9 @@ points along training; the count rungs are scored on the same sequences
 (``rung_tokens``, ``first_to_rung``). Arms share their common blocks' initial draw, data
 order and masks (``init_draw="common"``, measured by ``asymmetry_pilot``).
 
-Nothing is read before the study ends (``NotStored``): every planned run stored, or the
-budget's cap reached, when the whole seeds stored are read. The training log is blind.
+Nothing is read before the study ends (``NotStored``): every planned run trained and
+evaluated, or ``END_DATE`` reached, when training stops and each decision uses the seeds
+whose runs of both its arms are stored. The training log is blind.
 Training: ``scripts/train_stretch.sh asymmetry H`` (from a clean checkout that descends
 from the registration), resumable across sessions.
 """
@@ -189,21 +190,33 @@ def progress(store=None) -> list:
 
 # -- the analysis (only once the study has ended) ---------------------------------------
 
-def runs(store=None) -> pd.DataFrame:
-    """One row per planned run: arm, layers, seed, parameters, cross-entropy at [MASK] at
+def ended(today: str | None = None) -> bool:
+    """Whether ``END_DATE`` has come (``today``: an ISO date, by default the UTC date)."""
+    import datetime
+    today = today or datetime.datetime.now(datetime.timezone.utc).date().isoformat()
+    return today >= END_DATE
+
+
+def runs(store=None, today: str | None = None) -> pd.DataFrame:
+    """One row per stored run: arm, layers, seed, parameters, cross-entropy at [MASK] at
     the end (the common held-out set; NaN for a run that diverged), its curve, tokens,
-    tokens a second. NotStored unless every planned run is stored and evaluated."""
+    tokens a second. NotStored until the study ends: every planned run trained and
+    evaluated, or ``END_DATE`` reached (then a run not stored is left out)."""
     store = store or results_dir(STORE)
     counts = pilot.parameters()
     rows = []
     for (arm, layers, seed), config in configs().items():
         row = pilot._row(store, config)
         if row is None:
+            if ended(today):
+                continue
             raise NotStored(f"{arm} / {layers} layers / seed {seed} is not stored")
         rows.append({"arm": arm, "layers": layers, "seed": seed,
                      "parameters": counts[(arm, layers)], "ce": row["ce"],
                      "curve": row["curve"], "tokens": row["tokens"],
                      "tokens/s": row["tokens_per_second"], "hash": row["hash"]})
+    if not rows:
+        raise NotStored("no run of the study is stored")
     return pd.DataFrame(rows)
 
 
