@@ -23,6 +23,7 @@
 #   scripts/train_stretch.sh long-pilot 2     # the long pilot to 64x (studies.long_pilot)
 #   scripts/train_stretch.sh ladder 2         # the compute ladder (book/ladder.md)
 #   scripts/train_stretch.sh asymmetry-pilot 2  # the asymmetry study's pilot (issue #54)
+#   scripts/train_stretch.sh asymmetry 2        # the asymmetry study (book/asymmetry_registration.md)
 #
 # trains the same way, from a clean checkout, into data/results/long-pilot/.
 set -euo pipefail
@@ -43,6 +44,7 @@ case $profile in
   long-pilot) module=albert_rerun.studies.long_pilot ;;
   ladder) module=albert_rerun.studies.ladder ;;
   asymmetry-pilot) module=albert_rerun.studies.asymmetry_pilot ;;
+  asymmetry) module=albert_rerun.studies.asymmetry ;;
   *) module= ;;
 esac
 if [ -n "$module" ]; then
@@ -63,7 +65,7 @@ if [ "${NO_COMMIT:-0}" = 1 ]; then exit 0; fi
 git add "$store"
 if [ -d "$store/checkpoints" ]; then git add -f "$store/checkpoints"; fi
 git add -u "$store"  # checkpoints of runs that finished since the last stretch are gone
-finished=$(grep -c '^\[\(pretrain\|confirm\|long-pilot\|asymmetry-pilot\|ladder [0-9]*x\)\] [0-9a-f]\{16\} {' "$log" || true)
+finished=$(grep -c '^\[\(pretrain\|confirm\|long-pilot\|asymmetry-pilot\|asymmetry\|ladder [0-9]*x\)\] [0-9a-f]\{16\} {' "$log" || true)
 stopped=$(grep -c 'stopped at the deadline' "$log" || true)
 git commit -m "$profile: a stretch of $hours h: $finished runs finished, $stopped stopped at \
 the deadline with checkpoints (log: $log)" -- "$store" || echo "nothing new to commit"

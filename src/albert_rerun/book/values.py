@@ -20,6 +20,7 @@ VALUES = Path("book") / "_generated" / "values.json"
 PROVIDERS: tuple = (
     "albert_rerun.book.first_screen:values",
     "albert_rerun.book.budgets:values",
+    "albert_rerun.book.asymmetry_study:values",
 )
 
 

@@ -212,6 +212,55 @@ def deep_table(levels: dict, store=None) -> "pd.DataFrame":
     return pd.DataFrame(rows)
 
 
+STAGES = ("on the plateau", "past left-bigram", "past two-sided")
+
+
+def stage(curve_end: float, levels: dict) -> str:
+    """Where a model stands at the end against the count rungs scored on its curve's
+    sequences (``STAGES``)."""
+    if curve_end < levels["two-sided"]:
+        return STAGES[2]
+    return STAGES[1] if curve_end < levels["left bigram"] else STAGES[0]
+
+
+def curve_levels() -> dict:
+    """The count rungs on the curves' own sequences (the first ``CURVE_EXAMPLES`` of the
+    common held-out set)."""
+    from .count_rungs import levels_on
+    return levels_on(_evaluation_config(), CURVE_EXAMPLES)
+
+
+def _evaluation_config():
+    from .confirm_analysis import _evaluation_configs
+    return _evaluation_configs()[0]
+
+
+def deep_reading(store=None) -> "pd.DataFrame":
+    """What the registration needs of the 12-layer pair, and nothing of the difference
+    between its arms: per arm, tokens to the left-bigram and two-sided rungs on the
+    curve's sequences, where the curve ends against them (``stage``), tokens a second.
+    Read from the trained runs' curves (no evaluation needed); NotStored until both are
+    trained."""
+    import pandas as pd
+
+    from ..engine.store import stored_pretrain
+    store = store or results_dir(STORE)
+    levels = curve_levels()
+    rows = []
+    for arm in PAIR:
+        run = stored_pretrain(store, deep_configs()[(arm, DEEP_LAYERS)])
+        if run is None:
+            raise NotStored(f"{arm} at {DEEP_LAYERS} layers is not stored")
+        curve = run["curve"]
+        rows.append({"arm": arm, "layers": DEEP_LAYERS,
+                     "tokens to left bigram": tokens_to(curve, levels["left bigram"]),
+                     "tokens to two-sided": tokens_to(curve, levels["two-sided"]),
+                     "stage": stage(curve[-1][D.CE], levels),
+                     "tokens": run["metrics"]["tokens"],
+                     "tokens/s": run["metrics"]["tokens_per_second"]})
+    return pd.DataFrame(rows)
+
+
 def main(argv=None) -> int:
     from .training import pilot_main
     return pilot_main(argv, __doc__, train,
