@@ -11,7 +11,7 @@ from albert_rerun.engine.store import config_hash
 from albert_rerun.paths import repo_root
 from albert_rerun.studies import asymmetry as S
 from albert_rerun.studies import asymmetry_pilot as P
-from albert_rerun.studies import confirm_design as D
+from albert_rerun.studies import confirm_analysis as D
 
 
 def test_every_run_is_distinct_and_differs_from_its_pilot_twin_in_seed_only():

@@ -29,7 +29,7 @@ def confirmatory_asymmetry() -> tuple:
     from statsmodels.stats.weightstats import DescrStatsW
 
     from ..studies import confirm_analysis as A
-    from ..studies import confirm_design as D
+    from ..studies import confirm_analysis as D
     frame = A.confirmatory_frame()
     d = A.per_seed(D.PRIMARY[0], frame).to_numpy()
     low, high = DescrStatsW(d).tconfint_mean()
@@ -199,7 +199,7 @@ def register(page=None) -> dict:
     import json
 
     from ..paths import repo_root
-    from ..studies.confirm_design import _git, registered_digest, registered_text
+    from ..studies.confirm_analysis import _git, registered_digest, registered_text
     text = (page or repo_root() / S.PAGE).read_text()
     if _git("status", "--porcelain", "--", S.PAGE).stdout.strip():
         raise RuntimeError(f"commit {S.PAGE} before recording its registration")

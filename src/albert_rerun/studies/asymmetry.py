@@ -137,7 +137,7 @@ def registration() -> dict | None:
 def registration_problem() -> str:
     """Why this checkout may not train the study's runs ("" if it may)."""
     from ..paths import repo_root
-    from .confirm_design import _git, descends, registered_digest
+    from .confirm_analysis import _git, descends, registered_digest
     record = registration()
     if record is None:
         return f"{RECORD} is not stored"
@@ -154,7 +154,7 @@ def registration_problem() -> str:
 def provenance_problems(runs, record: dict | None = None) -> list:
     """Each stored run that was not trained from a clean commit descending from the
     registration with its training code; as text (none: [])."""
-    from .confirm_design import run_provenance_problems
+    from .confirm_analysis import run_provenance_problems
     record = record or registration()
     if record is None:
         return [f"{run['hash']}: stored before the registration" for run in runs]
