@@ -68,13 +68,6 @@ def plain_reading(estimate: float, low: float, high: float, margin: float,
     return REVERSED_TINY if inside else REVERSED
 
 
-# the one short sentence the registration promised beside a "contradicted" verdict
-# (book/preregistration.md, section 8: "That says nothing directly about the paper's
-# scale, but the book will say so plainly")
-SCALE_NOTE = "This tells nothing directly about the paper's scale."
-REGISTRATION = "registered-text"  # the label of the registered text's box
-
-
 def _text(value) -> str:
     return value if isinstance(value, str) else ""
 
@@ -108,27 +101,6 @@ def row_reading(row, premise: str = "") -> str:
     return plain_reading(float(row["estimate"]), low, high, float(row["margin"]),
                          int(row["paper_sign"]), float(p), premise=premise,
                          p_equivalence=p_eq)
-
-
-def registered_word(row, confirmatory: bool = False) -> str:
-    """The verdict word in small type, beside the plain reading: 'registered: reproduced'
-    linked to the registered text where ``confirmatory``, else 'verdict: inconclusive'
-    (a profile's, by the rules the chapters state)."""
-    from ..stats.inference import GATED
-    word = "not testable at this scale" if row["stage"] == GATED else row["verdict_holm"]
-    if confirmatory:
-        return f"<small>{{ref}}`registered: {word} <{REGISTRATION}>`</small>"
-    return f"<small>verdict: {word}</small>"
-
-
-def reading_with_word(row, confirmatory: bool = False, bold: bool = True) -> str:
-    """'**holds here** <small>registered: reproduced</small>': the plain reading first,
-    the verdict word beside it (the caller adds ``SCALE_NOTE`` after a contradicted
-    verdict)."""
-    reading = row_reading(row)
-    head, colon, reason = reading.partition(": ")
-    shown = f"**{head}**{colon}{reason}" if bold else reading
-    return f"{shown} {registered_word(row, confirmatory)}"
 
 
 def paper_positive(row) -> tuple:
