@@ -52,7 +52,7 @@ def asymmetry(profile: ResolvedProfile | str, seeds=None, device="auto",
 
 def distinct_runs(runs: pd.DataFrame, grouped: pd.DataFrame) -> pd.DataFrame:
     """The chapter's runs counted once: the grouped models' G = 1 and G = L are the
-    all-shared and not-shared cells of ``runs`` (review: "33 runs" counted them twice)."""
+    all-shared and not-shared cells of ``runs``."""
     return pd.concat([runs, grouped]).drop_duplicates("hash")
 
 
@@ -90,8 +90,7 @@ def resolution_gate(decisions, margin: float) -> dict:
     95% interval's far end below that, both partial costs lie under it too, so "attention
     minus FFN" cannot differ by a margin and "attention minus not shared" is within the
     margin by construction. They wait for a scale at which the whole cost can exceed a
-    margin. (The threshold was 2 margins until a review showed that a whole cost under 2
-    margins still lets the partial costs differ by more than one.)"""
+    margin. (At 2 margins the partial costs could still differ by more than one.)"""
     whole = {d.key.rsplit("/", 1)[1]: d for d in decisions
              if d.key.startswith("asymmetry/all-none/")}
     out = {}

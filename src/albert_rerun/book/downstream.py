@@ -141,7 +141,7 @@ def finetune_repeats(profiles=("cpu", "cpu-long", "gpu")) -> pd.DataFrame:
     more than one profile: the zero-step random-init controls, identical at every
     profile of the same sizes, are fine-tuned again by each. One row per model and
     profile: its test accuracy and the machine. The spread is fine-tuning's own
-    run-to-run noise (review: the same control scored a point apart on two machines).
+    run-to-run noise.
     ``profiles``: names (a notebook's) or resolved profiles."""
     from ..engine.store import read_json
     rows = []

@@ -77,7 +77,7 @@ def metrics_table(frame: pd.DataFrame, extra: dict | None = None) -> pd.DataFram
     it. The accuracy over every predicted position (``mlm_accuracy``: also those left
     unchanged or replaced at random) stays in the runs (``chapter.runs``), not in the
     table: the chapters read neither it nor its difference, and a main-text table keeps to
-    six columns with its index (issue #26)."""
+    six columns with its index."""
     columns = {"CE at [MASK] (nats)": summary(frame, CE),
                "MLM acc. at [MASK] %": summary(frame, "mlm_accuracy_at_mask", 100, 1)}
     table = pd.DataFrame(columns)
@@ -175,9 +175,8 @@ def context_reading(frame: pd.DataFrame, profile: ResolvedProfile) -> str:
 
 
 def reading(row) -> str:
-    """What a decision's numbers say, in words that follow them (review: "equivalent, so
-    the paper's direction is not seen" was false for a decision whose interval excludes 0
-    on the paper's side): from its stage, verdict, interval and the paper's sign."""
+    """What a decision's numbers say, in words that follow them: from its stage, verdict,
+    interval and the paper's sign."""
     if row["stage"] == GATED:
         return f"not testable: {row['gate_reason']}"
     low, high, sign = row["low"], row["high"], int(row["paper_sign"])
