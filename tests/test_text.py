@@ -1,4 +1,5 @@
 """claims.text: the scale sentences and the reads-context count the pages glue."""
+import pytest
 import pandas as pd
 
 from albert_rerun.studies import conditions as C
@@ -221,3 +222,10 @@ def test_the_throughput_headline_names_both_methods_where_they_disagree(monkeypa
     monkeypatch.setattr(M, "_earlier", lambda profile, device="auto": None)
     _, texts = M.throughput_glue("cpu")
     assert texts["throughput_short"] == texts["throughput_verdict"] == "reproduced"
+
+
+def test_fill_replaces_every_key_of_a_template_section_and_refuses_a_missing_one():
+    gate = text.fill("gate", unigram="6.685", bigram="6.147", reads_context="6.656")
+    assert "6.685" in gate and "6.656" in gate and "{{" not in gate and "\n" not in gate
+    with pytest.raises(KeyError):
+        text.fill("gate", unigram="6.685")
