@@ -83,17 +83,6 @@ def toward_paper(d):
                    label=turned_label(d.label))
 
 
-def reading_head(reading: str) -> str:
-    """A plain reading without its reason: 'not testable here: neither model ...' ->
-    'not testable here' (the reason goes into the page's sentence)."""
-    return reading.partition(": ")[0]
-
-
-def reading_reason(reading: str) -> str:
-    """The reason after a plain reading's head ('' where there is none)."""
-    return reading.partition(": ")[2]
-
-
 def difference(estimate, low, high, unit: str) -> str:
     """'+0.022 nats [+0.017, +0.027]': an estimate, its unit, its 95% interval ('(one
     seed: no interval)' where it is not finite)."""
@@ -113,12 +102,13 @@ def answer(row, premise: str = "") -> dict:
     from .plain import UNDECIDED, NO_DIFFERENCE, HOLDS, row_reading
     row = paper_positive(row)
     reading = row_reading(row, premise)
+    head, _, why = reading.partition(": ")  # the reason goes into the page's sentence
     d = unit_digits(row["unit"])
     low, high = float(row["low"]), float(row["high"])
     excludes = low > 0 or high < 0
-    holm_only = (excludes and reading_head(reading) in (UNDECIDED, NO_DIFFERENCE)
+    holm_only = (excludes and head in (UNDECIDED, NO_DIFFERENCE)
                  or (int(row["paper_sign"]) == 0 and reading == HOLDS and excludes))
-    return {"reading": reading_head(reading), "why": reading_reason(reading),
+    return {"reading": head, "why": why,
             "difference": difference(row["estimate"], low, high, row["unit"]),
             "margin": f"±{float(row['margin']):.{d}f} {row['unit']}",
             "seeds": str(int(row["n_seeds"])),
