@@ -59,7 +59,7 @@ def test_the_all_shared_peak_needs_a_sweep_that_reaches_a_small_e():
 
 
 def test_asymmetry_costs_table_says_which_rows_are_decisions():
-    """Review: the costs table repeated three decisions' rows with nothing to say so."""
+    """The costs table marks the rows that are decisions of the verdict table."""
     from albert_rerun.book import asymmetry
     effects = {"E=32, none": 0.0, "E=32, attention": 0.001, "E=32, ffn": 0.01,
                "E=32, all": 0.03, "E=64, none": -0.02, "E=64, attention": -0.01,
@@ -68,13 +68,12 @@ def test_asymmetry_costs_table_says_which_rows_are_decisions():
     decisions = asymmetry.asymmetry_decisions(frame, frame.iloc[0:0], 32, 64, [], {"ce": 0.01, "small": 0.01})
     costs = asymmetry.costs_table(frame, decisions, 32, 64, 0.01)
     assert len(costs) == 6
-    decided = costs.index[costs["a decision"].str.startswith("yes")].tolist()
+    decided = costs.index[costs["decision"] == "yes"].tolist()
     assert decided == [(32, "attention"), (32, "all"), (64, "all")]
     assert costs.loc[(32, "all"), "CE minus not shared (nats)"].startswith("+0.030")
     assert costs.loc[(32, "ffn"), "paper Avg minus not shared"] == -1.4
     partial = frame[frame["condition"].isin(["E=32, all", "E=32, none"])]
-    assert asymmetry.costs_table(partial, [], 32, 64, 0.01)["a decision"].tolist() == [
-        "no: Table 4's shape only"]
+    assert asymmetry.costs_table(partial, [], 32, 64, 0.01)["decision"].tolist() == ["no"]
 
 
 def test_paper_side_turns_a_difference_so_that_positive_is_the_papers_direction():

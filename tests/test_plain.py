@@ -2,7 +2,6 @@
 import pandas as pd
 import pytest
 
-from albert_rerun.book import headlines as H
 from albert_rerun.book import plain as P
 
 
@@ -62,59 +61,3 @@ def test_every_reading_is_defined_once_and_bad_numbers_are_refused():
         P.plain_reading(float("nan"), 0, 0.2, 0.05, 1, 0.01)
 
 
-def test_a_chapters_decision_text_is_its_plain_reading_numbers_and_stage():
-    """The brief: "Reproduced (at 5% before Holm: equivalent)" outran its numbers. A
-    chapter's prose now gives one reading, by the one rule, after Holm where the family
-    judges the decision; the verdict words stay in the verdict table."""
-    from albert_rerun.stats.inference import arm_level, decision, holm
-    rungs = {"rungs": {"unigram_loss_at_mask": 6.685, "bigram_loss_at_mask": 6.147},
-             "reads_context": 6.665, "distance": 6.685 - 6.147}
-    numbers = {"estimate": -0.008, "low": -0.011, "high": -0.005, "n": 3,
-               "p_difference": 0.001, "p_equivalence": 0.001}
-    d = decision("dropout/ce", "dropout", "x", numbers, 0.0269, -1, "nats", "t").with_gate(
-        [arm_level("a", 6.5, rungs), arm_level("b", 6.5, rungs)])
-    family = holm([d])
-    text = H.decision_text(d, family)
-    assert text == (f"{P.row_reading(family.loc['dropout/ce'])}: "
-                    f"-0.008 nats [-0.011, -0.005], margin ±0.027. Early training: the "
-                    f"weakest arm is 34% of the way from the unigram to the bigram rung.")
-    assert "5%" not in text and "inconclusive" not in text
-    # outside a family it is read at 5%, and says so
-    assert H.decision_text(d).startswith(f"{P.TINY} (at 5%, outside Holm's family): ")
-    # a gated decision: not testable, its reason, and its measured difference all the same
-    gated = d.with_gate([arm_level("a", 6.9, rungs), arm_level("b", 6.5, rungs)])
-    assert H.decision_text(gated, holm([gated])) == (
-        f"{P.NOT_TESTABLE}: {gated.gate_reason}. Measured: -0.008 nats [-0.011, -0.005], "
-        f"margin ±0.027.")
-    assert gated.gate_reason
-
-
-def test_a_reading_of_no_difference_says_where_its_unadjusted_interval_lies():
-    """A skeptical reader: after Holm, "undecided" or "no difference here" stood beside an
-    interval that excludes 0 (cpu's equal time, +0.111 [+0.087, +0.135]), as if no
-    effect were seen."""
-    from albert_rerun.stats.inference import decision
-    numbers = {"estimate": 0.111, "low": 0.087, "high": 0.135, "n": 3,
-               "p_difference": 0.003, "p_equivalence": 0.9}
-    d = decision("w", "wall_clock", "w", numbers, 0.027, -1, "nats", "t")
-    family = pd.DataFrame({"in_family": [True], "stage": ["early training"],
-                           "estimate": [0.111], "low": [0.087], "high": [0.135],
-                           "margin": [0.027], "paper_sign": [-1],
-                           "p_difference_holm": [0.2], "p_equivalence_holm": [1.0]},
-                          index=["w"])
-    text = H.decision_text(d, family)
-    assert text.startswith(f"{P.UNDECIDED}: +0.111 nats")
-    assert "Its 95% interval, not adjusted, excludes 0 on the other side from the paper's." \
-        in text
-    shown = H.decision_text(d)  # at 5%: reversed, and nothing more to say
-    assert shown.startswith(P.REVERSED) and "not adjusted" not in shown
-    # an interval inside the margin whose equivalence Holm does not show: said so
-    inside = decision("n", "asymmetry", "n", {"estimate": 0.004, "low": -0.002,
-                                              "high": 0.010, "n": 3, "p_difference": 0.2,
-                                              "p_equivalence": 0.03}, 0.0108, 0, "nats", "t")
-    held = family.rename(index={"w": "n"}).assign(
-        estimate=0.004, low=-0.002, high=0.010, margin=0.0108, paper_sign=0,
-        p_difference_holm=1.0, p_equivalence_holm=0.4)
-    assert H.decision_text(inside, held) == (
-        f"{P.UNDECIDED}: +0.004 nats [-0.002, +0.010], margin ±0.011. Its 95% interval, "
-        f"not adjusted, lies inside the margin.")

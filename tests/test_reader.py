@@ -1,4 +1,4 @@
-"""What a reader meets first: the bottom lines, the introduction's values and the scale
+"""What a reader meets first: the introduction's values and the scale
 say what the numbers say, in one sign, and fit a page."""
 import numpy as np
 import pandas as pd
@@ -25,59 +25,6 @@ def row(estimate, low, high, verdict="inconclusive", holm=None, stage=EARLY, lev
 
 def family(*rows):
     return pd.DataFrame(list(rows))
-
-
-H = headlines.HEADLINES["asymmetry"]
-
-
-@pytest.mark.parametrize("low, high, expected", [
-    (-0.05, -0.01, H.lower), (0.01, 0.05, H.higher),
-    # reproduced after Holm: the TOST failed at Holm's level, so the words give the
-    # interval's place, not "by less than the margin"
-    (-0.02, -0.01, H.lower + ", its 95% interval inside the margin"),
-    (-0.01, 0.02, "no difference larger than the margin"),
-    (-0.05, 0.02, "no clear difference (the interval holds 0)"),
-    (-np.inf, np.inf, "one seed only, so no direction can be shown")])
-def test_the_words_follow_the_interval(low, high, expected):
-    assert headlines.direction(row(0.0, low, high, "reproduced"), H) == expected
-
-
-def test_an_interval_holding_0_says_which_way_its_estimate_leans():
-    """A reviewer: "the interval is wide" was said of [-1.5, +2.1] against a margin of 2
-    and hid that the asymmetry's estimate leans against the paper."""
-    assert headlines.direction(row(-0.01, -0.05, 0.02), H).endswith(
-        "(the interval holds 0; the estimate leans to the paper's side)")
-    assert headlines.direction(row(0.01, -0.02, 0.05), H).endswith(
-        "(the interval holds 0; the estimate leans against the paper's direction)")
-
-
-def test_an_interval_holm_does_not_follow_is_read_as_unadjusted():
-    """Review: "dropout hurts" stood beside an inconclusive verdict after Holm."""
-    assert headlines.direction(row(0.0, -0.05, -0.01, "reproduced", "inconclusive"), H) == \
-        "at 5% before Holm's adjustment only, " + H.lower
-    # within the margin the words already say less than a finding
-    assert headlines.direction(row(0.0, -0.02, -0.01, "equivalent", "inconclusive"), H) == \
-        H.lower + ", by less than the margin"
-    assert headlines.direction(row(0.0, -0.02, -0.01, "equivalent"), H) == \
-        H.lower + ", by less than the margin"
-
-
-def test_the_bottom_line_has_question_paper_ours_verdict_and_stage_per_profile():
-    families = {"cpu": family(row(-0.002, -0.025, 0.021, "equivalent", "inconclusive")),
-                "cpu-long": family(row(0.021, -0.016, 0.057, level=0.70))}
-    text = chapter_box.bottom_line("asymmetry", families)
-    assert text.startswith(f"**The question.** {H.question}")
-    assert "**The paper.** At E = 128" in text and "-1.4" in text
-    assert "**Ours, `cpu`.**" in text and "-0.002 nats [-0.025, +0.021]" in text
-    assert "**Ours, `cpu-long` ({term}`pilot`, exploratory).**" in text
-    assert "34% of the way" in text and "70% of the way" in text
-    assert "{term}`nats`" in text and "NaN" not in text
-
-
-def test_a_profile_without_the_decision_says_so():
-    text = chapter_box.bottom_line("asymmetry", {"cpu": family(row(0, -1, 1)),
-                                                 "gpu": pd.DataFrame(columns=["label"])})
-    assert "**Ours, `gpu`.** Not measured at this profile." in text
 
 
 def test_the_scale_is_computed_once_from_the_configs():
@@ -121,43 +68,15 @@ def test_chapter_4s_box_figure_names_the_pairs_each_row_is_measured_on():
     plt.close(fig)
 
 
-def test_a_chapter_glues_its_verdicts_texts_margins_and_bottom_line(monkeypatch):
+def test_a_chapter_glues_its_verdicts_texts_and_margins():
     from albert_rerun.studies.decisions import Chapter
-    monkeypatch.setattr(chapter_box, "bottom_line_glue",
-                        lambda claim, profile, seeds, device: {"bottom_line": claim})
     chapter = Chapter("asymmetry", pd.DataFrame(), [], texts={"context": "words"})
-    glued = chapter_box.chapter_glue("asymmetry", chapter, pd.DataFrame(), "asym_", "smoke")
-    assert glued["bottom_line"] == "asymmetry" and glued["asym_context"] == "words"
-    assert {"asym_ce_margin", "asym_rungs", "asym_ce_reason"} <= set(glued)
-    values = chapter_box.chapter_glue("asymmetry", chapter, pd.DataFrame(), "asym_", "smoke",
-                                      box=False)
-    assert "bottom_line" not in values and values["asym_context"] == "words"
+    values = chapter_box.chapter_glue("asymmetry", chapter, pd.DataFrame(), "asym_", "smoke")
+    assert values["asym_context"] == "words"
     assert {"asym_ce_margin", "asym_unigram", "asym_bigram"} <= set(values)
-
-
-def test_one_seed_shows_no_interval_and_never_infinity():
-    """The smoke book printed '-0.070 nats [-inf, +inf]' for a single seed."""
-    text = headlines.numbers(row(-0.0704, -np.inf, np.inf, margin=0.00157))
-    assert text == "-0.070 nats (one seed: no interval), margin ±0.002"
-    assert "inf" not in headlines.result_sentence(row(-0.07, -np.inf, np.inf), H)
-
-
-def test_margins_are_rounded_as_their_estimates():
-    assert headlines.numbers(row(-0.002, -0.025, 0.021, margin=0.0108)).endswith("margin ±0.011")
-    assert headlines.numbers(row(7.03, 4.2, 10.0, margin=2, unit="points")) == \
-        "+7.0 points [+4.2, +10.0], margin ±2.0"
-    linked = headlines.numbers(row(-0.002, -0.025, 0.021), link=True)
-    assert "{term}`nats`" in linked and "{term}`margin` ±0.027" in linked
-
-
-def test_the_box_defines_its_terms_before_the_results():
-    text = chapter_box.bottom_line("asymmetry", {"cpu-long": family(row(0.02, -0.01, 0.05))})
-    reading, ours = text.index("*Reading ours:*"), text.index("**Ours,")
-    assert reading < ours
-    for word in ("{term}`nats`", "{term}`margin`", "{term}`Holm`", "{term}`stage`",
-                 "{term}`cross-entropy at [MASK]`"):
-        assert reading <= text.index(word) < ours, word
-    assert "({term}`pilot`, exploratory)" in text
+    with pytest.raises(ValueError):
+        chapter_box.chapter_glue("asymmetry", chapter, pd.DataFrame(), "asym_", "smoke",
+                                 box=True)
 
 
 def test_the_sop_caveat_gives_the_probe_and_the_models_own_head(monkeypatch):
@@ -188,43 +107,6 @@ def test_the_sop_caveat_gives_the_probe_and_the_models_own_head(monkeypatch):
     assert "neither" not in text and "finds no sentence order" in text
     assert "The model's own SOP head scores +11.0 [" in text
     assert "sop_nsp_premise" not in confirmatory.sop_words(frame)
-
-
-def test_a_confirmatory_result_without_a_shown_difference_says_which_way_it_leans():
-    """A cold reader: chapter 3's box gave the asymmetry as 'undecided' and never said
-    that its estimate leans against the paper (the introduction did). The words are the
-    chapters' own (``interval_note``): where the unadjusted interval lies, never a
-    second verdict."""
-    leaning = headlines.result_sentence(row(0.012, -0.001, 0.025, margin=0.011), H,
-                                        confirmatory=True)
-    assert ("Its 95% interval, not adjusted, holds 0 and reaches past the margin; the "
-            "estimate leans against the paper's direction.") in leaning
-    assert "not adjusted" not in headlines.result_sentence(row(0.012, -0.001, 0.025,
-                                                               margin=0.011), H)
-    excluded = headlines.result_sentence(row(0.03, 0.01, 0.05, holm="inconclusive",
-                                             verdict="contradicted"), H, confirmatory=True)
-    assert "Its 95% interval, not adjusted, excludes 0 on the other side from the " \
-        "paper's." in excluded
-    assert "before Holm" not in excluded and H.higher not in excluded
-
-
-@pytest.mark.parametrize("numbers, reading, expected", [
-    # a paper that says "no difference": the side by name, and the margin
-    ((0.010, 0.002, 0.017, 0.027, 0), "undecided",
-     "Its 95% interval, not adjusted, excludes 0 above 0 and lies inside the margin."),
-    ((0.003, -0.002, 0.008, 0.0108, 0), "undecided",
-     "Its 95% interval, not adjusted, lies inside the margin."),
-    ((-0.008, -0.011, -0.005, 0.027, -1), "no difference here",
-     "Its 95% interval, not adjusted, excludes 0 on the paper's side and lies inside "
-     "the margin."),
-    ((0.111, 0.087, 0.135, 0.027, -1), "undecided",
-     "Its 95% interval, not adjusted, excludes 0 on the other side from the paper's."),
-    ((0.3, 0.1, 0.5, 0.027, 1), "holds here", ""),  # a difference shown: nothing to add
-    ((0.0, -0.1, 0.1, 0.027, 0), "no difference here", ""),  # shown inside: said
-])
-def test_the_interval_note_says_where_an_unadjusted_interval_lies(numbers, reading,
-                                                                   expected):
-    assert headlines.interval_note(*numbers, reading) == expected
 
 
 @pytest.mark.parametrize("numbers, expected", [

@@ -74,7 +74,7 @@ def test_chapter_three_counts_each_run_once():
 
 
 def test_cue_free_tables_read_the_stored_baselines():
-    from albert_rerun.book.sop_nsp import cue_free_pairs_table, pilot_cue_free_table
+    from albert_rerun.book.sop_nsp import cue_free_pairs_table
     row = {"train_pairs": 1381, "test_pairs": 1454, "majority_accuracy": 0.508,
            "bag_of_words_accuracy": 0.506, "cue_bits_accuracy": 0.52,
            "lengths_accuracy": 0.522}
@@ -82,10 +82,3 @@ def test_cue_free_tables_read_the_stored_baselines():
     assert list(table.columns)[:2] == ["training pairs", "test pairs"]
     assert table.loc["SOP", "start and end cues (4 bits) %"] == 52.0
     assert table.loc["NSP", "start and end cues (4 bits) %"] == 54.6
-    frame = pd.DataFrame(
-        [{"condition": name, "seed": s, "sop_cuefree_accuracy_probe": p,
-          "nsp_cuefree_accuracy_probe": 0.6}
-         for name, p in (("ALBERT-style (all shared, E 32)", 0.49), ("NSP-trained", 0.51))
-         for s in range(3)])
-    pilot = pilot_cue_free_table(frame)
-    assert pilot.loc["NSP-trained", "SOP probe %"] == 51.0 and pilot["seeds"].eq(3).all()

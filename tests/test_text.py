@@ -1,4 +1,5 @@
 """claims.text: the scale sentences and the reads-context count the pages glue."""
+import pytest
 import pandas as pd
 
 from albert_rerun.studies import conditions as C

@@ -9,13 +9,13 @@ from .. import paper
 from ..profiles import ResolvedProfile, resolve
 from ..studies.decisions import (Chapter, ce_decision, gated, interval_text, levels, load_runs,
                         margins)
-from .downstream import downstream
 from .text import metrics_table, parameter_count, scale_short
 
 
 def asymmetry(profile: ResolvedProfile | str, seeds=None, device="auto",
               train_missing=False, present: bool = True, partial: bool = False) -> Chapter:
-    """Claim 3: Table 4's eight cells and grouped sharing."""
+    """Claim 3: Table 4's eight cells and grouped sharing. ``present`` is kept for the
+    ledger's calls: the chapter shows no downstream table."""
     profile = resolve(profile)  # a notebook passes the name
     seeds = seeds or C.default_seeds(profile)
     rungs = levels(profile)
@@ -47,22 +47,21 @@ def asymmetry(profile: ResolvedProfile | str, seeds=None, device="auto",
             {f"G={g}": round(parameter_count(c) / 1e6, 3) for g, c in groups.items()})})
     chapter.texts.update(scale=scale_short(runs, b),
                          runs=str(len(distinct_runs(runs, grouped))))
-    return downstream(chapter, profile) if present else chapter
+    return chapter
 
 
 def distinct_runs(runs: pd.DataFrame, grouped: pd.DataFrame) -> pd.DataFrame:
     """The chapter's runs counted once: the grouped models' G = 1 and G = L are the
-    all-shared and not-shared cells of ``runs`` (review: "33 runs" counted them twice)."""
+    all-shared and not-shared cells of ``runs``."""
     return pd.concat([runs, grouped]).drop_duplicates("hash")
 
 
 def costs_table(runs, decisions, small: int, H: int, margin: float) -> pd.DataFrame:
     """Table 4's shape: every scheme's cost against not shared at each E where both cells
     are in ``runs`` (cross-entropy minus not shared, paired t) beside the paper's Avg
-    difference. Three of the six are decisions of the verdict table (which gives their
-    Holm verdicts); the column "a decision" says which, so that the table reads as the
-    shape they come from and not as a second set of results (second review). Empty
-    where a partial profile has no pair yet."""
+    difference. The column "decision" says which are decisions of the verdict table
+    (which gives their Holm verdicts); the rest are Table 4's shape only. Empty where a
+    partial profile has no pair yet."""
     judged = {tuple(d.arms) for d in decisions}
     costs = {}
     for e in (small, H):
@@ -74,11 +73,8 @@ def costs_table(runs, decisions, small: int, H: int, margin: float) -> pd.DataFr
                 "CE minus not shared (nats)": interval_text(d.estimate, d.low, d.high, "nats"),
                 "paper Avg minus not shared": round(paper.TABLE4_AVG[(paper_e, scheme)]
                                                     - paper.TABLE4_AVG[(paper_e, "none")], 1),
-                "a decision": ("yes: its verdict below"
-                               if (f"E={e}, {scheme}", f"E={e}, none") in judged else
-                               "no: an arm of attention minus FFN at this E"
-                               if scheme != "all" and (f"E={e}, attention", f"E={e}, ffn")
-                               in judged else "no: Table 4's shape only")}
+                "decision": ("yes" if (f"E={e}, {scheme}", f"E={e}, none") in judged
+                             else "no")}
     return pd.DataFrame(costs).T.rename_axis(["E", "shared"]) if costs else pd.DataFrame()
 
 
@@ -94,8 +90,7 @@ def resolution_gate(decisions, margin: float) -> dict:
     95% interval's far end below that, both partial costs lie under it too, so "attention
     minus FFN" cannot differ by a margin and "attention minus not shared" is within the
     margin by construction. They wait for a scale at which the whole cost can exceed a
-    margin. (The threshold was 2 margins until a review showed that a whole cost under 2
-    margins still lets the partial costs differ by more than one.)"""
+    margin. (At 2 margins the partial costs could still differ by more than one.)"""
     whole = {d.key.rsplit("/", 1)[1]: d for d in decisions
              if d.key.startswith("asymmetry/all-none/")}
     out = {}

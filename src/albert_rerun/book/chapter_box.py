@@ -1,106 +1,29 @@
 """What a measured chapter glues: its first screen's values, positive the paper's
 direction (``confirmed_values``, ``trend_values``, the ladder's panels turned by
-``paper_side``), each exploratory decision's line of values (``decision_line``,
-``verdict_table``, ``chapter_glue``); and the bottom-line box chapters 7 and 8 still
-open with (``bottom_line``; ``box``: the same for a chapter without a decision family).
-"""
+``paper_side``), and each exploratory decision's line of values (``decision_line``,
+``verdict_table``, ``chapter_glue``)."""
 from __future__ import annotations
 
 import pandas as pd
 
 from ..profiles import ResolvedProfile, resolve
-from ..studies.decisions import capital
-from .headline_figures import headline_figure
-from .headlines import (GLOSSARY, HEADLINES, answer, one_label, profile_name,
-                        result_sentence, term, toward_paper, turned_label)
 from ..studies.decisions import unit_digits
-
-
-def bottom_line(claim: str, families: dict) -> str:
-    """The bottom-line box of chapters 7 and 8 (MyST, for ``{glue:md}``): the question,
-    the paper's claim with its number, how to read ours, and ours at each profile with
-    stored results in one sentence with the verdict and the stage. (Chapters 3 to 6 write
-    their first screen in their own markdown.)"""
-    h = HEADLINES[claim]
-    units = [f.loc[h.key, "unit"] for f in families.values() if h.key in f.index]
-    lines = [f"**The question.** {h.question}", "",
-             f"**The paper.** {capital(h.paper)}.", "",
-             reading_line(units[0] if units else "nats"), ""]
-    for profile, family in families.items():
-        if h.key in family.index:
-            lines += [f"**Ours, {profile_name(profile, True)}.** "
-                      f"{result_sentence(family.loc[h.key], h)}", ""]
-        else:
-            lines += [f"**Ours, {profile_name(profile)}.** Not measured at this profile.", ""]
-    return "\n".join(lines).rstrip()
-
-
-# what the headline measures, by its unit
-METRIC = {"nats": f"{term('cross-entropy at [MASK]')} is in {term('nats')}, lower is "
-                  f"better",
-          "points": f"a {term('probe')}'s accuracy is in percentage points, higher is better",
-          "ranges": "the oscillation of a layer-to-layer curve is in multiples of its "
-                    "range, lower is smoother"}
-
-
-def reading_line(unit: str) -> str:
-    """The box's one line on how to read it, each term linked where the page first uses
-    it, the metric's words chosen by the headline's ``unit``."""
-    metric = METRIC.get(unit, f"the difference is in {unit}")
-    return (f"*Reading ours:* {capital(metric)}. A difference comes with "
-            f"its 95% interval and a {term('margin')}, the smallest difference that would "
-            f"matter. Each result reads first in plain words, its {term('Holm')}-adjusted "
-            f"verdict small beside it. The {term('stage')} says how far the models got "
-            f"between the {term('rung', 'rungs')}. The rules: {{doc}}`../{GLOSSARY}` and "
-            f"\"How this is judged\" below.")
-
-
-def box(question: str, paper: str, ours: str, verdict: str, stage: str) -> str:
-    """A bottom-line box for a chapter without a decision family (the exact claims, the
-    recipe): the same five lines, from the chapter's own figures."""
-    return "\n".join([f"**The question.** {question}", "", f"**The paper.** {paper}", "",
-                      f"**Ours.** {ours}", "", f"**Verdict: {verdict}.** {stage}"])
-
-
-def bottom_line_glue(claim: str, profile: ResolvedProfile | str, seeds=None,
-                     device: str = "auto") -> dict:
-    """{glue key: object} chapters 7 and 8 glue for their bottom-line box:
-    ``bottom_line`` (the box's text, as Markdown for ``{glue:md}``) and ``bottom_figure``
-    (its small figure: the headline difference at each profile, in margins)."""
-    from IPython.display import Markdown
-
-    from .confirmatory import with_confirmatory
-    from .ledger import published_families
-    families = published_families(profile, seeds, device)
-    return {"bottom_line": Markdown(bottom_line(claim, families)),
-            "bottom_figure": image(headline_figure(claim, with_confirmatory(families))),
-            # these chapters have no primary confirmatory decision: nothing to add, kept
-            # so that their committed notebooks' outputs stay as nbval compares them
-            "confirm_status": Markdown("")}
+from .headlines import answer, one_label, toward_paper, turned_label
 
 
 def chapter_glue(claim: str, chapter, family: pd.DataFrame, prefix: str,
                  profile: ResolvedProfile | str, seeds=None, device: str = "auto",
-                 box: bool = True) -> dict:
+                 box: bool = False) -> dict:
     """Everything a measured chapter's page glues: each decision's ``decision_line``
     (under its key, '/' as '_'), the margins and rungs (``margin_values``, under
     ``prefix``) and the chapter's own values (``chapter.texts``, under ``prefix``).
-    ``box``: chapters 7 and 8 as written, with their bottom-line box
-    (``bottom_line_glue``), ``margins_text`` and ``decision_text`` instead."""
-    profile = resolve(profile)  # a notebook passes the name
-    if box:  # chapters 7 and 8, as they were written: the box and its sentences
-        from .text import margins_text
-        from .headlines import decision_text
-        out = {f"{prefix}{key}": text for key, text in margins_text(profile).items()}
-        from .headlines import toward_paper  # one sign on the page: the paper's side
-        out.update({d.key.replace("/", "_"): decision_text(toward_paper(d), family)
-                    for d in chapter.decisions})
-        out.update(bottom_line_glue(claim, profile, seeds, device))
-    else:
-        out = {f"{prefix}{key}": text for key, text in margin_values(profile).items()}
-        out.update({d.key.replace("/", "_"): decision_line(d, family)
-                    for d in chapter.decisions})
-    out.update({f"{prefix}{key}": text for key, text in chapter.texts.items()})
+    ``claim``, ``seeds`` and ``device`` are kept for the chapters' calls."""
+    if box:
+        raise ValueError("the bottom-line box is gone: a chapter writes its first screen "
+                         "in its markdown, from the values glued here")
+    out = glue_values(prefix, margin_values(resolve(profile)))
+    out.update({d.key.replace("/", "_"): decision_line(d, family) for d in chapter.decisions})
+    out.update(glue_values(prefix, chapter.texts))
     return out
 
 

@@ -10,7 +10,7 @@ from ..profiles import ResolvedProfile, resolve
 from ..studies import conditions as C
 from ..studies.decisions import (Chapter, MissingRuns, gain_decision, gated, interval_text, levels,
                         load_runs, margins, stored_baseline)
-from .text import summary
+from .text import fill, summary
 
 
 def downstream_controls(profile: ResolvedProfile) -> dict:
@@ -72,37 +72,25 @@ def _percent_range(values: pd.Series) -> str:
 
 
 def downstream_sentence(runs: pd.DataFrame, gains: dict, sentiment: dict) -> str:
-    above = [k for k, d in gains.items() if d.low > 0]
+    """The downstream table's paragraph (chapters 6 to 8): the controls, the probes'
+    range, and that the per-condition gains are descriptive (unadjusted, outside the
+    book's family; the test of pretraining downstream is the ledger's)."""
     tuned = runs["sentiment_accuracy"].dropna()
     untrained = runs["control_sentiment_accuracy"].dropna()
-    text = (f"On the sentiment test split the majority label scores "
-            f"{100 * sentiment['majority_accuracy']:.1f}% and bag of words "
-            f"{100 * sentiment['bag_of_words_accuracy']:.1f}%. A probe on these models' "
-            f"frozen features scores {100 * runs['sentiment_probe_accuracy'].min():.1f} to "
-            f"{100 * runs['sentiment_probe_accuracy'].max():.1f}%")
+    tuned_text = ""
     if len(tuned):
-        text += f", and fine-tuning the base model {_percent_range(tuned)}"
+        tuned_text = f", and fine-tuning the base model {_percent_range(tuned)}"
         if len(untrained):
-            text += f" (from random initialization: {_percent_range(untrained)})"
-    text += ". "
-    # Per-condition gains are descriptive: they are outside the book's decision family,
-    # unadjusted for their number, and some arms do not read context (review: one such
-    # interval had been worded as a finding). The book's test of pretraining downstream is
-    # the ledger's, for the base model.
-    unread = [k for k, d in gains.items() if not d.judged]
-    text += (f"The table's probe gains over random initialization are descriptive, not "
-             f"findings. They are {len(gains)} unadjusted intervals outside the book's "
-             f"family of decisions")
-    if gains:
-        text += (f", and {len(above)} of them lie above 0. Where there is no effect, each "
-                 f"95% interval does so by chance with probability 2.5%: about "
-                 f"{0.025 * len(gains):.1f} of {len(gains)}")
-    if unread:
-        text += f". {', '.join(map(str, unread))} do not read context"
-    text += (". Whether pretraining helps downstream at all is decided once, for the base "
-             "model, in the claims ledger. No downstream comparison between pretraining "
-             "conditions is made.")
-    return text
+            tuned_text += f" (from random initialization: {_percent_range(untrained)})"
+    above = sum(d.low > 0 for d in gains.values())
+    unread = [str(k) for k, d in gains.items() if not d.judged]
+    return fill("downstream", majority=f"{100 * sentiment['majority_accuracy']:.1f}",
+                bag=f"{100 * sentiment['bag_of_words_accuracy']:.1f}",
+                probe=_percent_range(runs["sentiment_probe_accuracy"]), tuned=tuned_text,
+                gains=len(gains),
+                above=(f"; {above} lie above 0, where chance alone puts about "
+                       f"{0.025 * len(gains):.1f}" if gains else ""),
+                unread=f"; {', '.join(unread)} do not read context" if unread else "")
 
 
 def downstream_gate(profile: ResolvedProfile | str, seeds=None, device="auto",
@@ -153,7 +141,7 @@ def finetune_repeats(profiles=("cpu", "cpu-long", "gpu")) -> pd.DataFrame:
     more than one profile: the zero-step random-init controls, identical at every
     profile of the same sizes, are fine-tuned again by each. One row per model and
     profile: its test accuracy and the machine. The spread is fine-tuning's own
-    run-to-run noise (review: the same control scored a point apart on two machines).
+    run-to-run noise.
     ``profiles``: names (a notebook's) or resolved profiles."""
     from ..engine.store import read_json
     rows = []
@@ -189,11 +177,6 @@ def finetune_repeat_text(repeats: pd.DataFrame) -> str:
     machines = " and ".join(dict.fromkeys(repeats["machine"]))
     profiles = " and ".join(f"{p}" for p in dict.fromkeys(repeats["profile"]))
     margin = margins({"distance": 0.0})["downstream"]
-    return (f"The same {len(wide)} random-init models, fine-tuned with the same protocol "
-            f"and seed at {profiles} (on {machines}), differ by {gaps.min():.1f} to "
-            f"{gaps.max():.1f} points (mean {gaps.mean():.1f}). So fine-tuning is not "
-            f"bit-reproducible across machines. A fine-tuned accuracy carries about "
-            f"that much noise beyond the pretraining seed's: up to "
-            f"{gaps.max() / margin:.1f} times the downstream decisions' margin of "
-            f"{margin:g} point. The two profiles' downstream decisions share these "
-            f"control models, so they are not independent.")
+    return fill("finetune-repeats", models=len(wide), profiles=profiles, machines=machines,
+                low=f"{gaps.min():.1f}", high=f"{gaps.max():.1f}", mean=f"{gaps.mean():.1f}",
+                times=f"{gaps.max() / margin:.1f}", margin=f"{margin:g}")

@@ -6,13 +6,13 @@ from ..studies import conditions as C
 from .. import paper
 from ..profiles import ResolvedProfile, resolve
 from ..studies.decisions import CE, Chapter, available, ce_decision, gated, levels, load_runs, margins
-from .downstream import downstream
 from .text import metrics_table, passes_over_data, scale_short, summary
 
 
 def dropout(profile: ResolvedProfile | str, seeds=None, device="auto", train_missing=False,
             present: bool = True, partial: bool = False) -> Chapter:
-    """Claim 5: no dropout against dropout 0.1, and the no-overfitting premise."""
+    """Claim 5: no dropout against dropout 0.1, and the no-overfitting premise.
+    ``present`` is kept for the ledger's calls: the chapter shows no downstream table."""
     profile = resolve(profile)  # a notebook passes the name
     seeds = seeds or C.default_seeds(profile)
     rungs = levels(profile)
@@ -31,7 +31,7 @@ def dropout(profile: ResolvedProfile | str, seeds=None, device="auto", train_mis
         {"no dropout": paper.TABLE8_AVG["without dropout"],
          "dropout 0.1": paper.TABLE8_AVG["with dropout"]})
     chapter.texts.update(scale=scale_short(runs, b), passes=f"{passes:.2f}")
-    return downstream(chapter, profile) if present else chapter
+    return chapter
 
 
 def dropout_decisions(runs, m: dict) -> list:
@@ -65,6 +65,12 @@ def premise_untestable(passes: float) -> dict:
                                f"seen twice, so the design cannot show overfitting"}
 
 
+def _span(r: dict) -> str:
+    """An arm's first passes under the rung as a share of training: '50%' or '50% to 62%'."""
+    low, high = f"{r['low']:.0%}", f"{r['high']:.0%}"
+    return low if low == high else f"{low} to {high}"
+
+
 def crossing(r: dict) -> str:
     """An arm's first passes under the count rung over its seeds
     (``studies.ladder_curves.arm_range``) as a phrase: 'in all 4 seeds, first at 50% to
@@ -72,32 +78,24 @@ def crossing(r: dict) -> str:
     crossed, seeds = r["seeds"] - r["never"], r["seeds"]
     if crossed == 0:
         return f"in none of its {seeds} seeds"
-    low, high = f"{r['low']:.0%}", f"{r['high']:.0%}"
-    when = low if low == high else f"{low} to {high}"
     count = f"in all {seeds} seeds" if crossed == seeds else f"in {crossed} of its {seeds} seeds"
-    return f"{count}, first at {when} of training"
+    return f"{count}, first at {_span(r)} of training"
 
 
 def _when(r: dict) -> str:
-    """An arm's first passes under the rung as a share of training ('75% to 88%'),
-    'never' where no seed crossed, its seeds that never crossed counted."""
-    crossed = r["seeds"] - r["never"]
-    if crossed == 0:
+    """``_span``, 'never' where no seed crossed, its seeds that never crossed counted."""
+    if r["seeds"] == r["never"]:
         return "never"
-    low, high = f"{r['low']:.0%}", f"{r['high']:.0%}"
-    when = low if low == high else f"{low} to {high}"
-    return when + (f", {r['never']} seeds never" if r["never"] else "")
+    return _span(r) + (f", {r['never']} seeds never" if r["never"] else "")
 
 
 def delay_phrase(delay: dict, arm: str) -> str:
     """When ``arm`` first crossed the count rung against the other arm
-    (``studies.ladder_curves.delay``), as a phrase with both arms' shares of training:
-    'later in every seed (75% to 88% of training against 50% to 62%)'. A crossing, not
-    a delay: a curve higher throughout crosses any threshold later."""
+    (``studies.ladder_curves.delay``), with both arms' shares of training: 'later in
+    every seed (75% to 88% of training against 50% to 62%)'. A crossing, not a delay: a
+    curve higher throughout crosses any threshold later."""
     mine, other = delay.get("a"), delay.get("b")
     when = f" ({_when(mine)} of training against {_when(other)})" if mine and other else ""
-    if delay["apart"] and delay["later"] == arm:  # a seed that never passed: after the end
-        return "later in every seed" + when
-    if delay["apart"]:
-        return "earlier in every seed" + when
+    if delay["apart"]:  # a seed that never passed counts as after the end
+        return ("later" if delay["later"] == arm else "earlier") + " in every seed" + when
     return "at times that overlap the other arm's" + when

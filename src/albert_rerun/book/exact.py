@@ -36,8 +36,7 @@ def embedding_share() -> Chapter:
     """Chapter 1: BERT-base's embedding share, what factorizing saves at Table 3's E, and
     Table 3's parameter column under both counting conventions."""
     from ..model.config import preset
-    from ..model.params import (closed_form, encoder_total, layer_parameters, millions,
-                                paper_conventions)
+    from ..model.params import closed_form, encoder_total, layer_parameters
     bert = preset("bert-base", vocab_size=paper.BERT_BASE_WORDPIECE_VOCAB)
     counts = _checked(bert)
     total, embedding = encoder_total(counts), counts["embeddings"]
@@ -59,17 +58,10 @@ def embedding_share() -> Chapter:
     factorization = pd.DataFrame(rows).set_index("E")
     hf_layout = closed_form(preset("albert-base", embedding_size=H, project_embeddings=True))
 
-    table3 = []
-    for (sharing, E), published in paper.TABLE3_PARAMS.items():
-        config = preset("albert-base", embedding_size=E, sharing=sharing)
-        _checked(config)
-        both = paper_conventions(config)
-        table3.append({"sharing": sharing, "E": E, "paper (M)": published,
-                       "ours with pooler (M)": round(millions(both["with pooler"]), 2),
-                       "ours without pooler (M)": round(millions(both["without pooler"]), 2),
-                       "matches": ", ".join(name for name, n in both.items()
-                                            if round(millions(n)) == published) or "neither"})
-    table3 = pd.DataFrame(table3).set_index(["sharing", "E"])
+    table3 = _compare(({"sharing": sharing, "E": E},
+                       preset("albert-base", embedding_size=E, sharing=sharing), published)
+                      for (sharing, E), published in paper.TABLE3_PARAMS.items())
+    table3 = table3.drop(columns="paper above ours %").set_index(["sharing", "E"])
     matched = int((table3["matches"] != "neither").sum())
     verdict = ("reproduced" if round(share, 1) == paper.BERT_BASE_EMBEDDING_SHARE
                and matched == len(table3) else "not reproduced")

@@ -10,9 +10,8 @@ numbers to it:
   estimate on that side;
 - "inside the margin" means the equivalence test (TOST) shows the difference smaller
   than the margin, after the same Holm adjustment as the difference test, so that both
-  halves of a reading are judged at one level (a reviewer: dropout read "tiny" while
-  Holm withheld the claim that it is smaller than the margin); a row without the
-  test's p-value falls back to its whole 95% interval lying inside the margin;
+  halves of a reading are judged at one level; a row without the test's p-value falls
+  back to its whole 95% interval lying inside the margin;
 - where the paper says there is no difference, it holds when the difference is inside
   the margin;
 - a failed measured premise (for example "neither model orders cue-free pairs") makes a
@@ -68,11 +67,14 @@ def plain_reading(estimate: float, low: float, high: float, margin: float,
     return REVERSED_TINY if inside else REVERSED
 
 
-# the one short sentence the registration promised beside a "contradicted" verdict
-# (book/preregistration.md, section 8: "That says nothing directly about the paper's
-# scale, but the book will say so plainly")
-SCALE_NOTE = "This tells nothing directly about the paper's scale."
-REGISTRATION = "registered-text"  # the label of the registered text's box
+def _first(row, *names):
+    """The first of ``row``'s ``names`` that holds a number (not None or NaN), as a float;
+    None where none does."""
+    for name in names:
+        value = row.get(name)
+        if value is not None and not (isinstance(value, float) and math.isnan(value)):
+            return float(value)
+    return None
 
 
 def _text(value) -> str:
@@ -90,45 +92,17 @@ def row_reading(row, premise: str = "") -> str:
         reason = _text(row.get("gate_reason")) or "a model compared does not read context"
         return f"{NOT_TESTABLE}: {reason}"
     premise = premise or _text(row.get("premise"))
-    p = row.get("p_difference_holm", math.nan)
-    if p is None or (isinstance(p, float) and math.isnan(p)):
-        p = row.get("p_difference", math.nan)
-    if p is None or (isinstance(p, float) and math.isnan(p)):  # no p stored: the
-        # verdict's own call (a difference shown where it reads reproduced/contradicted)
+    p = _first(row, "p_difference_holm", "p_difference")
+    if p is None:  # no p stored: the verdict's own call (a difference shown where it
+        # reads reproduced or contradicted)
         p = 0.0 if row.get("verdict_holm") in ("reproduced", "contradicted") else 1.0
     low, high = float(row["low"]), float(row["high"])
     if not (math.isfinite(low) and math.isfinite(high)):  # one seed: no interval
-        return f"{NOT_TESTABLE}: one seed, no interval" if not premise else \
-            f"{NOT_TESTABLE}: {premise}"
-    p_eq = row.get("p_equivalence_holm", math.nan)
-    if p_eq is None or (isinstance(p_eq, float) and math.isnan(p_eq)):
-        p_eq = row.get("p_equivalence", None)
-    p_eq = None if p_eq is None or (isinstance(p_eq, float) and math.isnan(p_eq)) \
-        else float(p_eq)
+        return f"{NOT_TESTABLE}: {premise or 'one seed, no interval'}"
+    p_eq = _first(row, "p_equivalence_holm", "p_equivalence")
     return plain_reading(float(row["estimate"]), low, high, float(row["margin"]),
                          int(row["paper_sign"]), float(p), premise=premise,
                          p_equivalence=p_eq)
-
-
-def registered_word(row, confirmatory: bool = False) -> str:
-    """The verdict word in small type, beside the plain reading: 'registered: reproduced'
-    linked to the registered text where ``confirmatory``, else 'verdict: inconclusive'
-    (a profile's, by the rules the chapters state)."""
-    from ..stats.inference import GATED
-    word = "not testable at this scale" if row["stage"] == GATED else row["verdict_holm"]
-    if confirmatory:
-        return f"<small>{{ref}}`registered: {word} <{REGISTRATION}>`</small>"
-    return f"<small>verdict: {word}</small>"
-
-
-def reading_with_word(row, confirmatory: bool = False, bold: bool = True) -> str:
-    """'**holds here** <small>registered: reproduced</small>': the plain reading first,
-    the verdict word beside it (the caller adds ``SCALE_NOTE`` after a contradicted
-    verdict)."""
-    reading = row_reading(row)
-    head, colon, reason = reading.partition(": ")
-    shown = f"**{head}**{colon}{reason}" if bold else reading
-    return f"{shown} {registered_word(row, confirmatory)}"
 
 
 def paper_positive(row) -> tuple:

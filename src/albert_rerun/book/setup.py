@@ -10,7 +10,7 @@ from __future__ import annotations
 from ..profiles import Settings, validate_parameters
 
 
-# The precision a displayed table's floats are read at (issue #39): three decimals, as
+# The precision a displayed table's floats are read at : three decimals, as
 # the book's prose gives cross-entropies in nats; a number below 0.01 keeps two
 # significant digits; a column in percent (its label ends in "%") one decimal, the points
 # the prose gives accuracies in. The last digits of six-digit floats differ between CPUs (another OpenBLAS

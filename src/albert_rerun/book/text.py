@@ -1,17 +1,19 @@
-"""The sentences and tables the chapters' pages share: the scale of the runs against
-the paper's, whether they read context, what a decision's numbers say in words (the
-ledger's), the margins' rule, per-condition summaries and the main metrics table, passes
-over the data, the fine-tuning grid. (A decision's interval, ``interval_text``, is
-decisions'; its plain reading for a chapter's prose, ``pages.headlines.decision_text``.)"""
+"""The values and tables the chapters share: per-condition summaries and the main
+metrics table, the scale of the runs, passes over the data, the fine-tuning grid, what
+a decision's numbers say (the ledger's column). The few sentences other pages still
+take from here live in ``book/templates/sentences.md`` (``fill``)."""
 from __future__ import annotations
+
+import re
 
 import numpy as np
 import pandas as pd
 
 from .. import paper
 from ..engine.provenance import short_commit
+from ..paths import repo_root
 from ..profiles import ResolvedProfile
-from ..studies.decisions import CE, MARGIN_REASONS, capital, levels, margins
+from ..studies.decisions import CE, capital, levels
 from ..stats.inference import GATED
 
 
@@ -48,22 +50,26 @@ def spread(frame: pd.DataFrame, metric: str, digits: int = 3,
     return pd.Series({k: cell(groups.get_group(k)) for k in order})
 
 
+def fill(part: str, **values) -> str:
+    """The section ``part`` of ``book/templates/sentences.md`` on one line, each
+    ``{{ key }}`` replaced by ``values[key]`` (KeyError where one is left unfilled)."""
+    text = (repo_root() / "book" / "templates" / "sentences.md").read_text()
+    sections = dict(re.findall(r"^## (\S+)\n(.*?)(?=^## |\Z)", text, re.S | re.M))
+    return re.sub(r"\{\{ (\w+) \}\}", lambda m: str(values[m.group(1)]),
+                  " ".join(sections[part].split()))
+
+
 def machines_text(frame: pd.DataFrame) -> str:
     """Where a chapter's runs were trained on more than one kind of machine, which
-    conditions ran on which (review: cpu-long's pairs were split across CPU types); ""
-    where they share one. A seed gives the same data order and masks on every machine,
-    but the arithmetic differs in its last bits, so a pair across machines is paired in
-    its data, not bit for bit."""
+    conditions ran on which; "" where they share one. A seed gives the same data order
+    and masks on every machine, but the arithmetic differs in its last bits."""
     if "machine" not in frame or frame["machine"].nunique() <= 1:
         return ""
     where = frame.groupby("condition", sort=False)["machine"].agg(
         lambda m: ", ".join(sorted(set(m))))
     parts = "; ".join(f"{machine}: {', '.join(where.index[where == machine])}"
                       for machine in dict.fromkeys(where))
-    return (f"These runs were trained on {frame['machine'].nunique()} kinds of machine "
-            f"({parts}). A seed gives the same data order and masks on each, but not the "
-            f"same arithmetic to the last bit, so a pair across machines is paired in its "
-            f"data, not bit for bit.")
+    return fill("machines", kinds=frame["machine"].nunique(), where=parts)
 
 
 def metrics_table(frame: pd.DataFrame, extra: dict | None = None) -> pd.DataFrame:
@@ -71,7 +77,7 @@ def metrics_table(frame: pd.DataFrame, extra: dict | None = None) -> pd.DataFram
     it. The accuracy over every predicted position (``mlm_accuracy``: also those left
     unchanged or replaced at random) stays in the runs (``chapter.runs``), not in the
     table: the chapters read neither it nor its difference, and a main-text table keeps to
-    six columns with its index (issue #26)."""
+    six columns with its index."""
     columns = {"CE at [MASK] (nats)": summary(frame, CE),
                "MLM acc. at [MASK] %": summary(frame, "mlm_accuracy_at_mask", 100, 1)}
     table = pd.DataFrame(columns)
@@ -157,29 +163,20 @@ def context_reading(frame: pd.DataFrame, profile: ResolvedProfile) -> str:
     share = ("all" if below == len(frame) else "none" if below == 0 else
              f"{below} of {len(frame)}")
     gained = float((rungs["rungs"]["unigram_loss_at_mask"] - frame[CE]).mean())
-    text = (f"Of these {len(frame)} runs, {share} end below the unigram's cross-entropy at "
-            f"[MASK] by two standard errors: the line that says a model reads context. On "
-            f"average they sit {gained:.3f} nats below the unigram rung and "
-            f"{rungs['distance'] - gained:.3f} above the left-bigram rung")
+    text = fill("context", runs=len(frame), share=share, gained=f"{gained:.3f}",
+                left=f"{rungs['distance'] - gained:.3f}")
     if below == 0:
-        return text + (". None of them reads context, so their differences say nothing "
-                       "about the claim. The gate keeps them out of every verdict.")
+        return f"{text} {fill('context-none')}"
     if below < len(frame):
-        return text + (f". {len(frame) - below} of the {len(frame)} do not read context, "
-                       f"and the decisions that compare them are gated out. Those that do "
-                       f"are early in learning, so their differences are differences in "
-                       f"how fast they learn.")
+        return f"{text} {fill('context-some', unread=len(frame) - below, runs=len(frame))}"
     if gained < 0.5 * rungs["distance"]:
-        return text + (". They are early in learning, less than half way to reading their "
-                       "left neighbour. Their differences are differences in how fast "
-                       "they learn.")
-    return text + "."
+        return f"{text} {fill('context-early')}"
+    return text
 
 
 def reading(row) -> str:
-    """What a decision's numbers say, in words that follow them (review: "equivalent, so
-    the paper's direction is not seen" was false for a decision whose interval excludes 0
-    on the paper's side): from its stage, verdict, interval and the paper's sign."""
+    """What a decision's numbers say, in words that follow them: from its stage, verdict,
+    interval and the paper's sign."""
     if row["stage"] == GATED:
         return f"not testable: {row['gate_reason']}"
     low, high, sign = row["low"], row["high"], int(row["paper_sign"])
@@ -214,18 +211,6 @@ def reading(row) -> str:
     return "its interval spans 0 and reaches past the margin: neither shown"
 
 
-def margins_text(profile: ResolvedProfile) -> dict:
-    """The margins and the rungs they come from, as sentences for the rule's prose."""
-    reference = levels(profile)
-    m = margins(reference)
-    r = reference["rungs"]
-    return {"ce_margin": f"{m['ce']:.3f}",
-            "rungs": (f"the unigram's {r['unigram_loss_at_mask']:.3f} nats and the left "
-                      f"bigram's {r['bigram_loss_at_mask']:.3f} nats at [MASK] on the "
-                      f"{r['targets']:,} [MASK] targets of the held-out set"),
-            "ce_reason": MARGIN_REASONS["ce"], "small_margin": f"{m['small']:.4f}"}
-
-
 def passes_over_data(frame: pd.DataFrame, config) -> float:
     """Tokens a run saw divided by the tokens of its training documents: below 1, no
     training sequence was seen twice."""
@@ -249,20 +234,9 @@ def gate_rule(profile: ResolvedProfile) -> str:
     the sentence every empirical chapter's verdict rule glues before its results."""
     rungs = levels(profile)
     r = rungs["rungs"]
-    return (f"Before any verdict, each model compared (an arm) is placed on the held-out "
-            f"set's first rung. Its level is the share of the distance from the "
-            f"unigram rung ({r['unigram_loss_at_mask']:.3f} nats at [MASK], 0%) to the "
-            f"left-bigram rung ({r['bigram_loss_at_mask']:.3f} nats, 100%) that its mean "
-            f"cross-entropy over seeds has closed. A decision is judged only if every "
-            f"arm reads context: its mean ends below {rungs['reads_context']:.3f} nats, "
-            f"two standard errors under the unigram rung. Otherwise it reads not testable "
-            f"at this scale, names the arm that failed, keeps its measured difference "
-            f"beside it, and stays out of Holm's family; so does a premise the design "
-            f"cannot fail. A judged decision whose weakest arm is below 100% is labelled "
-            f"early training, with that arm's level; one whose arms all pass the "
-            f"bigram rung, past the bigram rung. Decisions on other metrics (pair "
-            f"probes, layer angles, downstream) take the gate and stage of the same "
-            f"models.")
+    return fill("gate", unigram=f"{r['unigram_loss_at_mask']:.3f}",
+                bigram=f"{r['bigram_loss_at_mask']:.3f}",
+                reads_context=f"{rungs['reads_context']:.3f}")
 
 
 def prose_commit(commit) -> str:
