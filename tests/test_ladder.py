@@ -263,7 +263,7 @@ def test_each_ladder_amendment_is_a_dropdown_with_its_text_unchanged_since_commi
     the commit that added it."""
     import re
 
-    from albert_rerun.book import amendment_index as A
+    from albert_rerun.book import preregistration as A
     fence = re.compile(r"^(:{3,}(\{\w+\}.*)?|:name: .*|:class: .*)$")
     page = (repo_root() / L.PAGE).read_text().split("## Amendments\n", 1)[1]
     texts = A.sections(page)

@@ -1,14 +1,12 @@
 """The ladder's descriptions after its result (book/ladder.md, amendment 10): when each
 16x run's held-out curve first scores below a count rung, whether a decision's arms
-left the loss plateau apart (``studies.ladder``; ``ladder_curves`` keeps the names
-the chapters import)."""
+left the loss plateau apart (``studies.ladder``)."""
 import numpy as np
 import pandas as pd
 import pytest
 
 from albert_rerun.studies import confirm_analysis as D
 from albert_rerun.studies import ladder as C
-from albert_rerun.studies import ladder_curves
 
 SPEC = {s.key: s for s in D.PRIMARY}
 
@@ -47,9 +45,6 @@ def test_arms_are_apart_only_where_every_seed_of_one_passes_after_the_other():
     assert not C.delay(C.first_below(_frame(mixed), 6.147), SPEC["confirm/dropout"])["apart"]
     assert C.delay(table, SPEC["confirm/sop"]) is None  # points: not what curves measure
 
-
-def test_the_chapters_names_are_the_ladders():
-    assert ladder_curves.delay is C.delay and ladder_curves.passes is C.passes
 
 
 def test_the_stored_count_rungs_are_read(monkeypatch):

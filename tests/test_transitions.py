@@ -83,7 +83,7 @@ def test_flat_curves_are_counted_per_arm():
 def test_the_stored_confirmatory_curves_are_almost_all_flat():
     """The stored pre-registered runs: every trained ALBERT-style curve scores 0, and most
     trained not-shared ones do."""
-    from albert_rerun.book import confirmatory_body as cb
+    from albert_rerun.book import confirmatory as cb
     from albert_rerun.paths import repo_root
     runs = cb.runs(repo_root() / "data" / "results" / "confirm")
     if runs.empty:

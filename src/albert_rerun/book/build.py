@@ -195,9 +195,9 @@ def write_profiles_page(root: Path) -> Path:
 def write_reader_pages(root: Path, profile: ResolvedProfile | str) -> list:
     """The generated parts of the reader's pages, from the stored results at
     ``profile``: ``book/_generated/gate.md`` (the gate, written once, on the how-to-read
-    page) and the scale page's tables and figures (``at_scale.write_scale_parts``). The
+    page) and the scale page's tables and figures (``scale.write_scale_parts``). The
     introduction's sentences are its markdown; its values come from ``book.values``."""
-    from .at_scale import two_sided_sentence, write_scale_parts
+    from .scale import two_sided_sentence, write_scale_parts
     from ..studies.count_rungs import stored as stored_two_sided
     from .text import gate_rule
     profile = resolve(profile)

@@ -73,7 +73,7 @@ def _span(r: dict) -> str:
 
 def crossing(r: dict) -> str:
     """An arm's first passes under the count rung over its seeds
-    (``studies.ladder_curves.arm_range``) as a phrase: 'in all 4 seeds, first at 50% to
+    (``studies.ladder.arm_range``) as a phrase: 'in all 4 seeds, first at 50% to
     62% of training', 'in 2 of its 4 seeds, first at 75%', 'in none of its 4 seeds'."""
     crossed, seeds = r["seeds"] - r["never"], r["seeds"]
     if crossed == 0:
@@ -91,7 +91,7 @@ def _when(r: dict) -> str:
 
 def delay_phrase(delay: dict, arm: str) -> str:
     """When ``arm`` first crossed the count rung against the other arm
-    (``studies.ladder_curves.delay``), with both arms' shares of training: 'later in
+    (``studies.ladder.delay``), with both arms' shares of training: 'later in
     every seed (75% to 88% of training against 50% to 62%)'. A crossing, not a delay: a
     curve higher throughout crosses any threshold later."""
     mine, other = delay.get("a"), delay.get("b")

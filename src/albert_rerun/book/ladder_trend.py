@@ -108,7 +108,7 @@ class Trend:
 def _chapter_sign(spec) -> tuple:
     """(sign, label): -1 and the chapter's words where the chapter turns its headline."""
     from ..studies.confirm_analysis import PRIMARY
-    from ..studies.confirm_report import REVERSED
+    from ..studies.confirm_analysis import REVERSED
     from .confirmatory import turned_label
     first = next(s for s in PRIMARY if s.claim == spec.claim)
     if spec.key == first.key and spec.claim in REVERSED:
