@@ -541,7 +541,7 @@ def reader_layout(browser, base_url: str, path: str, site: Path, screenshot=None
 
 def layout_problems(layout: dict, site: Path, base_url: str) -> list:
     """What overflows the text column, is illegible or shows raw values, on one page."""
-    from albert_rerun.book.figure_text import MIN_FONT_PX, stored_font_px
+    from albert_rerun.book.figures import MIN_FONT_PX, stored_font_px
     column, problems = layout["column"], []
     for table in layout["tables"]:
         if table["width"] > column["width"] + 1 or table["right"] > column["right"] + 1:
@@ -590,7 +590,7 @@ def test_a_reader_meets_slim_tables_and_legible_figures(page, browser, served_bo
 def test_the_reader_checks_can_fail(served_book, tmp_path):
     """An overflowing table, a raw NaN and a figure drawn small and shown smaller are
     each reported."""
-    from albert_rerun.book.figure_text import FONT_KEY
+    from albert_rerun.book.figures import FONT_KEY
     from PIL import Image, PngImagePlugin
     base_url, site = served_book
     info = PngImagePlugin.PngInfo()

@@ -9,7 +9,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 from PIL import Image  # noqa: E402
 
-from albert_rerun.book import figure_text as F  # noqa: E402
+from albert_rerun.book import figures as F  # noqa: E402
 
 
 def recorded(data: bytes) -> tuple:
@@ -44,14 +44,6 @@ def test_unfitted_the_same_figure_records_its_small_text_and_width():
     plt.close(fig)
 
 
-def test_a_figure_for_a_wide_page_keeps_its_width_and_lifts_its_small_text():
-    fig, ax = plt.subplots(figsize=(9, 3), dpi=100)
-    ax.text(0.5, 0.5, "note", fontsize=6)
-    width, font = recorded(F.png(F.for_wide_page(fig)))
-    assert width > F.COLUMN_PX and font >= F.MIN_FONT_PX
-    plt.close(fig)
-
-
 def test_the_stored_size_is_read_back_from_a_file(tmp_path):
     fig, ax = plt.subplots(figsize=(4, 3), dpi=100)
     path = tmp_path / "figure.png"
@@ -73,12 +65,6 @@ def test_figure_problems_names_each_rule_a_figure_breaks():
     problems = F.figure_problems(fig)
     assert [p.split(" ", 1)[1] if p[0].isdigit() else p.split(" ")[0] for p in problems] \
         == ["legend entries", "rows", "panels"]
-    plt.close(fig)
-    # a figure for the wide page keeps its width: 1500 px shown at 944, its text shrunk
-    fig, ax = plt.subplots(figsize=(15, 3), dpi=100)
-    ax.set_title("title", fontsize=7.2)
-    problems = F.figure_problems(F.for_wide_page(fig))
-    assert len(problems) == 1 and problems[0].startswith("text 7.")  # 10 px * 944 / ~1230
     plt.close(fig)
     fig, ax = plt.subplots(figsize=(6.6, 3), dpi=100)
     ax.set_yticks([0, 0.5, 1.0])  # numbers are not rows
@@ -144,6 +130,7 @@ BOOK_FIGURES = {
     "recipe.plot_candidates": "the recipe", "recipe.plot_grid": "the recipe",
     "headline_figure": "each chapter's box (chapter_box)",
     "headline_forest": "the introduction (book.build.write_forest)",
+    "ledger.ledger_figures": "the ledger",
     "ladder_trend.figure": "chapters 3-6's boxes (chapter_box)",
     "pilot_page.figure": "the scale page's long pilot (pilot_page.write_parts)",
     "at_scale.standing_figure": "the scale page (at_scale.write_scale_parts)",
@@ -191,7 +178,7 @@ def _book_figures(chapters, families):
     from albert_rerun.book import exact
     from albert_rerun.book import figures
     from albert_rerun.book import confirmatory_body as cb
-    from albert_rerun.book.headline_figures import HEADLINES, headline_figure, headline_forest
+    from albert_rerun.book.figures import HEADLINES, headline_figure, headline_forest
     from albert_rerun.studies import conditions as C
     from albert_rerun.studies import confirm_analysis, recipe
     base = C.base("cpu").model
@@ -220,6 +207,9 @@ def _book_figures(chapters, families):
         yield f"recipe.{plot.__name__}", plt.gcf()
     for claim in HEADLINES:
         yield "headline_figure", headline_figure(claim, families)
+    from albert_rerun.book import ledger
+    for fig in ledger.ledger_figures({p: f for p, f in families.items() if p != "confirmatory"}):
+        yield "ledger.ledger_figures", fig
     yield "headline_forest", headline_forest(families)
     from albert_rerun.book import ladder_trend
     trends = ladder_trend.gather()

@@ -1,5 +1,5 @@
-"""claims.ledger's counts by stage and its list of decisions that change between two
-profiles, on synthetic families."""
+"""The ledger's families (Holm over a profile's decisions, a profile still training
+padded to its plan), its table and CSV, on synthetic families."""
 from dataclasses import replace
 
 import pandas as pd
@@ -20,69 +20,43 @@ def _d(key, p, ces):
         [arm_level(f"arm{i}", ce, RUNGS) for i, ce in enumerate(ces)])
 
 
-def test_readings_are_counted_by_stage_and_gated_ones_apart():
+def test_readings_are_counted_with_gated_ones_apart():
     family = holm([_d("early", 0.001, [6.5, 6.4]), _d("past", 0.001, [6.0, 6.1]),
                    _d("collapsed", 0.001, [6.5, 6.685])])
-    table = ledger.reading_counts(family)
-    assert table.loc["early training", "holds here"] == 1
-    assert table.loc["past the bigram rung", "holds here"] == 1
-    assert table.loc["not testable", "not testable here"] == 1
-    assert table.loc["not testable", "holds here"] == 0
+    assert ledger.reading_counts(family).to_dict() == {"holds here": 2,
+                                                       "not testable here": 1}
     assert ledger.reading_summary(family) == "2 holds here, 1 not testable here"
-
-
-def test_changes_between_profiles_list_verdict_or_stage_changes_only():
-    cpu = holm([_d("a", 0.001, [6.5, 6.4]), _d("b", 0.3, [6.5, 6.4]),
-                _d("c", 0.001, [6.5, 6.685])])
-    long = holm([_d("a", 0.001, [6.0, 6.1]), _d("b", 0.3, [6.5, 6.4]),
-                 _d("c", 0.001, [6.3, 6.3])])
-    out = ledger.changes({"cpu": cpu, "cpu-long": long}, "cpu", "cpu-long")
-    assert list(out.index) == ["a", "c"]  # a changed stage, c became testable; b did not
-    assert out.loc["c", "cpu"].startswith("not testable")
-    assert out.loc["a", "cpu-long"] == "reproduced, past the bigram rung"
-    # the numbers beside the verdicts (review: the verdicts alone hid what moved)
-    first = "cpu: estimate [95%], paper-positive"
-    assert out.loc["a", first].startswith("+0.100 [+0.050, +0.150] ")
-    assert out.loc["a", first].endswith(", at 5%: reproduced")
-    assert list(out.columns) == [first, "cpu", "cpu-long: estimate [95%], paper-positive",
-                                 "cpu-long"]
-
-
-def test_the_paper_compute_is_the_albert_model_of_each_claim():
-    compute = ledger.paper_compute()
-    assert compute["dropout"] > compute["wall_clock"] > compute["transitions"] \
-        > compute["asymmetry"] == compute["sop_nsp"]
-    assert compute["asymmetry"] / ledger.training_compute("cpu") > 1e6
 
 
 def test_the_reading_follows_each_decisions_numbers():
     """Review error 9: an 'equivalent' whose interval excludes 0 on the paper's side is an
     effect there, smaller than the margin, not 'the paper's direction is not seen'."""
+    from albert_rerun.book.text import reading
     def row(low, high, verdict, sign=-1, stage="early training"):
         return pd.Series({"low": low, "high": high, "paper_sign": sign, "stage": stage,
                           "margin": 0.0269,
                           "verdict_holm": verdict, "gate_reason": "x does not read context"})
-    dropout = ledger.reading(row(-0.011, -0.005, "equivalent"))
+    dropout = reading(row(-0.011, -0.005, "equivalent"))
     assert "excludes 0 on the paper's side" in dropout and "smaller than the margin" in dropout
-    assert ledger.reading(row(-0.01, 0.01, "equivalent")) == \
+    assert reading(row(-0.01, 0.01, "equivalent")) == \
         "within the margin and consistent with 0"
-    assert "does not predict" in ledger.reading(row(0.005, 0.01, "equivalent"))
-    assert ledger.reading(row(-0.5, 0.5, "x", stage="not testable")).startswith("not testable")
-    assert "reaches past the margin" in ledger.reading(row(-0.5, 0.5, "inconclusive"))
+    assert "does not predict" in reading(row(0.005, 0.01, "equivalent"))
+    assert reading(row(-0.5, 0.5, "x", stage="not testable")).startswith("not testable")
+    assert "reaches past the margin" in reading(row(-0.5, 0.5, "inconclusive"))
     # review: an interval inside the margin is not one that "reaches past" it
-    inside = ledger.reading(row(-0.002, 0.010, "inconclusive"))
+    inside = reading(row(-0.002, 0.010, "inconclusive"))
     assert "lies within the margin" in inside and "past" not in inside
     # review: equivalent at 5% (the 90% interval inside the margin) while the 95% one
     # reaches past it read "neither shown"
     unadjusted = row(-0.03, 0.02, "inconclusive").copy()
     unadjusted["verdict"] = "equivalent"
-    text = ledger.reading(unadjusted)
+    text = reading(unadjusted)
     assert text.startswith("equivalent at 5%") and "not after Holm" in text
     assert "neither" not in text
     # review: a no-difference decision 'reproduced' at 5% (equivalent) read as an effect
     premise = row(0.002, 0.017, "inconclusive", sign=0).copy()
     premise["verdict"] = "reproduced"
-    text = ledger.reading(premise)
+    text = reading(premise)
     assert text.startswith("equivalent at 5%") and "excludes 0 on one side" in text
 
 
@@ -122,58 +96,7 @@ def test_a_partial_profile_is_padded_to_its_planned_family_and_marked_interim(mo
     assert family.loc["a", "verdict_staged"].startswith("interim: ")
     assert "interim" not in ledger.book_family("cpu")
     assert (family.attrs["planned"], family.attrs["pending"]) == (2, 1)
-    assert ledger.ledger_table(family)["verdict"].iloc[0].startswith("interim: ")
-
-
-def test_changes_say_why_a_gate_differs_and_count_what_is_comparable():
-    cpu = holm([_d("a", 0.001, [6.5, 6.4]), _d("c", 0.001, [6.5, 6.685]),
-                _d("e", 0.3, [6.5, 6.4])])
-    long = holm([_d("a", 0.001, [6.5, 6.4]), _d("c", 0.001, [6.3, 6.3])])
-    families = {"cpu": cpu, "cpu-long": long}
-    out = ledger.changes(families, "cpu", "cpu-long")
-    assert list(out.index) == ["c"]
-    assert "does not read context" in out.loc["c", "cpu"]  # the gate's reason
-    text = ledger.changes_text(families, "cpu", "cpu-long")
-    assert text.startswith("2 of the 3 model decisions at cpu are made at cpu-long so far")
-    assert "1 of them changes verdict (at 5% or after Holm's adjustment) or stage" in text
-    same = ledger.changes_text({"cpu": cpu, "cpu-long": cpu}, "cpu", "cpu-long")
-    assert same.endswith("none of them changes verdict (at 5% or after Holm's adjustment) or "
-                         "stage.")
-
-
-def test_each_decision_is_costed_at_its_costlier_arms_training_flops():
-    """ledger.costed: a decision's train_flops is one run of its costlier arm at the
-    profile (the compute panels' x), so the E = H decisions sit above the small-E ones;
-    the wall-clock chapter's own conditions are used; a decision about no trained model
-    keeps NaN; an arm the conditions do not name stops the build."""
-    from albert_rerun.studies import conditions as C
-    from albert_rerun.studies.decisions import Chapter
-    cpu = resolve("cpu")
-    cells = C.asymmetry(cpu)
-
-    def flops(config):
-        return C.step_flops(config) * config.max_steps
-
-    def made(key, arms):
-        return replace(_d(key, 0.004, [6.5, 6.4]), arms=tuple(arms))
-    chapter = Chapter("asymmetry", pd.DataFrame(), [
-        made("small", ("E=32, all", "E=32, none")), made("EH", ("E=64, all", "E=64, none")),
-        made("mixed", ("E=32, all", "E=64, none")), made("groups", ("G=2", "G=1")),
-        made("check", ())])
-    out = {d.key: d.train_flops for d in ledger.costed(chapter, cpu)}
-    assert out["small"] == flops(cells["E=32, none"])
-    assert out["EH"] == flops(cells["E=64, none"]) > out["small"]
-    assert out["mixed"] == max(flops(cells["E=32, all"]), flops(cells["E=64, none"]))
-    assert out["groups"] == flops(C.grouped(cpu)[2])
-    assert out["check"] != out["check"]  # NaN: the panel places it at the base run
-    wide = C.wide_albert(cpu, 500)
-    timed = Chapter("wall_clock", pd.DataFrame(), [made("w", ("wide", "BERT-style"))],
-                    extra={"conditions": {"wide": wide, "BERT-style": C.bert_style(cpu)}})
-    assert ledger.costed(timed, cpu)[0].train_flops == max(
-        flops(wide), flops(C.bert_style(cpu)))
-    with pytest.raises(ValueError, match="E=99"):
-        ledger.costed(Chapter("asymmetry", pd.DataFrame(), [made("x", ("E=99, all",))]),
-                      cpu)
+    assert list(ledger.ledger_table({"cpu-long": family}).columns) == ["cpu-long (interim)"]
 
 
 def test_book_decisions_are_computed_once_per_state_of_the_store(monkeypatch, results):
@@ -261,20 +184,54 @@ def test_unplanned_labels_name_what_a_stretch_profile_leaves_out(monkeypatch):
     assert ledger.unplanned_labels(resolve("cpu"), "asymmetry") == []  # not a stretch profile
 
 
-def test_ledger_rows_keep_the_book_sign_and_label_holm_only_rows():
-    import pandas as pd
-    from albert_rerun.book import ledger
+def _sop_rows(low=6.2):
     base = dict(claim="sop_nsp", n_seeds=3, margin=2.0, unit="points", stage="no model",
                 gate_reason="", premise="", p_equivalence=float("nan"),
                 p_equivalence_holm=float("nan"))
-    rows = pd.DataFrame([
+    return pd.DataFrame([
         dict(base, label="bag of words on SOP pairs minus majority", paper_sign=0,
-             estimate=8.7, low=6.2, high=11.2, p_difference=0.001, p_difference_holm=0.001),
+             estimate=8.7, low=low, high=11.2, p_difference=0.001, p_difference_holm=0.001),
         dict(base, label="SOP pairs, probe: SOP-trained minus NSP-trained", paper_sign=1,
-             estimate=7.0, low=4.2, high=10.0, p_difference=0.01, p_difference_holm=0.2)])
-    table = ledger.findings_table(rows).reset_index()
-    assert table["decision"][0] == "majority vs bag of words on SOP pairs"
-    assert table.iloc[0, 3].startswith("-8.7")
-    assert "after Holm" in table["plain reading"][1]
+             estimate=7.0, low=4.2, high=10.0, p_difference=0.01, p_difference_holm=0.2),
+        dict(base, label="dropout 0.1 minus no dropout", paper_sign=-1, claim="dropout",
+             unit="nats", margin=0.027, estimate=-0.03, low=-0.05, high=-0.01,
+             p_difference=0.001, p_difference_holm=0.001)], index=["bow", "sop", "drop"])
+
+
+def test_ledger_rows_are_paper_positive_and_label_holm_only_rows():
+    """A row the paper signs -1 is turned (numbers and words); a row of no difference
+    whose interval lies above 0 at the first profile is turned at every profile; a
+    reading of no difference beside an interval excluding 0 says 'after Holm'."""
+    later = _sop_rows(low=-1.0)
+    table = ledger.ledger_table({"cpu": _sop_rows(), "cpu-long": later.iloc[:2]})
+    decisions = list(table.index.get_level_values("decision"))
+    assert decisions == ["majority vs bag of words on SOP pairs",
+                         "SOP pairs, probe: SOP-trained vs NSP-trained",
+                         "no dropout vs dropout 0.1"]
+    assert table.iloc[0, 0].startswith("-8.7 [-11.2, -6.2]")
+    assert table.iloc[0, 1].startswith("-8.7 [-11.2, +1.0]")  # turned there too
+    assert table.iloc[1, 0] == "+7.0 [+4.2, +10.0] undecided after Holm's adjustment"
+    assert table.iloc[2, 0] == "+0.030 [+0.010, +0.050] holds here"
+    assert table.iloc[2, 1] == "-"  # not made at that profile
+    assert list(table.index.get_level_values("margin")) == ["±2 points", "±2 points",
+                                                            "±0.027 nats"]
     assert ledger.paper_figure("-1.5 Avg") == "+1.5 Avg"
     assert ledger.paper_figure("52.0 (chance 50)") == "52.0 (chance 50)"
+
+
+def test_the_csv_holds_every_decision_at_every_profile_and_downloads_from_the_page():
+    import base64
+    import io
+    rows = _sop_rows().assign(method="bootstrap", in_family=False, arms=[(), ("a", "b"), ()],
+                              paper="-1.5 Avg", verdict="x", verdict_holm="x")
+    families = {"cpu": rows, "cpu-long": rows.iloc[:2]}
+    frame = pd.read_csv(io.StringIO(ledger.ledger_csv(families)))
+    assert list(zip(frame["key"], frame["profile"])) == [
+        ("bow", "cpu"), ("sop", "cpu"), ("drop", "cpu"), ("bow", "cpu-long"), ("sop", "cpu-long")]
+    drop = frame.iloc[2]
+    assert (drop["estimate"], drop["estimate (paper-positive)"]) == (-0.03, 0.03)
+    assert drop["paper_positive_figure"] == "+1.5 Avg" and frame["arms"][1] == "a / b"
+    html = ledger.csv_link(families, "ledger-cpu.csv").data
+    assert html.startswith('<a download="ledger-cpu.csv" href="data:text/csv;base64,')
+    data = html.split("base64,")[1].split('"')[0]
+    assert base64.b64decode(data).decode() == ledger.ledger_csv(families)

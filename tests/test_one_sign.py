@@ -144,7 +144,7 @@ def test_the_introduction_forest_draws_the_profiles_beside_the_sharing_cost_star
     import matplotlib
     matplotlib.use("Agg")
     import pandas as pd
-    from albert_rerun.book import headline_figures as HF
+    from albert_rerun.book import figures as HF
     row = dict(estimate=0.02, low=0.01, high=0.03, margin=0.027, paper_sign=1, unit="nats",
                stage="early training", p_difference=0.01, p_difference_holm=0.01,
                p_equivalence=float("nan"), p_equivalence_holm=float("nan"), n_seeds=3)

@@ -5,7 +5,7 @@ import pandas as pd
 import pytest
 
 from albert_rerun.book.text import times
-from albert_rerun.book import (chapter_box, confirmatory, first_screen, headline_figures,
+from albert_rerun.book import (chapter_box, confirmatory, figures, first_screen,
                                 headlines, plain, scale)
 from albert_rerun.stats.inference import EARLY, GATED
 from albert_rerun.profiles import resolve
@@ -46,7 +46,7 @@ def test_the_box_figure_is_legible_at_its_drawn_size():
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    fig = headline_figures.headline_figure("asymmetry", {"cpu": family(row(0.3, 0.1, 9.0))})
+    fig = figures.headline_figure("asymmetry", {"cpu": family(row(0.3, 0.1, 9.0))})
     width_px = fig.get_figwidth() * fig.dpi
     assert width_px <= 676  # the text column at 1280 px
     sizes = [t.get_fontsize() for t in fig.findobj(matplotlib.text.Text) if t.get_text()]
@@ -59,11 +59,11 @@ def test_chapter_4s_box_figure_names_the_pairs_each_row_is_measured_on():
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     frame = family(row(0.3, 0.1, 9.0).rename(headlines.HEADLINES["sop_nsp"].key))
-    fig = headline_figures.headline_figure("sop_nsp", {"confirmatory": frame, "cpu": frame})
+    fig = figures.headline_figure("sop_nsp", {"confirmatory": frame, "cpu": frame})
     labels = [t.get_text() for t in fig.axes[0].get_yticklabels()]
-    assert labels == ["cpu\n(cut-cue pairs)", "confirmatory\n(cue-free pairs)"]
+    assert labels == ["confirmatory\n(cue-free pairs)", "cpu\n(cut-cue pairs)"]
     plt.close(fig)
-    fig = headline_figures.headline_figure("asymmetry", {"cpu": family(row(0.3, 0.1, 9.0))})
+    fig = figures.headline_figure("asymmetry", {"cpu": family(row(0.3, 0.1, 9.0))})
     assert [t.get_text() for t in fig.axes[0].get_yticklabels()] == ["cpu"]
     plt.close(fig)
 

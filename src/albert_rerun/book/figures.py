@@ -1,21 +1,327 @@
-"""The chapters' figures, from the frames of the chapter modules (matplotlib).
+"""The book's figures (matplotlib), and what makes them read at the size they are shown.
 
-Every figure plots the primary metric, the held-out cross-entropy at [MASK] (lower is
-better), or Figure 1's layer transitions, with 95% t-intervals over seeds.
+- Effects in margins (``forest``): each decision's difference divided by its margin of
+  practical equivalence, so that the band of equivalence is [-1, 1] whatever the unit,
+  with its 95% interval, turned so that right of 0 is the paper's direction in every
+  row and coloured by its plain reading (``plain``). The ledger's figures, a chapter
+  box's (``headline_figure``) and the introduction's (``headline_forest``) are all one.
+- The chapters' figures from their runs: the cross-entropy at [MASK] by condition, the
+  learning curves with their paired difference along training, Figure 1's transitions.
+- Legibility: ``png`` saves a figure at the text column's width with no text under
+  ``MIN_FONT_PX`` and records its smallest text's height in the PNG (``FONT_KEY``),
+  which the book's browser check reads back; ``figure_problems`` checks a figure
+  object against the same rules (text, legend entries, rows, panel width).
 """
 from __future__ import annotations
 
+import io
 import textwrap
+from pathlib import Path
 
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from ..studies.decisions import CE
+from . import plain as PL
+from .headlines import EXTRA, EXTRA_NAMES, HEADLINES
 from ..stats.inference import summarize
+from ..studies.decisions import CE
 
+WIDTH_IN = 6.6  # the text column: 660 px at 100 dpi
+FIGURE_WIDTH_IN = 5.0  # a box's figure, shown at its own size under the column
+FONT_PT = 10  # 14 px at 100 dpi
 CE_LABEL = "cross-entropy at [MASK] (nats)"
+X_LIMIT = 15.0  # the widest an effect axis goes, in margins; past it an interval is cut
+BAND_COLOUR = "0.88"
+CLAIM_TITLES = {"asymmetry": "3. attention vs FFN", "sop_nsp": "4. SOP vs NSP",
+                "dropout": "5. dropout", "wall_clock": "6. wide ALBERT vs BERT",
+                "transitions": "7. transitions", "embedding_sweep": "8. small E",
+                "downstream": "downstream: pretrained vs random init"}
+READING_COLOURS = {PL.HOLDS: "tab:green", PL.TINY: "tab:olive", PL.NO_DIFFERENCE: "tab:blue",
+                   PL.REVERSED: "tab:red", PL.REVERSED_TINY: "tab:pink",
+                   PL.DIFFERS: "tab:red", PL.UNDECIDED: "0.45", PL.NOT_TESTABLE: "0.75"}
+PROFILE_MARKERS = {"smoke": "^", "cpu": "o", "cpu-long": "D", "gpu": "s",
+                   "confirmatory": "*"}
+# what a claim's sources measure where the confirmatory test measures something else
+# (chapter 4's cue-free confirmatory SOP result beside profiles' pairs that keep the cue)
+PAIRS = {"sop_nsp": {"confirmatory": "cue-free pairs", None: "cut-cue pairs"}}
+# a confirmatory primary outside ``HEADLINES`` and the profiles' decision of the same
+# comparison (all shared minus not shared at E = H, the same arms and sign everywhere)
+PROFILE_KEYS = {"confirm/sharing-cost": "asymmetry/all-none/E=H"}
 
+# -- legibility --------------------------------------------------------------------------
+
+FONT_KEY = "albert-rerun:min-font-px"  # the PNG tEXt chunk of the smallest text's height
+MIN_FONT_PX = 10.0  # the smallest text a reader should have to read, on the page
+COLUMN_PX = 660  # the book's text column at a 1280 px window (676 px), less a margin
+MAX_LEGEND_ENTRIES = 8  # in all of a figure's legends together
+MAX_ROWS = 12  # rows labelled in words on a figure's y axes, all panels together
+MIN_PANEL_PX = 300  # the narrowest a panel (an axes) may be shown
+
+
+def _shown(text) -> bool:
+    """A tick label is drawn only where its tick lies within its axis' view."""
+    axes = text.axes
+    if axes is None:
+        return True
+    for axis in (axes.xaxis, axes.yaxis):
+        for tick in axis.get_major_ticks() + axis.get_minor_ticks():
+            if text in (tick.label1, tick.label2):
+                lo, hi = sorted(axis.get_view_interval())
+                return (tick.get_visible() and tick.get_loc() is not None
+                        and lo <= tick.get_loc() <= hi)
+    return True
+
+
+def _texts(fig) -> list:
+    from matplotlib.text import Text
+    return [t for t in fig.findobj(Text) if t.get_visible() and t.get_text().strip()]
+
+
+def min_font_px(fig) -> float:
+    """The height in pixels of the smallest visible, non-empty text of ``fig`` at its
+    own dpi (a point is 1/72 inch); inf for a figure without text."""
+    sizes = [t.get_fontsize() for t in _texts(fig) if _shown(t)]
+    return min(sizes) * fig.dpi / 72 if sizes else float("inf")
+
+
+def _fit(fig, column_px: float = COLUMN_PX) -> None:
+    """``fig`` no wider than ``column_px`` at its dpi (its height kept: its panels get
+    narrower, not flatter), no text under ``MIN_FONT_PX``, laid out again if changed."""
+    changed = fig.get_figwidth() * fig.dpi > column_px
+    if changed:
+        fig.set_size_inches(column_px / fig.dpi, fig.get_figheight())
+    smallest = MIN_FONT_PX * 72 / fig.dpi
+    for text in _texts(fig):
+        if text.get_fontsize() < smallest:
+            text.set_fontsize(smallest)
+            changed = True
+    if changed and fig.get_layout_engine() is None:
+        try:
+            fig.set_layout_engine("constrained")
+        except RuntimeError:  # a colour bar or a layout this figure cannot change
+            pass
+    fig.canvas.draw()
+
+
+def _save(fig, savefig: dict) -> bytes:
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=fig.dpi,
+                metadata={FONT_KEY: f"{min_font_px(fig):.2f}"}, **savefig)
+    return buffer.getvalue()
+
+
+def _png_width(data: bytes) -> int:
+    return int.from_bytes(data[16:20], "big")  # the IHDR chunk's width
+
+
+def png(fig, dpi: float | None = None, fit: bool = True, **savefig) -> bytes:
+    """``fig`` as PNG bytes (tight bounding box, as the notebook's inline backend draws
+    it) with its smallest text's height recorded under ``FONT_KEY``; ``fit``: drawn at
+    the text column's width with legible text, narrower again while text outside the
+    axes makes the saved image wider than the column."""
+    if dpi is not None:
+        fig.set_dpi(dpi)
+    savefig.setdefault("bbox_inches", "tight")
+    fig.canvas.draw()  # lays out ticks, so that the tick labels shown are known
+    if fit:
+        _fit(fig)
+    data = _save(fig, savefig)
+    for _ in range(3 if fit else 0):
+        if _png_width(data) <= COLUMN_PX:
+            break
+        target = fig.get_figwidth() * fig.dpi * COLUMN_PX / _png_width(data)
+        _fit(fig, max(target, 0.5 * COLUMN_PX))
+        data = _save(fig, savefig)
+    return data
+
+
+def _rows(ax) -> int:
+    """The rows of ``ax`` labelled in words: its y tick labels that are not numbers."""
+    import re
+    number = re.compile(r"^[\u2212+-]?[\d.,]+(e[\u2212+-]?\d+)?%?$|^\$.*\$$")
+    return sum(1 for t in ax.get_yticklabels() if t.get_visible() and t.get_text().strip()
+               and _shown(t) and not number.match(t.get_text().strip()))
+
+
+def measure(fig) -> dict:
+    """``fig`` as the book shows it (``png``, then scaled to the column): ``drawn`` and
+    ``shown`` width in pixels, ``font_px`` (its smallest text, as shown),
+    ``legend_entries`` (all legends), ``rows`` (labelled in words, all panels) and
+    ``panel_px`` (each visible panel's width, as shown)."""
+    from matplotlib.legend import Legend
+    drawn = _png_width(png(fig))
+    scale = min(drawn, COLUMN_PX) / drawn
+    legends = {id(x): x for x in fig.findobj(Legend) if x.get_visible()}.values()
+    panels = [ax for ax in fig.axes if ax.get_visible() and ax.axison
+              and not hasattr(ax, "_colorbar")]
+    return {"drawn": drawn, "shown": round(drawn * scale),
+            "font_px": min_font_px(fig) * scale,
+            "legend_entries": sum(len([t for t in x.get_texts() if t.get_text().strip()])
+                                  for x in legends),
+            "rows": sum(_rows(ax) for ax in panels),
+            "panel_px": [ax.get_window_extent().width * scale for ax in panels]}
+
+
+def figure_problems(fig) -> list:
+    """Where ``fig``, as shown (``measure``), has text under ``MIN_FONT_PX``, more than
+    ``MAX_LEGEND_ENTRIES`` legend entries or ``MAX_ROWS`` rows, or a panel narrower than
+    ``MIN_PANEL_PX``; an empty list where it keeps the rules."""
+    m = measure(fig)
+    problems = []
+    if m["font_px"] < MIN_FONT_PX - 0.05:
+        problems.append(f"text {m['font_px']:.1f} px as shown (at {m['shown']} px)")
+    if m["legend_entries"] > MAX_LEGEND_ENTRIES:
+        problems.append(f"{m['legend_entries']} legend entries")
+    if m["rows"] > MAX_ROWS:
+        problems.append(f"{m['rows']} rows")
+    narrow = [round(w) for w in m["panel_px"] if w < MIN_PANEL_PX]
+    if narrow:
+        problems.append(f"panels {narrow} px wide as shown")
+    return problems
+
+
+def register() -> bool:
+    """In an IPython kernel, display every matplotlib figure through ``png``; False
+    outside one."""
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return False
+    shell = get_ipython()
+    if shell is None:
+        return False
+    from matplotlib.figure import Figure
+    # the inline backend registers its own PNG formatter at pyplot's first figure: make
+    # that happen now, so that this formatter comes after it
+    plt.close(plt.figure())
+    shell.display_formatter.formatters["image/png"].for_type(Figure, png)
+    return True
+
+
+def stored_font_px(path: Path) -> float | None:
+    """The smallest text's height recorded in a PNG file, None where none is."""
+    from PIL import Image
+    with Image.open(path) as image:
+        value = getattr(image, "text", {}).get(FONT_KEY)
+    return float(value) if value is not None else None
+
+
+# -- effects in margins ------------------------------------------------------------------
+
+def in_margins(rows: pd.DataFrame) -> pd.DataFrame:
+    """``rows`` (a judged family's rows) with x, x_low, x_high: the difference and its
+    interval in margins, turned so that positive is the paper's direction (a paper sign
+    of -1 negates them; 0, a claim of no difference, keeps them), and ``reading``: the
+    plain reading's head (``plain.row_reading``, which does not depend on the sign)."""
+    if (rows["margin"] <= 0).any():
+        raise ValueError(f"decisions {list(rows.index[rows['margin'] <= 0])} have no "
+                         f"positive margin to scale by")
+    sign = np.where(rows["paper_sign"].fillna(0).astype(int) < 0, -1.0, 1.0)
+    out = rows.copy()
+    ends = np.sort(np.stack([sign * rows["low"], sign * rows["high"]]), axis=0)
+    out["x"] = sign * rows["estimate"] / rows["margin"]
+    out["x_low"], out["x_high"] = ends / rows["margin"].to_numpy()
+    out["reading"] = [PL.row_reading(r).partition(": ")[0] for _, r in rows.iterrows()]
+    return out
+
+
+def marker(source: str) -> str:
+    return PROFILE_MARKERS.get(str(source).split(" ")[0], "P")
+
+
+def forest(rows: pd.DataFrame, title: str = "", width: float = WIDTH_IN):
+    """Effects in margins (``in_margins``), one row per distinct ``row`` (its y label,
+    the first on top) and a marker per ``source`` (a profile, or the confirmatory test)
+    within it, each source in the same place in every row; the colour is the plain
+    reading; the grey band is the margin; an interval past the axis ends in an arrow
+    head. ``rows``: a judged family's rows with columns ``row`` and ``source``, indexed
+    by decision key. The legend sits above the first row. Returns the figure; each
+    estimate's gid is ``source:key``, its interval's ``source:key/interval``."""
+    from matplotlib.lines import Line2D
+    frame = in_margins(rows.infer_objects())
+    labels = list(dict.fromkeys(frame["row"]))
+    sources = list(dict.fromkeys(frame["source"]))
+    one_each = bool((frame.groupby("row")["source"].nunique() <= 1).all())
+    step = 0 if one_each else 0.75 / len(sources)
+    per_row = 0.45 if one_each else 0.2 + 0.18 * len(sources)
+    fig, ax = plt.subplots(figsize=(width, 1.4 + per_row * len(labels)), dpi=100,
+                           layout="constrained")
+    values = np.abs(frame[["x", "x_low", "x_high"]].to_numpy(dtype=float))
+    limit = float(np.clip(np.ceil(1.1 * values[np.isfinite(values)].max(initial=0)), 3,
+                          X_LIMIT))
+    ax.axvspan(-1, 1, color=BAND_COLOUR, zorder=0, gid="equivalence-band")
+    ax.axvline(0, color="0.4", lw=0.8, zorder=0.5)
+    for key, r in frame.iterrows():
+        y = labels.index(r["row"]) + (sources.index(r["source"]) - (len(sources) - 1) / 2) * step
+        colour = READING_COLOURS.get(r["reading"], "0.45")
+        lo, hi = np.clip([r["x_low"], r["x_high"]], -limit, limit)
+        ax.plot([lo, hi], [y, y], color=colour, lw=2, gid=f"{r['source']}:{key}/interval")
+        for end, cut, head in ((lo, r["x_low"] < -limit, "<"), (hi, r["x_high"] > limit, ">")):
+            if cut:
+                ax.plot(end, y, head, color=colour, markersize=6)
+        shape = marker(r["source"])
+        ax.plot(np.clip(r["x"], -limit, limit), y, shape, color=colour, gid=f"{r['source']}:{key}",
+                markeredgecolor="black", markersize=13 if shape == "*" else 7)
+    none = frame.groupby("row")["paper_sign"].apply(lambda s: (s.fillna(0) == 0).all())
+    ax.set_yticks(range(len(labels)), ["\n".join(textwrap.fill(line, 30) for line in (
+        str(t) + ("\n(paper: no difference)" if none[t] else "")).split("\n"))
+        for t in labels], fontsize=FONT_PT)
+    for y in range(1, len(labels)):
+        ax.axhline(y - 0.5, color="0.85", lw=0.6, zorder=0)
+    ax.set(ylim=(len(labels) - 0.5, -0.5), xlim=(-limit, limit))
+    ax.set_xlabel("difference in margins; right of 0: the paper's direction", fontsize=FONT_PT)
+    ax.tick_params(labelsize=FONT_PT)
+    ax.spines[["top", "right"]].set_visible(False)
+    if title:
+        ax.set_title(textwrap.fill(title, 70), fontsize=FONT_PT)
+    handles = [Line2D([], [], color=c, lw=2, label=v) for v, c in READING_COLOURS.items()
+               if v in set(frame["reading"])]
+    handles += [] if one_each else [
+        Line2D([], [], ls="", marker=marker(s), color="white", markeredgecolor="black",
+               markersize=11 if marker(s) == "*" else 7, label=s) for s in sources]
+    fig.legend(handles=handles, loc="outside upper center", ncol=3, fontsize=FONT_PT,
+               frameon=False)
+    return fig
+
+
+def _pairs(claim: str, source: str) -> str:
+    notes = PAIRS.get(claim, {})
+    return notes.get(source, notes.get(None, ""))
+
+
+def headline_figure(claim: str, families: dict):
+    """A chapter box's figure: its headline decision at each source of ``families``
+    ({source: judged family}), a row each, in margins (``forest``)."""
+    key = HEADLINES[claim].key
+    rows = [f.loc[key].rename(key) for f in families.values() if key in f.index]
+    names = [p for p, f in families.items() if key in f.index]
+    labels = [p + (f"\n({_pairs(claim, p)})" if _pairs(claim, p) else "") for p in names]
+    return forest(pd.DataFrame(rows).assign(row=labels, source=names), width=FIGURE_WIDTH_IN)
+
+
+def headline_forest(families: dict):
+    """The introduction's figure: each chapter's headline decision, and the other primary
+    decisions (``headlines.EXTRA``), at each source of ``families`` (the confirmatory
+    test and the profiles), a row per decision, in margins (``forest``)."""
+    rows = []
+    for claim, h in HEADLINES.items():
+        title = CLAIM_TITLES[claim]
+        if "confirmatory" in families and h.key in families["confirmatory"].index \
+                and _pairs(claim, "confirmatory"):
+            title += f" (star: {_pairs(claim, 'confirmatory')})"
+        wanted = [(h.key, title, h.key)]
+        wanted += [(key, f"{title.split('.')[0]}. {EXTRA_NAMES[key]}", PROFILE_KEYS.get(key))
+                   for key, (owner, _) in EXTRA.items() if owner == claim]
+        for key, label, same in wanted:
+            for source, f in families.items():
+                found = key if key in f.index else same if same in f.index else None
+                if found is not None:
+                    rows.append(f.loc[found].to_frame().T.assign(row=label, source=source))
+    return forest(pd.concat(rows))
+
+
+# -- the chapters' figures ----------------------------------------------------------------
 
 def intervals(ax, frame: pd.DataFrame, conditions, labels=None, metric: str = CE,
               offset: float = 0.0, color=None, label=None):
@@ -26,62 +332,48 @@ def intervals(ax, frame: pd.DataFrame, conditions, labels=None, metric: str = CE
     errors = np.where(finite, [table["mean"] - table["low"], table["high"] - table["mean"]], 0)
     ax.errorbar(x, table["mean"], yerr=errors, fmt="o", capsize=3, color=color, label=label)
     ax.set_xticks(np.arange(len(conditions)), labels or [str(c) for c in conditions])
-    # room at either end, so the outer intervals do not sit on the next panel's labels
     ax.set_xlim(-0.5 + min(offset, 0), len(conditions) - 0.5 + max(offset, 0))
     return ax
 
 
-def levels(ax, rungs: dict) -> None:
-    """The unigram and left-bigram rungs as horizontal lines, where they are in view."""
-    low, high = ax.get_ylim()
-    for value, name, style in ((rungs["unigram_loss_at_mask"], "unigram", "--"),
-                               (rungs["bigram_loss_at_mask"], "left bigram", ":")):
-        if low <= value <= high:
-            ax.axhline(value, ls=style, color="grey", lw=1)
-            ax.annotate(name, (1.0, value), xycoords=("axes fraction", "data"),
-                        ha="right", va="bottom", fontsize=7, color="grey")
+def _ce_label() -> str:
+    return textwrap.fill(CE_LABEL, 22)
 
 
 def asymmetry(runs: pd.DataFrame, grouped: pd.DataFrame, small: int, H: int, schemes):
-    """Chapter 3's figure: the cross-entropy at [MASK] by the blocks shared across
-    layers, both embedding sizes in one panel (side by side at each scheme); under it,
+    """Chapter 3's figure: the cross-entropy at [MASK] by the blocks shared across layers,
+    both embedding sizes side by side at each scheme; under it, on the same y axis,
     where the profile trains them, the models with all blocks shared within each of G
-    groups, on the same y axis (a cold reader compared heights across panels). Drawn
-    for the 660-px column: issue #41 found three panels side by side 200, 200 and
-    140 px wide as shown."""
-    rows = 2 if len(grouped) else 1
-    fig, axes = plt.subplots(rows, 1, squeeze=False, sharey=True, dpi=100,
-                             figsize=(6.6, 3.3 * rows + 0.2))
+    groups."""
+    n = 2 if len(grouped) else 1
+    fig, axes = plt.subplots(n, 1, squeeze=False, sharey=True, dpi=100,
+                             figsize=(WIDTH_IN, 3.3 * n + 0.2), layout="constrained")
     top = axes[0, 0]
     for offset, e, colour in ((-0.08, small, "C0"), (0.08, H, "C1")):
-        name = f"E = {e}" + (" = H" if e == H else "")
-        intervals(top, runs, [f"E={e}, {s}" for s in schemes], list(schemes),
-                  offset=offset, color=colour, label=name)
+        intervals(top, runs, [f"E={e}, {s}" for s in schemes], list(schemes), offset=offset,
+                  color=colour, label=f"E = {e}" + (" = H" if e == H else ""))
     top.set(title="by the blocks shared across layers, at two embedding sizes E",
-            xlabel="blocks shared across layers", ylabel=textwrap.fill(CE_LABEL, 22))
-    top.legend(fontsize=10)
-    if rows == 2:
+            xlabel="blocks shared across layers", ylabel=_ce_label())
+    top.legend()
+    if n == 2:
         bottom = axes[1, 0]
         groups = list(dict.fromkeys(grouped["condition"]))
         intervals(bottom, grouped, groups, [g.split("=")[1] for g in groups])
         bottom.set(title=f"all blocks shared within each of G groups of layers (E = {small})",
                    xlabel="number of groups G (one group: all layers share)",
-                   ylabel=textwrap.fill(CE_LABEL, 22))
+                   ylabel=_ce_label())
         bottom.yaxis.set_tick_params(labelleft=True)
-    fig.tight_layout()
     return fig
 
 
 def curve_differences(runs: pd.DataFrame, a: str, b: str, metric: str = CE) -> pd.DataFrame:
     """Condition ``a`` minus ``b`` along training, paired by seed: at each curve point,
-    matched by its share of each run's schedule (every eighth; arms of different steps,
-    such as the equal-time ones, meet at equal shares of their budgets), the mean over
-    the seeds both arms have with its 95% t-interval (as
-    ``studies.confirm_analysis.curve_differences`` for the confirmatory runs). Columns:
-    share, step (``a``'s), mean, low, high, seeds."""
+    matched by its share of each run's schedule (arms of different steps meet at equal
+    shares of their budgets), the mean over the seeds both arms have with its 95%
+    t-interval. Columns: share, step (``a``'s), mean, low, high, seeds."""
     from ..stats.inference import mean_interval
     from ..studies.confirm_analysis import schedule_points
-    runs = runs[runs["curve"].map(lambda c: isinstance(c, list))]  # runs without a curve
+    runs = runs[runs["curve"].map(lambda c: isinstance(c, list))]
     left, right = schedule_points(runs, a, metric), schedule_points(runs, b, metric)
     rows = []
     for share in sorted({k[1] for k in left} & {k[1] for k in right}):
@@ -94,39 +386,34 @@ def curve_differences(runs: pd.DataFrame, a: str, b: str, metric: str = CE) -> p
 
 def curves(runs: pd.DataFrame, x: str = "step", xscale: float = 1.0, xlabel: str = "step",
            conditions=None, differences=None):
-    """The learning curves (cross-entropy at [MASK] on the first held-out sequences):
-    mean over seeds, band the seeds' range; under them, where they lie on top of each
-    other, their paired difference along training (``curve_differences``: mean over
-    seeds with its 95% interval, 0 dashed). ``differences``: (a, b) pairs, a minus b;
-    None: with two conditions the first minus the second, with more each other one
-    minus the first (the chapter's reference arm). The difference is drawn against the
-    step where both arms train the same steps, else against the share of each one's
-    schedule."""
+    """The learning curves (cross-entropy at [MASK] on the first held-out sequences): mean
+    over seeds, band the seeds' range; under them their paired difference along
+    training (``curve_differences``). ``differences``: (a, b) pairs, a minus b; None:
+    with two conditions the first minus the second, with more each other one minus the
+    first. The difference is drawn against the step where both arms train the same
+    steps, else against the share of each one's schedule."""
     names = [n for n in (conditions or dict.fromkeys(runs["condition"]))
-             if any(isinstance(c, list) and c
-                    for c in runs.loc[runs["condition"] == n, "curve"])]
+             if any(isinstance(c, list) and c for c in runs.loc[runs["condition"] == n, "curve"])]
     if differences is None:
         differences = ([(names[0], names[1])] if len(names) == 2
                        else [(n, names[0]) for n in names[1:]])
     fig, axes = plt.subplots(2 if differences else 1, 1, squeeze=False, dpi=100,
-                             figsize=(6.6, 6.2 if differences else 3.6),
-                             gridspec_kw={"height_ratios": [1.2, 1] if differences else [1]})
-    ax = axes[0, 0]
-    colours = {}
+                             figsize=(WIDTH_IN, 6.2 if differences else 3.6),
+                             height_ratios=[1.2, 1] if differences else [1],
+                             layout="constrained")
+    ax, colours = axes[0, 0], {}
     for name in names:
-        curves = [pd.DataFrame(c) for c in runs.loc[runs["condition"] == name, "curve"]]
-        curves = [c for c in curves if not c.empty]
-        steps = curves[0][x].to_numpy() * xscale
-        values = np.stack([c[CE].to_numpy() for c in curves])
+        found = [pd.DataFrame(c) for c in runs.loc[runs["condition"] == name, "curve"]]
+        found = [c for c in found if not c.empty]
+        steps = found[0][x].to_numpy() * xscale
+        values = np.stack([c[CE].to_numpy() for c in found])
         line, = ax.plot(steps, values.mean(0), label=str(name))
         colours[name] = line.get_color()
         ax.fill_between(steps, values.min(0), values.max(0), alpha=0.2)
-    ax.set(xlabel=xlabel, ylabel=textwrap.fill(CE_LABEL, 22))
-    ax.set_title("mean over seeds (band: the seeds' range)", fontsize=10)
-    ax.legend(fontsize=10)
+    ax.set(xlabel=xlabel, ylabel=_ce_label(), title="mean over seeds (band: the seeds' range)")
+    ax.legend()
     if differences:
         _differences(axes[1, 0], runs, differences, colours, xscale if x == "step" else 1.0)
-    fig.tight_layout()
     return fig
 
 
@@ -137,77 +424,71 @@ def _differences(ax, runs: pd.DataFrame, pairs, colours: dict, xscale: float) ->
     for a, b in pairs:
         d = curve_differences(runs, a, b)
         where = d["step"] * xscale if same else d["share"]
-        colour = colours.get(a) if len(pairs) > 1 else "C0"  # a wide arm's own colour
+        colour = colours.get(a) if len(pairs) > 1 else "C0"
         ax.fill_between(where, d["low"], d["high"], color=colour, alpha=0.25, lw=0)
         ax.plot(where, d["mean"], "o-", ms=3, color=colour, label=f"{a} minus {b}")
     ax.axhline(0, color="0.4", lw=0.8, ls="--")
-    ax.set_xlabel("step" if same else "share of training (each arm's own schedule)")
-    ax.set_ylabel("difference (nats)")
+    ax.set(xlabel="step" if same else "share of training (each arm's own schedule)",
+           ylabel="difference (nats)")
     if len(pairs) == 1:
         ax.set_title(textwrap.fill(f"{pairs[0][0]} minus {pairs[0][1]}, paired by seed: "
-                                   f"mean, 95% interval", 70), fontsize=10)
+                                   f"mean, 95% interval", 70))
     else:
-        ax.set_title("paired by seed: mean, 95% interval", fontsize=10)
-        ax.legend(fontsize=10)
+        ax.set_title("paired by seed: mean, 95% interval")
+        ax.legend()
 
 
 def embedding_sweep(runs: pd.DataFrame, sizes):
-    fig, ax = plt.subplots(figsize=(5.5, 3.4))
-    for offset, (sharing, color) in zip((-0.06, 0.06), (("none", "C0"), ("all", "C1"))):
+    """Chapter 8's figure: the cross-entropy at [MASK] by embedding size, not shared and
+    all shared side by side."""
+    fig, ax = plt.subplots(figsize=(WIDTH_IN, 3.6), dpi=100, layout="constrained")
+    for offset, sharing, colour in ((-0.06, "none", "C0"), (0.06, "all", "C1")):
         intervals(ax, runs, [f"{sharing}, E={e}" for e in sizes], [str(e) for e in sizes],
-                  offset=offset, color=color, label=f"{sharing} shared")
+                  offset=offset, color=colour, label=f"{sharing} shared")
     ax.set(xlabel="embedding size E", ylabel=CE_LABEL)
-    ax.legend(fontsize=8)
-    fig.tight_layout()
+    ax.legend()
     return fig
 
 
 def transitions(runs: pd.DataFrame):
     """Figure 1: L2 distance and angle per layer, trained (solid) and at initialization
-    (dashed), mean over seeds; one panel above the other, at the text column's width
-    (issue #41: two panels side by side were 261 px wide as shown)."""
-    fig, axes = plt.subplots(2, 1, figsize=(6.6, 6.4), dpi=100, sharex=True)
-    for ax, measure, label in zip(axes, ("l2", "angle"), ("L2 distance", "angle (degrees)")):
-        for (name, color) in zip(dict.fromkeys(runs["condition"]), ("C0", "C1")):
+    (dashed), mean over seeds, one panel above the other."""
+    fig, axes = plt.subplots(2, 1, figsize=(WIDTH_IN, 6.4), dpi=100, sharex=True,
+                             layout="constrained")
+    for ax, measure_, label in zip(axes, ("l2", "angle"), ("L2 distance", "angle (degrees)")):
+        for name, colour in zip(dict.fromkeys(runs["condition"]), ("C0", "C1")):
             part = runs[runs["condition"] == name]
             for prefix, style, state in (("", "-", "trained"), ("control_", "--", "random init")):
-                column = f"{prefix}transition_{measure}"
-                values = [v for v in part.get(column, []) if isinstance(v, list)]
-                if not values:
-                    continue
-                mean = np.mean(values, axis=0)
-                ax.plot(np.arange(1, len(mean) + 1), mean, style, color=color,
-                        label=f"{name}, {state}")
-        ax.set(ylabel=label)
-        ax.set_title(f"{label.split(' (')[0]} between each layer's input and output",
-                     fontsize=10)
+                values = [v for v in part.get(f"{prefix}transition_{measure_}", [])
+                          if isinstance(v, list)]
+                if values:
+                    mean = np.mean(values, axis=0)
+                    ax.plot(np.arange(1, len(mean) + 1), mean, style, color=colour,
+                            label=f"{name}, {state}")
+        ax.set(ylabel=label, title=f"{label.split(' (')[0]} between each layer's input and output")
     axes[1].set_xlabel("layer")
     axes[1].xaxis.set_major_locator(plt.MaxNLocator(integer=True))
     axes[0].xaxis.set_tick_params(labelbottom=True)
     if axes[0].get_lines():
-        axes[0].legend(fontsize=9, ncol=2)
-    fig.tight_layout()
+        axes[0].legend(ncol=2)
     return fig
 
 
 def sop_nsp(runs: pd.DataFrame):
-    """Chapter 4's figure: the probes' accuracy on SOP and NSP pairs in one panel (each
-    test set's majority share dashed, in its colour) and the cross-entropy at [MASK]
-    under it, by objective; at the text column's width (issue #41: three panels side by
-    side were 176 px wide as shown)."""
+    """Chapter 4's figure: the probes' accuracy on SOP and NSP pairs (each test set's
+    majority share dashed, in its colour) and under it the cross-entropy at [MASK], by
+    objective."""
     conditions = list(dict.fromkeys(runs["condition"]))
-    fig, (top, bottom) = plt.subplots(2, 1, figsize=(6.6, 6.2), dpi=100)
+    fig, (top, bottom) = plt.subplots(2, 1, figsize=(WIDTH_IN, 6.2), dpi=100,
+                                      layout="constrained")
     for offset, pairs, colour in ((-0.08, "sop", "C0"), (0.08, "nsp", "C1")):
         intervals(top, runs, conditions, metric=f"{pairs}_accuracy_probe", offset=offset,
                   color=colour, label=f"{pairs.upper()} pairs")
         top.axhline(runs[f"{pairs}_majority"].iloc[0], ls="--", color=colour, lw=1)
     top.set(title="probe accuracy on held-out pairs (dashed: each set's majority share)",
             xlabel="pretraining objective", ylabel="probe accuracy")
-    top.legend(fontsize=10)
+    top.legend()
     intervals(bottom, runs, conditions)
     bottom.set(title="cross-entropy at [MASK] on the common held-out set",
-               xlabel="pretraining objective", ylabel=textwrap.fill(CE_LABEL, 22))
-    for ax in (top, bottom):
-        ax.title.set_fontsize(10)
-    fig.tight_layout()
+               xlabel="pretraining objective", ylabel=_ce_label())
     return fig

@@ -1,31 +1,34 @@
-"""The claims ledger (chapter 9): every chapter's decisions as one family, adjusted with
-Holm over the book (``book_family``), its table and counts, the profiles whose stored
-results cover the whole book, and the compute the runs took. Its functions take the
-profile resolved (``profiles.ResolvedProfile``); those a notebook calls (``book_family``,
-``published_families``, ``beside_sections``, ``training_compute``) and the cached
-``book_decisions`` also take a name. The families it returns are keyed by name."""
+"""The claims ledger (chapter 9): every chapter's decisions as one family per profile,
+adjusted with Holm over the profile's decisions (``book_family``), the profiles whose
+stored results cover the whole book (``published_families``), and what the ledger's page
+shows of them: one table of every decision at every profile (``ledger_table``), its
+figures (``ledger_figures``), every column behind them as a CSV (``csv_link``) and the
+values it glues (``ledger_glue``). Its functions take the profile resolved
+(``profiles.ResolvedProfile``); those a notebook calls also take a name. The families it
+returns are keyed by name."""
 from __future__ import annotations
 
 import pandas as pd
 
 from ..profiles import ResolvedProfile, resolve
 from ..studies import conditions as C
+from ..studies.decisions import MissingRuns, interval_text, signed, unit_digits
+from ..stats.inference import holm, is_interim
 from .asymmetry import asymmetry
-from ..studies.decisions import MissingRuns, agree
 from .downstream import downstream_gate
 from .dropout import dropout
 from .embedding_size import embedding_sweep
 from .sop_nsp import sop_nsp
-from ..stats.inference import EARLY, GATED, NO_MODEL, PAST, holm, is_interim
+from .text import machines_text
 from .transitions import transitions
-from .text import machines_text, reading
-from .plain import row_reading, size
 from .wall_clock import wall_clock
-
 
 CHAPTERS = {"asymmetry": asymmetry, "sop_nsp": sop_nsp, "dropout": dropout,
             "wall_clock": wall_clock, "transitions": transitions,
             "embedding_sweep": embedding_sweep, "downstream": downstream_gate}
+# Masked positions per 512-token sequence: the official code's default
+# max_predictions_per_seq (whether the paper's runs used it is not stated).
+PAPER_MASKED = 20
 
 
 def store_state() -> tuple:
@@ -60,8 +63,7 @@ def book_decisions(profile: ResolvedProfile | str, seeds=None, device="auto",
     """Every decision of the book at ``profile``: the family the ledger adjusts (the
     chapters' tables and downstream summaries are not built for it). A profile trained
     in stretches (``conditions.STRETCH_PROFILES``) gives the decisions of its claims whose
-    runs are all stored so far; a chapter with none is left out. Each decision carries
-    its arms' training FLOPs (``costed``).
+    runs are all stored so far; a chapter with none is left out.
 
     Computed once per state of the results store in a process: a chapter's page asks
     for the same profiles' decisions several times (its own family, the profiles it
@@ -89,7 +91,7 @@ def _book_decisions(profile: ResolvedProfile, seeds, device, train_missing) -> l
         if claim not in claims and not (claim == "asymmetry" and "grouped" in claims):
             continue
         if not partial:
-            out += costed(make(profile, seeds, device, train_missing, present=False), profile)
+            out += make(profile, seeds, device, train_missing, present=False).decisions
             continue
         try:
             if claim == "downstream":
@@ -99,45 +101,11 @@ def _book_decisions(profile: ResolvedProfile, seeds, device, train_missing) -> l
                                partial=True)
         except MissingRuns:
             continue
-        out += costed(chapter, profile)
+        out += chapter.decisions
     if partial:  # checks of the test sets compare no model: they are the cpu book's
         out = [d for d in out if d.arms]
     return out
 
-
-def arm_configs(chapter, profile: ResolvedProfile) -> dict:
-    """{condition name: config} of a chapter's arms at ``profile``: the wall-clock
-    chapter's own conditions (they depend on its sweep and timing), the base run for the
-    downstream test, Table 4's cells and the grouped models (``G=<g>``, as the chapter
-    names them) for the asymmetry chapter, else the claim's ``conditions``."""
-    if "conditions" in chapter.extra:
-        return dict(chapter.extra["conditions"])
-    if chapter.claim == "downstream":
-        return {"base": C.base(profile)}
-    if chapter.claim == "asymmetry":
-        groups = C.grouped(profile) if "grouped" in C.profile_claims(profile) else {}
-        return {**C.asymmetry(profile), **{f"G={g}": c for g, c in groups.items()}}
-    return C.claim_conditions(profile, chapter.claim)
-
-
-def costed(chapter, profile: ResolvedProfile) -> list:
-    """The chapter's decisions, each with ``train_flops``: the training FLOPs of one run
-    of its costlier arm (``conditions.step_flops`` times its steps), where the compute
-    panels place it. The larger, not the mean: the compute the comparison had to reach
-    (the wide model against the BERT-style one at equal time is placed at the wide
-    model's). A decision about no trained model keeps NaN; an arm the chapter's
-    conditions do not name is a bug and stops the build."""
-    from dataclasses import replace
-    configs = arm_configs(chapter, profile)
-    out = []
-    for d in chapter.decisions:
-        unknown = [a for a in d.arms if a not in configs]
-        if unknown:
-            raise ValueError(f"decision {d.key!r}: arms {unknown} are not among the "
-                             f"{chapter.claim} conditions at profile {profile.name!r}")
-        flops = [C.step_flops(configs[a]) * configs[a].max_steps for a in d.arms]
-        out.append(replace(d, train_flops=max(flops)) if flops else d)
-    return out
 
 
 def book_family(profile: ResolvedProfile | str, seeds=None, device="auto",
@@ -204,159 +172,6 @@ def planned_keys(profile: ResolvedProfile) -> list:
             if d.arms and d.claim in trained and set(d.arms) <= trained[d.claim]]
 
 
-CLAIM_TITLES = {
-    "asymmetry": ("3", "Sharing attention is nearly free; sharing the FFN costs (Table 4)",
-                  "03_asymmetry"),
-    "sop_nsp": ("4", "SOP beats NSP; NSP models only topic (Table 5)", "04_sop_nsp"),
-    "dropout": ("5", "Removing dropout helps (Table 8, Figure 2b)", "05_dropout"),
-    "wall_clock": ("6", "The wide ALBERT wins at equal compute (Table 6)", "06_wall_clock"),
-    "transitions": ("7", "Layer transitions are smoother under sharing (Figure 1)",
-                    "07_transitions"),
-    "embedding_sweep": ("8", "Not shared improves with E; all-shared best at a small E "
-                             "(Table 3)", "08_embedding_size"),
-    "downstream": ("-", "Pretraining helps downstream (the premise of every Avg column)",
-                   "03_asymmetry"),
-}
-
-
-def _versus(label: str) -> str:
-    """A decision's label without its registered order: 'A minus B' read 'A vs B'
-    (its number beside it is paper-positive)."""
-    return str(label).replace(" minus ", " vs ")
-
-
-def paper_positive_frame(frame: pd.DataFrame) -> pd.DataFrame:
-    """``frame`` with every difference turned so that positive is the paper's direction
-    (a row the paper signs negative: estimate and interval negated, its paper sign +1)
-    and each label read 'A vs B', for the figures that put the paper's side right."""
-    frame = frame.copy()
-    turned = frame["paper_sign"].astype(int) < 0
-    frame.loc[turned, "estimate"] = -frame.loc[turned, "estimate"]
-    frame.loc[turned, ["low", "high"]] = -frame.loc[turned, ["high", "low"]].to_numpy()
-    frame.loc[turned, "paper_sign"] = 1
-    frame["label"] = frame["label"].map(_versus)
-    return frame
-
-
-def _shown(row) -> tuple:
-    """A row as the ledger's tables show it: its label read 'A vs B' and the row itself,
-    except a row where the paper says there is no difference and whose interval lies
-    wholly above 0, its first arm ahead ('bag of words on SOP pairs minus majority'):
-    that one is turned ('majority vs bag of words on SOP pairs', numbers negated), so
-    that a positive number never reads as the paper's direction where it goes against
-    the paper."""
-    label = str(row["label"])
-    if (int(row["paper_sign"]) == 0 and label.count(" minus ") == 1
-            and float(row["low"]) > 0):
-        first, _, second = label.partition(" minus ")
-        head, sep, first = first.rpartition(": ")  # 'SOP pairs, probe: A minus B'
-        row = row.copy()
-        row["estimate"], row["low"], row["high"] = (-float(row["estimate"]),
-                                                    -float(row["high"]), -float(row["low"]))
-        return f"{head}{sep}{second} vs {first}", row
-    return _versus(label), row
-
-
-def paper_figure(text) -> str:
-    """The paper's figure turned to the book's sign: every signed figure is the paper's
-    own direction, so it reads positive ('-1.5 Avg', the cost of sharing, reads '+1.5
-    Avg'); unsigned ones ('52.0 (chance 50)', words) are kept."""
-    text = str(text)
-    for minus in ("-", "\u2212"):
-        if text.startswith(minus) and text[1:2].isdigit():
-            return "+" + text[1:]
-    return text
-
-
-def _label(row) -> str:
-    """The row's one label: its plain reading, and 'after Holm (the interval excludes 0
-    before)' where it shows no difference though its 95% interval excludes 0
-    (``headlines.one_label``), so that no label contradicts the interval beside it."""
-    from .headlines import answer, one_label
-    reading = row_reading(row)
-    if reading.partition(": ")[0] in ("undecided", "no difference here"):
-        return one_label(answer(row))
-    return reading
-
-
-def findings_table(family: pd.DataFrame) -> pd.DataFrame:
-    """One row per decision, grouped by claim: ours, paper-positive, with its margin and
-    its one label, the plain reading (``plain.row_reading``; ``_label``)."""
-    rows = []
-    for _, row in family.iterrows():
-        number, title, _ = CLAIM_TITLES[row["claim"]]
-        label, shown = _shown(row)
-        rows.append({"#": number, "claim": title, "decision": label,
-                     "ours (positive: the paper's direction)": size(shown),
-                     "margin": f"±{row['margin']:.3g}", "plain reading": _label(row)})
-    return pd.DataFrame(rows).set_index(["#", "claim", "decision"])
-
-
-def ledger_table(family: pd.DataFrame) -> pd.DataFrame:
-    """``findings_table`` with the paper's figure (turned to the book's sign,
-    ``paper_figure``), the arms' levels, the verdicts at 5% and after Holm with the
-    stage, and what the numbers say."""
-    table = findings_table(family)
-    table.insert(0, "paper (positive: its direction)", [paper_figure(p) for p in family["paper"]])
-    table["arms' level"] = [r["arm_levels"] or "no trained model"
-                            for _, r in family.iterrows()]
-    table["verdict"] = [("interim: " if is_interim(r) else "") + r["verdict"]
-                        for _, r in family.iterrows()]
-    table["verdict (Holm) and stage"] = list(family["verdict_staged"])
-    table["what the numbers say"] = [reading(r) for _, r in family.iterrows()]
-    return table
-
-
-def reading_counts(family: pd.DataFrame) -> pd.DataFrame:
-    """The decisions counted by plain reading (columns, in ``plain.READING_WORDS``'
-    order, those present) and stage (rows)."""
-    from .plain import READING_WORDS
-    heads = family.apply(lambda r: row_reading(r).partition(": ")[0], axis=1)
-    table = pd.crosstab(family["stage"], heads)
-    return table[[w for w in READING_WORDS if w in table.columns]].rename_axis(
-        index="stage", columns="plain reading")
-
-
-def reading_summary(family: pd.DataFrame) -> str:
-    """'3 holds here, 12 undecided, 2 not testable here': the decisions by reading."""
-    counts = reading_counts(family).sum()
-    return ", ".join(f"{int(n)} {word}" for word, n in counts.items() if n)
-
-
-def changes(families: dict, before: str, after: str) -> pd.DataFrame:
-    """The decisions whose verdict (at 5% or after Holm) or stage differs between two
-    profiles' families
-    (e.g. cpu and cpu-long), with both staged verdicts (a gated one carries its reason:
-    a gate that opens because an interval widened is not a model that learned more);
-    decisions one profile lacks are left out (``changes_text`` counts them)."""
-    a, b = families[before], families[after]
-    shared = [k for k in a.index if k in b.index]
-
-    def numbers(family, k) -> str:  # the verdicts alone hide what moved
-        row = family.loc[k]
-        return f"{size(_shown(row)[1])}, at 5%: {row['verdict']}"
-    columns = ["decision", f"{before}: estimate [95%], paper-positive", before,
-               f"{after}: estimate [95%], paper-positive", after]
-    rows = [dict(zip(columns, (_shown(a.loc[k])[0], numbers(a, k), a.loc[k, "verdict_staged"],
-                               numbers(b, k), b.loc[k, "verdict_staged"])))
-            for k in shared if (a.loc[k, "verdict"], a.loc[k, "verdict_holm"], a.loc[k, "stage"])
-            != (b.loc[k, "verdict"], b.loc[k, "verdict_holm"], b.loc[k, "stage"])]
-    return pd.DataFrame(rows, columns=columns).set_index("decision")
-
-
-def changes_text(families: dict, before: str, after: str) -> str:
-    """'4 of the 22 decisions at cpu are made at cpu-long so far; 1 of them changes
-    verdict or stage (below).' The count a changes table needs to be read by."""
-    a, b = families[before], families[after]
-    shared = [k for k in a.index if k in b.index and a.loc[k, "stage"] != NO_MODEL]
-    changed = len(changes(families, before, after))
-    model = int((a["stage"] != NO_MODEL).sum())
-    return (f"{len(shared)} of the {model} model decisions at {before} are made at {after}"
-            f"{' so far' if still_training(resolve(after)) else ''}; "
-            + (f"{changed} of them {'changes' if changed == 1 else 'change'} verdict (at "
-               f"5% or after Holm's adjustment) or stage (below)." if changed else
-               "none of them changes verdict (at 5% or after Holm's adjustment) or stage."))
-
 
 def published_profiles(current: ResolvedProfile) -> list:
     """The profiles (resolved) whose stored results cover the whole book: ``current``
@@ -397,6 +212,7 @@ def stacked(families: dict) -> pd.DataFrame:
     return pd.concat([family.assign(profile=p) for p, family in families.items()])
 
 
+
 def training_hours(profile: ResolvedProfile) -> float:
     """Hours of pretraining the profile's stored runs recorded, all of them together."""
     from ..engine.store import read_json
@@ -407,36 +223,12 @@ def training_hours(profile: ResolvedProfile) -> float:
     return total / 3600
 
 
+
 def training_compute(profile: ResolvedProfile | str) -> float:
-    """Training FLOPs of one base run of the profile (the compute panels place a decision
-    about no trained model there; the others at their arms', ``costed``)."""
+    """Training FLOPs of one base run of the profile (model.params.useful_flops per step,
+    times its steps)."""
     b = C.base(resolve(profile))
     return C.step_flops(b) * b.max_steps
-
-
-# The paper's ALBERT-style model behind each claim and its steps, for the compute axis
-# (paper.EXPERIMENT_SCALE names them; the wall-clock claim's is xxlarge at 125k steps,
-# the BERT-large side's equal time).
-PAPER_MODEL = {"asymmetry": ("albert-base", 125_000), "sop_nsp": ("albert-base", 125_000),
-               "dropout": ("albert-xxlarge", 1_000_000),
-               "wall_clock": ("albert-xxlarge", 125_000),
-               "transitions": ("albert-large", 125_000),
-               "embedding_sweep": ("albert-base", 125_000),
-               "downstream": ("albert-base", 125_000)}
-# Masked positions per 512-token sequence: the official code's default
-# max_predictions_per_seq (whether the paper's runs used it is not stated).
-PAPER_MASKED = 20
-
-
-def paper_compute() -> dict:
-    """{claim: training FLOPs of the paper's run} (model.params.useful_flops, batch 4096
-    x 512, as ``training_compute`` counts ours)."""
-    from ..model.config import preset
-    from ..model.params import useful_flops
-    from .. import paper
-    return {claim: useful_flops(preset(name), paper.PAPER_BATCH, paper.PAPER_SEQ,
-                                PAPER_MASKED) * steps
-            for claim, (name, steps) in PAPER_MODEL.items()}
 
 
 def beside_sections(make, current: ResolvedProfile | str, seeds=None) -> list:
@@ -542,26 +334,198 @@ def stretch_progress(profile: ResolvedProfile) -> str:
                "; still training in stretches, so its verdicts are interim"))
 
 
-def stretch_summary(profile: ResolvedProfile) -> pd.DataFrame:
-    """The stored runs of a profile still training in stretches, one row per evaluated
-    run (its architecture, objective, dropout, seed, steps, cross-entropy at [MASK] and
-    level on the first rung): what has landed before any of its decisions is complete."""
-    from ..engine.store import stored_eval, stored_pretrain
-    from ..studies.decisions import CE, levels
-    from ..stats.inference import arm_level
-    store, evaluation, rungs = profile.results, profile.evaluation, levels(profile)
-    rows = []
-    for config in _stretch_runs(profile):
-        run = stored_pretrain(store, config)
-        scored = run and stored_eval(store, run["hash"], evaluation)
-        if not scored:
-            continue
-        m = config.model
-        ce = scored["metrics"][CE]
-        rows.append({"H": m.hidden_size, "E": m.embedding_size, "sharing": m.sharing,
-                     "objective": config.objective, "dropout": m.hidden_dropout_prob,
-                     "seed": config.seed, "steps": config.max_steps,
-                     "CE at [MASK] (nats)": round(ce, 4),
-                     "level %": round(100 * arm_level("", ce, rungs).level, 1),
-                     "hash": run["hash"]})
-    return pd.DataFrame(rows)
+
+
+# -- the ledger's page --------------------------------------------------------------------
+
+def _turn(row, flip: bool):
+    """``row`` with its difference turned where ``flip`` (estimate and interval negated,
+    'A minus B' read 'B minus A'), then its label read 'A vs B'."""
+    import re
+    row = row.copy()
+    if flip:
+        row["estimate"], row["low"], row["high"] = (-float(row["estimate"]),
+                                                    -float(row["high"]), -float(row["low"]))
+        row["label"] = re.sub(r"(^|, |: )([^,:]+?) minus ([^,:]+)", r"\1\3 minus \2",
+                              str(row["label"]), count=1)
+    row["label"] = str(row["label"]).replace(" minus ", " vs ")
+    return row
+
+
+def shown(families: dict) -> pd.DataFrame:
+    """``stacked(families)`` as the page shows it (``_turn``): every row paper-positive
+    (a row the paper signs -1 turned, its paper sign then +1). A row where the paper says there is no difference and whose interval lies wholly
+    above 0 at the first profile that has it ('bag of words on SOP pairs minus
+    majority') is turned at every profile, so that a positive number never reads as
+    the paper's side where it goes against the paper."""
+    frame = stacked(families)
+    first = frame[~frame.index.duplicated()]
+    flip = {k: int(r["paper_sign"]) < 0 or int(r["paper_sign"]) == 0 and float(r["low"]) > 0
+            for k, r in first.iterrows()}
+    out = pd.DataFrame([_turn(r, flip[k]) for k, r in frame.iterrows()])
+    out.loc[out["paper_sign"] < 0, "paper_sign"] = 1
+    return out
+
+
+def reading_label(row) -> str:
+    """The row's one label: its plain reading's head, and 'after Holm's adjustment'
+    where the reading shows no difference though the 95% interval beside it excludes 0
+    (``headlines.answer``)."""
+    from .headlines import answer
+    a = answer(row)
+    return a["reading"] + (f" {a['holm_only']}" if a["holm_only"] else "")
+
+
+def _profile_head(profile: str, family: pd.DataFrame) -> str:
+    return profile + (" (interim)" if any(is_interim(r) for _, r in family.iterrows()) else "")
+
+
+def _difference(row) -> str:
+    """'+0.024 [-0.003, +0.051]', or '-0.058 (one seed)' where there is no interval."""
+    import math
+    if math.isfinite(row["low"]) and math.isfinite(row["high"]):
+        return interval_text(row["estimate"], row["low"], row["high"], row["unit"])
+    return f"{signed(row['estimate'], unit_digits(row['unit']))} (one seed)"
+
+
+def ledger_table(families: dict) -> pd.DataFrame:
+    """One row per decision (its chapter, 'A vs B', its margin) and a column per profile
+    of ``families``: the paper-positive difference with its 95% interval, then the plain
+    reading (``reading_label``); '-' where the profile does not make that decision."""
+    from .figures import CLAIM_TITLES
+    frame = shown(families)
+    frame["cell"] = [f"{_difference(r)} {reading_label(r)}" for _, r in frame.iterrows()]
+    heads = {p: _profile_head(p, f) for p, f in families.items()}
+    table = frame.reset_index(names="key").pivot(index="key", columns="profile",
+                                                 values="cell")
+    first = frame[~frame.index.duplicated()]
+    table = table.reindex(index=first.index, columns=list(families)).fillna("-")
+    table.index = pd.MultiIndex.from_arrays(
+        [first["claim"].map(CLAIM_TITLES), first["label"],
+         [f"±{m:.2g} {u}" for m, u in zip(first["margin"], first["unit"])]],
+        names=["claim", "decision", "margin"])
+    return table.rename(columns=heads).rename_axis(columns=None)
+
+
+def reading_counts(family: pd.DataFrame) -> pd.Series:
+    """The decisions of one profile counted by plain reading's head, in
+    ``plain.READING_WORDS``' order, those present."""
+    from .plain import READING_WORDS, row_reading
+    heads = family.apply(lambda r: row_reading(r).partition(": ")[0], axis=1).value_counts()
+    return heads.reindex([w for w in READING_WORDS if w in heads.index])
+
+
+def reading_summary(family: pd.DataFrame) -> str:
+    """'3 holds here, 12 undecided, 2 not testable here': the decisions by reading."""
+    return ", ".join(f"{int(n)} {word}" for word, n in reading_counts(family).items())
+
+
+def paper_figure(text) -> str:
+    """The paper's figure turned to the book's sign: every signed figure is the paper's
+    own direction, so it reads positive ('-1.5 Avg', the cost of sharing, reads '+1.5
+    Avg'); unsigned ones ('52.0 (chance 50)', words) are kept."""
+    text = str(text)
+    return "+" + text[1:] if text[:1] in ("-", "\u2212") and text[1:2].isdigit() else text
+
+
+def ledger_csv(families: dict) -> str:
+    """Every column behind the ledger's table, a row per decision and profile: the
+    family's own (the registered sign and order, the verdicts, p-values, stage and gate,
+    the arms' levels), the paper-positive difference, the plain reading with its reason,
+    the paper's figure in the book's sign, what the numbers say, and for a paired-t
+    decision its power reading (``stats.power.power_table``). Numbers to 4 significant
+    digits."""
+    from ..stats import power
+    from .plain import row_reading
+    from .text import reading
+    raw = stacked(families)
+    turned = shown(families)
+    out = raw.assign(
+        decision=turned["label"].to_numpy(),
+        **{f"{k} (paper-positive)": turned[k].to_numpy() for k in ("estimate", "low", "high")},
+        plain_reading=[row_reading(r) for _, r in raw.iterrows()],
+        paper_positive_figure=[paper_figure(p) for p in raw["paper"]],
+        what_the_numbers_say=[reading(r) for _, r in raw.iterrows()],
+        arms=[" / ".join(a) for a in raw["arms"]])
+    detect = pd.concat([power.power_table(f[f["in_family"]], alpha="holm").assign(profile=p)
+                        for p, f in families.items()])
+    detect = detect.drop(columns=["comparison", "unit", "margin"]).add_prefix("power: ")
+    out = out.reset_index(names="key").merge(
+        detect.reset_index(names="key"), how="left",
+        left_on=["key", "profile"], right_on=["key", "power: profile"])
+    return out.drop(columns="power: profile").to_csv(index=False, float_format="%.4g")
+
+
+def csv_link(families: dict, name: str):
+    """A link that downloads ``ledger_csv(families)`` as ``name``: the file travels in
+    the page (a data URL), so the page needs no file beside it."""
+    import base64
+    from IPython.display import HTML
+    data = base64.b64encode(ledger_csv(families).encode()).decode()
+    return HTML(f'<a download="{name}" href="data:text/csv;base64,{data}">{name}</a>')
+
+
+def ledger_figures(families: dict, max_rows: int = 12) -> list:
+    """The ledger's figures (``figures.forest``): every decision at every profile, in
+    margins, the paper's side right; the chapters in order, as many to a figure as keep
+    it within ``max_rows`` rows."""
+    from .figures import CLAIM_TITLES, forest
+    frame = shown(families)
+    frame["source"] = [_profile_head(p, families[p]) for p in frame["profile"]]
+    frame["row"] = frame["label"]
+    parts, rows = [[]], 0
+    for claim in dict.fromkeys(frame["claim"]):
+        n = frame.loc[frame["claim"] == claim, "row"].nunique()
+        if parts[-1] and rows + n > max_rows:
+            parts.append([])
+            rows = 0
+        parts[-1].append(claim)
+        rows += n
+    return [forest(frame[frame["claim"].isin(claims)],
+                   title=" · ".join(CLAIM_TITLES.get(c, c) for c in claims))
+            for claims in parts if claims]
+
+
+def seeds_table(family: pd.DataFrame) -> pd.DataFrame:
+    """What the profile's seeds can detect (``stats.power.power_table`` at Holm's
+    first-step alpha), one row per paired-t decision in nats: the seeds, the smallest
+    difference detected with an 80% chance in margins, the seeds that detect one
+    margin, and the TOST's power at a true difference of 0."""
+    from ..stats import power
+    table = power.power_table(family[family["in_family"]], alpha="holm")
+    table = table[table["unit"] == "nats"]
+    table.index = table["comparison"].astype(str).str.replace(" minus ", " vs ")
+    columns = {"seeds": "seeds", "in margins": "detectable (margins)",
+               "seeds to detect the margin": "seeds for one margin",
+               "TOST power at a true 0": "TOST power at 0"}
+    return table[list(columns)].rename(columns=columns).rename_axis("decision").round(2)
+
+
+def ledger_glue(families: dict, profile: str, n_seeds: int) -> dict:
+    """The values the ledger's page glues (and the methods page reads from it): the
+    counts by reading, the profiles shown, the fine-tuning grid and repeats, the power
+    sentence, the seeds. ``families``: ``published_families``; ``profile``: the
+    notebook's, by name."""
+    from ..profiles import PROFILES
+    from ..stats import power
+    from .downstream import finetune_repeat_text, finetune_repeats
+    from .text import finetune_grid_text
+    family, profiles = families[profile], list(families)
+    judged = power.power_table(family[family["in_family"]], alpha="holm")
+    return {
+        "ledger_counts": reading_summary(family),
+        "ledger_profiles": ", ".join(profiles),  # glue:text shows backticks raw
+        "ft_grid": finetune_grid_text(resolve(profile)),
+        "ledger_power": power.power_sentence(judged[judged["unit"] == "nats"],
+                                             "cross-entropy decisions"),
+        "ledger_seeds": str(PROFILES["cpu"].default_seeds),
+        "ledger_sd_uncertainty": power.sd_uncertainty(n_seeds),
+        "ft_repeats": finetune_repeat_text(finetune_repeats(profiles))
+        or "No model was fine-tuned at two profiles."}
+
+
+def hours_text(profile: ResolvedProfile) -> str:
+    """The hours of pretraining the profile's stored runs took, to a tenth: a time, so
+    it differs by machine and load (the notebook glues it in a cell nbval does not
+    compare)."""
+    return f"{training_hours(profile):.1f}"
