@@ -132,9 +132,9 @@ BOOK_FIGURES = {
     "headline_forest": "the introduction (book.build.write_forest)",
     "ledger.ledger_figures": "the ledger",
     "ladder_trend.figure": "chapters 3-6's boxes (chapter_box)",
-    "pilot_page.figure": "the scale page's long pilot (pilot_page.write_parts)",
-    "at_scale.standing_figure": "the scale page (at_scale.write_scale_parts)",
-    "budgets.trend_figure": "the compute ladder's findings (budgets.write_budgets_figure)"}
+    "scale.pilot_figure": "the scale page's long pilot (scale.write_scale_parts)",
+    "scale.standing_figure": "the scale page (scale.write_scale_parts)",
+    "budgets.trend_figure": "the compute ladder's findings (budgets.write_ladder_parts)"}
 CONFIRM_CLAIMS = ("asymmetry", "sop_nsp", "dropout", "wall_clock", "transitions",
                   "embedding_size")
 
@@ -215,13 +215,13 @@ def _book_figures(chapters, families):
     trends = ladder_trend.gather()
     for claim in ("asymmetry", "sop_nsp", "dropout", "wall_clock"):
         yield "ladder_trend.figure", ladder_trend.figure(ladder_trend.claim_trends(trends, claim))
-    from albert_rerun.book import pilot_page
-    pilot = pilot_page.gather()
-    if pilot.runs is not None:  # the committed pilot, once both arms are stored
-        yield "pilot_page.figure", pilot_page.figure(pilot)
-    from albert_rerun.book import at_scale, budgets
-    yield "at_scale.standing_figure", at_scale.standing_figure(at_scale.standing(),
-                                                               at_scale.rung_levels())
+    from albert_rerun.book import budgets, scale
+    runs = scale.pilot_runs()
+    if runs is not None:  # the committed pilot, once both arms are stored
+        yield "scale.pilot_figure", scale.pilot_figure(scale.counted_curve(runs),
+                                                       scale.pilot_rungs())
+    yield "scale.standing_figure", scale.standing_figure(scale.standing(pilot=runs),
+                                                         scale.rung_levels())
     from albert_rerun.studies.ladder import result_tables
     yield "budgets.trend_figure", budgets.trend_figure(result_tables()[0])
 

@@ -644,7 +644,7 @@ def write_ladder_parts(root: Path) -> list:
 
     from ..paths import repo_root
     from ..studies.confirm_analysis import NotComplete
-    from .figure_text import png
+    from .figures import png
     generated = root / "book" / "_generated"
     generated.mkdir(parents=True, exist_ok=True)
     parts = {"record": fill("ladder-record.md", record_values(repo_root())),

@@ -220,12 +220,12 @@ def write_forest(root: Path, profile: ResolvedProfile | str) -> Path:
     matplotlib.use("Agg")
     from . import ledger
     from .confirmatory import with_confirmatory
-    from .figure_text import png
-    from .headline_figures import headline_forest
+    from .figures import png
+    from .figures import headline_forest
     fig = headline_forest(with_confirmatory(ledger.published_families(profile)))
     path = root / "book" / "_generated" / "forest.png"
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(png(fig))  # with its smallest text's size (figure_text)
+    path.write_bytes(png(fig))  # with its smallest text's size (figures.png)
     return path
 
 

@@ -150,12 +150,12 @@ def glue_values(prefix: str, values: dict) -> dict:
 
 
 def image(fig):
-    """A figure as the PNG a chapter glues (``figure_text.png``: its text's size recorded
+    """A figure as the PNG a chapter glues (``figures.png``: its text's size recorded
     for the book's checks), the figure closed so that the cell shows nothing else."""
     import matplotlib.pyplot as plt
     from IPython.display import Image
 
-    from .figure_text import png
+    from .figures import png
     data = png(fig, dpi=100)
     plt.close(fig)
     return Image(data=data, format="png")

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..studies.decisions import interval_text
-from .headline_figures import FIGURE_WIDTH_IN, FONT_PT
+from .figures import FIGURE_WIDTH_IN, FONT_PT
 
 # Each decision's two arms in words, A and B of its registered difference A minus B, for
 # which arm does better as training grows (``plain_words``).

@@ -351,11 +351,11 @@ def frozen_amendment_parts(root: Path) -> dict:
 # -- the page ---------------------------------------------------------------------------------
 
 def write_figure(figure, path: Path) -> None:
-    """Save a figure as PNG (``figure_text.png`` records its text's size for the book's
+    """Save a figure as PNG (``figures.png`` records its text's size for the book's
     check) and close it."""
     import matplotlib.pyplot as plt
 
-    from .figure_text import png
+    from .figures import png
     path.write_bytes(png(figure))
     plt.close(figure)
 

@@ -23,7 +23,7 @@ import pandas as pd
 
 from ..profiles import ResolvedProfile
 from ..studies.decisions import signed
-from .headline_figures import FIGURE_WIDTH_IN, FONT_PT
+from .figures import FIGURE_WIDTH_IN, FONT_PT
 from .template import fill, pipe, placeholder
 from .text import times, tokens_per_run
 
@@ -394,7 +394,7 @@ def write_scale_parts(generated: Path, store=None, frames: dict | None = None) -
     from ..studies import long_pilot
     from ..studies import ladder as L
     from ..studies.confirm_analysis import NotComplete
-    from .figure_text import png
+    from .figures import png
     parts, figures, runs = dict.fromkeys(PARTS, ""), {}, pilot_runs()
     try:
         frames = L.rung_frames(store) if frames is None else frames

@@ -87,7 +87,7 @@ def notebook_setup(profile: str, seeds=None, device: str = "auto",
     # the chapters' tables carry sentences (a gated verdict's reason): shown whole
     pd.set_option("display.max_colwidth", None)
     round_displayed_tables()
-    from .figure_text import register
+    from .figures import register
     register()  # every figure records its smallest text's size, for the book's check
     if profile == "gpu" and not allow_cpu:
         import torch

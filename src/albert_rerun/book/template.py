@@ -30,8 +30,8 @@ def placeholder(path: Path) -> Path:
     """A small figure at ``path`` that says its results are not stored."""
     import matplotlib.pyplot as plt
 
-    from .figure_text import png
-    from .headline_figures import FIGURE_WIDTH_IN, FONT_PT
+    from .figures import png
+    from .figures import FIGURE_WIDTH_IN, FONT_PT
     fig, ax = plt.subplots(figsize=(FIGURE_WIDTH_IN, 1.0), dpi=100)
     ax.text(0.5, 0.5, NOT_STORED, ha="center", va="center", fontsize=FONT_PT)
     ax.set_axis_off()
