@@ -14,7 +14,7 @@ from albert_rerun.studies import confirm as K
 from albert_rerun.studies import confirm_analysis as A
 from albert_rerun.studies import confirm_analysis as D
 from albert_rerun.book import preregistration as P
-from albert_rerun.studies import asymmetry_pilot, ladder, long_pilot
+from albert_rerun.studies import asymmetry, asymmetry_pilot, ladder, long_pilot
 from albert_rerun.engine.store import config_hash
 from albert_rerun.paths import repo_root
 
@@ -33,7 +33,7 @@ def committed(monkeypatch):
 
 # studies after the confirmatory one, on seeds of their own above its range
 # (tests/test_ladder.py, test_long_pilot.py and test_asymmetry_pilot.py check theirs)
-LATER_STORES = (ladder.STORE, long_pilot.STORE, asymmetry_pilot.STORE)
+LATER_STORES = (ladder.STORE, long_pilot.STORE, asymmetry_pilot.STORE, asymmetry.STORE)
 
 
 def test_fresh_seeds_are_unused_by_every_stored_run():

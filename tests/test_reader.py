@@ -79,36 +79,6 @@ def test_a_chapter_glues_its_verdicts_texts_and_margins():
                                  box=True)
 
 
-def test_the_sop_caveat_gives_the_probe_and_the_models_own_head(monkeypatch):
-    """A reviewer: a frozen-encoder probe is not the model. Where both the probe's and
-    the head's cue-free accuracy sit at the majority label, the caveat says so with
-    both intervals; where the head reads more, it does not say "neither"."""
-    from albert_rerun.studies import confirm_analysis
-    monkeypatch.setattr(confirm_analysis, "confirmatory_families",
-                        lambda store=None: {"secondary": pd.DataFrame()})
-    frame = pd.DataFrame({"condition": [confirm_analysis.ALBERT] * 3,
-                          "seed": [1000, 1001, 1002],
-                          "sop_cuefree_majority": [0.5] * 3,
-                          "sop_cuefree_accuracy_probe": [0.49, 0.50, 0.52],
-                          "sop_cuefree_accuracy_head": [0.48, 0.49, 0.50],
-                          "sop_accuracy_head": [0.75, 0.76, 0.77]})
-    text = confirmatory.sop_words(frame)["sop_nsp"]
-    assert "neither the SOP-trained model's frozen-encoder probe nor its own SOP head" \
-        in text and "the head -1.0 [" in text and "76.0% on the original pairs" in text
-    # the measured premise of the plain reading (issue #41): neither model orders them
-    assert confirmatory.sop_words(frame)["sop_nsp_premise"] == \
-        "neither model orders cue-free pairs (a check made after the results)"
-    nsp = frame.assign(condition=confirm_analysis.NSP, sop_cuefree_accuracy_probe=0.6)
-    both = confirmatory.sop_words(pd.concat([frame, nsp]))
-    assert "sop_nsp_premise" not in both
-    assert "The NSP-trained model's probe scores +10.0 [" in both["sop_nsp"]  # shown
-    frame["sop_cuefree_accuracy_head"] = [0.60, 0.61, 0.62]
-    text = confirmatory.sop_words(frame)["sop_nsp"]
-    assert "neither" not in text and "finds no sentence order" in text
-    assert "The model's own SOP head scores +11.0 [" in text
-    assert "sop_nsp_premise" not in confirmatory.sop_words(frame)
-
-
 @pytest.mark.parametrize("numbers, expected", [
     # (estimate, low, high, paper sign): a claim the paper signs negative is turned
     ((-0.05, -0.06, -0.04, -1), "+0.050 [+0.040, +0.060] nats"),
@@ -161,9 +131,10 @@ def test_a_claim_that_holds_inside_its_margin_is_marked_below_it():
     from albert_rerun.book.first_screen import below_margin
     row = {"estimate": 0.022, "low": 0.0174, "high": 0.0267, "margin": 0.0269,
            "paper_sign": 1, "holm_tests": 10}
-    assert below_margin(row) == "below the margin at 4x"
+    assert below_margin(row) == "interval under the margin at 4x, not shown after Holm"
     assert below_margin({**row, "high": 0.03}) == ""
-    assert below_margin({k: v for k, v in row.items() if k != "holm_tests"}) == \
-        "below the margin"
+    assert below_margin({k: v for k, v in row.items() if k != "holm_tests"}) == (
+        "interval under the margin, not shown after Holm")
     assert below_margin({**row, "estimate": -0.022, "low": -0.0267, "high": -0.0174,
-                         "paper_sign": -1}) == "below the margin at 4x"
+                         "paper_sign": -1}) == ("interval under the margin at 4x, not shown "
+                                                 "after Holm")

@@ -171,6 +171,7 @@ def page_values() -> dict:
         "asym_speed": f"{SPEED:,}",
         "asym_deep_closed": f"{deep_closed():.0%}", "asym_end_date": S.END_DATE,
         "asym_margin": f"{margin:.4f}", "asym_confirm_mean": signed(seen[0]),
+        "asym_init_std": f"{shallow.model.initializer_range:g}",
         "asym_seeds_plain": str(seeds_for(sds["plain draw"], abs(seen[0]))),
         "asym_power_deep": f"{S.power(sds['common draw at 1x'], len(S.SEEDS[S.DEEP]), seen[0]):.0%}",
         "asym_seeds_eight": str(eight_layer_seeds()),
@@ -187,8 +188,10 @@ def record_values() -> dict:
     many runs are stored (a count, no loss)."""
     record = S.registration()
     done = sum(reached == steps for *_, reached, steps in S.progress())
+    from ..studies.ladder import SEEDS
     return {"asym_registered": (f"on {record['date']} at commit `{record['commit'][:7]}`"
                                 if record else "not yet"),
+            "asym_ladder_seeds": str(len(SEEDS["16x"])),
             "asym_runs_stored": str(done), "asym_runs_planned": str(len(S.configs()))}
 
 

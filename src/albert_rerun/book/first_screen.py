@@ -72,7 +72,8 @@ def rows(profile: ResolvedProfile) -> dict:
 
 
 def below_margin(row) -> str:
-    """'below the margin at 4x' where a row's whole 95% interval lies inside its margin
+    """'interval under the margin at 4x, not shown after Holm' where a row's whole 95%
+    interval lies inside its margin
     (a difference shown, but smaller than the margin counts), else ''; 'at 4x' for a
     confirmatory row (the compute ladder's 4x budget)."""
     if row is None or not math.isfinite(float(row.get("margin", math.nan))):
@@ -81,7 +82,10 @@ def below_margin(row) -> str:
     margin = float(row["margin"])
     if not (math.isfinite(low) and math.isfinite(high)) or not -margin <= low <= high <= margin:
         return ""
-    return "below the margin" + (" at 4x" if "holm_tests" in row else "")
+    if "stage" in row and "tiny" in PL.row_reading(row):  # shown inside: the label says so
+        return ""
+    return "interval under the margin" + (" at 4x" if "holm_tests" in row else "") + \
+        ", not shown after Holm"
 
 
 def values(profile: ResolvedProfile | str) -> dict:
