@@ -14,6 +14,13 @@ KEY = re.compile(r"{{\s*(\w+)\s*}}")
 SPEED = 20_000  # tokens a second on one thread: the confirmatory 4-layer runs' speed
 
 
+def committed(store: str):
+    """A study's store as committed: the registration reads only committed runs, whatever
+    results folder a build or a test points at."""
+    from ..paths import repo_root
+    return repo_root() / "data" / "results" / store
+
+
 def signed(x: float, digits: int = 3) -> str:
     """A difference with its sign, a true minus (−0.012, +0.001)."""
     return f"{x:+.{digits}f}".replace("-", "−")
@@ -30,7 +37,7 @@ def confirmatory_asymmetry() -> tuple:
 
     from ..studies import confirm_analysis as A
     from ..studies import confirm_analysis as D
-    frame = A.confirmatory_frame()
+    frame = A.confirmatory_frame(store=committed(A.STORE))
     d = A.per_seed(D.PRIMARY[0], frame).to_numpy()
     low, high = DescrStatsW(d).tconfint_mean()
     return d.mean(), low, high
@@ -112,9 +119,9 @@ def deep_closed() -> float:
     """The share of the distance from the unigram rung to the left-bigram rung (on the
     curves' sequences) that the pilot's 12-layer pair closed by the end, on average over
     its two arms (their difference is not read)."""
-    from ..engine.store import results_dir, stored_pretrain
+    from ..engine.store import stored_pretrain
     levels = P.curve_levels()
-    ends = [stored_pretrain(results_dir(P.STORE), P.deep_configs()[(arm, P.DEEP_LAYERS)])
+    ends = [stored_pretrain(committed(P.STORE), P.deep_configs()[(arm, P.DEEP_LAYERS)])
             ["curve"][-1][P.D.CE] for arm in P.PAIR]
     return (levels["unigram"] - sum(ends) / len(ends)) / (levels["unigram"]
                                                           - levels["left bigram"])
@@ -145,7 +152,7 @@ def page_values() -> dict:
     shallow = configs[(S.ATTENTION, S.SHALLOW, S.SEEDS[S.SHALLOW][0])]
     widened = configs[(S.WIDENED, S.SHALLOW, S.SEEDS[S.SHALLOW][0])]
     deep = configs[(S.FFN, S.DEEP, S.SEEDS[S.DEEP][0])]
-    summary = P.crn_summary(P.crn_differences())
+    summary = P.crn_summary(P.crn_differences(committed(P.STORE), committed("ladder")))
     margin = S.margin_of(reference_levels())
     size = scale()
     sds = sd_levels(summary)
