@@ -111,7 +111,7 @@ def test_chapter_curves_draw_the_paired_difference_and_keep_the_rules():
 def test_the_preregistration_curves_keep_the_rules():
     """Issue #41: four panels side by side were 81 px wide, titled with code keys."""
     from albert_rerun.studies import confirm_analysis as A
-    from albert_rerun.studies import confirm_report as R
+    from albert_rerun.studies import confirm as R
     fig = R.curves_figure(A.pilot_frame(), A.rungs())
     assert F.figure_problems(fig) == []
     titles = [ax.get_title() for ax in fig.axes]
@@ -177,7 +177,7 @@ def _book_figures(chapters, families):
     import pandas as pd
     from albert_rerun.book import exact
     from albert_rerun.book import figures
-    from albert_rerun.book import confirmatory_body as cb
+    from albert_rerun.book import confirmatory as cb
     from albert_rerun.book.figures import HEADLINES, headline_figure, headline_forest
     from albert_rerun.studies import conditions as C
     from albert_rerun.studies import confirm_analysis, recipe

@@ -38,7 +38,9 @@ def transitions(profile: ResolvedProfile | str, seeds=None, device="auto",
         parts["random init"] = runs.groupby("condition", sort=False)[
             ["control_oscillation_l2", "control_oscillation_angle"]].mean().set_axis(
             ["oscillation, L2", "oscillation, angle"], axis=1)
-    chapter.tables["curves"] = pd.concat(parts, names=["state", "model"]).round(3)
+    # the controls have no first step: a dash, not NaN, where a table shows them
+    chapter.tables["curves"] = pd.concat(parts, names=["state", "model"]).round(3).astype(
+        object).fillna("—")
     b = conditions["ALBERT-style"]
     chapter.texts.update(layers=str(b.model.num_hidden_layers), steps=f"{b.max_steps:,}",
                          scale_short=scale_short(runs, b))
