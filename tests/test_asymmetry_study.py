@@ -172,3 +172,31 @@ def test_nothing_is_read_before_the_study_ends(tmp_path):
     with pytest.raises(S.NotStored, match="no run"):  # ended, but nothing stored
         S.runs(tmp_path, today=S.END_DATE)
     assert S.ended(S.END_DATE) and not S.ended("2026-12-31")
+
+
+# -- the registration (book/asymmetry_registration.md, data/asymmetry-registration.json) --
+
+def test_the_registration_is_committed_and_its_text_unchanged():
+    record = S.registration()
+    assert record is not None and record["page"] == S.PAGE
+    assert S.registration_problem() == ""
+
+
+def test_the_registered_values_recompute():
+    """Every value the registered text shows is recorded; the code gives the same now."""
+    from albert_rerun.book import asymmetry_study as A
+    from albert_rerun.studies.confirm_analysis import registered_text
+    record = S.registration()
+    keys = A.registered_keys(registered_text((repo_root() / S.PAGE).read_text()))
+    assert keys and sorted(record["values"]) == sorted(keys)
+    values = A.page_values()
+    assert {k: values[k] for k in keys} == record["values"]
+
+
+def test_every_run_of_the_study_descends_from_the_registration():
+    from albert_rerun.engine.store import results_dir
+    runs = [json.loads(p.read_text())
+            for p in sorted((results_dir(S.STORE) / "pretrain").glob("*.json"))]
+    assert S.provenance_problems(runs) == []
+    assert S.provenance_problems([{"hash": "x", "provenance": {
+        "git_commit": "0" * 40}}]), "a run from an unknown commit passes"
