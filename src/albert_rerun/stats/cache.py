@@ -1,14 +1,11 @@
 """A disk cache for pure, expensive statistics (joblib's ``Memory``).
 
-The book computes the same bootstrap resampling weights and exact power integrals in
-every process that reads the confirmatory store: each notebook's kernel, the page
-builder, each test worker. They are pure functions of their arguments, so their values
-are kept on disk, keyed by the function's code and its arguments (joblib hashes both),
-and a second process reads them instead of drawing or integrating again. The numbers
-are the same bits either way (a test checks it).
-
-The cache lives in ``data/cache/stats/`` beside the token caches (ignored by git);
-``$ALBERT_RERUN_STATS_CACHE`` moves it, and ``off`` turns it off.
+Every process that reads the confirmatory store (each notebook's kernel, the page
+builder, each test worker) needs the same bootstrap resampling counts and exact power
+integrals; joblib keys them by the function's code and arguments, so a second process
+reads the same bits instead of computing them again. The cache lives in
+``data/cache/stats/`` (ignored by git); ``$ALBERT_RERUN_STATS_CACHE`` moves it, ``off``
+turns it off.
 """
 from __future__ import annotations
 
@@ -30,9 +27,8 @@ def memory():
 
 
 def cached(function):
-    """``function``, its values kept on disk (see the module's docstring). The cache is
-    chosen at the first call, so that $ALBERT_RERUN_STATS_CACHE set after import
-    counts."""
+    """``function``, its values kept on disk; the cache is chosen at the first call, so
+    that $ALBERT_RERUN_STATS_CACHE set after import counts."""
     wrapped = None
 
     @functools.wraps(function)

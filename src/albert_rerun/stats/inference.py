@@ -1,37 +1,27 @@
 """Seeds to intervals, tests and verdicts; the book's decisions as one Holm family.
 
-Every comparison is a **decision**: an estimated difference (condition A minus B, or a
-value minus a reference), its 95% interval, a two-sided test of "no difference" and a
-TOST test of "equivalent within the margin", computed one of two ways:
+A **decision** is an estimated difference (A minus B, or a value minus a reference), its
+95% interval, a two-sided test of no difference and a TOST of equivalence within the
+margin: by a paired t over seeds (``paired_t``, for cross-entropies and transitions) or
+by a bootstrap over seeds and test items (``bootstrap``, for accuracies on a fixed test
+set, whose items are noisy too). Its verdict (``verdict_of``), at 5% or after Holm's
+adjustment over the book's family (``holm``): where the paper predicts a direction,
+**equivalent** if the TOST rejects, else **reproduced** / **contradicted** if the
+difference test rejects on the paper's / the other side, else **inconclusive**; where it
+predicts none (``paper_sign`` 0), **reproduced** if the TOST rejects, **contradicted**
+if only the difference test does, else **inconclusive**.
 
-- ``paired_t``: over seeds, paired by seed (statsmodels' ``DescrStatsW`` and
-  ``ttost_paired``); for metrics where the seed is the main source of noise (the
-  cross-entropy of 4,096 held-out sequences, layer transitions);
-- ``bootstrap``: over seeds and test items together (a two-level paired bootstrap), for
-  accuracies on a fixed test set, whose items carry noise of their own.
-
-A verdict follows from the two p-values, at 5% (raw) or after Holm's adjustment over
-the whole book's family (``holm``, statsmodels' ``multipletests``):
-
-- the paper predicts a direction: **equivalent** (within the margin) if the TOST
-  rejects, else **reproduced** / **contradicted** if the difference test rejects on the
-  paper's / the other side, else **inconclusive**;
-- the paper predicts no difference (``paper_sign`` 0): **reproduced** if the TOST
-  rejects, **contradicted** if only the difference test does, else **inconclusive**.
-
-The competence gate comes before any verdict (``gate``). A model's **level** is the
-share of the distance from the held-out set's unigram rung to its left-bigram rung that
-it has closed at [MASK] (0% reads no context, 100% reads its left neighbour as well as a
-bigram table). A decision is judged only if every model it compares (its arms) reads
-context on average over seeds, i.e. ends below the reads-context line (two standard
-errors under the unigram rung); otherwise it is **not testable at this scale** and names
-the arm that failed, and it stays out of Holm's family. A judged decision is **early
-training** while its weakest arm is below 100%, else **past the bigram rung**.
+The competence gate (``gate``) comes first. An arm's **level** is the share of the
+distance from the unigram rung to the left-bigram rung it has closed at [MASK]. A
+decision is judged only if each of its arms reads context (its mean over seeds is below
+the reads-context line); otherwise it is **not testable at this scale** and stays out
+of Holm's family. A judged decision is **early training** while its weakest arm is below
+100%, else **past the bigram rung**.
 """
 from __future__ import annotations
 
 import warnings
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from functools import lru_cache
 
 import numpy as np
@@ -42,17 +32,15 @@ from .cache import cached
 ALPHA = 0.05
 NOT_TESTABLE = "not testable at this scale"
 VERDICTS = ("reproduced", "contradicted", "equivalent", "inconclusive", NOT_TESTABLE)
-# The stages, in order. "no model" marks a decision that compares no trained model (the
-# book's own checks of its test sets): no gate applies to it.
+# the stages, in order; "no model": a check of the test sets, which no gate applies to
 GATED, EARLY, PAST, NO_MODEL = ("not testable", "early training", "past the bigram rung",
                                 "no model")
 
 
 @dataclass(frozen=True)
 class ArmLevel:
-    """One arm of a decision: its mean cross-entropy at [MASK] over seeds, its level (the
-    share of the unigram-to-left-bigram distance closed, 1.0 at the bigram rung) and
-    whether it reads context (mean below the reads-context line)."""
+    """One arm of a decision: its mean cross-entropy at [MASK] over seeds, its level and
+    whether it reads context."""
 
     arm: str
     ce: float
@@ -75,7 +63,7 @@ def level_percent(level: float) -> str:
 
 def gate(arms) -> dict:
     """The stage of a decision from its arms' levels (the rule in the module docstring):
-    {"stage", "failed_arms", "weakest_arm", "weakest_level", "arm_levels"}."""
+    {"stage", "failed_arms", "weakest_arm", "weakest_level", "arm_levels", "gate_reason"}."""
     arms = list(arms)
     if not arms:
         return {"stage": NO_MODEL, "failed_arms": "", "weakest_arm": "",
@@ -96,13 +84,10 @@ def staged_verdict(verdict: str, stage: str, weakest_level: float,
     a gated one with its reason ("ALBERT-style does not read context")."""
     if stage == GATED:
         return f"{NOT_TESTABLE} ({reason})" if reason else NOT_TESTABLE
-    if stage == EARLY:
-        return f"{verdict}, early training: weakest arm at {level_percent(weakest_level)}"
-    if stage == PAST:
-        return f"{verdict}, past the bigram rung"
-    if stage == NO_MODEL:
-        return f"{verdict} at 5% (a check of the test sets, outside Holm's family)"
-    return verdict
+    return {EARLY: f"{verdict}, early training: weakest arm at {level_percent(weakest_level)}",
+            PAST: f"{verdict}, past the bigram rung",
+            NO_MODEL: f"{verdict} at 5% (a check of the test sets, outside Holm's family)",
+            }.get(stage, verdict)
 
 
 @dataclass(frozen=True)
@@ -135,15 +120,10 @@ def summarize(frame, metric: str, by: str = "condition", scale: float = 1.0,
     """Per-condition mean and t-interval of ``metric`` over seeds (rows of ``frame``),
     in the order the conditions first appear; ``scale`` = 100 gives percentages."""
     import pandas as pd
-    rows = []
-    for name in dict.fromkeys(frame[by]):
-        values = frame.loc[frame[by] == name, metric] * scale
-        i = mean_interval(values.to_numpy(), confidence)
-        rows.append({by: name, "mean": i.mean, "low": i.low, "high": i.high, "n": i.n})
-    return pd.DataFrame(rows).set_index(by)
+    rows = {name: asdict(mean_interval((group[metric] * scale).to_numpy(), confidence))
+            for name, group in frame.groupby(by, sort=False)}
+    return pd.DataFrame.from_dict(rows, orient="index").rename_axis(by)
 
-
-# -- one decision ---------------------------------------------------------------------
 
 @dataclass(frozen=True)
 class Decision:
@@ -164,16 +144,15 @@ class Decision:
     method: str  # "paired t over seeds" | "bootstrap over seeds and items"
     paper: str = ""  # the paper's figure, as text
     arms: tuple = ()  # the conditions whose models it compares (the gate reads them)
-    # training FLOPs of one run of its costlier arm (ledger.book_decisions fills it; the
-    # compute panels place the decision there); NaN for a decision about no trained model
+    # training FLOPs of one run of its costlier arm (where the compute panels place it)
     train_flops: float = float("nan")
-    # the gate (``gate``): filled by ``with_gate``; "" before it is applied
+    # the gate's fields (``gate``), filled by ``with_gate``
     stage: str = ""
     failed_arms: str = ""
     weakest_arm: str = ""
     weakest_level: float = float("nan")
     arm_levels: str = ""
-    gate_reason: str = ""  # why a gated decision is not testable
+    gate_reason: str = ""
 
     def verdict(self, p_difference: float | None = None,
                 p_equivalence: float | None = None, alpha: float = ALPHA) -> str:
@@ -186,7 +165,6 @@ class Decision:
     def with_gate(self, levels, untestable: str = "") -> "Decision":
         """This decision with the stage of its arms' ``ArmLevel``s; ``untestable`` (a
         reason) gates it whatever its arms' levels (a premise the design cannot test)."""
-        from dataclasses import replace
         staged = gate(levels)
         if untestable:
             staged.update(stage=GATED, gate_reason=untestable)
@@ -215,6 +193,11 @@ def verdict_of(estimate: float, p_difference: float, p_equivalence: float, paper
     return "inconclusive"
 
 
+def _numbers(estimate, low, high, n, p_difference, p_equivalence) -> dict:
+    return {"estimate": float(estimate), "low": float(low), "high": float(high), "n": n,
+            "p_difference": float(p_difference), "p_equivalence": float(p_equivalence)}
+
+
 def paired_t(a, b=None, margin: float = 0.0, confidence: float = 0.95) -> dict:
     """Paired t statistics of a - b over seeds (b None: of a itself, against 0): mean,
     t-interval, two-sided p of no difference, TOST p of equivalence within ``margin``
@@ -225,22 +208,18 @@ def paired_t(a, b=None, margin: float = 0.0, confidence: float = 0.95) -> dict:
     if a.shape != b.shape or a.ndim != 1:
         raise ValueError(f"paired values need equal 1-d shapes, got {a.shape}, {b.shape}")
     d = a - b
-    n = len(d)
+    mean, n = float(d.mean()), len(d)
     if n < 2:
-        return {"estimate": float(d.mean()), "low": -np.inf, "high": np.inf, "n": n,
-                "p_difference": 1.0, "p_equivalence": 1.0}
-    mean = float(d.mean())
+        return _numbers(mean, -np.inf, np.inf, n, 1.0, 1.0)
     if np.ptp(d) == 0:  # no spread: the t statistics are infinite
-        return {"estimate": mean, "low": mean, "high": mean, "n": n,
-                "p_difference": 0.0 if mean != 0 else 1.0,
-                "p_equivalence": 0.0 if abs(mean) < margin else 1.0}
+        return _numbers(mean, mean, mean, n, 0.0 if mean != 0 else 1.0,
+                        0.0 if abs(mean) < margin else 1.0)
     stats = DescrStatsW(d)
-    low, high = stats.tconfint_mean(alpha=1 - confidence)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        p_equivalence = (float(ttost_paired(a, b, -margin, margin)[0]) if margin > 0 else 1.0)
-    return {"estimate": mean, "low": float(low), "high": float(high), "n": n,
-            "p_difference": float(stats.ttest_mean(0)[1]), "p_equivalence": p_equivalence}
+        p_equivalence = ttost_paired(a, b, -margin, margin)[0] if margin > 0 else 1.0
+    return _numbers(mean, *stats.tconfint_mean(alpha=1 - confidence), n,
+                    stats.ttest_mean(0)[1], p_equivalence)
 
 
 def correct_matrix(strings) -> np.ndarray:
@@ -264,9 +243,7 @@ def _resampling_counts(seeds: int, items: int, resamples: int, seed: int) -> tup
 
 @lru_cache(maxsize=16)
 def _resampling_weights(seeds: int, items: int, resamples: int, seed: int) -> tuple:
-    """The resampling counts as floats. The same shapes draw the same resamples,
-    computed once (they are the expensive part; the tests compare decisions on the same
-    test set with them)."""
+    """The resampling counts as floats, once per process for the same shapes."""
     return tuple(c.astype(float) for c in _resampling_counts(seeds, items, resamples, seed))
 
 
@@ -287,19 +264,17 @@ def bootstrap(a, b=None, margin: float = 0.0, resamples: int = 10000, seed: int 
     S, N = d.shape
     seed_weights, item_weights = _resampling_weights(S, N, resamples, seed)
     draws = ((d @ item_weights) * seed_weights).sum(0) / (S * N) - offset
-    estimate = float(d.mean() - offset)
     tail = (1 - confidence) / 2
-    low, high = np.quantile(draws, [tail, 1 - tail])
     p_difference = min(1.0, 2 * min((draws <= 0).mean(), (draws >= 0).mean()))
     p_equivalence = (max((draws >= margin).mean(), (draws <= -margin).mean())
                      if margin > 0 else 1.0)
-    return {"estimate": estimate, "low": float(low), "high": float(high), "n": S,
-            "p_difference": float(max(p_difference, 1 / resamples)),
-            "p_equivalence": float(max(p_equivalence, 1 / resamples))}
+    return _numbers(d.mean() - offset, *np.quantile(draws, [tail, 1 - tail]), S,
+                    max(p_difference, 1 / resamples), max(p_equivalence, 1 / resamples))
 
 
 def decision(key: str, claim: str, label: str, numbers: dict, margin: float,
              paper_sign: int, unit: str, method: str, paper: str = "") -> Decision:
+    """A ``Decision`` from ``paired_t``'s or ``bootstrap``'s numbers."""
     return Decision(key=key, claim=claim, label=label, estimate=numbers["estimate"],
                     low=numbers["low"], high=numbers["high"], n_seeds=numbers["n"],
                     p_difference=numbers["p_difference"],
@@ -307,12 +282,9 @@ def decision(key: str, claim: str, label: str, numbers: dict, margin: float,
                     paper_sign=paper_sign, unit=unit, method=method, paper=paper)
 
 
-# -- the family -----------------------------------------------------------------------
-
 def is_interim(row) -> bool:
-    """Whether a row of a family belongs to a profile still training (ledger.book_family
-    marks such a family's rows ``interim``; other families have no such column, and
-    a stacked frame has NaN in it for their rows)."""
+    """Whether a family's row belongs to a profile still training (its ``interim``
+    column; NaN where a stacked frame's other families have none)."""
     value = row.get("interim", False)
     return bool(value) and value == value  # NaN != NaN
 
@@ -320,16 +292,12 @@ def is_interim(row) -> bool:
 def holm(decisions, alpha: float = ALPHA, pending: int = 0):
     """Every decision's raw and Holm-adjusted p-values and verdicts, as one table.
 
-    The family is the judged decisions' tests together (a decision the gate leaves out,
-    ``GATED``, is shown with its numbers, no adjusted p-values and the verdict "not
-    testable at this scale"), two per decision (the difference test and the TOST),
-    adjusted with statsmodels' ``multipletests(method="holm")``.
-
-    ``pending``: decisions planned but not yet made (a profile still training). Each
-    enters the family as two tests at p = 1, so that the adjustment of those made is
-    the one the complete family would give them at worst (review: a one-decision family
-    adjusted nothing, and the same p-value read "contradicted" there and "inconclusive"
-    in the complete one)."""
+    The family is the judged decisions about trained models, two tests each (difference
+    and TOST), adjusted by statsmodels' ``multipletests(method="holm")``; a gated
+    decision keeps its numbers with the verdict "not testable at this scale", a check of
+    the test sets (``NO_MODEL``) its raw verdict. ``pending``: decisions planned but not
+    yet made, each two tests at p = 1, so that the adjustment is the one the complete
+    family would give at worst."""
     if pending < 0:
         raise ValueError(f"pending must be >= 0, got {pending}")
     import pandas as pd
@@ -340,8 +308,6 @@ def holm(decisions, alpha: float = ALPHA, pending: int = 0):
         raise ValueError("decision keys must be unique in a family")
     if not decisions:
         return pd.DataFrame()
-    # the family: the judged decisions about trained models (a check of the test sets,
-    # "no model", stands outside it with its raw verdict, as the throughput ranking does)
     judged = [d for d in decisions if d.judged and d.stage != NO_MODEL]
     adjusted = {}
     if judged:

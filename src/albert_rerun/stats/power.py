@@ -1,33 +1,16 @@
-"""How many seeds: the power of the book's own paired decisions, from its decision family.
+"""How many seeds: the power of the book's paired decisions, read from its decision family.
 
-``power_table(family)`` takes the family frame (``stats.holm`` of the book's decisions,
-``book_family(profile)``), so it reads the decisions a profile actually makes,
-at whatever profile, and nothing else: no comparison and no standard deviation is
-written here. Its rows are the decisions tested by the paired t over seeds (every
-cross-entropy decision, the overfitting gap, the transitions' roughness and angle). For
-each one the standard deviation of the paired per-seed differences is read back from
-the decision's own 95% t-interval (``paired_sd``: half-width = t(0.975, n - 1) SD /
-sqrt(n), exact for ``stats.paired_t``), and with the decision's own margin it gives:
+``power_table(family)`` takes a family frame (``stats.holm``'s) and, for each decision
+tested by the paired t over seeds, reads the SD of the paired per-seed differences back
+from the decision's own 95% t-interval (``paired_sd``) and gives, with its margin: the
+smallest difference a two-sided paired t detects with the chosen power (statsmodels'
+``TTestPower``), the seeds that detect one margin, and the exact power of the TOST at a
+true difference of 0 (``tost_power``) with the seeds that reach the chosen power.
+Bootstrap decisions are left out: their test is not a t over seeds.
 
-- the **smallest detectable difference**: the true difference that a two-sided paired t
-  at ``alpha`` detects with probability ``power`` at ``seeds`` seeds (statsmodels'
-  ``TTestPower.solve_power``, a paired t being a one-sample t of the differences), in
-  the decision's unit and in margins;
-- the **seeds to detect the margin**: the fewest seeds for which a true difference of
-  one margin is detected with probability ``power``;
-- the **TOST power at a true 0**: the chance that the TOST (two one-sided paired t-tests
-  at ``alpha``, as ``stats.paired_t`` runs it) declares "equivalent within the margin"
-  when the true difference is 0, computed exactly (``tost_power``), and the fewest
-  seeds that give it ``power``.
-
-The bootstrap decisions (accuracies on a fixed test set, over seeds and items) are
-left out: their test is not a t over seeds and their interval is the wider of two, so
-neither the SD nor the power of a t would be theirs.
-
-statsmodels' noncentral t (scipy's) returns NaN for large noncentrality at few degrees
-of freedom; there the same tail probability is integrated directly, P(T > t) = E over
-V ~ chi2(df) of P(Z > t sqrt(V / df) - nc) (the tests check the two agree where both
-are defined).
+Where scipy's noncentral t returns NaN (large noncentrality at few degrees of freedom)
+the tail is integrated directly: P(T > t) = E over V ~ chi2(df) of
+P(Z > t sqrt(V / df) - nc).
 """
 from __future__ import annotations
 
@@ -38,9 +21,10 @@ from contextlib import contextmanager
 from .cache import cached
 
 T_METHOD = "paired t over seeds"  # decisions.T_METHOD: the decisions this module reads
+COLUMNS = ("comparison", "unit", "margin", "seeds", "paired SD",
+           "smallest detectable difference", "in margins", "seeds to detect the margin",
+           "TOST power at a true 0", "seeds for the TOST at a true 0")
 
-
-# -- the power of a paired (one-sample) t --------------------------------------------------
 
 @contextmanager
 def _quiet():
@@ -52,12 +36,21 @@ def _quiet():
         yield
 
 
+def _solve(**kwargs) -> float:
+    """statsmodels' two-sided ``TTestPower.solve_power``; NaN where it fails."""
+    from statsmodels.stats.power import TTestPower
+    with _quiet():
+        try:
+            return float(TTestPower().solve_power(alternative="two-sided", **kwargs))
+        except (ValueError, RuntimeError, FloatingPointError):
+            return math.nan
+
+
 def _power(effect_size: float, n: int, alpha: float, alternative: str) -> float:
     from statsmodels.stats.power import TTestPower
     with _quiet():
-        value = TTestPower().power(effect_size=effect_size, nobs=n, alpha=alpha,
-                                   alternative=alternative)
-    value = float(value)
+        value = float(TTestPower().power(effect_size=effect_size, nobs=n, alpha=alpha,
+                                         alternative=alternative))
     if math.isnan(value):  # noncentrality beyond scipy's nct
         value = _power_by_integration(effect_size, n, alpha, alternative)
     return value
@@ -84,15 +77,9 @@ def detectable_effect(n: int, alpha: float = 0.05, power: float = 0.8) -> float:
     seeds at ``alpha`` detects with probability ``power``: statsmodels' solve_power,
     checked, and solved again on ``_power`` where statsmodels' noncentral t fails."""
     from scipy.optimize import brentq
-    from statsmodels.stats.power import TTestPower
     if n < 2:
         return math.inf
-    with _quiet():
-        try:
-            effect = float(TTestPower().solve_power(nobs=n, alpha=alpha, power=power,
-                                                    alternative="two-sided"))
-        except (ValueError, RuntimeError, FloatingPointError):
-            effect = math.nan
+    effect = _solve(nobs=n, alpha=alpha, power=power)
     if math.isfinite(effect) and abs(_power(effect, n, alpha, "two-sided") - power) < 1e-4:
         return effect
     high = 1.0
@@ -101,42 +88,36 @@ def detectable_effect(n: int, alpha: float = 0.05, power: float = 0.8) -> float:
     return brentq(lambda e: _power(e, n, alpha, "two-sided") - power, 0.0, high, xtol=1e-10)
 
 
-def _fewest(enough, hint: float | None = None, least: int = 2) -> int:
-    """The smallest n >= least with enough(n), for a predicate false then true in n."""
-    if hint is not None and math.isfinite(hint):
-        n = max(least, math.ceil(hint))
-        while n > least and enough(n - 1):
-            n -= 1
-        while not enough(n):
-            n += 1
-        return n
-    high = least
-    while not enough(high):
-        high *= 2
-    low = max(least, high // 2)
-    while low < high:  # enough(high) holds; the answer lies in [low, high]
-        mid = (low + high) // 2
-        low, high = (low, mid) if enough(mid) else (mid + 1, high)
-    return low
+def _fewest(enough, hint: float, least: int = 2) -> int:
+    """The smallest n >= least with enough(n), for a predicate false then true in n,
+    searched from ``hint``."""
+    n = max(least, math.ceil(hint))
+    while n > least and enough(n - 1):
+        n -= 1
+    while not enough(n):
+        n += 1
+    return n
+
+
+def _normal_seeds(effect: float, alpha: float, power: float, sides: int) -> float:
+    """The normal approximation to the seeds a t needs: the search's starting point."""
+    from scipy import stats
+    z = stats.norm.ppf(1 - alpha / sides) + stats.norm.ppf(power if sides == 2 else
+                                                           1 - (1 - power) / 2)
+    return (z / effect) ** 2
 
 
 def seeds_to_detect(effect_size: float, alpha: float = 0.05, power: float = 0.8) -> float:
     """The fewest seeds (>= 2) at which a two-sided paired t at ``alpha`` detects a true
     standardized difference ``effect_size`` with probability ``power``."""
-    from statsmodels.stats.power import TTestPower
     if effect_size <= 0:
         return math.inf
     if math.isinf(effect_size):
         return 2
-    with _quiet():
-        try:
-            hint = float(TTestPower().solve_power(effect_size=effect_size, nobs=None,
-                                                  alpha=alpha, power=power,
-                                                  alternative="two-sided"))
-        except (ValueError, RuntimeError, FloatingPointError):
-            hint = math.nan
+    hint = _solve(effect_size=effect_size, nobs=None, alpha=alpha, power=power)
     return _fewest(lambda n: _power(effect_size, n, alpha, "two-sided") >= power,
-                   hint if math.isfinite(hint) else None)
+                   hint if math.isfinite(hint) else _normal_seeds(effect_size, alpha,
+                                                                  power, 2))
 
 
 @cached  # an integral of seconds a call: kept on disk (stats.cache)
@@ -175,75 +156,61 @@ def seeds_for_equivalence(margin_in_sd: float, alpha: float = 0.05,
         return math.inf
     if math.isinf(margin_in_sd):
         return 2
-    from scipy import stats
-    # the normal approximation, n = ((z(1 - alpha) + z(1 - (1 - power) / 2)) / margin)^2,
-    # as the starting point; the exact power decides
-    z = stats.norm.ppf(1 - alpha) + stats.norm.ppf(1 - (1 - power) / 2)
     return _fewest(lambda n: tost_power(margin_in_sd, n, alpha) >= power,
-                   (z / margin_in_sd) ** 2)
+                   _normal_seeds(margin_in_sd, alpha, power, 1))
 
-
-# -- the book's decisions ------------------------------------------------------------------
 
 def paired_sd(low: float, high: float, n: int, confidence: float = 0.95) -> float:
     """The SD of the paired per-seed differences behind a paired-t interval [low, high]
-    of ``n`` seeds (stats.paired_t: half-width = t(1/2 + confidence/2, n - 1) SD / sqrt n);
-    NaN with fewer than 2 seeds, 0 for an interval of no width (no spread)."""
+    of ``n`` seeds (half-width = t(1/2 + confidence/2, n - 1) SD / sqrt n); NaN with
+    fewer than 2 seeds, 0 for an interval of no width."""
     from scipy import stats
     if n < 2 or not (math.isfinite(low) and math.isfinite(high)):
         return math.nan
     return (high - low) / 2 * math.sqrt(n) / stats.t.ppf(0.5 + confidence / 2, n - 1)
 
 
+def _tests(family) -> int:
+    return 2 * int(family["in_family"].sum()) if "in_family" in family else 0
+
+
 def holm_alpha(family, alpha: float = 0.05) -> float:
     """Holm's first-step alpha for a family frame (``stats.holm``'s): ``alpha`` over its
-    tests, two for each decision in the family (the issue's power table reads it)."""
-    tests = 2 * int(family["in_family"].sum()) if "in_family" in family else 0
+    tests, two for each decision in the family."""
+    tests = _tests(family)
     return alpha / tests if tests else alpha
 
 
 def power_table(family, seeds: int | None = None, alpha: float | str = 0.05,
                 power: float = 0.8):
-    """One row per paired-t decision of ``family`` (the frame of stats.holm, indexed by
-    decision key), in the family's order: its paired SD, read back from its interval,
-    and, at ``seeds`` seeds (None: the seeds the decision has), the smallest difference
-    a two-sided t at ``alpha`` detects with probability ``power`` (in its unit and in
-    its margins), the seeds that detect one margin, and the TOST's power, and seeds for
-    ``power``, at a true difference of 0. ``alpha``, ``power`` and ``seeds`` are kept in
-    the table's ``attrs`` for power_sentence. ``alpha="holm"``: Holm's first-step alpha
-    over the family's tests (``holm_alpha``), the level its most significant test meets."""
+    """One row per paired-t decision of ``family`` (``stats.holm``'s frame), in its
+    order, with the columns ``COLUMNS``, at ``seeds`` seeds (None: the decision's own).
+    ``alpha="holm"``: Holm's first-step alpha over the family (``holm_alpha``).
+    ``alpha``, ``power``, ``seeds`` and the family's tests go in the table's ``attrs``."""
     import numpy as np
     import pandas as pd
     tests = None
     if alpha == "holm":
-        tests = 2 * int(family["in_family"].sum()) if "in_family" in family else 0
-        alpha = holm_alpha(family)
+        tests, alpha = _tests(family), holm_alpha(family)
     rows = {}
     chosen = family[family["method"] == T_METHOD] if "method" in family else family.iloc[:0]
     for key, d in chosen.iterrows():
         sd, margin = paired_sd(d["low"], d["high"], int(d["n_seeds"])), float(d["margin"])
         n = int(d["n_seeds"]) if seeds is None else int(seeds)
-        if math.isnan(sd):
-            detectable = ratio = to_detect = equivalence = for_equivalence = math.nan
-        else:
+        numbers = [math.nan] * 5
+        if not math.isnan(sd):
             margin_in_sd = margin / sd if sd > 0 else math.inf
             detectable = detectable_effect(n, alpha, power) * sd
-            ratio = detectable / margin
-            to_detect = seeds_to_detect(margin_in_sd, alpha, power)
-            equivalence = tost_power(margin_in_sd, n, alpha)
-            for_equivalence = seeds_for_equivalence(margin_in_sd, alpha, power)
-        rows[key] = {"comparison": d["label"], "unit": d["unit"], "margin": margin,
-                     "seeds": n, "paired SD": sd,
-                     "smallest detectable difference": detectable, "in margins": ratio, "seeds to detect the margin": to_detect,
-                     "TOST power at a true 0": equivalence,
-                     "seeds for the TOST at a true 0": for_equivalence}
-    columns = ["comparison", "unit", "margin", "seeds", "paired SD",
-               "smallest detectable difference", "in margins", "seeds to detect the margin",
-               "TOST power at a true 0", "seeds for the TOST at a true 0"]
-    table = pd.DataFrame.from_dict(rows, orient="index").reindex(columns=columns)
+            numbers = [detectable, detectable / margin,
+                       seeds_to_detect(margin_in_sd, alpha, power),
+                       tost_power(margin_in_sd, n, alpha),
+                       seeds_for_equivalence(margin_in_sd, alpha, power)]
+        rows[key] = [d["label"], d["unit"], margin, n, sd, *numbers]
+    table = pd.DataFrame.from_dict(rows, orient="index", columns=list(COLUMNS),
+                                   dtype=None if rows else float)
     table.index.name = "key"  # an empty family gives an empty table with these columns
     for column in ("seeds to detect the margin", "seeds for the TOST at a true 0"):
-        if column in table and np.isfinite(table[column]).all():
+        if np.isfinite(table[column]).all():
             table[column] = table[column].astype(int)  # counts, where every one is finite
     table.attrs.update(alpha=alpha, power=power, seeds=seeds, tests=tests)
     return table
@@ -253,29 +220,23 @@ def _number(x: float) -> str:
     return f"{x:,.0f}" if abs(x) >= 10 else f"{x:.2g}"
 
 
-def _a(percent: str) -> str:
-    return f"an {percent}" if percent.startswith(("8", "11", "18")) else f"a {percent}"
-
-
 def power_values(table, what: str = "decisions") -> dict:
-    """What the seeds buy, read off a power_table or some of its rows (its alpha and
-    power from its attrs), as the keys of ``book/templates/power.md``: seeds, the test's
-    level, the detectable difference in margins, the seeds to detect a margin and the
-    TOST's power at a true 0 (least, most, median); ``what`` names the rows. {} where no
-    row has a paired SD."""
+    """The keys of ``book/templates/power.md`` read off a power_table (or some of its
+    rows; ``what`` names them): seeds, the test's level, the detectable difference in
+    margins, the seeds to detect a margin and the TOST's power at a true 0 (least, most,
+    median). {} where no row has a paired SD."""
     alpha, power = table.attrs["alpha"], table.attrs["power"]
     table = table[table["paired SD"].notna()]
     if table.empty:
         return {}
     ratio, detect = table["in margins"], table["seeds to detect the margin"]
-    tost, for_tost = table["TOST power at a true 0"], table["seeds for the TOST at a true 0"]
-    chance = _a(f"{power:.0%}")
+    percent = f"{power:.0%}"
+    chance = f"an {percent}" if percent.startswith(("8", "11", "18")) else f"a {percent}"
     tests = table.attrs.get("tests")
     hardest = detect.idxmax()
 
     def spread(name: str, column, form=_number) -> dict:
-        return {f"{name}_min": form(column.min()), f"{name}_max": form(column.max()),
-                f"{name}_median": form(column.median())}
+        return {f"{name}_{s}": form(getattr(column, s)()) for s in ("min", "max", "median")}
     return {"seeds": " or ".join(str(s) for s in sorted(set(table["seeds"]))),
             "level": (f"Holm's first-step alpha ({alpha:.2g}: 5% over the family's "
                       f"{tests} tests)" if tests else f"{alpha:.0%}" if alpha >= 0.01
@@ -285,7 +246,8 @@ def power_values(table, what: str = "decisions") -> dict:
             "hardest": table.loc[hardest, "comparison"],
             "hardest_sd": f"{table.loc[hardest, 'paired SD']:.3g}",
             **spread("ratio", ratio), **spread("detect", detect),
-            **spread("tost", tost, lambda x: f"{x:.0%}"), **spread("for_tost", for_tost)}
+            **spread("tost", table["TOST power at a true 0"], lambda x: f"{x:.0%}"),
+            **spread("for_tost", table["seeds for the TOST at a true 0"])}
 
 
 def power_sentence(table, what: str = "decisions") -> str:
@@ -311,13 +273,11 @@ def sd_factors(seeds: int, confidence: float = 0.95) -> tuple:
 
 def sd_uncertainty(seeds: int, confidence: float = 0.95) -> str:
     """How uncertain an SD of ``seeds`` paired differences is (its chi-square interval as
-    factors of the estimate): the power numbers read off such SDs are post hoc and rough
-    (review: at 3 seeds, 2 degrees of freedom, about 0.5 to 6 times)."""
+    factors of the estimate), in the words of ``book/templates/sd-uncertainty.md``."""
     from ..paths import fill
-    df = seeds - 1
-    if df < 1:
+    if seeds < 2:
         return "one seed gives no SD"
     low, high = sd_factors(seeds, confidence)
-    return fill("sd-uncertainty.md", {"seeds": seeds, "df": df,
+    return fill("sd-uncertainty.md", {"seeds": seeds, "df": seeds - 1,
                                       "confidence": f"{confidence:.0%}", "low": f"{low:.1f}",
                                       "high": f"{high:.1f}"}).rstrip("\n")

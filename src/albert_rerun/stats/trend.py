@@ -1,20 +1,14 @@
 """How a paired difference moves with compute: a slope over rungs of independent seeds.
 
-A ladder measures one paired difference (per seed: arm A minus arm B) at several rungs
-of training compute, each rung on seeds of its own. ``slope`` fits the least-squares
-line through every seed's difference against ``x`` (log2 of the rung's compute), so a
-rung weighs by its seeds, and gives the slope a standard error that lets each rung have
-its own spread: the variance of a linear combination of independent rung means,
-``sum_j c_j^2 s_j^2 / n_j`` (the spread of a 3-seed rung is not pooled with that of an
-11-seed one), referred to a t distribution with the fewest seeds of any rung less one
-degrees of freedom (``df="hsu"``: Hsu's and Banerjee's conservative answer to the
-Behrens-Fisher problem, whose size never exceeds its level). Welch-Satterthwaite
-degrees of freedom (``df="welch"``) are liberal here: with 11, 11 and 3 seeds and the
-3-seed rung the noisiest, a nominal 1% test rejects a true zero slope 2-3% of the time
-(``slope_power`` measures it; the tests check both). ``extrapolate`` is the
-registered forecast: the line through two rungs' means carried to a third ``x``, with
-a prediction interval for that rung's mean of ``n`` new seeds. ``slope_power`` is the
-chance that the slope test rejects at ``alpha``, by simulation of the test itself.
+``slope`` fits the least-squares line through every seed's difference against ``x``
+(log2 of the rung's compute), so a rung weighs by its seeds. Its standard error lets each
+rung keep its own spread (``sum_j c_j^2 s_j^2 / n_j`` over the rung means), referred to a
+t with the fewest seeds of any rung less one degrees of freedom (``df="hsu"``: Hsu's and
+Banerjee's conservative answer to the Behrens-Fisher problem). Welch-Satterthwaite's df
+(``df="welch"``) are liberal here: with 11, 11 and 3 seeds, the 3-seed rung the noisiest,
+a nominal 1% test rejects a true zero slope 2-3% of the time (``slope_power``, by
+simulating the test, measures it). ``extrapolate`` is the registered forecast: the line
+through two rungs' means carried to a third ``x``, with a prediction interval.
 """
 from __future__ import annotations
 
@@ -23,6 +17,8 @@ from dataclasses import dataclass
 
 import numpy as np
 from scipy import stats as st
+
+DF_RULES = ("hsu", "welch")
 
 
 @dataclass(frozen=True)
@@ -38,11 +34,18 @@ class Slope:
     n: tuple  # seeds per rung, in the order of x
 
 
-def _satterthwaite(terms, dfs) -> float:
-    """Welch-Satterthwaite degrees of freedom of a sum of independent variance terms."""
-    terms, dfs = np.asarray(terms, float), np.asarray(dfs, float)
-    denominator = float(np.sum(terms ** 2 / dfs))
-    return float(terms.sum() ** 2 / denominator) if denominator > 0 else math.inf
+def _satterthwaite(terms, dfs):
+    """Welch-Satterthwaite degrees of freedom of sums of independent variance terms
+    (over the last axis); infinite where every term is 0."""
+    denominator = (terms ** 2 / dfs).sum(axis=-1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(denominator > 0, terms.sum(axis=-1) ** 2 / denominator, math.inf)
+
+
+def _df(terms, n, rule: str):
+    if rule not in DF_RULES:
+        raise ValueError(f"df must be one of {DF_RULES}, got {rule!r}")
+    return np.min(n, axis=-1) - 1.0 if rule == "hsu" else _satterthwaite(terms, n - 1)
 
 
 def _rungs(groups: dict) -> tuple:
@@ -58,27 +61,12 @@ def _rungs(groups: dict) -> tuple:
     return xs, values
 
 
-DF_RULES = ("hsu", "welch")
-
-
-def _df(terms, n, rule: str):
-    if rule not in DF_RULES:
-        raise ValueError(f"df must be one of {DF_RULES}, got {rule!r}")
-    if rule == "hsu":
-        return np.min(n, axis=-1) - 1.0
-    return terms.sum(axis=-1) ** 2 / (terms ** 2 / (n - 1)).sum(axis=-1)
-
-
 def contrast(groups: dict, weights: dict, confidence: float = 0.95, df: str = "hsu") -> Slope:
     """A fixed linear combination ``sum_x weights[x] * mean_x`` of independent rung means
     ({x: per-seed values}), with the unequal-spread standard error and the ``df`` rule:
     for example the curvature m(16x) - 2 m(4x) + m(1x), or a segment's slope."""
     xs, values = _rungs(groups)
     c = np.array([float(weights.get(x, 0.0)) for x in xs])
-    return _combination(xs, values, c, confidence, df)
-
-
-def _combination(xs, values, c, confidence, df) -> Slope:
     n = np.array([len(v) for v in values], dtype=float)
     means = np.array([v.mean() for v in values])
     # a rung whose seeds all agree has no spread (var would give float noise, ~1e-35)
@@ -96,24 +84,20 @@ def _combination(xs, values, c, confidence, df) -> Slope:
     return Slope(estimate, se, dof, estimate - t * se, estimate + t * se, p, seeds)
 
 
-def slope(groups: dict, confidence: float = 0.95, df: str = "hsu") -> Slope:
-    """The least-squares slope of the values against x over every seed of ``groups``
-    ({x: the rung's per-seed values}), with the unequal-spread standard error above and
-    the ``df`` rule's degrees of freedom."""
-    xs, values = _rungs(groups)
-    n = np.array([len(v) for v in values], dtype=float)
-    centre = float((n * xs).sum() / n.sum())
-    sxx = float((n * (xs - centre) ** 2).sum())
-    if sxx == 0:
-        raise ValueError("the rungs need two or more distinct x")
-    return _combination(xs, values, n * (xs - centre) / sxx, confidence, df)
-
-
 def slope_weights(xs, ns) -> np.ndarray:
     """The slope's weights on the rung means, for seeds ``ns`` at ``xs``."""
     xs, ns = np.asarray(xs, float), np.asarray(ns, float)
     centre = float((ns * xs).sum() / ns.sum())
     return ns * (xs - centre) / float((ns * (xs - centre) ** 2).sum())
+
+
+def slope(groups: dict, confidence: float = 0.95, df: str = "hsu") -> Slope:
+    """The least-squares slope of the values against x over every seed of ``groups``
+    ({x: the rung's per-seed values}), with the unequal-spread standard error above and
+    the ``df`` rule's degrees of freedom."""
+    xs, values = _rungs(groups)
+    weights = slope_weights(xs, [len(v) for v in values])
+    return contrast(groups, dict(zip(sorted(groups), weights)), confidence, df)
 
 
 @dataclass(frozen=True)
@@ -151,15 +135,12 @@ def extrapolate(first, second, x_first: float, x_second: float, x: float, n: int
         raise ValueError(f"the predicted rung needs at least one seed, got {n}")
     k = (x - x_first) / (x_second - x_first)  # forecast = (1 - k) mean_a + k mean_b
     estimate = float((1 - k) * a.mean() + k * b.mean())
-    # the new rung's SD is the larger rung's own estimate: its share joins that rung's
-    # term (one estimate, one term, that rung's df), so Satterthwaite sees two terms
     a_larger = a.std(ddof=1) >= b.std(ddof=1)
     sd = float(a.std(ddof=1) if a_larger else b.std(ddof=1))
     ta = (1 - k) ** 2 * a.var(ddof=1) / len(a) + (sd ** 2 / n if a_larger else 0.0)
     tb = k ** 2 * b.var(ddof=1) / len(b) + (0.0 if a_larger else sd ** 2 / n)
-    terms = [ta, tb]
-    df = _satterthwaite(terms, [len(a) - 1, len(b) - 1])
-    se = float(math.sqrt(sum(terms)))
+    df = float(_satterthwaite(np.array([ta, tb]), np.array([len(a) - 1, len(b) - 1.0])))
+    se = float(math.sqrt(ta + tb))
     t = st.t.ppf(0.5 + confidence / 2, df)
     return Forecast(float(x), estimate, estimate - t * se, estimate + t * se, se, df, sd, n)
 
@@ -173,9 +154,7 @@ def slope_power(xs, ns, sds, true_slope: float, alpha: float, simulations: int =
     if not (len(xs) == len(ns) == len(sds) >= 2) or (ns < 2).any() or (sds <= 0).any():
         raise ValueError("need two or more rungs, each of 2 or more seeds and an SD > 0")
     rng = np.random.default_rng(seed)
-    centre = float((ns * xs).sum() / ns.sum())
-    sxx = float((ns * (xs - centre) ** 2).sum())
-    c = ns * (xs - centre) / sxx
+    c = slope_weights(xs, ns)
     # each rung's sample mean and variance, drawn exactly (normal and scaled chi-square)
     means = true_slope * xs + rng.standard_normal((simulations, len(xs))) * sds / np.sqrt(ns)
     variances = sds ** 2 * rng.chisquare(ns - 1, (simulations, len(xs))) / (ns - 1)
