@@ -1,12 +1,9 @@
 """ALBERT, re-run: the package behind the reproducibility book.
 
-Layers, each a folder importing only from those before it (ARCHITECTURE.md): ``model``
-and ``data`` (the modules, the corpus, tokenizer, masking), ``engine`` (one run:
-pretraining, evaluation, fine-tuning, the results store), ``stats`` (intervals, tests,
-Holm, power), ``studies`` (what to train and how to judge it, and the driver),
-``chapters`` (one module per claim), ``pages`` (words, tables and figures), ``book``
-(papermill and Jupyter Book). ``profiles`` says how large a run is at ``smoke``,
-``cpu``, ``cpu-long`` and ``gpu``.
+Layers, each importing only from those before it (ARCHITECTURE.md): ``model`` and
+``data``, ``engine`` (one run: pretraining, evaluation, fine-tuning, the store),
+``stats``, ``studies`` (what to train and how to judge it) and ``book`` (values, tables,
+figures and the build); ``profiles`` says how large a run is.
 """
 from .model.config import PRESETS, ModelConfig, preset
 from .model.modeling import AlbertForPreTraining, AlbertForSequenceClassification, AlbertModel

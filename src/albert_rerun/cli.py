@@ -1,12 +1,13 @@
 """The command lines' one way to stop on bad input: a single line, a non-zero status.
 
-A missing or corrupt data file (``DataError``), a stored weight file that fails its
-checksum (``WeightsError``) or a value out of range (``ValueError``) is the user's to fix,
-and its message already says how; a Python traceback above it only hides that line.
-``ALBERT_RERUN_TRACEBACK=1`` keeps the traceback, for debugging.
+A missing or corrupt data file (``DataError``), a weight file that fails its checksum
+(``WeightsError``) or a value out of range (``ValueError``) is the user's to fix, and its
+message says how; a traceback would only hide that line (``ALBERT_RERUN_TRACEBACK=1``
+keeps it, for debugging).
 """
 from __future__ import annotations
 
+import argparse
 import os
 import sys
 from typing import Callable
@@ -23,9 +24,8 @@ def user_errors() -> tuple[type[BaseException], ...]:
 
 def one_line(error: BaseException) -> str:
     """``error: <kind>: <message>`` on one line (a message's own line breaks joined)."""
-    message = " ".join(str(error).split()) or error.__class__.__name__
     kind = error.__class__.__name__
-    return f"error: {kind}: {message}"
+    return f"error: {kind}: {' '.join(str(error).split()) or kind}"
 
 
 def run_main(main: Callable[..., int], argv=None) -> int:
@@ -41,10 +41,8 @@ def run_main(main: Callable[..., int], argv=None) -> int:
 
 
 def positive_int(text: str) -> int:
-    """argparse's ``type`` for a count that must be at least 1 (``--seeds 0`` once fell
-    back to the profile's default without a word): a bad value stops the command with
-    argparse's one-line usage error."""
-    import argparse
+    """argparse's ``type`` for a count of at least 1: a bad value stops the command
+    with argparse's one-line usage error."""
     try:
         value = int(text)
     except ValueError:

@@ -1,20 +1,15 @@
-"""The paper's published figures, as printed (arXiv 1909.11942v6, ICLR 2020).
-
-These are the numbers we compare against, not results of ours: each table names
-its source. Parameter counts are in millions as the paper rounds them.
-"""
+"""The paper's published figures, as printed (arXiv 1909.11942v6, ICLR 2020): the
+numbers we compare against, each table named by its source; parameters in millions."""
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 SOURCE = "Lan et al. (2020), arXiv:1909.11942v6"
 
-# Sec. 3.1 / Devlin et al.: BERT-base's embedding share, quoted in the intro of
-# many ALBERT explanations; the 21.8% is computed for V = 30522 (WordPiece).
-BERT_BASE_WORDPIECE_VOCAB = 30522
+BERT_BASE_WORDPIECE_VOCAB = 30522  # Devlin et al.
 ALBERT_VOCAB = 30000  # footnote 1
-# The embedding share of BERT-base as commonly quoted (%, one decimal); the paper's
-# Sec. 3.1 argues it qualitatively ("the embedding matrix ... billions of parameters").
+# BERT-base's embedding share as commonly quoted (%, for V = 30522); Sec. 3.1 argues
+# it qualitatively
 BERT_BASE_EMBEDDING_SHARE = 21.8
 
 # Table 1: (layers, hidden, embedding, sharing, parameters in M)
@@ -70,18 +65,16 @@ TABLE6 = {"bert-large": (400_000, 34, 87.2), "albert-xxlarge": (125_000, 32, 88.
 # Table 8 (ALBERT-xxlarge, about 1M steps): downstream Avg with and without dropout.
 TABLE8_AVG = {"with dropout": 90.4, "without dropout": 90.7}
 
-# Pretraining scale of the paper's ablations (Sec. 4.1): batch 4096, sequence length 512,
-# 125k steps; ALBERT-base has 12M parameters.
+# the pretraining scale of the paper's ablations (Sec. 4.1)
 PAPER_BATCH, PAPER_SEQ, PAPER_STEPS = 4096, 512, 125_000
 
 
-# The scale of the paper's own experiment behind each chapter (review: one sentence for
-# every chapter was wrong for Tables 6 and 8 and Figure 1). Each: the source, the models
-# as (name, parameters in M, steps), batch and sequence length (Sec. 4.1's, unless
-# stated). Figure 1's models are the 24-layer large models of Table 2; their 125k steps
-# are Table 2's, an inference (the figure does not state them).
 @dataclass(frozen=True)
 class ExperimentScale:
+    """The scale of the paper's experiment behind a chapter: its source, its models as
+    (name, parameters in M, steps), batch and sequence length (Sec. 4.1's unless
+    stated). Figure 1's 125k steps are Table 2's, an inference: the figure states none."""
+
     source: str
     models: tuple  # ((name, parameters in M, steps), ...)
     batch: int = PAPER_BATCH

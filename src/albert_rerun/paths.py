@@ -1,12 +1,12 @@
-"""Where the repository, its data and its markdown templates are, whatever the working
-directory.
-
-nbval runs kernels in ``notebooks/``, papermill in ``--cwd``; neither is the root.
-"""
+"""Where the repository and its markdown templates are, whatever the working directory
+(nbval runs kernels in ``notebooks/``, papermill in ``--cwd``)."""
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
+
+_KEY = re.compile(r"\{\{\s*(\w+)\s*\}\}")
 
 
 def repo_root() -> Path:
@@ -23,13 +23,10 @@ def repo_root() -> Path:
 
 
 def fill(name: str, values: dict) -> str:
-    """The markdown template ``book/templates/<name>`` (a generated part's sentences) with
-    each ``{{ key }}`` replaced by its value; a key without a value is an error, so no
-    template sentence goes out unfilled."""
-    import re
+    """The markdown template ``book/templates/<name>`` with each ``{{ key }}`` replaced by
+    its value; a key without a value is an error, so no sentence goes out unfilled."""
     text = (repo_root() / "book" / "templates" / name).read_text()
-    key = re.compile(r"\{\{\s*(\w+)\s*\}\}")
-    missing = sorted(set(key.findall(text)) - set(values))
+    missing = sorted(set(_KEY.findall(text)) - set(values))
     if missing:
         raise KeyError(f"{name}: no value for {missing}")
-    return key.sub(lambda m: str(values[m.group(1)]), text)
+    return _KEY.sub(lambda m: str(values[m.group(1)]), text)

@@ -3,8 +3,8 @@
     .venv/bin/python -m albert_rerun.train --profile smoke --style albert --objective sop
     .venv/bin/python -m albert_rerun.train --profile cpu --style bert --objective nsp --seed 1
 
-Stored results are reused (``--fresh`` retrains). The engine itself
-(``albert_rerun.engine``) knows nothing of profiles; this command joins the two.
+Stored results are reused (``--fresh`` retrains). The engine knows nothing of profiles;
+this command joins the two.
 """
 from __future__ import annotations
 

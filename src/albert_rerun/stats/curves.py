@@ -17,15 +17,9 @@ import pandas as pd
 
 
 def oscillation(values) -> float:
-    """The distance the curve travels against its overall direction, in units of its
-    range: ``(sum |diff| - |last - first|) / (2 (max - min))``.
-
-    0 for any monotone curve (steady, convex or concave), 1 for one excursion across
-    the range and back, growing with the number and depth of reversals; invariant to
-    ``a x + b`` (``a != 0``) and to reversing the curve. Defined values: a constant curve,
-    and one of one or two points, cannot reverse and score 0. Errors: an empty curve,
-    and NaN or infinite values (ValueError).
-    """
+    """``(sum |diff| - |last - first|) / (2 (max - min))`` (the module's docstring); a
+    constant curve, or one of one or two points, scores 0; an empty one, or NaN or
+    infinite values, is a ValueError."""
     x = np.asarray(values, dtype=float)
     if x.ndim != 1:
         raise ValueError(f"a curve is one-dimensional, got shape {x.shape}")

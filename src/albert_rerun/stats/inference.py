@@ -1,22 +1,18 @@
 """Seeds to intervals, tests and verdicts; the book's decisions as one Holm family.
 
-A **decision** is an estimated difference (A minus B, or a value minus a reference), its
-95% interval, a two-sided test of no difference and a TOST of equivalence within the
-margin: by a paired t over seeds (``paired_t``, for cross-entropies and transitions) or
-by a bootstrap over seeds and test items (``bootstrap``, for accuracies on a fixed test
-set, whose items are noisy too). Its verdict (``verdict_of``), at 5% or after Holm's
-adjustment over the book's family (``holm``): where the paper predicts a direction,
-**equivalent** if the TOST rejects, else **reproduced** / **contradicted** if the
-difference test rejects on the paper's / the other side, else **inconclusive**; where it
-predicts none (``paper_sign`` 0), **reproduced** if the TOST rejects, **contradicted**
-if only the difference test does, else **inconclusive**.
+A **decision** is a difference, its 95% interval, a two-sided test of no difference and
+a TOST of equivalence within a margin: by a paired t over seeds (``paired_t``) or, for
+accuracies on a fixed test set, a bootstrap over seeds and items (``bootstrap``). Its
+verdict (``verdict_of``), at 5% or after Holm over the book's family (``holm``): where the
+paper predicts a direction, **equivalent** if the TOST rejects, else **reproduced** /
+**contradicted** if the difference test rejects on the paper's / the other side, else
+**inconclusive**; where it predicts none, **reproduced** if the TOST rejects,
+**contradicted** if only the difference test does, else **inconclusive**.
 
-The competence gate (``gate``) comes first. An arm's **level** is the share of the
-distance from the unigram rung to the left-bigram rung it has closed at [MASK]. A
-decision is judged only if each of its arms reads context (its mean over seeds is below
-the reads-context line); otherwise it is **not testable at this scale** and stays out
-of Holm's family. A judged decision is **early training** while its weakest arm is below
-100%, else **past the bigram rung**.
+The competence gate (``gate``) comes first: an arm's **level** is the share of the
+unigram-to-left-bigram distance it has closed at [MASK]; a decision one of whose arms
+does not read context is **not testable at this scale** and stays out of Holm's family;
+a judged one is **early training** while its weakest arm is below 100%.
 """
 from __future__ import annotations
 
@@ -39,8 +35,7 @@ GATED, EARLY, PAST, NO_MODEL = ("not testable", "early training", "past the bigr
 
 @dataclass(frozen=True)
 class ArmLevel:
-    """One arm of a decision: its mean cross-entropy at [MASK] over seeds, its level and
-    whether it reads context."""
+    """An arm's mean cross-entropy at [MASK] over seeds, level and whether it reads context."""
 
     arm: str
     ce: float
@@ -144,9 +139,7 @@ class Decision:
     method: str  # "paired t over seeds" | "bootstrap over seeds and items"
     paper: str = ""  # the paper's figure, as text
     arms: tuple = ()  # the conditions whose models it compares (the gate reads them)
-    # training FLOPs of one run of its costlier arm (where the compute panels place it)
-    train_flops: float = float("nan")
-    # the gate's fields (``gate``), filled by ``with_gate``
+    train_flops: float = float("nan")  # of one run of its costlier arm
     stage: str = ""
     failed_arms: str = ""
     weakest_arm: str = ""
@@ -164,7 +157,7 @@ class Decision:
 
     def with_gate(self, levels, untestable: str = "") -> "Decision":
         """This decision with the stage of its arms' ``ArmLevel``s; ``untestable`` (a
-        reason) gates it whatever its arms' levels (a premise the design cannot test)."""
+        reason) gates it whatever their levels."""
         staged = gate(levels)
         if untestable:
             staged.update(stage=GATED, gate_reason=untestable)
@@ -249,13 +242,9 @@ def _resampling_weights(seeds: int, items: int, resamples: int, seed: int) -> tu
 
 def bootstrap(a, b=None, margin: float = 0.0, resamples: int = 10000, seed: int = 0,
               confidence: float = 0.95, offset: float = 0.0) -> dict:
-    """Two-level paired bootstrap of mean(a) - mean(b) - offset over seeds and items.
-
-    ``a`` and ``b`` are (seeds, items) arrays paired by seed and item (b None: zero; a
-    constant reference goes in ``offset``). Each resample draws the seeds and the items
-    with replacement. The interval is the percentile interval; the p-values are those at
-    which it would just touch 0 (difference) or the margin (TOST: the larger of the two
-    one-sided tail shares beyond +/- margin)."""
+    """Two-level paired bootstrap of mean(a) - mean(b) - offset over seeds and items:
+    ``a``, ``b`` (seeds, items) arrays (b None: zero). The percentile interval, and the
+    p-values at which it would just touch 0 or (TOST) the margin."""
     a = np.asarray(a, dtype=float)
     b = np.zeros_like(a) if b is None else np.asarray(b, dtype=float)
     if a.shape != b.shape or a.ndim != 2:
@@ -283,8 +272,7 @@ def decision(key: str, claim: str, label: str, numbers: dict, margin: float,
 
 
 def is_interim(row) -> bool:
-    """Whether a family's row belongs to a profile still training (its ``interim``
-    column; NaN where a stacked frame's other families have none)."""
+    """Whether a family's row belongs to a profile still training (``interim``)."""
     value = row.get("interim", False)
     return bool(value) and value == value  # NaN != NaN
 
@@ -292,12 +280,9 @@ def is_interim(row) -> bool:
 def holm(decisions, alpha: float = ALPHA, pending: int = 0):
     """Every decision's raw and Holm-adjusted p-values and verdicts, as one table.
 
-    The family is the judged decisions about trained models, two tests each (difference
-    and TOST), adjusted by statsmodels' ``multipletests(method="holm")``; a gated
-    decision keeps its numbers with the verdict "not testable at this scale", a check of
-    the test sets (``NO_MODEL``) its raw verdict. ``pending``: decisions planned but not
-    yet made, each two tests at p = 1, so that the adjustment is the one the complete
-    family would give at worst."""
+    The family: the judged decisions about trained models, two tests each, adjusted by
+    statsmodels' ``multipletests(method="holm")``. ``pending``: decisions not yet made,
+    each two tests at p = 1, so that the adjustment is the complete family's at worst."""
     if pending < 0:
         raise ValueError(f"pending must be >= 0, got {pending}")
     import pandas as pd

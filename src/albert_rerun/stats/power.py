@@ -7,10 +7,6 @@ smallest difference a two-sided paired t detects with the chosen power (statsmod
 ``TTestPower``), the seeds that detect one margin, and the exact power of the TOST at a
 true difference of 0 (``tost_power``) with the seeds that reach the chosen power.
 Bootstrap decisions are left out: their test is not a t over seeds.
-
-Where scipy's noncentral t returns NaN (large noncentrality at few degrees of freedom)
-the tail is integrated directly: P(T > t) = E over V ~ chi2(df) of
-P(Z > t sqrt(V / df) - nc).
 """
 from __future__ import annotations
 
@@ -36,50 +32,32 @@ def _quiet():
         yield
 
 
-def _solve(**kwargs) -> float:
-    """statsmodels' two-sided ``TTestPower.solve_power``; NaN where it fails."""
-    from statsmodels.stats.power import TTestPower
-    with _quiet():
-        try:
-            return float(TTestPower().solve_power(alternative="two-sided", **kwargs))
-        except (ValueError, RuntimeError, FloatingPointError):
-            return math.nan
-
-
 def _power(effect_size: float, n: int, alpha: float, alternative: str) -> float:
-    from statsmodels.stats.power import TTestPower
-    with _quiet():
-        value = float(TTestPower().power(effect_size=effect_size, nobs=n, alpha=alpha,
-                                         alternative=alternative))
-    if math.isnan(value):  # noncentrality beyond scipy's nct
-        value = _power_by_integration(effect_size, n, alpha, alternative)
-    return value
-
-
-def _noncentral_t_sf(t: float, df: int, nc: float) -> float:
-    from scipy import integrate, stats
-    return integrate.quad(lambda v: stats.norm.sf(t * math.sqrt(v / df) - nc)
-                          * stats.chi2.pdf(v, df), 0, math.inf, limit=200)[0]
-
-
-@cached  # seconds of scipy.integrate.quad a call: kept on disk (stats.cache)
-def _power_by_integration(effect_size: float, n: int, alpha: float, alternative: str) -> float:
+    """The power of a paired (one-sample) t of ``n`` seeds at ``alpha`` for a true
+    standardized difference, from scipy's noncentral t; the lower tail as P(T > t; -nc),
+    where statsmodels' (scipy's cdf) is NaN at large noncentrality and few seeds."""
     from scipy import stats
     df, nc = n - 1, effect_size * math.sqrt(n)
     if alternative == "larger":
-        return _noncentral_t_sf(stats.t.ppf(1 - alpha, df), df, nc)
+        return float(stats.nct.sf(stats.t.ppf(1 - alpha, df), df, nc))
     t = stats.t.ppf(1 - alpha / 2, df)
-    return _noncentral_t_sf(t, df, nc) + (1 - _noncentral_t_sf(-t, df, nc))
+    return float(stats.nct.sf(t, df, nc) + stats.nct.sf(t, df, -nc))
 
 
 def detectable_effect(n: int, alpha: float = 0.05, power: float = 0.8) -> float:
     """The standardized difference (difference / SD) that a two-sided paired t of ``n``
     seeds at ``alpha`` detects with probability ``power``: statsmodels' solve_power,
-    checked, and solved again on ``_power`` where statsmodels' noncentral t fails."""
+    checked, and solved again on ``_power`` where statsmodels' fails."""
     from scipy.optimize import brentq
+    from statsmodels.stats.power import TTestPower
     if n < 2:
         return math.inf
-    effect = _solve(nobs=n, alpha=alpha, power=power)
+    with _quiet():
+        try:
+            effect = float(TTestPower().solve_power(nobs=n, alpha=alpha, power=power,
+                                                    alternative="two-sided"))
+        except (ValueError, RuntimeError, FloatingPointError):
+            effect = math.nan
     if math.isfinite(effect) and abs(_power(effect, n, alpha, "two-sided") - power) < 1e-4:
         return effect
     high = 1.0
@@ -89,8 +67,7 @@ def detectable_effect(n: int, alpha: float = 0.05, power: float = 0.8) -> float:
 
 
 def _fewest(enough, hint: float, least: int = 2) -> int:
-    """The smallest n >= least with enough(n), for a predicate false then true in n,
-    searched from ``hint``."""
+    """The smallest n >= least with enough(n) (false, then true in n), from ``hint``."""
     n = max(least, math.ceil(hint))
     while n > least and enough(n - 1):
         n -= 1
@@ -100,7 +77,7 @@ def _fewest(enough, hint: float, least: int = 2) -> int:
 
 
 def _normal_seeds(effect: float, alpha: float, power: float, sides: int) -> float:
-    """The normal approximation to the seeds a t needs: the search's starting point."""
+    """The normal approximation to the seeds a test needs: where the search starts."""
     from scipy import stats
     z = stats.norm.ppf(1 - alpha / sides) + stats.norm.ppf(power if sides == 2 else
                                                            1 - (1 - power) / 2)
@@ -114,10 +91,8 @@ def seeds_to_detect(effect_size: float, alpha: float = 0.05, power: float = 0.8)
         return math.inf
     if math.isinf(effect_size):
         return 2
-    hint = _solve(effect_size=effect_size, nobs=None, alpha=alpha, power=power)
     return _fewest(lambda n: _power(effect_size, n, alpha, "two-sided") >= power,
-                   hint if math.isfinite(hint) else _normal_seeds(effect_size, alpha,
-                                                                  power, 2))
+                   _normal_seeds(effect_size, alpha, power, 2))
 
 
 @cached  # an integral of seconds a call: kept on disk (stats.cache)
@@ -161,9 +136,8 @@ def seeds_for_equivalence(margin_in_sd: float, alpha: float = 0.05,
 
 
 def paired_sd(low: float, high: float, n: int, confidence: float = 0.95) -> float:
-    """The SD of the paired per-seed differences behind a paired-t interval [low, high]
-    of ``n`` seeds (half-width = t(1/2 + confidence/2, n - 1) SD / sqrt n); NaN with
-    fewer than 2 seeds, 0 for an interval of no width."""
+    """The SD of the paired differences behind a paired-t interval [low, high] of ``n``
+    seeds (half-width = t SD / sqrt n); NaN with fewer than 2 seeds."""
     from scipy import stats
     if n < 2 or not (math.isfinite(low) and math.isfinite(high)):
         return math.nan
@@ -222,9 +196,7 @@ def _number(x: float) -> str:
 
 def power_values(table, what: str = "decisions") -> dict:
     """The keys of ``book/templates/power.md`` read off a power_table (or some of its
-    rows; ``what`` names them): seeds, the test's level, the detectable difference in
-    margins, the seeds to detect a margin and the TOST's power at a true 0 (least, most,
-    median). {} where no row has a paired SD."""
+    rows, which ``what`` names); {} where no row has a paired SD."""
     alpha, power = table.attrs["alpha"], table.attrs["power"]
     table = table[table["paired SD"].notna()]
     if table.empty:

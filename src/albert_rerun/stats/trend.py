@@ -1,14 +1,11 @@
 """How a paired difference moves with compute: a slope over rungs of independent seeds.
 
 ``slope`` fits the least-squares line through every seed's difference against ``x``
-(log2 of the rung's compute), so a rung weighs by its seeds. Its standard error lets each
-rung keep its own spread (``sum_j c_j^2 s_j^2 / n_j`` over the rung means), referred to a
-t with the fewest seeds of any rung less one degrees of freedom (``df="hsu"``: Hsu's and
-Banerjee's conservative answer to the Behrens-Fisher problem). Welch-Satterthwaite's df
-(``df="welch"``) are liberal here: with 11, 11 and 3 seeds, the 3-seed rung the noisiest,
-a nominal 1% test rejects a true zero slope 2-3% of the time (``slope_power``, by
-simulating the test, measures it). ``extrapolate`` is the registered forecast: the line
-through two rungs' means carried to a third ``x``, with a prediction interval.
+(log2 of the rung's compute). Its standard error keeps each rung's own spread
+(``sum_j c_j^2 s_j^2 / n_j``) and its t has the fewest seeds of any rung less one degrees
+of freedom (``df="hsu"``, conservative); Welch-Satterthwaite's (``df="welch"``) are
+liberal here with 11, 11 and 3 seeds (``slope_power`` simulates the test to show it).
+``extrapolate`` is the registered forecast of a third rung from two.
 """
 from __future__ import annotations
 
@@ -35,8 +32,7 @@ class Slope:
 
 
 def _satterthwaite(terms, dfs):
-    """Welch-Satterthwaite degrees of freedom of sums of independent variance terms
-    (over the last axis); infinite where every term is 0."""
+    """Welch-Satterthwaite df of sums of variance terms (last axis); inf where all 0."""
     denominator = (terms ** 2 / dfs).sum(axis=-1)
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.where(denominator > 0, terms.sum(axis=-1) ** 2 / denominator, math.inf)
@@ -63,8 +59,7 @@ def _rungs(groups: dict) -> tuple:
 
 def contrast(groups: dict, weights: dict, confidence: float = 0.95, df: str = "hsu") -> Slope:
     """A fixed linear combination ``sum_x weights[x] * mean_x`` of independent rung means
-    ({x: per-seed values}), with the unequal-spread standard error and the ``df`` rule:
-    for example the curvature m(16x) - 2 m(4x) + m(1x), or a segment's slope."""
+    ({x: per-seed values}), e.g. a curvature or a segment's slope, tested as a slope is."""
     xs, values = _rungs(groups)
     c = np.array([float(weights.get(x, 0.0)) for x in xs])
     n = np.array([len(v) for v in values], dtype=float)
@@ -93,8 +88,7 @@ def slope_weights(xs, ns) -> np.ndarray:
 
 def slope(groups: dict, confidence: float = 0.95, df: str = "hsu") -> Slope:
     """The least-squares slope of the values against x over every seed of ``groups``
-    ({x: the rung's per-seed values}), with the unequal-spread standard error above and
-    the ``df`` rule's degrees of freedom."""
+    ({x: the rung's per-seed values}), its standard error and the ``df`` rule's df."""
     xs, values = _rungs(groups)
     weights = slope_weights(xs, [len(v) for v in values])
     return contrast(groups, dict(zip(sorted(groups), weights)), confidence, df)
@@ -119,12 +113,10 @@ class Forecast:
 
 def extrapolate(first, second, x_first: float, x_second: float, x: float, n: int,
                 confidence: float = 0.95) -> Forecast:
-    """The line through the two rungs' means carried to ``x``, and a ``confidence``
-    prediction interval for the mean of ``n`` new seeds there: the two means' sampling
-    variances carried by the line, plus the new rung's own, ``s^2 / n`` with ``s`` the
-    larger of the two rungs' SDs (the registered assumption). That share is the same
-    estimate as its rung's own term, so the two are one term with that rung's df, and
-    Satterthwaite's df combine the two rungs' terms."""
+    """The line through the two rungs' means carried to ``x``, with a prediction interval
+    for the mean of ``n`` new seeds there: the means' variances carried by the line plus
+    ``s^2 / n``, ``s`` the larger rung SD (registered), which joins that rung's term;
+    Satterthwaite's df combine the two terms."""
     a, b = np.asarray(first, float), np.asarray(second, float)
     for v in (a, b):
         if v.ndim != 1 or len(v) < 2 or not np.isfinite(v).all():
@@ -147,9 +139,8 @@ def extrapolate(first, second, x_first: float, x_second: float, x: float, n: int
 
 def slope_power(xs, ns, sds, true_slope: float, alpha: float, simulations: int = 20000,
                 seed: int = 0, df: str = "hsu") -> float:
-    """The chance that ``slope``'s two-sided test rejects at ``alpha`` when the rung
-    means lie on a line of ``true_slope`` and each rung's seeds are normal with its SD
-    (``xs``, ``ns``, ``sds`` per rung), by simulating the test ``simulations`` times."""
+    """The chance that ``slope``'s test rejects at ``alpha`` for rung means on a line of
+    ``true_slope`` and normal seeds (``xs``, ``ns``, ``sds`` per rung), by simulation."""
     xs, ns, sds = (np.asarray(v, dtype=float) for v in (xs, ns, sds))
     if not (len(xs) == len(ns) == len(sds) >= 2) or (ns < 2).any() or (sds <= 0).any():
         raise ValueError("need two or more rungs, each of 2 or more seeds and an SD > 0")
