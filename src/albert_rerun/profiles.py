@@ -1,11 +1,6 @@
-"""Run profiles and the validation of a notebook's papermill parameters.
-
-One place defines what ``smoke``, ``cpu``, ``cpu-long`` and ``gpu`` mean. ``resolve``
-turns a profile's name, where it comes in (a command line, a notebook's parameter, a
-page's build), into a ``ResolvedProfile`` that travels down from there.
-``validate_parameters`` stops a notebook at once on a bad parameter, naming it and the
-allowed values. This module is configuration: it imports nothing above the engine.
-"""
+"""What ``smoke``, ``cpu``, ``cpu-long`` and ``gpu`` mean, and the check of a notebook's
+papermill parameters. ``resolve`` turns a name, where it comes in, into the
+``ResolvedProfile`` passed down from there. Configuration: nothing above the engine."""
 from __future__ import annotations
 
 import functools
@@ -18,11 +13,10 @@ if TYPE_CHECKING:
     from .engine.evaluate import EvalConfig
 
 DEVICES = ("auto", "cpu", "cuda")
-# the gpu profile's learning rate and warm-up: a search on the GPU (studies.gpu_search)
-# stores its pick under this name in the profile's choices/
+# the gpu profile's learning rate and warm-up, as studies.gpu_search stores its pick
 GPU_SEARCH_CHOICE = "gpu-learning-rate"
-# fine-tuning learning rates: the driver's pilot picks from the grid on validation and
-# stores its pick in choices/; until then (and always at smoke) the defaults stand
+# fine-tuning learning rates: the driver's pilot picks from the grid; until then (and
+# always at smoke) the defaults stand
 FINETUNE_GRID = (1e-4, 3e-4, 1e-3, 3e-3)
 DEFAULT_FINETUNE_RATES = {"pretrained": 3e-4, "untrained": 1e-3}
 
@@ -80,9 +74,7 @@ class Settings:
 
 def validate_parameters(profile: str, seeds=None, device: str = "auto") -> Settings:
     """Validate papermill parameters; raise ValueError naming the parameter.
-
-    ``seeds=None`` means the profile's default number of seeds.
-    """
+    ``seeds=None`` means the profile's default number of seeds."""
     if not isinstance(profile, str) or profile not in PROFILES:
         raise ValueError(f"parameter 'profile' must be one of {tuple(PROFILES)}, "
                          f"got {profile!r}")
@@ -102,18 +94,14 @@ def validate_parameters(profile: str, seeds=None, device: str = "auto") -> Setti
 
 
 def pretraining_config(profile: str, style: str = "albert", **changes):
-    """The base PretrainConfig of a profile; ``style`` albert (E < H, all shared) or bert.
-
-    ``changes`` override PretrainConfig fields; ``model_changes`` (a dict) override model
-    fields, e.g. ``pretraining_config("cpu", model_changes={"sharing": "ffn"})``.
-    """
+    """The base PretrainConfig of a profile; ``style`` albert (E < H, all shared) or bert;
+    ``changes`` override its fields, ``model_changes`` (a dict) the model's."""
     return resolve(profile).pretraining_config(style, **changes)
 
 
 def gpu_search_choice(results: Path | None = None):
-    """The gpu profile's stored learning-rate pick ({"learning_rate", "warmup_share",
-    ...}) in ``results`` (the gpu profile's results folder; None: ``results_dir("gpu")``),
-    or None before the search (studies.gpu_search) has run."""
+    """The gpu profile's stored learning-rate pick in its ``results`` folder (None: its
+    default), or None before the search has run."""
     if results is None:
         from .engine.store import results_dir
         results = results_dir("gpu")
@@ -148,15 +136,13 @@ def finetune_rates(profile: str) -> dict:
 
 @dataclass(frozen=True)
 class ResolvedProfile:
-    """A profile resolved once from its name (``resolve``): its settings and sizes, its
-    results folder and its evaluation, passed down so that no layer looks the name up
-    again. What the store can change while a process runs (the picks in ``choices``:
-    fine-tuning rates, the gpu profile's learning rate) is read when asked."""
+    """A profile resolved once from its name (``resolve``), passed down so that no layer
+    looks the name up again; the picks in ``choices``, which change as runs are stored,
+    are read when asked."""
 
     name: str
     settings: Profile = field(repr=False)
     results: Path  # engine.store.results_dir(name), read once
-    # how every model of the profile is scored: the common held-out sets and their sizes
     evaluation: EvalConfig = field(repr=False)
 
     @property
