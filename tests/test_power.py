@@ -240,6 +240,8 @@ def test_power_matches_simulation_where_statsmodels_is_defined(effect_size, n, a
     assert not math.isnan(_statsmodels(effect_size, n, alpha, "two-sided"))
     for alternative, two_sided in (("two-sided", True), ("larger", False)):
         value = power._power(effect_size, n, alpha, alternative)
+        assert value == pytest.approx(_statsmodels(effect_size, n, alpha, alternative),
+                                      abs=1e-12)
         assert value == pytest.approx(_simulated_power(effect_size, n, alpha, two_sided),
                                       abs=0.01)
 

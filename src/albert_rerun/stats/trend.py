@@ -117,10 +117,7 @@ def extrapolate(first, second, x_first: float, x_second: float, x: float, n: int
     for the mean of ``n`` new seeds there: the means' variances carried by the line plus
     ``s^2 / n``, ``s`` the larger rung SD (registered), which joins that rung's term;
     Satterthwaite's df combine the two terms."""
-    a, b = np.asarray(first, float), np.asarray(second, float)
-    for v in (a, b):
-        if v.ndim != 1 or len(v) < 2 or not np.isfinite(v).all():
-            raise ValueError(f"each rung needs two or more finite values, got {v!r}")
+    _, (a, b) = _rungs({0: first, 1: second})
     if x_first == x_second:
         raise ValueError("the two rungs need distinct x")
     if n < 1:
