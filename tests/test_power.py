@@ -1,4 +1,4 @@
-"""claims.power: the power table of a decision family, from the SDs of its own paired
+"""stats.power: the power table of a decision family, from the SDs of its own paired
 decisions: the SD read back from each interval, the detectable difference against the
 noncentral t solved directly, the TOST power against simulation, the rows against the
 family; and the powers behind them checked against simulated t-tests, also where

@@ -1,4 +1,4 @@
-"""claims.stats against scipy and statsmodels, and the verdict rule's table."""
+"""stats.inference against scipy and statsmodels, and the verdict rule's table."""
 import numpy as np
 import pandas as pd
 import pytest
