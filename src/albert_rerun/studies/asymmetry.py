@@ -24,13 +24,13 @@ from __future__ import annotations
 
 import functools
 import math
-import time
 
 import numpy as np
 import pandas as pd
 
-from ..engine.store import read_json, results_dir
+from ..engine.store import results_dir
 from . import asymmetry_pilot as pilot
+from . import registration as R
 
 STORE = "asymmetry"  # data/results/asymmetry/
 PAGE = "book/asymmetry_registration.md"
@@ -130,54 +130,30 @@ def thread_hours(configs, reference_config, reference_speed: float) -> float:
 
 def registration() -> dict | None:
     """The committed registration record, or None before it."""
-    from ..paths import repo_root
-    return read_json(repo_root() / RECORD)
+    return R.record(RECORD)
 
 
 def registration_problem() -> str:
     """Why this checkout may not train the study's runs ("" if it may)."""
-    from ..paths import repo_root
-    from .confirm_analysis import _git, descends, registered_digest
-    record = registration()
-    if record is None:
-        return f"{RECORD} is not stored"
-    if _git("cat-file", "-e", f"HEAD:{RECORD}").returncode != 0:
-        return f"{RECORD} is not committed"
-    head = _git("rev-parse", "HEAD").stdout.strip()
-    if not descends(head, record["commit"]):
-        return f"HEAD {head[:7]} does not descend from {record['commit'][:7]}"
-    if registered_digest((repo_root() / PAGE).read_text()) != record["sha256"]:
-        return f"the registered text of {PAGE} changed"
-    return ""
+    return R.problem(registration(), RECORD, PAGE)
 
 
 def provenance_problems(runs, record: dict | None = None) -> list:
     """Each stored run that was not trained from a clean commit descending from the
     registration with its training code; as text (none: [])."""
-    from .confirm_analysis import run_provenance_problems
-    record = record or registration()
-    if record is None:
-        return [f"{run['hash']}: stored before the registration" for run in runs]
-    return run_provenance_problems(runs, record["commit"])
+    return R.provenance_problems(runs, record or registration())
 
 
 def train(hours: float | None = None, fill: bool = False, workers: int | None = None,
           device: str = "auto") -> int:
     """Train (or resume) the study's runs in order, then evaluate the finished ones on the
     common held-out set; refused before the registration."""
-    from ..data.files import verify_inputs
     from . import confirm
-    from .training import _train, default_workers
     problem = registration_problem()
     if problem:
         raise NotStored(f"no study run trains before the registration: {problem}")
-    verify_inputs()
-    runs = planned()
-    workers = workers or default_workers()
-    finish_by = None if hours is None else time.time() + hours * 3600
-    done = _train(runs, results_dir(STORE), device, workers, False, False, float("inf"),
-                  "asymmetry", finish_by, fill and finish_by is not None, blinded=True)
-    return done + confirm.evaluate_trained(runs, STORE, device, workers, cue_free=False)
+    return confirm.stretch(planned(), STORE, "asymmetry", hours, fill, workers, device,
+                           cue_free=False)
 
 
 def progress(store=None) -> list:

@@ -27,8 +27,6 @@ The log is blinded, as every study's is.
 """
 from __future__ import annotations
 
-import time
-
 from ..engine.store import results_dir
 from ..model.params import closed_form
 from . import confirm, confirm_analysis as D
@@ -111,16 +109,8 @@ def train(hours: float | None = None, fill: bool = False, workers: int | None = 
           device: str = "auto") -> int:
     """Train (or resume) the pilot's runs in order, then evaluate the finished ones on
     the common held-out set."""
-    from ..data.files import verify_inputs
-    from .training import _train, default_workers
-    verify_inputs()
-    runs = planned()
-    workers = workers or default_workers()
-    finish_by = None if hours is None else time.time() + hours * 3600
-    done = _train(runs, results_dir(STORE), device, workers, False, False, float("inf"),
-                  "asymmetry-pilot", finish_by, fill and finish_by is not None,
-                  blinded=True)
-    return done + confirm.evaluate_trained(runs, STORE, device, workers, cue_free=False)
+    return confirm.stretch(planned(), STORE, "asymmetry-pilot", hours, fill, workers,
+                           device, cue_free=False)
 
 
 # -- what the pilot measured (each part read only once all of its runs are stored) -------

@@ -260,31 +260,35 @@ def evaluate_trained(runs: list, store: str, device: str, workers: int,
     return done
 
 
-def train(hours: float | None = None, fill: bool = False, workers: int | None = None,
-          device: str = "auto") -> int:
-    """Time the equal-time arms (once, before any run), then train and evaluate the
-    missing confirmatory runs seed by seed; ``hours`` as the driver's."""
+def stretch(runs: list, store: str, label: str, hours: float | None, fill: bool,
+            workers: int | None, device: str, cue_free: bool = True, **options) -> int:
+    """Train the missing ``runs`` into ``store``, blinded, for ``hours`` (``fill`` as
+    ``training._train``'s), then evaluate the trained ones (``evaluate_trained``): every
+    study's training stretch."""
     from ..data.files import verify_inputs
     from .training import _train, default_workers
     verify_inputs()
-    store = results_dir(STORE)
+    workers = workers or default_workers()
+    finish_by = None if hours is None else time.time() + hours * 3600
+    done = _train(runs, results_dir(store), device, workers, False, False, float("inf"),
+                  label, finish_by, fill and finish_by is not None, blinded=True, **options)
+    return done + evaluate_trained(runs, store, device, workers, cue_free)
+
+
+def train(hours: float | None = None, fill: bool = False, workers: int | None = None,
+          device: str = "auto") -> int:
+    """Time the equal-time arms (once, before any run), then train and evaluate the
+    missing confirmatory runs seed by seed."""
     record = equal_time_record()
     if record is None:
         print("[equal time] timing the BERT-style and the wide model on this machine",
               flush=True)
         record = measure_equal_time()
-        atomic_write_json(store / "choices" / f"{EQUAL_TIME}.json", record)
+        atomic_write_json(results_dir(STORE) / "choices" / f"{EQUAL_TIME}.json", record)
     print(f"[equal time] the wide model trains {record['steps']} steps "
           f"({record['bert_step_seconds']:.4f} s and {record['wide_step_seconds']:.4f} s "
           f"a step)", flush=True)
-    workers = workers or default_workers()
-    finish_by = None if hours is None else time.time() + hours * 3600
-    runs = planned(record["steps"])
-    # blinded: a stretch's log shows each run's steps and seconds, never a result (the
-    # stopping rule: nothing is judged, or looked at, before every run is stored)
-    done = _train(runs, store, device, workers, False, False, float("inf"), "confirm",
-                  finish_by, fill and finish_by is not None, blinded=True)
-    return done + evaluate_trained(runs, STORE, device, workers)
+    return stretch(planned(record["steps"]), STORE, "confirm", hours, fill, workers, device)
 
 
 def print_progress() -> None:

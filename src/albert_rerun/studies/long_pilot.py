@@ -18,8 +18,6 @@ shows can shape the registration.
 """
 from __future__ import annotations
 
-import time
-
 import numpy as np
 import pandas as pd
 
@@ -52,15 +50,8 @@ def train(hours: float | None = None, fill: bool = False, workers: int | None = 
           device: str = "auto") -> int:
     """Train (or resume) both arms, then evaluate the finished ones on the common
     held-out set and the cue-free pairs, as the confirmatory runs are."""
-    from ..data.files import verify_inputs
-    from .training import _train, default_workers
-    verify_inputs()
-    runs = list(configs().values())
-    workers = workers or default_workers()
-    finish_by = None if hours is None else time.time() + hours * 3600
-    done = _train(runs, results_dir(STORE), device, workers, False, False, float("inf"),
-                  "long-pilot", finish_by, fill and finish_by is not None, blinded=True)
-    return done + confirm.evaluate_trained(runs, STORE, device, workers)
+    return confirm.stretch(list(configs().values()), STORE, "long-pilot", hours, fill,
+                           workers, device)
 
 
 def progress(store=None) -> list:
