@@ -329,8 +329,7 @@ def _stored(store, name: str, seeded, evaluations) -> tuple:
 def load(store, configs: dict, seeds, require: bool = True) -> pd.DataFrame:
     """One row per (condition, seed) of ``store``: pretraining figures, both evaluations
     and the transition arms' controls'. ``require``: NotComplete names what is missing."""
-    from ..engine.config import untrained
-    from .decisions import CONTROL_METRICS, _evaluations, _machine
+    from .decisions import _control_metrics, _evaluations, _machine
     evaluations = _evaluation_configs()
     missing, rows = [], []
     for name, config in configs.items():
@@ -345,10 +344,7 @@ def load(store, configs: dict, seeds, require: bool = True) -> pd.DataFrame:
                    "commit": run["provenance"]["git_commit"],
                    **_evaluations(store, run["hash"], evaluations)}
             if name in TRANSITION_ARMS:
-                control = _evaluations(store, config_hash(untrained(seeded).to_dict()),
-                                       evaluations[:1])
-                row.update({f"control_{k}": v for k, v in control.items()
-                            if k in CONTROL_METRICS})
+                row.update(_control_metrics(store, seeded, evaluations[:1]))
             rows.append(row)
     if missing and require:
         raise NotComplete(f"{len(missing)} of {len(configs) * len(seeds)} runs are not "
@@ -496,22 +492,29 @@ def above_majority(runs: pd.DataFrame, accuracy: str):
     return mean_interval(100 * (runs[accuracy] - runs["sop_cuefree_majority"]))
 
 
+def run_states(store, configs: dict, seeds, listed=()) -> pd.DataFrame:
+    """One row per run of ``configs`` at ``seeds``, seed-major: arm, seed, and whether it
+    is trained, evaluated, or (its hash in ``listed``) diverged."""
+    evaluations, rows = _evaluation_configs(), []
+    for seed in seeds:
+        for arm, config in configs.items():
+            seeded = C.seeded(config, seed)
+            run, complete = _stored(store, arm, seeded, evaluations)
+            rows.append({"arm": arm, "seed": seed, "trained": run is not None,
+                         "evaluated": complete, "diverged": not complete and
+                         config_hash(seeded.to_dict()) in listed})
+    return pd.DataFrame(rows, columns=["arm", "seed", "trained", "evaluated", "diverged"])
+
+
 def progress(store=None) -> pd.DataFrame:
     """How many of each condition's seeds are trained and evaluated (no estimate)."""
     store = store or results_dir(STORE)
     record = equal_time_record(store)
-    configs = conditions(record["steps"] if record else None)
-    evaluations = _evaluation_configs()
-    rows = []
-    for name in CONDITIONS:
-        trained = evaluated = 0
-        for seed in CONFIRM_SEEDS if name in configs else ():
-            run, complete = _stored(store, name, C.seeded(configs[name], seed), evaluations)
-            trained += run is not None
-            evaluated += complete
-        rows.append({"condition": name, "trained": trained, "evaluated": evaluated,
-                     "of": len(CONFIRM_SEEDS)})
-    return pd.DataFrame(rows).set_index("condition")
+    states = run_states(store, conditions(record["steps"] if record else None),
+                        CONFIRM_SEEDS)
+    table = states.groupby("arm")[["trained", "evaluated"]].sum().astype(int)
+    table = table.reindex(CONDITIONS, fill_value=0).assign(of=len(CONFIRM_SEEDS))
+    return table.rename_axis("condition")
 
 
 def complete(store=None) -> bool:

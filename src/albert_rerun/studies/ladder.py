@@ -67,14 +67,12 @@ def trend_reading(estimate: float, p_holm: float, paper_sign: int) -> str:
 
 
 def too_few(d: dict, rungs) -> list:
-    """The rungs where ``d`` ({rung: paired differences}) has fewer than
-    MIN_SEEDS_TO_ANALYSE values: a decision with any gets no slope."""
+    """The rungs where ``d`` has fewer than MIN_SEEDS_TO_ANALYSE paired differences."""
     return [r for r in rungs if len(d.get(r, ())) < MIN_SEEDS_TO_ANALYSE]
 
 
 def differences(frames: dict, spec) -> dict:
-    """{rung: the finite per-seed paired differences of ``spec``}, for the rungs whose
-    frame holds the decision's metric."""
+    """{rung: the finite per-seed paired differences of ``spec``} where it is measured."""
     out = {}
     for rung, frame in frames.items():
         try:
@@ -88,8 +86,7 @@ def differences(frames: dict, spec) -> dict:
 
 
 def nonfinite_runs(frames: dict) -> pd.DataFrame:
-    """One row per run (rung, arm, seed) with a number of CHECKED that is not finite,
-    and which ("number")."""
+    """One row per run (rung, arm, seed) with a non-finite number of CHECKED, and which."""
     rows = []
     for rung, frame in frames.items():
         columns = [c for c in CHECKED if c in frame]
@@ -138,8 +135,7 @@ def wide_steps(rung: str) -> int:
 
 
 def configs(rung: str) -> dict:
-    """{arm: config without seed} at a rung: the confirmatory configs on a schedule of the
-    rung's steps (``conditions.with_steps``)."""
+    """{arm: config without seed}: the confirmatory configs on the rung's schedule."""
     if rung not in RUNGS:
         raise ValueError(f"rung must be one of {tuple(RUNGS)}, got {rung!r}")
     registered = A.conditions(wide_steps("4x"))
@@ -150,8 +146,7 @@ def configs(rung: str) -> dict:
 
 
 def planned(rung: str) -> list:
-    """A rung's runs, seed-major: every arm of a seed, then the ALBERT-style arm's
-    random-init control."""
+    """A rung's runs, seed-major, each seed with the ALBERT-style arm's random-init control."""
     from ..engine.config import untrained
     if rung == "4x":
         raise ValueError("the 4x rung is the confirmatory store: nothing to train")
@@ -163,8 +158,7 @@ def planned(rung: str) -> list:
 
 
 def rung_frame(rung: str, store=None, seeds=None) -> pd.DataFrame:
-    """One row per (arm, seed) of a rung (``confirm_analysis.load``; ``seeds``: default
-    all; a diverged run has no row)."""
+    """One row per (arm, seed) of a rung (``confirm_analysis.load``; diverged: no row)."""
     if rung == "4x":
         frame = A.confirmatory_frame(store=_committed_store(A.STORE) if store is None
                                      else store)
@@ -181,19 +175,9 @@ def rung_frame(rung: str, store=None, seeds=None) -> pd.DataFrame:
 
 
 def run_states(rung: str, store=None, seeds=None) -> pd.DataFrame:
-    """One row per run of a trained rung's ``seeds`` (default: all): arm, seed, and
-    whether it is trained, evaluated, or listed as diverged."""
+    """``confirm_analysis.run_states`` of a trained rung's ``seeds`` (default: all)."""
     store = store or results_dir(STORE)
-    evaluations, listed = A._evaluation_configs(), diverged(store)
-    rows = []
-    for seed in seeds or SEEDS[rung]:
-        for arm, config in configs(rung).items():
-            seeded = C.seeded(config, seed)
-            run, complete = A._stored(store, arm, seeded, evaluations)
-            rows.append({"arm": arm, "seed": seed, "trained": run is not None,
-                         "evaluated": complete, "diverged": not complete and
-                         config_hash(seeded.to_dict()) in listed})
-    return pd.DataFrame(rows)
+    return A.run_states(store, configs(rung), seeds or SEEDS[rung], diverged(store))
 
 
 def progress(store=None) -> pd.DataFrame:
@@ -211,14 +195,12 @@ def settled(table: pd.DataFrame) -> bool:
 
 
 def diverged(store=None) -> dict:
-    """{hash: failure text} of the runs whose training loss went non-finite: kept out of
-    their arm's decisions, never retrained on another seed."""
+    """{hash: failure text} of the runs that diverged: left out, never replaced."""
     return read_json((store or results_dir(STORE)) / DIVERGED) or {}
 
 
 def rung_complete(rung: str, store=None, seeds=None) -> bool:
-    """Whether every run of the rung's ``seeds`` (default: all) is evaluated or listed
-    as diverged."""
+    """Whether every run of the rung's ``seeds`` is evaluated or listed as diverged."""
     states = run_states(rung, store, seeds)
     return bool((states["evaluated"] | states["diverged"]).all())
 
@@ -387,8 +369,7 @@ def _paired(spec, frame: pd.DataFrame, metric: str) -> np.ndarray:
 
 def gaps_by_rung(store=None, early_end: bool = False, frames: dict | None = None
                  ) -> pd.DataFrame:
-    """Per rung and arm: the overfitting gap, held-out minus training cross-entropy at
-    [MASK], mean and 95% t-interval."""
+    """Per rung and arm: the overfitting gap (held-out minus training), mean and interval."""
     from ..stats.inference import mean_interval
     rows = []
     for rung, frame in _frames(store, early_end, frames).items():
@@ -469,8 +450,7 @@ def sop_by_rung(store=None, early_end: bool = False, frames: dict | None = None
 
 
 def compute_result(store=None, early_end: bool = False) -> dict:
-    """{name: table}: the registered analysis and the tables beside it, computed now
-    (NotComplete before every run is stored)."""
+    """{name: table}: the registered analysis and the tables beside it, computed now."""
     raw = rung_frames(store, early_end, clean=False)
     odd = nonfinite_runs(raw)
     frames = without_runs(raw, odd)
@@ -541,8 +521,7 @@ def result_tables(store=None) -> tuple:
 
 
 def trained_runs(store=None) -> pd.DataFrame:
-    """The stored 1x and 16x runs' training records alone, one row per (rung, arm, seed)
-    (``confirm_analysis.training_records``)."""
+    """The stored 1x and 16x runs' training records (``A.training_records``)."""
     runs = [({"rung": rung, "condition": arm, "seed": seed}, C.seeded(config, seed))
             for rung in ("1x", "16x") for arm, config in configs(rung).items()
             for seed in SEEDS[rung]]
@@ -671,8 +650,7 @@ def first_below(frame: pd.DataFrame, level: float) -> pd.DataFrame:
 
 
 def passes(rung: str = "16x", store=None, level: float | None = None) -> pd.DataFrame:
-    """``first_below`` for every run of a complete rung, at the left-bigram rung on the
-    runs' curve sequences unless ``level`` is given."""
+    """``first_below`` for every run of a rung, at the left-bigram rung on its curves."""
     frame = rung_frame(rung, store)
     level = rung_level(RUNG, curve_sequences(frame)) if level is None else level
     return first_below(frame, level)
@@ -708,8 +686,7 @@ def delay(table: pd.DataFrame, spec) -> dict | None:
 
 def train(hours: float | None = None, fill: bool = False, workers: int | None = None,
           device: str = "auto") -> int:
-    """Train and evaluate the 1x rung, seed by seed; then, once the forecast is committed,
-    the 16x rung; blinded."""
+    """Train and evaluate the 1x rung, then, once the forecast is committed, the 16x."""
     problem = registration_problem()
     if problem:
         raise NotComplete(f"no ladder run trains before the registration: {problem}")
@@ -747,8 +724,7 @@ def store_when_complete(store) -> None:
 
 
 def record_divergence(key: str, text: str) -> None:
-    """List a run whose training diverged; any other failure resumes from its
-    checkpoint."""
+    """List a run whose training diverged (any other failure resumes from a checkpoint)."""
     if "diverged" not in text:
         return
     store = results_dir(STORE)
