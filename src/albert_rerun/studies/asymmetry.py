@@ -1,36 +1,24 @@
-"""The asymmetry study (issue #54): which half of a block can be shared, at two depths,
-with the parameter count held apart. Registered on ``PAGE`` before any of its runs.
+"""The asymmetry study (registered on ``PAGE`` before any of its runs): which half of a
+block can be shared, at two depths, with the parameter count held apart.
 
-The three primary decisions (``PRIMARY``) are paired by seed and Holm-adjusted as one
-family: FFN-shared minus attention-shared at 4 layers and at ``DEEP`` layers, and, at 4
-layers, the FFN-shared model with its one FFN widened to the attention-shared model's
-parameter count (``asymmetry_pilot.WIDENED``) minus attention-shared. Each is a
-difference of held-out cross-entropy at [MASK] at the end of the schedule, in nats,
+The three primary decisions (``PRIMARY``), paired by seed and Holm-adjusted as one
+family, are differences of held-out cross-entropy at [MASK] at the end of training,
 positive in the paper's direction (sharing the FFN costs more than sharing attention).
-
-Every run scores the first ``CURVE_EXAMPLES`` held-out sequences at ``CURVE_POINTS``
-points along training; the count rungs are scored on the same sequences
-(``count_rungs.levels_on``) and each arm's tokens to a rung read off its curve
-(``rung_tokens``, ``first_to_rung``). Arms share their common blocks' initial draw, data
-order and masks (``init_draw="common"``, measured by ``asymmetry_pilot``).
-
-Nothing is read before the study ends (``NotStored``): every planned run trained and
-evaluated, or ``END_DATE`` reached, when training stops and each decision uses the seeds
-whose runs of both its arms are stored. The training log is blind.
-Training: ``scripts/train_stretch.sh asymmetry H`` (from a clean checkout that descends
-from the registration), resumable across sessions.
+Arms share their common blocks' initial draw, data order and masks. Nothing is read
+before the study ends (``NotStored``); the training log is blind.
+Training: ``scripts/train_stretch.sh asymmetry H``, from a clean checkout.
 """
 from __future__ import annotations
 
 import functools
 import math
-import time
 
 import numpy as np
 import pandas as pd
 
-from ..engine.store import read_json, results_dir
+from ..engine.store import results_dir
 from . import asymmetry_pilot as pilot
+from . import registration as R
 
 STORE = "asymmetry"  # data/results/asymmetry/
 PAGE = "book/asymmetry_registration.md"
@@ -68,8 +56,7 @@ def arms(layers: int, seed: int) -> tuple:
 
 
 def configs() -> dict:
-    """{(arm, layers, seed): config} of every run: the pilot's arms (H 64, E 32, the
-    confirmatory recipe and 4x schedule, common draw, held-out curve) on fresh seeds."""
+    """{(arm, layers, seed): config} of every run: the pilot's arms on fresh seeds."""
     return {(arm, layers, seed): pilot.arm_config(arm, layers, seed)
             for layers in (SHALLOW, DEEP) for seed in SEEDS[layers]
             for arm in arms(layers, seed)}
@@ -89,8 +76,7 @@ def planned() -> list:
 
 def flops_per_token(config) -> float:
     """Floating-point operations of one training step's forward and backward pass, per
-    token (torch's ``FlopCounterMode`` on one batch of ``config``'s shape; the seed and
-    schedule do not change it)."""
+    token (torch's ``FlopCounterMode`` on one batch of ``config``'s shape)."""
     import json
     return _flops(json.dumps(config.model.to_dict(), sort_keys=True), config.batch_size,
                   config.max_seq_length, config.max_predictions)
@@ -118,9 +104,8 @@ def _flops(model_json: str, batch: int, length: int, predictions: int) -> float:
 
 
 def thread_hours(configs, reference_config, reference_speed: float) -> float:
-    """Thread-hours to train ``configs`` at the engine's speed: ``reference_speed`` tokens
-    a second on one thread for ``reference_config``, scaled by each config's arithmetic
-    a token against it."""
+    """Thread-hours to train ``configs``: ``reference_speed`` tokens a second on one thread
+    for ``reference_config``, scaled by each config's arithmetic a token."""
     base = flops_per_token(reference_config)
     return sum(c.max_steps * c.batch_size * c.max_seq_length * flops_per_token(c) / base
                for c in configs) / reference_speed / 3600
@@ -130,54 +115,30 @@ def thread_hours(configs, reference_config, reference_speed: float) -> float:
 
 def registration() -> dict | None:
     """The committed registration record, or None before it."""
-    from ..paths import repo_root
-    return read_json(repo_root() / RECORD)
+    return R.record(RECORD)
 
 
 def registration_problem() -> str:
     """Why this checkout may not train the study's runs ("" if it may)."""
-    from ..paths import repo_root
-    from .confirm_analysis import _git, descends, registered_digest
-    record = registration()
-    if record is None:
-        return f"{RECORD} is not stored"
-    if _git("cat-file", "-e", f"HEAD:{RECORD}").returncode != 0:
-        return f"{RECORD} is not committed"
-    head = _git("rev-parse", "HEAD").stdout.strip()
-    if not descends(head, record["commit"]):
-        return f"HEAD {head[:7]} does not descend from {record['commit'][:7]}"
-    if registered_digest((repo_root() / PAGE).read_text()) != record["sha256"]:
-        return f"the registered text of {PAGE} changed"
-    return ""
+    return R.problem(registration(), RECORD, PAGE)
 
 
 def provenance_problems(runs, record: dict | None = None) -> list:
     """Each stored run that was not trained from a clean commit descending from the
     registration with its training code; as text (none: [])."""
-    from .confirm_analysis import run_provenance_problems
-    record = record or registration()
-    if record is None:
-        return [f"{run['hash']}: stored before the registration" for run in runs]
-    return run_provenance_problems(runs, record["commit"])
+    return R.provenance_problems(runs, record or registration())
 
 
 def train(hours: float | None = None, fill: bool = False, workers: int | None = None,
           device: str = "auto") -> int:
     """Train (or resume) the study's runs in order, then evaluate the finished ones on the
     common held-out set; refused before the registration."""
-    from ..data.files import verify_inputs
     from . import confirm
-    from .training import _train, default_workers
     problem = registration_problem()
     if problem:
         raise NotStored(f"no study run trains before the registration: {problem}")
-    verify_inputs()
-    runs = planned()
-    workers = workers or default_workers()
-    finish_by = None if hours is None else time.time() + hours * 3600
-    done = _train(runs, results_dir(STORE), device, workers, False, False, float("inf"),
-                  "asymmetry", finish_by, fill and finish_by is not None, blinded=True)
-    return done + confirm.evaluate_trained(runs, STORE, device, workers, cue_free=False)
+    return confirm.stretch(planned(), STORE, "asymmetry", hours, fill, workers, device,
+                           cue_free=False)
 
 
 def progress(store=None) -> list:
@@ -198,10 +159,9 @@ def ended(today: str | None = None) -> bool:
 
 
 def runs(store=None, today: str | None = None) -> pd.DataFrame:
-    """One row per stored run: arm, layers, seed, parameters, cross-entropy at [MASK] at
-    the end (the common held-out set; NaN for a run that diverged), its curve, tokens,
-    tokens a second. NotStored until the study ends: every planned run trained and
-    evaluated, or ``END_DATE`` reached (then a run not stored is left out)."""
+    """One row per stored run: arm, layers, seed, parameters, held-out cross-entropy at
+    [MASK] at the end, curve, tokens, tokens a second. NotStored until every planned run
+    is evaluated or ``END_DATE`` has come (then a run not stored is left out)."""
     store = store or results_dir(STORE)
     counts = pilot.parameters()
     rows = []
@@ -222,18 +182,16 @@ def runs(store=None, today: str | None = None) -> pd.DataFrame:
 
 def paired(frame: pd.DataFrame, layers: int, arm: str, other: str) -> pd.Series:
     """Per seed: ``arm`` minus ``other`` cross-entropy at ``layers``; a seed where either
-    run diverged (a non-finite loss) leaves the difference (the registered rule)."""
+    run diverged is left out (the registered rule)."""
     table = frame[frame["layers"] == layers].pivot(index="seed", columns="arm", values="ce")
     return (table[arm] - table[other]).replace([np.inf, -np.inf], np.nan).dropna()
 
 
 def decisions(frame: pd.DataFrame, levels: dict) -> pd.DataFrame:
-    """The registered family, judged as the first registration judges its own. Per
-    primary decision: the seeds, mean difference (nats, positive = the paper's
-    direction), its 95% t-interval, the two-sided paired t's p and the TOST's p within
-    the margin (a fiftieth of ``levels["distance"]``, the unigram-to-left-bigram
-    distance); the gate (each arm's mean under ``levels["reads_context"]``); Holm's
-    adjustment over the tests of the decisions that pass it; the verdict (``verdict``)."""
+    """The registered family: per primary decision, the seeds, mean difference, its 95%
+    t-interval, the paired t's p and the TOST's within ``margin_of``; the gate (each
+    arm's mean under ``levels["reads_context"]``); Holm over the tests of the decisions
+    that pass it; the verdict (``verdict``)."""
     from statsmodels.stats.multitest import multipletests
     from statsmodels.stats.weightstats import DescrStatsW, ttost_paired
     margin = margin_of(levels)
@@ -264,15 +222,13 @@ def decisions(frame: pd.DataFrame, levels: dict) -> pd.DataFrame:
 
 
 def margin_of(levels: dict) -> float:
-    """The first registration's "small" margin: a fiftieth of the distance from the
-    unigram rung to the left-bigram rung on the held-out set (nats)."""
+    """The "small" margin: a fiftieth of the unigram-to-left-bigram distance (nats)."""
     return 0.02 * levels["distance"]
 
 
 def verdict(row: dict) -> str:
-    """The first registration's rule at 5% after Holm: "equivalent" (the TOST rejects;
-    with the sign where the difference test rejects too), else "reproduced" or
-    "contradicted" (the difference test rejects on the paper's side or the other), else
+    """The first registration's rule at 5% after Holm: "equivalent" (with the side where
+    the difference test rejects too), else "reproduced" or "contradicted", else
     "inconclusive"; "not testable" if an arm does not read context."""
     if not row["reads context"]:
         return "not testable"
@@ -296,9 +252,8 @@ def growth(frame: pd.DataFrame) -> dict:
 
 
 def contrasts(frame: pd.DataFrame) -> pd.DataFrame:
-    """The secondary paired differences (nats, 95% t-interval): at depth, each kind of
-    sharing against not shared on the figure's seeds; at 4 layers, what widening gives
-    back (widened minus FFN-shared)."""
+    """The secondary paired differences (nats, 95% t-interval): at depth, each sharing
+    minus not shared; at 4 layers, widened minus FFN-shared."""
     from statsmodels.stats.weightstats import DescrStatsW
     pairs = [(DEEP, arm, NONE) for arm in (ATTENTION, FFN, ALBERT)] + \
         [(SHALLOW, WIDENED, FFN)]
@@ -321,16 +276,14 @@ STAGES, stage = pilot.STAGES, pilot.stage
 
 
 def with_half_way(levels: dict) -> dict:
-    """``levels`` ({"unigram", "left bigram", "two-sided": nats}) and "half way": half the
-    distance from the unigram rung to the left-bigram rung, a level that models still on
-    the plateau reach."""
+    """``levels`` and "half way" between the unigram and left-bigram rungs."""
     return {**levels, "half way": (levels["unigram"] + levels["left bigram"]) / 2}
 
 
 def rung_tokens(frame: pd.DataFrame, levels: dict) -> pd.DataFrame:
     """Per arm and depth: the median tokens to each of ``RUNGS`` over its seeds (a run
-    that never reaches a level counts as never: the median is infinite unless most reach
-    it), the seeds that reach each, and how many seeds end in each stage."""
+    that never reaches one counts as infinite), the seeds that reach each, and how many
+    seeds end in each stage."""
     rows, levels = [], with_half_way(levels)
     for (arm, layers), group in frame.groupby(["arm", "layers"], sort=False):
         row = {"arm": arm, "layers": layers, "seeds": len(group)}
@@ -346,8 +299,7 @@ def rung_tokens(frame: pd.DataFrame, levels: dict) -> pd.DataFrame:
 
 def first_to_rung(frame: pd.DataFrame, levels: dict, rung: str) -> pd.DataFrame:
     """Per primary decision: in how many seeds the first arm reaches ``rung`` later than
-    the second (the paper's direction), earlier, at the same curve point, or neither
-    reaches it; a run that never reaches it counts as latest."""
+    the second, earlier, at the same point, or neither does (never counts as latest)."""
     rows, levels = [], with_half_way(levels)
     for name, layers, arm, other in PRIMARY:
         table = frame[frame["layers"] == layers].pivot(index="seed", columns="arm",
@@ -362,8 +314,7 @@ def first_to_rung(frame: pd.DataFrame, levels: dict, rung: str) -> pd.DataFrame:
 
 
 def power(sd: float, seeds: int, effect: float, tests: int = TESTS) -> float:
-    """Power of a paired two-sided t-test at Holm's first level (ALPHA / ``tests``) to
-    find ``effect`` nats with per-seed SD ``sd`` on ``seeds`` seeds."""
+    """Power of a paired two-sided t at Holm's first level to find ``effect`` nats."""
     from statsmodels.stats.power import TTestPower
     return float(TTestPower().power(effect_size=abs(effect) / sd, nobs=seeds,
                                     alpha=ALPHA / tests, alternative="two-sided"))

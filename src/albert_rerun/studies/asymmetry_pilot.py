@@ -1,33 +1,18 @@
-"""The asymmetry study's pilot (issue #54): what the third registration is sized from.
+"""The asymmetry study's pilot (exploratory, unregistered): what the third registration
+is sized from.
 
-Exploratory, unregistered, and counted in the study's budget. It measures three things:
+- common random numbers (``CRN``): the ladder's 1x attention-shared and FFN-shared runs
+  again with ``init_draw="common"``, the SD of their paired difference read both ways;
+- depth: the asymmetry's two arms at 12 layers on the 4x schedule, one seed: whether a
+  12-layer stack leaves the plateau, and what it costs;
+- parameters held apart (``WIDENED``): the FFN-shared arm with its one FFN widened to
+  the attention-shared arm's parameter count, at 4 layers.
 
-- **common random numbers** (``CRN``): the ladder's 1x attention-shared and FFN-shared
-  runs again, seeds 2000-2005, with ``init_draw="common"`` (every block drawn as the
-  not-shared model's, ``model.modeling.init_parts``); the stored ladder runs of the same
-  seeds are the same configs with the plain draw. Data order, masks and dropout depend
-  on the seed alone already, so the draw is the one thing that changes. The pilot reads
-  the SD of the paired difference both ways;
-- **depth**: the asymmetry's two arms at 12 layers (ALBERT-base's depth), H 64, E 32,
-  on the confirmatory 4x schedule, one fresh seed: whether a 12-layer stack leaves the
-  plateau (passes the left-bigram and two-sided count rungs) within 21,600 steps, and
-  what a 12-layer run costs;
-- **parameters held apart** (``WIDENED``): the FFN-shared arm whose one FFN is widened
-  to the attention-shared arm's parameter count (``widened_ffn``), at 4 layers beside
-  attention-shared: its speed and where it ends. At 12 layers the widened FFN (1,664
-  wide) does about four times a layer's arithmetic, too dear to pilot.
-
-Every pilot run at 4x scores ``CURVE_EXAMPLES`` of the common held-out sequences at
-``CURVE_POINTS`` points along training, so the count rungs can be scored on the same
-sequences (``count_rungs``) and each arm's tokens to a rung read off its curve.
-
-Training: ``scripts/train_stretch.sh asymmetry-pilot H`` (from a clean checkout, runs in
-``PRIORITY`` order, resumable), or ``python -m albert_rerun.studies.asymmetry_pilot train``.
-The log is blinded, as every study's is.
+Each 4x run scores ``CURVE_EXAMPLES`` held-out sequences at ``CURVE_POINTS`` points, so
+the count rungs can be scored on the same sequences. Training:
+``scripts/train_stretch.sh asymmetry-pilot H`` (from a clean checkout, blinded).
 """
 from __future__ import annotations
-
-import time
 
 from ..engine.store import results_dir
 from ..model.params import closed_form
@@ -48,17 +33,14 @@ WIDENED = "FFN-shared, widened"
 
 def widened_ffn(layers: int, hidden: int = 64) -> int:
     """The width of one shared FFN that gives the FFN-shared model the attention-shared
-    model's weight matrices: the (L - 1) FFNs' 8H^2 each that sharing removes, less the
-    (L - 1) attention blocks' 4H^2 each, go back into the one FFN, 4H + (L - 1) 2H
-    (640 at 4 layers, 1,664 at 12; biases and LayerNorms leave the counts within 0.2%,
-    ``parameters``)."""
+    model's weight matrices: 4H + (L - 1) 2H (640 at 4 layers, 1,664 at 12; biases and
+    LayerNorms leave the counts within 0.2%)."""
     return 4 * hidden + (layers - 1) * 2 * hidden
 
 
 def arm_config(arm: str, layers: int, seed: int = DEEP_SEED):
     """One arm of the 2x2 (or ``WIDENED``) at ``layers``, H 64, E 32, on the
-    confirmatory recipe and schedule, common draw, with ``CURVE_POINTS`` held-out curve
-    points."""
+    confirmatory recipe and schedule, common draw, with a held-out curve."""
     config = D.conditions(None)[D.FFN if arm == WIDENED else arm]
     model = {"num_hidden_layers": layers, "init_draw": "common"}
     if arm == WIDENED:
@@ -69,8 +51,7 @@ def arm_config(arm: str, layers: int, seed: int = DEEP_SEED):
 
 
 def crn_configs() -> dict:
-    """{(arm, seed): config}: the ladder's 1x runs of the asymmetry's two arms, with the
-    common draw (nothing else changed)."""
+    """{(arm, seed): config}: the ladder's 1x runs of the asymmetry's arms, common draw."""
     configs = ladder.configs("1x")
     return {(arm, seed): configs[arm].replace(seed=seed).replace_model(init_draw="common")
             for seed in CRN_SEEDS for arm in PAIR}
@@ -85,8 +66,7 @@ def deep_configs() -> dict:
 
 
 def planned() -> list:
-    """Every pilot run, in training order: the common-draw runs (short), then the deep
-    pair, then the rest."""
+    """Every pilot run, in training order."""
     return list(crn_configs().values()) + list(deep_configs().values())
 
 
@@ -111,16 +91,8 @@ def train(hours: float | None = None, fill: bool = False, workers: int | None = 
           device: str = "auto") -> int:
     """Train (or resume) the pilot's runs in order, then evaluate the finished ones on
     the common held-out set."""
-    from ..data.files import verify_inputs
-    from .training import _train, default_workers
-    verify_inputs()
-    runs = planned()
-    workers = workers or default_workers()
-    finish_by = None if hours is None else time.time() + hours * 3600
-    done = _train(runs, results_dir(STORE), device, workers, False, False, float("inf"),
-                  "asymmetry-pilot", finish_by, fill and finish_by is not None,
-                  blinded=True)
-    return done + confirm.evaluate_trained(runs, STORE, device, workers, cue_free=False)
+    return confirm.stretch(planned(), STORE, "asymmetry-pilot", hours, fill, workers,
+                           device, cue_free=False)
 
 
 # -- what the pilot measured (each part read only once all of its runs are stored) -------
@@ -130,8 +102,8 @@ class NotStored(LookupError):
 
 
 def _row(store, config) -> dict | None:
-    """A stored run's figures: held-out cross-entropy at [MASK] (the common evaluation),
-    its curve and its speed; None until it is trained and evaluated."""
+    """A stored run's held-out cross-entropy at [MASK], curve and speed; None until it
+    is trained and evaluated."""
     from ..engine.store import stored_pretrain
     from .confirm_analysis import _evaluation_configs
     from .decisions import _evaluations, _machine
@@ -149,8 +121,7 @@ def _row(store, config) -> dict | None:
 
 def crn_differences(store=None, ladder_store=None) -> "pd.DataFrame":
     """Per seed of ``CRN_SEEDS``: FFN-shared minus attention-shared cross-entropy at
-    [MASK] (nats; positive is the paper's direction, sharing the FFN costs more) with the
-    plain draw (the ladder's stored 1x runs) and with the common draw (this pilot)."""
+    [MASK] (nats) with the plain draw (the ladder's 1x runs) and the common draw."""
     import pandas as pd
     pilot = store or results_dir(STORE)
     plain = ladder.rung_frame("1x", ladder_store)
@@ -167,9 +138,9 @@ def crn_differences(store=None, ladder_store=None) -> "pd.DataFrame":
 
 
 def crn_summary(table) -> dict:
-    """The paired difference's SD with each draw, their ratio with a 95% interval (the F
-    distribution's, which treats the two sets of seeds as independent; they share data
-    order and masks, so the interval is approximate) and the seeds' correlation."""
+    """The paired difference's SD with each draw, their ratio with an approximate 95%
+    interval (the F distribution's: the two sets of seeds are not independent) and the
+    seeds' correlation."""
     from scipy import stats
     n = len(table)
     sd_plain, sd_common = table["plain"].std(ddof=1), table["common"].std(ddof=1)
@@ -190,42 +161,18 @@ def tokens_to(curve: list, level: float) -> float:
     return float("nan")
 
 
-def deep_table(levels: dict, store=None) -> "pd.DataFrame":
-    """Per deep run (arm, layers): parameters, held-out cross-entropy at [MASK] at the
-    end, tokens to each count rung in ``levels`` ({rung: nats} on the curve's own
-    sequences), the last curve point's cross-entropy, tokens a second; stored runs
-    only (a run still training has no row)."""
-    import pandas as pd
-    store = store or results_dir(STORE)
-    counts = parameters()
-    rows = []
-    for (arm, layers), config in deep_configs().items():
-        row = _row(store, config)
-        if row is None:
-            continue
-        rows.append({"arm": arm, "layers": layers, "parameters": counts[(arm, layers)],
-                     "ce": row["ce"], "curve end": row["curve"][-1][D.CE],
-                     **{f"tokens to {rung}": tokens_to(row["curve"], level)
-                        for rung, level in levels.items()},
-                     "tokens": row["tokens"], "tokens/s": row["tokens_per_second"],
-                     "machine": row["machine"]})
-    return pd.DataFrame(rows)
-
-
 STAGES = ("on the plateau", "past left-bigram", "past two-sided")
 
 
 def stage(curve_end: float, levels: dict) -> str:
-    """Where a model stands at the end against the count rungs scored on its curve's
-    sequences (``STAGES``)."""
+    """Where a curve ends against the count rungs on its sequences (``STAGES``)."""
     if curve_end < levels["two-sided"]:
         return STAGES[2]
     return STAGES[1] if curve_end < levels["left bigram"] else STAGES[0]
 
 
 def curve_levels() -> dict:
-    """The count rungs on the curves' own sequences (the first ``CURVE_EXAMPLES`` of the
-    common held-out set)."""
+    """The count rungs on the curves' own held-out sequences."""
     from .count_rungs import levels_on
     return levels_on(_evaluation_config(), CURVE_EXAMPLES)
 
@@ -233,32 +180,6 @@ def curve_levels() -> dict:
 def _evaluation_config():
     from .confirm_analysis import _evaluation_configs
     return _evaluation_configs()[0]
-
-
-def deep_reading(store=None) -> "pd.DataFrame":
-    """What the registration needs of the 12-layer pair, and nothing of the difference
-    between its arms: per arm, tokens to the left-bigram and two-sided rungs on the
-    curve's sequences, where the curve ends against them (``stage``), tokens a second.
-    Read from the trained runs' curves (no evaluation needed); NotStored until both are
-    trained."""
-    import pandas as pd
-
-    from ..engine.store import stored_pretrain
-    store = store or results_dir(STORE)
-    levels = curve_levels()
-    rows = []
-    for arm in PAIR:
-        run = stored_pretrain(store, deep_configs()[(arm, DEEP_LAYERS)])
-        if run is None:
-            raise NotStored(f"{arm} at {DEEP_LAYERS} layers is not stored")
-        curve = run["curve"]
-        rows.append({"arm": arm, "layers": DEEP_LAYERS,
-                     "tokens to left bigram": tokens_to(curve, levels["left bigram"]),
-                     "tokens to two-sided": tokens_to(curve, levels["two-sided"]),
-                     "stage": stage(curve[-1][D.CE], levels),
-                     "tokens": run["metrics"]["tokens"],
-                     "tokens/s": run["metrics"]["tokens_per_second"]})
-    return pd.DataFrame(rows)
 
 
 def main(argv=None) -> int:

@@ -1,23 +1,13 @@
 """Baselines that need no neural network.
 
-Rungs for masked-token prediction (the recipe chapter): the most frequent training piece,
-and the piece that most often follows the visible left neighbour in the training split.
-A model below the first rung has learned nothing; one above the second reads more
-context than one neighbour. The same two models as probabilities (add-one unigram,
-Witten-Bell interpolated left bigram) give cross-entropy rungs, which move before the
-top guess does.
+Rungs for masked-token prediction: the most frequent training piece and the most
+frequent follower of the visible left neighbour, as top guesses and as probabilities
+(add-one unigram, Witten-Bell left bigram) for cross-entropy. A model below the first
+has learned nothing; one below the second reads more than one neighbour.
 
-A topic-only baseline for the sentence-pair tasks (claim 4, SOP vs NSP).
-
-The paper argues that NSP can be solved by topic: a random second segment usually
-comes from another document, so word overlap gives it away, while SOP's two segments
-always share a topic. The paper does not measure this. Here a logistic regression
-(scikit-learn) sees only bags of words: which pieces occur in segment A, which in B,
-and which in both; no order within a segment. If it solves NSP and not SOP, NSP is
-solvable by topic overlap.
-
-What that bag of words reads (issue 17), and the baselines on the pairs without the
-segment-cut cue: ``pair_cues``.
+A topic-only baseline for the sentence pairs: a logistic regression on bags of words
+(pieces in A, in B, in both; no order). If it solves NSP and not SOP, NSP is solvable by
+topic overlap, as the paper argues without measuring. What that bag reads: ``pair_cues``.
 """
 from __future__ import annotations
 
@@ -35,14 +25,13 @@ from ..stats.cache import cached
 CODE_DIGEST = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()[:16]
 
 
-# The training pairs the chapter's topic baseline is fitted on, per profile.
+# the training pairs the topic baseline is fitted on, per profile
 TOPIC_TRAIN_PAIRS = {"smoke": 400, "cpu": 8000, "cpu-long": 8000, "gpu": 20000}
 
 
 def segment_pieces(instances, rows=None) -> list:
-    """Each pair's two segments as lists of piece ids, in order: ``[CLS] A [SEP] B
-    [SEP]`` read by position (type 0 without its first and last piece, type 1 without
-    its last), so that what comes first in a segment can be told apart."""
+    """Each pair's two segments as lists of piece ids, in order (``[CLS] A [SEP] B [SEP]``
+    read by token type)."""
     rows = range(len(instances.lengths)) if rows is None else rows
     out = []
     for r in rows:
@@ -54,11 +43,9 @@ def segment_pieces(instances, rows=None) -> list:
 
 def segment_bags(segments, vocab_size: int, keep=None, overlap: bool = True,
                  special=()) -> sparse.csr_matrix:
-    """[A's pieces | B's pieces | pieces in both] as binary indicators, one row per pair
-    of ``segments`` (``segment_pieces``). ``keep(pieces) -> pieces`` restricts what each
-    segment contributes (its first k pieces, say) before the sets are formed, so a
-    restricted model is the chapter's model on less input; ``overlap=False`` leaves the
-    third block empty; ``special`` ids are never features."""
+    """[A's pieces | B's pieces | pieces in both] as binary indicators, one row per pair;
+    ``keep(pieces) -> pieces`` restricts each segment first; ``overlap=False`` leaves
+    the third block empty; ``special`` ids are never features."""
     V, special = vocab_size, set(special)
     data_rows, columns = [], []
     for k, (a, b) in enumerate(segments):
@@ -80,17 +67,14 @@ def bag_of_words_pairs(instances, rows, tokenizer: Tokenizer) -> sparse.csr_matr
 
 
 def topic_classifier():
-    """The chapter's classifier: scikit-learn's L2-regularized logistic regression at
-    its default strength (C 1), no tuning, so that every variant below is the same model
-    on different inputs."""
+    """scikit-learn's logistic regression at its default strength, untuned, so that every
+    variant is the same model on different inputs."""
     from sklearn.linear_model import LogisticRegression
     return LogisticRegression(max_iter=2000, C=1.0)
 
 
 def topic_pairs(task: str, eval_config, train_pairs: int, seed: int = 0):
-    """(tokenizer, training pairs, held-out pairs) as Instances: pairs of the training
-    split (``seed`` draws them) and the common held-out pairs every pretrained model is
-    scored on (engine.evaluate.pair_set)."""
+    """(tokenizer, training pairs drawn by ``seed``, the common held-out pairs)."""
     from ..engine.evaluate import PROBE_SEED
 
     tokenizer, test = held_out_pairs(task, eval_config)
@@ -101,12 +85,8 @@ def topic_pairs(task: str, eval_config, train_pairs: int, seed: int = 0):
 
 
 def held_out_pairs(task: str, eval_config):
-    """(tokenizer, the common held-out ``task`` pairs as Instances): the pairs every
-    pretrained model is scored on, in the order it scores them. Row k is item k of every
-    evaluation's per-item correctness strings (``<task>_probe_correct``,
-    ``<task>_head_correct``): engine.evaluate.sentence_pairs scores
-    ``pair_set(task, max_seq_length, pair_examples, vocab_size)`` row by row, and this
-    is the same call (the validation split, the pair seed)."""
+    """(tokenizer, the common held-out ``task`` pairs as Instances), in the order every
+    model scores them: row k is item k of every per-item correctness string."""
     from ..engine.evaluate import pair_set
     tokenizer = Tokenizer(vocab_size=eval_config.vocab_size)
     return tokenizer, _instances(pair_set(task, eval_config.max_seq_length,
@@ -115,9 +95,7 @@ def held_out_pairs(task: str, eval_config):
 
 def topic_baseline(task: str, eval_config, train_pairs: int, seed: int = 0) -> dict:
     """Held-out accuracy of the bag-of-words classifier on ``task`` (sop or nsp) pairs,
-    trained on pairs from the training split (``seed`` draws them), tested on the common
-    held-out pairs every pretrained model is scored on (engine.evaluate.pair_set); with
-    per-pair correctness for intervals that resample the test pairs."""
+    with per-pair correctness."""
     from ..engine.finetune import correctness
 
     tokenizer, train, test = topic_pairs(task, eval_config, train_pairs, seed)
@@ -141,9 +119,8 @@ def _instances(data: dict):
 
 
 def downstream_controls(task: str, examples: int = 0) -> dict:
-    """The two controls that need no pretraining, on a task's test split: always the
-    most frequent training label, and a bag-of-words logistic regression (scikit-learn:
-    binary unigram and bigram counts, C picked on validation), with per-item correctness."""
+    """A task's two controls without pretraining, with per-item correctness: the most
+    frequent training label, and a bag-of-words logistic regression (C on validation)."""
     from sklearn.feature_extraction.text import CountVectorizer
     from sklearn.linear_model import LogisticRegression
 
@@ -171,10 +148,9 @@ def downstream_controls(task: str, examples: int = 0) -> dict:
 
 
 class LeftBigram:
-    """Left-bigram counts of a token stream, and their probabilities interpolated with an
-    add-one unigram by Witten-Bell (no tuned parameter):
-    p(y | l) = (c(l, y) + T(l) p(y)) / (c(l) + T(l)), where c(l) counts the pieces
-    following l and T(l) the distinct ones; a piece never seen on the left gets p(y)."""
+    """Left-bigram counts of a token stream, interpolated with an add-one unigram by
+    Witten-Bell: p(y | l) = (c(l, y) + T(l) p(y)) / (c(l) + T(l)), T(l) the distinct
+    followers of l; a piece never seen on the left gets p(y)."""
 
     def __init__(self, train_tokens: np.ndarray, vocab_size: int):
         t = np.asarray(train_tokens, dtype=np.int64)  # no copy when already int64
@@ -205,8 +181,7 @@ class LeftBigram:
 
 
 def mask_targets(input_ids: np.ndarray, mlm_labels: np.ndarray, mask_id: int) -> tuple:
-    """(ids, rows, cols, targets): the positions shown as [MASK] that carry a label, and
-    their labels; the rungs are scored there. Refuses mismatched shapes or no target."""
+    """(ids, rows, cols, targets): the labelled positions shown as [MASK]."""
     ids, labels = np.asarray(input_ids), np.asarray(mlm_labels)
     if ids.shape != labels.shape:
         raise ValueError(f"input_ids {ids.shape} and mlm_labels {labels.shape} differ")
@@ -219,10 +194,8 @@ def mask_targets(input_ids: np.ndarray, mlm_labels: np.ndarray, mask_id: int) ->
 
 def mask_rungs(input_ids: np.ndarray, mlm_labels: np.ndarray, train_tokens: np.ndarray,
                vocab_size: int, mask_id: int) -> dict:
-    """Accuracy and cross-entropy (nats) at the positions shown as [MASK] of two
-    count-based predictors fitted on the training split: the unigram (its top guess is
-    the most frequent piece), and the left bigram (its top guess the most frequent
-    follower of the left neighbour) where that neighbour is visible, else the unigram."""
+    """Accuracy and cross-entropy (nats) at the positions shown as [MASK] of the unigram
+    and of the left bigram (the unigram where the left neighbour is not visible)."""
     ids, rows, cols, targets = mask_targets(input_ids, mlm_labels, mask_id)
     bigram = LeftBigram(train_tokens, vocab_size)  # one pass over the training counts
     unigram = int(bigram.unigram.argmax())  # add-one keeps the most frequent piece first
@@ -244,11 +217,9 @@ def mask_rungs(input_ids: np.ndarray, mlm_labels: np.ndarray, train_tokens: np.n
 
 
 def reference_levels(eval_config) -> dict:
-    """What a model scores at [MASK] without reading context, on the common held-out MLM
-    set of ``eval_config`` (the rungs are fitted on the training split). ``reads_context``
-    is the cross-entropy a run must end below to read context: two standard errors under
-    the unigram's. Computed once per set in a process, and kept on disk (``stats.cache``:
-    each notebook's kernel and page builder reads the same set; about 15 s to compute)."""
+    """The rungs on ``eval_config``'s common held-out MLM set; ``reads_context``: the
+    cross-entropy a run must end below to read context, two SEs under the unigram's.
+    Kept on disk (``stats.cache``)."""
     return _reference_levels(eval_config.vocab_size, eval_config.max_seq_length,
                              eval_config.max_predictions, eval_config.mlm_sequences,
                              CODE_DIGEST)

@@ -1,13 +1,9 @@
-"""The confirmatory replication registered on book/preregistration.md: what sized its
-design (``power_plan``, ``seed_count``, amendment 2's ``equivalence_plan`` and amendment
-11's ``chance_arms``), its equal-time measurement, its training, what its judged families
-show (``results_table``, ``report``: refused until every run is stored) and its command
-line. The design and the analysis are ``confirm_analysis``.
+"""The confirmatory replication (book/preregistration.md): what sized its design, its
+equal-time measurement, its training, its report and its command line; the design and
+the analysis are ``confirm_analysis``.
 
-Training (``python -m albert_rerun.studies.confirm train --hours H``, or
-``scripts/train_stretch.sh confirm H``, which runs it from a clean checkout) goes seed by
-seed: every condition of one seed before the next, so that a stretch stopped at its
-deadline leaves whole seeds behind.
+Training (``scripts/train_stretch.sh confirm H``, from a clean checkout) goes seed by
+seed, so that a stretch stopped at its deadline leaves whole seeds behind.
 """
 from __future__ import annotations
 
@@ -32,21 +28,18 @@ from .confirm_analysis import (ALPHA, BERT, CONFIRM_SEEDS, EQUAL_TIME, FIRST_SEE
                                progress, rungs, time_ratios, trained_runs, training_costs,
                                with_changes)
 
-# Equal time: both models' seconds per training step, timed on the machine that trains,
-# in lockstep over TIMING_STEPS steps each after TIMING_WARMUP, one thread.
+# equal time: both models' seconds a step, in lockstep after a warm-up, one thread
 TIMING_STEPS, TIMING_WARMUP = 400, 25
-CHANCE_SES = 2  # an arm this many binomial standard errors or fewer from the majority
-# label reads the pairs at chance (amendment 11)
+CHANCE_SES = 2  # within this many binomial SEs of the majority label: chance (amend. 11)
 
 
 # -- what sized the design -------------------------------------------------------------------
 
 def power_plan(frame: pd.DataFrame, specs=PRIMARY, seeds=range(3, MAX_SEEDS + 5),
                alpha: float | None = None) -> pd.DataFrame:
-    """What the design was sized on: each spec's pilot mean and SD of the per-seed paired
-    differences, the 95% half-width at the pilot's seeds, and the power of a two-sided
-    paired t at Holm's first-step alpha for a true difference equal to the pilot's mean,
-    at each seed count in ``seeds`` (columns ``power at n``), and the fewest seeds that
+    """What the design was sized on: per spec, the pilot's mean and SD of the paired
+    differences, the 95% half-width, the power of a paired t at Holm's first-step alpha
+    for the pilot's mean at each seed count (``power at n``), and the fewest seeds that
     reach ``POWER``."""
     from scipy import stats as st
 
@@ -70,14 +63,10 @@ def power_plan(frame: pd.DataFrame, specs=PRIMARY, seeds=range(3, MAX_SEEDS + 5)
 
 def equivalence_plan(frame: pd.DataFrame, rungs: dict, specs=PRIMARY,
                      n: int | None = None) -> pd.DataFrame:
-    """Amendment 2: whether "equivalent" is within the design's reach. For each spec, the
-    exact power of the paired TOST within the spec's margin (``power.tost_power``) at
-    ``n`` seeds (the registered count) when the true difference is 0, the case most
-    favourable to it, with the pilot's paired SD: at Holm's first-step alpha for the
-    family of ``specs`` (the TOST is judged there unless other tests reject first) and at
-    an unadjusted 5% (Holm's last step, an upper bound). For the accuracy decisions this
-    is the t's power; the decision takes the more cautious of the t and the bootstrap, so
-    theirs is lower."""
+    """Amendment 2: whether "equivalent" is within reach. Per spec, the power of the
+    paired TOST within its margin (``power.tost_power``) at ``n`` seeds for a true 0,
+    with the pilot's paired SD: at Holm's first-step alpha, at 5% and at ALPHA / 2, and
+    (amendments 3 and 4) at the low end of the SD's 95% interval."""
     from ..stats.power import sd_factors, tost_power
     n = len(CONFIRM_SEEDS) if n is None else n
     margins = margin_values(rungs)
@@ -88,10 +77,6 @@ def equivalence_plan(frame: pd.DataFrame, rungs: dict, specs=PRIMARY,
         row = plan.loc[spec.key]
         sd, margin = abs(float(row["paired SD"])), margins[spec.margin]
         ratio = margin / sd if sd > 0 else math.inf
-        # amendment 3: the SD rests on the pilot's seeds; at the low end of its 95%
-        # interval, the TOST's best case. The level a TOST meets at best, unless its own
-        # difference test rejects too (at a true 0, a chance of about alpha): Holm's
-        # next-to-last step, ALPHA / 2.
         smallest = sd * sd_factors(int(row["pilot seeds"]))[0]
         rows.append({"key": spec.key, "decision": spec.label, "margin": margin,
                      "paired SD": sd, "margin in SDs": ratio, "alpha": first,
@@ -101,7 +86,6 @@ def equivalence_plan(frame: pd.DataFrame, rungs: dict, specs=PRIMARY,
                      "smallest SD": smallest,
                      "TOST power at the smallest SD": tost_power(
                          margin / smallest if smallest > 0 else math.inf, n, first),
-                     # amendment 4: the most lenient pair, an upper bound
                      "TOST power at the smallest SD at ALPHA / 2": tost_power(
                          margin / smallest if smallest > 0 else math.inf, n, ALPHA / 2),
                      "TOST power at the pilot mean": tost_power(
@@ -118,11 +102,9 @@ def seed_count(plan: pd.DataFrame) -> int:
 
 def chance_arms(spec, frame: pd.DataFrame) -> dict | None:
     """Amendment 11's rule for an accuracy decision on pairs with a majority label: each
-    arm's mean accuracy over seeds (points), the majority label's, and one run's binomial
-    standard error at the majority label's rate on the test pairs (every seed scores the
-    same pairs). An arm reads the pairs at chance within ``CHANCE_SES`` standard errors
-    of the majority label; "both" says whether both arms do. None for a decision that
-    reads no such pairs."""
+    arm's mean accuracy (points), the majority label's, one run's binomial SE at its
+    rate, and "both": whether both arms lie within ``CHANCE_SES`` SEs of it (chance).
+    None for a decision that reads no such pairs."""
     if spec.kind != "accuracy" or not spec.metric.endswith("_probe_correct"):
         return None
     majority = spec.metric[:-len("_probe_correct")] + "_majority"
@@ -146,9 +128,8 @@ def chance_arms(spec, frame: pd.DataFrame) -> dict | None:
 
 
 def lr_check_gap(scores: dict, margin: float) -> tuple | None:
-    """Amendment 1.1's rule for the learning-rate check (``scores``: {rate: held-out
-    cross-entropy}): (the best rate, how far 5e-3 is behind it in nats) where that gap
-    exceeds ``margin``; None where 5e-3 is within the margin of the best."""
+    """Amendment 1.1's rule (``scores``: {rate: held-out cross-entropy}): (the best rate,
+    how far 5e-3 is behind it) where that gap exceeds ``margin``, else None."""
     best = min(scores, key=scores.get)
     gap = scores[WIDE_LEARNING_RATE] - scores[best]
     return None if best == WIDE_LEARNING_RATE or gap <= margin else (best, gap)
@@ -159,14 +140,10 @@ def lr_check_gap(scores: dict, margin: float) -> tuple | None:
 
 def measure_equal_time(steps: int = TIMING_STEPS, warmup: int = TIMING_WARMUP,
                        device: str = "cpu") -> dict:
-    """Seconds per training step of the BERT-style model and of the wide model on this
-    machine, one thread, in lockstep: each step of one is followed by a step of the
-    other (which goes first alternates), each fed by its own data stream as in training,
-    so that any change of the machine's load falls on both. A step's time is its batch
-    fetch and its forward, backward and LAMB update; the median of ``steps`` steps after
-    ``warmup`` is the model's. The common data cost of building an epoch of segment
-    pairs, spread over that epoch's steps, is added to both. The wide model's steps are
-    the BERT-style run's 21,600 times the ratio of the two per-step times."""
+    """Seconds a training step of the BERT-style and the wide model on this machine, one
+    thread, in lockstep (alternating which goes first, so a change of load falls on
+    both): the median of ``steps`` after ``warmup``, plus the epoch's data cost a step.
+    The wide model's steps are the BERT-style run's times the ratio of the two."""
     from time import perf_counter
 
     import torch
@@ -227,8 +204,8 @@ def measure_equal_time(steps: int = TIMING_STEPS, warmup: int = TIMING_WARMUP,
 # -- training -------------------------------------------------------------------------------
 
 def eval_job(pretrain_hash: str, kind: str, device: str, store: str = STORE) -> dict:
-    """One stored run's evaluation in ``store``: "evaluate" (the common held-out sets,
-    as cpu-long's) or "cuefree" (the cue-free SOP and NSP pairs)."""
+    """One stored run's evaluation in ``store``: "evaluate" (the common held-out sets)
+    or "cuefree" (the cue-free pairs)."""
     from ..profiles import eval_config
     from .training import evaluate_hash
     config = eval_config(PILOT_PROFILE) if kind == "evaluate" else cue_free_config()
@@ -237,19 +214,15 @@ def eval_job(pretrain_hash: str, kind: str, device: str, store: str = STORE) -> 
 
 def evaluate_trained(runs: list, store: str, device: str, workers: int,
                      cue_free: bool = True) -> int:
-    """Evaluate the trained ``runs`` of ``store`` that lack an evaluation: every one on
-    the common held-out sets, every trained one (not a zero-step control) on the
-    cue-free pairs; blinded, as a stretch's log is. The confirmatory store, the long
-    pilot and the ladder evaluate their runs so (``cue_free=False``: the held-out sets
-    only)."""
+    """Evaluate the trained ``runs`` of ``store`` that lack an evaluation, blinded: every
+    one on the common held-out sets and, with ``cue_free``, every trained one on the
+    cue-free pairs."""
     from ..engine.runner import run_many, worker_threads
     from ..engine.store import stored_eval, stored_pretrain
     from .training import _report
     folder, done = results_dir(store), 0
     kinds = (("evaluate", _evaluation_configs()[0]), ("cuefree", cue_free_config()))
     for kind, config in kinds[:2 if cue_free else 1]:
-        # every trained run on the cue-free pairs too (the confirmatory issue's wish; the
-        # registered design needs them of the SOP and NSP arms, CUE_FREE_ARMS, only)
         ready = [config_hash(c.to_dict()) for c in runs if stored_pretrain(folder, c)
                  is not None and (kind == "evaluate" or c.max_steps > 0)]
         todo = [h for h in ready if stored_eval(folder, h, config) is None]
@@ -260,52 +233,40 @@ def evaluate_trained(runs: list, store: str, device: str, workers: int,
     return done
 
 
-def train(hours: float | None = None, fill: bool = False, workers: int | None = None,
-          device: str = "auto") -> int:
-    """Time the equal-time arms (once, before any run), then train and evaluate the
-    missing confirmatory runs seed by seed; ``hours`` as the driver's."""
+def stretch(runs: list, store: str, label: str, hours: float | None, fill: bool,
+            workers: int | None, device: str, cue_free: bool = True, **options) -> int:
+    """Train the missing ``runs`` into ``store``, blinded, for ``hours`` (``fill`` as
+    ``training._train``'s), then evaluate the trained ones (``evaluate_trained``): every
+    study's training stretch."""
     from ..data.files import verify_inputs
     from .training import _train, default_workers
     verify_inputs()
-    store = results_dir(STORE)
+    workers = workers or default_workers()
+    finish_by = None if hours is None else time.time() + hours * 3600
+    done = _train(runs, results_dir(store), device, workers, False, False, float("inf"),
+                  label, finish_by, fill and finish_by is not None, blinded=True, **options)
+    return done + evaluate_trained(runs, store, device, workers, cue_free)
+
+
+def train(hours: float | None = None, fill: bool = False, workers: int | None = None,
+          device: str = "auto") -> int:
+    """Time the equal-time arms (once, before any run), then train and evaluate the
+    missing confirmatory runs seed by seed."""
     record = equal_time_record()
     if record is None:
         print("[equal time] timing the BERT-style and the wide model on this machine",
               flush=True)
         record = measure_equal_time()
-        atomic_write_json(store / "choices" / f"{EQUAL_TIME}.json", record)
+        atomic_write_json(results_dir(STORE) / "choices" / f"{EQUAL_TIME}.json", record)
     print(f"[equal time] the wide model trains {record['steps']} steps "
           f"({record['bert_step_seconds']:.4f} s and {record['wide_step_seconds']:.4f} s "
           f"a step)", flush=True)
-    workers = workers or default_workers()
-    finish_by = None if hours is None else time.time() + hours * 3600
-    runs = planned(record["steps"])
-    # blinded: a stretch's log shows each run's steps and seconds, never a result (the
-    # stopping rule: nothing is judged, or looked at, before every run is stored)
-    done = _train(runs, store, device, workers, False, False, float("inf"), "confirm",
-                  finish_by, fill and finish_by is not None, blinded=True)
-    return done + evaluate_trained(runs, STORE, device, workers)
-
-
-def print_progress() -> None:
-    print(progress().to_string())
-    print("complete" if complete() else "not complete: no estimate before it is")
-
-
-def print_costs() -> None:
-    """The stored runs' training cost and each seed's equal-time seconds ratio (training
-    records only: no estimate)."""
-    runs = trained_runs()
-    with pd.option_context("display.width", 200, "display.float_format", "{:.2f}".format):
-        print(training_costs(runs).to_string(index=False))
-        print(time_ratios(runs).to_string(index=False))
+    return stretch(planned(record["steps"]), STORE, "confirm", hours, fill, workers, device)
 
 
 def curves_figure(frame: pd.DataFrame, rungs: dict, specs=PRIMARY):
-    """One panel per cross-entropy decision of ``specs``, one under another: its paired
-    difference along training (``curve_differences``), the margin's band and zero, the
-    decision's label as the panel's title; at the text column's width (6.6 in at 100
-    dpi) with 10-point text."""
+    """One panel per cross-entropy decision: its paired difference along training
+    (``curve_differences``) with the margin's band, at the text column's width."""
     import textwrap
 
     import matplotlib.pyplot as plt
@@ -336,17 +297,14 @@ def p_text(value: float) -> str:
     return f"{value:.2g}" if value >= 0.001 else "<0.001"
 
 
-# the pilot's rows that are no guide to the confirmatory one (the page's footnote says why)
+# the pilot's rows that are no guide to the confirmatory one
 PILOT_NOT_COMPARABLE = ("confirm/equal-time",)
 
 
 def results_table(confirmed: pd.DataFrame, pilot: pd.DataFrame, specs=PRIMARY) -> str:
-    """The judged family as a markdown table, the pilot beside it: each decision's
-    difference with its 95% interval and margin; both raw tests (amendment 1.5: the
-    difference test's p and the TOST's) with their Holm-adjusted values; the verdict at
-    an unadjusted 5%; the verdict after Holm's adjustment with its stage; and the pilot's
-    difference and interval (exploratory: no verdict). A pilot row of
-    ``PILOT_NOT_COMPARABLE`` is marked †."""
+    """The judged family as a markdown table: each decision's difference, interval and
+    margin, both tests' p before [after] Holm, the verdicts at 5% and after Holm, and
+    the pilot's difference (marked † where it is no guide)."""
     from .decisions import interval_text
     n = int(confirmed["n_seeds"].max())
     rows = []
@@ -369,9 +327,8 @@ def results_table(confirmed: pd.DataFrame, pilot: pd.DataFrame, specs=PRIMARY) -
 
 
 def report(store=None) -> str:
-    """Both judged families with the pilot beside them (``results_table``), under their
-    Holm counts; NotComplete until every confirmatory run is stored and evaluated (the
-    stopping rule)."""
+    """Both judged families with the pilot beside them (``results_table``); NotComplete
+    until every confirmatory run is evaluated."""
     if not complete(store):
         table = progress(store)
         raise NotComplete(f"{int(table['evaluated'].sum())} of {int(table['of'].sum())} "
@@ -399,14 +356,18 @@ def main(argv=None) -> int:
     sub.add_parser("costs", help="the stored runs' training hours, ms a step, tokens/s "
                    "and each seed's equal-time seconds ratio (no estimate)")
     args = parser.parse_args(argv)
-    if args.command == "progress":
-        print_progress()
-        return 0
-    if args.command == "costs":
-        print_costs()
-        return 0
     if args.command == "report":
         return print_unless_incomplete(report)
+    if args.command == "progress":
+        print(progress().to_string())
+        print("complete" if complete() else "not complete: no estimate before it is")
+    if args.command == "costs":  # training records only: no estimate
+        runs = trained_runs()
+        with pd.option_context("display.width", 200, "display.float_format", "{:.2f}".format):
+            print(training_costs(runs).to_string(index=False))
+            print(time_ratios(runs).to_string(index=False))
+    if args.command != "train":
+        return 0
     return run_stretch(parser, args, train)
 
 

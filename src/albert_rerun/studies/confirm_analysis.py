@@ -1,20 +1,11 @@
-"""The confirmatory replication (book/preregistration.md): its registered design, fixed
-before any confirmatory run existed, and its analysis; the training and the command line
-are ``confirm``.
+"""The confirmatory replication (book/preregistration.md): its registered design and
+its analysis; the training and the command line are ``confirm``.
 
-Design: ``conditions``, ``planned`` (seed-major, with amendment 1's ``lr_check``),
-``CONFIRM_SEEDS``, the two Holm families ``PRIMARY`` and ``SECONDARY`` with
-``margin_values``; the registration's block and digest (``registered_digest``) and its
-runs' descent (``run_provenance_problems``). Analysis: ``confirmatory_frame`` reads the
-runs only once every run of the design is stored (``NotComplete`` before: the stopping
-rule); ``family`` judges a frame, the same for the pilot (``pilot_frame``) and the fresh
-seeds; ``confirmatory_families`` judges the confirmatory runs once per store state;
-``progress``, ``trained_runs`` and ``time_ratios`` read counts and training records only.
+The runs are read only once every run of the design is stored (``NotComplete`` before:
+the stopping rule); ``family`` judges a frame of runs, the pilot's or the fresh seeds'.
 """
 from __future__ import annotations
 
-import hashlib
-import subprocess
 from dataclasses import dataclass
 
 import pandas as pd
@@ -22,26 +13,22 @@ import pandas as pd
 from ..engine.store import config_hash, read_json, results_dir
 from ..profiles import resolve
 from . import conditions as C
+from .registration import (BEGIN, END, FROZEN, _git, descends,  # noqa: F401 (the names
+                           registered_digest, registered_text,  # pages and tests read)
+                           run_provenance_problems, same_training_code)
 
 STORE = "confirm"  # data/results/confirm/
 PILOT_PROFILE = "cpu-long"  # the sizes, and the pilot's store
 PILOT_SEEDS = (0, 1, 2)
 FIRST_SEED = 1000  # no stored run uses a seed at or above 1000 (a test checks it)
-# The seed count (``confirm.seed_count``): the fewest at or above MIN_SEEDS that give
-# every primary decision POWER at Holm's first-step alpha; at most MAX_SEEDS (the budget:
-# 12 seeds about 35 CPU-hours). The pilot's table gives 11.
+# the seed count's bounds (``confirm.seed_count``); the pilot's table gives 11
 ALPHA, POWER, MIN_SEEDS, MAX_SEEDS = 0.05, 0.8, 10, 12
 CONFIRM_SEEDS = tuple(range(FIRST_SEED, FIRST_SEED + 11))
-# The wide model's peak learning rate: every arm's (5e-3), also the cpu sweep's pick; the
-# sweep's three candidates all sat on the plateau, so a sweep would buy no information.
+# every arm's peak learning rate; the cpu sweep's candidates all sat on the plateau
 WIDE_LEARNING_RATE = 5e-3
 EQUAL_TIME = "equal-time"
-# Amendment 1: the wide model at its confirmatory steps at three rates, one seed no
-# comparison uses, trained after the first confirmatory seed (exploratory; never changes
-# the verdict: ``confirm.lr_check_gap``).
+# amendment 1's learning-rate check of the wide model, on a seed no comparison uses
 LR_CHECK_SEED, LR_CHECK_RATES = 100, (2.5e-3, 5e-3, 1e-2)
-# Amendment 1: the code a confirmatory run trains with must equal the registration's.
-FROZEN = ("src/albert_rerun/engine", "src/albert_rerun/model", "src/albert_rerun/data")
 
 ALBERT = "ALBERT-style (all shared, E 32)"
 NONE32 = "not shared, E 32"
@@ -53,8 +40,7 @@ NSP = "NSP-trained"
 DROPOUT = "dropout 0.1"
 WIDE = "wide all-shared (H 128), equal time"
 CONDITIONS = (ALBERT, NONE32, ATTENTION, FFN, BERT, ALL64, NSP, DROPOUT, WIDE)
-# the arms whose random-initialization controls the transition decisions subtract, and
-# those scored on the cue-free pairs (the SOP and NSP decisions' arms)
+# the arms with a random-init control (transitions), and those scored on cue-free pairs
 TRANSITION_ARMS = (ALBERT, NONE32)
 CUE_FREE_ARMS = (ALBERT, NSP)
 CE = "mlm_loss_at_mask"
@@ -65,8 +51,8 @@ class NotComplete(LookupError):
 
 
 def print_unless_incomplete(compute) -> int:
-    """A command's exit: print what ``compute()`` returns (0), or, where the stopping
-    rule refuses it, the refusal's one line on stderr (1): it is not a failure."""
+    """Print what ``compute()`` returns (exit 0), or the stopping rule's refusal on
+    stderr (exit 1)."""
     import sys
     from ..cli import one_line
     try:
@@ -81,8 +67,7 @@ def print_unless_incomplete(compute) -> int:
 
 def conditions(wide_steps: int | None) -> dict:
     """{name: config without seed} at the cpu-long sizes; the wide model only with its
-    ``wide_steps`` (the equal-time measurement's). The pilot's stored runs are these
-    configs at seeds 0-2 (``pilot_conditions``)."""
+    ``wide_steps`` (the equal-time measurement's)."""
     p = resolve(PILOT_PROFILE)
     b = C.base(p)
     H = b.model.hidden_size
@@ -108,17 +93,15 @@ def equal_time_record(store=None) -> dict | None:
 
 
 def lr_check(wide_steps: int) -> dict:
-    """{rate: config}: the wide model at its confirmatory steps at each rate of the
-    learning-rate check (amendment 1), at LR_CHECK_SEED."""
+    """{rate: config}: amendment 1's learning-rate check of the wide model."""
     pilot = resolve(PILOT_PROFILE)
     return {rate: C.wide_albert(pilot, wide_steps, rate).replace(seed=LR_CHECK_SEED)
             for rate in LR_CHECK_RATES}
 
 
 def planned(wide_steps: int, seeds=CONFIRM_SEEDS) -> list:
-    """Every confirmatory pretraining run, seed-major: all conditions of a seed, then its
-    two transition controls, then the next seed; the learning-rate check (amendment 1)
-    after the first seed."""
+    """Every confirmatory run, seed-major: all conditions of a seed, then its two
+    transition controls; the learning-rate check after the first seed."""
     from ..engine.config import untrained
     configs = conditions(wide_steps)
     out = []
@@ -150,8 +133,7 @@ class Spec:
 
     @property
     def unit(self) -> str:
-        """The unit of the paired difference: points of probe accuracy, share of the
-        oscillation curve's range, or nats of cross-entropy."""
+        """The unit of the paired difference."""
         return {"accuracy": "points", "change": "share of range"}.get(self.kind, "nats")
 
 
@@ -212,83 +194,29 @@ def margin_values(rungs: dict) -> dict:
 
 
 def holm_alpha(specs=PRIMARY, alpha: float = ALPHA) -> float:
-    """Holm's first-step alpha: alpha over the family's tests, two per decision (the
-    difference test and the TOST), as ``stats.holm`` counts them."""
+    """Holm's first-step alpha: two tests per decision (difference and TOST)."""
     return alpha / (2 * len(specs))
 
 
 def holm_tests(judged: pd.DataFrame) -> int:
-    """How many tests Holm's adjustment ran over: two for each decision the gate left in
-    the family (a "not testable" decision leaves it)."""
+    """How many tests Holm's adjustment ran over: two per decision left in the family."""
     return 2 * int(judged["in_family"].sum())
 
 
-# Where a registered difference is taken the other way round from the chapter's headline
-# (the registration wrote each so that the paper's side is positive), the chapter reads
-# the same comparison with the opposite sign.
+# the registered differences a chapter's headline reads the other way round
 REVERSED = {"asymmetry": "attention-shared minus FFN-shared",
             "dropout": "no dropout minus dropout 0.1"}
 
 
-# -- the registration -------------------------------------------------------------------------
-
-PAGE = "book/preregistration.md"
+PAGE = "book/preregistration.md"  # the registration, and its record
 RECORD = "data/preregistration.json"
-BEGIN, END = "<!-- registered text begins -->", "<!-- registered text ends -->"
-
-
-def registered_text(page_text: str) -> str:
-    """The registered block of the pre-registration page (between the markers)."""
-    start, stop = page_text.find(BEGIN), page_text.find(END)
-    if start < 0 or stop < start:
-        raise ValueError(f"the page has no registered block ({BEGIN!r} ... {END!r})")
-    return page_text[start:stop + len(END)]
-
-
-def registered_digest(page_text: str) -> str:
-    return hashlib.sha256(registered_text(page_text).encode()).hexdigest()
-
-
-def _git(*args, cwd=None) -> subprocess.CompletedProcess:
-    from ..paths import repo_root
-    return subprocess.run(["git", *args], cwd=cwd or repo_root(), capture_output=True,
-                          text=True)
-
-
-def descends(commit: str, ancestor: str) -> bool:
-    """Whether ``commit`` (a run's recorded commit, without '+dirty') has ``ancestor``
-    in its history (git merge-base --is-ancestor)."""
-    return _git("merge-base", "--is-ancestor", ancestor, commit).returncode == 0
-
-
-def same_training_code(commit: str, ancestor: str) -> bool:
-    """Whether ``commit``'s engine, model and data code (FROZEN) equals ``ancestor``'s."""
-    return _git("diff", "--quiet", ancestor, commit, "--", *FROZEN).returncode == 0
-
-
-def run_provenance_problems(runs, ancestor: str) -> list:
-    """The runs whose recorded commit is dirty, unknown, not a descendant of the
-    registration commit, or trains with other engine, model or data code than it
-    (amendment 1), as text (none: [])."""
-    out = []
-    for run in runs:
-        commit = run["provenance"]["git_commit"]
-        if commit.endswith("+dirty"):
-            out.append(f"{run['hash']}: trained from a dirty tree ({commit})")
-        elif not descends(commit, ancestor):
-            out.append(f"{run['hash']}: commit {commit} does not descend from the "
-                       f"registration {ancestor}")
-        elif not same_training_code(commit, ancestor):
-            out.append(f"{run['hash']}: commit {commit} changed the training code "
-                       f"({', '.join(FROZEN)}) since the registration")
-    return out
 
 
 # -- the analysis -----------------------------------------------------------------------------
 
 def with_changes(frame: pd.DataFrame) -> pd.DataFrame:
-    """The frame with the transition measures (``transitions.add_roughness``) and each
-    one's change from its random-init control (``change_<measure>``), where present."""
+    """The frame with the transition measures and each one's change from its random-init
+    control (``change_<measure>``), where present."""
     from ..stats.curves import add_roughness
     if "transition_angle" not in frame:
         return frame
@@ -337,10 +265,9 @@ def family(frame: pd.DataFrame, rungs: dict, specs=PRIMARY) -> pd.DataFrame:
 
 
 def schedule_points(frame: pd.DataFrame, condition: str, metric: str = CE) -> dict:
-    """{(seed, share of its run's schedule): (step, metric)} over one condition's
-    learning curves, each point matched to the nearest eighth of its run's steps, so
-    that arms of different steps (the equal-time ones) meet at equal shares of their
-    time (``curve_differences``, ``book.figures`` and the scale page pair so)."""
+    """{(seed, share of its run's schedule): (step, metric)} over one condition's curves,
+    each point at the nearest eighth of its run's steps, so that arms of different steps
+    meet at equal shares of their time."""
     out = {}
     for _, row in frame[frame["condition"] == condition].iterrows():
         for point in row["curve"]:
@@ -350,9 +277,8 @@ def schedule_points(frame: pd.DataFrame, condition: str, metric: str = CE) -> di
 
 
 def curve_differences(frame: pd.DataFrame, spec: Spec) -> pd.DataFrame:
-    """A cross-entropy decision's paired difference along training: at each curve point
-    (``schedule_points``: every eighth of a run's schedule, on the curve's held-out
-    sequences), the mean over seeds of a - b with its 95% t-interval."""
+    """A cross-entropy decision's paired difference along training (``schedule_points``):
+    the mean over seeds of a - b with its 95% t-interval."""
     from ..stats.inference import mean_interval
     if spec.kind != "ce":
         raise ValueError(f"{spec.key} is not a cross-entropy decision: no curve")
@@ -381,9 +307,7 @@ def cue_free_config():
 
 
 def _needed(name: str, seeded, evaluations) -> list:
-    """(config, evaluation) pairs a stored run of condition ``name`` needs: the common
-    evaluation; the cue-free one for the SOP and NSP arms; its control's for the
-    transition arms."""
+    """(config, evaluation) pairs a stored run of condition ``name`` needs."""
     from ..engine.config import untrained
     needed = [(seeded, evaluations[0])]
     if name in CUE_FREE_ARMS:
@@ -404,10 +328,8 @@ def _stored(store, name: str, seeded, evaluations) -> tuple:
 
 def load(store, configs: dict, seeds, require: bool = True) -> pd.DataFrame:
     """One row per (condition, seed) of ``store``: pretraining figures, both evaluations
-    (the common held-out sets and the cue-free pairs) and, for the transition arms, the
-    random-init control's. ``require``: NotComplete names what is missing."""
-    from ..engine.config import untrained
-    from .decisions import CONTROL_METRICS, _evaluations, _machine
+    and the transition arms' controls'. ``require``: NotComplete names what is missing."""
+    from .decisions import _control_metrics, _evaluations, _machine
     evaluations = _evaluation_configs()
     missing, rows = [], []
     for name, config in configs.items():
@@ -422,10 +344,7 @@ def load(store, configs: dict, seeds, require: bool = True) -> pd.DataFrame:
                    "commit": run["provenance"]["git_commit"],
                    **_evaluations(store, run["hash"], evaluations)}
             if name in TRANSITION_ARMS:
-                control = _evaluations(store, config_hash(untrained(seeded).to_dict()),
-                                       evaluations[:1])
-                row.update({f"control_{k}": v for k, v in control.items()
-                            if k in CONTROL_METRICS})
+                row.update(_control_metrics(store, seeded, evaluations[:1]))
             rows.append(row)
     if missing and require:
         raise NotComplete(f"{len(missing)} of {len(configs) * len(seeds)} runs are not "
@@ -434,15 +353,13 @@ def load(store, configs: dict, seeds, require: bool = True) -> pd.DataFrame:
 
 
 def pilot_frame() -> pd.DataFrame:
-    """The pilot's runs: cpu-long's seeds 0-2 of the nine conditions (from the results
-    folder, else the committed one: the tests' temporary store holds none)."""
+    """The pilot's runs: cpu-long's seeds 0-2 of the nine conditions."""
     return load(C._timing_store(resolve(PILOT_PROFILE)), pilot_conditions(), PILOT_SEEDS)
 
 
 def confirmatory_frame(seeds=CONFIRM_SEEDS, store=None) -> pd.DataFrame:
-    """The confirmatory runs of ``seeds``, only once every one of them is stored (the
-    stopping rule): NotComplete before. ``seeds`` other than all of them: only the
-    longest complete run of seeds from the first (amendment 1, an early end)."""
+    """The confirmatory runs of ``seeds`` (the first k, for an early end), only once
+    every one of them is stored: NotComplete before."""
     if tuple(seeds) != CONFIRM_SEEDS[:len(seeds)]:
         raise ValueError(f"an early end analyses seeds {CONFIRM_SEEDS[0]} to k in order, "
                          f"not {tuple(seeds)}")
@@ -454,8 +371,8 @@ def confirmatory_frame(seeds=CONFIRM_SEEDS, store=None) -> pd.DataFrame:
 
 
 def time_ratios(frame: pd.DataFrame) -> pd.DataFrame:
-    """Amendment 1's check of equal time: per seed, the wide run's training seconds over
-    the BERT-style run's, their machines, and whether the ratio is outside 0.9-1.1."""
+    """Amendment 1's check of equal time: per seed, wide over BERT-style training
+    seconds, their machines, and whether the ratio is outside 0.9-1.1."""
     rows = []
     for seed, part in frame.groupby("seed"):
         runs = part.set_index("condition")
@@ -471,31 +388,35 @@ def time_ratios(frame: pd.DataFrame) -> pd.DataFrame:
 RUN_COLUMNS = ["condition", "seed", "steps", "train_seconds", "tokens", "machine"]
 
 
-def trained_runs(store=None) -> pd.DataFrame:
-    """The stored confirmatory runs' training records alone, one row per (condition,
-    seed): steps, training seconds, tokens and machine. No evaluation or loss is read,
-    so this is shown while the design is incomplete."""
+def training_records(store, runs) -> list:
+    """One row per stored run of ``runs`` ((labels, config) pairs): its labels, steps,
+    training seconds, tokens and machine. No evaluation or loss is read."""
+    from ..engine.store import stored_pretrain
     from .decisions import _machine
+    rows = []
+    for labels, config in runs:
+        run = stored_pretrain(store, config)
+        if run is not None:
+            rows.append({**labels, **{k: run["metrics"][k] for k in
+                                      ("steps", "train_seconds", "tokens")},
+                         "machine": _machine(run)})
+    return rows
+
+
+def trained_runs(store=None) -> pd.DataFrame:
+    """The stored confirmatory runs' training records (``training_records``), shown
+    while the design is incomplete."""
     store = store or results_dir(STORE)
     record = equal_time_record(store)
-    if record is None:
-        return pd.DataFrame(columns=RUN_COLUMNS)
-    from ..engine.store import stored_pretrain
-    rows = []
-    for name, config in conditions(record["steps"]).items():
-        for seed in CONFIRM_SEEDS:
-            run = stored_pretrain(store, C.seeded(config, seed))
-            if run is not None:
-                rows.append({"condition": name, "seed": seed,
-                             **{k: run["metrics"][k] for k in
-                                ("steps", "train_seconds", "tokens")},
-                             "machine": _machine(run)})
-    return pd.DataFrame(rows, columns=RUN_COLUMNS)
+    configs = conditions(record["steps"]).items() if record else ()
+    runs = [({"condition": name, "seed": seed}, C.seeded(config, seed))
+            for name, config in configs for seed in CONFIRM_SEEDS]
+    return pd.DataFrame(training_records(store, runs), columns=RUN_COLUMNS)
 
 
 def training_costs(runs: pd.DataFrame) -> pd.DataFrame:
-    """Per condition of ``trained_runs``: runs, steps a run, milliseconds a step, tokens a
-    second and hours of training (one worker of one thread each)."""
+    """Per condition of ``trained_runs``: runs, steps a run, ms a step, tokens a second,
+    hours (one thread each) and machines."""
     rows = []
     for name, part in runs.groupby("condition", sort=False):
         seconds, steps = part["train_seconds"].sum(), part["steps"].sum()
@@ -510,9 +431,8 @@ def training_costs(runs: pd.DataFrame) -> pd.DataFrame:
 
 
 def lr_check_scores(store=None) -> dict | None:
-    """{rate: held-out cross-entropy at [MASK]} of amendment 1's learning-rate check, once
-    its three runs are stored and evaluated (None before, or before the equal-time
-    measurement fixes their steps)."""
+    """{rate: held-out cross-entropy at [MASK]} of the learning-rate check, once its runs
+    are evaluated (None before)."""
     from .decisions import _evaluations
     record = equal_time_record(store)
     if record is None:
@@ -547,10 +467,9 @@ def _fingerprint(store) -> tuple:
 
 
 def confirmatory_families(store=None) -> dict:
-    """{"primary", "secondary"}: the two families on the confirmatory seeds; NotComplete
-    until every run is stored. Judged once per process for a store as it stands (the
-    pages call this a dozen times while a book builds; a changed store is judged
-    again), and each caller gets its own copies."""
+    """{"primary", "secondary"}: the two families on the confirmatory seeds, judged once
+    per state of the store (each caller gets copies); NotComplete until every run is
+    stored."""
     path = store or results_dir(STORE)
     key = (str(path), _fingerprint(path))
     if key not in _JUDGED:
@@ -565,32 +484,37 @@ def both_families(frame: pd.DataFrame, r: dict) -> dict:
 
 
 def above_majority(runs: pd.DataFrame, accuracy: str):
-    """The runs' cue-free SOP accuracy (column ``accuracy``: the probe's or the head's)
-    minus the majority label's, in points, as a mean with its 95% t-interval over
-    seeds; None where the runs do not all carry it."""
+    """The runs' cue-free SOP accuracy (``accuracy``: the probe's or the head's) minus
+    the majority label's, in points, with its 95% t-interval; None if not all carry it."""
     from ..stats.inference import mean_interval
     if not len(runs) or accuracy not in runs or runs[accuracy].isna().any():
         return None
     return mean_interval(100 * (runs[accuracy] - runs["sop_cuefree_majority"]))
 
 
+def run_states(store, configs: dict, seeds, listed=()) -> pd.DataFrame:
+    """One row per run of ``configs`` at ``seeds``, seed-major: arm, seed, and whether it
+    is trained, evaluated, or (its hash in ``listed``) diverged."""
+    evaluations, rows = _evaluation_configs(), []
+    for seed in seeds:
+        for arm, config in configs.items():
+            seeded = C.seeded(config, seed)
+            run, complete = _stored(store, arm, seeded, evaluations)
+            rows.append({"arm": arm, "seed": seed, "trained": run is not None,
+                         "evaluated": complete, "diverged": not complete and
+                         config_hash(seeded.to_dict()) in listed})
+    return pd.DataFrame(rows, columns=["arm", "seed", "trained", "evaluated", "diverged"])
+
+
 def progress(store=None) -> pd.DataFrame:
-    """How many of each condition's seeds are trained and evaluated: counts only, no
-    estimate (what the book shows until the design is complete)."""
+    """How many of each condition's seeds are trained and evaluated (no estimate)."""
     store = store or results_dir(STORE)
     record = equal_time_record(store)
-    configs = conditions(record["steps"] if record else None)
-    evaluations = _evaluation_configs()
-    rows = []
-    for name in CONDITIONS:
-        trained = evaluated = 0
-        for seed in CONFIRM_SEEDS if name in configs else ():
-            run, complete = _stored(store, name, C.seeded(configs[name], seed), evaluations)
-            trained += run is not None
-            evaluated += complete
-        rows.append({"condition": name, "trained": trained, "evaluated": evaluated,
-                     "of": len(CONFIRM_SEEDS)})
-    return pd.DataFrame(rows).set_index("condition")
+    states = run_states(store, conditions(record["steps"] if record else None),
+                        CONFIRM_SEEDS)
+    table = states.groupby("arm")[["trained", "evaluated"]].sum().astype(int)
+    table = table.reindex(CONDITIONS, fill_value=0).assign(of=len(CONFIRM_SEEDS))
+    return table.rename_axis("condition")
 
 
 def complete(store=None) -> bool:

@@ -1,25 +1,18 @@
-"""The two-sided count rung: a table of neighbour counts that fills a gap from both sides.
+"""The two-sided count rung: a table of neighbour counts that fills a gap from both sides,
+as a masked language model sees both sides (``baselines.mask_rungs`` reads the left).
 
-The book's first two rungs (``baselines.mask_rungs``) read at most the piece to the left
-of a masked position. A masked language model sees both sides, so a fair yardstick
-does too. ``TwoSidedCounts`` is fitted on the training split's token stream only and
-predicts the piece ``w`` at a gap from its visible neighbours ``l`` (left) and ``r``
-(right), with no tuned parameter:
+``TwoSidedCounts``, fitted on the training split alone with no tuned parameter, predicts
+the piece ``w`` at a gap from its visible neighbours ``l`` and ``r``:
 
 - both visible: Witten-Bell interpolation of the trigram counts ``c(l, w, r)`` with the
-  gap's posterior under the interpolated bigram chain,
-  ``p_chain(w | l, r) ∝ p(w | l) p(r | w)`` (both factors ``baselines.LeftBigram``'s),
-  so ``p(w | l, r) = (c(l, w, r) + T(l, r) p_chain(w | l, r)) / (c(l, ., r) + T(l, r))``,
-  ``T(l, r)`` being the number of distinct pieces seen between ``l`` and ``r``;
-- only the left visible: the left bigram ``p(w | l)``;
-- only the right visible: the right bigram ``p(w | r)``, the same model fitted on the
-  reversed stream;
-- neither (the neighbours are masked too, as inside an n-gram span, or are pieces the
-  stream never holds, such as [CLS] and [SEP]): the add-one unigram.
+  bigram chain's ``p_chain(w | l, r) ∝ p(w | l) p(r | w)``:
+  ``p(w | l, r) = (c(l, w, r) + T(l, r) p_chain) / (c(l, ., r) + T(l, r))``, ``T(l, r)``
+  the distinct pieces seen between ``l`` and ``r``;
+- only one visible: the left (or right) bigram; neither (masked, or [CLS] and [SEP],
+  which the stream never holds): the add-one unigram.
 
-Each case is a normalized distribution over the vocabulary (tested), so its
-cross-entropy at the held-out masked targets is comparable with a model's. Its top guess
-is the most probable piece of the same distribution.
+Each case is a normalized distribution (tested), so its cross-entropy compares with a
+model's.
 """
 from __future__ import annotations
 
@@ -127,8 +120,7 @@ class TwoSidedCounts:
 def two_sided_rung(input_ids: np.ndarray, mlm_labels: np.ndarray, train_tokens: np.ndarray,
                    vocab_size: int, mask_id: int) -> dict:
     """Accuracy and cross-entropy (nats) of ``TwoSidedCounts`` at the positions shown as
-    [MASK] (the same targets as ``baselines.mask_rungs``), with the share of targets in
-    each case and the standard error of the mean loss."""
+    [MASK], with the share of targets in each case and the mean loss's SE."""
     ids, rows, cols, targets = mask_targets(input_ids, mlm_labels, mask_id)
     targets = targets.astype(np.int64)
     model = TwoSidedCounts(train_tokens, vocab_size)
@@ -136,8 +128,7 @@ def two_sided_rung(input_ids: np.ndarray, mlm_labels: np.ndarray, train_tokens: 
     left = np.where(cols > 0, ids[rows, np.maximum(cols - 1, 0)], mask_id).astype(np.int64)
     right = np.where(cols < last, ids[rows, np.minimum(cols + 1, last)],
                      mask_id).astype(np.int64)
-    # a visible neighbour is a piece the counts know: not [MASK], and one the training
-    # stream holds ([CLS], [SEP] and padding never occur in it, so they count as absent)
+    # a visible neighbour is a piece the training stream holds, and not [MASK]
     left_visible = (cols > 0) & (left != mask_id) & model.known[left]
     right_visible = (cols < last) & (right != mask_id) & model.known[right]
     p, guess = model.score(left, right, targets, left_visible, right_visible)
@@ -162,27 +153,31 @@ def _set_key(eval_config) -> str:
             f"-P{eval_config.max_predictions}-N{eval_config.mlm_sequences}")
 
 
-def compute(eval_config) -> dict:
-    """The two-sided rung on the common held-out MLM set of ``eval_config`` (fitted on the
-    training split), with the unigram and left-bigram rungs of the same targets beside
-    it, its seconds and its provenance."""
-    import time
-
+def _scored(eval_config, sequences: int) -> dict:
+    """{"one_sided": ``baselines.mask_rungs``, "rung": ``two_sided_rung``} on the first
+    ``sequences`` sequences of ``eval_config``'s common held-out set, masks included."""
     from ..data.corpus import tokenize_split
     from ..data.tokenizer import Tokenizer
     from ..engine.evaluate import mlm_set
-    from ..engine.provenance import record
-    from .baselines import reference_levels
-    started = time.perf_counter()
+    from .baselines import mask_rungs
     tok = Tokenizer(vocab_size=eval_config.vocab_size)
-    data = mlm_set(eval_config.max_seq_length, eval_config.max_predictions,
-                   eval_config.mlm_sequences, eval_config.vocab_size)
-    rung = two_sided_rung(data["input_ids"].numpy(), data["mlm_labels"].numpy(),
-                          tokenize_split("train", tok).tokens, tok.vocab_size, tok.mask_id)
-    rungs = reference_levels(eval_config)["rungs"]
-    if rungs["targets"] != rung["targets"]:
-        raise AssertionError("the rungs were scored on different targets")
-    return {"rung": rung, "one_sided": rungs, "eval_set": _set_key(eval_config),
+    data = mlm_set(eval_config.max_seq_length, eval_config.max_predictions, sequences,
+                   eval_config.vocab_size)
+    ids, labels = data["input_ids"].numpy(), data["mlm_labels"].numpy()
+    train = tokenize_split("train", tok).tokens
+    return {"one_sided": mask_rungs(ids, labels, train, tok.vocab_size, tok.mask_id),
+            "rung": two_sided_rung(ids, labels, train, tok.vocab_size, tok.mask_id)}
+
+
+def compute(eval_config) -> dict:
+    """The two-sided rung on ``eval_config``'s common held-out MLM set, with the one-sided
+    rungs of the same targets, its seconds and its provenance."""
+    import time
+
+    from ..engine.provenance import record
+    started = time.perf_counter()
+    out = _scored(eval_config, eval_config.mlm_sequences)
+    return {**out, "eval_set": _set_key(eval_config),
             "seconds": time.perf_counter() - started, "provenance": record()}
 
 
@@ -193,8 +188,7 @@ def stored(eval_config, store=None):
 
 
 def levels(record: dict) -> dict:
-    """{"unigram", "left bigram", "two-sided": held-out nats at [MASK]} of a ``stored``
-    record: the three count rungs the book reads models against."""
+    """{"unigram", "left bigram", "two-sided": held-out nats at [MASK]} of a record."""
     return {"unigram": record["one_sided"]["unigram_loss_at_mask"],
             "left bigram": record["one_sided"]["bigram_loss_at_mask"],
             "two-sided": record["rung"]["two_sided_loss_at_mask"]}
@@ -204,29 +198,15 @@ _ON: dict = {}  # levels_on's results in this process, by held-out set and seque
 
 
 def levels_on(eval_config, sequences: int) -> dict:
-    """``levels``' three count rungs scored on the first ``sequences`` sequences of
-    ``eval_config``'s common held-out set, with their masks: the set a curve point of
-    ``curve_examples`` sequences scores (``engine.evaluate.mlm_set``: the first k
-    sequences of a larger set are the k of a smaller one, masks included). Compared with
-    a curve, a rung read on all the held-out sequences would mix two sets of targets.
-    Computed here (seconds), not stored; kept for the process."""
-    from ..data.corpus import tokenize_split
-    from ..data.tokenizer import Tokenizer
-    from ..engine.evaluate import mlm_set
-    from .baselines import mask_rungs
+    """``levels``' three count rungs on the first ``sequences`` sequences of the common
+    held-out set, masks included: the set a curve of that many sequences scores, so a
+    rung and a curve share their targets. Computed here, kept for the process."""
     if not 0 < sequences <= eval_config.mlm_sequences:
         raise ValueError(f"sequences must lie in 1..{eval_config.mlm_sequences}, "
                          f"got {sequences}")
     key = (_set_key(eval_config), sequences)
     if key not in _ON:
-        tok = Tokenizer(vocab_size=eval_config.vocab_size)
-        data = mlm_set(eval_config.max_seq_length, eval_config.max_predictions, sequences,
-                       eval_config.vocab_size)
-        ids, labels = data["input_ids"].numpy(), data["mlm_labels"].numpy()
-        train = tokenize_split("train", tok).tokens
-        one = mask_rungs(ids, labels, train, tok.vocab_size, tok.mask_id)
-        two = two_sided_rung(ids, labels, train, tok.vocab_size, tok.mask_id)
-        _ON[key] = levels({"one_sided": one, "rung": two})
+        _ON[key] = levels(_scored(eval_config, sequences))
     return dict(_ON[key])
 
 

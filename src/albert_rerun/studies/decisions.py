@@ -1,21 +1,12 @@
 """The decision machinery every claim shares: stored runs in, decisions out.
 
-The functions that compute a decision from a frame of runs (``ce_decision``,
-``accuracy_decision``, ``gain_decision``...) take the frame, not the store, so that the
-tests can feed them synthetic runs with known answers; ``load_runs`` reads (or trains)
-a chapter's runs into such a frame. ``Chapter`` is what every chapter module returns.
-
-Metrics. The primary metric of every pretraining claim is the held-out cross-entropy
-at the positions shown as [MASK] (nats, lower is better), on the one held-out set every
-model is scored on; accuracy stands beside it. Margins of practical equivalence
-(``margins``) are fixed here, before any result; their reasons are on the methods
-page. The book's family
-of decisions and its Holm adjustment are ``ledger.book_family`` (Holm: ``stats.holm``).
-
-The competence gate (``gated``; the rule is ``stats.gate``'s): every decision names the
-conditions whose models it compares (its arms), and a chapter stages its decisions by
-those arms' mean cross-entropy at [MASK] before any verdict is read. A decision whose
-arm does not read context is "not testable at this scale".
+The functions that judge (``ce_decision``, ``accuracy_decision``, ``gain_decision``) take
+a frame of runs, not the store, so that tests can feed them synthetic runs;
+``load_runs`` reads a chapter's runs into such a frame. The primary metric is held-out
+cross-entropy at the positions shown as [MASK] (nats); the margins (``margins``) were
+fixed before any result, their reasons on the methods page. The competence gate
+(``gated``, ``stats.gate``) stages each decision by its arms' cross-entropy before any
+verdict is read.
 """
 from __future__ import annotations
 
@@ -42,28 +33,9 @@ class MissingRuns(LookupError):
 
 # -- margins -----------------------------------------------------------------------------
 
-def margin_reasons() -> dict:
-    """{margin: its reason}, read from the methods page's list of margins (the reasons
-    are written there once; chapters glue them)."""
-    import re
-
-    from ..paths import repo_root
-    text = (repo_root() / "book" / "methods.md").read_text()
-    block = text.split("(margins)=", 1)[1].split("\n\n", 2)[1]
-    items = re.findall(r"^- \*\*(\w+)\*\*: (.*?)(?=^- |\Z)", block, re.M | re.S)
-    return {name: " ".join(reason.split()).rstrip(".") for name, reason in items}
-
-
-def __getattr__(name: str):
-    if name == "MARGIN_REASONS":  # the name chapters 7 and 8 import
-        return margin_reasons()
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
 def margins(levels: dict) -> dict:
-    """The margins of practical equivalence (units: nats, accuracy points, roughness,
-    degrees), given the held-out set's rungs (baselines.reference_levels); their reasons
-    are on the methods page ("Margins")."""
+    """The margins of practical equivalence (nats, accuracy points, roughness, degrees),
+    given the held-out set's rungs; their reasons are on the methods page."""
     ce = 0.05 * levels["distance"]
     return {"ce": ce, "small": 0.02 * levels["distance"], "pairs": 2.0,
             "chance": 2 * (paper.TABLE5["nsp"][2] - 50), "downstream": 1.0, "roughness": 0.02,
@@ -105,12 +77,9 @@ def load_runs(profile: ResolvedProfile, conditions: dict, seeds, device: str = "
               train_missing: bool = False, controls: bool = True,
               partial: bool = False) -> pd.DataFrame:
     """One row per (condition, seed): pretraining figures, evaluation metrics and the
-    random-initialization control's where it exists. Missing runs are trained and
-    evaluated here when ``train_missing`` (one after another), else MissingRuns names
-    every one of them (a run of seeds 0-2 whose random-init control is not evaluated
-    counts as missing where ``controls``); with ``partial`` (a profile still training
-    in stretches) the conditions missing a seed are left out instead, and MissingRuns
-    is raised only when no condition is complete."""
+    random-init control's. Missing runs (a run whose control is not evaluated counts as
+    missing where ``controls``) are trained here with ``train_missing``, else MissingRuns
+    names them; with ``partial`` the conditions missing a seed are left out instead."""
     from ..engine.config import untrained
     from ..engine.store import config_hash, stored_eval, stored_pretrain
     from .training import CONTROL_SEEDS
@@ -122,9 +91,7 @@ def load_runs(profile: ResolvedProfile, conditions: dict, seeds, device: str = "
     def scored(config) -> bool:
         return stored_eval(store, config_hash(config.to_dict()), evaluation) is not None
 
-    # a run counts as missing until its control is evaluated too (review: a partial
-    # profile whose controls were not yet scored lost its control columns, and with
-    # them every decision that subtracts the control)
+    # a run counts as missing until its control is evaluated too: a decision subtracts it
     missing = [(name, seed, config) for name, seed, config in seeded
                if stored_pretrain(store, config) is None or not scored(config)
                or (controls and seed < CONTROL_SEEDS and not scored(untrained(config)))]
@@ -163,8 +130,7 @@ def _machine(run: dict) -> str:
 
 def _train_and_evaluate(profile: ResolvedProfile, configs: list, device: str,
                         controls: bool) -> None:
-    """Train and evaluate missing runs and their controls in this process (a notebook at
-    a small profile); fine-tuning is downstream_gate's."""
+    """Train and evaluate missing runs and their controls in this process."""
     from ..engine.evaluate import evaluate_stored
     from ..engine.pretrain import resolve_device, run
     from .training import CONTROL_SEEDS
@@ -178,8 +144,8 @@ def _train_and_evaluate(profile: ResolvedProfile, configs: list, device: str,
 
 
 def stored_baseline(profile: ResolvedProfile, name: str, function, *arguments) -> dict:
-    """A baseline's result from <the profile's results>/baselines/, computed once (its
-    key: ``name`` and the ``arguments`` as text, so a profile is passed by its name)."""
+    """A baseline's result from the profile's results/baselines/, computed once (keyed by
+    ``name`` and the ``arguments`` as text)."""
     from ..engine.provenance import record
     from ..engine.store import atomic_write_json, config_hash, read_json
     key = config_hash({"name": name, "arguments": [str(a) for a in arguments]})
@@ -192,8 +158,7 @@ def stored_baseline(profile: ResolvedProfile, name: str, function, *arguments) -
 
 
 def available(runs: pd.DataFrame, *conditions) -> bool:
-    """Whether every one of ``conditions`` has runs in the frame (a partial profile's
-    decisions are made only where both arms are complete)."""
+    """Whether every one of ``conditions`` has runs in the frame."""
     return set(conditions) <= set(runs["condition"])
 
 
@@ -210,8 +175,7 @@ def pair_of(frame: pd.DataFrame, metric: str, a, b):
 # -- decisions from frames ---------------------------------------------------------------
 
 def _arms(a, b, arms) -> tuple:
-    """The compared conditions: ``arms`` if given (() for a decision about no trained
-    model), else a and b."""
+    """The compared conditions: ``arms`` if given, else a and b."""
     return tuple(arms) if arms is not None else tuple(
         dict.fromkeys(x for x in (a, b) if x is not None))
 
@@ -230,8 +194,7 @@ def accuracy_decision(frame, key, claim, label, a, b, correct: str, margin, pape
                       paper_text="", b_correct: str | None = None,
                       offset: float = 0.0, arms=None) -> Decision:
     """Accuracy points of a minus b on one fixed test set, paired by seed and item
-    (two-level bootstrap); ``b`` None compares a with ``offset`` (a fraction). Its arms
-    are a and b unless ``arms``."""
+    (``conservative``); ``b`` None compares a with ``offset`` (a fraction)."""
     x = frame[frame["condition"] == a].set_index("seed")[correct]
     if b is None:
         seeds = sorted(x.index)
@@ -252,11 +215,9 @@ def accuracy_decision(frame, key, claim, label, a, b, correct: str, margin, pape
 
 
 def conservative(boot: dict, t: dict) -> dict:
-    """The more cautious of the item-and-seed bootstrap and the seed-level paired t on
-    per-seed accuracies: the wider interval, the larger p-values. With 3 seeds the
-    bootstrap alone is anti-conservative (it resamples 3 seeds without a t correction);
-    the t alone ignores nothing either (item noise sits inside each seed's mean), but
-    is exact only for normal seed means."""
+    """The more cautious of the item-and-seed bootstrap and the seed-level paired t: the
+    wider interval, the larger p-values (with 3 seeds the bootstrap alone is
+    anti-conservative; the t is exact only for normal seed means)."""
     if t["n"] < 2:  # one seed: no seed-level t; the bootstrap over items stands
         return boot
     return {"estimate": boot["estimate"], "low": min(boot["low"], t["low"]),
@@ -267,12 +228,11 @@ def conservative(boot: dict, t: dict) -> dict:
 
 def gain_decision(runs: pd.DataFrame, key: str, claim: str, label: str, correct: str,
                   margin: float) -> Decision:
-    """Pretrained minus the same architecture from random initialization, on one
-    downstream measure (per-item correctness column ``correct``; its control's is
-    ``control_<correct>``), over the seeds that have a control."""
+    """Pretrained minus the same architecture from random initialization on one
+    downstream measure (``correct`` and ``control_<correct>``)."""
     part = runs.dropna(subset=[correct, f"control_{correct}"])
-    frame = pd.concat([part.assign(condition="pretrained"),
-                       part.assign(condition="random init", **{correct: part[f"control_{correct}"]})])
+    frame = pd.concat([part.assign(condition="pretrained"), part.assign(
+        condition="random init", **{correct: part[f"control_{correct}"]})])
     return accuracy_decision(frame, key, claim, label, "pretrained", "random init", correct,
                              margin, +1, "pretraining helps (implicit in every Avg)",
                              arms=tuple(dict.fromkeys(part["condition"])))  # the trained arm
@@ -281,8 +241,7 @@ def gain_decision(runs: pd.DataFrame, key: str, claim: str, label: str, correct:
 # -- the competence gate -----------------------------------------------------------------
 
 def arm_levels(runs: pd.DataFrame, arms, rungs: dict) -> list:
-    """Each arm's ``stats.ArmLevel``: its mean cross-entropy at [MASK] over the seeds of
-    ``runs`` (the chapter's frame), against the held-out set's ``rungs`` (``levels``)."""
+    """Each arm's ``stats.ArmLevel``: its mean cross-entropy at [MASK] against ``rungs``."""
     out = []
     for arm in arms:
         values = runs.loc[runs["condition"] == arm, CE].dropna()
@@ -339,8 +298,7 @@ class Chapter:
 
 
 def unit_digits(unit: str) -> int:
-    """The decimals a number in ``unit`` is shown to: 3 for nats, 1 for accuracy points,
-    else 2."""
+    """The decimals a number in ``unit`` is shown to."""
     return 3 if unit.startswith("nats") else 1 if unit == "points" else 2
 
 
@@ -356,13 +314,11 @@ def capital(text: str) -> str:
 
 
 def agree(n: int, one: str, more: str) -> str:
-    """The word that agrees with a count: ``one`` for 1, ``more`` otherwise ('is' or
-    'are', 'run' or 'runs')."""
+    """The word that agrees with a count: ``one`` for 1, ``more`` otherwise."""
     return one if n == 1 else more
 
 
 def interval_text(estimate, low, high, unit="") -> str:
-    """'+0.012 [-0.003, +0.027]': an estimate and its interval, to ``unit_digits``, with
-    no '-0.000' (``signed``: a chapter printed '-0.000 nats [-0.009, +0.009]')."""
+    """'+0.012 [-0.003, +0.027]': an estimate and its interval, to ``unit_digits``."""
     digits = unit_digits(unit)
     return f"{signed(estimate, digits)} [{signed(low, digits)}, {signed(high, digits)}]"

@@ -1,23 +1,13 @@
-"""The compute ladder: the confirmatory decisions at 1x, 4x and 16x the cpu profile's
-training, registered on book/ladder.md before any of its runs trains.
+"""The compute ladder (registered on book/ladder.md): the confirmatory primary decisions
+at 1x, 4x and 16x the cpu profile's training, and how each moves with compute.
 
-- ``RUNGS``: steps per rung; ``X``: log2 of compute over the 1x rung's (same model at
-  every rung); ``ARMS``: the primary family's, the wide model's steps the registered
-  equal-time ratio times the rung's (``wide_steps``); ``SEEDS``: fresh at 1x and 16x,
-  the 4x rung the confirmatory store as stored (counts: ``ladder_power``);
-- ``trend_family``: per primary decision, each rung's estimate, the slope against ``X``
-  (``trend.slope``) and Holm over the five; nothing before every run is stored
-  (``NotComplete``, the stopping rule);
-- ``forecast``: once the 1x rung is complete and before any 16x run, each decision's
-  16x mean from the 1x and 4x rungs (``trend.extrapolate``), committed before 16x trains;
-- ``store_result``: once every run is stored, ``compute_result`` once, kept in ``RESULT``
-  (the stretch that stores the last run does it; ``ladder result`` by hand);
-  ``result_tables`` reads it back, never computing it anew (``ladder report`` prints
-  it); ``training_costs`` and ``ladder costs``: what the runs took, from their training
-  records alone, shown while the ladder trains.
+The 4x rung is the confirmatory store; the 1x and 16x rungs train here, seed by seed,
+blinded. Once the 1x rung is complete the 16x means are forecast (``forecast``) and
+committed before any 16x run; once every run is stored the analysis is computed once
+(``store_result``) and the book reads it back (``result_tables``).
 
-Training (``ladder train --hours H --fill`` or ``scripts/train_stretch.sh ladder H``,
-from a clean checkout) goes rung by rung, seed by seed, with a blinded log.
+Training: ``ladder train --hours H --fill`` or ``scripts/train_stretch.sh ladder H``,
+from a clean checkout.
 """
 from __future__ import annotations
 
@@ -31,18 +21,17 @@ import pandas as pd
 
 from ..engine.store import atomic_write_json, config_hash, read_json, results_dir
 from . import conditions as C
-from . import confirm, confirm_analysis
+from . import confirm, confirm_analysis, confirm_analysis as A
+from . import registration as R
 from .confirm_analysis import NotComplete
 
 STORE = "ladder"  # data/results/ladder/
 RUNGS = {"1x": 5400, "4x": 21600, "16x": 86400}
 X = {rung: math.log2(steps / RUNGS["1x"]) for rung, steps in RUNGS.items()}  # 0, 2, 4
-ARMS = (confirm_analysis.ALBERT, confirm_analysis.ATTENTION, confirm_analysis.FFN,
-        confirm_analysis.BERT, confirm_analysis.ALL64, confirm_analysis.NSP, confirm_analysis.DROPOUT,
-        confirm_analysis.WIDE)
-DECISIONS = confirm_analysis.PRIMARY
+ARMS = (A.ALBERT, A.ATTENTION, A.FFN, A.BERT, A.ALL64, A.NSP, A.DROPOUT, A.WIDE)
+DECISIONS = A.PRIMARY
 # the seeds (power_plan and budget decide the counts; book/ladder.md gives the table)
-SEEDS = {"1x": tuple(range(2000, 2006)), "4x": confirm_analysis.CONFIRM_SEEDS,
+SEEDS = {"1x": tuple(range(2000, 2006)), "4x": A.CONFIRM_SEEDS,
          "16x": tuple(range(3000, 3004))}
 POWER, MIN_16X, MAX_16X = 0.8, 3, 8
 MIN_1X, MAX_1X = 6, 11
@@ -51,11 +40,12 @@ MIN_1X, MAX_1X = 6, 11
 BUDGET_HOURS, BUDGET_TOLERANCE = 55.0, 0.05
 FORECAST = "forecast.json"  # in the ladder's store
 DIVERGED = "diverged.json"  # {hash: the failure's text}: runs kept out, never replaced
+DESIGN = "design.json"  # in the ladder's store: the power plan and budget (ladder_power)
+RESULT = "result.json"  # in the ladder's store: the analysis as computed, once
 PAGE = "book/ladder.md"
 RECORD = "data/ladder-registration.json"  # {"commit", "date", "sha256", "page"}
 PILOT_SD_NOTE = ("the cpu profile stored no cue-free evaluation, so the 1x SD of the SOP "
                  "decision is the 4x one")
-
 
 # -- the readings and what enters them (sections 3 and 4, amendments 5 and 6) -----------
 
@@ -64,6 +54,8 @@ MIN_SEEDS_TO_ANALYSE = 3
 TOWARD, AWAY, NO_TREND = ("moves toward the paper's sign", "moves away from the paper's sign",
                           "no trend shown")
 NOT_COMPUTED = "not computed"
+# the stored numbers that enter the tables; the cue-free accuracies are finite strings
+CHECKED = (A.CE, "train_mlm_loss_at_mask")
 
 
 def trend_reading(estimate: float, p_holm: float, paper_sign: int) -> str:
@@ -75,37 +67,26 @@ def trend_reading(estimate: float, p_holm: float, paper_sign: int) -> str:
 
 
 def too_few(d: dict, rungs) -> list:
-    """The rungs of ``rungs`` where ``d`` ({rung: paired differences}) has fewer than
-    MIN_SEEDS_TO_ANALYSE values: a decision with any gets no slope."""
+    """The rungs where ``d`` has fewer than MIN_SEEDS_TO_ANALYSE paired differences."""
     return [r for r in rungs if len(d.get(r, ())) < MIN_SEEDS_TO_ANALYSE]
 
 
 def differences(frames: dict, spec) -> dict:
-    """{rung: per-seed paired differences of ``spec``, finite ones only} of the rungs in
-    ``frames`` that hold the decision's metric (a rung with none is left out)."""
+    """{rung: the finite per-seed paired differences of ``spec``} where it is measured."""
     out = {}
     for rung, frame in frames.items():
-        if spec.kind == "change":  # the transition measures, for the decisions of change
-            frame = confirm_analysis.with_changes(frame)
         try:
-            d = confirm_analysis.per_seed(spec, frame)
+            d = A.per_seed(spec, A.with_changes(frame) if spec.kind == "change" else frame)
         except KeyError:  # a metric the rung's store does not hold
             continue
         d = d.to_numpy(dtype=float)
-        d = d[np.isfinite(d)]
-        if len(d):
-            out[rung] = d
+        if np.isfinite(d).any():
+            out[rung] = d[np.isfinite(d)]
     return out
 
 
-# the stored numbers of every arm that enter the ladder's tables (``rung_frame``'s
-# columns); the cue-free accuracies are strings of 0 and 1, finite by construction
-CHECKED = (confirm_analysis.CE, "train_mlm_loss_at_mask")
-
-
 def nonfinite_runs(frames: dict) -> pd.DataFrame:
-    """One row per stored run (rung, arm, seed) with a number of CHECKED that is NaN or
-    infinite, and which ("number", joined by ", ")."""
+    """One row per run (rung, arm, seed) with a non-finite number of CHECKED, and which."""
     rows = []
     for rung, frame in frames.items():
         columns = [c for c in CHECKED if c in frame]
@@ -118,8 +99,7 @@ def nonfinite_runs(frames: dict) -> pd.DataFrame:
 
 
 def without_runs(frames: dict, runs: pd.DataFrame) -> dict:
-    """``frames`` less the rows of ``runs`` (rung, arm, seed): out of every table, as a
-    diverged run, which has no row, is."""
+    """``frames`` less the rows of ``runs`` (rung, arm, seed), as a diverged run is."""
     out = {}
     for rung, frame in frames.items():
         drop = runs[runs["rung"] == rung]
@@ -137,67 +117,55 @@ def first_rung_learning_order(table: pd.DataFrame) -> str | None:
 
 # -- the design -------------------------------------------------------------------------------
 
-def registered_timing() -> dict:
-    """The confirmatory equal-time measurement (wide steps against 21,600)."""
-    record = confirm_analysis.equal_time_record(results_dir(confirm_analysis.STORE))
-    if record is None:
-        record = read_json(_committed_store(confirm_analysis.STORE) / "choices" /
-                           f"{confirm_analysis.EQUAL_TIME}.json")
-    if record is None:
-        raise NotComplete("the confirmatory equal-time measurement is not stored")
-    return record
-
-
 def _committed_store(name: str):
     from ..paths import repo_root
     return repo_root() / "data" / "results" / name
 
 
 def wide_steps(rung: str) -> int:
-    """The wide model's steps at a rung: the registered ratio (10,453 / 21,600) times the
-    rung's steps."""
-    record = registered_timing()
+    """The wide model's steps at a rung: the registered equal-time ratio (10,453 / 21,600)
+    times the rung's steps."""
+    record = (A.equal_time_record(results_dir(A.STORE))
+              or A.equal_time_record(_committed_store(A.STORE)))
+    if record is None:
+        raise NotComplete("the confirmatory equal-time measurement is not stored")
     if rung == "4x":
         return int(record["steps"])
     return round(RUNGS[rung] * record["steps"] / record["bert_steps"])
 
 
 def configs(rung: str) -> dict:
-    """{arm: config without seed} at a rung: the confirmatory configs (4x), or the same on
-    a schedule of the rung's steps (warm-up and curve scaled, ``conditions.with_steps``)."""
+    """{arm: config without seed}: the confirmatory configs on the rung's schedule."""
     if rung not in RUNGS:
         raise ValueError(f"rung must be one of {tuple(RUNGS)}, got {rung!r}")
-    registered = confirm_analysis.conditions(wide_steps("4x"))
+    registered = A.conditions(wide_steps("4x"))
     if rung == "4x":
         return {arm: registered[arm] for arm in ARMS}
-    return {arm: C.with_steps(registered[arm], wide_steps(rung)
-                              if arm == confirm_analysis.WIDE else RUNGS[rung]) for arm in ARMS}
+    return {arm: C.with_steps(registered[arm], wide_steps(rung) if arm == A.WIDE
+                              else RUNGS[rung]) for arm in ARMS}
 
 
 def planned(rung: str) -> list:
-    """A rung's runs, seed-major: every arm of a seed, then the ALBERT-style arm's
-    random-init control (what ``confirm_analysis.load`` reads beside it), then the next
-    seed."""
+    """A rung's runs, seed-major, each seed with the ALBERT-style arm's random-init control."""
     from ..engine.config import untrained
     if rung == "4x":
         raise ValueError("the 4x rung is the confirmatory store: nothing to train")
     out = []
     for seed in SEEDS[rung]:
         seeded = {arm: C.seeded(c, seed) for arm, c in configs(rung).items()}
-        out += list(seeded.values()) + [untrained(seeded[confirm_analysis.ALBERT])]
+        out += list(seeded.values()) + [untrained(seeded[A.ALBERT])]
     return out
 
 
 def rung_frame(rung: str, store=None, seeds=None) -> pd.DataFrame:
-    """One row per (arm, seed) of a rung, as ``confirm_analysis.load`` gives them
-    (``seeds``: default all; a diverged run has no row)."""
+    """One row per (arm, seed) of a rung (``confirm_analysis.load``; diverged: no row)."""
     if rung == "4x":
-        frame = confirm_analysis.confirmatory_frame(
-            store=_committed_store(confirm_analysis.STORE) if store is None else store)
+        frame = A.confirmatory_frame(store=_committed_store(A.STORE) if store is None
+                                     else store)
         frame = frame[frame["condition"].isin(ARMS)].reset_index(drop=True)
     else:
-        frame = confirm_analysis.load(store or results_dir(STORE), configs(rung),
-                                      seeds or SEEDS[rung], require=False)
+        frame = A.load(store or results_dir(STORE), configs(rung), seeds or SEEDS[rung],
+                       require=False)
     steps = {arm: c.max_steps for arm, c in configs(rung).items()}
     wrong = frame[frame["steps"] != frame["condition"].map(steps)] if len(frame) else frame
     if len(wrong):  # a record stored under a rung's config but trained for other steps
@@ -207,25 +175,13 @@ def rung_frame(rung: str, store=None, seeds=None) -> pd.DataFrame:
 
 
 def run_states(rung: str, store=None, seeds=None) -> pd.DataFrame:
-    """One row per run of a trained rung's ``seeds`` (default: all), seed-major: its arm,
-    seed, and whether it is trained, evaluated, or listed as diverged."""
+    """``confirm_analysis.run_states`` of a trained rung's ``seeds`` (default: all)."""
     store = store or results_dir(STORE)
-    evaluations = confirm_analysis._evaluation_configs()
-    listed = diverged(store)
-    rows = []
-    for seed in seeds or SEEDS[rung]:
-        for arm, config in configs(rung).items():
-            seeded = C.seeded(config, seed)
-            run, complete = confirm_analysis._stored(store, arm, seeded, evaluations)
-            rows.append({"arm": arm, "seed": seed, "trained": run is not None,
-                         "evaluated": complete, "diverged": not complete and
-                         config_hash(seeded.to_dict()) in listed})
-    return pd.DataFrame(rows)
+    return A.run_states(store, configs(rung), seeds or SEEDS[rung], diverged(store))
 
 
 def progress(store=None) -> pd.DataFrame:
-    """Runs trained, evaluated and listed as diverged per rung and arm: counts only, no
-    estimate."""
+    """Runs trained, evaluated and listed as diverged per rung and arm (no estimate)."""
     parts = [run_states(rung, store).groupby("arm", sort=False)[
         ["trained", "evaluated", "diverged"]].sum().astype(int).reset_index().assign(
         rung=rung, of=len(SEEDS[rung])) for rung in ("1x", "16x")]
@@ -239,15 +195,12 @@ def settled(table: pd.DataFrame) -> bool:
 
 
 def diverged(store=None) -> dict:
-    """{hash: failure text} of the runs that diverged (non-finite training loss): each
-    is listed once, kept out of its arm's decisions, and never retrained on another
-    seed."""
+    """{hash: failure text} of the runs that diverged: left out, never replaced."""
     return read_json((store or results_dir(STORE)) / DIVERGED) or {}
 
 
 def rung_complete(rung: str, store=None, seeds=None) -> bool:
-    """Whether every run of the rung's ``seeds`` (default: all) is stored with its
-    evaluations or listed as diverged."""
+    """Whether every run of the rung's ``seeds`` is evaluated or listed as diverged."""
     states = run_states(rung, store, seeds)
     return bool((states["evaluated"] | states["diverged"]).all())
 
@@ -262,9 +215,6 @@ def complete_prefix(rung: str, store=None) -> tuple:
     return tuple(seeds)
 
 
-DESIGN = "design.json"  # in the ladder's store: the power plan and budget (ladder_power)
-
-
 def stored_design(store=None) -> dict | None:
     """The stored power plan and seed counts (``ladder_power.store_design``)."""
     return read_json((store or _committed_store(STORE)) / DESIGN)
@@ -273,9 +223,8 @@ def stored_design(store=None) -> dict | None:
 # -- the forecast -----------------------------------------------------------------------------
 
 def forecast(store=None) -> dict:
-    """Each decision's 16x rung mean forecast from the 1x and 4x rungs (the line in X,
-    ``trend.extrapolate``), with its 95% prediction interval for the mean of the 16x
-    seeds; NotComplete until the 1x rung is complete."""
+    """Each decision's 16x mean forecast from the 1x and 4x rungs (``trend.extrapolate``)
+    with its 95% prediction interval; NotComplete until the 1x rung is complete."""
     from ..engine.provenance import record
     from ..stats.trend import extrapolate
     if not rung_complete("1x", store):
@@ -285,9 +234,8 @@ def forecast(store=None) -> dict:
     for spec in DECISIONS:
         d = differences(frames, spec)
         f = extrapolate(d["1x"], d["4x"], X["1x"], X["4x"], X["16x"], len(SEEDS["16x"]))
-        out[spec.key] = {"estimate": f.estimate, "low": f.low, "high": f.high,
-                         "se": f.se, "df": f.df, "assumed_sd": f.assumed_sd,
-                         "n": f.n, "unit": spec.unit}
+        out[spec.key] = {"estimate": f.estimate, "low": f.low, "high": f.high, "se": f.se,
+                         "df": f.df, "assumed_sd": f.assumed_sd, "n": f.n, "unit": spec.unit}
     return {"forecast": out, "provenance": record()}
 
 
@@ -302,16 +250,22 @@ def store_forecast(store=None) -> dict:
 
 def forecast_committed() -> bool:
     """Whether the forecast file is in this checkout's committed history (HEAD)."""
-    return confirm_analysis._git("cat-file", "-e",
-                               f"HEAD:data/results/{STORE}/{FORECAST}").returncode == 0
+    return R._git("cat-file", "-e", f"HEAD:data/results/{STORE}/{FORECAST}").returncode == 0
+
+
+def forecast_commit() -> str | None:
+    """The commit that added the forecast file, or None before it is committed."""
+    out = R._git("log", "--diff-filter=A", "--format=%H", "--",
+                 f"data/results/{STORE}/{FORECAST}").stdout.split()
+    return out[-1] if out else None
 
 
 # -- the analysis -----------------------------------------------------------------------------
 
 def _analysed_seeds(store, early_end: bool) -> dict:
-    """The seeds each trained rung is analysed on: all of them once complete; with
-    ``early_end`` (an amendment's decision, on counts alone), the longest run of whole
-    seeds from the first, if it has MIN_SEEDS_TO_ANALYSE or more."""
+    """The seeds each trained rung is analysed on: all once complete; with ``early_end``
+    (an amendment's decision), the longest run of whole seeds from the first, if it has
+    MIN_SEEDS_TO_ANALYSE or more. NotComplete otherwise (the stopping rule)."""
     out = {}
     for rung in ("1x", "16x"):
         if rung_complete(rung, store):
@@ -334,29 +288,30 @@ def _frames(store, early_end: bool, frames: dict | None) -> dict:
 
 
 def rung_frames(store=None, early_end: bool = False, clean: bool = True) -> dict:
-    """{rung: ``rung_frame``} of the three rungs, once the analysis may run (NotComplete
-    before): the 1x and 16x rungs from the ladder's ``store``, the 4x rung always from
-    the confirmatory store as committed (a ladder store holds no 4x run); ``clean``:
-    without the runs of ``nonfinite_runs`` (amendments 5 and 6)."""
+    """{rung: ``rung_frame``} of the three rungs once the analysis may run, the 4x rung
+    from the committed confirmatory store; ``clean``: less ``nonfinite_runs``."""
     seeds = _analysed_seeds(store, early_end)
     frames = {rung: rung_frame(rung, None if rung == "4x" else store, seeds.get(rung))
               for rung in RUNGS}
     return without_runs(frames, nonfinite_runs(frames)) if clean else frames
 
 
+def _interval(values, prefix: str = "") -> dict:
+    """{prefix + "mean"/"low"/"high"}: the mean's 95% t-interval (NaN for no interval)."""
+    from ..stats.inference import mean_interval
+    i = mean_interval(values) if values is not None and len(values) >= 2 else None
+    return {f"{prefix}{k}": getattr(i, k) if i else math.nan for k in ("mean", "low", "high")}
+
+
 def trend_family(store=None, early_end: bool = False, frames: dict | None = None
                  ) -> pd.DataFrame:
-    """The registered analysis, once every run of the three rungs is stored: per primary
-    decision, each rung's mean paired difference and 95% t-interval, the slope per
-    doubling of compute with its interval (``trend.slope``), its p before and after
-    Holm's adjustment over the five slopes (statsmodels) and the reading; beside them,
-    descriptive, the two segments' slopes, the curvature m(16x) - 2 m(4x) + m(1x) and
-    the forecast against the 16x measurement (``frames``: ``rung_frames``', if known).
-    A decision with fewer than MIN_SEEDS_TO_ANALYSE finite paired differences at a rung
-    gets no slope and p = 1 in Holm's family (amendment 5), and reads NOT_COMPUTED."""
+    """The registered analysis: per primary decision, each rung's mean paired difference
+    and 95% interval, the slope per doubling of compute (``trend.slope``), its p before
+    and after Holm over the five slopes, and the reading; beside them, descriptive, the
+    two segments' slopes, the curvature and the forecast against the 16x mean. A
+    decision with too few seeds at a rung gets no slope and p = 1 (amendment 5)."""
     from statsmodels.stats.multitest import multipletests
 
-    from ..stats.inference import mean_interval
     from ..stats.trend import contrast, slope
     frames = _frames(store, early_end, frames)
     predicted = (read_json((store or results_dir(STORE)) / FORECAST) or {}).get("forecast", {})
@@ -365,30 +320,27 @@ def trend_family(store=None, early_end: bool = False, frames: dict | None = None
         d = differences(frames, spec)
         row = {"key": spec.key, "decision": spec.label, "unit": spec.unit,
                "paper_sign": spec.paper_sign, "too few seeds at": ", ".join(too_few(d, RUNGS))}
-        for rung in RUNGS:  # a rung's mean where it has two seeds or more
-            i = mean_interval(d[rung]) if len(d.get(rung, ())) >= 2 else None
-            row.update({f"{rung} mean": i.mean if i else math.nan, f"{rung} low": i.low
-                        if i else math.nan, f"{rung} high": i.high if i else math.nan,
+        for rung in RUNGS:
+            enough = len(d.get(rung, ())) >= 2
+            row.update({**_interval(d.get(rung), f"{rung} "),
                         f"{rung} seeds": len(d.get(rung, ())),
-                        f"{rung} sd": float(np.std(d[rung], ddof=1)) if i else math.nan})
+                        f"{rung} sd": float(np.std(d[rung], ddof=1)) if enough else math.nan})
         f = predicted.get(spec.key)
         if f:
             row.update({"forecast": f["estimate"], "forecast low": f["low"],
                         "forecast high": f["high"], "forecast sd": f["assumed_sd"],
                         "forecast covers": f["low"] <= row["16x mean"] <= f["high"]})
-        if row["too few seeds at"]:  # amendment 5: no slope, p = 1 in Holm's family
+        if row["too few seeds at"]:
             rows.append({**row, "p": 1.0})
             continue
-        # X is log2 of compute over the 1x rung's (1x 0, 4x 2, 16x 4): the slope is per
-        # doubling of compute
-        groups = {X[r]: d[r] for r in RUNGS}
+        groups = {X[r]: d[r] for r in RUNGS}  # X: log2 of compute, so a slope per doubling
         s = slope(groups)
         row.update({"slope": s.estimate, "slope low": s.low, "slope high": s.high,
                     "slope df": s.df, "p": s.p})
         for name, weights in (("1x-4x", {0.0: -0.5, 2.0: 0.5}), ("4x-16x", {2.0: -0.5, 4.0: 0.5}),
                               ("curvature", {0.0: 1.0, 2.0: -2.0, 4.0: 1.0})):
             c = contrast(groups, weights)
-            row.update({f"{name}": c.estimate, f"{name} low": c.low, f"{name} high": c.high})
+            row.update({name: c.estimate, f"{name} low": c.low, f"{name} high": c.high})
         rows.append(row)
     table = pd.DataFrame(rows).set_index("key")
     table["p holm"] = multipletests(table["p"].to_numpy(), alpha=ALPHA, method="holm")[1]
@@ -398,26 +350,26 @@ def trend_family(store=None, early_end: bool = False, frames: dict | None = None
     return table
 
 
-# the overfitting gap (section 2, amendments 4 and 7), descriptive and outside Holm's
-# family; the registered names below check the stopping rule and call these
-
+# the overfitting gap (section 2, amendments 4 and 7): descriptive, outside Holm's family,
+# for every decision in nats
 GAP, TRAIN = "overfit_gap", "train_mlm_loss_at_mask"
-
-
-def gap_decisions(decisions) -> tuple:
-    """The decisions measured as held-out cross-entropy at [MASK], whose difference splits
-    into a training and a gap difference (amendment 7: every decision in nats)."""
-    return tuple(s for s in decisions if s.metric == confirm_analysis.CE and s.kind == "ce")
+GAP_SPECS = tuple(s for s in DECISIONS if s.metric == A.CE and s.kind == "ce")
+GAP_DECISIONS = tuple(spec.key for spec in GAP_SPECS)
+PARTS = {"change": A.CE, "gap part": GAP, "training part": TRAIN}
 
 
 def _with_gap(frame: pd.DataFrame) -> pd.DataFrame:
-    return frame.assign(**{GAP: frame[confirm_analysis.CE] - frame[TRAIN]})
+    return frame.assign(**{GAP: frame[A.CE] - frame[TRAIN]})
+
+
+def _paired(spec, frame: pd.DataFrame, metric: str) -> np.ndarray:
+    """The decision's per-seed difference A minus B of ``metric``."""
+    return A.per_seed(replace(spec, metric=metric), frame).to_numpy(float)
 
 
 def gaps_by_rung(store=None, early_end: bool = False, frames: dict | None = None
                  ) -> pd.DataFrame:
-    """Per rung and arm: the overfitting gap, held-out minus training cross-entropy at
-    [MASK] (16x sees the training split about 13 times), mean and 95% t-interval."""
+    """Per rung and arm: the overfitting gap (held-out minus training), mean and interval."""
     from ..stats.inference import mean_interval
     rows = []
     for rung, frame in _frames(store, early_end, frames).items():
@@ -429,50 +381,33 @@ def gaps_by_rung(store=None, early_end: bool = False, frames: dict | None = None
     return pd.DataFrame(rows)
 
 
-def _paired(spec, frame: pd.DataFrame, metric: str) -> np.ndarray:
-    """The decision's per-seed difference A minus B of ``metric``."""
-    return confirm_analysis.per_seed(replace(spec, metric=metric), frame).to_numpy(float)
-
-
-# the decisions read with the gap beside them: section 2's two, and since amendment 7
-# every decision in nats
-GAP_DECISIONS = tuple(spec.key for spec in gap_decisions(DECISIONS))
-
-
 def gap_differences(store=None, early_end: bool = False, frames: dict | None = None
                     ) -> pd.DataFrame:
-    """Beside the slopes in nats (section 2, amendment 7): per rung and decision, the
-    paired difference A minus B of the gap, mean and 95% t-interval (a rung with fewer
-    than two seeds left is left out)."""
+    """Per rung and decision in nats: the paired difference A minus B of the gap, mean
+    and 95% t-interval (a rung with fewer than two seeds left is left out)."""
     from ..stats.inference import mean_interval
     rows = []
     for rung, frame in _frames(store, early_end, frames).items():
-        frame = _with_gap(frame)
-        for spec in gap_decisions(DECISIONS):
-            d = _paired(spec, frame, GAP)
-            if len(d) >= 2:  # diverged runs may leave fewer than two seeds
+        for spec in GAP_SPECS:
+            d = _paired(spec, _with_gap(frame), GAP)
+            if len(d) >= 2:
                 i = mean_interval(d)
                 rows.append({"key": spec.key, "rung": rung, "gap difference": i.mean,
                              "low": i.low, "high": i.high, "seeds": i.n})
     return pd.DataFrame(rows)
 
 
-PARTS = {"change": confirm_analysis.CE, "gap part": GAP, "training part": TRAIN}
-
-
 def gap_split(store=None, early_end: bool = False, frames: dict | None = None
               ) -> pd.DataFrame:
     """Per decision in nats (amendment 7): the change of its mean paired difference from
-    1x to 16x, m(16x) - m(1x), and its two exact parts, each with its 95% interval
-    (``trend.contrast``: the unequal-spread standard error, the fewest seeds less one as
-    df); "read": whether the change's interval excludes 0, the only case in which its
-    parts are read. A decision with fewer than MIN_SEEDS_TO_ANALYSE seeds at 1x or 16x
-    is not split (NaN), as it gets no slope (amendment 5)."""
+    1x to 16x and its two exact parts (gap and training), each with its 95% interval
+    (``trend.contrast``); "read": whether the change's interval excludes 0. Not split
+    (NaN) with fewer than MIN_SEEDS_TO_ANALYSE seeds at 1x or 16x."""
     from ..stats.trend import contrast
     frames = _frames(store, early_end, frames)
     gapped = {r: _with_gap(frames[r]) for r in ("1x", "16x")}
     rows = []
-    for spec in gap_decisions(DECISIONS):
+    for spec in GAP_SPECS:
         values = {name: {r: _paired(spec, frame, metric) for r, frame in gapped.items()}
                   for name, metric in PARTS.items()}
         seeds = {r: len(values["change"][r]) for r in ("1x", "16x")}
@@ -490,9 +425,8 @@ def gap_split(store=None, early_end: bool = False, frames: dict | None = None
 
 def time_ratios_by_rung(store=None, early_end: bool = False, frames: dict | None = None
                         ) -> pd.DataFrame:
-    """Per rung and seed: wide over BERT-style training seconds, their machines, and
-    whether the ratio is outside 0.9-1.1 (``confirm_analysis.time_ratios``)."""
-    parts = [confirm_analysis.time_ratios(frame).assign(rung=rung)
+    """Per rung and seed: ``confirm_analysis.time_ratios``."""
+    parts = [A.time_ratios(frame).assign(rung=rung)
              for rung, frame in _frames(store, early_end, frames).items()]
     return pd.concat(parts, ignore_index=True)
 
@@ -500,29 +434,23 @@ def time_ratios_by_rung(store=None, early_end: bool = False, frames: dict | None
 def sop_by_rung(store=None, early_end: bool = False, frames: dict | None = None
                 ) -> pd.DataFrame:
     """Per rung: the SOP-trained model's cue-free probe and head minus the majority label
-    in points, with 95% t-intervals (``above_majority``); order counts as learned where
-    the probe's interval lies above zero (one criterion: three chances, not six)."""
+    in points, with 95% t-intervals; order counts as learned where the probe's interval
+    lies above zero."""
     rows = []
     for rung, frame in _frames(store, early_end, frames).items():
-        albert = frame[frame["condition"] == confirm_analysis.ALBERT]
+        albert = frame[frame["condition"] == A.ALBERT]
         row = {"rung": rung}
-        for name, column in (("probe", "sop_cuefree_accuracy_probe"),
-                             ("head", "sop_cuefree_accuracy_head")):
-            i = confirm_analysis.above_majority(albert, column)
-            row.update({f"{name} mean": i.mean if i else math.nan,
-                        f"{name} low": i.low if i else math.nan,
-                        f"{name} high": i.high if i else math.nan})
+        for name in ("probe", "head"):
+            i = A.above_majority(albert, f"sop_cuefree_accuracy_{name}")
+            row.update({f"{name} {k}": getattr(i, k) if i else math.nan
+                        for k in ("mean", "low", "high")})
         row["order learned"] = bool(row["probe low"] > 0)
         rows.append(row)
     return pd.DataFrame(rows).set_index("rung")
 
 
-RESULT = "result.json"  # in the ladder's store: the analysis as computed, once
-
-
 def compute_result(store=None, early_end: bool = False) -> dict:
-    """{name: table}: the registered analysis and the tables beside it, computed now
-    (NotComplete before every run is stored)."""
+    """{name: table}: the registered analysis and the tables beside it, computed now."""
     raw = rung_frames(store, early_end, clean=False)
     odd = nonfinite_runs(raw)
     frames = without_runs(raw, odd)
@@ -533,9 +461,8 @@ def compute_result(store=None, early_end: bool = False) -> dict:
 
 
 def store_result(store=None, trigger: str = "by hand", early_end: bool = False) -> str:
-    """Once every run is stored: ``compute_result`` once, from a clean checkout, stored in
-    ``RESULT`` with its provenance and ``trigger`` (what computed it), so the book reports
-    the analysis as computed (section 4); its path. FileExistsError if stored already."""
+    """``compute_result`` once, from a clean checkout, stored in ``RESULT`` with its
+    provenance and ``trigger``; its path. FileExistsError if stored already."""
     import json
 
     from ..engine.provenance import record
@@ -563,8 +490,7 @@ class NotStored(NotComplete):
 
 
 def _numbers(table: pd.DataFrame) -> pd.DataFrame:
-    """``table`` with each column that JSON stored as numbers and nulls (a column NaN in
-    every row reloads as None) read back as floats, so that NaN tests work on it."""
+    """``table`` with each column JSON stored as numbers and nulls read back as floats."""
     out = table.copy()
     if not len(out):  # an empty table keeps its columns' types (no value says them)
         return out
@@ -577,10 +503,9 @@ def _numbers(table: pd.DataFrame) -> pd.DataFrame:
 
 
 def result_tables(store=None) -> tuple:
-    """({name: table} as ``ladder.compute_result`` gave them, the stored record less its
-    tables): read from the store where ``ladder.store_result`` put them. NotComplete
-    before every run is stored (the stopping rule), and after, until the result is
-    stored: nothing is shown that was not computed once and kept."""
+    """({name: table} as ``compute_result`` gave them, the stored record less its
+    tables), read back from ``RESULT``; NotComplete before every run is stored, NotStored
+    until the result is."""
     store = store or results_dir(STORE)
     stored = read_json(store / RESULT)
     if stored is None:
@@ -596,36 +521,22 @@ def result_tables(store=None) -> tuple:
 
 
 def trained_runs(store=None) -> pd.DataFrame:
-    """The stored 1x and 16x runs' training records alone, one row per (rung, arm, seed):
-    steps, training seconds, tokens and machine. No evaluation or loss is read, so this
-    is shown while the ladder trains (``confirm_analysis.trained_runs``' rule)."""
-    from ..engine.store import stored_pretrain
-    from .decisions import _machine
-    store = store or results_dir(STORE)
-    rows = []
-    for rung in ("1x", "16x"):
-        for arm, config in configs(rung).items():
-            for seed in SEEDS[rung]:
-                run = stored_pretrain(store, C.seeded(config, seed))
-                if run is not None:
-                    rows.append({"rung": rung, "condition": arm, "seed": seed,
-                                 **{k: run["metrics"][k] for k in
-                                    ("steps", "train_seconds", "tokens")},
-                                 "machine": _machine(run)})
-    return pd.DataFrame(rows, columns=["rung"] + confirm_analysis.RUN_COLUMNS)
+    """The stored 1x and 16x runs' training records (``A.training_records``)."""
+    runs = [({"rung": rung, "condition": arm, "seed": seed}, C.seeded(config, seed))
+            for rung in ("1x", "16x") for arm, config in configs(rung).items()
+            for seed in SEEDS[rung]]
+    return pd.DataFrame(A.training_records(store or results_dir(STORE), runs),
+                        columns=["rung"] + A.RUN_COLUMNS)
 
 
 def training_costs(store=None) -> pd.DataFrame:
-    """Per trained rung and arm: runs, steps a run, milliseconds a step, tokens a second
-    and hours (``confirm_analysis.training_costs``), from the training records alone."""
-    runs = trained_runs(store)
-    parts = [confirm_analysis.training_costs(part).assign(rung=rung)
-             for rung, part in runs.groupby("rung", sort=False)]
+    """Per trained rung and arm: ``confirm_analysis.training_costs``."""
+    parts = [A.training_costs(part).assign(rung=rung)
+             for rung, part in trained_runs(store).groupby("rung", sort=False)]
     if not parts:
         return pd.DataFrame(columns=["rung", "condition", "runs", "hours", "tokens/s"])
     out = pd.concat(parts, ignore_index=True)
     return out[["rung"] + [c for c in out.columns if c != "rung"]]
-
 
 
 def report(store=None) -> str:
@@ -641,13 +552,10 @@ def report(store=None) -> str:
 
 
 def costs(store=None) -> str:
-    """What the stored 1x and 16x runs cost, from their training records alone (no loss,
-    no evaluation, so it is shown while the ladder trains): per rung and arm, runs, ms a
-    step, tokens a second and hours; then each seed's equal-time seconds ratio per rung,
-    the check of amendment 1.2 of the first registration."""
-    runs = trained_runs(store)
-    table = training_costs(store)
-    ratios = [confirm_analysis.time_ratios(part).assign(rung=rung)
+    """What the stored runs cost, from their training records alone (shown while the
+    ladder trains): ``training_costs`` and each seed's equal-time seconds ratio."""
+    runs, table = trained_runs(store), training_costs(store)
+    ratios = [A.time_ratios(part).assign(rung=rung)
               for rung, part in runs.groupby("rung", sort=False)]
     ratios = pd.concat(ratios, ignore_index=True) if ratios else pd.DataFrame()
     lines = [f"{len(runs)} runs stored, {table['hours'].sum():.2f} hours of training "
@@ -662,29 +570,16 @@ def costs(store=None) -> str:
     return "\n".join(lines)
 
 
+# -- the registration -------------------------------------------------------------------------
+
 def registration() -> dict | None:
     """The stored registration record, or None before it."""
-    from ..paths import repo_root
-    return read_json(repo_root() / RECORD)
+    return R.record(RECORD)
 
 
 def registration_problem() -> str:
-    """Why this checkout may not train ladder runs ("" if it may): no record, a record
-    not in the committed history, or a HEAD that does not descend from the registration
-    commit, or a registered text that changed."""
-    from ..paths import repo_root
-    record = registration()
-    if record is None:
-        return f"{RECORD} is not stored"
-    if confirm_analysis._git("cat-file", "-e", f"HEAD:{RECORD}").returncode != 0:
-        return f"{RECORD} is not committed"
-    head = confirm_analysis._git("rev-parse", "HEAD").stdout.strip()
-    if not confirm_analysis.descends(head, record["commit"]):
-        return f"HEAD {head[:7]} does not descend from {record['commit'][:7]}"
-    if confirm_analysis.registered_digest((repo_root() / PAGE).read_text()) != \
-            record["sha256"]:
-        return f"the registered text of {PAGE} changed"
-    return ""
+    """Why this checkout may not train ladder runs ("" if it may)."""
+    return R.problem(registration(), RECORD, PAGE)
 
 
 def stored_runs(store=None) -> list:
@@ -694,48 +589,37 @@ def stored_runs(store=None) -> list:
     return [json.loads(p.read_text()) for p in sorted((store / "pretrain").glob("*.json"))]
 
 
-def forecast_commit() -> str | None:
-    """The commit that added the forecast file, or None before it is committed."""
-    out = confirm_analysis._git("log", "--diff-filter=A", "--format=%H", "--",
-                              f"data/results/{STORE}/{FORECAST}").stdout.split()
-    return out[-1] if out else None
-
-
 def provenance_problems(runs, record: dict | None = None) -> list:
-    """The first registration's checks (clean tree, descends from the registration
-    commit, the same training code as it) against this registration, and for every 16x
-    run, descent from the forecast's commit; as text (none: [])."""
+    """The registration's checks (``registration.provenance_problems``) and, for every
+    16x run, descent from the forecast's commit; as text (none: [])."""
     record = record or registration()
+    out = R.provenance_problems(runs, record)
     if record is None:
-        return [f"{run['hash']}: stored before the registration" for run in runs]
-    out = confirm_analysis.run_provenance_problems(runs, record["commit"])
+        return out
     committed = forecast_commit()
     for run in runs:
         if run["config"]["max_steps"] in (RUNGS["16x"], wide_steps("16x")):
             commit = run["provenance"]["git_commit"].removesuffix("+dirty")
-            if committed is None or not confirm_analysis.descends(commit, committed):
+            if committed is None or not R.descends(commit, committed):
                 out.append(f"{run['hash']}: a 16x run not descending from the forecast's "
                            f"commit")
     return out
 
 
-
 # -- leaving the loss plateau (amendment 10, descriptive) --------------------------------------
-# A 16x difference can be a delay: one arm leaves the plateau every model starts on later.
-# A rung is scored on a curve's own sequences (``count_rungs.levels_on``): on all 4,096 it
-# sits on other targets (easier by 0.35 nats for the left bigram) and marks crossings late.
+# A 16x difference can be a delay: one arm leaves the plateau later. A rung is scored on a
+# curve's own sequences (``count_rungs.levels_on``): on all 4,096 it sits on other targets.
 
 RUNG = "left bigram"  # the count rung whose passing marks leaving the plateau
 
 
 def rung_level(name: str = RUNG, sequences: int | None = None) -> float:
-    """A count rung's held-out cross-entropy at [MASK] (nats) on the ``cpu`` profile's
-    evaluation, which every ladder run is scored on: on the first ``sequences`` of its
-    held-out sequences (a curve's own, ``count_rungs.levels_on``), or as stored for the
+    """A count rung (nats) on the ``cpu`` profile's evaluation: on its first
+    ``sequences`` held-out sequences (``count_rungs.levels_on``), or as stored for the
     whole set (``sequences`` None)."""
     from ..profiles import resolve
     from .count_rungs import levels, levels_on, stored
-    evaluation = resolve(confirm_analysis.PILOT_PROFILE).evaluation
+    evaluation = resolve(A.PILOT_PROFILE).evaluation
     if sequences is not None:
         return float(levels_on(evaluation, sequences)[name])
     record = stored(evaluation)
@@ -745,8 +629,7 @@ def rung_level(name: str = RUNG, sequences: int | None = None) -> float:
 
 
 def curve_sequences(frame: pd.DataFrame) -> int:
-    """The held-out sequences every run's curve of ``frame`` scores (one number: runs
-    whose curves score different sets cannot share a rung)."""
+    """The held-out sequences every run's curve of ``frame`` scores (one number)."""
     counts = {int(p["examples"]) for curve in frame["curve"] for p in curve}
     if len(counts) != 1:
         raise ValueError(f"the curves score different numbers of sequences: {counts}")
@@ -754,13 +637,12 @@ def curve_sequences(frame: pd.DataFrame) -> int:
 
 
 def first_below(frame: pd.DataFrame, level: float) -> pd.DataFrame:
-    """One row per run of ``frame`` (``ladder.rung_frame``): its condition, seed, steps,
-    and the first curve point whose held-out cross-entropy at [MASK] is under ``level``,
-    as a share of the run's steps (NaN where no point is). A share, since the wide arm
-    of equal time trains fewer steps in the same time as its partner."""
+    """Per run of ``frame``: condition, seed, steps, and its first curve point under
+    ``level`` as a share of its steps (NaN if none; a share, since the wide arm trains
+    fewer steps)."""
     rows = []
     for _, run in frame.iterrows():
-        steps = [p["step"] for p in run["curve"] if p[confirm_analysis.CE] < level]
+        steps = [p["step"] for p in run["curve"] if p[A.CE] < level]
         rows.append({"condition": run["condition"], "seed": int(run["seed"]),
                      "steps": int(run["steps"]),
                      "first below": steps[0] / run["steps"] if steps else np.nan})
@@ -768,16 +650,15 @@ def first_below(frame: pd.DataFrame, level: float) -> pd.DataFrame:
 
 
 def passes(rung: str = "16x", store=None, level: float | None = None) -> pd.DataFrame:
-    """``first_below`` for every run of a complete ladder rung, at the left-bigram rung
-    scored on the runs' curve sequences unless ``level`` is given."""
+    """``first_below`` for every run of a rung, at the left-bigram rung on its curves."""
     frame = rung_frame(rung, store)
     level = rung_level(RUNG, curve_sequences(frame)) if level is None else level
     return first_below(frame, level)
 
 
 def arm_range(table: pd.DataFrame, arm: str) -> dict:
-    """An arm's first passes under the rung over its seeds, as shares of training: low,
-    high (NaN if no seed passed), the seeds that never passed, and the seeds."""
+    """An arm's first passes over its seeds: low, high (NaN if none passed), the seeds
+    that never passed, and the seeds."""
     part = table[table["condition"] == arm]
     passed = part["first below"].dropna()
     return {"low": passed.min() if len(passed) else np.nan,
@@ -786,12 +667,10 @@ def arm_range(table: pd.DataFrame, arm: str) -> dict:
 
 
 def delay(table: pd.DataFrame, spec) -> dict | None:
-    """A decision's two arms, ``arm_range`` each ({"a": ..., "b": ...}), "apart": whether
-    one arm passed later than the other in every seed (its earliest pass later than the
-    other's latest, a seed that never passed counting as after the end), and
-    "later": that arm's name; None for a decision not in nats (a probe's accuracy is
-    not what the curves measure)."""
-    if spec.metric != confirm_analysis.CE:
+    """A decision's two arms' ``arm_range`` ("a", "b"), "apart": whether one arm passed
+    later than the other in every seed (a never counting as after the end), and "later":
+    that arm; None for a decision not in nats."""
+    if spec.metric != A.CE:
         return None
 
     def seeds(arm) -> pd.Series:  # a never as past the end
@@ -807,17 +686,11 @@ def delay(table: pd.DataFrame, spec) -> dict | None:
 
 def train(hours: float | None = None, fill: bool = False, workers: int | None = None,
           device: str = "auto") -> int:
-    """Train and evaluate the 1x rung, seed by seed; then, once the forecast is committed,
-    the 16x rung. Blinded: the log shows steps, seconds and tokens a second."""
-    from ..data.files import verify_inputs
-    from .training import _train, default_workers
-    verify_inputs()
+    """Train and evaluate the 1x rung, then, once the forecast is committed, the 16x."""
     problem = registration_problem()
     if problem:
         raise NotComplete(f"no ladder run trains before the registration: {problem}")
     store = results_dir(STORE)
-    workers = workers or default_workers()
-    finish_by = None if hours is None else time.time() + hours * 3600
     rungs = ["1x"]
     if rung_complete("1x", store):
         if forecast_committed():
@@ -825,22 +698,21 @@ def train(hours: float | None = None, fill: bool = False, workers: int | None = 
         else:
             print("[ladder] 1x complete: store and commit the forecast (its `forecast` "
                   "command) before any 16x run", flush=True)
-    done = 0
-    for rung in rungs:
+    done, deadline = 0, None if hours is None else time.time() + hours * 3600
+    for rung in rungs:  # one deadline for both rungs
         runs = [c for c in planned(rung) if config_hash(c.to_dict()) not in diverged(store)]
-        done += _train(runs, store, device, workers, False, False, float("inf"),
-                       f"ladder {rung}", finish_by, fill and finish_by is not None,
-                       blinded=True, failed=record_divergence)
-        done += confirm.evaluate_trained(runs, STORE, device, workers)
+        left = None if deadline is None else (deadline - time.time()) / 3600
+        done += confirm.stretch(runs, STORE, f"ladder {rung}", left, fill, workers, device,
+                                failed=record_divergence)
     if "16x" in rungs:
         store_when_complete(store)
     return done
 
 
 def store_when_complete(store) -> None:
-    """After a stretch: once every run is stored, ``store_result`` from this clean
-    checkout, in a blind line; a failure is said and left to ``ladder result``, so the
-    stretch still commits its runs."""
+    """After a stretch: once every run is stored, ``store_result``, in a blind line; a
+    failure is said and left to ``ladder result``, so the stretch still commits its
+    runs."""
     if not rung_complete("16x", store) or (store / RESULT).exists():
         return
     try:
@@ -852,14 +724,11 @@ def store_when_complete(store) -> None:
 
 
 def record_divergence(key: str, text: str) -> None:
-    """List a run whose training diverged (``engine.pretrain`` raises "the run
-    diverged"); any other failure is left to resume from its checkpoint."""
+    """List a run whose training diverged (any other failure resumes from a checkpoint)."""
     if "diverged" not in text:
         return
     store = results_dir(STORE)
-    listed = diverged(store)
-    listed[key] = text
-    atomic_write_json(store / DIVERGED, listed)
+    atomic_write_json(store / DIVERGED, {**diverged(store), key: text})
 
 
 def main(argv=None) -> int:
@@ -867,8 +736,8 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
-    go = sub.add_parser("train", help="train and evaluate the missing rung runs")
-    add_stretch_arguments(go)
+    add_stretch_arguments(sub.add_parser("train", help="train and evaluate the missing "
+                                         "rung runs"))
     sub.add_parser("progress", help="runs stored per rung and arm (no estimate)")
     sub.add_parser("forecast", help="once the 1x rung is complete: store the forecast")
     result = sub.add_parser("result", help="once every run is stored: compute and store "
@@ -877,18 +746,15 @@ def main(argv=None) -> int:
     sub.add_parser("report", help="every table of the stored result, and the costs")
     sub.add_parser("costs", help="the training costs alone, shown while the ladder trains")
     args = parser.parse_args(argv)
-    if args.command in ("report", "costs"):
-        return confirm_analysis.print_unless_incomplete(
-            costs if args.command == "costs" else report)
     if args.command == "progress":
         print(progress().to_string(index=False))
         return 0
-    if args.command == "forecast":
-        return confirm_analysis.print_unless_incomplete(store_forecast)
-    if args.command == "result":
-        return confirm_analysis.print_unless_incomplete(
-            lambda: store_result(early_end=args.early_end))
-    return run_stretch(parser, args, train)
+    if args.command == "train":
+        return run_stretch(parser, args, train)
+    return A.print_unless_incomplete({
+        "report": report, "costs": costs, "forecast": store_forecast,
+        "result": lambda: store_result(early_end=getattr(args, "early_end", False))
+    }[args.command])
 
 
 if __name__ == "__main__":

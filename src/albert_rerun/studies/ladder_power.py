@@ -1,10 +1,5 @@
-"""The compute ladder's power analysis and seed rule (book/ladder.md, section 6).
-
-``power_plan`` simulates the slope test (``stats.trend.slope_power``) at the 1x pilot's
-and the 4x rung's spreads; ``budget`` applies the registered seed rule within the
-CPU-hour budget; ``store_design`` stores both with provenance in the ladder's store
-(``python -m albert_rerun.studies.ladder_power``), before the registration.
-"""
+"""The compute ladder's power analysis and seed rule (book/ladder.md, section 6), stored
+before the registration (``python -m albert_rerun.studies.ladder_power``)."""
 from __future__ import annotations
 
 import math
@@ -23,16 +18,14 @@ from .ladder import (ALPHA, ARMS, DECISIONS, DESIGN, MAX_1X, MAX_16X, MIN_1X, MI
 
 
 def pilot_wide_config():
-    """The cpu profile's own equal-time wide run, the 1x pilot's wide arm (timed at cpu,
-    so its steps differ from ``wide_steps("1x")``)."""
+    """The cpu profile's own equal-time wide run: the 1x pilot's wide arm."""
     return C.wall_clock(resolve("cpu"), confirm_analysis.WIDE_LEARNING_RATE)[
         "wide ALBERT-style, equal time"]
 
 
 def pilot_1x_frame() -> pd.DataFrame:
-    """The 1x SDs' source: the cpu profile's stored runs (seeds 0-2), the confirmatory
-    arms at 5,400 steps; its wide model is the cpu profile's own equal-time run
-    (3,558 steps, timed at cpu), not ``wide_steps("1x")``."""
+    """The 1x SDs' source: the cpu profile's stored runs (seeds 0-2) of the
+    confirmatory arms at 5,400 steps, its wide arm ``pilot_wide_config``."""
     base = confirm_analysis.conditions(None)
     pilot = {arm: C.with_steps(base[arm], RUNGS["1x"]) for arm in ARMS
              if arm != confirm_analysis.WIDE}
@@ -49,11 +42,10 @@ def pilot_1x_frame() -> pd.DataFrame:
 def power_plan(frames: dict | None = None, margins: dict | None = None,
                seeds_16x=range(MIN_16X, MAX_16X + 1), seeds_1x: int = MIN_1X,
                simulations: int = 20000) -> pd.DataFrame:
-    """Per primary decision: the 1x pilot's and the 4x rung's means and SDs, and the power
-    of the slope test at Holm's first step (ALPHA / 5) at each 16x seed count, with
-    ``seeds_1x`` seeds at 1x and the 4x rung's 11, the 16x SD taken as the larger of the
-    two, for two true slopes: (a) the line through the 1x pilot's and the 4x means; (b) one margin
-    over the ladder's four doublings (margin / 4 a doubling)."""
+    """Per primary decision: the 1x pilot's and the 4x rung's means and SDs, and the
+    simulated power of the slope test at Holm's first step at each 16x seed count (the
+    16x SD the larger of the two) for two true slopes: (a) the line through the 1x and
+    4x means; (b) one margin over the ladder's four doublings."""
     from ..stats.trend import slope_power
     frames = frames or {"1x": pilot_1x_frame(), "4x": rung_frame("4x")}
     margins = margins or confirm_analysis.margin_values(confirm_analysis.rungs())
@@ -74,31 +66,22 @@ def power_plan(frames: dict | None = None, margins: dict | None = None,
                "1x mean": m1, "1x SD": s1, "1x seeds": len(d.get("1x", ())),
                "4x mean": m4, "4x SD": s4, "4x seeds": len(d["4x"]), "16x SD": sds[2],
                "slope (a)": slopes["a"], "slope (b)": slopes["b"], "note": note}
-        for name, value in slopes.items():
+        # beside slopes (a) and (b): 11 seeds at 1x, and a 16x spread twice the 4x one
+        scenarios = [(f"power ({name})", seeds_1x, sds, value)
+                     for name, value in slopes.items()] + [
+            (f"power (a), {MAX_1X} at 1x,", MAX_1X, sds, slopes["a"]),
+            ("power (a), 16x SD twice the 4x,", seeds_1x, (s1, s4, 2 * s4), slopes["a"])]
+        for name, n1, spread, value in scenarios:
             for n16 in seeds_16x:
-                row[f"power ({name}) at {n16}"] = (
-                    math.nan if not math.isfinite(value) else
-                    slope_power(xs, (seeds_1x, len(d["4x"]), n16), sds, value,
-                                alpha, simulations))
-        # what 11 seeds at 1x would buy
-        for n16 in seeds_16x:
-            row[f"power (a), {MAX_1X} at 1x, at {n16}"] = (
-                math.nan if not math.isfinite(slopes["a"]) else
-                slope_power(xs, (MAX_1X, len(d["4x"]), n16), sds, slopes["a"], alpha,
-                            simulations))
-        # the sensitivity: the 16x spread twice the 4x one (it grew 6-11 fold 1x to 4x)
-        for n16 in seeds_16x:
-            row[f"power (a), 16x SD twice the 4x, at {n16}"] = (
-                math.nan if not math.isfinite(slopes["a"]) else
-                slope_power(xs, (seeds_1x, len(d["4x"]), n16), (s1, s4, 2 * s4),
-                            slopes["a"], alpha, simulations))
+                row[f"{name} at {n16}"] = math.nan if not math.isfinite(value) else \
+                    slope_power(xs, (n1, len(d["4x"]), n16), spread, value, alpha, simulations)
         rows.append(row)
     return pd.DataFrame(rows).set_index("key")
 
 
 def costs() -> dict:
-    """CPU-hours (one thread a run) at the confirmatory runs' measured ms a step: per arm
-    and rung, per seed of a rung, and the long pilot's two runs."""
+    """CPU-hours at the confirmatory runs' ms a step: per arm and rung, per seed of a
+    rung, and the long pilot's."""
     from . import long_pilot
     runs = confirm_analysis.trained_runs(_committed_store(confirm_analysis.STORE))
     ms = confirm_analysis.training_costs(runs).set_index("condition")["ms a step"]
@@ -111,13 +94,10 @@ def costs() -> dict:
 
 
 def budget(plan: pd.DataFrame, cost: dict | None = None) -> dict:
-    """The registered seed rule. The 16x rung's seeds set the slope's power (its
-    degrees of freedom are theirs less one), the 1x rung's barely (its spread is small),
-    so the 16x count is chosen first: the fewest (at least MIN_16X) that give POWER at
-    slope (a) to every decision that reaches it by MAX_16X seeds ("needed"), but no
-    more than the budget holds with MIN_1X seeds at 1x; then the 1x rung takes as many
-    seeds as the rest of the budget holds, MIN_1X to MAX_1X. The budget is BUDGET_HOURS
-    and its tolerance, the long pilot included."""
+    """The registered seed rule: first the 16x count (it sets the slope's power), the
+    fewest from MIN_16X that give POWER at slope (a) to every decision that reaches it
+    by MAX_16X, within what the budget holds with MIN_1X at 1x; then as many 1x seeds as
+    the rest of the budget holds, MIN_1X to MAX_1X."""
     cost = cost or costs()
     limit = BUDGET_HOURS * (1 + BUDGET_TOLERANCE)
     per1, per16 = cost["per seed"]["1x"], cost["per seed"]["16x"]
@@ -141,8 +121,7 @@ def budget(plan: pd.DataFrame, cost: dict | None = None) -> dict:
 
 
 def design() -> dict:
-    """What the seed counts were chosen on: the power plan (``power_plan`` at 3 to 8 16x
-    seeds, 6 at 1x) and the budget's choice, with provenance."""
+    """The power plan and the budget's choice, with provenance."""
     from ..engine.provenance import record
     plan = power_plan()
     return {"plan": json_records(plan), "budget": budget(plan),
@@ -166,10 +145,6 @@ def store_design(store=None) -> dict:
     out["budget"] = json_records(pd.DataFrame([out["budget"]]).astype(object))[0]
     atomic_write_json(store / DESIGN, out)
     return out
-
-
-
-
 
 
 if __name__ == "__main__":

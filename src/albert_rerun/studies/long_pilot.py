@@ -1,24 +1,12 @@
-"""The long pilot: the decided sharing cost's two arms trained to 64 times the cpu
-profile's steps, one seed each (exploratory; one seed gives no interval).
+"""The long pilot (exploratory): the sharing cost's two arms at 64 times the cpu
+profile's steps, one seed each (no interval), with a held-out curve point every
+``CURVE_EVERY`` steps, so that where each model passes the count rungs, and whether its
+loss drops suddenly, can be read off the curve.
 
-- ``configs``: all shared and not shared (BERT-style) at E = H = 64, the confirmatory
-  recipe (``confirm_analysis.conditions``) on a schedule of ``STEPS`` (warm-up scaled with
-  it, as ``conditions.with_steps`` does), with a held-out curve point every ``CURVE_EVERY``
-  steps on ``CURVE_EXAMPLES`` of the common held-out sequences: 192 points, three of
-  them inside the 1x rung's 5,400 steps, so that where each model passes the count
-  rungs, and whether the loss drops suddenly, can be read off the curve;
-- ``SEED``: no confirmatory or ladder run uses it (a test checks the ladder's seeds).
-
-Training (``python -m albert_rerun.studies.long_pilot train --hours H --fill``, or
-``scripts/train_stretch.sh long-pilot H``, which runs it from a clean checkout) trains
-both arms side by side, stops them at the deadline with checkpoints and resumes them in
-the next stretch. Until the ladder's registration is committed the log is blinded: it
-shows steps, seconds and tokens a second, never a loss, so that nothing the pilot
-shows can shape the registration.
+Training: ``scripts/train_stretch.sh long-pilot H`` (from a clean checkout, blinded,
+resumable).
 """
 from __future__ import annotations
-
-import time
 
 import numpy as np
 import pandas as pd
@@ -52,38 +40,23 @@ def train(hours: float | None = None, fill: bool = False, workers: int | None = 
           device: str = "auto") -> int:
     """Train (or resume) both arms, then evaluate the finished ones on the common
     held-out set and the cue-free pairs, as the confirmatory runs are."""
-    from ..data.files import verify_inputs
-    from .training import _train, default_workers
-    verify_inputs()
-    runs = list(configs().values())
-    workers = workers or default_workers()
-    finish_by = None if hours is None else time.time() + hours * 3600
-    done = _train(runs, results_dir(STORE), device, workers, False, False, float("inf"),
-                  "long-pilot", finish_by, fill and finish_by is not None, blinded=True)
-    return done + confirm.evaluate_trained(runs, STORE, device, workers)
+    return confirm.stretch(list(configs().values()), STORE, "long-pilot", hours, fill,
+                           workers, device)
 
 
 def progress(store=None) -> list:
-    """[(arm, step reached, steps)]: how far each arm has trained (a checkpoint's step,
-    or every step once stored); no loss."""
+    """[(arm, step reached, steps)]: how far each arm has trained; no loss."""
     from .training import steps_reached
     store = store or results_dir(STORE)
     return [(arm, steps_reached(c, store), c.max_steps) for arm, c in configs().items()]
 
 
-# -- what the pilot shows, once both arms are stored -------------------------------------------
-#
-# The rules below were written on 2026-12-05 while both arms were still training (at
-# about 70% of their steps) and before any of their losses had been looked at. The log
-# stays blinded; ``progress`` reads steps only.
+# -- what the pilot shows, once both arms are stored (rules fixed before any loss was seen)
 
 CE = "mlm_loss_at_mask"  # a curve point's held-out cross-entropy at [MASK]
 MARKS = {"1x": 5400, "4x": 21600, "16x": 86400, "64x": STEPS}  # the ladder's lengths
-# A sudden drop (``sudden_drops``): over one curve interval the loss reaches a new low at
-# least DROP_NATS below every earlier point (so a spike and its recovery is none), and
-# that fall is at least DROP_RATIO times the median fall of the DROP_WINDOW intervals
-# before it (so a curve whose falls shrink steadily, however fast, has none). The first
-# DROP_WINDOW intervals cannot be judged: a blind zone of DROP_WINDOW * CURVE_EVERY steps.
+# a sudden drop: a new low at least DROP_NATS under every earlier point, and at least
+# DROP_RATIO times the median fall of the DROP_WINDOW intervals before it
 DROP_NATS = 0.05
 DROP_RATIO = 3.0
 DROP_WINDOW = 5
@@ -91,16 +64,13 @@ WARMUP_STEPS = max(2, STEPS // 20)  # a drop before this is marked "during warm-
 
 
 def frame(store=None) -> pd.DataFrame:
-    """One row per arm: pretraining figures, the curve and both evaluations on the
-    common held-out set (``confirm_analysis.load``); NotComplete until both arms are
-    stored with their evaluations: nothing is read before."""
-    from . import confirm_analysis
+    """One row per arm (``confirm_analysis.load``); NotComplete until both arms are
+    stored with their evaluations."""
     return confirm_analysis.load(store or results_dir(STORE), configs(), (SEED,))
 
 
 def curves(runs: pd.DataFrame) -> pd.DataFrame:
-    """Each arm's held-out curve in long form: arm, step, tokens, ce (nats at [MASK] on
-    the curve's ``CURVE_EXAMPLES`` held-out sequences, a subset of the evaluation's)."""
+    """Each arm's held-out curve in long form: arm, step, tokens, ce (nats at [MASK])."""
     rows = [{"arm": r["condition"], "step": p["step"], "tokens": p["tokens"], "ce": p[CE]}
             for _, r in runs.iterrows() for p in r["curve"]]
     out = pd.DataFrame(rows)
@@ -110,9 +80,8 @@ def curves(runs: pd.DataFrame) -> pd.DataFrame:
 
 
 def crossings(curve: pd.DataFrame, rungs: dict) -> pd.DataFrame:
-    """Where each arm first scores below each rung (a rung's held-out cross-entropy at
-    [MASK], {name: nats}): the step and tokens of the first curve point under it, or NaN
-    where the curve never passes it."""
+    """Where each arm first scores below each of ``rungs`` ({name: nats}): the step and
+    tokens of the first curve point under it, or NaN."""
     rows = []
     for arm, part in curve.groupby("arm", sort=False):
         for name, level in rungs.items():
@@ -126,11 +95,9 @@ def crossings(curve: pd.DataFrame, rungs: dict) -> pd.DataFrame:
 
 def sudden_drops(curve: pd.DataFrame, nats: float = DROP_NATS, ratio: float = DROP_RATIO,
                  window: int = DROP_WINDOW) -> pd.DataFrame:
-    """Every curve point where an arm's loss drops suddenly (the rule above ``frame``):
-    one row per such point, with its step and tokens (the drop happened within the
-    interval that ends there), the fall below the earlier low, that fall over the
-    median fall of the ``window`` intervals before it, and whether it came during the
-    warm-up; empty where there is none."""
+    """Every curve point where an arm's loss drops suddenly (the rule above): its step
+    and tokens, the fall below the earlier low, that fall over the median fall before
+    it, and whether it came during the warm-up."""
     rows = []
     for arm, part in curve.groupby("arm", sort=False):
         ce = part["ce"].to_numpy(dtype=float)
@@ -150,9 +117,8 @@ def sudden_drops(curve: pd.DataFrame, nats: float = DROP_NATS, ratio: float = DR
 
 def cost_along(curve: pd.DataFrame, a: str = confirm_analysis.ALL64,
                b: str = confirm_analysis.BERT) -> pd.DataFrame:
-    """The sharing cost along training: a's minus b's curve cross-entropy at every
-    point both have (points of one 64x schedule: before its end, the learning rate has
-    not decayed, so a point at 1x's steps is not what a 1x run gives)."""
+    """The sharing cost along training: a's minus b's curve cross-entropy at every point
+    both have (of one 64x schedule: a point at 1x's steps is not a 1x run's end)."""
     wide = curve.pivot(index="step", columns="arm", values="ce").dropna(subset=[a, b])
     tokens = curve.drop_duplicates("step").set_index("step")["tokens"]
     out = pd.DataFrame({"tokens": tokens.reindex(wide.index), "cost": wide[a] - wide[b]})
