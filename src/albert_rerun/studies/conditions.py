@@ -115,8 +115,7 @@ def equal_flops_steps(profile: ResolvedProfile) -> int:
 
 
 def wide_sweep(profile: ResolvedProfile) -> dict:
-    """The wide model at the equal-FLOPs budget at each candidate learning rate, trained
-    at SWEEP_SEED before the comparison; the lowest held-out cross-entropy wins."""
+    """The wide model at the equal-FLOPs budget at each candidate learning rate."""
     steps = equal_flops_steps(profile)
     return {lr: wide_albert(profile, steps, lr).replace(seed=SWEEP_SEED)
             for lr in WIDE_LEARNING_RATES}
@@ -150,12 +149,10 @@ def _timing_store(source: ResolvedProfile):
 
 
 def equal_time_steps(profile: ResolvedProfile, planning: bool = False) -> dict:
-    """The wide model's steps in the BERT-style model's measured training seconds: the
-    median training seconds of the ``TIMING_SOURCE`` profile's stored BERT-style seeds,
-    scaled to this profile's steps, over the median seconds per step of its stored wide
-    runs at equal FLOPs (else its sweep's). Raises LookupError naming what is missing,
-    unless ``planning`` (predictions only): then the cpu profile's measurement, scaled,
-    stands in as an estimate."""
+    """The wide model's steps in the BERT-style model's measured training seconds (medians
+    of the ``TIMING_SOURCE`` profile's stored runs, scaled to this profile's steps).
+    Raises LookupError naming what is missing, unless ``planning``: then the cpu
+    profile's measurement stands in as an estimate."""
     import statistics
 
     from ..engine.store import read_json, stored_pretrain
@@ -241,8 +238,7 @@ def profile_claims(profile: ResolvedProfile) -> tuple:
 
 def claim_conditions(profile: ResolvedProfile, name: str, wide_learning_rate: float | None = None,
                      planning: bool = False) -> dict:
-    """One claim's conditions; the wall-clock claim needs the swept learning rate
-    (``planning``: its equal-time steps may be estimated, see ``equal_time_steps``)."""
+    """One claim's conditions; the wall-clock claim needs the swept learning rate."""
     if name not in CLAIMS:
         raise ValueError(f"unknown claim {name!r}; choose from {CLAIMS}")
     if name == "wall_clock":

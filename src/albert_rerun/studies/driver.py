@@ -1,15 +1,10 @@
-"""Train and evaluate every run a profile's chapters need.
+"""Train and evaluate every run a profile's chapters need, in stages over the runs not
+yet stored: the wide model's learning-rate sweep, every pretraining run of the claims
+with their random-initialization controls, their evaluation, and fine-tuning after a
+learning-rate pilot (of the base runs and their controls unless --finetune-all).
 
     python -m albert_rerun.studies --profile cpu --workers 2
     torchrun --nproc_per_node 8 -m albert_rerun.studies --profile gpu
-
-Stages, each over the runs not yet stored (all with --fresh): the wide model's
-learning-rate sweep (its pick is stored before any comparison run is configured); every
-pretraining run of the chosen claims, base runs first, then claim by claim and seed by
-seed, with the random-initialization controls; the evaluation of every run; fine-tuning
-after a learning-rate pilot, by default of the base runs and their controls only (the
-test of whether pretraining helps downstream at all; --finetune-all: every run). Under
-torchrun each rank takes a disjoint share of every stage.
 """
 from __future__ import annotations
 
@@ -29,10 +24,9 @@ from .training import (CONTROL_SEEDS, _evaluate, _train, add_stretch_arguments,
 
 def planned_runs(profile: ResolvedProfile, seeds, names=None, wide_learning_rate=None,
                  planning: bool = False) -> list:
-    """Every distinct seeded pretraining run of the named claims (default: the profile's),
-    in training order: the base run's seeds first (every decision compares against it),
-    then claim by claim, condition by condition with all its seeds, so that a driver
-    stopped at a deadline leaves whole paired decisions behind."""
+    """Every distinct seeded pretraining run of the named claims (default: the profile's):
+    the base run's seeds first, then claim by claim, condition by condition with all its
+    seeds, so that a deadline leaves whole paired decisions behind."""
     names = C.profile_claims(profile) if names is None else names
     out = [C.seeded(config, seed) for name in names
            for config in C.claim_conditions(profile, name, wide_learning_rate,
@@ -51,7 +45,7 @@ def planned_controls(runs: list) -> list:
 def wide_learning_rate(profile: ResolvedProfile, device: str = "auto", workers: int = 1,
                        compile: bool = False, fresh: bool = False) -> float:
     """The wide model's learning rate: the sweep's lowest held-out cross-entropy at
-    [MASK] (trained if missing), stored with the sweep's figures."""
+    [MASK] (trained if missing), stored in choices/."""
     if profile.name in C.SWEEP_FROM:  # another profile's pick; not swept again here
         stored = read_json(_sweep_choice(profile))
         if stored is None:
@@ -112,22 +106,13 @@ def finetune_rates(profile: ResolvedProfile, device: str = "auto", fresh: bool =
 
 
 def predicted_seconds(configs: list, device_kind: str) -> float:
-    """Training seconds of these runs at the stored FLOP rate of ``device_kind`` (the
-    H200 bench's on a GPU, the cpu profile's runs' on a CPU)."""
+    """Training seconds of these runs at the stored FLOP rate of ``device_kind``."""
     from ..engine.bench import stored_flop_rate
     return sum(C.train_flops(c) for c in configs) / stored_flop_rate(device_kind)
 
 
-def _swept_rate(profile: ResolvedProfile) -> float:
-    """The wide model's stored learning rate, else the sweep's first candidate: for
-    planning only (a run's FLOPs do not depend on its learning rate)."""
-    stored = read_json(_sweep_choice(profile))
-    return stored["learning_rate"] if stored else C.WIDE_LEARNING_RATES[0]
-
-
 def _sweep_choice(profile: ResolvedProfile):
-    """Where the wide model's learning rate of ``profile`` is stored: its own choices/, or
-    those of the profile it takes the pick from (``conditions.SWEEP_FROM``)."""
+    """Where the wide model's learning rate of ``profile`` is stored (``SWEEP_FROM``)."""
     source = C.SWEEP_FROM.get(profile.name)
     if source is None:
         return choices_path(profile, "wide-learning-rate")
@@ -136,9 +121,7 @@ def _sweep_choice(profile: ResolvedProfile):
 
 def planned_pretraining(profile: ResolvedProfile, seeds=None, names=None) -> dict:
     """{stage: configs} of every pretraining run the named claims train at ``profile``,
-    in the driver's order: the gpu learning-rate search (gpu profile), the wide model's
-    sweep, each claim's new runs, the controls. Before the sweep, the wall-clock claim's
-    wide runs are planned at its first candidate rate."""
+    in the driver's order."""
     from .gpu_search import conditions as search_conditions
     seeds = range(seeds) if isinstance(seeds, int) else (seeds or C.default_seeds(profile))
     names = C.profile_claims(profile) if names is None else names
@@ -147,9 +130,13 @@ def planned_pretraining(profile: ResolvedProfile, seeds=None, names=None) -> dic
         out["gpu learning-rate search"] = list(search_conditions(profile).values())
     if "wall_clock" in names and profile.name not in C.SWEEP_FROM:
         out["wide sweep"] = list(C.wide_sweep(profile).values())
+    # a run's FLOPs do not depend on its learning rate: before the sweep, the first
+    # candidate rate stands in
+    stored = read_json(_sweep_choice(profile))
+    rate = stored["learning_rate"] if stored else C.WIDE_LEARNING_RATES[0]
     seen, runs = set(), []
     for name in names:
-        new = [c for c in planned_runs(profile, seeds, [name], _swept_rate(profile), True)
+        new = [c for c in planned_runs(profile, seeds, [name], rate, True)
                if config_hash(c.to_dict()) not in seen]
         seen.update(config_hash(c.to_dict()) for c in new)
         out[name], runs = new, runs + new
@@ -159,8 +146,7 @@ def planned_pretraining(profile: ResolvedProfile, seeds=None, names=None) -> dic
 
 def claims_part(profile: ResolvedProfile, part: int, parts: int, seeds=None, names=None) -> list:
     """The claims of part ``part`` (1 to ``parts``): consecutive claims of about equal
-    training FLOPs (the wall-clock claim with its sweep), so that each part leaves whole
-    claims behind it."""
+    training FLOPs, so that each part leaves whole claims behind it."""
     if not 1 <= part <= parts:
         raise ValueError(f"part {part} outside 1..{parts}")
     names = C.profile_claims(profile) if names is None else names
@@ -178,8 +164,8 @@ def claims_part(profile: ResolvedProfile, part: int, parts: int, seeds=None, nam
 
 def print_predicted(profile: ResolvedProfile, device_kind: str = "cuda", seeds=None,
                     names=None) -> float:
-    """Print every planned run's predicted training seconds on ``device_kind`` by stage,
-    and the total; return the total."""
+    """Print every planned run's predicted training seconds on ``device_kind``; return the
+    total."""
     from ..engine.bench import stored_flop_rate
     rate = stored_flop_rate(device_kind)
     total = 0.0
@@ -220,14 +206,10 @@ def train_all(profile: ResolvedProfile | str, seeds=None, device: str = "auto",
               stages=("pretrain", "evaluate", "finetune"),
               confirm_gpu_profile: bool = False, finetune_all: bool = False,
               hours: float | None = None, fill: bool = False) -> int:
-    """Every stage for the named claims; returns the number of runs and evaluations
-    done. A failed run is reported and the others go on.
-
-    ``hours``: a wall-clock budget for pretraining. No run starts that its predicted
-    time says cannot end within it, and the running ones stop at its end with a
-    checkpoint that the same call resumes later. The evaluations and fine-tunings of the
-    stored runs follow it, unbounded. ``fill`` (with ``hours``): see ``_train``; it keeps
-    an idle core busy where the prediction overestimates a run."""
+    """Every stage for the named claims; returns the number of runs and evaluations done
+    (a failed run is reported and the others go on). ``hours``: a wall-clock budget for
+    pretraining, with ``fill`` as in ``_train``; the same call later resumes what it
+    stopped, and the evaluations of the stored runs follow it, unbounded."""
     from ..data.files import verify_inputs
     profile = resolve(profile)  # the book's build and the tests pass a name
     verify_inputs()  # a corrupt data file stops here, before any run starts
@@ -253,17 +235,14 @@ def train_all(profile: ResolvedProfile | str, seeds=None, device: str = "auto",
                   "starts before its pick is stored", flush=True)
             return done
     lr = None
-    if "wall_clock" in names and "pretrain" in stages:
-        lr = wide_learning_rate(profile, device, workers, compile, fresh)
-    elif "wall_clock" in names:
-        lr = read_json(_sweep_choice(profile))["learning_rate"]
-    if ("wall_clock" in names and "pretrain" in stages
-            and C.TIMING_SOURCE[profile.name] == profile.name):
-        # the equal-time budget is this profile's BERT-style seconds: train those first
-        _train([C.seeded(C.bert_style(profile), seed) for seed in seeds], profile.results,
-               device, workers, compile, fresh, max(0.0, deadline - time.time()),
-               "BERT-style first", finish_by)
     if "wall_clock" in names:
+        lr = (wide_learning_rate(profile, device, workers, compile, fresh)
+              if "pretrain" in stages else read_json(_sweep_choice(profile))["learning_rate"])
+        if "pretrain" in stages and C.TIMING_SOURCE[profile.name] == profile.name:
+            # the equal-time budget is this profile's BERT-style seconds: train those first
+            _train([C.seeded(C.bert_style(profile), seed) for seed in seeds], profile.results,
+                   device, workers, compile, fresh, max(0.0, deadline - time.time()),
+                   "BERT-style first", finish_by)
         record = C.equal_time_steps(profile)
         if rank_and_world()[0] == 0 and read_json(choices_path(profile, "equal-time")) != record:
             atomic_write_json(choices_path(profile, "equal-time"), record)
@@ -284,7 +263,8 @@ def train_all(profile: ResolvedProfile | str, seeds=None, device: str = "auto",
                  if stored_pretrain(store, c) is not None]
         done += _evaluate(ready, profile, device, workers, fresh, left())
     if "finetune" in stages and left() > 0:
-        if not finetune_ready(profile, seeds):
+        first = C.seeded(C.base(profile), list(seeds)[0])  # the pilot needs it and its control
+        if any(stored_pretrain(store, c) is None for c in [first, *planned_controls([first])]):
             print("[finetune] waits for the base run's first seed and its control",
                   flush=True)
             return done
@@ -294,15 +274,6 @@ def train_all(profile: ResolvedProfile | str, seeds=None, device: str = "auto",
                  if stored_pretrain(store, c) is not None]
         done += _evaluate(ready, profile, device, workers, fresh, left(), "finetune")
     return done
-
-
-def finetune_ready(profile: ResolvedProfile, seeds) -> bool:
-    """Whether the fine-tuning pilot can start: the base run's seed 0 and its control
-    are stored."""
-    store = profile.results
-    first = C.seeded(C.base(profile), list(seeds)[0])
-    return all(stored_pretrain(store, c) is not None
-               for c in [first, *planned_controls([first])])
 
 
 def finetune_targets(profile: ResolvedProfile, seeds) -> list:

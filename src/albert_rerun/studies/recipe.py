@@ -1,13 +1,7 @@
-"""The recipe search behind the profiles (chapter 0), read from its stored results.
-
-Before any claim was sized, a search measured which knobs get a tiny ALBERT off the
-unigram plateau fastest on a 2-core CPU: eight candidates at one size, then a grid of
-shapes on schedules sized to five minutes of this CPU, trained on a lent GPU, with
-checks between the two machines. It ran with engine v1 (commit be70d44): its results
-are historical facts, found by scanning the stored JSON files under data/results/
-(``recipe/``, ``recipe-grid/``, ``transfer/cpu/``, ``cpu-v1/``) by their ``config``
-field, with no hash recomputed. The reference levels of the held-out sets those runs
-were scored on are rebuilt by engine v1's definition (``legacy_reference_levels``).
+"""The recipe search behind the profiles (chapter 0), read from its stored results: it
+ran with engine v1 (commit be70d44), so its runs under data/results/ are found by their
+``config`` field, not by a hash, and the levels of the held-out sets they were scored on
+are rebuilt by v1's definition (``legacy_reference_levels``).
 """
 from __future__ import annotations
 
@@ -49,11 +43,8 @@ CPU_V1_SET = "cpu-v1 runs (search's engine)"
 COMMON_SET = "claims' common set (cpu profile)"
 
 
-# -- the stored runs -------------------------------------------------------------------
-
 def results_root() -> Path:
-    """The committed data/results/ of this checkout (never $ALBERT_RERUN_RESULTS, which
-    points tests and smoke runs at a temporary store)."""
+    """The committed data/results/ of this checkout (never $ALBERT_RERUN_RESULTS)."""
     return repo_root() / "data" / "results"
 
 
@@ -84,10 +75,9 @@ def run_name(config: dict) -> str:
     m = config["model"]
     key = (config["optimizer"], config["learning_rate"], m["initializer_range"],
            m["position_init"], m["vocab_size"], config["max_steps"])
-    if shape_of(config) == SEARCH_SHAPE:
-        for name, candidate in CANDIDATES.items():
-            if key == candidate:
-                return name
+    found = [name for name, candidate in CANDIDATES.items() if candidate == key]
+    if found and shape_of(config) == SEARCH_SHAPE:
+        return found[0]
     return grid_name(shape_of(config), config["optimizer"], config["learning_rate"],
                      config["seed"])
 
@@ -98,8 +88,7 @@ def planned_grid() -> list:
 
 
 def diverged_runs(logs) -> dict:
-    """{run name: log file} of the runs a session log reports FAILED with a non-finite
-    loss (they store no result)."""
+    """{run name: log file} of the runs a session log reports diverged (no result stored)."""
     found = {}
     for log in logs:
         for line in Path(log).read_text().splitlines():
@@ -108,8 +97,6 @@ def diverged_runs(logs) -> dict:
                 found[failed.group(1)] = Path(log).name
     return found
 
-
-# -- reference levels of a held-out set ------------------------------------------------
 
 def context_free(input_ids, mlm_labels, mask_id: int) -> dict:
     """What a predictor that reads no context scores on a masked set (``plateau``): it
@@ -127,11 +114,9 @@ def context_free(input_ids, mlm_labels, mask_id: int) -> dict:
 
 
 def legacy_reference_levels(config: dict) -> dict:
-    """The reference levels of the held-out set an engine-v1 run (its stored config) was
-    scored on, rebuilt as v1 built it (train.HeldOut at be70d44: the first
-    ``eval_examples`` validation pairs of its objective at seed 12345, masked at seed
-    54321): ``context_free``, the count rungs (``baselines.mask_rungs``) and
-    ``reads_context``, two standard errors below the unigram rung. Kept on disk."""
+    """The levels of the held-out set an engine-v1 run (its stored config) was scored on,
+    rebuilt as v1's train.HeldOut built it: ``context_free``, the count rungs
+    (``baselines.mask_rungs``) and ``reads_context``, 2 SE below the unigram rung."""
     if config["objective"] == "none":
         raise ValueError("engine v1's 'none' held-out set (one segment a sequence) is not "
                          "what the current create_instances builds for 'none'")
@@ -145,8 +130,7 @@ def legacy_reference_levels(config: dict) -> dict:
 @cached
 def _legacy_levels(vocab: int, objective: str, length: int, predictions: int,
                    examples: int, source: str) -> dict:
-    """``source``: the digests of this module and of the rungs' (``baselines``), which
-    the disk cache (``stats.cache``) does not see."""
+    """``source``: the code's digests, which the disk cache does not see."""
     from ..data.corpus import create_instances, tokenize_split
     from ..data.masking import MaskingConfig, mask_batch, tokenizer_arrays
     from ..data.tokenizer import Tokenizer
@@ -167,8 +151,7 @@ def _legacy_levels(vocab: int, objective: str, length: int, predictions: int,
 
 
 def common_levels(profile: ResolvedProfile) -> dict:
-    """The levels of the claims' common held-out MLM set of ``profile`` (in-order pairs):
-    ``baselines.reference_levels`` with the context-free levels."""
+    """The levels of the claims' common held-out set of ``profile`` (in-order pairs)."""
     from ..engine.evaluate import mlm_set
     from .baselines import reference_levels
 
@@ -182,33 +165,26 @@ def common_levels(profile: ResolvedProfile) -> dict:
 def levels_table(sets: dict) -> pd.DataFrame:
     """The levels of each held-out set ({column title: levels}), one row per level."""
     kinds = {"sop": "SOP pairs", "nsp": "NSP pairs", "none": "in-order pairs"}
-    rows = {
-        "held-out sequences": lambda v: f"{v['sequences']:,} {kinds[v['objective']]}",
-        "targets (of them shown as [MASK])": lambda v: (f"{v['all_targets']:,} "
-                                                        f"({v['rungs']['targets']:,})"),
-        "context-free accuracy, all targets %": lambda v: f"{100 * v['plateau']:.1f}",
-        "unigram accuracy at [MASK] %": lambda v: f"{100 * v['rungs']['unigram_at_mask']:.1f}",
-        "left-bigram accuracy at [MASK] %": lambda v: f"{100 * v['rungs']['bigram_at_mask']:.1f}",
-        "unigram cross-entropy at [MASK] (SE)": lambda v: (
-            f"{v['rungs']['unigram_loss_at_mask']:.3f} ({v['rungs']['unigram_loss_se']:.3f})"),
-        "left-bigram cross-entropy at [MASK]": lambda v: (
-            f"{v['rungs']['bigram_loss_at_mask']:.3f}"),
-        "reads-context threshold (nats)": lambda v: f"{v['reads_context']:.3f}",
-    }
-    return pd.DataFrame({title: {row: get(levels) for row, get in rows.items()}
-                         for title, levels in sets.items()})
 
+    def column(v: dict) -> dict:
+        r = v["rungs"]
+        return {"held-out sequences": f"{v['sequences']:,} {kinds[v['objective']]}",
+                "targets (of them shown as [MASK])": f"{v['all_targets']:,} ({r['targets']:,})",
+                "context-free accuracy, all targets %": f"{100 * v['plateau']:.1f}",
+                "unigram accuracy at [MASK] %": f"{100 * r['unigram_at_mask']:.1f}",
+                "left-bigram accuracy at [MASK] %": f"{100 * r['bigram_at_mask']:.1f}",
+                "unigram cross-entropy at [MASK] (SE)":
+                f"{r['unigram_loss_at_mask']:.3f} ({r['unigram_loss_se']:.3f})",
+                "left-bigram cross-entropy at [MASK]": f"{r['bigram_loss_at_mask']:.3f}",
+                "reads-context threshold (nats)": f"{v['reads_context']:.3f}"}
+    return pd.DataFrame({title: column(levels) for title, levels in sets.items()})
 
-# -- curves ----------------------------------------------------------------------------
 
 def crossing(curve: list, level: float, metric: str = CE, below: bool = True):
     """The first curve point whose ``metric`` is below ``level`` (above it, with
     ``below=False``), or None; points that do not record the metric are skipped."""
-    for point in curve:
-        value = point.get(metric)
-        if value is not None and (value < level if below else value > level):
-            return point
-    return None
+    return next((p for p in curve if p.get(metric) is not None
+                 and (p[metric] < level if below else p[metric] > level)), None)
 
 
 def curve_difference(a: list, b: list, metric: str = CE) -> float:
@@ -260,11 +236,9 @@ def rounded(table: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-# -- the grid --------------------------------------------------------------------------
-
 def grid_frame(device_runs: dict, step_seconds: dict) -> pd.DataFrame:
     """One row per grid run ({name: result}): when it reads context, in steps and in this
-    CPU's minutes (step x this CPU's measured seconds per step of its shape)."""
+    CPU's minutes (step x the measured seconds per step of its shape)."""
     rows = []
     for name, result in device_runs.items():
         config = result["config"]
@@ -280,19 +254,11 @@ def grid_frame(device_runs: dict, step_seconds: dict) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def minute_interval(minutes: pd.Series) -> str | None:
-    """The 95% t-interval of a candidate's crossing minute, where two or more seeds all
-    crossed."""
-    from ..stats.inference import mean_interval
-    if len(minutes) < 2 or minutes.isna().any():
-        return None
-    i = mean_interval(minutes.to_numpy())
-    return f"{i.low:.1f} to {i.high:.1f}"
-
-
 def grid_table(frame: pd.DataFrame) -> pd.DataFrame:
     """One row per grid candidate: its seeds, how many read context, the mean and latest
-    crossing minute, its mean final loss; fastest first."""
+    crossing minute (a 95% t-interval where two or more seeds all crossed), its mean
+    final loss; fastest first."""
+    from ..stats.inference import mean_interval
     grouped = frame.groupby("candidate", sort=False)
     table = grouped.agg(
         seeds=("seed", "count"), layers=("layers", "first"), steps=("schedule steps", "first"),
@@ -300,11 +266,11 @@ def grid_table(frame: pd.DataFrame) -> pd.DataFrame:
         minute=("at minute here", "mean"), latest=("at minute here", "max"),
         loss=("loss at [MASK]", "mean"), threshold=("threshold", "first"))
     table["reads within budget"] = table["read"] == table["seeds"]
-    table["95% interval (minutes)"] = grouped["at minute here"].agg(minute_interval)
+    table["95% interval (minutes)"] = grouped["at minute here"].agg(
+        lambda m: None if len(m) < 2 or m.isna().any()
+        else "{0.low:.1f} to {0.high:.1f}".format(mean_interval(m.to_numpy())))
     return table.sort_values("minute", kind="stable")
 
-
-# -- the whole search ------------------------------------------------------------------
 
 @dataclass
 class Search:
@@ -323,20 +289,18 @@ class Search:
 
     def summary(self) -> dict:
         """How much of the search is stored, as counts."""
-        grid = [n for n in self.device if n in planned_grid()]
+        grid = planned_grid()
         return {"candidates": f"{len(self.candidates)} of {len(CANDIDATES)}",
-                "grid runs": f"{len(grid)} of {len(planned_grid())}",
+                "grid runs": f"{sum(n in grid for n in self.device)} of {len(grid)}",
                 "diverged": len(self.diverged), "again on this CPU": len(self.confirmations),
                 "transfer check": bool(self.transfer)}
 
 
 def load(root: Path | None = None, profile_config=None) -> Search:
-    """Read every stored result of the search under ``root`` (default: the committed
-    data/results/) and compute the chapter's tables and values; ``profile_config``
-    (default: the cpu profile's base PretrainConfig) is checked against the grid."""
+    """The search stored under ``root`` (default: data/results/) with the chapter's tables
+    and values; ``profile_config`` (default: the cpu profile's) is checked against it."""
     from ..profiles import resolve
-    cpu = resolve("cpu")
-    root = Path(root or results_root())
+    cpu, root = resolve("cpu"), Path(root or results_root())
     order = {name: k for k, name in enumerate([*CANDIDATES, *planned_grid()])}
     named = {}
     for folder in ("recipe", "recipe-grid/cuda", "recipe-grid/cpu"):
@@ -346,8 +310,7 @@ def load(root: Path | None = None, profile_config=None) -> Search:
         raise LookupError(f"the chosen candidate {CHOSEN} is not stored in {root / 'recipe'}")
     timing = json.loads((root / "recipe-grid" / "step-seconds.json").read_text())
     replicas, book = stored_runs(root / "transfer" / "cpu"), stored_runs(root / "cpu-v1")
-    transfer = next(((r, s) for r in replicas for s in book if s["config"] == r["config"]),
-                    None)
+    transfer = next(((r, s) for r in replicas for s in book if s["config"] == r["config"]), None)
     levels = {RECIPE_SET: legacy_reference_levels(named["recipe"][CHOSEN]["config"])}
     if transfer:
         levels[CPU_V1_SET] = legacy_reference_levels(transfer[1]["config"])
@@ -359,17 +322,15 @@ def load(root: Path | None = None, profile_config=None) -> Search:
     profile_config = profile_config or cpu.pretraining_config()
     search.values.update(grid_threads=timing["threads"], v1_book_runs=len(book),
                          **level_values(levels))
-    table = candidate_table(search.candidates)
+    table, vocabulary = candidate_table(search.candidates), profile_config.model.vocab_size
     search.tables["candidates"] = rounded(table)
-    vocabulary = profile_config.model.vocab_size
     search.values.update(candidate_values(search.candidates, table, vocabulary))
     search.tables["long runs"] = long_runs(search.candidates)
     search.tables["vocabulary"], vocab = vocabulary_comparison(search.candidates, table,
                                                                vocabulary)
     search.values.update(vocab)
-    grid = [n for n in planned_grid() if n in search.device]
-    search.grid = grid_table(grid_frame({n: search.device[n] for n in grid},
-                                        search.step_seconds))
+    search.grid = grid_table(grid_frame({n: search.device[n] for n in planned_grid()
+                                         if n in search.device}, search.step_seconds))
     search.tables["grid"] = search.grid.rename(columns={
         "read": "seeds that read context", "minute": "reads context at minute (mean)",
         "latest": "latest seed's minute", "loss": "final loss at [MASK] (mean)"}).round(3)
@@ -392,11 +353,8 @@ def level_values(levels: dict) -> dict:
            "rung_bigram": 100 * r["bigram_at_mask"], "rung_left_visible": 100 * r["left_visible"],
            "rung_unigram_loss": r["unigram_loss_at_mask"],
            "rung_bigram_loss": r["bigram_loss_at_mask"], "rung_loss_se": r["unigram_loss_se"],
-           "reads_context_loss": recipe["reads_context"],
-           "recipe_sequences": recipe["sequences"],
-           "common_plateau_accuracy": 100 * common["plateau"],
+           "reads_context_loss": recipe["reads_context"], "recipe_sequences": recipe["sequences"],
            "common_rung_unigram_loss": common["rungs"]["unigram_loss_at_mask"],
-           "common_rung_bigram_loss": common["rungs"]["bigram_loss_at_mask"],
            "common_reads_context_loss": common["reads_context"],
            "common_sequences": common["sequences"]}
     if CPU_V1_SET in levels:
@@ -409,8 +367,7 @@ def candidate_values(runs: dict, table: pd.DataFrame, vocabulary: int) -> dict:
     """The candidates' results (``vocabulary``: the profiles'): which leaves the plateau
     first and by how much against its accuracy's noise, the optimizer pick, the best run
     and the earliest run to read context."""
-    config = runs[CHOSEN]["config"]
-    m = config["model"]
+    config, m = runs[CHOSEN]["config"], runs[CHOSEN]["config"]["model"]
     out = {"search_size": (f"H = {m['hidden_size']}, {m['num_hidden_layers']} shared "
                            f"layers, E = {m['embedding_size']}, batch "
                            f"{config['batch_size']} x {config['max_seq_length']}"),
@@ -421,22 +378,20 @@ def candidate_values(runs: dict, table: pd.DataFrame, vocabulary: int) -> dict:
     step = int(left.loc[first, "left plateau at step"])
     point = next(p for p in runs[first]["curve"] if p["step"] == step)
     noise = np.sqrt(own["plateau"] * (1 - own["plateau"]) / own["all_targets"])
-    out.update(plateau_first=first, plateau_first_step=step,
-               plateau_first_minutes=left.loc[first, "left plateau at s"] / 60,
+    out.update(plateau_first=first, plateau_first_minutes=left.loc[first, "left plateau at s"] / 60,
                plateau_margin=100 * (point["mlm_accuracy"] - own["plateau"]),
-               plateau_noise=100 * noise, plateau_targets=own["all_targets"],
+               plateau_noise=100 * noise,
                plateau_first_vocabulary=runs[first]["config"]["model"]["vocab_size"])
     fastest = table["left unigram level at s"].idxmin()
     out.update(unigram_fastest=fastest, unigram_fastest_s=round(float(
         table.loc[fastest, "left unigram level at s"])))
     a, b = OPTIMIZER_PAIR
-    out["optimizer_choice"] = ("AdamW" if table.loc[a, "final MLM acc %"]
-                               > table.loc[b, "final MLM acc %"] else "LAMB")
+    acc = table["final MLM acc %"]
+    out["optimizer_choice"] = "AdamW" if acc[a] > acc[b] else "LAMB"
     same = table[table["vocabulary"] == vocabulary]
     best = same["final MLM acc %"].idxmax()
     metrics = runs[best]["metrics"]
-    out.update(best_run=best, best_steps=metrics["steps"],
-               best_minutes=metrics["train_seconds"] / 60,
+    out.update(best_run=best, best_minutes=metrics["train_seconds"] / 60,
                best_accuracy=100 * metrics["mlm_accuracy"],
                best_at_mask=float(same["at [MASK] %"].max()))
     reached = [n for n, r in runs.items()
@@ -476,8 +431,7 @@ def vocabulary_comparison(runs: dict, table: pd.DataFrame, vocabulary: int):
     of the difference of the two gaps; ``vocabulary_kept`` the profiles' size."""
     rows = []
     for name in VOCABULARY_PAIR:
-        own, m = legacy_reference_levels(runs[name]["config"]), runs[name]["metrics"]
-        r = own["rungs"]
+        r, m = legacy_reference_levels(runs[name]["config"])["rungs"], runs[name]["metrics"]
         gap = r["unigram_loss_at_mask"] - r["bigram_loss_at_mask"]
         rows.append({"vocabulary": runs[name]["config"]["model"]["vocab_size"],
                      "candidate": name, "steps": m["steps"],
@@ -491,10 +445,8 @@ def vocabulary_comparison(runs: dict, table: pd.DataFrame, vocabulary: int):
     frame = pd.DataFrame(rows).set_index("vocabulary")
     large, small = frame.index.max(), frame.index.min()
     read, gaps = frame["reads context at s"], frame["gap closed %"]
-    if read.notna().any() and read.nunique(dropna=False) > 1:
-        pick = read.idxmin() if read.notna().all() else read.dropna().index[0]
-    else:
-        pick = gaps.idxmax()
+    pick = ((read.idxmin() if read.notna().all() else read.dropna().index[0])
+            if read.notna().any() and read.nunique(dropna=False) > 1 else gaps.idxmax())
     values = {"vocabulary_small": int(small), "vocabulary_large": int(large),
               "gap_small": gaps[small], "gap_large": gaps[large],
               "gap_difference": abs(gaps[small] - gaps[large]),
@@ -506,12 +458,10 @@ def vocabulary_comparison(runs: dict, table: pd.DataFrame, vocabulary: int):
 
 
 def grid_values(search: Search, table: pd.DataFrame, profile_config) -> dict:
-    """The grid's results: the candidates that read context within the budget, the
-    fastest overall and at the profile's depth, the diverged and missing runs, and what
-    the profile trains."""
-    c = profile_config
+    """The grid's results: who reads context within the budget, the fastest overall and at
+    the profile's depth, the diverged and missing runs, and what the profile trains."""
+    c, width = profile_config, int(SEARCH_SHAPE.split("-")[0][1:])
     layers = c.model.num_hidden_layers
-    width = int(SEARCH_SHAPE.split("-")[0][1:])
     readers = table[table["reads within budget"]]
     deep = readers[readers["layers"] == layers]
     d = deep.loc[deep["minute"].idxmin()]
@@ -538,15 +488,10 @@ def grid_values(search: Search, table: pd.DataFrame, profile_config) -> dict:
 def trains_candidate(profile_config, candidate_config: dict) -> bool:
     """Whether a profile's PretrainConfig trains a stored v1 run's recipe: equal on
     TRAINING_FIELDS (the model's fields where both schemas have them)."""
-    mine = profile_config.to_dict()
-    for name in TRAINING_FIELDS:
-        if name == "model":
-            shared = set(mine["model"]) & set(candidate_config["model"])
-            if any(mine["model"][k] != candidate_config["model"][k] for k in shared):
-                return False
-        elif mine[name] != candidate_config[name]:
-            return False
-    return True
+    mine, theirs = profile_config.to_dict(), candidate_config
+    shared = set(mine["model"]) & set(theirs["model"])
+    return (all(mine["model"][k] == theirs["model"][k] for k in shared)
+            and all(mine[name] == theirs[name] for name in TRAINING_FIELDS if name != "model"))
 
 
 def again_here(search: Search) -> pd.DataFrame:
@@ -595,8 +540,6 @@ def transfer_values(search: Search) -> dict:
                v1_threads=replica["provenance"]["machine"]["torch_threads"])
     return out
 
-
-# -- figures ---------------------------------------------------------------------------
 
 def plot_candidates(search: Search):
     """MLM accuracy against seconds, accuracy at [MASK] against steps and cross-entropy at

@@ -27,9 +27,8 @@ BLINDED = ("steps", "train_seconds", "tokens_per_second")
 
 def pretrain_job(config_dict: dict, store: Path, device: str, compile: bool,
                  fresh: bool, stop_at: float | None = None) -> dict:
-    """One run, trained or resumed into ``store``: its metrics and its curve's last
-    cross-entropy at [MASK]; at ``stop_at`` it stops with a checkpoint and reports the
-    step reached."""
+    """One run, trained or resumed into ``store``: its metrics; at ``stop_at`` it stops
+    with a checkpoint and reports the step reached."""
     from ..engine.pretrain import StoppedAtDeadline, run
     try:
         result = run(PretrainConfig.from_dict(config_dict), store, device,
@@ -83,8 +82,8 @@ def _sync_ranks() -> None:
 
 
 def remaining_seconds(config: PretrainConfig, store: Path, device: str) -> float:
-    """Predicted training seconds left of one run in ``store`` (from its checkpoint's
-    step) at the stored FLOP rate of this device kind; 0 where no rate is stored."""
+    """Predicted training seconds left of one run in ``store`` at the stored FLOP rate
+    (0 where none is stored)."""
     from ..engine.bench import stored_flop_rate
     from ..engine.pretrain import checkpoint_step, resolve_device
     kind = "cuda" if resolve_device(device).type == "cuda" else "cpu"
@@ -196,9 +195,7 @@ def held_out_scores(profile: ResolvedProfile, configs: dict, device: str = "auto
 
 
 def add_stretch_arguments(parser) -> None:
-    """A stretch's options (``--hours``, ``--fill``, ``--workers``, ``--device``), shared
-    by the driver and the studies' ``train`` commands; ``check_stretch_arguments``
-    validates them."""
+    """A stretch's options, shared by the driver and the studies' ``train`` commands."""
     from ..cli import positive_int
     parser.add_argument("--hours", type=float, default=None,
                         help="a wall-clock budget for pretraining: start no run predicted "
