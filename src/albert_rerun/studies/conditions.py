@@ -157,20 +157,16 @@ def equal_time_steps(profile: ResolvedProfile, planning: bool = False) -> dict:
 
     from ..engine.store import read_json, stored_pretrain
     source = resolve(TIMING_SOURCE[profile.name])
-    store = _timing_store(source)
-    bert = [stored_pretrain(store, seeded(bert_style(source), seed))
-            for seed in default_seeds(source)]
-    bert = [r for r in bert if r is not None]
+    store, seeds = _timing_store(source), default_seeds(source)
+
+    def stored(configs) -> list:
+        return [r for r in (stored_pretrain(store, c) for c in configs) if r is not None]
+    bert = stored(seeded(bert_style(source), seed) for seed in seeds)
     chosen = read_json(store / "choices" / "wide-learning-rate.json")
     wide = []
     if chosen:
-        steps = equal_flops_steps(source)
-        wide = [stored_pretrain(store, seeded(wide_albert(source, steps,
-                                                          chosen["learning_rate"]), seed))
-                for seed in default_seeds(source)]
-        wide = [r for r in wide if r is not None] or [
-            r for r in (stored_pretrain(store, c) for c in wide_sweep(source).values())
-            if r is not None]
+        model = wide_albert(source, equal_flops_steps(source), chosen["learning_rate"])
+        wide = stored(seeded(model, seed) for seed in seeds) or stored(wide_sweep(source).values())
     if (not bert or not wide) and planning and source.name != "cpu":
         cpu = resolve("cpu")
         estimate = equal_time_steps(cpu)

@@ -99,9 +99,8 @@ def diverged_runs(logs) -> dict:
 
 
 def context_free(input_ids, mlm_labels, mask_id: int) -> dict:
-    """What a predictor that reads no context scores on a masked set (``plateau``): it
-    copies the token shown, and guesses the most frequent target where [MASK] is shown;
-    that piece's share of all targets (``unigram``) and of those at [MASK] (``top_share``)."""
+    """What a predictor that copies the token shown and guesses the top target at [MASK]
+    scores (``plateau``); that piece's share of all targets and of those at [MASK]."""
     ids, labels = np.asarray(input_ids), np.asarray(mlm_labels)
     selected = labels != -100
     targets, shown = labels[selected], ids[selected]
@@ -201,8 +200,7 @@ def _seconds(point) -> float:
 
 
 def candidate_table(runs: dict) -> pd.DataFrame:
-    """One row per candidate ({name: result}): final metrics and the training seconds at
-    which its curve crosses each level of its own held-out set."""
+    """One row per candidate: final metrics and when it crosses each of its own levels."""
     rows = []
     for name, result in runs.items():
         own, curve, m = (legacy_reference_levels(result["config"]), result["curve"],
@@ -237,8 +235,7 @@ def rounded(table: pd.DataFrame) -> pd.DataFrame:
 
 
 def grid_frame(device_runs: dict, step_seconds: dict) -> pd.DataFrame:
-    """One row per grid run ({name: result}): when it reads context, in steps and in this
-    CPU's minutes (step x the measured seconds per step of its shape)."""
+    """One row per grid run: when it reads context, in steps and in this CPU's minutes."""
     rows = []
     for name, result in device_runs.items():
         config = result["config"]
@@ -354,7 +351,9 @@ def level_values(levels: dict) -> dict:
            "rung_unigram_loss": r["unigram_loss_at_mask"],
            "rung_bigram_loss": r["bigram_loss_at_mask"], "rung_loss_se": r["unigram_loss_se"],
            "reads_context_loss": recipe["reads_context"], "recipe_sequences": recipe["sequences"],
+           "common_plateau_accuracy": 100 * common["plateau"],
            "common_rung_unigram_loss": common["rungs"]["unigram_loss_at_mask"],
+           "common_rung_bigram_loss": common["rungs"]["bigram_loss_at_mask"],
            "common_reads_context_loss": common["reads_context"],
            "common_sequences": common["sequences"]}
     if CPU_V1_SET in levels:
@@ -378,9 +377,10 @@ def candidate_values(runs: dict, table: pd.DataFrame, vocabulary: int) -> dict:
     step = int(left.loc[first, "left plateau at step"])
     point = next(p for p in runs[first]["curve"] if p["step"] == step)
     noise = np.sqrt(own["plateau"] * (1 - own["plateau"]) / own["all_targets"])
-    out.update(plateau_first=first, plateau_first_minutes=left.loc[first, "left plateau at s"] / 60,
+    out.update(plateau_first=first, plateau_first_step=step,
+               plateau_first_minutes=left.loc[first, "left plateau at s"] / 60,
                plateau_margin=100 * (point["mlm_accuracy"] - own["plateau"]),
-               plateau_noise=100 * noise,
+               plateau_noise=100 * noise, plateau_targets=own["all_targets"],
                plateau_first_vocabulary=runs[first]["config"]["model"]["vocab_size"])
     fastest = table["left unigram level at s"].idxmin()
     out.update(unigram_fastest=fastest, unigram_fastest_s=round(float(
@@ -391,7 +391,8 @@ def candidate_values(runs: dict, table: pd.DataFrame, vocabulary: int) -> dict:
     same = table[table["vocabulary"] == vocabulary]
     best = same["final MLM acc %"].idxmax()
     metrics = runs[best]["metrics"]
-    out.update(best_run=best, best_minutes=metrics["train_seconds"] / 60,
+    out.update(best_run=best, best_steps=metrics["steps"],
+               best_minutes=metrics["train_seconds"] / 60,
                best_accuracy=100 * metrics["mlm_accuracy"],
                best_at_mask=float(same["at [MASK] %"].max()))
     reached = [n for n, r in runs.items()
@@ -582,13 +583,12 @@ def plot_grid(search: Search):
     table, threshold = search.grid, search.levels[RECIPE_SET]["reads_context"]
     length = int(SEARCH_SHAPE.split("-T")[1])
     fig, ax = plt.subplots(figsize=(7, 4))
-    for name in planned_grid():
-        result = search.device.get(name)
-        if result is None or result["config"]["seed"] or \
-                result["config"]["max_seq_length"] != length:
+    for name in [n for n in planned_grid() if n in search.device]:
+        config = search.device[name]["config"]
+        if config["seed"] or config["max_seq_length"] != length:
             continue
-        curve = pd.DataFrame(result["curve"])
-        minutes = curve["step"] * search.step_seconds[shape_of(result["config"])] / 60
+        curve = pd.DataFrame(search.device[name]["curve"])
+        minutes = curve["step"] * search.step_seconds[shape_of(config)] / 60
         if table.loc[family(name), "reads within budget"]:
             ax.plot(minutes, curve[CE], marker=".", label=family(name))
         else:
