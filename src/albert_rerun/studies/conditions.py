@@ -165,8 +165,8 @@ def equal_time_steps(profile: ResolvedProfile, planning: bool = False) -> dict:
     chosen = read_json(store / "choices" / "wide-learning-rate.json")
     wide = []
     if chosen:
-        model = wide_albert(source, equal_flops_steps(source), chosen["learning_rate"])
-        wide = stored(seeded(model, seed) for seed in seeds) or stored(wide_sweep(source).values())
+        config = wide_albert(source, equal_flops_steps(source), chosen["learning_rate"])
+        wide = stored(seeded(config, seed) for seed in seeds) or stored(wide_sweep(source).values())
     if (not bert or not wide) and planning and source.name != "cpu":
         cpu = resolve("cpu")
         estimate = equal_time_steps(cpu)
