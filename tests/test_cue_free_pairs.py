@@ -6,11 +6,12 @@ edges of the segments give the order away."""
 import json
 
 import numpy as np
+import pandas as pd
 import pytest
 import torch
 
 from albert_rerun.data import cue_free
-from albert_rerun.data.corpus import tokenize_split
+from albert_rerun.data.corpus import TokenizedCorpus, tokenize_split
 from albert_rerun.data.tokenizer import Tokenizer
 from albert_rerun.engine import store
 from albert_rerun.engine.evaluate import CueFreeEval, EvalConfig, evaluate_stored
@@ -54,11 +55,79 @@ def test_every_segment_is_whole_consecutive_sentences_of_one_document(corpus, ta
     assert (data["token_type_ids"].numpy()[~mask] == 0).all()
 
 
+def locate_segments(corpus, segments) -> pd.DataFrame:
+    """Where each pair's segments lie in ``corpus`` (the split they were drawn from),
+    found by their pieces: whether A and whether B begins at a sentence start, and
+    whether both lie in one sentence. A segment is found at the first place its first
+    four pieces and then all its pieces match; B at the match nearest to A. Segments
+    under four pieces, or not found, give NaN."""
+    V = int(max(corpus.tokens.max(), max((max(a + b, default=0) for a, b in segments),
+                                         default=0))) + 1
+    t = corpus.tokens.astype(np.int64)
+    n = len(t) - 3
+    codes = ((t[:n] * V + t[1:n + 1]) * V + t[2:n + 2]) * V + t[3:n + 3]
+    order = np.argsort(codes, kind="stable")
+    ordered = codes[order]
+    starts = corpus.sentence_starts
+
+    def find(segment, near=None):
+        if len(segment) < 4:
+            return None
+        code = ((segment[0] * V + segment[1]) * V + segment[2]) * V + segment[3]
+        lo, hi = np.searchsorted(ordered, [code, code + 1])
+        found = [int(p) for p in order[lo:hi]
+                 if np.array_equal(t[p:p + len(segment)], segment)]
+        if not found:
+            return None
+        return found[0] if near is None else min(found, key=lambda p: abs(p - near))
+
+    def sentence(p):
+        return int(np.searchsorted(starts, p, side="right") - 1)
+
+    rows = []
+    for a, b in segments:
+        pa = find(a)
+        pb = find(b, near=pa)
+        rows.append({"A starts a sentence": np.nan if pa is None else float(
+                         starts[sentence(pa)] == pa),
+                     "B starts a sentence": np.nan if pb is None else float(
+                         starts[sentence(pb)] == pb),
+                     "A, B in one sentence": np.nan if pa is None or pb is None else float(
+                         sentence(pa) == sentence(pb))})
+    return pd.DataFrame(rows)
+
+
+def hand_corpus() -> TokenizedCorpus:
+    """One document of three sentences (ids from 10) and one of one sentence."""
+    sentences = [list(range(10, 15)), list(range(15, 21)), list(range(21, 30)),
+                 list(range(30, 36))]
+    lengths = [len(s) for s in sentences]
+    return TokenizedCorpus(np.concatenate(sentences).astype(np.int32),
+                           np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64),
+                           np.array([0, 3, 4], dtype=np.int64))
+
+
+def test_locate_segments_tells_sentence_starts_and_cut_sentences():
+    s0, s1, s2 = list(range(10, 15)), list(range(15, 21)), list(range(21, 30))
+    segments = [(s0, s1),  # two whole sentences in order
+                (s1[2:], s2),  # A trimmed at its start
+                (s2[:4], s2[4:]),  # one sentence cut in two
+                (s2[4:], s2[:4]),  # the same, swapped
+                ([10, 11], s1),  # A too short to be located
+                ([99, 98, 97, 96], s1)]  # A not in the corpus
+    where = locate_segments(hand_corpus(), segments)
+    assert where["A starts a sentence"].tolist()[:4] == [1.0, 0.0, 1.0, 0.0]
+    assert where["B starts a sentence"].tolist()[:4] == [1.0, 1.0, 0.0, 1.0]
+    assert where["A, B in one sentence"].tolist()[:4] == [0.0, 0.0, 1.0, 1.0]
+    assert where.iloc[4:]["A starts a sentence"].isna().all()
+    assert where.iloc[4:]["A, B in one sentence"].isna().all()
+    assert (where.iloc[4:]["B starts a sentence"] == 1.0).all()
+
+
 @pytest.mark.parametrize("task", cue_free.TASKS)
 def test_segments_are_found_at_sentence_starts_by_their_text_alone(corpus, task):
     """The same check without the recorded positions: ``locate_segments`` finds each
     segment in the split by its pieces (the check that found the cut cue)."""
-    from albert_rerun.studies.pair_cues import locate_segments
     data = cue_free.cue_free_pairs(task, "test", T)
     where = locate_segments(corpus, [(a.tolist(), b.tolist())
                                      for a, b in _segments(data)[:200]])

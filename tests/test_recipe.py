@@ -1,4 +1,4 @@
-"""The recipe search's analysis (claims.recipe): synthetic curves with known answers, and
+"""The recipe search's analysis (studies.recipe): synthetic curves with known answers, and
 the committed engine-v1 results against what the v1 chapter showed (be70d44)."""
 import json
 
@@ -6,14 +6,14 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from albert_rerun.studies import recipe, recipe_runs
+from albert_rerun.studies import recipe
 from albert_rerun.profiles import pretraining_config
 
-ROOT = recipe_runs.results_root()
+ROOT = recipe.results_root()
 
 
 def named(folder: str) -> dict:
-    return {recipe_runs.run_name(r["config"]): r for r in recipe_runs.stored_runs(ROOT / folder)}
+    return {recipe.run_name(r["config"]): r for r in recipe.stored_runs(ROOT / folder)}
 
 
 # -- synthetic ------------------------------------------------------------------------------
@@ -21,25 +21,25 @@ def named(folder: str) -> dict:
 def test_crossing_finds_the_first_point_past_a_level():
     curve = [{"step": 100, "mlm_loss_at_mask": 7.0}, {"step": 200},  # no loss recorded
              {"step": 300, "mlm_loss_at_mask": 6.7}, {"step": 400, "mlm_loss_at_mask": 6.6}]
-    assert recipe_runs.crossing(curve, 6.8)["step"] == 300
-    assert recipe_runs.crossing(curve, 6.0) is None
-    assert recipe_runs.crossing(curve, 6.65, below=False)["step"] == 100
-    assert recipe_runs.crossing(curve, 6.8, "mlm_accuracy") is None
+    assert recipe.crossing(curve, 6.8)["step"] == 300
+    assert recipe.crossing(curve, 6.0) is None
+    assert recipe.crossing(curve, 6.65, below=False)["step"] == 100
+    assert recipe.crossing(curve, 6.8, "mlm_accuracy") is None
 
 
 def test_curve_difference_is_the_largest_absolute_difference_at_shared_steps():
     a = [{"step": s, "mlm_loss_at_mask": v} for s, v in ((1, 7.0), (2, 6.9), (3, 6.8))]
     b = [{"step": s, "mlm_loss_at_mask": v} for s, v in ((1, 7.1), (2, 6.6), (4, 0.0))]
-    assert recipe_runs.curve_difference(a, b) == pytest.approx(0.3)  # step 4 is not shared
+    assert recipe.curve_difference(a, b) == pytest.approx(0.3)  # step 4 is not shared
     with pytest.raises(ValueError, match="share no step"):
-        recipe_runs.curve_difference(a, [{"step": 9, "mlm_loss_at_mask": 1.0}])
+        recipe.curve_difference(a, [{"step": 9, "mlm_loss_at_mask": 1.0}])
 
 
 def test_context_free_copies_shown_targets_and_guesses_the_top_piece_at_mask():
     mask = 4
     ids = np.array([[mask, mask, mask, 7, 9, 1]])
     labels = np.array([[5, 5, 6, 7, 8, -100]])  # 7 shown unchanged, 9 a wrong random token
-    levels = recipe_runs.context_free(ids, labels, mask)
+    levels = recipe.context_free(ids, labels, mask)
     assert levels["top"] == 5 and levels["all_targets"] == 5
     assert levels["plateau"] == pytest.approx(3 / 5)  # two 5s at [MASK], the copied 7
     assert levels["unigram"] == pytest.approx(2 / 5)
@@ -56,7 +56,7 @@ def test_grid_table_needs_every_seed_to_read_context():
          "reads context at step": step, "at minute here": minute, "loss at [MASK]": 6.6,
          "threshold": 6.5}
         for s, step, minute in ((0, 10, 1.0), (1, None, np.nan))])
-    table = recipe_runs.grid_table(frame)
+    table = recipe.grid_table(frame)
     assert list(table.index) == ["b", "a"]  # by mean crossing minute
     assert table.loc["a", "reads within budget"] and not table.loc["b", "reads within budget"]
     assert table.loc["a", "minute"] == pytest.approx(6.0)
@@ -68,17 +68,17 @@ def test_diverged_runs_are_read_from_the_session_logs(tmp_path):
     log = tmp_path / "session-1.log"
     log.write_text("a: 100 steps, loss 6.9\nb: FAILED ValueError: Input X contains NaN.\n"
                    "c: FAILED RuntimeError: out of memory\n")
-    assert recipe_runs.diverged_runs([log]) == {"b": "session-1.log"}
+    assert recipe.diverged_runs([log]) == {"b": "session-1.log"}
 
 
 # -- the committed results of engine v1 -----------------------------------------------------
 
 def test_every_stored_run_is_named_and_every_planned_run_accounted_for():
-    assert set(named("recipe")) == set(recipe_runs.CANDIDATES)
+    assert set(named("recipe")) == set(recipe.CANDIDATES)
     device = set(named("recipe-grid/cuda"))
-    diverged = recipe_runs.diverged_runs(sorted((ROOT / "recipe-grid" / "cuda").glob("*.log")))
-    assert device - set(recipe_runs.planned_grid()) == {recipe_runs.CHOSEN}
-    assert set(recipe_runs.planned_grid()) == (device - {recipe_runs.CHOSEN}) | set(diverged)
+    diverged = recipe.diverged_runs(sorted((ROOT / "recipe-grid" / "cuda").glob("*.log")))
+    assert device - set(recipe.planned_grid()) == {recipe.CHOSEN}
+    assert set(recipe.planned_grid()) == (device - {recipe.CHOSEN}) | set(diverged)
     assert len(diverged) == 3
 
 
@@ -87,31 +87,31 @@ def test_legacy_levels_are_the_figures_the_v1_chapter_showed():
     6.937 (SE 0.057), left bigram 6.540 nats at [MASK]; threshold 6.824; and for the v1
     cpu book's base run 6.875 / 6.462 (threshold 6.796), on its curve's 128 sequences
     6.938 (SE 0.080, threshold 6.778)."""
-    config = named("recipe")[recipe_runs.CHOSEN]["config"]
-    levels = recipe_runs.legacy_reference_levels(config)
+    config = named("recipe")[recipe.CHOSEN]["config"]
+    levels = recipe.legacy_reference_levels(config)
     assert round(100 * levels["plateau"], 1) == 14.1 and levels["all_targets"] == 2543
     rungs = levels["rungs"]
     assert (round(rungs["unigram_loss_at_mask"], 3), round(rungs["unigram_loss_se"], 3),
             round(rungs["bigram_loss_at_mask"], 3)) == (6.937, 0.057, 6.540)
     assert round(levels["reads_context"], 3) == 6.824
-    book = recipe_runs.stored_runs(ROOT / "transfer" / "cpu")[0]["config"]
-    levels = recipe_runs.legacy_reference_levels(book)
+    book = recipe.stored_runs(ROOT / "transfer" / "cpu")[0]["config"]
+    levels = recipe.legacy_reference_levels(book)
     assert (round(levels["rungs"]["unigram_loss_at_mask"], 3),
             round(levels["rungs"]["bigram_loss_at_mask"], 3),
             round(levels["reads_context"], 3)) == (6.875, 6.462, 6.796)
-    curve = recipe_runs.legacy_reference_levels({**book, "eval_examples": 128})
+    curve = recipe.legacy_reference_levels({**book, "eval_examples": 128})
     assert (round(curve["rungs"]["unigram_loss_at_mask"], 3),
             round(curve["rungs"]["unigram_loss_se"], 3),
             round(curve["reads_context"], 3)) == (6.938, 0.080, 6.778)
     with pytest.raises(ValueError, match="'none'"):
-        recipe_runs.legacy_reference_levels({**config, "objective": "none"})
+        recipe.legacy_reference_levels({**config, "objective": "none"})
 
 
 def test_grid_table_of_the_stored_runs():
     device = named("recipe-grid/cuda")
-    grid = {n: device[n] for n in recipe_runs.planned_grid() if n in device}
+    grid = {n: device[n] for n in recipe.planned_grid() if n in device}
     seconds = json.loads((ROOT / "recipe-grid" / "step-seconds.json").read_text())
-    table = recipe_runs.grid_table(recipe_runs.grid_frame(grid, seconds["step_seconds"]))
+    table = recipe.grid_table(recipe.grid_frame(grid, seconds["step_seconds"]))
     assert len(table) == 22 and table["seeds"].sum() == 28
     readers = table[table["reads within budget"]]
     assert len(readers) == 8 and readers.index[0] == "H64-L2-B16-T64-lamb-0.005"
@@ -134,12 +134,12 @@ def test_cpu_profile_trains_the_grids_fastest_four_layer_candidate():
 def test_the_checks_between_machines_are_the_v1_chapters():
     """be70d44's chapter: the chosen recipe's CPU and GPU curves differ by at most 0.012
     nats; the v1 cpu base run (seed 0) here and on the H200 by at most 0.003."""
-    here, there = named("recipe")[recipe_runs.CHOSEN], named("recipe-grid/cuda")[recipe_runs.CHOSEN]
-    assert round(recipe_runs.curve_difference(here["curve"], there["curve"]), 3) == 0.012
-    replica = recipe_runs.stored_runs(ROOT / "transfer" / "cpu")[0]
-    stored = [r for r in recipe_runs.stored_runs(ROOT / "cpu-v1") if r["config"] == replica["config"]]
+    here, there = named("recipe")[recipe.CHOSEN], named("recipe-grid/cuda")[recipe.CHOSEN]
+    assert round(recipe.curve_difference(here["curve"], there["curve"]), 3) == 0.012
+    replica = recipe.stored_runs(ROOT / "transfer" / "cpu")[0]
+    stored = [r for r in recipe.stored_runs(ROOT / "cpu-v1") if r["config"] == replica["config"]]
     assert len(stored) == 1
-    assert round(recipe_runs.curve_difference(replica["curve"], stored[0]["curve"]), 3) == 0.003
+    assert round(recipe.curve_difference(replica["curve"], stored[0]["curve"]), 3) == 0.003
 
 
 def test_the_chapter_names_each_size_and_each_held_out_set():
@@ -161,7 +161,7 @@ def test_the_chapter_names_each_size_and_each_held_out_set():
     assert search.tables["again here"].loc["H64-L4-B16-T64-lamb-0.005",
                                            "reads context here at minute"] == 4.3
     assert list(recipe.levels_table(search.levels).columns) == [
-        recipe_runs.RECIPE_SET, recipe_runs.CPU_V1_SET, recipe_runs.COMMON_SET]
+        recipe.RECIPE_SET, recipe.CPU_V1_SET, recipe.COMMON_SET]
 
 
 def test_the_first_candidate_off_the_plateau_is_no_clear_winner():
@@ -181,7 +181,7 @@ def test_a_vocabulary_the_rule_does_not_pick_is_a_deviation_within_the_noise():
     more of its gap); the profiles keep 8,000 pieces (the page states the deviation),
     and the two gaps differ by less than two standard errors."""
     candidates = named("recipe")
-    table = recipe_runs.candidate_table(candidates)
+    table = recipe.candidate_table(candidates)
     frame, values = recipe.vocabulary_comparison(candidates, table, 8000)
     assert frame["gap closed %"].idxmax() == values["vocabulary_pick"] == 4000
     assert values["vocabulary_kept"] == 8000 and values["vocabulary_readers"] == 0

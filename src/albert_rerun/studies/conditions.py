@@ -1,11 +1,7 @@
-"""The empirical claims' conditions: one definition shared by the notebooks and the driver.
-
-Each claim maps condition names to pretraining configs (without the seed). A config
-several claims use (the all-shared ALBERT-style base, the BERT-style model) is the same
-config, hence the same stored run: it is trained once. Every condition also has a
-random-initialization control (``engine.config.untrained``), shared by the conditions
-of one architecture. Every function here takes the profile resolved
-(``profiles.ResolvedProfile``); ``base`` also takes a name, for the notebooks.
+"""The empirical claims' conditions, shared by the notebooks and the driver: each claim
+maps condition names to pretraining configs without the seed. A config several claims
+use is one stored run, trained once; each architecture has random-initialization
+controls (``engine.config.untrained``).
 """
 from __future__ import annotations
 
@@ -32,12 +28,10 @@ class ClaimSizes:
 
 CLAIM_SIZES = {
     "smoke": ClaimSizes((8, 16, 32), 2, 4, 1.0),
-    # cpu: E = H/2 and H only, the asymmetry's stored cells; the H/4 point's runs did not
-    # fit the retrain's session (its planned E = 16 runs wait for a later one)
+    # cpu: E = H/2 and H only, the asymmetry's stored cells
     "cpu": ClaimSizes((32, 64), 2, 12, 0.5),
     "gpu": ClaimSizes((64, 128, 256), 2, 24, 0.5),
-    # cpu-long: at E = H only the ends of Table 4 (not shared: the BERT-style model; all
-    # shared), the cells the E = H and wall-clock claims need
+    # cpu-long: at E = H only the ends of Table 4, the cells the wall-clock claim needs
     "cpu-long": ClaimSizes((32, 64), 2, 12, 0.5, h_schemes=("none", "all")),
 }
 
@@ -71,15 +65,8 @@ def grouped(profile: ResolvedProfile) -> dict:
     """All-shared with G groups of consecutive layers; G = L is the not-shared model."""
     b = base(profile)
     L = b.model.num_hidden_layers
-    out = {}
-    for G in (g for g in range(1, L + 1) if L % g == 0):
-        if G == 1:
-            out[G] = b
-        elif G == L:
-            out[G] = b.replace_model(sharing="none")
-        else:
-            out[G] = b.replace_model(num_hidden_groups=G)
-    return out
+    return {G: b if G == 1 else b.replace_model(sharing="none") if G == L
+            else b.replace_model(num_hidden_groups=G) for G in range(1, L + 1) if L % G == 0}
 
 
 def sop_nsp(profile: ResolvedProfile) -> dict:
@@ -116,6 +103,11 @@ def step_flops(config: PretrainConfig) -> float:
                         config.max_predictions)
 
 
+def train_flops(config: PretrainConfig) -> float:
+    """Training FLOPs of a whole run."""
+    return step_flops(config) * config.max_steps
+
+
 def equal_flops_steps(profile: ResolvedProfile) -> int:
     """The wide model's steps in the BERT-style model's training FLOPs."""
     b = bert_style(profile)
@@ -123,28 +115,23 @@ def equal_flops_steps(profile: ResolvedProfile) -> int:
 
 
 def wide_sweep(profile: ResolvedProfile) -> dict:
-    """The wide model at the equal-FLOPs budget at each candidate learning rate, trained
-    at SWEEP_SEED before the comparison; the lowest held-out cross-entropy wins."""
+    """The wide model at the equal-FLOPs budget at each candidate learning rate."""
     steps = equal_flops_steps(profile)
     return {lr: wide_albert(profile, steps, lr).replace(seed=SWEEP_SEED)
             for lr in WIDE_LEARNING_RATES}
 
 
-# The wall-clock claim's budgets for the wide model, by profile: "time", the BERT-style
-# model's measured training seconds (Table 6 compares models trained for equal time);
-# "flops", its training FLOPs (a second, machine-independent decision). cpu-long affords
-# the equal-time arm only.
+# The wide model's budgets in the wall-clock claim: "time", the BERT-style model's
+# measured training seconds (Table 6's comparison); "flops", its training FLOPs.
 WALL_CLOCK_BUDGETS = {"cpu-long": ("time",)}
-# Whose stored runs measure the seconds of the equal-time budget: the smoke and cpu-long
-# profiles use the cpu profile's runs of the same two models on the same kind of machine
-# (this 2-core VM, one thread per worker; smoke's own seconds are start-up noise), the
-# gpu profile its own.
+# Whose stored runs time the equal-time budget: smoke's own seconds are start-up noise,
+# and cpu-long trains the same models on the same machine as cpu.
 TIMING_SOURCE = {"smoke": "cpu", "cpu": "cpu", "cpu-long": "cpu", "gpu": "gpu"}
-# A profile whose wide model takes another profile's swept learning rate instead of
-# sweeping (three 21,600-step sweep runs would cost more than the claim's own runs).
+# Takes another profile's swept learning rate (its own sweep would cost more than the
+# claim's runs).
 SWEEP_FROM = {"cpu-long": "cpu"}
 # A profile trained in stretches plans its decisions as the complete profile whose sizes
-# it takes: those of that profile's decisions whose arms it trains (ledger.planned_keys).
+# it takes (ledger.planned_keys).
 PLANNED_FROM = {"cpu-long": "cpu"}
 
 
@@ -162,33 +149,24 @@ def _timing_store(source: ResolvedProfile):
 
 
 def equal_time_steps(profile: ResolvedProfile, planning: bool = False) -> dict:
-    """The wide model's steps in the BERT-style model's measured training seconds.
-
-    Seconds: the median over the source profile's stored BERT-style seeds
-    (``TIMING_SOURCE``) of their training seconds, scaled to this profile's steps; per
-    wide step: the median seconds per step of the source's stored wide runs at equal
-    FLOPs (else its sweep's). Returns {"steps", "source", "bert_seconds",
-    "wide_step_seconds", "runs", "estimate"}; raises LookupError naming what is missing,
-    unless ``planning`` (predictions only; never trained): then the cpu profile's
-    measurement scaled to this profile's steps stands in, marked as an estimate."""
+    """The wide model's steps in the BERT-style model's measured training seconds (medians
+    of the ``TIMING_SOURCE`` profile's stored runs, scaled to this profile's steps).
+    Raises LookupError naming what is missing, unless ``planning``: then the cpu
+    profile's measurement stands in as an estimate."""
     import statistics
 
     from ..engine.store import read_json, stored_pretrain
     source = resolve(TIMING_SOURCE[profile.name])
-    store = _timing_store(source)
-    bert = [stored_pretrain(store, seeded(bert_style(source), seed))
-            for seed in default_seeds(source)]
-    bert = [r for r in bert if r is not None]
+    store, seeds = _timing_store(source), default_seeds(source)
+
+    def stored(configs) -> list:
+        return [r for r in (stored_pretrain(store, c) for c in configs) if r is not None]
+    bert = stored(seeded(bert_style(source), seed) for seed in seeds)
     chosen = read_json(store / "choices" / "wide-learning-rate.json")
     wide = []
     if chosen:
-        steps = equal_flops_steps(source)
-        wide = [stored_pretrain(store, seeded(wide_albert(source, steps,
-                                                          chosen["learning_rate"]), seed))
-                for seed in default_seeds(source)]
-        wide = [r for r in wide if r is not None] or [
-            r for r in (stored_pretrain(store, c) for c in wide_sweep(source).values())
-            if r is not None]
+        config = wide_albert(source, equal_flops_steps(source), chosen["learning_rate"])
+        wide = stored(seeded(config, seed) for seed in seeds) or stored(wide_sweep(source).values())
     if (not bert or not wide) and planning and source.name != "cpu":
         cpu = resolve("cpu")
         estimate = equal_time_steps(cpu)
@@ -198,8 +176,7 @@ def equal_time_steps(profile: ResolvedProfile, planning: bool = False) -> dict:
     if not bert or not wide:
         raise LookupError(f"the equal-time budget of profile {profile.name!r} needs the "
                           f"stored BERT-style runs and wide runs of profile {source.name!r} "
-                          f"in {store} "
-                          f"(found {len(bert)} and {len(wide)}): train those first")
+                          f"in {store} (found {len(bert)} and {len(wide)}): train those first")
     scale = bert_style(profile).max_steps / bert_style(source).max_steps
     seconds = statistics.median(r["metrics"]["train_seconds"] for r in bert) * scale
     per_step = statistics.median(r["metrics"]["step_seconds"] for r in wide)
@@ -210,10 +187,8 @@ def equal_time_steps(profile: ResolvedProfile, planning: bool = False) -> dict:
 
 def wall_clock(profile: ResolvedProfile, learning_rate: float, planning: bool = False) -> dict:
     """The BERT-style model and the wide ALBERT-style model (at the swept learning rate)
-    for the BERT-style model's measured training seconds (``equal_time_steps``) and, where
-    the profile affords it, for its training FLOPs. (Equal steps would cost the wide
-    model's FLOP ratio, about 2.9 times a base run at the cpu profile.) ``planning``: see
-    ``equal_time_steps``."""
+    for the BERT-style model's measured training seconds and, where the profile affords
+    it, for its training FLOPs."""
     out = {"BERT-style": bert_style(profile)}
     budgets = wall_clock_budgets(profile)
     if "time" in budgets:
@@ -244,15 +219,11 @@ def embedding_sweep(profile: ResolvedProfile) -> dict:
 
 CLAIMS = ("asymmetry", "sop_nsp", "dropout", "embedding_sweep", "grouped", "wall_clock",
           "transitions")
-# The claims a profile trains where it is not every claim: cpu-long carries those whose
-# ten conditions can say something at four times the training; grouped sharing and the
-# 12-layer transition models stay at cpu (they wait for the gpu profile).
+# cpu-long trains the claims whose conditions can say something at four times the
+# training; grouped sharing and the 12-layer transition models stay at cpu.
 PROFILE_CLAIMS = {"cpu-long": ("asymmetry", "sop_nsp", "dropout", "embedding_sweep",
                                "wall_clock")}
-
-
-# Profiles trained in stretches over several sessions (the driver's --hours): until they
-# are complete, the book shows the decisions whose runs are all stored.
+# Trained in stretches (the driver's --hours): the book shows the decisions stored so far.
 STRETCH_PROFILES = ("cpu-long",)
 
 
@@ -263,8 +234,7 @@ def profile_claims(profile: ResolvedProfile) -> tuple:
 
 def claim_conditions(profile: ResolvedProfile, name: str, wide_learning_rate: float | None = None,
                      planning: bool = False) -> dict:
-    """One claim's conditions; the wall-clock claim needs the swept learning rate
-    (``planning``: its equal-time steps may be estimated, see ``equal_time_steps``)."""
+    """One claim's conditions; the wall-clock claim needs the swept learning rate."""
     if name not in CLAIMS:
         raise ValueError(f"unknown claim {name!r}; choose from {CLAIMS}")
     if name == "wall_clock":
@@ -286,8 +256,7 @@ def default_seeds(profile: ResolvedProfile) -> range:
 
 
 def distinct(configs) -> list:
-    """The configs without repeats, in order of first appearance: one stored run each
-    (configs of equal hash are equal)."""
+    """The configs without repeats, in order of first appearance (one stored run each)."""
     from ..engine.store import config_hash
     return list({config_hash(c.to_dict()): c for c in configs}.values())
 

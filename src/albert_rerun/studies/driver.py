@@ -1,30 +1,10 @@
-"""The claims driver: train and evaluate every run a profile's chapters need.
+"""Train and evaluate every run a profile's chapters need, in stages over the runs not
+yet stored: the wide model's learning-rate sweep, every pretraining run of the claims
+with their random-initialization controls, their evaluation, and fine-tuning after a
+learning-rate pilot (of the base runs and their controls unless --finetune-all).
 
     python -m albert_rerun.studies --profile cpu --workers 2
     torchrun --nproc_per_node 8 -m albert_rerun.studies --profile gpu
-
-Stages, each over the runs not yet stored (all with ``--fresh``):
-
-1. the wide model's learning-rate sweep (claim 6), at a seed no comparison uses; its
-   winner is stored in ``choices/`` before any comparison run is configured;
-2. every pretraining run of the chosen claims, claim by claim, seed by seed, and the
-   random-initialization controls (zero steps: the initialized weights);
-3. the evaluation of every run and control (``engine.evaluate``: held-out MLM, SOP and
-   NSP by head and probe, transitions, downstream probes);
-4. fine-tuning (``engine.evaluate.FinetuneEval``), after a learning-rate pilot on the base
-   run's seed 0 and its control whose picks are stored in ``choices/`` first. It costs
-   minutes a model where the probes cost seconds, so by default it runs where a
-   downstream comparison can be made: the base run's seeds and their random-init
-   controls, the book's test of whether pretraining helps downstream at all. Only where
-   it does is a comparison between pretraining conditions meaningful; ``--finetune-all``
-   fine-tunes every run.
-
-Runs go to worker processes side by side (``--workers``); under torchrun each rank
-takes a disjoint share of every stage (``engine.runner.shard``) and the ranks meet
-between stages.
-
-The command line resolves its ``--profile`` once (``profiles.resolve``); every function
-below it takes that ``ResolvedProfile``, ``train_all`` a name too.
 """
 from __future__ import annotations
 
@@ -37,26 +17,25 @@ from ..engine.runner import rank_and_world
 from ..engine.store import atomic_write_json, config_hash, read_json, stored_pretrain
 from ..profiles import FINETUNE_GRID, PROFILES, ResolvedProfile, resolve
 from . import conditions as C
-from .training import (CONTROL_SEEDS, _evaluate, _train, choices_path, default_workers,
-                       held_out_scores)
+from .training import (CONTROL_SEEDS, _evaluate, _train, add_stretch_arguments,
+                       check_stretch_arguments, choices_path, default_workers,
+                       held_out_scores, store_choice)
 
 
 def planned_runs(profile: ResolvedProfile, seeds, names=None, wide_learning_rate=None,
                  planning: bool = False) -> list:
-    """Every distinct seeded pretraining run of the named claims (default: the profile's),
-    in training order: the base run's seeds first (every decision compares against it),
-    then claim by claim, condition by condition with all its seeds, so that a driver
-    stopped at a deadline leaves whole conditions, hence whole paired decisions, behind."""
+    """Every distinct seeded pretraining run of the named claims (default: the profile's):
+    the base run's seeds first, then claim by claim, condition by condition with all its
+    seeds, so that a deadline leaves whole paired decisions behind."""
     names = C.profile_claims(profile) if names is None else names
-    out = []
-    for name in names:
-        group = C.claim_conditions(profile, name, wide_learning_rate, planning)
-        for config in group.values():
-            out += [C.seeded(config, seed) for seed in seeds]
+    out = [C.seeded(config, seed) for name in names
+           for config in C.claim_conditions(profile, name, wide_learning_rate,
+                                            planning).values()
+           for seed in seeds]
     base = {config_hash(C.seeded(C.base(profile), seed).to_dict()) for seed in seeds}
     is_base = [config_hash(c.to_dict()) in base for c in out]
     return C.distinct([c for c, b in zip(out, is_base) if b] +
-                   [c for c, b in zip(out, is_base) if not b])
+                      [c for c, b in zip(out, is_base) if not b])
 
 
 def planned_controls(runs: list) -> list:
@@ -66,7 +45,7 @@ def planned_controls(runs: list) -> list:
 def wide_learning_rate(profile: ResolvedProfile, device: str = "auto", workers: int = 1,
                        compile: bool = False, fresh: bool = False) -> float:
     """The wide model's learning rate: the sweep's lowest held-out cross-entropy at
-    [MASK] (trained if missing), stored with the sweep's figures."""
+    [MASK] (trained if missing), stored in choices/."""
     if profile.name in C.SWEEP_FROM:  # another profile's pick; not swept again here
         stored = read_json(_sweep_choice(profile))
         if stored is None:
@@ -87,13 +66,10 @@ def wide_learning_rate(profile: ResolvedProfile, device: str = "auto", workers: 
         raise RuntimeError("the wide model's sweep runs are not all stored (one failed?): "
                            "see the [wide sweep] lines above")
     chosen = min(scores, key=scores.get)
-    rank, _ = rank_and_world()
-    if rank == 0:
-        atomic_write_json(path, {"learning_rate": chosen, "seed": C.SWEEP_SEED,
-                                 "steps": C.equal_flops_steps(profile),
-                                 "mlm_loss_at_mask": {str(k): v for k, v in scores.items()},
-                                 "runs": {str(k): config_hash(v.to_dict())
-                                          for k, v in sweep.items()}})
+    store_choice(path, {"learning_rate": chosen, "seed": C.SWEEP_SEED,
+                        "steps": C.equal_flops_steps(profile),
+                        "mlm_loss_at_mask": {str(k): v for k, v in scores.items()},
+                        "runs": {str(k): config_hash(v.to_dict()) for k, v in sweep.items()}})
     return chosen
 
 
@@ -125,32 +101,18 @@ def finetune_rates(profile: ResolvedProfile, device: str = "auto", fresh: bool =
     record = {**outcome, "grid": list(FINETUNE_GRID), "task": "sentiment",
               "runs": {k: config_hash(v.to_dict()) for k, v in runs.items()},
               "seconds": time.time() - started}
-    if rank_and_world()[0] == 0:
-        atomic_write_json(path, record)
+    store_choice(path, record)
     return record
 
 
-# -- the whole profile --------------------------------------------------------------------
-
 def predicted_seconds(configs: list, device_kind: str) -> float:
-    """Training seconds of these runs from stored throughput measurements: on a GPU the
-    H200 bench's tokens/s at the gpu profile's size, on a CPU the cpu profile's runs'
-    (both as FLOP/s, scaled by each run's FLOPs)."""
+    """Training seconds of these runs at the stored FLOP rate of ``device_kind``."""
     from ..engine.bench import stored_flop_rate
-    rate = stored_flop_rate(device_kind)
-    return sum(C.step_flops(c) * c.max_steps for c in configs) / rate
-
-
-def _swept_rate(profile: ResolvedProfile) -> float:
-    """The wide model's stored learning rate, else the sweep's first candidate: for
-    planning only (a run's FLOPs do not depend on its learning rate)."""
-    stored = read_json(_sweep_choice(profile))
-    return stored["learning_rate"] if stored else C.WIDE_LEARNING_RATES[0]
+    return sum(C.train_flops(c) for c in configs) / stored_flop_rate(device_kind)
 
 
 def _sweep_choice(profile: ResolvedProfile):
-    """Where the wide model's learning rate of ``profile`` is stored: its own choices/, or
-    those of the profile it takes the pick from (``conditions.SWEEP_FROM``)."""
+    """Where the wide model's learning rate of ``profile`` is stored (``SWEEP_FROM``)."""
     source = C.SWEEP_FROM.get(profile.name)
     if source is None:
         return choices_path(profile, "wide-learning-rate")
@@ -159,9 +121,7 @@ def _sweep_choice(profile: ResolvedProfile):
 
 def planned_pretraining(profile: ResolvedProfile, seeds=None, names=None) -> dict:
     """{stage: configs} of every pretraining run the named claims train at ``profile``,
-    in the driver's order: the gpu learning-rate search (gpu profile), the wide model's
-    sweep (with the wall-clock claim), each claim's new runs, the controls. Before the
-    sweep, the wall-clock claim's wide runs are planned at its first candidate rate."""
+    in the driver's order."""
     from .gpu_search import conditions as search_conditions
     seeds = range(seeds) if isinstance(seeds, int) else (seeds or C.default_seeds(profile))
     names = C.profile_claims(profile) if names is None else names
@@ -170,9 +130,13 @@ def planned_pretraining(profile: ResolvedProfile, seeds=None, names=None) -> dic
         out["gpu learning-rate search"] = list(search_conditions(profile).values())
     if "wall_clock" in names and profile.name not in C.SWEEP_FROM:
         out["wide sweep"] = list(C.wide_sweep(profile).values())
+    # a run's FLOPs do not depend on its learning rate: before the sweep, the first
+    # candidate rate stands in
+    stored = read_json(_sweep_choice(profile))
+    rate = stored["learning_rate"] if stored else C.WIDE_LEARNING_RATES[0]
     seen, runs = set(), []
     for name in names:
-        new = [c for c in planned_runs(profile, seeds, [name], _swept_rate(profile), True)
+        new = [c for c in planned_runs(profile, seeds, [name], rate, True)
                if config_hash(c.to_dict()) not in seen]
         seen.update(config_hash(c.to_dict()) for c in new)
         out[name], runs = new, runs + new
@@ -182,15 +146,14 @@ def planned_pretraining(profile: ResolvedProfile, seeds=None, names=None) -> dic
 
 def claims_part(profile: ResolvedProfile, part: int, parts: int, seeds=None, names=None) -> list:
     """The claims of part ``part`` (1 to ``parts``): consecutive claims of about equal
-    training FLOPs (each claim's runs not in an earlier claim; the wall-clock claim with
-    its sweep), so that each part leaves whole claims behind it."""
+    training FLOPs, so that each part leaves whole claims behind it."""
     if not 1 <= part <= parts:
         raise ValueError(f"part {part} outside 1..{parts}")
     names = C.profile_claims(profile) if names is None else names
     plan = planned_pretraining(profile, seeds, names)
-    flops = {name: sum(C.step_flops(c) * c.max_steps for c in plan[name]) for name in names}
+    flops = {name: sum(C.train_flops(c) for c in plan[name]) for name in names}
     flops["wall_clock"] = flops.get("wall_clock", 0) + sum(
-        C.step_flops(c) * c.max_steps for c in plan.get("wide sweep", []))
+        C.train_flops(c) for c in plan.get("wide sweep", []))
     total, before, out = sum(flops[n] for n in names) or 1, 0.0, []
     for name in names:  # a claim goes to the part holding the middle of its FLOPs
         if max(1, math.ceil(parts * (before + flops[name] / 2) / total)) == part:
@@ -201,8 +164,8 @@ def claims_part(profile: ResolvedProfile, part: int, parts: int, seeds=None, nam
 
 def print_predicted(profile: ResolvedProfile, device_kind: str = "cuda", seeds=None,
                     names=None) -> float:
-    """Print every planned run's predicted training seconds on ``device_kind`` (from
-    ``engine.bench.stored_flop_rate``) by stage, and the total; return the total."""
+    """Print every planned run's predicted training seconds on ``device_kind``; return the
+    total."""
     from ..engine.bench import stored_flop_rate
     rate = stored_flop_rate(device_kind)
     total = 0.0
@@ -210,7 +173,7 @@ def print_predicted(profile: ResolvedProfile, device_kind: str = "cuda", seeds=N
     print(f"predicted at {shown} of training ({device_kind}, stored measurement; one "
           f"worker's on a CPU)")
     for stage, configs in planned_pretraining(profile, seeds, names).items():
-        seconds = [C.step_flops(c) * c.max_steps / rate for c in configs]
+        seconds = [C.train_flops(c) / rate for c in configs]
         total += sum(seconds)
         print(f"{stage}: {len(configs)} runs, {sum(seconds):,.0f} s")
         for config, s in zip(configs, seconds):
@@ -223,8 +186,8 @@ def print_predicted(profile: ResolvedProfile, device_kind: str = "cuda", seeds=N
 
 
 def cpu_prediction_text(seeds: int) -> str:
-    """The gpu profile's predicted training time on this CPU, in words (what a gpu
-    notebook without a CUDA device stops with: pages.setup.notebook_setup)."""
+    """The gpu profile's predicted training time on this CPU, as a phrase (what a gpu
+    notebook without a CUDA device stops with)."""
     from ..engine.bench import stored_flop_rate
     configs = [c for stage in planned_pretraining(resolve("gpu"), seeds).values()
                for c in stage]
@@ -243,18 +206,10 @@ def train_all(profile: ResolvedProfile | str, seeds=None, device: str = "auto",
               stages=("pretrain", "evaluate", "finetune"),
               confirm_gpu_profile: bool = False, finetune_all: bool = False,
               hours: float | None = None, fill: bool = False) -> int:
-    """Every stage above for the named claims; returns the number of runs and
-    evaluations done. A failed run is reported and the others go on.
-
-    ``hours``: a wall-clock budget for pretraining. No run starts that its predicted
-    time (the stored FLOP rate, from its checkpoint's step) says cannot end within it,
-    and the running ones stop at its end with a checkpoint; the same call later resumes
-    them and trains only what is missing. The evaluations and fine-tunings of the stored
-    runs follow it, unbounded. ``fill`` (with ``hours``): a worker that nothing fits
-    starts the next run anyway, to stop it at the deadline with a checkpoint (``_train``):
-    for stretches whose checkpoints are kept, where an idle core would be lost time and
-    the prediction (the stored runs' median FLOP rate) can overestimate a model that
-    computes more efficiently than the stored ones."""
+    """Every stage for the named claims; returns the number of runs and evaluations done
+    (a failed run is reported and the others go on). ``hours``: a wall-clock budget for
+    pretraining, with ``fill`` as in ``_train``; the same call later resumes what it
+    stopped, and the evaluations of the stored runs follow it, unbounded."""
     from ..data.files import verify_inputs
     profile = resolve(profile)  # the book's build and the tests pass a name
     verify_inputs()  # a corrupt data file stops here, before any run starts
@@ -280,17 +235,14 @@ def train_all(profile: ResolvedProfile | str, seeds=None, device: str = "auto",
                   "starts before its pick is stored", flush=True)
             return done
     lr = None
-    if "wall_clock" in names and "pretrain" in stages:
-        lr = wide_learning_rate(profile, device, workers, compile, fresh)
-    elif "wall_clock" in names:
-        lr = read_json(_sweep_choice(profile))["learning_rate"]
-    if ("wall_clock" in names and "pretrain" in stages
-            and C.TIMING_SOURCE[profile.name] == profile.name):
-        # the equal-time budget is this profile's BERT-style seconds: train those first
-        _train([C.seeded(C.bert_style(profile), seed) for seed in seeds], profile.results,
-               device, workers, compile, fresh, max(0.0, deadline - time.time()),
-               "BERT-style first", finish_by)
     if "wall_clock" in names:
+        lr = (wide_learning_rate(profile, device, workers, compile, fresh)
+              if "pretrain" in stages else read_json(_sweep_choice(profile))["learning_rate"])
+        if "pretrain" in stages and C.TIMING_SOURCE[profile.name] == profile.name:
+            # the equal-time budget is this profile's BERT-style seconds: train those first
+            _train([C.seeded(C.bert_style(profile), seed) for seed in seeds], profile.results,
+                   device, workers, compile, fresh, max(0.0, deadline - time.time()),
+                   "BERT-style first", finish_by)
         record = C.equal_time_steps(profile)
         if rank_and_world()[0] == 0 and read_json(choices_path(profile, "equal-time")) != record:
             atomic_write_json(choices_path(profile, "equal-time"), record)
@@ -301,10 +253,9 @@ def train_all(profile: ResolvedProfile | str, seeds=None, device: str = "auto",
                        max(0.0, deadline - time.time()), "pretrain", finish_by,
                        fill and finish_by is not None)
     store = profile.results
-    # The budget bounds pretraining. The evaluations and fine-tunings of what is stored
-    # follow it, unbounded (a minute or two a run on a CPU): cut by the same deadline,
-    # a stretch that trained to its end evaluated nothing and left runs without their
-    # evaluations (the first cpu-long stretches did).
+
+    # The budget bounds pretraining only: a stretch that trained to its end would
+    # otherwise leave its runs without evaluations.
     def left() -> float:
         return float("inf") if hours is not None else max(0.0, deadline - time.time())
     if "evaluate" in stages:
@@ -312,7 +263,8 @@ def train_all(profile: ResolvedProfile | str, seeds=None, device: str = "auto",
                  if stored_pretrain(store, c) is not None]
         done += _evaluate(ready, profile, device, workers, fresh, left())
     if "finetune" in stages and left() > 0:
-        if not finetune_ready(profile, seeds):
+        first = C.seeded(C.base(profile), list(seeds)[0])  # the pilot needs it and its control
+        if any(stored_pretrain(store, c) is None for c in [first, *planned_controls([first])]):
             print("[finetune] waits for the base run's first seed and its control",
                   flush=True)
             return done
@@ -322,15 +274,6 @@ def train_all(profile: ResolvedProfile | str, seeds=None, device: str = "auto",
                  if stored_pretrain(store, c) is not None]
         done += _evaluate(ready, profile, device, workers, fresh, left(), "finetune")
     return done
-
-
-def finetune_ready(profile: ResolvedProfile, seeds) -> bool:
-    """Whether the fine-tuning stage can start: the pilot needs the base run's seed 0
-    and its control stored (a stretch may end before them)."""
-    store = profile.results
-    first = C.seeded(C.base(profile), list(seeds)[0])
-    return all(stored_pretrain(store, c) is not None
-               for c in [first, *planned_controls([first])])
 
 
 def finetune_targets(profile: ResolvedProfile, seeds) -> list:
@@ -345,9 +288,7 @@ def main(argv=None) -> int:
     parser.add_argument("--profile", default="cpu", choices=tuple(PROFILES))
     parser.add_argument("--seeds", type=positive_int, default=None,
                         help="seeds per condition, at least 1 (default: the profile's)")
-    parser.add_argument("--device", default="auto", choices=("auto", "cpu", "cuda"))
-    parser.add_argument("--workers", type=positive_int, default=None,
-                        help="parallel training processes (default: 2 on a CPU, 1 on a GPU)")
+    add_stretch_arguments(parser)
     parser.add_argument("--fresh", action="store_true", help="retrain even if stored")
     parser.add_argument("--compile", action="store_true", help="torch.compile the models")
     parser.add_argument("--claims", nargs="+", default=None, choices=C.CLAIMS,
@@ -360,30 +301,17 @@ def main(argv=None) -> int:
                         help="fine-tune every run, not only the base runs and their controls")
     parser.add_argument("--seconds", type=float, default=float("inf"),
                         help="start no run after this many seconds (default: no limit)")
-    parser.add_argument("--hours", type=float, default=None,
-                        help="a wall-clock budget for pretraining: start no run predicted "
-                        "to end after it, stop the running ones at its end with a "
-                        "checkpoint (the same command resumes them); the evaluations and "
-                        "fine-tunings of the stored runs follow it")
-    parser.add_argument("--fill", action="store_true",
-                        help="with --hours: a worker that no run fits starts the next one "
-                        "anyway while 5 minutes are left, and stops it at the deadline "
-                        "with a checkpoint for the next stretch (scripts/train_stretch.sh "
-                        "passes it: it commits the checkpoints)")
     parser.add_argument("--part", default=None, metavar="K/N",
                         help="only part K of N of the claims (consecutive claims of about "
-                        "equal training FLOPs; e.g. 1/2 and 2/2 for two device calls)")
+                        "equal training FLOPs)")
     parser.add_argument("--predict", choices=("cpu", "cuda"), default=None,
                         help="print each planned run's predicted training seconds on this "
-                        "device kind (stored measurements) and train nothing")
+                        "device kind and train nothing")
     parser.add_argument("--yes-train-gpu-profile-on-cpu", action="store_true",
                         dest="confirm", help="go on with the gpu profile without a GPU")
     args = parser.parse_args(argv)
     profile = resolve(args.profile)
-    if args.hours is not None and not args.hours > 0:
-        parser.error(f"--hours must be a positive number of hours, got {args.hours}")
-    if args.fill and args.hours is None:
-        parser.error("--fill needs --hours: it fills a budget's idle workers")
+    check_stretch_arguments(parser, args)
     if args.part:
         try:
             part, parts = (int(x) for x in args.part.split("/"))

@@ -1,14 +1,7 @@
-"""The gpu profile's learning rate and warm-up: a small measured search, run on the GPU
-before any of the claims' runs.
-
-LAMB at the peak rates ``RATES`` with linear warm-up over ``WARMUP_SHARES`` of the
-schedule, at the profile's base size on a short schedule (``STEP_SHARE`` of its steps),
-at a seed no comparison uses: six runs. The lowest held-out cross-entropy at ``[MASK]``
-(the evaluation's MLM set, as the wide model's sweep) wins; the pick is stored in
-``<the profile's results>/choices/gpu-learning-rate.json``, which
-``profiles.pretraining_config("gpu")`` then reads (5e-3 and a 5% warm-up before it).
-LAMB with a large batch is the paper's choice; BabyLM entries such as LTG-BERT use it
-near 1e-2 with a short warm-up, hence the grid.
+"""The gpu profile's learning rate and warm-up, searched on the GPU before any claim's
+run: LAMB (the paper's choice) at three peak rates and two warm-ups on a short schedule
+at the base size; the lowest held-out cross-entropy at [MASK] wins, and
+``profiles.pretraining_config("gpu")`` reads the stored pick.
 
     python -m albert_rerun.studies.gpu_search --profile gpu
 """
@@ -41,9 +34,8 @@ def search(profile: ResolvedProfile, device: str = "auto", workers: int = 1,
            compile: bool = False, fresh: bool = False, seconds: float = float("inf")):
     """The stored pick, or train the missing search runs (none starts after
     ``seconds``), score them and store the pick; None while runs are missing."""
-    from ..engine.store import atomic_write_json, config_hash, read_json
-    from ..engine.runner import rank_and_world
-    from .training import _train, choices_path, held_out_scores
+    from ..engine.store import config_hash, read_json
+    from .training import _train, choices_path, held_out_scores, store_choice
     path = choices_path(profile, GPU_SEARCH_CHOICE)
     stored = None if fresh else read_json(path)
     if stored is not None:
@@ -61,8 +53,7 @@ def search(profile: ResolvedProfile, device: str = "auto", workers: int = 1,
               "steps": next(iter(grid.values())).max_steps,
               "mlm_loss_at_mask": {f"{r} {s}": v for (r, s), v in scores.items()},
               "runs": {f"{r} {s}": config_hash(c.to_dict()) for (r, s), c in grid.items()}}
-    if rank_and_world()[0] == 0:
-        atomic_write_json(path, record)
+    store_choice(path, record)
     print(f"[gpu learning-rate search] picked LAMB {rate:g}, warm-up {share:.0%} "
           f"(held-out cross-entropy at [MASK] {scores[(rate, share)]:.4f})", flush=True)
     return record

@@ -1,73 +1,303 @@
-"""The recipe search behind the profiles, read from its stored results.
-
-A naive post-LN tiny ALBERT stays on the unigram plateau for many minutes on a 2-core
-CPU. Before any claim was sized, a search measured which knobs leave it fastest: eight
-candidates at one size (optimizer, learning rate, initialization, positions, vocabulary,
-schedule), then a grid of shapes (batch, width, depth, sequence length) on schedules
-sized to five minutes of this CPU, trained side by side on a lent GPU, with checks
-between the two machines. It chose the recipe the cpu profile trains.
-
-The search ran with engine v1 (commit be70d44 and its RunConfig schema; ``make recipe``
-in a checkout of that commit reruns it). Its results are historical facts: this module
-finds them by scanning the stored JSON files, whose ``config`` field describes each run
-(no hash is recomputed with today's schema), and computes the numbers and tables the recipe chapter shows; its sentences are in
-notebooks/00_recipe.md.
-The reference levels of the held-out sets those runs were scored on are rebuilt by
-engine v1's definition (``legacy_reference_levels``); the claims' common held-out set
-has its own (``common_levels``).
-
-The stores, under data/results/: ``recipe/`` (the candidates, on this CPU),
-``recipe-grid/cuda/`` (the grid and the chosen candidate, on an H200, with the session
-logs), ``recipe-grid/cpu/`` (two grid candidates again on this CPU),
-``recipe-grid/step-seconds.json`` (this CPU's seconds per step of every shape),
-``transfer/cpu/`` (engine v1's cpu base run, seed 0, again on this CPU) and ``cpu-v1/``
-(the 48 cpu runs engine v1 trained with the chosen recipe as their base; no claim reads
-them).
+"""The recipe search behind the profiles (chapter 0), read from its stored results: it
+ran with engine v1 (commit be70d44), so its runs under data/results/ are found by their
+``config`` field, not by a hash, and the levels of the held-out sets they were scored on
+are rebuilt by v1's definition (``legacy_reference_levels``).
 """
 from __future__ import annotations
 
-
+import functools
+import hashlib
 import json
+import re
+from dataclasses import dataclass, field
 from pathlib import Path
-import pandas as pd
 
 import numpy as np
+import pandas as pd
 
-from .recipe_runs import (CANDIDATES, CE, CHOSEN, COMMON_SET, CPU_BUDGET, CPU_V1_SET,
-                          OPTIMIZER_PAIR, RECIPE_SET, SEARCH_SHAPE, TRAINING_FIELDS,
-                          VOCABULARY_PAIR, Search, candidate_table, common_levels, crossing,
-                          curve_difference, diverged_runs, family, grid_frame,
-                          grid_table, legacy_reference_levels, planned_grid, results_root,
-                          rounded, run_name, shape_of, stored_runs)
+from ..paths import repo_root
+from ..profiles import ResolvedProfile
+from ..stats.cache import cached
+
+_OWN = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()[:16]
+CE = "mlm_loss_at_mask"
+
+SEARCH_SHAPE = "H128-L4-B32-T64"  # the candidates' size: H, layers, batch, sequence length
+CHOSEN = "lamb-5e-3-init-0.05-sinusoidal-long"  # the candidate trained on both machines
+OPTIMIZER_PAIR = ("adamw-1e-3", "lamb-5e-3")  # one knob apart, equal steps
+VOCABULARY_PAIR = (CHOSEN, "lamb-5e-3-init-0.05-sinusoidal-v4000-long")
+CPU_BUDGET = 300.0  # seconds of training on this CPU that every grid schedule was sized to
+# the candidates, {name: (optimizer, learning rate, init std, positions, vocabulary,
+# steps)}, and the grid's two rounds, [(shape, optimizer, learning rate, seed)]
+_PLAN = json.loads((repo_root() / "data/results/recipe-grid/plan.json").read_text())
+CANDIDATES = {name: tuple(entry) for name, entry in _PLAN["candidates"].items()}
+GRID = [tuple(entry) for entry in _PLAN["grid"] + _PLAN["follow_up"]]
+# what shapes a run's training in both engines' schemas (``trains_candidate``)
+TRAINING_FIELDS = ("model", "objective", "max_seq_length", "batch_size", "max_predictions",
+                   "optimizer", "learning_rate", "warmup_steps", "max_steps", "weight_decay",
+                   "train_documents")
+
+# the held-out sets' names as the page shows them
+RECIPE_SET = "recipe search"
+CPU_V1_SET = "cpu-v1 runs (search's engine)"
+COMMON_SET = "claims' common set (cpu profile)"
+
+
+def results_root() -> Path:
+    """The committed data/results/ of this checkout (never $ALBERT_RERUN_RESULTS)."""
+    return repo_root() / "data" / "results"
+
+
+def stored_runs(folder: Path) -> list:
+    """The JSON files in ``folder`` that hold a config, metrics and a curve, by name."""
+    results = (json.loads(path.read_text()) for path in sorted(Path(folder).glob("*.json")))
+    return [r for r in results if {"config", "metrics", "curve"} <= set(r)]
+
+
+def shape_of(config: dict) -> str:
+    m = config["model"]
+    return (f"H{m['hidden_size']}-L{m['num_hidden_layers']}-B{config['batch_size']}"
+            f"-T{config['max_seq_length']}")
+
+
+def grid_name(shape: str, optimizer: str, learning_rate: float, seed: int = 0) -> str:
+    name = f"{shape}-{optimizer}-{learning_rate:g}"
+    return f"{name}-seed{seed}" if seed else name
+
+
+def family(name: str) -> str:
+    """A grid run's candidate: its name without the seed."""
+    return re.sub(r"-seed\d+$", "", name)
+
+
+def run_name(config: dict) -> str:
+    """A stored run's name in the search: its candidate's, else its grid entry's."""
+    m = config["model"]
+    key = (config["optimizer"], config["learning_rate"], m["initializer_range"],
+           m["position_init"], m["vocab_size"], config["max_steps"])
+    found = [name for name, candidate in CANDIDATES.items() if candidate == key]
+    if found and shape_of(config) == SEARCH_SHAPE:
+        return found[0]
+    return grid_name(shape_of(config), config["optimizer"], config["learning_rate"],
+                     config["seed"])
+
+
+def planned_grid() -> list:
+    """The names of every grid run the search planned, in its order."""
+    return [grid_name(*entry) for entry in GRID]
+
+
+def diverged_runs(logs) -> dict:
+    """{run name: log file} of the runs a session log reports diverged (no result stored)."""
+    found = {}
+    for log in logs:
+        for line in Path(log).read_text().splitlines():
+            failed = re.match(r"^(\S+): FAILED (.*)$", line)
+            if failed and ("nan" in failed.group(2).lower() or "diverged" in failed.group(2)):
+                found[failed.group(1)] = Path(log).name
+    return found
+
+
+def context_free(input_ids, mlm_labels, mask_id: int) -> dict:
+    """What a predictor that copies the token shown and guesses the top target at [MASK]
+    scores (``plateau``); that piece's share of all targets and of those at [MASK]."""
+    ids, labels = np.asarray(input_ids), np.asarray(mlm_labels)
+    selected = labels != -100
+    targets, shown = labels[selected], ids[selected]
+    at_mask = shown == mask_id
+    top = int(np.bincount(targets[at_mask]).argmax())
+    return {"plateau": float(((shown == targets) | (at_mask & (targets == top))).mean()),
+            "unigram": float((targets == top).mean()),
+            "top_share": float((targets[at_mask] == top).mean()), "top": top,
+            "all_targets": int(len(targets))}
+
+
+def legacy_reference_levels(config: dict) -> dict:
+    """The levels of the held-out set an engine-v1 run (its stored config) was scored on,
+    rebuilt as v1's train.HeldOut built it: ``context_free``, the count rungs
+    (``baselines.mask_rungs``) and ``reads_context``, 2 SE below the unigram rung."""
+    if config["objective"] == "none":
+        raise ValueError("engine v1's 'none' held-out set (one segment a sequence) is not "
+                         "what the current create_instances builds for 'none'")
+    from .baselines import CODE_DIGEST
+    return _legacy_levels(config["model"]["vocab_size"], config["objective"],
+                          config["max_seq_length"], config["max_predictions"],
+                          config["eval_examples"], CODE_DIGEST + _OWN)
+
+
+@functools.lru_cache(maxsize=None)
+@cached
+def _legacy_levels(vocab: int, objective: str, length: int, predictions: int,
+                   examples: int, source: str) -> dict:
+    """``source``: the code's digests, which the disk cache does not see."""
+    from ..data.corpus import create_instances, tokenize_split
+    from ..data.masking import MaskingConfig, mask_batch, tokenizer_arrays
+    from ..data.tokenizer import Tokenizer
+    from .baselines import mask_rungs
+
+    tokenizer = Tokenizer(vocab_size=vocab)
+    instances = create_instances(tokenize_split("validation", tokenizer), tokenizer,
+                                 objective, length, seed=12345, limit=examples)
+    rows = np.arange(min(examples, len(instances)))
+    ids, labels = mask_batch(instances, rows, tokenizer_arrays(tokenizer),
+                             MaskingConfig(max_predictions=predictions),
+                             np.random.default_rng(54321))
+    rungs = mask_rungs(ids, labels, tokenize_split("train", tokenizer).tokens,
+                       tokenizer.vocab_size, tokenizer.mask_id)
+    return {**context_free(ids, labels, tokenizer.mask_id), "rungs": rungs,
+            "sequences": len(rows), "objective": objective,
+            "reads_context": rungs["unigram_loss_at_mask"] - 2 * rungs["unigram_loss_se"]}
+
+
+def common_levels(profile: ResolvedProfile) -> dict:
+    """The levels of the claims' common held-out set of ``profile`` (in-order pairs)."""
+    from ..engine.evaluate import mlm_set
+    from .baselines import reference_levels
+
+    e = profile.evaluation
+    data = mlm_set(e.max_seq_length, e.max_predictions, e.mlm_sequences, e.vocab_size)
+    return {**context_free(data["input_ids"].numpy(), data["mlm_labels"].numpy(),
+                           data["mask_id"]),
+            **reference_levels(e), "sequences": len(data["input_ids"]), "objective": "none"}
 
 
 def levels_table(sets: dict) -> pd.DataFrame:
     """The levels of each held-out set ({column title: levels}), one row per level."""
     kinds = {"sop": "SOP pairs", "nsp": "NSP pairs", "none": "in-order pairs"}
-    rows = {
-        "held-out sequences": lambda v: f"{v['sequences']:,} {kinds[v['objective']]}",
-        "targets (of them shown as [MASK])": lambda v: (f"{v['all_targets']:,} "
-                                                        f"({v['rungs']['targets']:,})"),
-        "context-free accuracy, all targets %": lambda v: f"{100 * v['plateau']:.1f}",
-        "unigram accuracy at [MASK] %": lambda v: f"{100 * v['rungs']['unigram_at_mask']:.1f}",
-        "left-bigram accuracy at [MASK] %": lambda v: f"{100 * v['rungs']['bigram_at_mask']:.1f}",
-        "unigram cross-entropy at [MASK] (SE)": lambda v: (
-            f"{v['rungs']['unigram_loss_at_mask']:.3f} ({v['rungs']['unigram_loss_se']:.3f})"),
-        "left-bigram cross-entropy at [MASK]": lambda v: (
-            f"{v['rungs']['bigram_loss_at_mask']:.3f}"),
-        "reads-context threshold (nats)": lambda v: f"{v['reads_context']:.3f}",
-    }
-    return pd.DataFrame({title: {row: get(levels) for row, get in rows.items()}
-                         for title, levels in sets.items()})
+
+    def column(v: dict) -> dict:
+        r = v["rungs"]
+        return {"held-out sequences": f"{v['sequences']:,} {kinds[v['objective']]}",
+                "targets (of them shown as [MASK])": f"{v['all_targets']:,} ({r['targets']:,})",
+                "context-free accuracy, all targets %": f"{100 * v['plateau']:.1f}",
+                "unigram accuracy at [MASK] %": f"{100 * r['unigram_at_mask']:.1f}",
+                "left-bigram accuracy at [MASK] %": f"{100 * r['bigram_at_mask']:.1f}",
+                "unigram cross-entropy at [MASK] (SE)":
+                f"{r['unigram_loss_at_mask']:.3f} ({r['unigram_loss_se']:.3f})",
+                "left-bigram cross-entropy at [MASK]": f"{r['bigram_loss_at_mask']:.3f}",
+                "reads-context threshold (nats)": f"{v['reads_context']:.3f}"}
+    return pd.DataFrame({title: column(levels) for title, levels in sets.items()})
+
+
+def crossing(curve: list, level: float, metric: str = CE, below: bool = True):
+    """The first curve point whose ``metric`` is below ``level`` (above it, with
+    ``below=False``), or None; points that do not record the metric are skipped."""
+    return next((p for p in curve if p.get(metric) is not None
+                 and (p[metric] < level if below else p[metric] > level)), None)
+
+
+def curve_difference(a: list, b: list, metric: str = CE) -> float:
+    """The largest absolute difference of two curves at the steps both scored."""
+    x, y = ({p["step"]: p[metric] for p in curve if metric in p} for curve in (a, b))
+    common = sorted(set(x) & set(y))
+    if not common:
+        raise ValueError(f"the two curves share no step that records {metric}")
+    return float(max(abs(x[s] - y[s]) for s in common))
+
+
+def _seconds(point) -> float:
+    return np.nan if point is None else float(point["seconds"])
+
+
+def candidate_table(runs: dict) -> pd.DataFrame:
+    """One row per candidate: final metrics and when it crosses each of its own levels."""
+    rows = []
+    for name, result in runs.items():
+        own, curve, m = (legacy_reference_levels(result["config"]), result["curve"],
+                         result["metrics"])
+        plateau = crossing(curve, own["plateau"], "mlm_accuracy", below=False)
+        rows.append({
+            "candidate": name, "vocabulary": result["config"]["model"]["vocab_size"],
+            "steps": m["steps"], "train seconds": m["train_seconds"],
+            "tokens/s": m["tokens_per_second"], "final MLM acc %": 100 * m["mlm_accuracy"],
+            "at [MASK] %": 100 * m["mlm_accuracy_at_mask"] if "mlm_accuracy_at_mask" in m
+            else np.nan,
+            "left unigram level at s": _seconds(crossing(curve, 1.5 * own["unigram"],
+                                                         "mlm_accuracy", below=False)),
+            "left plateau at step": np.nan if plateau is None else plateau["step"],
+            "left plateau at s": _seconds(plateau),
+            "loss at [MASK]": m.get(CE, np.nan),
+            "reads context at s": _seconds(crossing(curve, own["reads_context"])),
+            "passes bigram loss at s": _seconds(crossing(
+                curve, own["rungs"]["bigram_loss_at_mask"]))})
+    return pd.DataFrame(rows).set_index("candidate")
+
+
+def rounded(table: pd.DataFrame) -> pd.DataFrame:
+    """A table for display: seconds and counts as integers, the rest to 1 to 3 decimals."""
+    out = table.copy()
+    for column in out.columns:
+        if column.endswith((" s", "seconds", "tokens/s", "step")):
+            out[column] = out[column].round().astype("Int64")
+        elif out[column].dtype.kind == "f":
+            out[column] = out[column].round(3 if "loss" in column else 1)
+    return out
+
+
+def grid_frame(device_runs: dict, step_seconds: dict) -> pd.DataFrame:
+    """One row per grid run: when it reads context, in steps and in this CPU's minutes."""
+    rows = []
+    for name, result in device_runs.items():
+        config = result["config"]
+        level = legacy_reference_levels(config)["reads_context"]
+        hit = crossing(result["curve"], level)
+        seconds = step_seconds[shape_of(config)]
+        rows.append({"candidate": family(name), "seed": config["seed"],
+                     "layers": config["model"]["num_hidden_layers"],
+                     "schedule steps": config["max_steps"], "s/step here": seconds,
+                     "reads context at step": None if hit is None else hit["step"],
+                     "at minute here": np.nan if hit is None else hit["step"] * seconds / 60,
+                     "loss at [MASK]": result["metrics"][CE], "threshold": level})
+    return pd.DataFrame(rows)
+
+
+def grid_table(frame: pd.DataFrame) -> pd.DataFrame:
+    """One row per grid candidate: its seeds, how many read context, the mean and latest
+    crossing minute (a 95% t-interval where two or more seeds all crossed), its mean
+    final loss; fastest first."""
+    from ..stats.inference import mean_interval
+    grouped = frame.groupby("candidate", sort=False)
+    table = grouped.agg(
+        seeds=("seed", "count"), layers=("layers", "first"), steps=("schedule steps", "first"),
+        read=("reads context at step", lambda s: int(s.notna().sum())),
+        minute=("at minute here", "mean"), latest=("at minute here", "max"),
+        loss=("loss at [MASK]", "mean"), threshold=("threshold", "first"))
+    table["reads within budget"] = table["read"] == table["seeds"]
+    table["95% interval (minutes)"] = grouped["at minute here"].agg(
+        lambda m: None if len(m) < 2 or m.isna().any()
+        else "{0.low:.1f} to {0.high:.1f}".format(mean_interval(m.to_numpy())))
+    return table.sort_values("minute", kind="stable")
+
+
+@dataclass
+class Search:
+    """The stored search and what the chapter shows of it."""
+
+    candidates: dict  # name: result (recipe/, this CPU)
+    device: dict  # name: result (recipe-grid/cuda/)
+    confirmations: dict  # name: result (recipe-grid/cpu/)
+    step_seconds: dict  # shape: this CPU's seconds per training step
+    diverged: dict  # name: session log
+    transfer: tuple | None  # (the v1 cpu base run again here, the stored v1 run)
+    levels: dict  # title: levels of a held-out set
+    grid: pd.DataFrame | None = None  # one row per grid candidate (grid_table)
+    tables: dict = field(default_factory=dict)  # for display
+    values: dict = field(default_factory=dict)  # numbers and short phrases, glued
+
+    def summary(self) -> dict:
+        """How much of the search is stored, as counts."""
+        grid = planned_grid()
+        return {"candidates": f"{len(self.candidates)} of {len(CANDIDATES)}",
+                "grid runs": f"{sum(n in grid for n in self.device)} of {len(grid)}",
+                "diverged": len(self.diverged), "again on this CPU": len(self.confirmations),
+                "transfer check": bool(self.transfer)}
 
 
 def load(root: Path | None = None, profile_config=None) -> Search:
-    """Read every stored result of the search under ``root`` (default: the committed
-    data/results/) and compute the chapter's tables and sentences; ``profile_config``
-    (default: the cpu profile's base PretrainConfig) is checked against the grid."""
+    """The search stored under ``root`` (default: data/results/) with the chapter's tables
+    and values; ``profile_config`` (default: the cpu profile's) is checked against it."""
     from ..profiles import resolve
-    cpu = resolve("cpu")
-    root = Path(root or results_root())
+    cpu, root = resolve("cpu"), Path(root or results_root())
     order = {name: k for k, name in enumerate([*CANDIDATES, *planned_grid()])}
     named = {}
     for folder in ("recipe", "recipe-grid/cuda", "recipe-grid/cpu"):
@@ -77,8 +307,7 @@ def load(root: Path | None = None, profile_config=None) -> Search:
         raise LookupError(f"the chosen candidate {CHOSEN} is not stored in {root / 'recipe'}")
     timing = json.loads((root / "recipe-grid" / "step-seconds.json").read_text())
     replicas, book = stored_runs(root / "transfer" / "cpu"), stored_runs(root / "cpu-v1")
-    transfer = next(((r, s) for r in replicas for s in book if s["config"] == r["config"]),
-                    None)
+    transfer = next(((r, s) for r in replicas for s in book if s["config"] == r["config"]), None)
     levels = {RECIPE_SET: legacy_reference_levels(named["recipe"][CHOSEN]["config"])}
     if transfer:
         levels[CPU_V1_SET] = legacy_reference_levels(transfer[1]["config"])
@@ -87,52 +316,41 @@ def load(root: Path | None = None, profile_config=None) -> Search:
                     timing["step_seconds"],
                     diverged_runs(sorted((root / "recipe-grid" / "cuda").glob("session-*.log"))),
                     transfer, levels)
-    search.values["grid_threads"] = timing["threads"]
-    search.values["v1_book_runs"] = len(book)
-    describe(search, profile_config or cpu.pretraining_config())
-    # numpy scalars as Python numbers: glue formats those ("{glue:text}`key:.1f`")
-    search.values = {k: v.item() if isinstance(v, np.generic) else v
-                     for k, v in search.values.items()}
-    return search
-
-
-def describe(search: Search, profile_config) -> None:
-    """Fill ``search.tables`` and ``search.values`` (the chapter's glued values)."""
-    search.values.update(level_values(search.levels))
-    table = candidate_table(search.candidates)
+    profile_config = profile_config or cpu.pretraining_config()
+    search.values.update(grid_threads=timing["threads"], v1_book_runs=len(book),
+                         **level_values(levels))
+    table, vocabulary = candidate_table(search.candidates), profile_config.model.vocab_size
     search.tables["candidates"] = rounded(table)
-    vocabulary = profile_config.model.vocab_size
     search.values.update(candidate_values(search.candidates, table, vocabulary))
     search.tables["long runs"] = long_runs(search.candidates)
     search.tables["vocabulary"], vocab = vocabulary_comparison(search.candidates, table,
                                                                vocabulary)
     search.values.update(vocab)
-    grid = [n for n in planned_grid() if n in search.device]
-    search.grid = grid_table(grid_frame({n: search.device[n] for n in grid},
-                                        search.step_seconds))
+    search.grid = grid_table(grid_frame({n: search.device[n] for n in planned_grid()
+                                         if n in search.device}, search.step_seconds))
     search.tables["grid"] = search.grid.rename(columns={
         "read": "seeds that read context", "minute": "reads context at minute (mean)",
         "latest": "latest seed's minute", "loss": "final loss at [MASK] (mean)"}).round(3)
     search.values.update(grid_values(search, search.grid, profile_config))
     search.tables["again here"] = again_here(search)
     search.values.update(transfer_values(search))
+    # numpy scalars as Python numbers: glue formats those ("{glue:text}`key:.1f`")
+    search.values = {k: v.item() if isinstance(v, np.generic) else v
+                     for k, v in search.values.items()}
+    return search
 
 
 def level_values(levels: dict) -> dict:
-    """The levels of the search's set, the claims' common set and the cpu-v1 runs' set,
-    in percent and nats."""
+    """The levels of the three held-out sets, in percent and nats."""
     recipe, common = levels[RECIPE_SET], levels[COMMON_SET]
+    r = recipe["rungs"]
     out = {"plateau_accuracy": 100 * recipe["plateau"],
            "top_piece_share": 100 * recipe["top_share"],
-           "unigram_accuracy": 100 * recipe["unigram"],
-           "unigram_exit": 150 * recipe["unigram"],
-           "rung_bigram": 100 * recipe["rungs"]["bigram_at_mask"],
-           "rung_left_visible": 100 * recipe["rungs"]["left_visible"],
-           "rung_unigram_loss": recipe["rungs"]["unigram_loss_at_mask"],
-           "rung_bigram_loss": recipe["rungs"]["bigram_loss_at_mask"],
-           "rung_loss_se": recipe["rungs"]["unigram_loss_se"],
-           "reads_context_loss": recipe["reads_context"],
-           "recipe_sequences": recipe["sequences"],
+           "unigram_accuracy": 100 * recipe["unigram"], "unigram_exit": 150 * recipe["unigram"],
+           "rung_bigram": 100 * r["bigram_at_mask"], "rung_left_visible": 100 * r["left_visible"],
+           "rung_unigram_loss": r["unigram_loss_at_mask"],
+           "rung_bigram_loss": r["bigram_loss_at_mask"], "rung_loss_se": r["unigram_loss_se"],
+           "reads_context_loss": recipe["reads_context"], "recipe_sequences": recipe["sequences"],
            "common_plateau_accuracy": 100 * common["plateau"],
            "common_rung_unigram_loss": common["rungs"]["unigram_loss_at_mask"],
            "common_rung_bigram_loss": common["rungs"]["bigram_loss_at_mask"],
@@ -146,11 +364,9 @@ def level_values(levels: dict) -> dict:
 
 def candidate_values(runs: dict, table: pd.DataFrame, vocabulary: int) -> dict:
     """The candidates' results (``vocabulary``: the profiles'): which leaves the plateau
-    first and by how much against the sampling noise of its accuracy, the optimizer of
-    the pair one knob apart, the best run, the longest schedule and the earliest run to
-    read context."""
-    config = runs[CHOSEN]["config"]
-    m = config["model"]
+    first and by how much against its accuracy's noise, the optimizer pick, the best run
+    and the earliest run to read context."""
+    config, m = runs[CHOSEN]["config"], runs[CHOSEN]["config"]["model"]
     out = {"search_size": (f"H = {m['hidden_size']}, {m['num_hidden_layers']} shared "
                            f"layers, E = {m['embedding_size']}, batch "
                            f"{config['batch_size']} x {config['max_seq_length']}"),
@@ -167,11 +383,11 @@ def candidate_values(runs: dict, table: pd.DataFrame, vocabulary: int) -> dict:
                plateau_noise=100 * noise, plateau_targets=own["all_targets"],
                plateau_first_vocabulary=runs[first]["config"]["model"]["vocab_size"])
     fastest = table["left unigram level at s"].idxmin()
-    out["unigram_fastest"] = fastest
-    out["unigram_fastest_s"] = round(float(table.loc[fastest, "left unigram level at s"]))
+    out.update(unigram_fastest=fastest, unigram_fastest_s=round(float(
+        table.loc[fastest, "left unigram level at s"])))
     a, b = OPTIMIZER_PAIR
-    out["optimizer_choice"] = ("AdamW" if table.loc[a, "final MLM acc %"]
-                               > table.loc[b, "final MLM acc %"] else "LAMB")
+    acc = table["final MLM acc %"]
+    out["optimizer_choice"] = "AdamW" if acc[a] > acc[b] else "LAMB"
     same = table[table["vocabulary"] == vocabulary]
     best = same["final MLM acc %"].idxmax()
     metrics = runs[best]["metrics"]
@@ -184,16 +400,15 @@ def candidate_values(runs: dict, table: pd.DataFrame, vocabulary: int) -> dict:
                            ["bigram_at_mask"], "mlm_accuracy_at_mask", below=False)]
     out["bigram_reached"] = ", ".join(reached) or "none"
     readers = table["reads context at s"].dropna()
-    out["earliest_reader"] = readers.idxmin() if len(readers) else "none"
-    out["earliest_reader_minutes"] = readers.min() / 60 if len(readers) else np.nan
-    out["budget_minutes"] = CPU_BUDGET / 60
+    out.update(earliest_reader=readers.idxmin() if len(readers) else "none",
+               earliest_reader_minutes=readers.min() / 60 if len(readers) else np.nan,
+               budget_minutes=CPU_BUDGET / 60)
     return out
 
 
 def long_runs(runs: dict) -> pd.DataFrame:
-    """The candidates that record cross-entropy at [MASK] and train 2,400 steps or more:
-    when each reads context and passes the left-bigram rung (step and minutes), and
-    where it ends."""
+    """The candidates of 2,400 steps or more that record cross-entropy at [MASK]: when
+    each reads context and passes the left-bigram rung, and where it ends."""
     rows = []
     for name, result in runs.items():
         if CE not in result["metrics"] or result["metrics"]["steps"] < 2400:
@@ -213,13 +428,11 @@ def long_runs(runs: dict) -> pd.DataFrame:
 def vocabulary_comparison(runs: dict, table: pd.DataFrame, vocabulary: int):
     """The chosen recipe at two vocabulary sizes, each against its own rungs: a table and
     its values. The rule picks the vocabulary that reads context sooner, else the one
-    that closes more of its unigram-to-bigram gap (``vocabulary_pick``); ``gap_noise``
-    is the standard error of the difference of the two gaps, from the sampling noise of
-    a mean loss over the held-out targets; ``vocabulary_kept`` the profiles' size."""
+    that closes more of its unigram-to-bigram gap; ``gap_noise`` is the standard error
+    of the difference of the two gaps; ``vocabulary_kept`` the profiles' size."""
     rows = []
     for name in VOCABULARY_PAIR:
-        own, m = legacy_reference_levels(runs[name]["config"]), runs[name]["metrics"]
-        r = own["rungs"]
+        r, m = legacy_reference_levels(runs[name]["config"])["rungs"], runs[name]["metrics"]
         gap = r["unigram_loss_at_mask"] - r["bigram_loss_at_mask"]
         rows.append({"vocabulary": runs[name]["config"]["model"]["vocab_size"],
                      "candidate": name, "steps": m["steps"],
@@ -233,10 +446,8 @@ def vocabulary_comparison(runs: dict, table: pd.DataFrame, vocabulary: int):
     frame = pd.DataFrame(rows).set_index("vocabulary")
     large, small = frame.index.max(), frame.index.min()
     read, gaps = frame["reads context at s"], frame["gap closed %"]
-    if read.notna().any() and read.nunique(dropna=False) > 1:
-        pick = read.idxmin() if read.notna().all() else read.dropna().index[0]
-    else:
-        pick = gaps.idxmax()
+    pick = ((read.idxmin() if read.notna().all() else read.dropna().index[0])
+            if read.notna().any() and read.nunique(dropna=False) > 1 else gaps.idxmax())
     values = {"vocabulary_small": int(small), "vocabulary_large": int(large),
               "gap_small": gaps[small], "gap_large": gaps[large],
               "gap_difference": abs(gaps[small] - gaps[large]),
@@ -248,13 +459,10 @@ def vocabulary_comparison(runs: dict, table: pd.DataFrame, vocabulary: int):
 
 
 def grid_values(search: Search, table: pd.DataFrame, profile_config) -> dict:
-    """The grid's results: how many candidates read context within the budget, the
-    fastest and the fastest with the profile's depth, how many candidates at the
-    candidates' width and depth read, the diverged and missing runs, and what the
-    profile trains."""
-    c = profile_config
+    """The grid's results: who reads context within the budget, the fastest overall and at
+    the profile's depth, the diverged and missing runs, and what the profile trains."""
+    c, width = profile_config, int(SEARCH_SHAPE.split("-")[0][1:])
     layers = c.model.num_hidden_layers
-    width = int(SEARCH_SHAPE.split("-")[0][1:])
     readers = table[table["reads within budget"]]
     deep = readers[readers["layers"] == layers]
     d = deep.loc[deep["minute"].idxmin()]
@@ -279,23 +487,17 @@ def grid_values(search: Search, table: pd.DataFrame, profile_config) -> dict:
 
 
 def trains_candidate(profile_config, candidate_config: dict) -> bool:
-    """Whether a profile's PretrainConfig trains a stored v1 run's recipe: equal on every
-    one of TRAINING_FIELDS (the model's fields compared where both schemas have them)."""
-    mine = profile_config.to_dict()
-    for name in TRAINING_FIELDS:
-        if name == "model":
-            shared = set(mine["model"]) & set(candidate_config["model"])
-            if any(mine["model"][k] != candidate_config["model"][k] for k in shared):
-                return False
-        elif mine[name] != candidate_config[name]:
-            return False
-    return True
+    """Whether a profile's PretrainConfig trains a stored v1 run's recipe: equal on
+    TRAINING_FIELDS (the model's fields where both schemas have them)."""
+    mine, theirs = profile_config.to_dict(), candidate_config
+    shared = set(mine["model"]) & set(theirs["model"])
+    return (all(mine["model"][k] == theirs["model"][k] for k in shared)
+            and all(mine[name] == theirs[name] for name in TRAINING_FIELDS if name != "model"))
 
 
 def again_here(search: Search) -> pd.DataFrame:
-    """The grid runs trained again on this CPU: when each reads context here (minute,
-    step) against the minute estimated from its GPU run, its final loss, and its whole
-    schedule's time against the measured step time."""
+    """The grid runs trained again on this CPU: when each reads context here against the
+    estimate from its GPU run, its final loss, and its time against the step time."""
     rows = []
     for name, here in search.confirmations.items():
         if name not in search.device:
@@ -303,13 +505,13 @@ def again_here(search: Search) -> pd.DataFrame:
         config, m = here["config"], here["metrics"]
         seconds = search.step_seconds[shape_of(config)]
         level = legacy_reference_levels(config)["reads_context"]
-        hit, there = crossing(here["curve"], level), crossing(search.device[name]["curve"],
-                                                              level)
+        hit = crossing(here["curve"], level)
+        there = crossing(search.device[name]["curve"], level)
         rows.append({"candidate": name,
                      "reads context here at minute": round(hit["seconds"] / 60, 1) if hit
                      else None, "at step": hit["step"] if hit else None,
-                     "estimated minute from the GPU run": round(there["step"] * seconds / 60, 1)
-                     if there else None,
+                     "estimated minute from the GPU run":
+                     round(there["step"] * seconds / 60, 1) if there else None,
                      "final loss at [MASK]": round(m[CE], 3),
                      "schedule minutes": round(m["train_seconds"] / 60, 1),
                      "x measured step time": round(m["train_seconds"]
@@ -317,13 +519,9 @@ def again_here(search: Search) -> pd.DataFrame:
     return pd.DataFrame(rows).set_index("candidate").astype(object)
 
 
-def _machine(result: dict) -> str:
-    return result["provenance"]["machine"].get("gpu") or "this CPU"
-
-
 def transfer_values(search: Search) -> dict:
     """The checks between machines: the chosen candidate on this CPU and on the GPU, and
-    engine v1's cpu base run (seed 0) again on this CPU against its stored run."""
+    engine v1's cpu base run again on this CPU against its stored run."""
     here, there = search.candidates[CHOSEN], search.device[CHOSEN]
     out = {"chosen_here": here["metrics"][CE], "chosen_there": there["metrics"][CE],
            "chosen_gap": curve_difference(here["curve"], there["curve"]),
@@ -334,8 +532,8 @@ def transfer_values(search: Search) -> dict:
     curve_set = legacy_reference_levels({**replica["config"],
                                          "eval_examples": replica["curve"][0]["examples"]})
     hit = crossing(replica["curve"], curve_set["reads_context"])
-    out.update(v1_machine=_machine(stored), v1_here=replica["metrics"][CE],
-               v1_there=stored["metrics"][CE],
+    out.update(v1_machine=stored["provenance"]["machine"].get("gpu") or "this CPU",
+               v1_here=replica["metrics"][CE], v1_there=stored["metrics"][CE],
                v1_gap=curve_difference(replica["curve"], stored["curve"]),
                v1_reads_minutes=hit["seconds"] / 60 if hit else np.nan,
                v1_wall_minutes=replica["wall_seconds"] / 60,
@@ -344,17 +542,12 @@ def transfer_values(search: Search) -> dict:
     return out
 
 
-# -- figures ----------------------------------------------------------------------------------
-
 def plot_candidates(search: Search):
-    """Three panels: MLM accuracy against training seconds (dashed: the context-free
-    accuracy), accuracy at [MASK] against steps and cross-entropy at [MASK] against
-    seconds (dashed: unigram rung, dotted: left-bigram rung, band: two standard errors),
-    the last two for the candidates with the chosen one's vocabulary; one color a candidate."""
+    """MLM accuracy against seconds, accuracy at [MASK] against steps and cross-entropy at
+    [MASK] against seconds (the last two at the chosen vocabulary), with the levels."""
     import matplotlib.pyplot as plt
     levels = search.levels[RECIPE_SET]
     r = levels["rungs"]
-    # one panel a row: side by side, at the text column's width, they were unreadable
     fig, axes = plt.subplots(3, 1, figsize=(6.6, 11))
     vocabulary = search.candidates[CHOSEN]["config"]["model"]["vocab_size"]
     for k, (name, result) in enumerate(search.candidates.items()):
@@ -384,20 +577,18 @@ def plot_candidates(search: Search):
 
 
 def plot_grid(search: Search):
-    """The grid runs of seed 0 at the candidates' sequence length, their cross-entropy at
-    [MASK] against the minute of this CPU each step corresponds to; gray, the candidates
-    that do not read context within the budget; dashed, the reads-context threshold."""
+    """The grid runs of seed 0 at the candidates' length: cross-entropy at [MASK] against
+    this CPU's minutes, gray where a candidate does not read context within the budget."""
     import matplotlib.pyplot as plt
     table, threshold = search.grid, search.levels[RECIPE_SET]["reads_context"]
     length = int(SEARCH_SHAPE.split("-T")[1])
     fig, ax = plt.subplots(figsize=(7, 4))
-    for name in planned_grid():
-        result = search.device.get(name)
-        if result is None or result["config"]["seed"] or \
-                result["config"]["max_seq_length"] != length:
+    for name in [n for n in planned_grid() if n in search.device]:
+        config = search.device[name]["config"]
+        if config["seed"] or config["max_seq_length"] != length:
             continue
-        curve = pd.DataFrame(result["curve"])
-        minutes = curve["step"] * search.step_seconds[shape_of(result["config"])] / 60
+        curve = pd.DataFrame(search.device[name]["curve"])
+        minutes = curve["step"] * search.step_seconds[shape_of(config)] / 60
         if table.loc[family(name), "reads within budget"]:
             ax.plot(minutes, curve[CE], marker=".", label=family(name))
         else:

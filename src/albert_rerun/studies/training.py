@@ -1,35 +1,34 @@
-"""Training and evaluating a list of runs into the store: the jobs the worker pool
-pickles (``pretrain_job``, ``eval_job``), the stage runners every study's command shares
-(``_train``, ``_evaluate``, ``_report``), the held-out scores a search picks by and where
-its picks are stored (``choices_path``). Below the driver and the studies it drives
-(``gpu_search``, ``confirm``, ``long_pilot``), so that each imports them from here.
-Training takes a results folder (a profile's ``results``, or a study's store); what
-also needs the profile's evaluation takes the profile resolved
-(``profiles.ResolvedProfile``).
+"""Training and evaluating runs into a store: the jobs the worker pool pickles, the stage
+runners every study's command shares (``_train``, ``_evaluate``, ``_report``), the
+held-out scores a search picks by, and a stretch's command-line options.
 """
 from __future__ import annotations
 
 import os
-import time
 from pathlib import Path
 
 from ..engine.config import PretrainConfig
 from ..engine.runner import rank_and_world, run_many, shard, worker_threads
-from ..engine.store import config_hash, read_json, stored_eval, stored_pretrain
+from ..engine.store import (atomic_write_json, config_hash, read_json, stored_eval,
+                            stored_pretrain)
 from ..profiles import ResolvedProfile
 from . import conditions as C
 
-
 CONTROL_SEEDS = 3  # random-initialization controls per architecture (seeds 0, 1, 2)
+# With --fill, the least budget left for which an idle worker still starts a run that
+# cannot end in it: a few hundred steps and a checkpoint, not a start-up and a stop.
+FILL_START_SECONDS = 300.0
+# What a finished run's log line shows; a blinded store (judged once all runs are
+# stored) shows its runs' costs only, never a result.
+SHOWN = ("steps", "train_seconds", "tokens_per_second", "mlm_loss_at_mask",
+         "curve_mlm_loss_at_mask", "sentiment_accuracy")
+BLINDED = ("steps", "train_seconds", "tokens_per_second")
 
-
-# -- job functions (importable: the spawn pool pickles them by name) --------------------
 
 def pretrain_job(config_dict: dict, store: Path, device: str, compile: bool,
                  fresh: bool, stop_at: float | None = None) -> dict:
-    """One run, trained or resumed into ``store`` (its metrics and last curve point's
-    cross-entropy at [MASK]); at ``stop_at`` it stops with a checkpoint and reports the
-    step reached."""
+    """One run, trained or resumed into ``store``: its metrics; at ``stop_at`` it stops
+    with a checkpoint and reports the step reached."""
     from ..engine.pretrain import StoppedAtDeadline, run
     try:
         result = run(PretrainConfig.from_dict(config_dict), store, device,
@@ -52,7 +51,7 @@ def eval_job(pretrain_hash: str, profile: ResolvedProfile, device: str, fresh: b
 def evaluate_hash(store, pretrain_hash: str, config, device: str,
                   fresh: bool = False) -> dict:
     """The evaluation ``config`` of the stored run ``pretrain_hash`` in ``store`` (computed
-    if missing, at the worker's threads): its hash and its numeric metrics."""
+    if missing): its hash and its numeric metrics."""
     import torch
 
     from ..engine.evaluate import evaluate_stored
@@ -66,10 +65,14 @@ def evaluate_hash(store, pretrain_hash: str, config, device: str,
                                                if isinstance(v, float)}}
 
 
-# -- what a profile trains --------------------------------------------------------------
-
 def choices_path(profile: ResolvedProfile, name: str):
     return profile.choices / f"{name}.json"
+
+
+def store_choice(path, record: dict) -> None:
+    """Write a pick to ``choices/`` once, from rank 0."""
+    if rank_and_world()[0] == 0:
+        atomic_write_json(path, record)
 
 
 def _sync_ranks() -> None:
@@ -79,9 +82,8 @@ def _sync_ranks() -> None:
 
 
 def remaining_seconds(config: PretrainConfig, store: Path, device: str) -> float:
-    """Predicted training seconds left of one run in ``store`` (from its checkpoint's
-    step, if any) at the stored FLOP rate of this device kind (one worker's, on a CPU); 0
-    where none is stored."""
+    """Predicted training seconds left of one run in ``store`` at the stored FLOP rate
+    (0 where none is stored)."""
     from ..engine.bench import stored_flop_rate
     from ..engine.pretrain import checkpoint_step, resolve_device
     kind = "cuda" if resolve_device(device).type == "cuda" else "cpu"
@@ -103,21 +105,14 @@ def steps_reached(config: PretrainConfig, store: Path) -> int:
     return checkpoint_step(store / "checkpoints" / config_hash(config.to_dict()))
 
 
-# With --fill, the least budget left for which an idle worker still starts a run that
-# cannot end in it: a few hundred steps and a checkpoint, not a start-up and a stop.
-FILL_START_SECONDS = 300.0
-
-
 def _train(configs: list, store: Path, device: str, workers: int, compile: bool,
            fresh: bool, seconds: float, label: str, finish_by: float | None = None,
            fill: bool = False, blinded: bool = False, failed=None) -> int:
-    """Train the missing ``configs`` into ``store`` (a results folder); with ``finish_by``
-    (a ``time.time()``), start only the runs predicted to end before it and stop the
-    running ones there (checkpointed).
-    ``fill``: a worker with nothing that fits starts the next run anyway while at least
-    ``FILL_START_SECONDS`` are left, to stop it at the deadline with a checkpoint that
-    the next stretch resumes (the order is kept: a run that fits is never passed over).
-    ``blinded``: the log shows each run's costs, not its results (``_report``);
+    """Train the missing ``configs`` into ``store``; with ``finish_by`` (a ``time.time()``)
+    start only the runs predicted to end before it and stop the running ones there,
+    checkpointed. ``fill``: a worker with nothing that fits starts the next run anyway
+    while ``FILL_START_SECONDS`` are left, to leave a checkpoint for the next stretch
+    (the order is kept). ``blinded``: the log shows costs, not results;
     ``failed(key, text)`` is told of each run that failed."""
     rank, world = rank_and_world()
     missing = [c for c in configs if fresh or stored_pretrain(store, c) is None]
@@ -152,13 +147,6 @@ def _evaluate(hashes: list, profile: ResolvedProfile, device: str, workers: int,
     return done
 
 
-# The figures a finished run's log line shows; a blinded store (the confirmatory runs,
-# judged once when all are stored) shows its runs' costs only, never a result.
-SHOWN = ("steps", "train_seconds", "tokens_per_second", "mlm_loss_at_mask",
-         "curve_mlm_loss_at_mask", "sentiment_accuracy")
-BLINDED = ("steps", "train_seconds", "tokens_per_second")
-
-
 def _report(outcomes, label: str, blinded: bool = False, failed=None) -> int:
     done = 0
     for key, outcome in outcomes:
@@ -180,8 +168,6 @@ def _report(outcomes, label: str, blinded: bool = False, failed=None) -> int:
             done += 1
     return done
 
-
-# -- the two choices made before the comparisons ----------------------------------------
 
 def held_out_scores(profile: ResolvedProfile, configs: dict, device: str = "auto"):
     """{key: held-out cross-entropy at [MASK]} of the stored runs of ``configs`` ({key:
@@ -209,12 +195,18 @@ def held_out_scores(profile: ResolvedProfile, configs: dict, device: str = "auto
 
 
 def add_stretch_arguments(parser) -> None:
-    """A stretch's options (``--hours``, ``--fill``, ``--workers``, ``--device``), shared
-    by the studies' ``train`` commands; ``check_stretch_arguments`` validates them."""
+    """A stretch's options, shared by the driver and the studies' ``train`` commands."""
     from ..cli import positive_int
-    parser.add_argument("--hours", type=float, default=None)
-    parser.add_argument("--fill", action="store_true")
-    parser.add_argument("--workers", type=positive_int, default=None)
+    parser.add_argument("--hours", type=float, default=None,
+                        help="a wall-clock budget for pretraining: start no run predicted "
+                        "to end after it, stop the running ones at its end with a "
+                        "checkpoint (the same command resumes them)")
+    parser.add_argument("--fill", action="store_true",
+                        help="with --hours: a worker that no run fits starts the next one "
+                        "anyway while 5 minutes are left, and stops it at the deadline "
+                        "with a checkpoint for the next stretch")
+    parser.add_argument("--workers", type=positive_int, default=None,
+                        help="parallel training processes (default: 2 on a CPU, 1 on a GPU)")
     parser.add_argument("--device", default="auto", choices=("auto", "cpu", "cuda"))
 
 
@@ -222,7 +214,7 @@ def check_stretch_arguments(parser, args) -> None:
     if args.hours is not None and not args.hours > 0:
         parser.error(f"--hours must be a positive number of hours, got {args.hours}")
     if args.fill and args.hours is None:
-        parser.error("--fill needs --hours")
+        parser.error("--fill needs --hours: it fills a budget's idle workers")
 
 
 def run_stretch(parser, args, train) -> int:
