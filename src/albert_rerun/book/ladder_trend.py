@@ -1,12 +1,6 @@
-"""Each primary decision against compute, as the chapters draw it: the compute ladder's
-budgets (book/ladder.md) for a chapter's figure (``figure``), its values (``gather``:
-one ``Trend`` a decision) and the few words a chapter glues (``plain_words``,
-``plain_label``, ``tag``); the chapters' sentences are theirs.
-
-Until every run of the 1x and 16x budgets is stored, ``ladder.trend_family`` computes
-nothing (the stopping rule), so a figure shows the 4x budget and the committed forecast
-for 16x only; once the store is complete, the three budgets and their reading.
-"""
+"""Each primary decision against compute as the chapters draw it: ``gather`` (one ``Trend``
+a decision), ``figure``, and the short phrases a chapter glues. Before every 1x and 16x run
+is stored a figure shows the 4x budget and the 16x forecast only."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -42,14 +36,9 @@ NO_CHANGE_WORDS = "no change shown over either step or overall"
 
 
 def plain_words(key: str, unit: str, r) -> str:
-    """'as training grows, the all-shared model does worse relative to the not-shared
-    one': which arm gains, from the sign of the slope (registered sign, A minus B) of a
-    ``trend_family`` row ``r``, whatever side of zero the difference is on; and over
-    which steps, from each step's own slope interval, since a slope leans more than half
-    on the 1x-to-4x step (section 3; amendment 10): 'as training grows' only where
-    both steps show it. Where Holm's adjusted p is 0.05 or more and neither step's
-    interval excludes 0, no change is shown at all (``NO_CHANGE_WORDS``); the whole
-    slope's words are said only where Holm's test shows it."""
+    """Which arm gains as training grows, over which steps (each step's own interval), from
+    a ``trend_family`` row; ``NO_CHANGE_WORDS`` where neither Holm's test nor a step shows a
+    change."""
     first, second = ARMS_IN_WORDS[key]
     p = r.get("p holm")
     if p is not None and np.isfinite(p) and p >= HOLM_ALPHA and not (
@@ -127,15 +116,10 @@ PAPER_WORDS = {"confirm/asymmetry": "up means FFN sharing costs more than attent
 
 def gather(store=None, confirm_store=None, chapter_signs: bool = True,
            tables: dict | None = None, paper_signs: bool = False) -> dict:
-    """{decision key: Trend} of the ladder's five decisions, from the stored runs: the 4x
-    budget (the confirmatory store's, where all its runs are stored) and the forecast
-    always; the analysis only once it is stored (the stopping rule), else None.
-    ``store``, ``confirm_store``: the ladder's and the confirmatory results folders
-    (default: this checkout's, or $ALBERT_RERUN_RESULTS's). ``chapter_signs``: each
-    decision in its chapter's sign (False: the registration's). ``tables``:
-    ``ladder.result_tables``' tables, when the caller has them. ``paper_signs``: each
-    decision with the paper's direction positive (``PAPER_WORDS``), whatever
-    ``chapter_signs``."""
+    """{decision key: Trend} of the ladder's five decisions: the 4x budget and the forecast
+    always, the analysis once stored. ``chapter_signs``: each in its chapter's sign;
+    ``paper_signs``: positive the paper's direction; ``tables``: ``ladder.result_tables``'
+    if at hand."""
     from ..engine.store import read_json, results_dir
     from ..stats.inference import mean_interval
     from ..studies import confirm_analysis, ladder
@@ -205,9 +189,8 @@ def no_slope(r) -> str:
 
 
 def planned_power(store=None) -> dict:
-    """{decision key: (power, power if the 16x SD is twice the 4x, slope (a))}: section
-    6's planned power for slope (a) with the planned 16x seeds, from the committed
-    design (amendment 7); {} where no design is stored."""
+    """{decision key: (power, power with a 16x SD twice the 4x, slope (a))} from the
+    committed design; {} where none is stored."""
     from ..studies import ladder as L
     design = L.stored_design(store) or {}
     n = len(L.SEEDS["16x"])
@@ -223,10 +206,7 @@ def percent(share: float) -> str:
 
 
 def tag(key: str) -> str:
-    """A decision's short name, from its registered key: 'confirm/sharing-cost' ->
-    'sharing cost'. The ladder page's lists and tables and each figure panel's title
-    name a decision by it (the full names hold commas, which would not parse in a
-    list)."""
+    """A decision's short name from its key: 'confirm/sharing-cost' -> 'sharing cost'."""
     return key.split("/")[-1].replace("-", " ").replace("sop", "SOP")
 
 
@@ -237,9 +217,8 @@ PLAIN = {"moves toward the paper's sign": "moves toward the paper",
 
 
 def plain_label(r) -> str:
-    """'moves toward the paper': a ``trend_family`` row's reading in plain words, with
-    why where it could seem to disagree with its unadjusted interval ('no trend shown
-    after Holm's adjustment' where that interval excludes 0)."""
+    """A ``trend_family`` row's reading in plain words, 'after Holm's adjustment' where its
+    unadjusted interval excludes 0."""
     label = PLAIN.get(r["reading"], r["reading"])
     if not no_slope(r) and excluded_before_holm_only(r):
         label += " after Holm's adjustment"
@@ -252,10 +231,8 @@ def claim_trends(trends: dict, claim: str) -> list:
 
 
 def figure(trends: list):
-    """The decisions of one chapter against compute, one panel a row: each rung's mean
-    paired difference with its 95% interval (the 4x rung always; 1x and 16x once the
-    ladder is complete, with the fitted line), the forecast for 16x with its 95%
-    prediction interval, zero, and the paper's side shaded. Returns the figure."""
+    """The decisions of one chapter against compute, one panel each: each budget's mean and
+    95% interval, the fitted line, the 16x forecast, zero and the paper's side shaded."""
     import matplotlib.pyplot as plt
 
     from ..studies.ladder import RUNGS, X

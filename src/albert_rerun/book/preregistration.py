@@ -1,17 +1,8 @@
 """The generated parts of the pre-registration page (book/preregistration.md), each filled
-from its template in ``book/templates/prereg-*.md`` (``budgets.fill``): the first screen's
-table of the registration and its amendments (``table``), the registration record, the
-results (the judged families once every confirmatory run is stored, the counts before),
-the pilot's table that the design was sized on, the amendments' summary, and their frozen
-tables. The registered text itself is never generated. The numbers are the study's
-(``studies.confirm_analysis``, ``studies.confirm``): this module rounds and places them.
-
-The table's rows come from the page (each amendment's heading and its own "Runs stored
-when it was written" line), the git history (the commit that first added it, ``git log
--S``, and the runs committed then, ``runs_at``) and
-``data/preregistration-amendment-index.json`` (what it changed). In a shallow clone the
-history is missing, and the commit column says so.
-"""
+from ``book/templates/prereg-*.md``: the table of the registration and its amendments, the
+record, the results (or the counts before), the pilot's table and the amendments' summary.
+The registered text itself is never generated; the numbers are
+``studies.confirm_analysis``'s."""
 from __future__ import annotations
 
 import json
@@ -98,9 +89,8 @@ def runs_at(root: Path, commit: str, hashes: set) -> int:
 
 
 def rows(root: Path) -> list:
-    """The table's rows, the registration first. In a shallow clone "commit", "runs" of
-    the registration and "committed runs" are None: the history that gives them is
-    missing."""
+    """The table's rows, the registration first, from the page, the git history and the
+    amendment index (commits and runs None in a shallow clone)."""
     page = (root / PAGE).read_text()
     index = json.loads((root / INDEX).read_text())
     record = json.loads((root / A.RECORD).read_text())
@@ -129,10 +119,8 @@ def anchor(row: dict) -> str:
 
 
 def table(root: Path, anchor=anchor) -> str:
-    """The first-screen table in markdown: one row for the registration and one per
-    amendment, with four flag columns (``FLAGS``: the registration "set"s its rules, an
-    amendment changed one, "yes", or not); ``anchor(row)`` (a label, or "") links a
-    row's name."""
+    """The first-screen table in markdown: the registration and each amendment, with its
+    ``FLAGS`` columns; ``anchor(row)`` links a row's name."""
     lines = ["| | written (UTC) | commit | runs stored (of 99) | what it changed | "
              + " | ".join(f"changed a {f}?" for f in FLAGS) + " |",
              "|---|---|---|---|---|" + "---|" * len(FLAGS)]
@@ -167,9 +155,7 @@ def curve_sizes() -> dict:
 
 
 def results_values(store=None) -> dict:
-    """The keys of ``prereg-results.md``: the judged families (``confirm.results_table``,
-    the pilot beside them), what amendment 1 reports beside the primary verdicts, the
-    equal-time measurement and the training's cost, from the confirmatory runs read once."""
+    """The keys of ``prereg-results.md``, from the confirmatory runs read once."""
     from ..stats.inference import mean_interval
     frame, rungs = A.confirmatory_frame(store=store), A.rungs()
     judged, pilot = A.both_families(frame, rungs), A.both_families(A.pilot_frame(), rungs)
@@ -221,9 +207,8 @@ def results_values(store=None) -> dict:
 
 
 def results_text(generated: Path, store=None) -> str:
-    """The page's results: once every confirmatory run is stored, the judged families
-    (``prereg-results.md``) with their curves drawn into ``generated``; before, the
-    counts alone (``prereg-progress.md``), and no figure: no interim estimate."""
+    """The page's results once every confirmatory run is stored (with the curves drawn into
+    ``generated``); the counts alone before."""
     if A.complete(store):
         values = results_values(store)
         write_figure(K.curves_figure(A.confirmatory_frame(store=store), A.rungs()),
@@ -249,9 +234,8 @@ def _number(value: float, unit: str) -> str:
 
 
 def pilot_values(frame: pd.DataFrame) -> dict:
-    """The keys of ``prereg-pilot.md``: the pilot's per-seed paired differences and the
-    power they give (``confirm.power_plan``); a decision whose two arms read at chance
-    (``confirm.chance_arms``) has a note instead of a reading (amendment 11)."""
+    """The keys of ``prereg-pilot.md``: the pilot's paired differences and the power they
+    give; a decision whose arms read at chance gets a note."""
     n = len(A.CONFIRM_SEEDS)
     plan, secondary = K.power_plan(frame), K.power_plan(frame, A.SECONDARY)
     rows, notes = [], []
@@ -361,10 +345,8 @@ def write_figure(figure, path: Path) -> None:
 
 
 def write_preregistration_parts(root: Path) -> list:
-    """book/_generated/preregistration-{amendments,record,progress,pilot,since,
-    equivalence,reach,lenient}.md. The first screen's table and the frozen parts come
-    from the repository (``root`` may be a copy of the book's sources only, without its
-    history)."""
+    """book/_generated/preregistration-*.md; the table and the frozen parts come from the
+    repository (``root`` may lack its history)."""
     from ..paths import repo_root
     check_summary(root / PAGE)
     generated = root / "book" / "_generated"

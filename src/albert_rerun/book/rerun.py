@@ -1,17 +1,7 @@
-"""How a reader reruns a chapter, on every chapter page.
-
-- ``rerun_box``: the "Rerun this chapter" box that the book build puts at the end of
-  each chapter (``add_rerun_box``): the papermill command at every profile,
-  with the number of the chapter's pretraining runs, how many are stored, and their
-  predicted training time from the stored throughput on a CPU and on one GPU.
-- ``repository_config``: the Jupyter Book configuration with a repository (GitHub's
-  ``owner/name``, which the Pages workflow passes in): the repository button and the
-  launch buttons for Colab and Binder. A build without one shows neither.
-- A Sphinx extension (``_config.yml``: ``sphinx.extra_extensions``) that points each
-  chapter's launch buttons at its notebook in the repository (``notebooks/<name>.ipynb``:
-  the page is rendered from a copy executed at the book's profile, which the repository
-  does not hold) and adds the chapter's ``.md`` source to the page's download button.
-"""
+"""How a reader reruns a chapter: the "Rerun this chapter" box at the end of each chapter
+(``add_rerun_box``), the configuration with a repository's buttons (``repository_config``),
+and a Sphinx extension that points a chapter's launch buttons at its notebook and offers its
+``.md`` source."""
 from __future__ import annotations
 
 import functools
@@ -47,16 +37,14 @@ KERNEL = "python3"  # the Jupyter kernel papermill runs the chapters in (book.bu
 # -- the box ----------------------------------------------------------------------------
 
 def papermill_command(stem: str, profile: str) -> str:
-    """The command that runs chapter ``stem`` at ``profile`` from the repository's root
-    (the gpu profile on the GPU, which its notebooks require)."""
+    """The command that runs chapter ``stem`` at ``profile`` from the repository's root."""
     device = " -p device cuda" if profile == "gpu" else ""
     return (f".venv/bin/papermill notebooks/{stem}.ipynb {stem}-{profile}.ipynb "
             f"-k {KERNEL} --cwd notebooks -p profile {profile}{device}")
 
 
 def gpu_name() -> str:
-    """The GPU of the stored measurement that times the GPU predictions
-    (``engine.bench.stored_gpu_bench``), as its record names it."""
+    """The GPU of the stored measurement that times the GPU predictions."""
     import json
 
     from ..engine.bench import stored_gpu_bench
@@ -75,8 +63,7 @@ def duration(seconds: float) -> str:
 
 @functools.lru_cache(maxsize=None)
 def planned(profile: ResolvedProfile, claims: tuple) -> tuple:
-    """(trained runs, zero-step controls) that ``claims`` pretrain at ``profile``, in the
-    driver's plan (``studies.driver.planned_pretraining``)."""
+    """(trained runs, zero-step controls) that ``claims`` pretrain at ``profile``."""
     from ..studies.driver import planned_pretraining
     configs = [c for stage in planned_pretraining(profile, names=list(claims)).values()
                for c in stage]
@@ -84,9 +71,8 @@ def planned(profile: ResolvedProfile, claims: tuple) -> tuple:
 
 
 def runs_text(profile: ResolvedProfile, claims) -> str:
-    """'N runs and M zero-step controls, K of them stored in ...; predicted ...'
-    (``profile``: a ``profiles.ResolvedProfile``; the count is of the committed store,
-    data/results/, whatever $ALBERT_RERUN_RESULTS says)."""
+    """The runs ``claims`` train at ``profile``, how many are stored (in data/results/) and
+    their predicted time."""
     from ..studies.driver import predicted_seconds
     from ..engine.store import stored_pretrain
     from ..paths import repo_root
@@ -104,9 +90,7 @@ def runs_text(profile: ResolvedProfile, claims) -> str:
 
 
 def profile_paragraph(stem: str, profile: ResolvedProfile) -> list:
-    """The box's lines for one profile (a ``profiles.ResolvedProfile``): what the
-    chapter trains there, and the command (none where the profile carries none of the
-    chapter's claims)."""
+    """The box's lines for one profile: what the chapter trains there, and the command."""
     from ..studies.conditions import profile_claims
     claims = CHAPTER_CLAIMS[stem]
     carried = profile_claims(profile)
@@ -146,8 +130,7 @@ def rerun_box(stem: str) -> str:
 
 
 def add_rerun_box(notebook_path: Path, stem: str) -> None:
-    """Append the box at the end of the chapter: the chapter opens with its bottom line,
-    and the box is for the reader who wants to rerun it, not for every reader (#26)."""
+    """Append the box at the end of the chapter."""
     import nbformat
     notebook = nbformat.read(notebook_path, as_version=4)
     cell = nbformat.v4.new_markdown_cell(rerun_box(stem))
@@ -159,9 +142,8 @@ def add_rerun_box(notebook_path: Path, stem: str) -> None:
 # -- the repository's buttons -----------------------------------------------------------
 
 def repository_config(root: Path, repository: str, branch: str = "main") -> Path:
-    """``_config.yml`` with the repository ``owner/name`` on GitHub: its button and the
-    launch buttons. Written to ``_build/`` (the build's, not a source) for
-    ``jupyter-book build --config``; relative paths in it stay relative to ``root``."""
+    """``_config.yml`` with the repository's button and launch buttons, written to
+    ``_build/`` for ``jupyter-book build --config``."""
     if not REPOSITORY.fullmatch(repository):
         raise ValueError(f"repository must be GitHub's owner/name, got {repository!r}")
     config = yaml.safe_load((root / "_config.yml").read_text())
@@ -191,8 +173,8 @@ def _group(context: dict, label: str):
 
 
 def chapter_buttons(app, pagename, templatename, context, doctree) -> None:
-    """On a chapter page: the launch buttons open ``notebooks/<name>.ipynb``, and the
-    download button offers ``notebooks/<name>.md`` beside the executed ``.ipynb``."""
+    """On a chapter page: the launch buttons open ``notebooks/<name>.ipynb``; the download
+    button also offers ``notebooks/<name>.md``."""
     from shutil import copyfile
 
     from sphinx.util import logging

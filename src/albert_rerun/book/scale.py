@@ -1,19 +1,7 @@
-"""Where the book's models stand, and what that lets a verdict say about ALBERT
-(book/scale.md): numbers, tables and figures from the stored results; the page's
-sentences live in the page.
-
-- ``scale_numbers``: parameters, tokens and training FLOPs of one base run of a profile
-  and of ALBERT-base, counted the same way;
-- ``standing``: every arm's held-out cross-entropy at [MASK] at each budget (1x, 4x,
-  16x: the compute ladder; 64x: the long pilot's two arms, one seed each) against the
-  three count rungs on the same targets (``count_rungs.levels``);
-- ``downstream_values``: the frozen features against a bag of words;
-- the long pilot (exploratory): where each arm's curve first scores below each count
-  rung, scored on the curve's own sequences (``count_rungs.levels_on``), its sudden
-  drops and the sharing cost along its one schedule;
-- ``values`` (the page's keys, handed on by ``budgets.values``) and
-  ``write_scale_parts`` (its tables and figures), each from the runs read once.
-"""
+"""Where the book's models stand against ALBERT's (book/scale.md): the scale against the
+paper's, every arm at each budget against the count rungs, the frozen features against a bag
+of words, and the long pilot to 64x (exploratory). ``values`` gives the page's keys,
+``write_scale_parts`` its tables and figures."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -95,10 +83,8 @@ def rung_levels() -> dict:
 
 
 def standing(frames: dict | None = None, pilot: pd.DataFrame | None = None) -> pd.DataFrame:
-    """One row per arm, one column per budget: the mean over seeds of the held-out
-    cross-entropy at [MASK] (nats), NaN where an arm did not train that long.
-    ``frames``: ``ladder.rung_frames``' (read here if not given); ``pilot``:
-    ``long_pilot.frame``' (None: no 64x values)."""
+    """One row per arm, one column per budget: the mean held-out cross-entropy at [MASK]
+    (NaN where an arm did not train that long)."""
     from ..studies import confirm_analysis as D
     from ..studies import ladder as L
     from ..studies import long_pilot
@@ -386,9 +372,8 @@ PARTS = ("scale-standing.md", "pilot-crossings.md", "pilot-drops.md", "pilot-cos
 
 
 def write_scale_parts(generated: Path, store=None, frames: dict | None = None) -> list:
-    """The scale page's tables and figures into ``generated`` (``PARTS``,
-    scale-standing.png, pilot.png): empty tables and placeholder figures where the runs
-    are not stored (the tests' smoke book). ``frames``: ``ladder.rung_frames``', if read."""
+    """The scale page's tables and figures into ``generated``: empty tables and placeholders
+    where the runs are not stored."""
     import matplotlib.pyplot as plt
 
     from ..studies import long_pilot

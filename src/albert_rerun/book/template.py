@@ -1,10 +1,5 @@
-"""Markdown templates and placeholders for the generated parts of the book's pages.
-
-``fill`` fills ``book/templates/<name>`` (the sentences live there) with numbers and
-short phrases; ``placeholder`` draws a figure that says its results are not stored, so
-that a page's figure directive finds its image in a results store without the runs
-(the tests' smoke book).
-"""
+"""Markdown templates for the generated parts of the pages (``fill``: the sentences live in
+``book/templates/``) and a placeholder figure where results are not stored."""
 from __future__ import annotations
 
 import re
@@ -16,8 +11,8 @@ NOT_STORED = "(not stored)"  # a key's or a figure's text before its results are
 
 
 def fill(name: str, values: dict, root: Path | None = None) -> str:
-    """The template ``book/templates/<name>`` with each ``{{ key }}`` replaced by its
-    value; a key without a value is an error, so no template sentence goes out unfilled."""
+    """``book/templates/<name>`` with each ``{{ key }}`` replaced; a key without a value is
+    an error."""
     from ..paths import repo_root
     text = ((root or repo_root()) / TEMPLATES / name).read_text()
     missing = sorted(set(KEY.findall(text)) - set(values))
@@ -41,7 +36,6 @@ def placeholder(path: Path) -> Path:
 
 
 def pipe(head: list, rows) -> str:
-    """A markdown pipe table of ``head`` and ``rows`` (each a list of cells), one line a
-    row, its cells as given."""
+    """A markdown pipe table of ``head`` and ``rows``, cells as given."""
     lines = ["| " + " | ".join(map(str, line)) + " |" for line in [head, *rows]]
     return "\n".join([lines[0], "|" + "---|" * len(head)] + lines[1:])
