@@ -15,7 +15,7 @@ from ..studies import ladder as L
 from ..studies.decisions import interval_text, signed
 from . import ladder_trend as T
 from . import scale
-from .template import KEY, NOT_STORED, fill, pipe, placeholder
+from .template import KEY, NOT_STORED, fill, pipe, record_values, write_parts
 
 # the decisions' names in the substitution keys: ladder_sharing_16x, ...
 SHORT = {"confirm/asymmetry": "asymmetry", "confirm/sharing-cost": "sharing",
@@ -610,39 +610,20 @@ def power_values(design: dict) -> dict:
                     + (" alone reaches" if len(seen) == 1 else " reach")}
 
 
-def record_values(root: Path) -> dict:
-    import json
-    stored = json.loads((root / L.RECORD).read_text())
-    return {"commit": stored["commit"][:7], "date": stored["date"],
-            "sha256": stored["sha256"][:16]}
-
-
 def write_ladder_parts(root: Path) -> list:
     """book/_generated/ladder-*.md from their templates, and the findings page's figure (a
     placeholder before the result is stored)."""
-    import matplotlib.pyplot as plt
-
     from ..paths import repo_root
     from ..studies.confirm_analysis import NotComplete
-    from .figures import png
-    generated = root / "book" / "_generated"
-    generated.mkdir(parents=True, exist_ok=True)
-    parts = {"record": fill("ladder-record.md", record_values(repo_root())),
-             "progress": fill("ladder-progress.md", progress_values()),
-             "rungs": fill("ladder-rungs.md", rungs_values()),
-             "power": fill("ladder-power.md", power_values(L.stored_design())),
-             "result": results_text()
-             or "<!-- the result: generated once every ladder run is stored -->\n"}
-    figure = generated / FIGURE
     try:
-        fig = trend_figure(L.result_tables()[0])
-        figure.write_bytes(png(fig))
-        plt.close(fig)
+        figure = trend_figure(L.result_tables()[0])
     except NotComplete:
-        placeholder(figure)
-    paths = [figure]
-    for name, text in parts.items():
-        path = generated / f"ladder-{name}.md"
-        path.write_text(text)
-        paths.append(path)
-    return paths
+        figure = None
+    return write_parts(root / "book" / "_generated", {
+        FIGURE: figure,
+        "ladder-record.md": fill("ladder-record.md", record_values(repo_root() / L.RECORD)),
+        "ladder-progress.md": fill("ladder-progress.md", progress_values()),
+        "ladder-rungs.md": fill("ladder-rungs.md", rungs_values()),
+        "ladder-power.md": fill("ladder-power.md", power_values(L.stored_design())),
+        "ladder-result.md": results_text()
+        or "<!-- the result: generated once every ladder run is stored -->\n"})

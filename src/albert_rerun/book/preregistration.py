@@ -15,7 +15,7 @@ import pandas as pd
 from ..studies import confirm as K
 from ..studies import confirm_analysis as A
 from ..studies.decisions import interval_text
-from .budgets import fill
+from .template import fill, pipe, record_values, write_parts
 
 PAGE = "book/preregistration.md"
 INDEX = "data/preregistration-amendment-index.json"
@@ -121,19 +121,18 @@ def anchor(row: dict) -> str:
 def table(root: Path, anchor=anchor) -> str:
     """The first-screen table in markdown: the registration and each amendment, with its
     ``FLAGS`` columns; ``anchor(row)`` links a row's name."""
-    lines = ["| | written (UTC) | commit | runs stored (of 99) | what it changed | "
-             + " | ".join(f"changed a {f}?" for f in FLAGS) + " |",
-             "|---|---|---|---|---|" + "---|" * len(FLAGS)]
+    head = ["", "written (UTC)", "commit", "runs stored (of 99)", "what it changed",
+            *(f"changed a {f}?" for f in FLAGS)]
+    body = []
     for row in rows(root):
         label = anchor(row)
-        name = f"{{ref}}`{row['what']} <{label}>`" if label else row["what"]
-        commit = f"`{row['commit'][:7]}`" if row["commit"] else "not in this clone"
-        runs = "not in this clone" if row["runs"] is None else row["runs"]
-        flags = " | ".join(("set" if row["what"] == "Registration" else "yes")
-                           if row[f] else "no" for f in FLAGS)
-        lines.append(f"| {name} | {row['date'].removesuffix(' UTC')} | {commit} | {runs} | "
-                     f"{row['summary']} | {flags} |")
-    return "\n".join(lines) + "\n"
+        yes = "set" if row["what"] == "Registration" else "yes"
+        body.append([f"{{ref}}`{row['what']} <{label}>`" if label else row["what"],
+                     row["date"].removesuffix(" UTC"),
+                     f"`{row['commit'][:7]}`" if row["commit"] else "not in this clone",
+                     "not in this clone" if row["runs"] is None else row["runs"],
+                     row["summary"], *(yes if row[f] else "no" for f in FLAGS)])
+    return pipe(head, body) + "\n"
 
 
 # -- the results -----------------------------------------------------------------------------
@@ -211,8 +210,8 @@ def results_text(generated: Path, store=None) -> str:
     ``generated``); the counts alone before."""
     if A.complete(store):
         values = results_values(store)
-        write_figure(K.curves_figure(A.confirmatory_frame(store=store), A.rungs()),
-                     generated / "preregistration-confirm-curves.png")
+        write_parts(generated, {"preregistration-confirm-curves.png": K.curves_figure(
+            A.confirmatory_frame(store=store), A.rungs())})
         return fill("prereg-results.md", values)
     counts = A.progress(store)
     shown = counts.assign(**{c: counts[c].astype(str) + " of " + counts["of"].astype(str)
@@ -334,37 +333,19 @@ def frozen_amendment_parts(root: Path) -> dict:
 
 # -- the page ---------------------------------------------------------------------------------
 
-def write_figure(figure, path: Path) -> None:
-    """Save a figure as PNG (``figures.png`` records its text's size for the book's
-    check) and close it."""
-    import matplotlib.pyplot as plt
-
-    from .figures import png
-    path.write_bytes(png(figure))
-    plt.close(figure)
-
-
 def write_preregistration_parts(root: Path) -> list:
     """book/_generated/preregistration-*.md; the table and the frozen parts come from the
     repository (``root`` may lack its history)."""
     from ..paths import repo_root
     check_summary(root / PAGE)
     generated = root / "book" / "_generated"
-    generated.mkdir(parents=True, exist_ok=True)
     frame, rungs = A.pilot_frame(), A.rungs()
-    write_figure(K.curves_figure(frame, rungs), generated / "preregistration-pilot-curves.png")
-    record = json.loads((repo_root() / A.RECORD).read_text())
-    parts = {"amendments": fill("prereg-amendments.md", {"table": table(repo_root())}),
-             "record": fill("prereg-record.md", {"commit": record["commit"][:7],
-                                                 "date": record["date"],
-                                                 "sha256": record["sha256"][:16]}),
-             "progress": results_text(generated),
-             "pilot": fill("prereg-pilot.md", pilot_values(frame)),
-             "since": fill("prereg-since.md", since_values(frame, rungs)),
-             **frozen_amendment_parts(repo_root())}
-    paths = []
-    for name, text in parts.items():
-        path = generated / f"preregistration-{name}.md"
-        path.write_text(text)
-        paths.append(path)
-    return paths
+    parts = {"amendments.md": fill("prereg-amendments.md", {"table": table(repo_root())}),
+             "record.md": fill("prereg-record.md", record_values(repo_root() / A.RECORD)),
+             "progress.md": results_text(generated),
+             "pilot.md": fill("prereg-pilot.md", pilot_values(frame)),
+             "since.md": fill("prereg-since.md", since_values(frame, rungs)),
+             **{f"{name}.md": text for name, text in frozen_amendment_parts(repo_root()).items()},
+             "pilot-curves.png": K.curves_figure(frame, rungs)}
+    return write_parts(generated, {f"preregistration-{name}": part
+                                   for name, part in parts.items()})

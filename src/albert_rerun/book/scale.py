@@ -12,7 +12,7 @@ import pandas as pd
 from ..profiles import ResolvedProfile
 from ..studies.decisions import signed
 from .figures import FIGURE_WIDTH_IN, FONT_PT
-from .template import fill, pipe, placeholder
+from .template import fill, pipe, write_parts
 from .text import times, tokens_per_run
 
 PILOT = "64x"  # the long pilot's column
@@ -368,39 +368,26 @@ def values(frames: dict | None, pilot: pd.DataFrame | None) -> dict:
     return out
 
 
-PARTS = ("scale-standing.md", "pilot-crossings.md", "pilot-drops.md", "pilot-costs.md")
-
-
 def write_scale_parts(generated: Path, store=None, frames: dict | None = None) -> list:
     """The scale page's tables and figures into ``generated``: empty tables and placeholders
     where the runs are not stored."""
-    import matplotlib.pyplot as plt
-
     from ..studies import long_pilot
     from ..studies import ladder as L
     from ..studies.confirm_analysis import NotComplete
-    from .figures import png
-    parts, figures, runs = dict.fromkeys(PARTS, ""), {}, pilot_runs()
+    runs = pilot_runs()
+    parts = {"scale-standing.md": "", "pilot-crossings.md": "", "pilot-drops.md": "",
+             "pilot-costs.md": "", "scale-standing.png": None, "pilot.png": None}
     try:
         frames = L.rung_frames(store) if frames is None else frames
         table, levels = standing(frames, runs), rung_levels()
-        parts["scale-standing.md"] = standing_table(table, levels)
-        figures["scale-standing.png"] = standing_figure(table, levels)
+        parts.update({"scale-standing.md": standing_table(table, levels),
+                      "scale-standing.png": standing_figure(table, levels)})
     except (FileNotFoundError, NotComplete):
         pass
     if runs is not None:
         curve, rungs = counted_curve(runs), pilot_rungs()
         parts.update({"pilot-crossings.md": crossings_table(curve, rungs),
                       "pilot-drops.md": drops_table(long_pilot.sudden_drops(curve)),
-                      "pilot-costs.md": costs_table(curve)})
-        figures["pilot.png"] = pilot_figure(curve, rungs)
-    for name, text in parts.items():
-        (generated / name).write_text(text)
-    for name in ("scale-standing.png", "pilot.png"):
-        if name in figures:
-            (generated / name).write_bytes(png(figures[name], dpi=100))
-            plt.close(figures[name])
-        else:
-            placeholder(generated / name)
-    return [generated / n for n in PARTS] + [generated / "scale-standing.png",
-                                             generated / "pilot.png"]
+                      "pilot-costs.md": costs_table(curve),
+                      "pilot.png": pilot_figure(curve, rungs)})
+    return write_parts(generated, parts, dpi=100)

@@ -35,6 +35,32 @@ def placeholder(path: Path) -> Path:
     return path
 
 
+def write_parts(generated: Path, parts: dict, dpi: float | None = None) -> list:
+    """Each part into ``generated/<name>``: a text as it is, a figure as PNG (then closed),
+    None as ``placeholder``."""
+    import matplotlib.pyplot as plt
+
+    from .figures import png
+    generated.mkdir(parents=True, exist_ok=True)
+    for name, part in parts.items():
+        if part is None:
+            placeholder(generated / name)
+        elif isinstance(part, str):
+            (generated / name).write_text(part)
+        else:
+            (generated / name).write_bytes(png(part, dpi=dpi))
+            plt.close(part)
+    return [generated / name for name in parts]
+
+
+def record_values(path: Path) -> dict:
+    """The keys of a registration record's template: its commit, date and digest."""
+    import json
+    stored = json.loads(path.read_text())
+    return {"commit": stored["commit"][:7], "date": stored["date"],
+            "sha256": stored["sha256"][:16]}
+
+
 def pipe(head: list, rows) -> str:
     """A markdown pipe table of ``head`` and ``rows``, cells as given."""
     lines = ["| " + " | ".join(map(str, line)) + " |" for line in [head, *rows]]
