@@ -10,8 +10,7 @@ import numpy as np
 from ..studies.decisions import interval_text
 from .figures import FIGURE_WIDTH_IN, FONT_PT
 
-# Each decision's two arms in words, A and B of its registered difference A minus B, for
-# which arm does better as training grows (``plain_words``).
+# Each decision's arms A and B (registered difference A minus B) for ``plain_words``
 ARMS_IN_WORDS = {"confirm/asymmetry": ("the FFN-shared model", "the attention-shared one"),
                  "confirm/sharing-cost": ("the all-shared model", "the not-shared one"),
                  "confirm/sop": ("the SOP-trained model's probe", "the NSP-trained model's"),
@@ -105,8 +104,7 @@ def _chapter_sign(spec) -> tuple:
     return 1, spec.label
 
 
-# each decision's paper's direction in a few words: the label of a difference drawn with
-# the paper's direction positive (``gather``'s ``paper_signs``)
+# each decision's label where the paper's direction is drawn positive (``paper_signs``)
 PAPER_WORDS = {"confirm/asymmetry": "up means FFN sharing costs more than attention sharing",
                "confirm/sharing-cost": "up means sharing every layer costs",
                "confirm/sop": "up means SOP orders cue-free pairs better than NSP",
@@ -252,8 +250,7 @@ def figure(trends: list):
     # the legend's room in inches (a line of text each entry), whatever the panels
     legend_in = 0.2 + 0.22 * len(seen) if seen else 0
     share = legend_in / fig.get_figheight()
-    # the complete ladder's legend heads the figure, beside the panels read first (a
-    # cold reader); before, at the foot, as the chapters' committed notebooks glue it
+    # the complete ladder's legend heads the figure; before, at the foot
     if seen:
         fig.legend(list(seen.values()), list(seen.keys()),
                    loc="upper center" if complete else "lower center",
@@ -321,7 +318,7 @@ def _panel(ax, t: Trend, X: dict, RUNGS: dict) -> None:
     if t.table is not None:  # the reading beside its line, so no line reads as a trend
         title += f"\n{plain_label(t.table)}" + (
             "" if no_slope(t.table) else f" (Holm's p = {t.table['p holm']:.3f})")
-        if not no_slope(t.table):  # and the slope it reads (a cold reader)
+        if not no_slope(t.table):  # and the slope it reads
             r = t.table
             title += f"\nslope {_interval(t, r['slope'], r['slope low'], r['slope high'])}"
             title += " per doubling"

@@ -14,8 +14,7 @@ from ..profiles import ResolvedProfile, resolve
 
 THROUGHPUT_SHAPES = {  # profile: (batch, sequence length, timed steps, width divisor)
     "smoke": (1, 16, 2, 32), "cpu": (4, 64, 3, 1), "gpu": (32, 128, 20, 1)}
-# What a timed step holds; part of the stored measurement's key, so that a change of
-# method measures again instead of reading the old one.
+# What a timed step holds; in the stored measurement's key, so a new method measures again
 STEP = "forward pass, backward pass and LAMB update"
 
 
@@ -100,8 +99,7 @@ def throughput(profile: ResolvedProfile, device: str = "auto", fresh: bool = Fal
     return result
 
 
-# The throughput table's headers, one unit each (the stored measurement keeps
-# its snake_case keys; the page shows these)
+# the throughput table's headers, one unit each
 TOKENS = "tokens/s"
 SPEEDUP = "speedup vs BERT-large (x)"
 PAPER_SPEEDUP = "paper speedup (x)"

@@ -12,9 +12,7 @@ import yaml
 
 from ..profiles import ResolvedProfile
 
-# The claims whose runs each chapter trains and reads, as its footer's command names them
-# (tests/test_rerun.py checks that); () trains nothing, None is every claim the profile
-# carries (the ledger).
+# The claims whose runs each chapter trains and reads: () none, None every claim (the ledger)
 CHAPTER_CLAIMS = {
     "00_recipe": (), "01_embedding_share": (), "02_sharing_reductions": (),
     "03_asymmetry": ("asymmetry", "grouped"), "04_sop_nsp": ("sop_nsp",),
@@ -28,8 +26,6 @@ LAUNCH_BUTTONS = {"colab_url": "https://colab.research.google.com",
 REPOSITORY = re.compile(r"[A-Za-z0-9][A-Za-z0-9-]*/[A-Za-z0-9._-]+")
 BOX_CLASS = "rerun-chapter"
 # The tag of every chapter's first cell, which installs the package in Colab or Binder
-# with scripts/kernel_install.py (the same cell in every chapter; tests/test_rerun.py runs
-# it on a file:// clone).
 BOOTSTRAP_TAG = "bootstrap"
 KERNEL = "python3"  # the Jupyter kernel papermill runs the chapters in (book.build too)
 
