@@ -112,12 +112,11 @@ PAPER_WORDS = {"confirm/asymmetry": "up means FFN sharing costs more than attent
                "confirm/equal-time": "up means the wide all-shared model wins at equal time"}
 
 
-def gather(store=None, confirm_store=None, chapter_signs: bool = True,
-           tables: dict | None = None, paper_signs: bool = False) -> dict:
+def gather(store=None, confirm_store=None, tables: dict | None = None,
+           paper_signs: bool = False) -> dict:
     """{decision key: Trend} of the ladder's five decisions: the 4x budget and the forecast
-    always, the analysis once stored. ``chapter_signs``: each in its chapter's sign;
-    ``paper_signs``: positive the paper's direction; ``tables``: ``ladder.result_tables``'
-    if at hand."""
+    always, the analysis once stored; each in its chapter's sign, or with ``paper_signs``
+    positive the paper's direction. ``tables``: ``ladder.result_tables``' if at hand."""
     from ..engine.store import read_json, results_dir
     from ..stats.inference import mean_interval
     from ..studies import confirm_analysis, ladder
@@ -148,8 +147,8 @@ def gather(store=None, confirm_store=None, chapter_signs: bool = True,
         d = ladder.differences(frames, spec).get("4x")
         i = mean_interval(d) if d is not None else None
         four = (i.mean, i.low, i.high, i.n) if i is not None else (np.nan,) * 3 + (0,)
-        sign, label = ((spec.paper_sign, PAPER_WORDS[spec.key]) if paper_signs else
-                       _chapter_sign(spec) if chapter_signs else (1, spec.label))
+        sign, label = ((spec.paper_sign, PAPER_WORDS[spec.key]) if paper_signs
+                       else _chapter_sign(spec))
         out[spec.key] = Trend(
             spec.key, spec.claim, label, spec.unit, sign * spec.paper_sign, sign, four,
             forecast.get(spec.key), runs, trained, evaluated,
