@@ -19,6 +19,7 @@ from .citation import write_citation_page
 from .budgets import write_ladder_parts
 from .preregistration import write_preregistration_parts
 from .rerun import KERNEL
+from .template import pipe, write_parts
 from .values import write_values
 
 
@@ -85,23 +86,18 @@ def fold_code(notebook_path: Path) -> None:
 
 
 def write_environment_page(root: Path, profile: ResolvedProfile, timings: dict) -> Path:
-    """The methods page's record of what built this copy of the book."""
+    """The methods page's record of what built this copy of the book, and the chapters'
+    execution times."""
     info = record()
-    lines = ["| | |", "|---|---|",
-             f"| profile | `{profile.name}`: {profile.description} |",
-             f"| git commit | `{info['git_commit']}` |",
-             f"| built (UTC) | {info['utc_time']} |"]
-    lines += [f"| {key} | {value} |" for key, value in info["machine"].items()]
-    lines += [f"| {name} | {version} |" for name, version in info["packages"].items()]
-    rows = ["| notebook | seconds |", "|---|---|"]
-    rows += [f"| {name} | {seconds:.1f} |" for name, seconds in timings.items()]
-    page = root / "book" / "_generated" / "environment.md"
-    page.parent.mkdir(parents=True, exist_ok=True)
-    page.write_text("\n".join(lines) + "\n\nExecution times of the chapters in this build:\n\n"
-                    + "\n".join(rows) + "\n")
-    (page.parent / "environment.json").write_text(json.dumps(
+    rows = [["profile", f"`{profile.name}`: {profile.description}"],
+            ["git commit", f"`{info['git_commit']}`"], ["built (UTC)", info["utc_time"]],
+            *map(list, info["machine"].items()), *map(list, info["packages"].items())]
+    generated = root / "book" / "_generated"
+    write_parts(generated, {"environment.md": pipe(["", ""], rows) + "\n", "timings.md": pipe(
+        ["notebook", "seconds"], [[n, f"{s:.1f}"] for n, s in timings.items()]) + "\n"})
+    (generated / "environment.json").write_text(json.dumps(
         {**info, "profile": profile.name, "timings_s": timings}, indent=1))
-    return page
+    return generated / "environment.md"
 
 
 def write_runs_page(root: Path, profile: ResolvedProfile) -> Path:
