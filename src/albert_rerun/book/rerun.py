@@ -72,42 +72,40 @@ def runs_text(profile: ResolvedProfile, claims) -> str:
     from ..studies.driver import predicted_seconds
     from ..engine.store import stored_pretrain
     from ..paths import repo_root
+    from .text import fill
     trained, controls = planned(profile, tuple(claims))
     store = repo_root() / "data" / "results" / profile.name
     stored = sum(stored_pretrain(store, c) is not None for c in trained + controls)
-    text = (f"{len(trained)} pretraining runs and {len(controls)} zero-step controls, "
-            f"{stored} of them stored in `data/results/{profile.name}/`")
+    text = fill("rerun-runs", trained=len(trained), controls=len(controls), stored=stored,
+                profile=profile.name)
     if profile.name == "smoke":
-        return text + ". Each takes seconds (start-up bound, not predicted)"
+        return f"{text} {fill('rerun-smoke')}"
     cpu, gpu = (duration(predicted_seconds(trained, kind)) for kind in ("cpu", "cuda"))
     lower = "" if profile.name == "gpu" else " (a lower bound: smaller models use less of it)"
-    return (f"{text}. Training them is predicted to take {cpu} on one CPU worker, or "
-            f"{gpu} on one {gpu_name()}{lower}")
+    return f"{text} {fill('rerun-predicted', cpu=cpu, gpu=gpu, gpu_name=gpu_name(), lower=lower)}"
 
 
 def profile_paragraph(stem: str, profile: ResolvedProfile) -> list:
     """The box's lines for one profile: what the chapter trains there, and the command."""
     from ..studies.conditions import profile_claims
+    from .text import fill
     claims = CHAPTER_CLAIMS[stem]
     carried = profile_claims(profile)
     head = f"**`{profile.name}`**"
+    command = ["```bash", papermill_command(stem, profile.name), "```", ""]
     if claims == ():
-        return [f"{head}:", "", "```bash", papermill_command(stem, profile.name), "```",
-                ""]
+        return [f"{head}:", ""] + command
     mine = carried if claims is None else [c for c in claims if c in carried]
     left = [] if claims is None else [c for c in claims if c not in carried]
     if not mine:
-        return [f"{head} does not carry this chapter's claim{'s' * (len(left) > 1)} "
-                f"({', '.join(left)}): its claims are {', '.join(carried)}.", ""]
+        return [fill("rerun-not-carried", head=head, s="s" * (len(left) > 1),
+                     left=", ".join(left), carried=", ".join(carried)), ""]
     names = ", ".join(mine) + (f"; it does not carry {', '.join(left)}" if left else "")
     body = (f"{'every claim' if claims is None else 'this chapter'} ({names}): "
             + runs_text(profile, mine))
     if claims is not None:  # the chapter builds the book's decision family first
-        trained, _ = planned(profile, tuple(carried))
-        body += (f". The chapter first builds the book's decision family, which trains "
-                 f"whatever of the profile's {len(trained)} runs is missing")
-    return [f"{head}: {body}.", "", "```bash", papermill_command(stem, profile.name), "```",
-            ""]
+        body += " " + fill("rerun-family", runs=len(planned(profile, tuple(carried))[0]))
+    return [f"{head}: {body}", ""] + command
 
 
 def rerun_box(stem: str) -> str:
