@@ -154,3 +154,27 @@ def test_profiles_page_gives_each_profiles_planned_runs_and_predicted_time(tmp_p
         number, unit = cell.split("; ")[1].split()[:2]
         scale = {"h": 3600, "min": 60}[unit]  # printed to one decimal of its unit
         assert float(number) * scale == pytest.approx(seconds, abs=0.05 * scale)
+
+
+def test_generated_parts_are_written_as_text_figure_or_placeholder(tmp_path):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from albert_rerun.book.template import write_parts
+    fig, _ = plt.subplots()
+    paths = write_parts(tmp_path / "g", {"a.md": "| x |\n", "b.png": fig, "c.png": None})
+    assert [p.name for p in paths] == ["a.md", "b.png", "c.png"]
+    assert paths[0].read_text() == "| x |\n"
+    assert all(p.read_bytes().startswith(b"\x89PNG") for p in paths[1:])
+    assert not plt.fignum_exists(fig.number)  # closed once written
+
+
+def test_the_environment_record_and_the_chapters_times_are_two_tables(tmp_path):
+    from albert_rerun.book.build import write_environment_page
+    page = write_environment_page(tmp_path, resolve("smoke"), {"03_asymmetry": 12.34})
+    assert "| profile | `smoke`: " in page.read_text()
+    times = (tmp_path / "book" / "_generated" / "timings.md").read_text()
+    assert "| 03_asymmetry | 12.3 |" in times
+    assert json.loads((page.parent / "environment.json").read_text())["timings_s"] == {
+        "03_asymmetry": 12.34}

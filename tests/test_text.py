@@ -5,7 +5,7 @@ import pandas as pd
 from albert_rerun.studies import conditions as C
 from albert_rerun.book import text
 from albert_rerun.studies.decisions import CE
-from albert_rerun.profiles import eval_config, resolve
+from albert_rerun.profiles import resolve
 
 
 def test_scale_sentences_count_tokens_as_the_paper_does_from_the_config():
@@ -50,18 +50,6 @@ def test_each_chapter_names_the_scale_of_its_own_paper_experiment():
                  "embedding_sweep")}) == 6
 
 
-def test_context_reading_counts_runs_below_the_line():
-    from albert_rerun.studies.baselines import reference_levels
-    line = reference_levels(eval_config("smoke"))["reads_context"]
-    frame = pd.DataFrame({"condition": ["sop", "sop", "nsp"],
-                          CE: [line - 0.01, line + 0.01, line - 5]})
-    assert "Of these 3 runs, 2 of 3 end below" in text.context_reading(frame, resolve("smoke"))
-    frame[CE] = line + 5
-    assert "none end below" in text.context_reading(frame, resolve("smoke"))
-    frame[CE] = line - 5
-    assert "all end below" in text.context_reading(frame, resolve("smoke"))
-
-
 def test_scale_gap_names_each_arm_of_a_claim_whose_arms_differ():
     """Review: chapter 6's scale gap gave the BERT-style arm's size and steps only; the
     wide arm is twice as wide and makes fewer steps."""
@@ -101,17 +89,6 @@ def test_the_metrics_table_keeps_to_the_accuracy_at_mask():
                                    "params (M)"]
     assert table.index.name == "condition"
     assert table.loc["a", "MLM acc. at [MASK] %"].startswith("5.0 [")
-
-
-def test_spread_gives_median_and_range_never_a_t_interval():
-    """Seconds of runs on different machines are not a sample: the timing table gives
-    median (min-max), which cannot go below the smallest measurement."""
-    frame = pd.DataFrame({"condition": ["a", "a", "a", "b"],
-                          "train_seconds": [100.0, 4000.0, 110.0, 50.0]})
-    cells = text.spread(frame, "train_seconds", 0)
-    assert list(cells.index) == ["a", "b"]
-    assert cells["a"] == "110 (100-4,000)"
-    assert cells["b"] == "50 (1 run)"
 
 
 def test_machines_text_says_which_conditions_ran_where():

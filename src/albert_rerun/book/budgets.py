@@ -1,18 +1,8 @@
 """The compute ladder as a reader meets it: the values of its findings page
-(book/budgets.md), of the introduction's lines on it and of the scale page
-(``scale.values``), and the registration page's generated parts (book/ladder.md).
-
-- ``read``: the ladder's stored result, its runs and the long pilot's, read once and
-  passed on;
-- ``values``: a provider of ``book.values``; every difference turned so that positive
-  is the paper's direction (the cost or the advantage the paper claims);
-- ``write_ladder_parts``: the findings page's figure in that sign, and the registration
-  page's record, progress, budgets, power and registered result, in the registered
-  sign, each filled from a markdown template in ``book/templates/`` (``template.fill``):
-  the sentences live there, this module gives numbers, tables and phrases of a few words.
-
-Everything comes from the analysis as stored once (``ladder.result_tables``).
-"""
+(book/budgets.md), of the introduction and of the scale page (``values``, positive the
+paper's direction), and the registration page's generated parts (book/ladder.md,
+``write_ladder_parts``, in the registered sign, filled from
+``book/templates/ladder-*.md``)."""
 from __future__ import annotations
 
 import math
@@ -25,7 +15,7 @@ from ..studies import ladder as L
 from ..studies.decisions import interval_text, signed
 from . import ladder_trend as T
 from . import scale
-from .template import KEY, NOT_STORED, fill, pipe, placeholder
+from .template import KEY, NOT_STORED, fill, pipe, record_values, write_parts
 
 # the decisions' names in the substitution keys: ladder_sharing_16x, ...
 SHORT = {"confirm/asymmetry": "asymmetry", "confirm/sharing-cost": "sharing",
@@ -37,9 +27,8 @@ FAIR = (0.9, 1.1)  # a wide arm's share of its partner's seconds read as equal t
 
 @dataclass
 class Ladder:
-    """The ladder read once: the stored result (None before it is stored), the budgets'
-    runs (``ladder.rung_frames``, None before every run is stored) and the long pilot's
-    (None before both arms are stored)."""
+    """The ladder read once: its stored result, the budgets' runs and the long pilot's (each
+    None before it is stored)."""
 
     tables: dict | None
     stored: dict | None
@@ -77,8 +66,7 @@ def interval(row, name: str, mean: str | None = None) -> str:
 
 
 def _move(row, step: str) -> int:
-    """+1 where a step's interval lies on the paper's side of 0, -1 on the other, 0 where
-    it includes 0."""
+    """+1, -1 or 0: a step's interval on the paper's side of 0, the other, or across it."""
     _, lo, hi = turned(row, step, f"{step} low", f"{step} high")
     return 1 if lo > 0 else -1 if hi < 0 else 0
 
@@ -87,10 +75,8 @@ NO_FURTHER = "no change shown (interval wide)"
 
 
 def steps_phrase(row) -> str:
-    """Which way each step of the ladder moved the difference, from each step's own
-    interval (positive: toward the paper): 'grew toward the paper 1x–4x, then no change
-    shown (interval wide)'. A step whose interval includes 0 shows no change, which is
-    not a change held: the interval can hold a further move."""
+    """Which way each step of the ladder moved the difference, from each step's own interval
+    (positive: toward the paper)."""
     if T.no_slope(row):
         return "not computed: too few seeds"
     early, late = _move(row, "1x-4x"), _move(row, "4x-16x")
@@ -130,15 +116,14 @@ def _range(part) -> str:
 
 def crossings(frame: pd.DataFrame) -> tuple:
     """(sequences, left-bigram level on them, ``ladder.first_below``' table) of the 16x
-    runs ``frame``: the count rung scored on the curves' own held-out sequences."""
+    runs, the rung scored on the curves' own sequences."""
     sequences = L.curve_sequences(frame)
     level = L.rung_level(L.RUNG, sequences)
     return sequences, level, L.first_below(frame, level)
 
 
 def above_two_sided(frame: pd.DataFrame) -> list:
-    """The arms whose mean held-out cross-entropy at 16x (``frame``) is not below the
-    two-sided count rung on the whole held-out set."""
+    """The arms whose 16x mean is not below the two-sided count rung."""
     from ..studies.confirm_analysis import CE
     whole = L.rung_level("two-sided")
     means = frame.groupby("condition")[CE].mean()
@@ -146,8 +131,7 @@ def above_two_sided(frame: pd.DataFrame) -> list:
 
 
 def cpu_values(trend) -> dict:
-    """The `cpu` profile's own 1x differences (its 3 earlier seeds, the power plan's
-    pilot), turned: the chapters show them beside the ladder's 1x budget."""
+    """The `cpu` profile's own 1x differences (the power plan's pilot), turned."""
     from ..studies.ladder_power import pilot_wide_config
     plan = (L.stored_design() or {}).get("plan", {})
     out = {"ladder_cpu_wide_steps": f"{pilot_wide_config().max_steps:,}",
@@ -214,8 +198,8 @@ OWN = ("budgets.md", "scale.md")  # pages whose every key it fills
 
 
 def page_keys(root: Path | None = None) -> set:
-    """The keys this provider fills that the pages of book/ use: every key of its own
-    pages, and those of ``PREFIXES`` on any page (the introduction's)."""
+    """The keys this provider fills that the pages use: all of its own pages', and those of
+    ``PREFIXES`` anywhere."""
     from ..paths import repo_root
     return {key for page in ((root or repo_root()) / "book").glob("*.md")
             for key in KEY.findall(page.read_text())
@@ -223,11 +207,9 @@ def page_keys(root: Path | None = None) -> set:
 
 
 def values(profile=None) -> dict:
-    """Every key of the ladder's findings and the scale page (``book.values``' provider),
-    from the ladder read once. In a results store that lacks the runs (before the result
-    is stored, or the tests' smoke store), each key a page uses that cannot be computed
-    reads ``NOT_STORED``; with every run stored, a key left unfilled stays unfilled, so
-    the build fails on it."""
+    """Every key of the ladder's findings and the scale page (a ``book.values`` provider).
+    Where the runs are not all stored, each key a page uses reads ``NOT_STORED``; once they
+    are, a missing key fails the build."""
     ladder = read()
     complete = ladder.tables is not None and ladder.frames is not None
     out = findings_values(ladder) if complete else {}
@@ -245,8 +227,8 @@ def trend_figure(tables: dict, store=None):
 # -- the registration page's generated parts (book/ladder.md), in the registered sign ---------
 
 def _cell(row, name: str, unit: str) -> str:
-    """'+0.012 [-0.004, +0.028]' of a row's ``name`` ('+0.100, no interval (no spread)'
-    where the seeds agree exactly, amendment 5)."""
+    """'+0.012 [-0.004, +0.028]' of a row's ``name``, or its value with 'no interval (no
+    spread)'."""
     if not math.isfinite(row[f"{name} low"]):
         return f"{signed(row[name], 3 if unit == 'nats' else 1)}, no interval (no spread)"
     return interval_text(row[name], row[f"{name} low"], row[f"{name} high"], unit)
@@ -271,8 +253,8 @@ def _name(key: str) -> str:
 
 
 def _power(power, unit: str) -> str:
-    """'73% (22%) at +0.058': the planned power, with the 16x SD twice the 4x one in
-    brackets, at slope (a) (amendments 7 and 8)."""
+    """'73% (22%) at +0.058': the planned power, with a 16x SD twice the 4x one in brackets,
+    at slope (a)."""
     if not power:
         return "no design stored"
     if power[0] is None or not math.isfinite(power[0]):
@@ -290,9 +272,8 @@ def decisions_key(table) -> str:
 
 
 def trend_table(table, powers: dict) -> str:
-    """Each decision's budgets, slope, p before and after Holm, df, the registered
-    reading and the planned power (a dagger: the slope's interval excludes 0 before
-    Holm's adjustment only)."""
+    """Each decision's budgets, slope, p before and after Holm, df, reading and planned
+    power (†: the slope excludes 0 before Holm only)."""
     head = (["decision"] + [f"{r} ({len(L.SEEDS[r])} seeds planned)" for r in L.RUNGS]
             + ["slope per doubling of compute", "p", "Holm's p", "df", "reading",
                f"planned power at slope (a), {len(L.SEEDS['16x'])} seeds at 16x (if the "
@@ -322,8 +303,8 @@ def steps_table(table) -> str:
 
 
 def _by_rung(table, by: str, value: str) -> str:
-    """One row a ``by`` (a decision or an arm) of a long table with a row per budget:
-    each budget's ``value`` and its 95% interval, in nats."""
+    """One row a ``by`` (decision or arm) of a long table: each budget's ``value`` and
+    interval, in nats."""
     rows = []
     for name, part in table.groupby(by, sort=False):
         part = part.set_index("rung")
@@ -334,8 +315,8 @@ def _by_rung(table, by: str, value: str) -> str:
 
 
 def split_reading(row) -> str:
-    """Amendment 7's reading of one split: nothing unless the change's interval excludes
-    0; then which parts' intervals exclude 0."""
+    """Amendment 7's reading of one split: which parts' intervals exclude 0, once the
+    change's does."""
     if not math.isfinite(row["change"]):
         return "not split: too few seeds at a rung"
     if not math.isfinite(row["change low"]):  # no spread: no interval (amendment 8)
@@ -407,8 +388,8 @@ def time_table(ratios) -> str:
 
 
 def passes_table(table) -> str:
-    """Each arm, and per seed the share of its training at which its 16x curve first
-    scored below the rung (``ladder.first_below``)."""
+    """Per arm and seed, the share of training at which the 16x curve first scored below the
+    rung."""
     seeds = sorted(table["seed"].unique())
     rows = []
     for arm in [a for a in L.ARMS if a in set(table["condition"])]:
@@ -433,8 +414,8 @@ def diverged_runs(store=None) -> list:
 
 
 def forecast_record(store=None) -> dict:
-    """The stored forecast's recorded commit, whether it was dirty, the commit that
-    stored it and what that commit adds to the recorded one, from git."""
+    """The stored forecast's recorded commit, whether dirty, the commit that stored it and
+    what that commit adds, from git."""
     from ..engine.store import read_json, results_dir
     from ..studies.confirm_analysis import _git
     record = read_json((store or results_dir(L.STORE)) / L.FORECAST) or {}
@@ -522,8 +503,8 @@ def result_values(ladder: Ladder, store=None) -> dict:
 
 
 def results_text(store=None) -> str:
-    """The ladder page's result once the analysis is stored; before, "" (the stopping
-    rule), or, once every run is stored but not yet the analysis, that it is not."""
+    """The ladder page's result once the analysis is stored; '' before (the stopping
+    rule)."""
     from ..studies.confirm_analysis import NotComplete
     try:
         tables, stored = L.result_tables(store)
@@ -587,8 +568,7 @@ def _percent(value) -> str:
 
 
 def power_values(design: dict) -> dict:
-    """The keys of ``ladder-power.md``: the power table and the budget's choice, from
-    the stored design."""
+    """The keys of ``ladder-power.md``: the power table and the budget's choice."""
     b = design["budget"]
     n16, needed, strict = int(b["16x seeds"]), b["needed"], int(b["strict affordable"])
     rows = []
@@ -630,39 +610,20 @@ def power_values(design: dict) -> dict:
                     + (" alone reaches" if len(seen) == 1 else " reach")}
 
 
-def record_values(root: Path) -> dict:
-    import json
-    stored = json.loads((root / L.RECORD).read_text())
-    return {"commit": stored["commit"][:7], "date": stored["date"],
-            "sha256": stored["sha256"][:16]}
-
-
 def write_ladder_parts(root: Path) -> list:
-    """book/_generated/ladder-{record,progress,rungs,power,result}.md from their templates,
-    and the findings page's figure (a placeholder before the result is stored)."""
-    import matplotlib.pyplot as plt
-
+    """book/_generated/ladder-*.md from their templates, and the findings page's figure (a
+    placeholder before the result is stored)."""
     from ..paths import repo_root
     from ..studies.confirm_analysis import NotComplete
-    from .figures import png
-    generated = root / "book" / "_generated"
-    generated.mkdir(parents=True, exist_ok=True)
-    parts = {"record": fill("ladder-record.md", record_values(repo_root())),
-             "progress": fill("ladder-progress.md", progress_values()),
-             "rungs": fill("ladder-rungs.md", rungs_values()),
-             "power": fill("ladder-power.md", power_values(L.stored_design())),
-             "result": results_text()
-             or "<!-- the result: generated once every ladder run is stored -->\n"}
-    figure = generated / FIGURE
     try:
-        fig = trend_figure(L.result_tables()[0])
-        figure.write_bytes(png(fig))
-        plt.close(fig)
+        figure = trend_figure(L.result_tables()[0])
     except NotComplete:
-        placeholder(figure)
-    paths = [figure]
-    for name, text in parts.items():
-        path = generated / f"ladder-{name}.md"
-        path.write_text(text)
-        paths.append(path)
-    return paths
+        figure = None
+    return write_parts(root / "book" / "_generated", {
+        FIGURE: figure,
+        "ladder-record.md": fill("ladder-record.md", record_values(repo_root() / L.RECORD)),
+        "ladder-progress.md": fill("ladder-progress.md", progress_values()),
+        "ladder-rungs.md": fill("ladder-rungs.md", rungs_values()),
+        "ladder-power.md": fill("ladder-power.md", power_values(L.stored_design())),
+        "ladder-result.md": results_text()
+        or "<!-- the result: generated once every ladder run is stored -->\n"})

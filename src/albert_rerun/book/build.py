@@ -1,11 +1,6 @@
-"""Execute the claim notebooks with papermill and build the Jupyter Book.
-
-``python -m albert_rerun.book --profile cpu`` is what ``make book`` runs;
-``--notebooks-only`` refreshes the committed smoke-profile outputs that nbval checks.
-The executed chapters fold their code (``fold_code``); the methods page gets the
-build's environment and timings and a CSV of every published run; the introduction
-gets the forest plot of the built profile's decisions.
-"""
+"""Execute the claim notebooks with papermill and build the Jupyter Book: ``python -m
+albert_rerun.book --profile cpu`` is what ``make book`` runs; ``--notebooks-only`` refreshes
+the committed smoke outputs that nbval checks."""
 from __future__ import annotations
 
 import argparse
@@ -24,8 +19,8 @@ from .citation import write_citation_page
 from .budgets import write_ladder_parts
 from .preregistration import write_preregistration_parts
 from .rerun import KERNEL
+from .template import pipe, write_parts
 from .values import write_values
-
 
 
 def notebook_sources(root: Path) -> list:
@@ -51,16 +46,12 @@ def execute(source: Path, output: Path, parameters: dict | None, cwd: Path) -> f
     return time.perf_counter() - start
 
 
-# Cell tags that already say how a cell shows; fold_code leaves such cells alone.
-# "show-input" is the book's own: a cell whose code is part of what the reader reads (the
-# few lines of pandas that compute a confirmatory decision), shown open.
+# Cell tags that already say how a cell shows; "show-input" (the book's own) keeps code open.
 SHOW_INPUT = "show-input"
 VISIBILITY_TAGS = {"remove-cell", "remove-input", "remove-output", "hide-cell",
                    "hide-input", "hide-output", SHOW_INPUT}
 PAPERMILL_TAGS = {"parameters", "injected-parameters"}
-
-
-MAX_COLUMNS = 6  # the widest table the text shows open (issue #26); wider: a dropdown
+MAX_COLUMNS = 6  # the widest table the text shows open; wider: a dropdown
 
 
 def table_columns(cell) -> int:
@@ -76,11 +67,9 @@ def table_columns(cell) -> int:
 
 
 def fold_code(notebook_path: Path) -> None:
-    """Tag an executed chapter for reading: papermill's parameter cells ``remove-cell``,
-    every other code cell ``hide-input`` (its code folded, its output shown), unless
-    the author tagged it already (``SHOW_INPUT``: the code stays open); a cell whose table is wider than ``MAX_COLUMNS``
-    columns also ``hide-output``: the table waits in a dropdown, and the text column
-    keeps to slim tables."""
+    """Tag an executed chapter for reading: papermill's cells removed, other code cells
+    ``hide-input`` unless tagged already, and a table wider than ``MAX_COLUMNS`` also
+    ``hide-output``."""
     import nbformat
     notebook = nbformat.read(notebook_path, as_version=4)
     for cell in notebook.cells:
@@ -97,28 +86,23 @@ def fold_code(notebook_path: Path) -> None:
 
 
 def write_environment_page(root: Path, profile: ResolvedProfile, timings: dict) -> Path:
-    """The methods page's record of what built this copy of the book."""
+    """The methods page's record of what built this copy of the book, and the chapters'
+    execution times."""
     info = record()
-    lines = ["| | |", "|---|---|",
-             f"| profile | `{profile.name}`: {profile.description} |",
-             f"| git commit | `{info['git_commit']}` |",
-             f"| built (UTC) | {info['utc_time']} |"]
-    lines += [f"| {key} | {value} |" for key, value in info["machine"].items()]
-    lines += [f"| {name} | {version} |" for name, version in info["packages"].items()]
-    rows = ["| notebook | seconds |", "|---|---|"]
-    rows += [f"| {name} | {seconds:.1f} |" for name, seconds in timings.items()]
-    page = root / "book" / "_generated" / "environment.md"
-    page.parent.mkdir(parents=True, exist_ok=True)
-    page.write_text("\n".join(lines) + "\n\nExecution times of the chapters in this build:\n\n"
-                    + "\n".join(rows) + "\n")
-    (page.parent / "environment.json").write_text(json.dumps(
+    rows = [["profile", f"`{profile.name}`: {profile.description}"],
+            ["git commit", f"`{info['git_commit']}`"], ["built (UTC)", info["utc_time"]],
+            *map(list, info["machine"].items()), *map(list, info["packages"].items())]
+    generated = root / "book" / "_generated"
+    write_parts(generated, {"environment.md": pipe(["", ""], rows) + "\n", "timings.md": pipe(
+        ["notebook", "seconds"], [[n, f"{s:.1f}"] for n, s in timings.items()]) + "\n"})
+    (generated / "environment.json").write_text(json.dumps(
         {**info, "profile": profile.name, "timings_s": timings}, indent=1))
-    return page
+    return generated / "environment.md"
 
 
 def write_runs_page(root: Path, profile: ResolvedProfile) -> Path:
-    """``book/_generated/runs-<profile>.csv``, every published run's config and metrics,
-    and the methods page's link to it with its counts (the page says what it holds)."""
+    """``book/_generated/runs-<profile>.csv``, every published run, and the methods page's
+    link to it with its counts."""
     from .provenance import write_runs_csv
     generated = root / "book" / "_generated"
     name = f"runs-{profile.name}.csv"
@@ -132,10 +116,8 @@ def write_runs_page(root: Path, profile: ResolvedProfile) -> Path:
 
 
 def _predicted(profile: ResolvedProfile) -> str:
-    """The planned pretraining runs of ``profile`` (trained, and zero-step controls) and
-    the trained runs' predicted training time in one process, from stored throughput:
-    the cpu runs' FLOP rate on a CPU, the H200 bench's for the gpu profile. The smoke
-    profile's runs are too small for a FLOP rate to time them (start-up dominates)."""
+    """The planned pretraining runs of ``profile`` and the trained ones' predicted time in
+    one process, from stored throughput."""
     from ..studies.driver import planned_pretraining, predicted_seconds
     from ..engine.bench import stored_flop_rate, stored_gpu_bench
     configs = [c for stage in planned_pretraining(profile).values() for c in stage]
@@ -193,10 +175,8 @@ def write_profiles_page(root: Path) -> Path:
 
 
 def write_reader_pages(root: Path, profile: ResolvedProfile | str) -> list:
-    """The generated parts of the reader's pages, from the stored results at
-    ``profile``: ``book/_generated/gate.md`` (the gate, written once, on the how-to-read
-    page) and the scale page's tables and figures (``scale.write_scale_parts``). The
-    introduction's sentences are its markdown; its values come from ``book.values``."""
+    """``book/_generated/gate.md`` (the how-to-read page's gate) and the scale page's tables
+    and figures."""
     from .scale import two_sided_sentence, write_scale_parts
     from ..studies.count_rungs import stored as stored_two_sided
     from .text import gate_rule
@@ -212,10 +192,8 @@ def write_reader_pages(root: Path, profile: ResolvedProfile | str) -> list:
 
 
 def write_forest(root: Path, profile: ResolvedProfile | str) -> Path:
-    """``book/_generated/forest.png``, the introduction's forest plot of each chapter's
-    headline decision (``headlines.HEADLINES``; the ledger draws them all), the
-    confirmatory result first where it is judged, then ``profile`` and each other
-    profile with stored results, drawn from the stored results."""
+    """``book/_generated/forest.png``: each chapter's headline decision, the confirmatory
+    first where judged, then each profile with stored results."""
     import matplotlib
     matplotlib.use("Agg")
     from . import ledger
@@ -230,10 +208,7 @@ def write_forest(root: Path, profile: ResolvedProfile | str) -> Path:
 
 
 def finish_chapter(target: Path, stem: str) -> None:
-    """An executed chapter made ready for the book: its code folded (``fold_code``), its
-    "Rerun this chapter" box added (``rerun.add_rerun_box``). One step, so that the
-    chapters ``execute_chapters`` runs and those ``render_committed_chapters`` takes
-    from the committed notebooks (the tests' smoke book) are finished alike."""
+    """An executed chapter made ready for the book: its code folded, its rerun box added."""
     from .rerun import add_rerun_box
     fold_code(target)
     add_rerun_box(target, stem)
@@ -248,8 +223,7 @@ def _execute_and_finish(source: Path, target: Path, profile: str) -> float:
 
 
 def recorded_seconds(notebook: Path) -> float:
-    """How long a committed executed notebook took when it was last run (papermill's
-    record; 0 where it has none)."""
+    """A committed executed notebook's papermill duration (0 where it has none)."""
     import nbformat
     if not notebook.is_file():
         return 0.0
@@ -259,12 +233,9 @@ def recorded_seconds(notebook: Path) -> float:
 
 def execute_chapters(root: Path, profile: ResolvedProfile | str, workers: int | None = None,
                      with_parts: bool = False) -> dict:
-    """Run every claim notebook at ``profile`` into book/chapters/ (its name their
-    papermill parameter), each finished for the book (``finish_chapter``). The notebooks
-    only read stored results and are independent: one kernel per core runs them side by
-    side, the longest first (by their committed runs' recorded time), so that none
-    starts last. ``with_parts``: the generated page parts (``write_result_parts``) are
-    written alongside, as one more job."""
+    """Run every claim notebook at ``profile`` into book/chapters/, finished for the book,
+    one kernel per core, the longest first; ``with_parts``: the generated page parts as one
+    more job."""
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
@@ -291,13 +262,8 @@ def execute_chapters(root: Path, profile: ResolvedProfile | str, workers: int | 
 
 def render_committed_chapters(root: Path, committed: Path) -> dict:
     """The chapters as ``execute_chapters(root, "smoke")`` writes them, from the executed
-    notebooks committed in ``committed`` (``notebooks/``: run at their smoke defaults by
-    `make notebooks`, and compared with a fresh run by nbval) instead of running them
-    again: papermill's injected parameter cell added as its execution adds it (papermill
-    with ``prepare_only``: parameterized, not executed), then folded and boxed as there.
-    The rerun boxes count the runs stored at smoke, so the smoke runs should be stored
-    first (the tests' nbval run trains them). Timings: each notebook's execution time
-    recorded when it was committed."""
+    notebooks committed in ``committed`` (parameterized, not executed again); timings as
+    recorded."""
     import papermill
 
     write_profiles_page(root)
@@ -314,11 +280,8 @@ def render_committed_chapters(root: Path, committed: Path) -> dict:
 
 
 def refresh_committed_notebooks(root: Path) -> None:
-    """Re-execute notebooks/*.ipynb at their defaults (the smoke profile) for nbval.
-
-    The smoke runs go to a fresh temporary store, as in CI's book build, so the committed
-    outputs are what a clean checkout computes; at one torch thread, as the tests run
-    them, so they do not depend on the cores of the machine that made them."""
+    """Re-execute notebooks/*.ipynb at their smoke defaults for nbval, into a fresh
+    temporary store, at one torch thread."""
     import tempfile
     os.environ["ALBERT_RERUN_RESULTS"] = tempfile.mkdtemp(prefix="albert-rerun-smoke-")
     os.environ["ALBERT_RERUN_THREADS"] = "1"
@@ -328,8 +291,7 @@ def refresh_committed_notebooks(root: Path) -> None:
 
 
 def write_result_parts(root: Path, profile: ResolvedProfile | str) -> None:
-    """Every page part the build generates from stored results into book/_generated/
-    but the record of the build itself (``write_environment_page``)."""
+    """Every page part the build generates from stored results into book/_generated/."""
     profile = resolve(profile)
     write_runs_page(root, profile)
     write_forest(root, profile)
@@ -342,17 +304,15 @@ def write_result_parts(root: Path, profile: ResolvedProfile | str) -> None:
 
 def write_generated_parts(root: Path, profile: ResolvedProfile | str,
                           timings: dict) -> None:
-    """Every page part the build generates into book/_generated/, after the chapters
-    executed: what ``make book`` and the tests' smoke build both write (one list, so a
-    new part cannot reach one and miss the other)."""
+    """Every page part the build generates, after the chapters executed (``make book`` and
+    the tests' smoke build alike)."""
     write_environment_page(root, resolve(profile), timings)
     write_result_parts(root, profile)
 
 
 def build_html(root: Path, repository: str | None = None, output: Path | None = None) -> None:
-    """jupyter-book build with warnings as errors; raises on failure. ``repository``
-    (GitHub's owner/name) adds its button and the chapters' launch buttons
-    (``rerun.repository_config``); ``output``: build into ``output/_build/html``."""
+    """jupyter-book build with warnings as errors; ``repository`` (owner/name) adds its
+    buttons; ``output``: build into ``output/_build/html``."""
     from .rerun import repository_config
     jb = Path(sys.executable).with_name("jupyter-book")
     command = [str(jb) if jb.exists() else "jupyter-book", "build", str(root),
@@ -385,8 +345,7 @@ def main(argv=None) -> int:
         return 0
     if (root / "_build" / "html").exists():
         shutil.rmtree(root / "_build" / "html")  # no stale page survives a rebuild
-    # Train what the chapters need first, in parallel workers; the notebooks then read
-    # the stored results. FRESH recomputes here, once, not again in every notebook.
+    # train first, in parallel workers; the notebooks then only read stored results
     from ..studies.driver import train_all
     profile = resolve(args.profile)  # once: every step below takes the resolved profile
     train_all(profile, fresh=args.fresh)

@@ -1,7 +1,5 @@
-"""What a measured chapter glues: its first screen's values, positive the paper's
-direction (``confirmed_values``, ``trend_values``, the ladder's panels turned by
-``paper_side``), and each exploratory decision's line of values (``decision_line``,
-``verdict_table``, ``chapter_glue``)."""
+"""What a measured chapter glues: its first screen's values, positive the paper's direction,
+and each exploratory decision's line of values."""
 from __future__ import annotations
 
 import pandas as pd
@@ -14,10 +12,8 @@ from .headlines import answer, one_label, toward_paper, turned_label
 def chapter_glue(claim: str, chapter, family: pd.DataFrame, prefix: str,
                  profile: ResolvedProfile | str, seeds=None, device: str = "auto",
                  box: bool = False) -> dict:
-    """Everything a measured chapter's page glues: each decision's ``decision_line``
-    (under its key, '/' as '_'), the margins and rungs (``margin_values``, under
-    ``prefix``) and the chapter's own values (``chapter.texts``, under ``prefix``).
-    ``claim``, ``seeds`` and ``device`` are kept for the chapters' calls."""
+    """Everything a measured chapter glues: each decision's ``decision_line``, the margins
+    and rungs and the chapter's own values (under ``prefix``)."""
     if box:
         raise ValueError("the bottom-line box is gone: a chapter writes its first screen "
                          "in its markdown, from the values glued here")
@@ -28,10 +24,7 @@ def chapter_glue(claim: str, chapter, family: pd.DataFrame, prefix: str,
 
 
 def margin_values(profile: ResolvedProfile) -> dict:
-    """The margins and the rungs they come from, as numbers for the page's sentences:
-    ``ce_margin``, ``small_margin`` (nats), ``pairs_margin``, ``chance_margin`` (accuracy
-    points), ``unigram``, ``bigram`` (the rungs'
-    cross-entropy at [MASK], nats), ``targets`` (the held-out set's [MASK] targets)."""
+    """The margins and the rungs they come from, formatted for the page's sentences."""
     from ..studies.decisions import levels, margins
     reference = levels(profile)
     m, r = margins(reference), reference["rungs"]
@@ -42,19 +35,16 @@ def margin_values(profile: ResolvedProfile) -> dict:
 
 
 def _row(d, family: pd.DataFrame | None):
-    """A decision as a row ``plain.row_reading`` reads: the family's (its Holm-adjusted
-    tests) where it judges the decision, else the decision's own (raw tests)."""
+    """A decision as a row: the family's where it judges it (Holm-adjusted), else its
+    own."""
     if family is not None and d.key in family.index and bool(family.loc[d.key, "in_family"]):
         return family.loc[d.key].copy(), True
     return pd.Series(d.to_dict()), False
 
 
 def decision_line(d, family: pd.DataFrame | None = None) -> str:
-    """One decision in a line of values, positive the paper's direction
-    (``headlines.answer``): 'undecided, +0.012 nats [-0.003, +0.027], margin ±0.011;
-    early training, weakest arm at 34%'. The reading is after Holm's adjustment where
-    ``family`` judges the decision, else at 5% and marked so; where it shows no
-    difference yet the interval excludes 0, that is said."""
+    """One decision in a line of values, positive the paper's direction: reading,
+    difference, margin and stage."""
     from ..stats.inference import EARLY, GATED, NO_MODEL, PAST, level_percent
     row, judged = _row(d, family)
     a = answer(row)
@@ -73,11 +63,8 @@ def decision_line(d, family: pd.DataFrame | None = None) -> str:
 
 
 def verdict_table(chapter, family: pd.DataFrame) -> pd.DataFrame:
-    """A chapter's decisions at its profile, each turned so that positive is the paper's
-    direction (``headlines.toward_paper``): the difference with its 95% interval, the
-    margin, and one label, the plain reading (after Holm's adjustment over the profile's
-    family, with the reason where it is not testable). The registered verdict words stay
-    in ``chapter.decision_table``."""
+    """A chapter's decisions, positive the paper's direction: difference, margin and the
+    plain reading."""
     rows = []
     for d in chapter.decisions:
         row, judged = _row(d, family)
@@ -93,9 +80,8 @@ NOT_JUDGED = "not judged yet"  # a first screen's reading before every run is st
 
 
 def confirmed_values(row, premise: str = "") -> dict:
-    """The first screen's values of a chapter's confirmatory decision (``answer``), or,
-    where ``row`` is None (the design not complete: nothing is computed), the same keys
-    saying so."""
+    """The first screen's values of a chapter's confirmatory decision, or saying it is not
+    judged yet where ``row`` is None."""
     if row is None:
         return {"reading": NOT_JUDGED, "why": "", "difference": "not computed yet",
                 "margin": "—", "seeds": "—", "holm_only": ""}
@@ -104,8 +90,7 @@ def confirmed_values(row, premise: str = "") -> dict:
 
 def paper_side(trends: list) -> list:
     """The ladder's ``Trend``s turned so that positive is the paper's direction in every
-    panel (the paper's side shaded above zero): a decision whose paper sign is -1 is
-    drawn the other way round from its registration, with its label turned."""
+    panel."""
     from dataclasses import replace
 
     from .ladder_trend import tag
@@ -126,11 +111,8 @@ def paper_side(trends: list) -> list:
 
 
 def trend_values(t) -> dict:
-    """A ladder decision's values for a chapter's sentence on training, positive the
-    paper's direction (``t`` from ``paper_side``): 'reading' (the registered reading),
-    'p' (Holm's), '1x', '4x', '16x' (the means), 'steps' (which steps show a move,
-    ``ladder_trend.plain_words``); before the ladder is complete, 'reading' says so and
-    the rest are '—'."""
+    """A ladder decision's values for a chapter's sentence on training (``t`` from
+    ``paper_side``); '—' before the ladder is complete."""
     from .ladder_trend import plain_words
     from ..studies.decisions import signed
     empty = {"reading": "not known yet", "p": "—", "1x": "—", "4x": "—", "16x": "—",
@@ -150,8 +132,7 @@ def glue_values(prefix: str, values: dict) -> dict:
 
 
 def image(fig):
-    """A figure as the PNG a chapter glues (``figures.png``: its text's size recorded
-    for the book's checks), the figure closed so that the cell shows nothing else."""
+    """A figure as the PNG a chapter glues, the figure closed."""
     import matplotlib.pyplot as plt
     from IPython.display import Image
 

@@ -1,11 +1,5 @@
-"""The book's citation, from ``CITATION.cff`` (the file GitHub's "Cite this repository"
-reads): the introduction shows it as a formatted reference and a BibTeX entry, both
-made from that file, so that the page and the repository cite the book alike.
-
-``CITATION.cff`` is checked against the Citation File Format 1.2.0 schema in the tests
-(tests/test_licences.py). The reference is formatted by pybtex (sphinxcontrib-bibtex's
-engine) in the book's bibliography style.
-"""
+"""The book's citation from ``CITATION.cff``: the introduction shows it as a reference
+formatted by pybtex in the bibliography's style and as a BibTeX entry."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -41,8 +35,8 @@ def bibtex_entry(citation: dict):
 
 
 def paper_key(citation: dict, bibfile: Path) -> str | None:
-    """The key in ``bibfile`` of the first work ``citation`` names under ``references``
-    (matched by title, case and braces aside), or None."""
+    """The key in ``bibfile`` of the first work ``citation`` references (by title), or
+    None."""
     from pybtex.database import parse_file
     if not citation.get("references"):
         return None
@@ -57,8 +51,7 @@ def paper_key(citation: dict, bibfile: Path) -> str | None:
 
 
 def citation_markdown(root: Path) -> str:
-    """The introduction's citation section body (``book/templates/citation.md``), from
-    ``root/CITATION.cff``, which must name the paper under ``references`` and a licence."""
+    """The introduction's citation section (``citation.md``) from ``root/CITATION.cff``."""
     from pybtex.database import BibliographyData
     from pybtex.plugin import find_plugin
 

@@ -1,15 +1,7 @@
-"""The confirmatory verdicts as the chapters show them, read once every confirmatory run
-is stored and nothing before (the stopping rule).
-
-A chapter's box and the introduction take each claim's first registered primary decision
-(``confirmatory_rows``), turned to the chapter's sign (``in_chapter_sign``), as one more
-family beside the profiles' (``with_confirmatory``). Under the box, a chapter shows its
-registered decisions in three steps a reader can follow: the runs frame (``runs``: one row
-per arm and seed), the paired differences by seed, which the notebook computes in a few
-visible lines of pandas (checked against the registered code by ``check_by_seed``), and
-the registered analysis of the same differences (``decisions``, ``figure``). Secondary
-decisions are exploratory by registration and are labelled so wherever they are shown.
-"""
+"""The confirmatory verdicts as the chapters show them, read once every confirmatory run is
+stored and nothing before (the stopping rule): each claim's headline decision beside the
+profiles' families, and under a chapter's box its runs, the differences by seed (checked by
+``check_by_seed``), the registered analysis and its figure."""
 from __future__ import annotations
 
 import math
@@ -36,12 +28,9 @@ NO_ORDER = "neither model orders cue-free pairs (a check made after the results)
 # -- the verdicts beside the profiles' ---------------------------------------------------------
 
 def notes(store=None, families: dict | None = None) -> dict:
-    """What a confirmatory verdict's label needs beside it, once the design is complete
-    ({} before: nothing is read): "sop_nsp_premise" (``NO_ORDER`` where neither the
-    SOP-trained model's probe nor its own SOP head, nor the NSP-trained model's probe, is
-    above the majority label on the cue-free pairs; amendments 1.4 and 10) and
-    "budget_only" (the seeds' median seconds ratio of the equal-time arms lies outside 0.9
-    to 1.1, so the comparison is a fixed step budget's; amendment 5.2)."""
+    """What a confirmatory label needs beside it once the design is complete ({} before):
+    "sop_nsp_premise" (``sop_premise``) and "budget_only" (the equal-time arms' median
+    seconds ratio outside 0.9 to 1.1)."""
     if not confirm_analysis.complete(store):
         return {}
     try:
@@ -60,8 +49,7 @@ def notes(store=None, families: dict | None = None) -> dict:
 
 def sop_premise(frame: pd.DataFrame) -> str:
     """``NO_ORDER`` where neither model orders the cue-free pairs better than the majority
-    label (the SOP-trained model's probe and head, the NSP-trained model's probe); ''
-    where one does or the runs do not carry the cue-free evaluation."""
+    label; '' otherwise."""
     above = confirm_analysis.above_majority
     albert = frame[frame["condition"] == ALBERT]
     probe = above(albert, "sop_cuefree_accuracy_probe")
@@ -79,9 +67,8 @@ def _primary(store) -> pd.DataFrame:
 
 
 def confirmatory_rows(store=None) -> dict:
-    """{claim: its first registered primary decision's row}, judged on the confirmatory
-    seeds once every confirmatory run is stored; {} before (nothing is computed). Each row
-    also carries ``holm_tests`` and ``premise`` (``notes``)."""
+    """{claim: its first registered primary decision's row, with ``holm_tests`` and
+    ``premise``} once the design is complete; {} before."""
     if not confirm_analysis.complete(store):
         return {}
     primary, noted = _primary(store), notes(store)
@@ -106,11 +93,8 @@ def confirmatory_extras(store=None) -> dict:
 
 
 def in_chapter_sign(claim: str, row):
-    """A confirmatory row as its chapter reads it: where the registration took the
-    difference the other way round (``REVERSED``), the same comparison with the opposite
-    sign (estimate, interval and the paper's sign negated); verdicts, p-values and stage
-    are the same either way. ``registered_label`` keeps the registration's words; a row
-    already turned is returned as it is."""
+    """A confirmatory row in its chapter's sign (``REVERSED`` claims negated and relabelled;
+    ``registered_label`` keeps the registration's words)."""
     row = row.copy()
     if "registered_label" in row.index:
         return row
@@ -151,9 +135,8 @@ def with_confirmatory(families: dict, store=None) -> dict:
 
 
 def confirmatory_secondary(store=None, claims=("transitions", "embedding_sweep")) -> dict:
-    """{claim: [rows]} of the registered secondary decisions of the claims that have no
-    primary one (chapters 7 and 8), exploratory by registration; {} before the design is
-    complete."""
+    """{claim: [rows]} of the exploratory secondary decisions of claims without a primary
+    one; {} before the design is complete."""
     if not confirm_analysis.complete(store):
         return {}
     secondary = confirm_analysis.confirmatory_families(store)["secondary"]
@@ -168,9 +151,8 @@ def confirmatory_secondary(store=None, claims=("transitions", "embedding_sweep")
 # -- a chapter's evidence under its box ------------------------------------------------------
 
 def specs(claim: str, family: str = "both") -> list:
-    """The registered decisions of ``claim`` (a chapter's claim key): the primary ones,
-    then the secondary ones ("primary", "secondary" or "both"). Chapter 8 also shows
-    the secondary cost of sharing every layer at E 32, which it discusses."""
+    """The registered decisions of ``claim``: "primary", "secondary" or "both" (chapter 8
+    adds the cost of sharing every layer at E 32)."""
     if family not in ("primary", "secondary", "both"):
         raise ValueError(f"family must be 'primary', 'secondary' or 'both', got {family!r}")
     key = CLAIMS.get(claim, claim)
@@ -186,9 +168,8 @@ def specs(claim: str, family: str = "both") -> list:
 
 
 def runs(store=None) -> pd.DataFrame:
-    """One row per arm and confirmatory seed, with the transition measures' changes
-    from their random-init controls; empty (with its key columns) until every
-    confirmatory run is stored and evaluated."""
+    """One row per arm and confirmatory seed, with the transition measures' changes; empty
+    until every run is stored."""
     if not confirm_analysis.complete(store):
         metrics = {f"change_{s.metric}" if s.kind == "change" else s.metric
                    for s in (*confirm_analysis.PRIMARY, *confirm_analysis.SECONDARY)}
@@ -207,11 +188,8 @@ def accuracy(correct) -> float:
 
 def check_by_seed(by_seed: pd.DataFrame, claim: str, store=None,
                   turned: bool = False) -> pd.DataFrame:
-    """The differences by seed a notebook computed, against the registered code's
-    (``confirm_analysis.per_seed``) for the decisions of ``claim``, column by column in
-    order; raises AssertionError where they differ. ``turned``: the notebook took each
-    difference so that positive is the paper's direction (the registered difference
-    times -1 where the paper's sign is -1). Returns ``by_seed``."""
+    """Assert that the differences by seed a notebook computed match the registered code's
+    (``turned``: positive the paper's direction); returns ``by_seed``."""
     frame = runs(store)
     chosen = specs(claim)[:len(by_seed.columns)]
     for column, spec in zip(by_seed.columns, chosen):
@@ -250,12 +228,8 @@ def _judged(claim: str, store=None, turned: bool = False) -> list:
 
 
 def decisions(claim: str, store=None, turned: bool = False) -> pd.DataFrame:
-    """The registered analysis of the claim's decisions, one row each (secondary ones
-    marked exploratory), rounded for the reader (nats to 3 decimals, points to 1): the
-    difference with its 95% interval, the margin, the paper's sign, the plain reading
-    and the registered verdict at 5% and after Holm's adjustment over its family (few
-    enough columns that the chapter shows it open, ``book.build.MAX_COLUMNS``). Until
-    every run is stored: the progress counts of the arms it compares."""
+    """The registered analysis of the claim's decisions, rounded for the reader, one row
+    each; the arms' progress counts before every run is stored."""
     if not confirm_analysis.complete(store):
         table = confirm_analysis.progress(store)
         arms = {a for s in specs(claim) for a in (s.a, s.b)}
@@ -279,10 +253,8 @@ def decisions(claim: str, store=None, turned: bool = False) -> pd.DataFrame:
 
 
 def figure(by_seed: pd.DataFrame, claim: str, store=None, turned: bool = False):
-    """Each decision's difference by seed (grey dots) and its mean with the 95%
-    interval of the registered analysis (black), against its margin (grey band) and
-    zero; one row per decision, exploratory ones marked, at the text column's width
-    with 10-point text. Before every run is stored, a figure that says so."""
+    """Each decision's differences by seed, its mean and 95% interval against its margin and
+    zero; before every run is stored, a figure that says so."""
     import matplotlib.pyplot as plt
     import numpy as np
     with plt.rc_context({"font.size": 10}):
@@ -335,11 +307,8 @@ def _wrap(text: str, width: int = 30) -> str:
 
 
 def partial_costs(store=None) -> dict:
-    """Chapter 3's gate assumes that each partial cost of sharing is at most the whole
-    cost of sharing every layer (so did the registration's reason for its small margin,
-    withdrawn by amendment 11). The pilot's runs (cpu-long, seeds 0-2), by the registered
-    code: {"attention", "ffn", "whole"}: each cost at E 32 in nats, and "fits": whether
-    neither partial cost exceeds the whole."""
+    """The pilot's partial costs of sharing at E 32 (nats) and whether neither exceeds the
+    whole cost (chapter 3's gate)."""
     frame = confirm_analysis.pilot_frame()
     keys = ("explore/attention-free", "explore/ffn-cost", "explore/sharing-cost-E32")
     by_key = {s.key: s for s in confirm_analysis.SECONDARY}
@@ -349,9 +318,8 @@ def partial_costs(store=None) -> dict:
 
 
 def learning_rate_check(store=None) -> dict | None:
-    """Chapter 6: the learning-rate check trained after the registration (amendment 11),
-    from its stored scores: "scores" ('3.1 nats at 0.002, ...'), "best" (the best rate),
-    "registered_best" (whether 5e-3 was); None before they are stored."""
+    """Chapter 6's learning-rate check: "scores", "best", "registered_best"; None before it
+    is stored."""
     scores = confirm_analysis.lr_check_scores(store)
     if scores is None:
         return None
@@ -361,11 +329,9 @@ def learning_rate_check(store=None) -> dict | None:
 
 
 def detectable(claim: str, store=None) -> dict:
-    """For each primary decision of ``claim`` that reads undecided, what the design could
-    detect, computed after the results from the seeds' own spread (not registered): {key:
-    {"sd", "seeds", "alpha", "smallest", "margins"}}, the smallest true difference a
-    two-sided paired t over the seeds finds 80% of the time at Holm's first-step level
-    over the primary family, in the unit and in margins. {} before every run is stored."""
+    """For each undecided primary decision of ``claim``, the smallest true difference the
+    seeds' own spread detects 80% of the time at Holm's first-step level (not registered);
+    {} before every run is stored."""
     from ..stats.power import detectable_effect
     if not confirm_analysis.complete(store):
         return {}

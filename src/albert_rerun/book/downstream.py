@@ -1,7 +1,6 @@
-"""Downstream, against its three controls: the majority label and bag of words on each
-task's test split, and the same architecture from random initialization. ``downstream``
-adds a chapter's downstream table; ``downstream_gate`` is the book's test that
-pretraining helps at all (the premise of every downstream comparison)."""
+"""Downstream against its controls (majority label, bag of words, random initialization):
+``downstream`` adds a chapter's table; ``downstream_gate`` tests that pretraining helps at
+all."""
 from __future__ import annotations
 
 import pandas as pd
@@ -15,7 +14,7 @@ from .text import fill, summary
 
 def downstream_controls(profile: ResolvedProfile) -> dict:
     """Majority label and bag of words on each task's test split, stored once per
-    profile (its results' baselines/), as every evaluation scores the same split."""
+    profile."""
     from ..studies.baselines import downstream_controls as compute
     examples = profile.evaluation.task_examples
     return {task: stored_baseline(profile, f"downstream-{task}", compute, task, examples)
@@ -23,12 +22,8 @@ def downstream_controls(profile: ResolvedProfile) -> dict:
 
 
 def downstream(chapter: Chapter, profile: ResolvedProfile) -> Chapter:
-    """Adds to a chapter its downstream table: per condition, the frozen-encoder probes
-    of sentiment and genre (and fine-tuned sentiment where it was fine-tuned: the base
-    runs), each beside the same architecture from random initialization, with the
-    majority label and bag of words for the task; and per condition the probe's
-    pretrained minus random init (bootstrap over seeds and items, the seeds with a
-    control)."""
+    """Adds to a chapter its downstream table: per condition, the probes and fine-tuning
+    beside random initialization, the controls, and the probe's gain over random init."""
     runs = chapter.runs
     controls = downstream_controls(profile)
     columns = {"sentiment probe %": "sentiment_probe_accuracy",
@@ -72,9 +67,8 @@ def _percent_range(values: pd.Series) -> str:
 
 
 def downstream_sentence(runs: pd.DataFrame, gains: dict, sentiment: dict) -> str:
-    """The downstream table's paragraph (chapters 6 to 8): the controls, the probes'
-    range, and that the per-condition gains are descriptive (unadjusted, outside the
-    book's family; the test of pretraining downstream is the ledger's)."""
+    """The downstream table's paragraph: controls, the probes' range, the gains
+    (descriptive)."""
     tuned = runs["sentiment_accuracy"].dropna()
     untrained = runs["control_sentiment_accuracy"].dropna()
     tuned_text = ""
@@ -95,10 +89,8 @@ def downstream_sentence(runs: pd.DataFrame, gains: dict, sentiment: dict) -> str
 
 def downstream_gate(profile: ResolvedProfile | str, seeds=None, device="auto",
                     train_missing=False, present: bool = True) -> Chapter:
-    """Pretraining against its random-initialization control, downstream, for the base
-    run: sentiment fine-tuned, and the sentiment probe of frozen features, each minus the
-    same architecture from random initialization. Where this does not favour pretraining,
-    no downstream comparison between pretraining conditions is made."""
+    """Pretraining against its random-init control downstream, for the base run; no
+    comparison between pretraining conditions is made where it fails."""
     from ..engine.evaluate import evaluate_stored
     from ..engine.pretrain import resolve_device
     from ..engine.store import stored_eval, stored_pretrain
@@ -137,12 +129,8 @@ def gate_decisions(runs, m: dict) -> list:
 
 
 def finetune_repeats(profiles=("cpu", "cpu-long", "gpu")) -> pd.DataFrame:
-    """The same stored model fine-tuned under the same protocol (one evaluation hash) at
-    more than one profile: the zero-step random-init controls, identical at every
-    profile of the same sizes, are fine-tuned again by each. One row per model and
-    profile: its test accuracy and the machine. The spread is fine-tuning's own
-    run-to-run noise.
-    ``profiles``: names (a notebook's) or resolved profiles."""
+    """The same stored model fine-tuned under one protocol at more than one profile: its
+    accuracy and machine per profile."""
     from ..engine.store import read_json
     rows = []
     for profile in map(resolve, profiles):
@@ -166,9 +154,8 @@ def finetune_repeats(profiles=("cpu", "cpu-long", "gpu")) -> pd.DataFrame:
 
 
 def finetune_repeat_text(repeats: pd.DataFrame) -> str:
-    """'The same 3 random-init models, fine-tuned with the same protocol at cpu and
-    cpu-long (on Intel(R) Xeon(R) Processor and AMD EPYC), differ by 0.2 to 1.0 points
-    (mean |difference| 0.6): ...' or '' where no model was fine-tuned twice."""
+    """The spread of ``finetune_repeats`` in a paragraph; '' where no model was fine-tuned
+    twice."""
     if repeats.empty:
         return ""
     wide = repeats.pivot_table(index=["model", "fine-tuning"], columns="profile",

@@ -1,7 +1,5 @@
-"""The exact claims (chapters 1 and 2): parameter counts, by the closed form of
-``model.params`` and by a real module built on the meta device (no memory), against
-every count the paper prints. Nothing here is random or trained: the chapters' numbers
-are arithmetic, and each function asserts that the two counts agree."""
+"""The exact claims (chapters 1 and 2): parameter counts by the closed form and by a module
+built on the meta device, asserted equal, against every count the paper prints."""
 from __future__ import annotations
 
 import pandas as pd
@@ -33,8 +31,8 @@ def _checked(config) -> dict:
 
 
 def embedding_share() -> Chapter:
-    """Chapter 1: BERT-base's embedding share, what factorizing saves at Table 3's E, and
-    Table 3's parameter column under both counting conventions."""
+    """Chapter 1: BERT-base's embedding share, what factorizing saves, and Table 3's counts
+    under both conventions."""
     from ..model.config import preset
     from ..model.params import closed_form, encoder_total, layer_parameters
     bert = preset("bert-base", vocab_size=paper.BERT_BASE_WORDPIECE_VOCAB)
@@ -100,8 +98,8 @@ def factorization_figure(factorization: pd.DataFrame):
 
 
 def ours(row) -> float:
-    """Our count (M) of one compared row under the convention that rounds to the
-    paper's figure (with the pooler where both do), else the nearer of the two."""
+    """Our count (M) of a compared row under the convention that matches the paper, else the
+    nearer."""
     for convention in ("with pooler", "without pooler"):
         if convention in row["matches"]:
             return float(row[f"ours {convention} (M)"])
@@ -110,15 +108,14 @@ def ours(row) -> float:
 
 
 def beside(table: pd.DataFrame) -> dict:
-    """The paper's counts and ours for rows of a compared table, as two short lists:
-    "87, 89, 93, 108" and "87.06, 89.06, 93.06, 108.49" (``ours`` of each row)."""
+    """The paper's counts and ours for rows of a compared table, as two short lists."""
     return {"paper": ", ".join(f"{n:g}" for n in table["paper (M)"]),
             "ours": ", ".join(f"{ours(row):.2f}" for _, row in table.iterrows())}
 
 
 def _compare(rows) -> pd.DataFrame:
-    """rows: (label, config, published M) -> both conventions, the match, and how far
-    the paper's count is above the nearer of ours."""
+    """rows: (label, config, published M) -> both conventions, the match, and the paper's
+    excess over the nearer."""
     from ..model.params import millions, paper_conventions
     out = []
     for label, config, published in rows:
@@ -136,8 +133,8 @@ def _compare(rows) -> pd.DataFrame:
 
 
 def sharing_reductions() -> Chapter:
-    """Chapter 2: the layer parameters each sharing scheme removes, Tables 4 and 1's
-    parameter columns, and grouped sharing's counts."""
+    """Chapter 2: the layer parameters each sharing scheme removes, Tables 4 and 1's counts,
+    and grouped sharing's."""
     from ..model.config import preset
     from ..model.params import closed_form, millions
     configs = {s: preset("albert-base", sharing=s) for s in SCHEMES}

@@ -1,12 +1,6 @@
-"""Each primary decision against compute, as the chapters draw it: the compute ladder's
-budgets (book/ladder.md) for a chapter's figure (``figure``), its values (``gather``:
-one ``Trend`` a decision) and the few words a chapter glues (``plain_words``,
-``plain_label``, ``tag``); the chapters' sentences are theirs.
-
-Until every run of the 1x and 16x budgets is stored, ``ladder.trend_family`` computes
-nothing (the stopping rule), so a figure shows the 4x budget and the committed forecast
-for 16x only; once the store is complete, the three budgets and their reading.
-"""
+"""Each primary decision against compute as the chapters draw it: ``gather`` (one ``Trend``
+a decision), ``figure``, and the short phrases a chapter glues. Before every 1x and 16x run
+is stored a figure shows the 4x budget and the 16x forecast only."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -16,8 +10,7 @@ import numpy as np
 from ..studies.decisions import interval_text
 from .figures import FIGURE_WIDTH_IN, FONT_PT
 
-# Each decision's two arms in words, A and B of its registered difference A minus B, for
-# which arm does better as training grows (``plain_words``).
+# Each decision's arms A and B (registered difference A minus B) for ``plain_words``
 ARMS_IN_WORDS = {"confirm/asymmetry": ("the FFN-shared model", "the attention-shared one"),
                  "confirm/sharing-cost": ("the all-shared model", "the not-shared one"),
                  "confirm/sop": ("the SOP-trained model's probe", "the NSP-trained model's"),
@@ -42,14 +35,9 @@ NO_CHANGE_WORDS = "no change shown over either step or overall"
 
 
 def plain_words(key: str, unit: str, r) -> str:
-    """'as training grows, the all-shared model does worse relative to the not-shared
-    one': which arm gains, from the sign of the slope (registered sign, A minus B) of a
-    ``trend_family`` row ``r``, whatever side of zero the difference is on; and over
-    which steps, from each step's own slope interval, since a slope leans more than half
-    on the 1x-to-4x step (section 3; amendment 10): 'as training grows' only where
-    both steps show it. Where Holm's adjusted p is 0.05 or more and neither step's
-    interval excludes 0, no change is shown at all (``NO_CHANGE_WORDS``); the whole
-    slope's words are said only where Holm's test shows it."""
+    """Which arm gains as training grows, over which steps (each step's own interval), from
+    a ``trend_family`` row; ``NO_CHANGE_WORDS`` where neither Holm's test nor a step shows a
+    change."""
     first, second = ARMS_IN_WORDS[key]
     p = r.get("p holm")
     if p is not None and np.isfinite(p) and p >= HOLM_ALPHA and not (
@@ -116,8 +104,7 @@ def _chapter_sign(spec) -> tuple:
     return 1, spec.label
 
 
-# each decision's paper's direction in a few words: the label of a difference drawn with
-# the paper's direction positive (``gather``'s ``paper_signs``)
+# each decision's label where the paper's direction is drawn positive (``paper_signs``)
 PAPER_WORDS = {"confirm/asymmetry": "up means FFN sharing costs more than attention sharing",
                "confirm/sharing-cost": "up means sharing every layer costs",
                "confirm/sop": "up means SOP orders cue-free pairs better than NSP",
@@ -125,17 +112,11 @@ PAPER_WORDS = {"confirm/asymmetry": "up means FFN sharing costs more than attent
                "confirm/equal-time": "up means the wide all-shared model wins at equal time"}
 
 
-def gather(store=None, confirm_store=None, chapter_signs: bool = True,
-           tables: dict | None = None, paper_signs: bool = False) -> dict:
-    """{decision key: Trend} of the ladder's five decisions, from the stored runs: the 4x
-    budget (the confirmatory store's, where all its runs are stored) and the forecast
-    always; the analysis only once it is stored (the stopping rule), else None.
-    ``store``, ``confirm_store``: the ladder's and the confirmatory results folders
-    (default: this checkout's, or $ALBERT_RERUN_RESULTS's). ``chapter_signs``: each
-    decision in its chapter's sign (False: the registration's). ``tables``:
-    ``ladder.result_tables``' tables, when the caller has them. ``paper_signs``: each
-    decision with the paper's direction positive (``PAPER_WORDS``), whatever
-    ``chapter_signs``."""
+def gather(store=None, confirm_store=None, tables: dict | None = None,
+           paper_signs: bool = False) -> dict:
+    """{decision key: Trend} of the ladder's five decisions: the 4x budget and the forecast
+    always, the analysis once stored; each in its chapter's sign, or with ``paper_signs``
+    positive the paper's direction. ``tables``: ``ladder.result_tables``' if at hand."""
     from ..engine.store import read_json, results_dir
     from ..stats.inference import mean_interval
     from ..studies import confirm_analysis, ladder
@@ -166,8 +147,8 @@ def gather(store=None, confirm_store=None, chapter_signs: bool = True,
         d = ladder.differences(frames, spec).get("4x")
         i = mean_interval(d) if d is not None else None
         four = (i.mean, i.low, i.high, i.n) if i is not None else (np.nan,) * 3 + (0,)
-        sign, label = ((spec.paper_sign, PAPER_WORDS[spec.key]) if paper_signs else
-                       _chapter_sign(spec) if chapter_signs else (1, spec.label))
+        sign, label = ((spec.paper_sign, PAPER_WORDS[spec.key]) if paper_signs
+                       else _chapter_sign(spec))
         out[spec.key] = Trend(
             spec.key, spec.claim, label, spec.unit, sign * spec.paper_sign, sign, four,
             forecast.get(spec.key), runs, trained, evaluated,
@@ -205,9 +186,8 @@ def no_slope(r) -> str:
 
 
 def planned_power(store=None) -> dict:
-    """{decision key: (power, power if the 16x SD is twice the 4x, slope (a))}: section
-    6's planned power for slope (a) with the planned 16x seeds, from the committed
-    design (amendment 7); {} where no design is stored."""
+    """{decision key: (power, power with a 16x SD twice the 4x, slope (a))} from the
+    committed design; {} where none is stored."""
     from ..studies import ladder as L
     design = L.stored_design(store) or {}
     n = len(L.SEEDS["16x"])
@@ -223,10 +203,7 @@ def percent(share: float) -> str:
 
 
 def tag(key: str) -> str:
-    """A decision's short name, from its registered key: 'confirm/sharing-cost' ->
-    'sharing cost'. The ladder page's lists and tables and each figure panel's title
-    name a decision by it (the full names hold commas, which would not parse in a
-    list)."""
+    """A decision's short name from its key: 'confirm/sharing-cost' -> 'sharing cost'."""
     return key.split("/")[-1].replace("-", " ").replace("sop", "SOP")
 
 
@@ -237,9 +214,8 @@ PLAIN = {"moves toward the paper's sign": "moves toward the paper",
 
 
 def plain_label(r) -> str:
-    """'moves toward the paper': a ``trend_family`` row's reading in plain words, with
-    why where it could seem to disagree with its unadjusted interval ('no trend shown
-    after Holm's adjustment' where that interval excludes 0)."""
+    """A ``trend_family`` row's reading in plain words, 'after Holm's adjustment' where its
+    unadjusted interval excludes 0."""
     label = PLAIN.get(r["reading"], r["reading"])
     if not no_slope(r) and excluded_before_holm_only(r):
         label += " after Holm's adjustment"
@@ -252,10 +228,8 @@ def claim_trends(trends: dict, claim: str) -> list:
 
 
 def figure(trends: list):
-    """The decisions of one chapter against compute, one panel a row: each rung's mean
-    paired difference with its 95% interval (the 4x rung always; 1x and 16x once the
-    ladder is complete, with the fitted line), the forecast for 16x with its 95%
-    prediction interval, zero, and the paper's side shaded. Returns the figure."""
+    """The decisions of one chapter against compute, one panel each: each budget's mean and
+    95% interval, the fitted line, the 16x forecast, zero and the paper's side shaded."""
     import matplotlib.pyplot as plt
 
     from ..studies.ladder import RUNGS, X
@@ -275,8 +249,7 @@ def figure(trends: list):
     # the legend's room in inches (a line of text each entry), whatever the panels
     legend_in = 0.2 + 0.22 * len(seen) if seen else 0
     share = legend_in / fig.get_figheight()
-    # the complete ladder's legend heads the figure, beside the panels read first (a
-    # cold reader); before, at the foot, as the chapters' committed notebooks glue it
+    # the complete ladder's legend heads the figure; before, at the foot
     if seen:
         fig.legend(list(seen.values()), list(seen.keys()),
                    loc="upper center" if complete else "lower center",
@@ -344,7 +317,7 @@ def _panel(ax, t: Trend, X: dict, RUNGS: dict) -> None:
     if t.table is not None:  # the reading beside its line, so no line reads as a trend
         title += f"\n{plain_label(t.table)}" + (
             "" if no_slope(t.table) else f" (Holm's p = {t.table['p holm']:.3f})")
-        if not no_slope(t.table):  # and the slope it reads (a cold reader)
+        if not no_slope(t.table):  # and the slope it reads
             r = t.table
             title += f"\nslope {_interval(t, r['slope'], r['slope low'], r['slope high'])}"
             title += " per doubling"

@@ -1,13 +1,7 @@
-"""Table 2's speedup column: training throughput of the six Table 1 models on one machine.
-
-A measurement, stored like a run (<the profile's results>/throughput-<hash>.json, with its
-provenance) so that the book shows the same numbers on every build; ``fresh`` measures
-again. A step is a whole training step: forward, backward and the LAMB update of the
-profile's recipe (the update costs in proportion to the parameters, which is where
-sharing saves time on one device). Timings are the
-fastest of a few steps after a warm-up (the least disturbed by other work), with the
-slowest beside it, one model after another in one process.
-"""
+"""Table 2's speedup column: training throughput of the six Table 1 models on one machine,
+stored like a run (``throughput-<hash>.json``) so that every build shows the same numbers. A
+step is forward, backward and the LAMB update; timings are the fastest of a few steps after
+a warm-up, the slowest beside it."""
 from __future__ import annotations
 
 import json
@@ -20,8 +14,7 @@ from ..profiles import ResolvedProfile, resolve
 
 THROUGHPUT_SHAPES = {  # profile: (batch, sequence length, timed steps, width divisor)
     "smoke": (1, 16, 2, 32), "cpu": (4, 64, 3, 1), "gpu": (32, 128, 20, 1)}
-# What a timed step holds; part of the stored measurement's key, so that a change of
-# method measures again instead of reading the old one.
+# What a timed step holds; in the stored measurement's key, so a new method measures again
 STEP = "forward pass, backward pass and LAMB update"
 
 
@@ -106,8 +99,7 @@ def throughput(profile: ResolvedProfile, device: str = "auto", fresh: bool = Fal
     return result
 
 
-# The throughput table's headers, one unit each (the stored measurement keeps
-# its snake_case keys; the page shows these)
+# the throughput table's headers, one unit each
 TOKENS = "tokens/s"
 SPEEDUP = "speedup vs BERT-large (x)"
 PAPER_SPEEDUP = "paper speedup (x)"
@@ -115,8 +107,8 @@ SPREAD = "slowest / fastest step (x)"
 
 
 def throughput_table(measured: dict):
-    """Our speedups beside the paper's, with parameters; and the rank correlation (of
-    the unrounded speedups). Tokens/s whole, ratios to 2 decimals."""
+    """Our speedups beside the paper's, with parameters, and the rank correlation of the
+    unrounded speedups."""
     import pandas as pd
 
     from ..model.params import closed_form
@@ -133,10 +125,8 @@ def throughput_table(measured: dict):
 
 
 def discordant_pairs(speed) -> list:
-    """The pairs of models that our throughput orders the other way round from the
-    paper's speedups, as (paper's faster, paper's slower, our ratio of the two) tuples,
-    fastest pairs first: what a rank correlation under 1 is made of. ``speed``:
-    ``throughput_table``'s table."""
+    """(paper's faster, paper's slower, our ratio) of the pairs our throughput orders the
+    other way round, fastest first."""
     ours = speed[SPEEDUP]
     theirs = speed[PAPER_SPEEDUP].sort_values(ascending=False)
     names = list(theirs.index)
@@ -146,9 +136,8 @@ def discordant_pairs(speed) -> list:
 
 
 def setup(measured: dict) -> dict:
-    """How a stored throughput was measured, for the page's sentence: 'machine', 'threads',
-    'batch', 'seq', 'steps' (timed, after one warm-up) and 'step' (what a timed step
-    holds; a measurement by the first method, forward and backward only, has none)."""
+    """How a stored throughput was measured: machine, threads, batch, seq, steps and
+    step."""
     machine = measured.get("provenance", {}).get("machine", {})
     return {"machine": machine.get("cpu", "an unrecorded machine"),
             "threads": str(measured["threads"]), "batch": str(measured["batch"]),
@@ -157,10 +146,8 @@ def setup(measured: dict) -> dict:
 
 
 def earlier(profile: ResolvedProfile, device: str = "auto"):
-    """The newest stored measurement of the profile by the first method (forward and
-    backward only: no "step"), other than the current one; None if none. The verdict
-    rule was written before either method, and the method changed after the first
-    result was seen, so the page reads both."""
+    """The newest stored measurement by the first method (forward and backward only), other
+    than the current one; None if none."""
     current = throughput_path(profile, device)
     found = []
     for path in sorted(current.parent.glob("throughput-*.json")):
@@ -178,8 +165,7 @@ def earlier(profile: ResolvedProfile, device: str = "auto"):
 
 
 def rule_verdict(rho: float) -> str:
-    """The chapter's rule: the ordering is reproduced where the rank correlation with the
-    paper's speedups is 1."""
+    """'reproduced' where the rank correlation with the paper's speedups is 1."""
     return "reproduced" if rho > 0.999 else "not reproduced"
 
 
@@ -190,11 +176,8 @@ def pairs_phrase(speed) -> str:
 
 
 def throughput_values(profile: ResolvedProfile | str, device: str = "auto") -> tuple:
-    """Chapter 6's throughput: (the current table, {key: short value}) for glue. The
-    keys: 'rho', 'verdict', 'pairs' by the whole-step method; 'first_rho',
-    'first_verdict', 'first_pairs', 'first_machine', 'first_steps' by the first method
-    (the current method's where none is stored); 'machine', 'threads', 'batch', 'seq',
-    'steps'; and 'ledger', the line the claims ledger quotes."""
+    """Chapter 6's throughput: (the current table, {key: short value}) for glue, by the
+    whole-step method and by the first."""
     profile = resolve(profile)  # a notebook passes the name
     measured = throughput(profile, device)
     speed, rho = throughput_table(measured)

@@ -1,17 +1,8 @@
 """The generated parts of the pre-registration page (book/preregistration.md), each filled
-from its template in ``book/templates/prereg-*.md`` (``budgets.fill``): the first screen's
-table of the registration and its amendments (``table``), the registration record, the
-results (the judged families once every confirmatory run is stored, the counts before),
-the pilot's table that the design was sized on, the amendments' summary, and their frozen
-tables. The registered text itself is never generated. The numbers are the study's
-(``studies.confirm_analysis``, ``studies.confirm``): this module rounds and places them.
-
-The table's rows come from the page (each amendment's heading and its own "Runs stored
-when it was written" line), the git history (the commit that first added it, ``git log
--S``, and the runs committed then, ``runs_at``) and
-``data/preregistration-amendment-index.json`` (what it changed). In a shallow clone the
-history is missing, and the commit column says so.
-"""
+from ``book/templates/prereg-*.md``: the table of the registration and its amendments, the
+record, the results (or the counts before), the pilot's table and the amendments' summary.
+The registered text itself is never generated; the numbers are
+``studies.confirm_analysis``'s."""
 from __future__ import annotations
 
 import json
@@ -24,7 +15,7 @@ import pandas as pd
 from ..studies import confirm as K
 from ..studies import confirm_analysis as A
 from ..studies.decisions import interval_text
-from .budgets import fill
+from .template import fill, pipe, record_values, write_parts
 
 PAGE = "book/preregistration.md"
 INDEX = "data/preregistration-amendment-index.json"
@@ -98,9 +89,8 @@ def runs_at(root: Path, commit: str, hashes: set) -> int:
 
 
 def rows(root: Path) -> list:
-    """The table's rows, the registration first. In a shallow clone "commit", "runs" of
-    the registration and "committed runs" are None: the history that gives them is
-    missing."""
+    """The table's rows, the registration first, from the page, the git history and the
+    amendment index (commits and runs None in a shallow clone)."""
     page = (root / PAGE).read_text()
     index = json.loads((root / INDEX).read_text())
     record = json.loads((root / A.RECORD).read_text())
@@ -129,23 +119,20 @@ def anchor(row: dict) -> str:
 
 
 def table(root: Path, anchor=anchor) -> str:
-    """The first-screen table in markdown: one row for the registration and one per
-    amendment, with four flag columns (``FLAGS``: the registration "set"s its rules, an
-    amendment changed one, "yes", or not); ``anchor(row)`` (a label, or "") links a
-    row's name."""
-    lines = ["| | written (UTC) | commit | runs stored (of 99) | what it changed | "
-             + " | ".join(f"changed a {f}?" for f in FLAGS) + " |",
-             "|---|---|---|---|---|" + "---|" * len(FLAGS)]
+    """The first-screen table in markdown: the registration and each amendment, with its
+    ``FLAGS`` columns; ``anchor(row)`` links a row's name."""
+    head = ["", "written (UTC)", "commit", "runs stored (of 99)", "what it changed",
+            *(f"changed a {f}?" for f in FLAGS)]
+    body = []
     for row in rows(root):
         label = anchor(row)
-        name = f"{{ref}}`{row['what']} <{label}>`" if label else row["what"]
-        commit = f"`{row['commit'][:7]}`" if row["commit"] else "not in this clone"
-        runs = "not in this clone" if row["runs"] is None else row["runs"]
-        flags = " | ".join(("set" if row["what"] == "Registration" else "yes")
-                           if row[f] else "no" for f in FLAGS)
-        lines.append(f"| {name} | {row['date'].removesuffix(' UTC')} | {commit} | {runs} | "
-                     f"{row['summary']} | {flags} |")
-    return "\n".join(lines) + "\n"
+        yes = "set" if row["what"] == "Registration" else "yes"
+        body.append([f"{{ref}}`{row['what']} <{label}>`" if label else row["what"],
+                     row["date"].removesuffix(" UTC"),
+                     f"`{row['commit'][:7]}`" if row["commit"] else "not in this clone",
+                     "not in this clone" if row["runs"] is None else row["runs"],
+                     row["summary"], *(yes if row[f] else "no" for f in FLAGS)])
+    return pipe(head, body) + "\n"
 
 
 # -- the results -----------------------------------------------------------------------------
@@ -167,9 +154,7 @@ def curve_sizes() -> dict:
 
 
 def results_values(store=None) -> dict:
-    """The keys of ``prereg-results.md``: the judged families (``confirm.results_table``,
-    the pilot beside them), what amendment 1 reports beside the primary verdicts, the
-    equal-time measurement and the training's cost, from the confirmatory runs read once."""
+    """The keys of ``prereg-results.md``, from the confirmatory runs read once."""
     from ..stats.inference import mean_interval
     frame, rungs = A.confirmatory_frame(store=store), A.rungs()
     judged, pilot = A.both_families(frame, rungs), A.both_families(A.pilot_frame(), rungs)
@@ -221,13 +206,12 @@ def results_values(store=None) -> dict:
 
 
 def results_text(generated: Path, store=None) -> str:
-    """The page's results: once every confirmatory run is stored, the judged families
-    (``prereg-results.md``) with their curves drawn into ``generated``; before, the
-    counts alone (``prereg-progress.md``), and no figure: no interim estimate."""
+    """The page's results once every confirmatory run is stored (with the curves drawn into
+    ``generated``); the counts alone before."""
     if A.complete(store):
         values = results_values(store)
-        write_figure(K.curves_figure(A.confirmatory_frame(store=store), A.rungs()),
-                     generated / "preregistration-confirm-curves.png")
+        write_parts(generated, {"preregistration-confirm-curves.png": K.curves_figure(
+            A.confirmatory_frame(store=store), A.rungs())})
         return fill("prereg-results.md", values)
     counts = A.progress(store)
     shown = counts.assign(**{c: counts[c].astype(str) + " of " + counts["of"].astype(str)
@@ -249,9 +233,8 @@ def _number(value: float, unit: str) -> str:
 
 
 def pilot_values(frame: pd.DataFrame) -> dict:
-    """The keys of ``prereg-pilot.md``: the pilot's per-seed paired differences and the
-    power they give (``confirm.power_plan``); a decision whose two arms read at chance
-    (``confirm.chance_arms``) has a note instead of a reading (amendment 11)."""
+    """The keys of ``prereg-pilot.md``: the pilot's paired differences and the power they
+    give; a decision whose arms read at chance gets a note."""
     n = len(A.CONFIRM_SEEDS)
     plan, secondary = K.power_plan(frame), K.power_plan(frame, A.SECONDARY)
     rows, notes = [], []
@@ -350,39 +333,19 @@ def frozen_amendment_parts(root: Path) -> dict:
 
 # -- the page ---------------------------------------------------------------------------------
 
-def write_figure(figure, path: Path) -> None:
-    """Save a figure as PNG (``figures.png`` records its text's size for the book's
-    check) and close it."""
-    import matplotlib.pyplot as plt
-
-    from .figures import png
-    path.write_bytes(png(figure))
-    plt.close(figure)
-
-
 def write_preregistration_parts(root: Path) -> list:
-    """book/_generated/preregistration-{amendments,record,progress,pilot,since,
-    equivalence,reach,lenient}.md. The first screen's table and the frozen parts come
-    from the repository (``root`` may be a copy of the book's sources only, without its
-    history)."""
+    """book/_generated/preregistration-*.md; the table and the frozen parts come from the
+    repository (``root`` may lack its history)."""
     from ..paths import repo_root
     check_summary(root / PAGE)
     generated = root / "book" / "_generated"
-    generated.mkdir(parents=True, exist_ok=True)
     frame, rungs = A.pilot_frame(), A.rungs()
-    write_figure(K.curves_figure(frame, rungs), generated / "preregistration-pilot-curves.png")
-    record = json.loads((repo_root() / A.RECORD).read_text())
-    parts = {"amendments": fill("prereg-amendments.md", {"table": table(repo_root())}),
-             "record": fill("prereg-record.md", {"commit": record["commit"][:7],
-                                                 "date": record["date"],
-                                                 "sha256": record["sha256"][:16]}),
-             "progress": results_text(generated),
-             "pilot": fill("prereg-pilot.md", pilot_values(frame)),
-             "since": fill("prereg-since.md", since_values(frame, rungs)),
-             **frozen_amendment_parts(repo_root())}
-    paths = []
-    for name, text in parts.items():
-        path = generated / f"preregistration-{name}.md"
-        path.write_text(text)
-        paths.append(path)
-    return paths
+    parts = {"amendments.md": fill("prereg-amendments.md", {"table": table(repo_root())}),
+             "record.md": fill("prereg-record.md", record_values(repo_root() / A.RECORD)),
+             "progress.md": results_text(generated),
+             "pilot.md": fill("prereg-pilot.md", pilot_values(frame)),
+             "since.md": fill("prereg-since.md", since_values(frame, rungs)),
+             **{f"{name}.md": text for name, text in frozen_amendment_parts(repo_root()).items()},
+             "pilot-curves.png": K.curves_figure(frame, rungs)}
+    return write_parts(generated, {f"preregistration-{name}": part
+                                   for name, part in parts.items()})

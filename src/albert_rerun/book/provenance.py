@@ -1,12 +1,6 @@
-"""What a reader needs to trace and redo the book's numbers.
-
-``chapter_footer`` is the paragraph that ends each empirical chapter: how many stored
-results it read, the machines and commits that made them, and the one command that
-recomputes them. ``published_runs`` flattens every stored run (its config, its
-pretraining figures and each evaluation's scalar metrics) into one table, which
-``make book`` writes as ``book/_generated/runs-<profile>.csv`` for readers who analyse
-the results without Python.
-"""
+"""What a reader needs to trace and redo the book's numbers: each chapter's footer
+(``chapter_footer``) and every stored run as one table (``published_runs``, the build's runs
+CSV)."""
 from __future__ import annotations
 
 import json
@@ -36,10 +30,8 @@ def recompute_command(profile: str, claims) -> str:
 
 
 def chapter_footer(runs: pd.DataFrame, profile: str, claims: list[str]) -> str:
-    """Markdown for the end of a chapter (``book/templates/chapter-footer.md``): the stored results ``runs`` holds (one row per
-    condition and seed, with columns ``machine``, ``commit`` and ``hash``; a run used by
-    two conditions counts once), their machines and commits, and the command that
-    retrains and re-evaluates them at ``profile``."""
+    """The end of a chapter (``chapter-footer.md``): the stored results ``runs`` holds,
+    their machines and commits, and the command that recomputes them."""
     missing = [c for c in ("machine", "commit", "hash") if c not in runs.columns]
     if missing:
         raise ValueError(f"runs lacks the columns {missing}")
@@ -59,8 +51,7 @@ def chapter_footer(runs: pd.DataFrame, profile: str, claims: list[str]) -> str:
 # -- every published run as one table ---------------------------------------------------
 
 def flatten(record: dict, prefix: str = "") -> dict:
-    """Nested dicts as dotted columns; scalars and short strings kept, lists and long
-    strings (learning curves, per-item correctness, per-layer values) left out."""
+    """Nested dicts as dotted columns; lists and long strings left out."""
     out = {}
     for key, value in record.items():
         name = f"{prefix}{key}"
@@ -79,10 +70,9 @@ def _read(path: Path) -> dict:
 
 
 def published_runs(store: Path, current_eval: str | None = None) -> pd.DataFrame:
-    """One row per stored pretraining run and evaluation of it (a run not yet evaluated
-    has one row without evaluation columns): ``hash``, ``config.*``, ``pretrain.*`` (its
-    metrics), ``machine.*`` and ``commit`` of the training, then ``eval_hash``,
-    ``eval_current`` (the evaluation the book reads: ``current_eval``) and ``eval.*``."""
+    """One row per stored pretraining run and evaluation of it: ``hash``, ``config.*``,
+    ``pretrain.*``, ``machine.*``, ``commit``, ``eval_hash``, ``eval_current`` and
+    ``eval.*``."""
     evaluations = {}
     for path in sorted(store.glob("eval/*/*.json")):
         evaluations.setdefault(path.stem, []).append(_read(path))
@@ -106,8 +96,7 @@ def published_runs(store: Path, current_eval: str | None = None) -> pd.DataFrame
 
 
 def write_runs_csv(profile: ResolvedProfile, path: Path) -> pd.DataFrame:
-    """The published runs of ``profile`` (a ``profiles.ResolvedProfile``: its results
-    folder, its evaluation current) as a CSV at ``path``."""
+    """The published runs of ``profile`` as a CSV at ``path``."""
     runs = published_runs(profile.results, profile.evaluation.key)
     path.parent.mkdir(parents=True, exist_ok=True)
     runs.to_csv(path, index=False)

@@ -1,12 +1,6 @@
-"""Sentence lengths of a built page's prose, as a reader meets it.
-
-``prose(html)`` takes the page's article text (paragraphs and list items, outside code
-cells, tables and math), ``sentences(text)`` splits it where a sentence ends (a full
-stop, question or exclamation mark, then a space and a capital, a digit or a quote;
-not after abbreviations such as "e.g." or "et al."), and ``lengths`` counts each
-sentence's words. The book's rule (issue #41): on the introduction, the boxes and the
-how-to-read page, no sentence over 40 words and a median of 22 or fewer.
-"""
+"""Sentence lengths and words of a built page's prose as a reader meets it: ``prose`` takes
+the article's paragraphs, ``sentences`` splits them, ``lengths`` counts words (the book's
+rule: no sentence over 40 words, a median of 22 or fewer)."""
 from __future__ import annotations
 
 import re
@@ -18,8 +12,8 @@ _SKIP = ("pre", "code", "table", "script", "style", "math", "figure", "nav", "fo
 
 
 def prose(html: str, selector: str = "article") -> list:
-    """The text of each paragraph and list item inside ``selector`` (the article, or an
-    admonition such as ".admonition"), outside code, tables and math, one string each."""
+    """The text of each paragraph and list item inside ``selector``, outside code, tables
+    and math."""
     from bs4 import BeautifulSoup
     soup = BeautifulSoup(html, "html.parser")
     out = []
@@ -39,8 +33,8 @@ _NOT_READ = ("pre", "code", "script", "style", "math", "nav", "footer")
 
 
 def article_words(html: str) -> int:
-    """Words a reader meets in the page's article: its prose, tables, figure captions and
-    boxes; not code, math or the page's navigation. The book's page budgets count these."""
+    """Words a reader meets in the page's article, not code, math or navigation (the page
+    budgets)."""
     from bs4 import BeautifulSoup
     soup = BeautifulSoup(html, "html.parser")
     article = soup.select_one("article") or soup

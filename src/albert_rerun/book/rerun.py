@@ -1,17 +1,7 @@
-"""How a reader reruns a chapter, on every chapter page.
-
-- ``rerun_box``: the "Rerun this chapter" box that the book build puts at the end of
-  each chapter (``add_rerun_box``): the papermill command at every profile,
-  with the number of the chapter's pretraining runs, how many are stored, and their
-  predicted training time from the stored throughput on a CPU and on one GPU.
-- ``repository_config``: the Jupyter Book configuration with a repository (GitHub's
-  ``owner/name``, which the Pages workflow passes in): the repository button and the
-  launch buttons for Colab and Binder. A build without one shows neither.
-- A Sphinx extension (``_config.yml``: ``sphinx.extra_extensions``) that points each
-  chapter's launch buttons at its notebook in the repository (``notebooks/<name>.ipynb``:
-  the page is rendered from a copy executed at the book's profile, which the repository
-  does not hold) and adds the chapter's ``.md`` source to the page's download button.
-"""
+"""How a reader reruns a chapter: the "Rerun this chapter" box at the end of each chapter
+(``add_rerun_box``), the configuration with a repository's buttons (``repository_config``),
+and a Sphinx extension that points a chapter's launch buttons at its notebook and offers its
+``.md`` source."""
 from __future__ import annotations
 
 import functools
@@ -22,9 +12,7 @@ import yaml
 
 from ..profiles import ResolvedProfile
 
-# The claims whose runs each chapter trains and reads, as its footer's command names them
-# (tests/test_rerun.py checks that); () trains nothing, None is every claim the profile
-# carries (the ledger).
+# The claims whose runs each chapter trains and reads: () none, None every claim (the ledger)
 CHAPTER_CLAIMS = {
     "00_recipe": (), "01_embedding_share": (), "02_sharing_reductions": (),
     "03_asymmetry": ("asymmetry", "grouped"), "04_sop_nsp": ("sop_nsp",),
@@ -38,8 +26,6 @@ LAUNCH_BUTTONS = {"colab_url": "https://colab.research.google.com",
 REPOSITORY = re.compile(r"[A-Za-z0-9][A-Za-z0-9-]*/[A-Za-z0-9._-]+")
 BOX_CLASS = "rerun-chapter"
 # The tag of every chapter's first cell, which installs the package in Colab or Binder
-# with scripts/kernel_install.py (the same cell in every chapter; tests/test_rerun.py runs
-# it on a file:// clone).
 BOOTSTRAP_TAG = "bootstrap"
 KERNEL = "python3"  # the Jupyter kernel papermill runs the chapters in (book.build too)
 
@@ -47,16 +33,14 @@ KERNEL = "python3"  # the Jupyter kernel papermill runs the chapters in (book.bu
 # -- the box ----------------------------------------------------------------------------
 
 def papermill_command(stem: str, profile: str) -> str:
-    """The command that runs chapter ``stem`` at ``profile`` from the repository's root
-    (the gpu profile on the GPU, which its notebooks require)."""
+    """The command that runs chapter ``stem`` at ``profile`` from the repository's root."""
     device = " -p device cuda" if profile == "gpu" else ""
     return (f".venv/bin/papermill notebooks/{stem}.ipynb {stem}-{profile}.ipynb "
             f"-k {KERNEL} --cwd notebooks -p profile {profile}{device}")
 
 
 def gpu_name() -> str:
-    """The GPU of the stored measurement that times the GPU predictions
-    (``engine.bench.stored_gpu_bench``), as its record names it."""
+    """The GPU of the stored measurement that times the GPU predictions."""
     import json
 
     from ..engine.bench import stored_gpu_bench
@@ -75,8 +59,7 @@ def duration(seconds: float) -> str:
 
 @functools.lru_cache(maxsize=None)
 def planned(profile: ResolvedProfile, claims: tuple) -> tuple:
-    """(trained runs, zero-step controls) that ``claims`` pretrain at ``profile``, in the
-    driver's plan (``studies.driver.planned_pretraining``)."""
+    """(trained runs, zero-step controls) that ``claims`` pretrain at ``profile``."""
     from ..studies.driver import planned_pretraining
     configs = [c for stage in planned_pretraining(profile, names=list(claims)).values()
                for c in stage]
@@ -84,50 +67,45 @@ def planned(profile: ResolvedProfile, claims: tuple) -> tuple:
 
 
 def runs_text(profile: ResolvedProfile, claims) -> str:
-    """'N runs and M zero-step controls, K of them stored in ...; predicted ...'
-    (``profile``: a ``profiles.ResolvedProfile``; the count is of the committed store,
-    data/results/, whatever $ALBERT_RERUN_RESULTS says)."""
+    """The runs ``claims`` train at ``profile``, how many are stored (in data/results/) and
+    their predicted time."""
     from ..studies.driver import predicted_seconds
     from ..engine.store import stored_pretrain
     from ..paths import repo_root
+    from .text import fill
     trained, controls = planned(profile, tuple(claims))
     store = repo_root() / "data" / "results" / profile.name
     stored = sum(stored_pretrain(store, c) is not None for c in trained + controls)
-    text = (f"{len(trained)} pretraining runs and {len(controls)} zero-step controls, "
-            f"{stored} of them stored in `data/results/{profile.name}/`")
+    text = fill("rerun-runs", trained=len(trained), controls=len(controls), stored=stored,
+                profile=profile.name)
     if profile.name == "smoke":
-        return text + ". Each takes seconds (start-up bound, not predicted)"
+        return f"{text} {fill('rerun-smoke')}"
     cpu, gpu = (duration(predicted_seconds(trained, kind)) for kind in ("cpu", "cuda"))
     lower = "" if profile.name == "gpu" else " (a lower bound: smaller models use less of it)"
-    return (f"{text}. Training them is predicted to take {cpu} on one CPU worker, or "
-            f"{gpu} on one {gpu_name()}{lower}")
+    return f"{text} {fill('rerun-predicted', cpu=cpu, gpu=gpu, gpu_name=gpu_name(), lower=lower)}"
 
 
 def profile_paragraph(stem: str, profile: ResolvedProfile) -> list:
-    """The box's lines for one profile (a ``profiles.ResolvedProfile``): what the
-    chapter trains there, and the command (none where the profile carries none of the
-    chapter's claims)."""
+    """The box's lines for one profile: what the chapter trains there, and the command."""
     from ..studies.conditions import profile_claims
+    from .text import fill
     claims = CHAPTER_CLAIMS[stem]
     carried = profile_claims(profile)
     head = f"**`{profile.name}`**"
+    command = ["```bash", papermill_command(stem, profile.name), "```", ""]
     if claims == ():
-        return [f"{head}:", "", "```bash", papermill_command(stem, profile.name), "```",
-                ""]
+        return [f"{head}:", ""] + command
     mine = carried if claims is None else [c for c in claims if c in carried]
     left = [] if claims is None else [c for c in claims if c not in carried]
     if not mine:
-        return [f"{head} does not carry this chapter's claim{'s' * (len(left) > 1)} "
-                f"({', '.join(left)}): its claims are {', '.join(carried)}.", ""]
+        return [fill("rerun-not-carried", head=head, s="s" * (len(left) > 1),
+                     left=", ".join(left), carried=", ".join(carried)), ""]
     names = ", ".join(mine) + (f"; it does not carry {', '.join(left)}" if left else "")
     body = (f"{'every claim' if claims is None else 'this chapter'} ({names}): "
             + runs_text(profile, mine))
     if claims is not None:  # the chapter builds the book's decision family first
-        trained, _ = planned(profile, tuple(carried))
-        body += (f". The chapter first builds the book's decision family, which trains "
-                 f"whatever of the profile's {len(trained)} runs is missing")
-    return [f"{head}: {body}.", "", "```bash", papermill_command(stem, profile.name), "```",
-            ""]
+        body += " " + fill("rerun-family", runs=len(planned(profile, tuple(carried))[0]))
+    return [f"{head}: {body}", ""] + command
 
 
 def rerun_box(stem: str) -> str:
@@ -146,8 +124,7 @@ def rerun_box(stem: str) -> str:
 
 
 def add_rerun_box(notebook_path: Path, stem: str) -> None:
-    """Append the box at the end of the chapter: the chapter opens with its bottom line,
-    and the box is for the reader who wants to rerun it, not for every reader (#26)."""
+    """Append the box at the end of the chapter."""
     import nbformat
     notebook = nbformat.read(notebook_path, as_version=4)
     cell = nbformat.v4.new_markdown_cell(rerun_box(stem))
@@ -159,9 +136,8 @@ def add_rerun_box(notebook_path: Path, stem: str) -> None:
 # -- the repository's buttons -----------------------------------------------------------
 
 def repository_config(root: Path, repository: str, branch: str = "main") -> Path:
-    """``_config.yml`` with the repository ``owner/name`` on GitHub: its button and the
-    launch buttons. Written to ``_build/`` (the build's, not a source) for
-    ``jupyter-book build --config``; relative paths in it stay relative to ``root``."""
+    """``_config.yml`` with the repository's button and launch buttons, written to
+    ``_build/`` for ``jupyter-book build --config``."""
     if not REPOSITORY.fullmatch(repository):
         raise ValueError(f"repository must be GitHub's owner/name, got {repository!r}")
     config = yaml.safe_load((root / "_config.yml").read_text())
@@ -191,8 +167,8 @@ def _group(context: dict, label: str):
 
 
 def chapter_buttons(app, pagename, templatename, context, doctree) -> None:
-    """On a chapter page: the launch buttons open ``notebooks/<name>.ipynb``, and the
-    download button offers ``notebooks/<name>.md`` beside the executed ``.ipynb``."""
+    """On a chapter page: the launch buttons open ``notebooks/<name>.ipynb``; the download
+    button also offers ``notebooks/<name>.md``."""
     from shutil import copyfile
 
     from sphinx.util import logging

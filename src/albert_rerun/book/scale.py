@@ -1,19 +1,7 @@
-"""Where the book's models stand, and what that lets a verdict say about ALBERT
-(book/scale.md): numbers, tables and figures from the stored results; the page's
-sentences live in the page.
-
-- ``scale_numbers``: parameters, tokens and training FLOPs of one base run of a profile
-  and of ALBERT-base, counted the same way;
-- ``standing``: every arm's held-out cross-entropy at [MASK] at each budget (1x, 4x,
-  16x: the compute ladder; 64x: the long pilot's two arms, one seed each) against the
-  three count rungs on the same targets (``count_rungs.levels``);
-- ``downstream_values``: the frozen features against a bag of words;
-- the long pilot (exploratory): where each arm's curve first scores below each count
-  rung, scored on the curve's own sequences (``count_rungs.levels_on``), its sudden
-  drops and the sharing cost along its one schedule;
-- ``values`` (the page's keys, handed on by ``budgets.values``) and
-  ``write_scale_parts`` (its tables and figures), each from the runs read once.
-"""
+"""Where the book's models stand against ALBERT's (book/scale.md): the scale against the
+paper's, every arm at each budget against the count rungs, the frozen features against a bag
+of words, and the long pilot to 64x (exploratory). ``values`` gives the page's keys,
+``write_scale_parts`` its tables and figures."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -24,7 +12,7 @@ import pandas as pd
 from ..profiles import ResolvedProfile
 from ..studies.decisions import signed
 from .figures import FIGURE_WIDTH_IN, FONT_PT
-from .template import fill, pipe, placeholder
+from .template import fill, pipe, write_parts
 from .text import times, tokens_per_run
 
 PILOT = "64x"  # the long pilot's column
@@ -95,10 +83,8 @@ def rung_levels() -> dict:
 
 
 def standing(frames: dict | None = None, pilot: pd.DataFrame | None = None) -> pd.DataFrame:
-    """One row per arm, one column per budget: the mean over seeds of the held-out
-    cross-entropy at [MASK] (nats), NaN where an arm did not train that long.
-    ``frames``: ``ladder.rung_frames``' (read here if not given); ``pilot``:
-    ``long_pilot.frame``' (None: no 64x values)."""
+    """One row per arm, one column per budget: the mean held-out cross-entropy at [MASK]
+    (NaN where an arm did not train that long)."""
     from ..studies import confirm_analysis as D
     from ..studies import ladder as L
     from ..studies import long_pilot
@@ -382,40 +368,26 @@ def values(frames: dict | None, pilot: pd.DataFrame | None) -> dict:
     return out
 
 
-PARTS = ("scale-standing.md", "pilot-crossings.md", "pilot-drops.md", "pilot-costs.md")
-
-
 def write_scale_parts(generated: Path, store=None, frames: dict | None = None) -> list:
-    """The scale page's tables and figures into ``generated`` (``PARTS``,
-    scale-standing.png, pilot.png): empty tables and placeholder figures where the runs
-    are not stored (the tests' smoke book). ``frames``: ``ladder.rung_frames``', if read."""
-    import matplotlib.pyplot as plt
-
+    """The scale page's tables and figures into ``generated``: empty tables and placeholders
+    where the runs are not stored."""
     from ..studies import long_pilot
     from ..studies import ladder as L
     from ..studies.confirm_analysis import NotComplete
-    from .figures import png
-    parts, figures, runs = dict.fromkeys(PARTS, ""), {}, pilot_runs()
+    runs = pilot_runs()
+    parts = {"scale-standing.md": "", "pilot-crossings.md": "", "pilot-drops.md": "",
+             "pilot-costs.md": "", "scale-standing.png": None, "pilot.png": None}
     try:
         frames = L.rung_frames(store) if frames is None else frames
         table, levels = standing(frames, runs), rung_levels()
-        parts["scale-standing.md"] = standing_table(table, levels)
-        figures["scale-standing.png"] = standing_figure(table, levels)
+        parts.update({"scale-standing.md": standing_table(table, levels),
+                      "scale-standing.png": standing_figure(table, levels)})
     except (FileNotFoundError, NotComplete):
         pass
     if runs is not None:
         curve, rungs = counted_curve(runs), pilot_rungs()
         parts.update({"pilot-crossings.md": crossings_table(curve, rungs),
                       "pilot-drops.md": drops_table(long_pilot.sudden_drops(curve)),
-                      "pilot-costs.md": costs_table(curve)})
-        figures["pilot.png"] = pilot_figure(curve, rungs)
-    for name, text in parts.items():
-        (generated / name).write_text(text)
-    for name in ("scale-standing.png", "pilot.png"):
-        if name in figures:
-            (generated / name).write_bytes(png(figures[name], dpi=100))
-            plt.close(figures[name])
-        else:
-            placeholder(generated / name)
-    return [generated / n for n in PARTS] + [generated / "scale-standing.png",
-                                             generated / "pilot.png"]
+                      "pilot-costs.md": costs_table(curve),
+                      "pilot.png": pilot_figure(curve, rungs)})
+    return write_parts(generated, parts, dpi=100)

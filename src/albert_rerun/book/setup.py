@@ -1,31 +1,19 @@
-"""A notebook's first call: its papermill parameters validated, and the gpu profile
-stopped on a machine without a CUDA device (with its predicted time there).
-
-The validation itself is configuration (``profiles.validate_parameters``); the
-prediction reads the driver's plan and the stored throughput, which is why this check
-lives here, above the profiles, rather than in them.
-"""
+"""A notebook's first call: its papermill parameters validated, and the gpu profile stopped
+on a machine without CUDA."""
 from __future__ import annotations
 
 from ..profiles import Settings, validate_parameters
 
-
-# The precision a displayed table's floats are read at : three decimals, as
-# the book's prose gives cross-entropies in nats; a number below 0.01 keeps two
-# significant digits; a column in percent (its label ends in "%") one decimal, the points
-# the prose gives accuracies in. The last digits of six-digit floats differ between CPUs (another OpenBLAS
-# or ATen kernel, another thread count) and mean nothing to a reader; a change of result
-# still moves the rounded number, which nbval then catches.
+# Displayed floats are rounded as the prose reads them (nats to 3 decimals, percent to 1):
+# their last digits differ between CPUs and mean nothing; a changed result still shows.
 DISPLAY_DECIMALS = 3
 SMALL_SIGNIFICANT = 2
 PERCENT_DECIMALS = 1
 
 
 def display_rounded(table):
-    """``table`` (a DataFrame or Series) with its float values rounded for display
-    (``DISPLAY_DECIMALS``; ``SMALL_SIGNIFICANT`` digits below 0.01; a column whose
-    label ends in "%" ``PERCENT_DECIMALS``); its index, its labels and every other
-    column as they are."""
+    """``table`` with its floats rounded for display (``DISPLAY_DECIMALS``,
+    ``SMALL_SIGNIFICANT`` below 0.01, ``PERCENT_DECIMALS`` in a "%" column)."""
     import numpy as np
     import pandas as pd
 
@@ -53,9 +41,8 @@ def display_rounded(table):
 
 
 def round_displayed_tables() -> None:
-    """Every DataFrame and Series a notebook displays (text/plain and text/html, the two
-    outputs nbval compares and the book shows) goes through ``display_rounded``; the
-    objects themselves keep their full precision. Outside IPython: nothing."""
+    """Every DataFrame and Series a notebook displays goes through ``display_rounded`` (the
+    objects keep full precision)."""
     try:
         from IPython import get_ipython
     except ImportError:
@@ -74,14 +61,9 @@ def round_displayed_tables() -> None:
 
 def notebook_setup(profile: str, seeds=None, device: str = "auto",
                    allow_cpu: bool = False) -> Settings:
-    """Validate papermill parameters; raise ValueError naming the parameter.
-
-    The profile's name (a papermill parameter is a string) is resolved here, once:
-    ``settings.profile`` is its ``profiles.ResolvedProfile``, ``settings.profile.name``
-    the name. ``seeds=None`` means the profile's default number of seeds. The gpu profile without
-    a CUDA device stops with the predicted training time of its runs on this CPU, unless
-    ``allow_cpu``.
-    """
+    """Validate papermill parameters (ValueError naming the parameter) and return the
+    settings, the profile resolved; the gpu profile without CUDA stops with its predicted
+    CPU time unless ``allow_cpu``."""
     settings = validate_parameters(profile, seeds, device)
     import pandas as pd
     # the chapters' tables carry sentences (a gated verdict's reason): shown whole

@@ -1,16 +1,10 @@
-"""A Sphinx extension (``_config.yml``: ``sphinx.extra_extensions``) that gives each
-page every script once.
-
-sphinx-thebe adds an inline script (``const THEBE_JS_URL = ...``) after the HTML builder
-exists; Sphinx 7.4 then holds it twice, once with the file name ``None`` and once with
-``''``, so its de-duplication keeps both, and the second copy is a console error on
-every page ("Identifier 'THEBE_JS_URL' has already been declared")."""
+"""A Sphinx extension that gives each page every script once: sphinx-thebe's inline script
+is held twice under Sphinx 7.4 (file name None and ''), a console error on every page."""
 from __future__ import annotations
 
 
 def unique_scripts(app, pagename, templatename, context, doctree) -> None:
-    """Drop the repeats of a script (same file, inline body and attributes; no file
-    name is no file name, None or ''), keeping the first."""
+    """Drop the repeats of a script (same file and attributes), keeping the first."""
     scripts = context.get("script_files")
     if not scripts:
         return

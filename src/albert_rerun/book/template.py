@@ -1,10 +1,5 @@
-"""Markdown templates and placeholders for the generated parts of the book's pages.
-
-``fill`` fills ``book/templates/<name>`` (the sentences live there) with numbers and
-short phrases; ``placeholder`` draws a figure that says its results are not stored, so
-that a page's figure directive finds its image in a results store without the runs
-(the tests' smoke book).
-"""
+"""Markdown templates for the generated parts of the pages (``fill``: the sentences live in
+``book/templates/``) and a placeholder figure where results are not stored."""
 from __future__ import annotations
 
 import re
@@ -16,8 +11,8 @@ NOT_STORED = "(not stored)"  # a key's or a figure's text before its results are
 
 
 def fill(name: str, values: dict, root: Path | None = None) -> str:
-    """The template ``book/templates/<name>`` with each ``{{ key }}`` replaced by its
-    value; a key without a value is an error, so no template sentence goes out unfilled."""
+    """``book/templates/<name>`` with each ``{{ key }}`` replaced; a key without a value is
+    an error."""
     from ..paths import repo_root
     text = ((root or repo_root()) / TEMPLATES / name).read_text()
     missing = sorted(set(KEY.findall(text)) - set(values))
@@ -40,8 +35,33 @@ def placeholder(path: Path) -> Path:
     return path
 
 
+def write_parts(generated: Path, parts: dict, dpi: float | None = None) -> list:
+    """Each part into ``generated/<name>``: a text as it is, a figure as PNG (then closed),
+    None as ``placeholder``."""
+    import matplotlib.pyplot as plt
+
+    from .figures import png
+    generated.mkdir(parents=True, exist_ok=True)
+    for name, part in parts.items():
+        if part is None:
+            placeholder(generated / name)
+        elif isinstance(part, str):
+            (generated / name).write_text(part)
+        else:
+            (generated / name).write_bytes(png(part, dpi=dpi))
+            plt.close(part)
+    return [generated / name for name in parts]
+
+
+def record_values(path: Path) -> dict:
+    """The keys of a registration record's template: its commit, date and digest."""
+    import json
+    stored = json.loads(path.read_text())
+    return {"commit": stored["commit"][:7], "date": stored["date"],
+            "sha256": stored["sha256"][:16]}
+
+
 def pipe(head: list, rows) -> str:
-    """A markdown pipe table of ``head`` and ``rows`` (each a list of cells), one line a
-    row, its cells as given."""
+    """A markdown pipe table of ``head`` and ``rows``, cells as given."""
     lines = ["| " + " | ".join(map(str, line)) + " |" for line in [head, *rows]]
     return "\n".join([lines[0], "|" + "---|" * len(head)] + lines[1:])

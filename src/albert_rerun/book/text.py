@@ -1,7 +1,5 @@
-"""The values and tables the chapters share: per-condition summaries and the main
-metrics table, the scale of the runs, passes over the data, the fine-tuning grid, what
-a decision's numbers say (the ledger's column). The few sentences other pages still
-take from here live in ``book/templates/sentences.md`` (``fill``)."""
+"""Values and tables the chapters share: per-condition summaries, the metrics table,
+the scale of the runs; sentences live in ``book/templates/sentences.md`` (``fill``)."""
 from __future__ import annotations
 
 import re
@@ -31,25 +29,6 @@ def summary(frame: pd.DataFrame, metric: str, scale: float = 1.0, digits: int = 
     return table.apply(cell, axis=1)
 
 
-def spread(frame: pd.DataFrame, metric: str, digits: int = 3,
-           by: str = "condition") -> pd.Series:
-    """'median (min-max)' of ``metric`` per condition, in the order the conditions first
-    appear: for measurements that are not a sample from one distribution, such as the
-    seconds of runs trained on different machines or beside different loads, where a
-    t-interval over three seeds would claim a spread the data do not have (and reach below
-    zero); '(1 run)' where there is one."""
-    frame = frame.dropna(subset=[metric])
-    order = list(dict.fromkeys(frame[by]))
-    groups = frame.groupby(by)[metric]
-
-    def cell(values) -> str:
-        if len(values) == 1:
-            return f"{values.iloc[0]:,.{digits}f} (1 run)"
-        return (f"{values.median():,.{digits}f} ({values.min():,.{digits}f}-"
-                f"{values.max():,.{digits}f})")
-    return pd.Series({k: cell(groups.get_group(k)) for k in order})
-
-
 def fill(part: str, **values) -> str:
     """The section ``part`` of ``book/templates/sentences.md`` on one line, each
     ``{{ key }}`` replaced by ``values[key]`` (KeyError where one is left unfilled)."""
@@ -60,9 +39,7 @@ def fill(part: str, **values) -> str:
 
 
 def machines_text(frame: pd.DataFrame) -> str:
-    """Where a chapter's runs were trained on more than one kind of machine, which
-    conditions ran on which; "" where they share one. A seed gives the same data order
-    and masks on every machine, but the arithmetic differs in its last bits."""
+    """Which conditions ran on which machine kind; "" where they share one."""
     if "machine" not in frame or frame["machine"].nunique() <= 1:
         return ""
     where = frame.groupby("condition", sort=False)["machine"].agg(
@@ -73,11 +50,7 @@ def machines_text(frame: pd.DataFrame) -> str:
 
 
 def metrics_table(frame: pd.DataFrame, extra: dict | None = None) -> pd.DataFrame:
-    """The chapter's main table: cross-entropy at [MASK] first, the accuracy there beside
-    it. The accuracy over every predicted position (``mlm_accuracy``: also those left
-    unchanged or replaced at random) stays in the runs (``chapter.runs``), not in the
-    table: the chapters read neither it nor its difference, and a main-text table keeps to
-    six columns with its index."""
+    """The chapter's main table: cross-entropy at [MASK], the accuracy there beside it."""
     columns = {"CE at [MASK] (nats)": summary(frame, CE),
                "MLM acc. at [MASK] %": summary(frame, "mlm_accuracy_at_mask", 100, 1)}
     table = pd.DataFrame(columns)
@@ -97,9 +70,7 @@ def _tokens_text(tokens: float) -> str:
 
 
 def tokens_per_run(config) -> int:
-    """A run's training tokens as the paper's are counted (steps x batch x sequence
-    length): the one count the introduction, the ledger and every chapter use (issue
-    #26: 5.3M here and 5.53M there were the tokens seen and the positions)."""
+    """A run's training tokens as the paper counts them: steps x batch x length."""
     return int(config.max_steps * config.batch_size * config.max_seq_length)
 
 
@@ -109,15 +80,8 @@ def times(ratio: float) -> str:
 
 
 def scale_gap(frame: pd.DataFrame, config, claim: str, arms: dict | None = None) -> str:
-    """One sentence: parameters, steps and tokens of our runs against those of the
-    paper's own experiment behind ``claim`` (``paper.EXPERIMENT_SCALE``).
-
-    ``arms`` ({label: (config, condition)}, in the order of the paper's models): where a
-    claim's arms differ in size and steps (the wide model against the BERT-style one),
-    each arm's own parameters, steps and tokens from its own runs, and each of the
-    paper's models is set against the arm in its place (the first arm stands in for
-    any model past the arms). Without it, the runs at the most steps stand for all
-    (``config``)."""
+    """Parameters, steps and tokens of our runs against the paper's experiment behind
+    ``claim``; ``arms`` ({label: (config, condition)}) where the arms differ in size."""
     theirs = paper.EXPERIMENT_SCALE[claim]
 
     def own(c) -> tuple:
@@ -153,25 +117,6 @@ def scale_short(frame: pd.DataFrame, config) -> str:
     return (f"{parameter_count(config) / 1e6:.2f}M params, {int(config.max_steps):,} steps, "
             f"{_tokens_text(tokens_per_run(config))} tokens, "
             f"{full['seed'].nunique()} seeds")
-
-
-def context_reading(frame: pd.DataFrame, profile: ResolvedProfile) -> str:
-    """How many of a chapter's runs end below the reads-context line (the unigram's
-    cross-entropy at [MASK] minus two standard errors) of the common held-out set."""
-    rungs = levels(profile)
-    below = int((frame[CE] < rungs["reads_context"]).sum())
-    share = ("all" if below == len(frame) else "none" if below == 0 else
-             f"{below} of {len(frame)}")
-    gained = float((rungs["rungs"]["unigram_loss_at_mask"] - frame[CE]).mean())
-    text = fill("context", runs=len(frame), share=share, gained=f"{gained:.3f}",
-                left=f"{rungs['distance'] - gained:.3f}")
-    if below == 0:
-        return f"{text} {fill('context-none')}"
-    if below < len(frame):
-        return f"{text} {fill('context-some', unread=len(frame) - below, runs=len(frame))}"
-    if gained < 0.5 * rungs["distance"]:
-        return f"{text} {fill('context-early')}"
-    return text
 
 
 def reading(row) -> str:
@@ -212,8 +157,7 @@ def reading(row) -> str:
 
 
 def passes_over_data(frame: pd.DataFrame, config) -> float:
-    """Tokens a run saw divided by the tokens of its training documents: below 1, no
-    training sequence was seen twice."""
+    """Tokens a run saw over the tokens of its training documents."""
     from ..data.corpus import tokenize_split
     from ..data.tokenizer import Tokenizer
     corpus = tokenize_split("train", Tokenizer()).subset(config.train_documents)
@@ -230,8 +174,7 @@ def finetune_grid_text(profile: ResolvedProfile) -> str:
 
 
 def gate_rule(profile: ResolvedProfile) -> str:
-    """The competence gate and the stages (``stats.gate``), with the profile's numbers:
-    the sentence every empirical chapter's verdict rule glues before its results."""
+    """The competence gate and the stages, with the profile's numbers."""
     rungs = levels(profile)
     r = rungs["rungs"]
     return fill("gate", unigram=f"{r['unigram_loss_at_mask']:.3f}",
@@ -240,6 +183,5 @@ def gate_rule(profile: ResolvedProfile) -> str:
 
 
 def prose_commit(commit) -> str:
-    """``short_commit`` without its '+dirty' mark: a run's working-tree state is data, in
-    the runs CSV (``book.build.write_runs_page``), not prose on a reader's page."""
+    """``short_commit`` without its '+dirty' mark (that is data, in the runs CSV)."""
     return short_commit(commit).removesuffix("+dirty")

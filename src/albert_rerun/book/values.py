@@ -1,14 +1,7 @@
-"""Numbers and short phrases for the book's markdown pages, as MyST substitutions.
-
-The sentences of a page that is not a notebook (the introduction, the scale page, the
-how-to-read page, the findings of the compute ladder) live in its ``book/*.md``; where
-a sentence needs a measured value it writes ``{{ key }}``. The build computes every
-key from the stored results (``write_values``: each provider in ``PROVIDERS`` returns
-``{key: text}``, a number, an interval or a phrase of a few words) into
-``book/_generated/values.json``, and this module, as a Sphinx extension
-(``_config.yml``), hands them to MyST as ``myst_substitutions``. A key a page uses and
-no provider fills is a build warning, so ``-W`` fails the build.
-"""
+"""Numbers and short phrases for the book's markdown pages as MyST substitutions: the build
+writes every provider's keys (``PROVIDERS``) to ``book/_generated/values.json``; as a Sphinx
+extension this module hands them to MyST, and a key a page uses that no provider fills fails
+``-W``."""
 from __future__ import annotations
 
 import importlib
@@ -49,8 +42,7 @@ def write_values(root: Path, profile) -> Path:
 
 
 def load(app, config) -> None:
-    """Sphinx's config-inited: the stored values become MyST substitutions (those set in
-    ``_config.yml`` kept where no value overrides them)."""
+    """Sphinx's config-inited: the stored values become MyST substitutions."""
     path = Path(app.srcdir) / VALUES
     values = json.loads(path.read_text()) if path.exists() else {}
     config.myst_substitutions = {**(config.myst_substitutions or {}), **values}
