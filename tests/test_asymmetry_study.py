@@ -185,7 +185,7 @@ def test_the_registration_is_committed_and_its_text_unchanged():
 def test_the_registered_values_recompute():
     """Every value the registered text shows is recorded; the code gives the same now."""
     from albert_rerun.book import asymmetry_study as A
-    from albert_rerun.studies.confirm_analysis import registered_text
+    from albert_rerun.studies.registration import registered_text
     record = S.registration()
     keys = A.registered_keys(registered_text((repo_root() / S.PAGE).read_text()))
     assert keys and sorted(record["values"]) == sorted(keys)

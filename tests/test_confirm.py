@@ -13,6 +13,7 @@ import pytest
 from albert_rerun.studies import confirm as K
 from albert_rerun.studies import confirm_analysis as A
 from albert_rerun.studies import confirm_analysis as D
+from albert_rerun.studies import registration as R
 from albert_rerun.book import preregistration as P
 from albert_rerun.studies import asymmetry, asymmetry_pilot, ladder, long_pilot
 from albert_rerun.engine.store import config_hash
@@ -348,16 +349,16 @@ def _git(*args):
 
 
 def test_registered_block_is_delimited_and_digested():
-    text = "intro\n" + D.BEGIN + "\nrules\n" + D.END + "\namendments"
-    assert D.registered_text(text) == D.BEGIN + "\nrules\n" + D.END
-    assert D.registered_digest(text) == D.registered_digest(text.replace("amendments", "x"))
-    assert D.registered_digest(text) != D.registered_digest(text.replace("rules", "rule"))
+    text = "intro\n" + R.BEGIN + "\nrules\n" + R.END + "\namendments"
+    assert R.registered_text(text) == R.BEGIN + "\nrules\n" + R.END
+    assert R.registered_digest(text) == R.registered_digest(text.replace("amendments", "x"))
+    assert R.registered_digest(text) != R.registered_digest(text.replace("rules", "rule"))
     with pytest.raises(ValueError, match="registered block"):
-        D.registered_text("no markers")
+        R.registered_text("no markers")
 
 
 def test_page_states_the_registered_numbers():
-    text = D.registered_text((ROOT / D.PAGE).read_text())
+    text = R.registered_text((ROOT / D.PAGE).read_text())
     seeds = D.CONFIRM_SEEDS
     assert f"{seeds[0]} to {seeds[-1]}" in text
     for spec in D.PRIMARY + D.SECONDARY:
@@ -376,13 +377,13 @@ def _registration():
 def test_registered_text_has_not_changed_since_the_registration():
     record = _registration()
     current = (ROOT / D.PAGE).read_text()
-    assert D.registered_digest(current) == record["sha256"], (
+    assert R.registered_digest(current) == record["sha256"], (
         "the registered text of book/preregistration.md changed: a change is a dated "
         "amendment after the registered block, never an edit of it")
     if _git("cat-file", "-e", record["commit"]).returncode != 0:
         pytest.skip("the registration commit is not in this clone's history (shallow)")
     then = _git("show", f"{record['commit']}:{D.PAGE}").stdout
-    assert D.registered_text(then) == D.registered_text(current)
+    assert R.registered_text(then) == R.registered_text(current)
 
 
 def test_every_confirmatory_run_descends_from_the_registration():
@@ -391,7 +392,7 @@ def test_every_confirmatory_run_descends_from_the_registration():
             sorted((ROOT / "data" / "results" / D.STORE / "pretrain").glob("*.json"))]
     if runs and _git("cat-file", "-e", record["commit"]).returncode != 0:
         pytest.skip("the registration commit is not in this clone's history (shallow)")
-    assert D.run_provenance_problems(runs, record["commit"]) == []
+    assert R.run_provenance_problems(runs, record["commit"]) == []
 
 
 def test_provenance_check_catches_dirty_and_unrelated_commits():
@@ -402,14 +403,14 @@ def test_provenance_check_catches_dirty_and_unrelated_commits():
     runs = [{"hash": "a", "provenance": {"git_commit": record["commit"]}},
             {"hash": "b", "provenance": {"git_commit": record["commit"] + "+dirty"}},
             {"hash": "c", "provenance": {"git_commit": before}}]
-    problems = D.run_provenance_problems(runs, record["commit"])
+    problems = R.run_provenance_problems(runs, record["commit"])
     assert [p[0] for p in problems] == ["b", "c"]
     # a descendant that changed the training code fails too (amendment 1): the commit
     # before the cue-free pairs' engine change, read as if it came after
     changed = _git("log", "-1", "--format=%H", f"{record['commit']}", "--",
                    "src/albert_rerun/engine").stdout.strip()
-    assert changed and not D.same_training_code(f"{changed}~1", record["commit"])
-    assert D.same_training_code(record["commit"], record["commit"])
+    assert changed and not R.same_training_code(f"{changed}~1", record["commit"])
+    assert R.same_training_code(record["commit"], record["commit"])
 
 
 def test_the_results_carry_what_amendment_1_reports_beside_the_verdicts(monkeypatch):

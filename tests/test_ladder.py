@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from albert_rerun.studies import confirm_analysis, ladder as L, ladder_power as LP, long_pilot
+from albert_rerun.studies import confirm_analysis, ladder as L, ladder_power as LP, long_pilot, registration
 from albert_rerun.studies import conditions as C
 from albert_rerun.engine.store import config_hash
 from albert_rerun.paths import repo_root
@@ -219,7 +219,7 @@ def test_a_run_without_a_registration_or_a_16x_run_before_the_forecast_is_flagge
            "provenance": {"git_commit": "0" * 40}}
     monkeypatch.setattr(L, "registration", lambda: None)
     assert L.provenance_problems([run]) == ["abc: stored before the registration"]
-    head = confirm_analysis._git("rev-parse", "HEAD").stdout.strip()
+    head = registration._git("rev-parse", "HEAD").stdout.strip()
     problems = L.provenance_problems([run], {"commit": head})
     assert any("does not descend from the registration" in p for p in problems)
     assert any("forecast" in p for p in problems)
@@ -245,15 +245,15 @@ def test_order_counts_as_learned_at_the_first_rung_with_an_interval_above_zero(m
 def test_the_registered_text_has_not_changed_since_the_registration():
     record = L.registration()
     page = (repo_root() / L.PAGE).read_text()
-    text = confirm_analysis.registered_text(page)  # the block exists, registered or not
+    text = registration.registered_text(page)  # the block exists, registered or not
     assert "## 3. The test, per primary decision" in text
     if record is None:
         return
-    assert confirm_analysis.registered_digest(page) == record["sha256"], (
+    assert registration.registered_digest(page) == record["sha256"], (
         "the registered text of book/ladder.md changed: a change is a dated amendment "
         "after the registered block, never an edit of it")
-    then = confirm_analysis._git("show", f"{record['commit']}:{L.PAGE}").stdout
-    assert confirm_analysis.registered_text(then) == text
+    then = registration._git("show", f"{record['commit']}:{L.PAGE}").stdout
+    assert registration.registered_text(then) == text
 
 
 def test_each_ladder_amendment_is_a_dropdown_with_its_text_unchanged_since_committed():
@@ -287,7 +287,7 @@ def test_a_forecast_computed_in_a_dirty_tree_says_what_git_shows_between(tmp_pat
     """The committed forecast's record reads '+dirty': the page names its commit and the
     commit that stored it, and the files between them, from git."""
     from albert_rerun.book.budgets import forecast_record
-    from albert_rerun.studies.confirm_analysis import _git
+    from albert_rerun.studies.registration import _git
     if _git("rev-parse", "--is-shallow-repository").stdout.strip() == "true":
         pytest.skip("a shallow clone: the forecast's commits are missing")
     store = repo_root() / "data" / "results" / L.STORE

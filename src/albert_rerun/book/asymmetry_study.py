@@ -209,7 +209,7 @@ def register(page=None) -> dict:
     import json
 
     from ..paths import repo_root
-    from ..studies.confirm_analysis import _git, registered_digest, registered_text
+    from ..studies.registration import _git, registered_digest, registered_text
     text = (page or repo_root() / S.PAGE).read_text()
     if _git("status", "--porcelain", "--", S.PAGE).stdout.strip():
         raise RuntimeError(f"commit {S.PAGE} before recording its registration")

@@ -417,7 +417,7 @@ def forecast_record(store=None) -> dict:
     """The stored forecast's recorded commit, whether dirty, the commit that stored it and
     what that commit adds, from git."""
     from ..engine.store import read_json, results_dir
-    from ..studies.confirm_analysis import _git
+    from ..studies.registration import _git
     record = read_json((store or results_dir(L.STORE)) / L.FORECAST) or {}
     commit = record.get("provenance", {}).get("git_commit", "")
     path = f"data/results/{L.STORE}/{L.FORECAST}"
@@ -437,7 +437,7 @@ def forecast_record(store=None) -> dict:
 def provenance_problems(store=None) -> str:
     """'none', or the count and the first three problems (``ladder.provenance_problems``)."""
     from ..engine.store import results_dir
-    from ..studies.confirm_analysis import _git
+    from ..studies.registration import _git
     if _git("rev-parse", "--is-shallow-repository").stdout.strip() == "true":
         return "not checked here, in a shallow clone"
     problems = L.provenance_problems(L.stored_runs(store or results_dir(L.STORE)))

@@ -13,9 +13,6 @@ import pandas as pd
 from ..engine.store import config_hash, read_json, results_dir
 from ..profiles import resolve
 from . import conditions as C
-from .registration import (BEGIN, END, FROZEN, _git, descends,  # noqa: F401 (the names
-                           registered_digest, registered_text,  # pages and tests read)
-                           run_provenance_problems, same_training_code)
 
 STORE = "confirm"  # data/results/confirm/
 PILOT_PROFILE = "cpu-long"  # the sizes, and the pilot's store
