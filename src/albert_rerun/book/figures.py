@@ -1,16 +1,12 @@
-"""The book's figures (matplotlib), and what makes them read at the size they are shown.
+"""The book's figures (matplotlib), legible at the size they are shown.
 
-- Effects in margins (``forest``): each decision's difference divided by its margin of
-  practical equivalence, so that the band of equivalence is [-1, 1] whatever the unit,
-  with its 95% interval, turned so that right of 0 is the paper's direction in every
-  row and coloured by its plain reading (``plain``). The ledger's figures, a chapter
-  box's (``headline_figure``) and the introduction's (``headline_forest``) are all one.
-- The chapters' figures from their runs: the cross-entropy at [MASK] by condition, the
-  learning curves with their paired difference along training, Figure 1's transitions.
-- Legibility: ``png`` saves a figure at the text column's width with no text under
-  ``MIN_FONT_PX`` and records its smallest text's height in the PNG (``FONT_KEY``),
-  which the book's browser check reads back; ``figure_problems`` checks a figure
-  object against the same rules (text, legend entries, rows, panel width).
+- ``forest``: effects in margins (the equivalence band is [-1, 1] whatever the unit),
+  right of 0 the paper's direction in every row, coloured by the plain reading: the
+  ledger's figures and the introduction's (``headline_forest``).
+- The chapters' figures from their runs.
+- ``png`` saves a figure at the text column's width with no text under
+  ``MIN_FONT_PX`` and records its smallest text in the PNG (``FONT_KEY``) for the
+  browser check; ``figure_problems`` checks a figure against the same rules.
 """
 from __future__ import annotations
 
@@ -42,11 +38,7 @@ READING_COLOURS = {PL.HOLDS: "tab:green", PL.TINY: "tab:olive", PL.NO_DIFFERENCE
                    PL.DIFFERS: "tab:red", PL.UNDECIDED: "0.45", PL.NOT_TESTABLE: "0.75"}
 PROFILE_MARKERS = {"smoke": "^", "cpu": "o", "cpu-long": "D", "gpu": "s",
                    "confirmatory": "*"}
-# what a claim's sources measure where the confirmatory test measures something else
-# (chapter 4's cue-free confirmatory SOP result beside profiles' pairs that keep the cue)
-PAIRS = {"sop_nsp": {"confirmatory": "cue-free pairs", None: "cut-cue pairs"}}
-# a confirmatory primary outside ``HEADLINES`` and the profiles' decision of the same
-# comparison (all shared minus not shared at E = H, the same arms and sign everywhere)
+# the profiles' decision of the same comparison as a confirmatory primary outside HEADLINES
 PROFILE_KEYS = {"confirm/sharing-cost": "asymmetry/all-none/E=H"}
 
 # -- legibility --------------------------------------------------------------------------
@@ -79,15 +71,14 @@ def _texts(fig) -> list:
 
 
 def min_font_px(fig) -> float:
-    """The height in pixels of the smallest visible, non-empty text of ``fig`` at its
-    own dpi (a point is 1/72 inch); inf for a figure without text."""
+    """The smallest visible text's height in pixels at ``fig``'s dpi (inf: none)."""
     sizes = [t.get_fontsize() for t in _texts(fig) if _shown(t)]
     return min(sizes) * fig.dpi / 72 if sizes else float("inf")
 
 
 def _fit(fig, column_px: float = COLUMN_PX) -> None:
-    """``fig`` no wider than ``column_px`` at its dpi (its height kept: its panels get
-    narrower, not flatter), no text under ``MIN_FONT_PX``, laid out again if changed."""
+    """``fig`` no wider than ``column_px`` (its height kept) and no text under
+    ``MIN_FONT_PX``, laid out again if changed."""
     changed = fig.get_figwidth() * fig.dpi > column_px
     if changed:
         fig.set_size_inches(column_px / fig.dpi, fig.get_figheight())
@@ -116,10 +107,9 @@ def _png_width(data: bytes) -> int:
 
 
 def png(fig, dpi: float | None = None, fit: bool = True, **savefig) -> bytes:
-    """``fig`` as PNG bytes (tight bounding box, as the notebook's inline backend draws
-    it) with its smallest text's height recorded under ``FONT_KEY``; ``fit``: drawn at
-    the text column's width with legible text, narrower again while text outside the
-    axes makes the saved image wider than the column."""
+    """``fig`` as PNG bytes (tight box, as the inline backend draws it), its smallest
+    text recorded under ``FONT_KEY``; ``fit``: at the column's width with legible text,
+    narrowed again while text outside the axes makes the image wider."""
     if dpi is not None:
         fig.set_dpi(dpi)
     savefig.setdefault("bbox_inches", "tight")
@@ -145,10 +135,9 @@ def _rows(ax) -> int:
 
 
 def measure(fig) -> dict:
-    """``fig`` as the book shows it (``png``, then scaled to the column): ``drawn`` and
-    ``shown`` width in pixels, ``font_px`` (its smallest text, as shown),
-    ``legend_entries`` (all legends), ``rows`` (labelled in words, all panels) and
-    ``panel_px`` (each visible panel's width, as shown)."""
+    """``fig`` as the book shows it (``png``, scaled to the column): ``drawn`` and
+    ``shown`` width, ``font_px``, ``legend_entries``, ``rows`` (labelled in words) and
+    ``panel_px`` (each panel's width), as shown."""
     from matplotlib.legend import Legend
     drawn = _png_width(png(fig))
     scale = min(drawn, COLUMN_PX) / drawn
@@ -164,9 +153,8 @@ def measure(fig) -> dict:
 
 
 def figure_problems(fig) -> list:
-    """Where ``fig``, as shown (``measure``), has text under ``MIN_FONT_PX``, more than
-    ``MAX_LEGEND_ENTRIES`` legend entries or ``MAX_ROWS`` rows, or a panel narrower than
-    ``MIN_PANEL_PX``; an empty list where it keeps the rules."""
+    """How ``fig``, as shown, breaks the limits above (small text, legend entries, rows,
+    narrow panels); [] where it keeps them."""
     m = measure(fig)
     problems = []
     if m["font_px"] < MIN_FONT_PX - 0.05:
@@ -182,8 +170,7 @@ def figure_problems(fig) -> list:
 
 
 def register() -> bool:
-    """In an IPython kernel, display every matplotlib figure through ``png``; False
-    outside one."""
+    """In an IPython kernel, display every figure through ``png``; False outside one."""
     try:
         from IPython import get_ipython
     except ImportError:
@@ -192,8 +179,7 @@ def register() -> bool:
     if shell is None:
         return False
     from matplotlib.figure import Figure
-    # the inline backend registers its own PNG formatter at pyplot's first figure: make
-    # that happen now, so that this formatter comes after it
+    # the inline backend registers its formatter at the first figure: ours must come after
     plt.close(plt.figure())
     shell.display_formatter.formatters["image/png"].for_type(Figure, png)
     return True
@@ -210,10 +196,8 @@ def stored_font_px(path: Path) -> float | None:
 # -- effects in margins ------------------------------------------------------------------
 
 def in_margins(rows: pd.DataFrame) -> pd.DataFrame:
-    """``rows`` (a judged family's rows) with x, x_low, x_high: the difference and its
-    interval in margins, turned so that positive is the paper's direction (a paper sign
-    of -1 negates them; 0, a claim of no difference, keeps them), and ``reading``: the
-    plain reading's head (``plain.row_reading``, which does not depend on the sign)."""
+    """``rows`` (a judged family's) with x, x_low, x_high: the paper-positive difference
+    and interval in margins, and ``reading``: the plain reading's head."""
     if (rows["margin"] <= 0).any():
         raise ValueError(f"decisions {list(rows.index[rows['margin'] <= 0])} have no "
                          f"positive margin to scale by")
@@ -231,13 +215,10 @@ def marker(source: str) -> str:
 
 
 def forest(rows: pd.DataFrame, title: str = "", width: float = WIDTH_IN):
-    """Effects in margins (``in_margins``), one row per distinct ``row`` (its y label,
-    the first on top) and a marker per ``source`` (a profile, or the confirmatory test)
-    within it, each source in the same place in every row; the colour is the plain
-    reading; the grey band is the margin; an interval past the axis ends in an arrow
-    head. ``rows``: a judged family's rows with columns ``row`` and ``source``, indexed
-    by decision key. The legend sits above the first row. Returns the figure; each
-    estimate's gid is ``source:key``, its interval's ``source:key/interval``."""
+    """Effects in margins (``in_margins``): a row per distinct ``row`` (first on top), a
+    marker per ``source`` in the same place in every row, coloured by plain reading,
+    the margin a grey band, a cut interval an arrow head, the legend above. ``rows``: a
+    judged family's rows indexed by key. Gids: ``source:key`` and ``.../interval``."""
     from matplotlib.lines import Line2D
     frame = in_margins(rows.infer_objects())
     labels = list(dict.fromkeys(frame["row"]))
@@ -285,31 +266,13 @@ def forest(rows: pd.DataFrame, title: str = "", width: float = WIDTH_IN):
     return fig
 
 
-def _pairs(claim: str, source: str) -> str:
-    notes = PAIRS.get(claim, {})
-    return notes.get(source, notes.get(None, ""))
-
-
-def headline_figure(claim: str, families: dict):
-    """A chapter box's figure: its headline decision at each source of ``families``
-    ({source: judged family}), a row each, in margins (``forest``)."""
-    key = HEADLINES[claim].key
-    rows = [f.loc[key].rename(key) for f in families.values() if key in f.index]
-    names = [p for p, f in families.items() if key in f.index]
-    labels = [p + (f"\n({_pairs(claim, p)})" if _pairs(claim, p) else "") for p in names]
-    return forest(pd.DataFrame(rows).assign(row=labels, source=names), width=FIGURE_WIDTH_IN)
-
-
 def headline_forest(families: dict):
-    """The introduction's figure: each chapter's headline decision, and the other primary
-    decisions (``headlines.EXTRA``), at each source of ``families`` (the confirmatory
-    test and the profiles), a row per decision, in margins (``forest``)."""
+    """The introduction's figure: each chapter's headline and ``headlines.EXTRA``
+    decision at each source of ``families``, a row per decision (``forest``)."""
     rows = []
     for claim, h in HEADLINES.items():
-        title = CLAIM_TITLES[claim]
-        if "confirmatory" in families and h.key in families["confirmatory"].index \
-                and _pairs(claim, "confirmatory"):
-            title += f" (star: {_pairs(claim, 'confirmatory')})"
+        title = CLAIM_TITLES[claim] + (" (star: cue-free pairs)" if claim == "sop_nsp"
+                                       and "confirmatory" in families else "")
         wanted = [(h.key, title, h.key)]
         wanted += [(key, f"{title.split('.')[0]}. {EXTRA_NAMES[key]}", PROFILE_KEYS.get(key))
                    for key, (owner, _) in EXTRA.items() if owner == claim]
