@@ -74,11 +74,9 @@ RESOLVING_MARGINS = 1.0  # the whole sharing cost, in margins, that sub-costs ne
 
 
 def resolution_gate(decisions, margin: float) -> dict:
-    """{key: reason} for the partial-cost decisions at an E where the whole cost of
-    sharing (its 95% interval's far end) stays under ``RESOLVING_MARGINS`` margins. It
-    assumes a partial cost lies between nothing and the whole cost; then the partial
-    costs cannot differ by a margin, and they wait for a scale where the whole cost can
-    exceed one."""
+    """{key: reason} for the partial costs at an E where the whole cost's 95% interval
+    stays under ``RESOLVING_MARGINS`` margins: if a partial cost lies under the whole,
+    they cannot differ by a margin there."""
     whole = {d.key.rsplit("/", 1)[1]: d for d in decisions
              if d.key.startswith("asymmetry/all-none/")}
     out = {}

@@ -1,13 +1,7 @@
-"""The book's figures (matplotlib), legible at the size they are shown.
-
-- ``forest``: effects in margins (the equivalence band is [-1, 1] whatever the unit),
-  right of 0 the paper's direction in every row, coloured by the plain reading: the
-  ledger's figures and the introduction's (``headline_forest``).
-- The chapters' figures from their runs.
-- ``png`` saves a figure at the text column's width with no text under
-  ``MIN_FONT_PX`` and records its smallest text in the PNG (``FONT_KEY``) for the
-  browser check; ``figure_problems`` checks a figure against the same rules.
-"""
+"""The book's figures: ``forest`` (effects in margins, right of 0 the paper's direction,
+coloured by plain reading), the chapters' figures from their runs, and ``png``, which
+saves a figure legible at the text column's width and records its smallest text
+(``FONT_KEY``) for the browser check."""
 from __future__ import annotations
 
 import io
@@ -304,10 +298,8 @@ def _ce_label() -> str:
 
 
 def asymmetry(runs: pd.DataFrame, grouped: pd.DataFrame, small: int, H: int, schemes):
-    """Chapter 3's figure: the cross-entropy at [MASK] by the blocks shared across layers,
-    both embedding sizes side by side at each scheme; under it, on the same y axis,
-    where the profile trains them, the models with all blocks shared within each of G
-    groups."""
+    """Chapter 3's figure: cross-entropy by sharing scheme at both E; under it, where
+    trained, by the number of sharing groups G."""
     n = 2 if len(grouped) else 1
     fig, axes = plt.subplots(n, 1, squeeze=False, sharey=True, dpi=100,
                              figsize=(WIDTH_IN, 3.3 * n + 0.2), layout="constrained")
@@ -330,10 +322,8 @@ def asymmetry(runs: pd.DataFrame, grouped: pd.DataFrame, small: int, H: int, sch
 
 
 def curve_differences(runs: pd.DataFrame, a: str, b: str, metric: str = CE) -> pd.DataFrame:
-    """Condition ``a`` minus ``b`` along training, paired by seed: at each curve point,
-    matched by its share of each run's schedule (arms of different steps meet at equal
-    shares of their budgets), the mean over the seeds both arms have with its 95%
-    t-interval. Columns: share, step (``a``'s), mean, low, high, seeds."""
+    """``a`` minus ``b`` along training, paired by seed at equal shares of each run's
+    schedule: share, step (``a``'s), mean, low, high, seeds."""
     from ..stats.inference import mean_interval
     from ..studies.confirm_analysis import schedule_points
     runs = runs[runs["curve"].map(lambda c: isinstance(c, list))]
@@ -349,12 +339,9 @@ def curve_differences(runs: pd.DataFrame, a: str, b: str, metric: str = CE) -> p
 
 def curves(runs: pd.DataFrame, x: str = "step", xscale: float = 1.0, xlabel: str = "step",
            conditions=None, differences=None):
-    """The learning curves (cross-entropy at [MASK] on the first held-out sequences): mean
-    over seeds, band the seeds' range; under them their paired difference along
-    training (``curve_differences``). ``differences``: (a, b) pairs, a minus b; None:
-    with two conditions the first minus the second, with more each other one minus the
-    first. The difference is drawn against the step where both arms train the same
-    steps, else against the share of each one's schedule."""
+    """Learning curves (mean over seeds, band their range) and under them each pair of
+    ``differences`` (a minus b; None: the second minus the first, or each minus the
+    first) along training, by step where both arms train the same steps, else by share."""
     names = [n for n in (conditions or dict.fromkeys(runs["condition"]))
              if any(isinstance(c, list) and c for c in runs.loc[runs["condition"] == n, "curve"])]
     if differences is None:
@@ -402,8 +389,7 @@ def _differences(ax, runs: pd.DataFrame, pairs, colours: dict, xscale: float) ->
 
 
 def embedding_sweep(runs: pd.DataFrame, sizes):
-    """Chapter 8's figure: the cross-entropy at [MASK] by embedding size, not shared and
-    all shared side by side."""
+    """Chapter 8's figure: cross-entropy by embedding size, not shared and all shared."""
     fig, ax = plt.subplots(figsize=(WIDTH_IN, 3.6), dpi=100, layout="constrained")
     for offset, sharing, colour in ((-0.06, "none", "C0"), (0.06, "all", "C1")):
         intervals(ax, runs, [f"{sharing}, E={e}" for e in sizes], [str(e) for e in sizes],
@@ -414,8 +400,7 @@ def embedding_sweep(runs: pd.DataFrame, sizes):
 
 
 def transitions(runs: pd.DataFrame):
-    """Figure 1: L2 distance and angle per layer, trained (solid) and at initialization
-    (dashed), mean over seeds, one panel above the other."""
+    """Figure 1: L2 distance and angle per layer, trained (solid) and at random init."""
     fig, axes = plt.subplots(2, 1, figsize=(WIDTH_IN, 6.4), dpi=100, sharex=True,
                              layout="constrained")
     for ax, measure_, label in zip(axes, ("l2", "angle"), ("L2 distance", "angle (degrees)")):
@@ -438,9 +423,8 @@ def transitions(runs: pd.DataFrame):
 
 
 def sop_nsp(runs: pd.DataFrame):
-    """Chapter 4's figure: the probes' accuracy on SOP and NSP pairs (each test set's
-    majority share dashed, in its colour) and under it the cross-entropy at [MASK], by
-    objective."""
+    """Chapter 4's figure: probe accuracy on SOP and NSP pairs (majority dashed), and
+    under it the cross-entropy, by objective."""
     conditions = list(dict.fromkeys(runs["condition"]))
     fig, (top, bottom) = plt.subplots(2, 1, figsize=(WIDTH_IN, 6.2), dpi=100,
                                       layout="constrained")

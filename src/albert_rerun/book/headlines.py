@@ -7,9 +7,6 @@ from dataclasses import dataclass, replace
 from .plain import (HOLDS, HOLM_NOTE, NO_DIFFERENCE, UNDECIDED, difference,  # noqa: F401
                     paper_positive, row_reading, turned_label)
 
-GLOSSARY = "how_to_read"  # book/how_to_read.md: the glossary and the shared rules
-PILOT = "cpu-long"  # the pilot: the cpu sizes trained 4x longer, seeds 0-2
-
 
 @dataclass(frozen=True)
 class Headline:
@@ -31,11 +28,6 @@ EXTRA_NAMES = {"confirm/sharing-cost": "the cost of sharing every layer"}
 CHAPTERS = {"asymmetry": "03_asymmetry", "sop_nsp": "04_sop_nsp", "dropout": "05_dropout",
             "wall_clock": "06_wall_clock", "transitions": "07_transitions",
             "embedding_sweep": "08_embedding_size"}
-
-
-def term(word: str, text: str | None = None) -> str:
-    """A MyST link to ``word`` in the glossary (``{term}`` role), shown as ``text``."""
-    return f"{{term}}`{text} <{word}>`" if text else f"{{term}}`{word}`"
 
 
 def toward_paper(d):

@@ -338,12 +338,12 @@ def ledger_figures(families: dict, max_rows: int = 12) -> list:
 
 def seeds_table(family: pd.DataFrame) -> pd.DataFrame:
     """What the profile's seeds can detect (``stats.power.power_table`` at Holm's
-    first-step alpha), one row per paired-t decision in nats, named as the ledger's
-    table names it (paper-positive)."""
+    first-step alpha), one row per paired-t decision in nats."""
     from ..stats import power
     table = power.power_table(family[family["in_family"]], alpha="holm")
     table = table[table["unit"] == "nats"]
-    table.index = shown({"": family.loc[table.index]})["label"]
+    if len(table):  # named as the ledger's table names it
+        table.index = shown({"": family.loc[table.index]})["label"]
     columns = {"seeds": "seeds", "in margins": "detectable (margins)",
                "seeds to detect the margin": "seeds for one margin",
                "TOST power at a true 0": "TOST power at 0"}

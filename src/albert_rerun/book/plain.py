@@ -1,10 +1,6 @@
-"""Plain readings, and a decision's numbers in the book's one sign.
-
-A registered verdict ("reproduced", "inconclusive", ...) stays in the appendix. A
-findings page shows one plain reading from the fixed vocabulary below, defined on the
-how-to-read page, and every difference turned so that positive is the paper's direction
-(``paper_positive``). A claim of no difference (paper sign 0) keeps its own sign.
-"""
+"""A findings page's plain reading (the vocabulary below, defined on the how-to-read
+page) and its one sign: positive is the paper's direction (``paper_positive``); a claim
+of no difference keeps its own sign."""
 from __future__ import annotations
 
 import math
@@ -135,9 +131,8 @@ def size(row) -> str:
 
 def chapter_runs(profile, conditions, seeds=None, device="auto", train_missing=False,
                  partial: bool = False):
-    """What every chapter module starts from: (the resolved profile, its seeds, its
-    count rungs, its margins, the runs of ``conditions`` (a dict, or a function of the
-    profile) from the store)."""
+    """A chapter module's start: (profile resolved, seeds, rungs, margins, the runs of
+    ``conditions``: a dict, or a function of the profile)."""
     from ..profiles import resolve
     from ..studies import conditions as C
     from ..studies.decisions import levels, load_runs, margins

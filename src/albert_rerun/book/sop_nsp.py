@@ -51,16 +51,13 @@ def probe_beside_bag(runs, topic) -> dict:
     return {"probe": f"{100 * sop.mean():.1f}", "bag": f"{100 * bag.mean():.1f}"}
 
 
-SOP_NSP_KEY = "sop_nsp/sop-pairs/sop-nsp"
-
-
 def sop_nsp_decisions(runs, topic, m: dict) -> list:
     """Table 5 through the probes, where its arms are in ``runs``, and the bag-of-words
     checks of the two pair sets (no model: not gated)."""
     p = paper.TABLE5
     out = []
     if available(runs, "sop", "nsp"):
-        out.append(accuracy_decision(runs, SOP_NSP_KEY, "sop_nsp",
+        out.append(accuracy_decision(runs, "sop_nsp/sop-pairs/sop-nsp", "sop_nsp",
                                      "SOP pairs, probe: SOP-trained minus NSP-trained",
                                      "sop", "nsp", "sop_probe_correct", m["pairs"], +1,
                                      f"{p['sop'][2] - p['nsp'][2]:+.1f} (own heads)"))
