@@ -208,11 +208,12 @@ def marker(source: str) -> str:
     return PROFILE_MARKERS.get(str(source).split(" ")[0], "P")
 
 
-def forest(rows: pd.DataFrame, title: str = "", width: float = WIDTH_IN):
+def forest(rows: pd.DataFrame, title: str = "", width: float = WIDTH_IN, beside: bool = False):
     """Effects in margins (``in_margins``): a row per distinct ``row`` (first on top), a
     marker per ``source`` in the same place in every row, coloured by plain reading,
     the margin a grey band, a cut interval an arrow head, the legend above. ``rows``: a
-    judged family's rows indexed by key. Gids: ``source:key`` and ``.../interval``."""
+    judged family's rows indexed by key (``beside``: the legend right of the rows, where
+    a page break cannot part them). Gids: ``source:key`` and ``.../interval``."""
     from matplotlib.lines import Line2D
     frame = in_margins(rows.infer_objects())
     labels = list(dict.fromkeys(frame["row"]))
@@ -239,13 +240,16 @@ def forest(rows: pd.DataFrame, title: str = "", width: float = WIDTH_IN):
         ax.plot(np.clip(r["x"], -limit, limit), y, shape, color=colour, gid=f"{r['source']}:{key}",
                 markeredgecolor="black", markersize=13 if shape == "*" else 7)
     none = frame.groupby("row")["paper_sign"].apply(lambda s: (s.fillna(0) == 0).all())
-    ax.set_yticks(range(len(labels)), ["\n".join(textwrap.fill(line, 30) for line in (
-        str(t) + ("\n(paper: no difference)" if none[t] else "")).split("\n"))
-        for t in labels], fontsize=FONT_PT)
+    names = [str(t) + ("\n(paper: no difference)" if none[t] else "") for t in labels]
+    wrap = 14 if beside else 30
+    ax.set_yticks(range(len(labels)), ["\n".join(
+        textwrap.fill(line, wrap, break_on_hyphens=False) for line in n.split("\n"))
+        for n in names], fontsize=FONT_PT)
     for y in range(1, len(labels)):
         ax.axhline(y - 0.5, color="0.85", lw=0.6, zorder=0)
     ax.set(ylim=(len(labels) - 0.5, -0.5), xlim=(-limit, limit))
-    ax.set_xlabel("difference in margins; right of 0: the paper's direction", fontsize=FONT_PT)
+    ax.set_xlabel(textwrap.fill("difference in margins; right of 0: the paper's direction",
+                                32 if beside else 70), fontsize=FONT_PT)
     ax.tick_params(labelsize=FONT_PT)
     ax.spines[["top", "right"]].set_visible(False)
     if title:
@@ -255,8 +259,8 @@ def forest(rows: pd.DataFrame, title: str = "", width: float = WIDTH_IN):
     handles += [] if one_each else [
         Line2D([], [], ls="", marker=marker(s), color="white", markeredgecolor="black",
                markersize=11 if marker(s) == "*" else 7, label=s) for s in sources]
-    fig.legend(handles=handles, loc="outside upper center", ncol=3, fontsize=FONT_PT,
-               frameon=False)
+    fig.legend(handles=handles, loc="outside right upper" if beside else "outside upper center",
+               ncol=1 if beside else 3, fontsize=FONT_PT, frameon=False)
     return fig
 
 
@@ -275,7 +279,7 @@ def headline_forest(families: dict):
                 found = key if key in f.index else same if same in f.index else None
                 if found is not None:
                     rows.append(f.loc[found].to_frame().T.assign(row=label, source=source))
-    return forest(pd.concat(rows))
+    return forest(pd.concat(rows), beside=True)
 
 
 # -- the chapters' figures ----------------------------------------------------------------

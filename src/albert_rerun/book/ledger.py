@@ -227,6 +227,8 @@ def shown(families: dict) -> pd.DataFrame:
     """``stacked(families)`` paper-positive (``plain.paper_positive``), 'A minus B' read
     'A vs B', each key's claim and label those of its first profile."""
     frame = stacked(families)
+    if frame.empty:
+        return frame
     out = pd.DataFrame([paper_positive(r) for _, r in frame.iterrows()], index=frame.index)
     first = out[~out.index.duplicated()]
     out["claim"] = out.index.map(first["claim"])

@@ -26,10 +26,8 @@ def sop_nsp(profile: ResolvedProfile | str, seeds=None, device="auto",
     chapter = Chapter("sop_nsp", runs, gated(sop_nsp_decisions(runs, topic, m), runs, rungs),
                       extra={"topic": topic})
     table = metrics_table(runs, {
-        "SOP, own head %": summary(runs, "sop_accuracy_head", 100, 1),
-        "SOP, probe %": summary(runs, "sop_accuracy_probe", 100, 1),
-        "NSP, own head %": summary(runs, "nsp_accuracy_head", 100, 1),
-        "NSP, probe %": summary(runs, "nsp_accuracy_probe", 100, 1)})
+        f"{pairs.upper()}, {name} %": summary(runs, f"{pairs}_accuracy_{scorer}", 100, 1)
+        for pairs in ("sop", "nsp") for scorer, name in (("head", "own head"), ("probe", "probe"))})
     table["paper MLM / NSP / SOP"] = [" / ".join(map(str, paper.TABLE5[k][:3]))
                                       for k in table.index]
     table.index.name = "trained with"
