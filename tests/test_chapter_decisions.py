@@ -70,8 +70,8 @@ def test_asymmetry_costs_table_says_which_rows_are_decisions():
     assert len(costs) == 6
     decided = costs.index[costs["decision"] == "yes"].tolist()
     assert decided == [(32, "attention"), (32, "all"), (64, "all")]
-    assert costs.loc[(32, "all"), "CE minus not shared (nats)"].startswith("+0.030")
-    assert costs.loc[(32, "ffn"), "paper Avg minus not shared"] == -1.4
+    assert costs.loc[(32, "all"), "our cost (nats)"].startswith("+0.030")
+    assert costs.loc[(32, "ffn"), "paper's cost (Avg points)"] == 1.4  # a cost: positive
     partial = frame[frame["condition"].isin(["E=32, all", "E=32, none"])]
     assert asymmetry.costs_table(partial, [], 32, 64, 0.01)["decision"].tolist() == ["no"]
 
@@ -81,5 +81,6 @@ def test_paper_side_turns_a_difference_so_that_positive_is_the_papers_direction(
     difference and interval negated (and the interval's ends swapped)."""
     row = pd.Series({"estimate": -0.021, "low": -0.044, "high": 0.002, "paper_sign": -1,
                      "unit": "nats"})
-    assert embedding_size.paper_side(row) == "+0.021 [-0.002, +0.044] nats"
-    assert embedding_size.paper_side(row.replace({-1: 1})) == "-0.021 [-0.044, +0.002] nats"
+    from albert_rerun.book.plain import size
+    assert size(row) == "+0.021 [-0.002, +0.044] nats"
+    assert size(row.replace({-1: 1})) == "-0.021 [-0.044, +0.002] nats"

@@ -128,7 +128,6 @@ BOOK_FIGURES = {
     "figures.embedding_sweep": "chapter 8", "cb.figure": "chapters 3-8, confirmatory",
     "exact.factorization_figure": "chapter 1", "exact.grouped_figure": "chapter 2",
     "recipe.plot_candidates": "the recipe", "recipe.plot_grid": "the recipe",
-    "headline_figure": "each chapter's box (chapter_box)",
     "headline_forest": "the introduction (book.build.write_forest)",
     "ledger.ledger_figures": "the ledger",
     "ladder_trend.figure": "chapters 3-6's boxes (chapter_box)",
@@ -178,7 +177,7 @@ def _book_figures(chapters, families):
     from albert_rerun.book import exact
     from albert_rerun.book import figures
     from albert_rerun.book import confirmatory as cb
-    from albert_rerun.book.figures import HEADLINES, headline_figure, headline_forest
+    from albert_rerun.book.figures import headline_forest
     from albert_rerun.studies import conditions as C
     from albert_rerun.studies import confirm_analysis, recipe
     base = C.base("cpu").model
@@ -205,8 +204,6 @@ def _book_figures(chapters, families):
     for plot in (recipe.plot_candidates, recipe.plot_grid):
         plot(search)
         yield f"recipe.{plot.__name__}", plt.gcf()
-    for claim in HEADLINES:
-        yield "headline_figure", headline_figure(claim, families)
     from albert_rerun.book import ledger
     for fig in ledger.ledger_figures({p: f for p, f in families.items() if p != "confirmatory"}):
         yield "ledger.ledger_figures", fig

@@ -138,12 +138,10 @@ def test_a_stretch_profile_with_everything_stored_is_no_longer_interim(monkeypat
             "controls_evaluated": 24, "finetunings": 6, "finetuned": 6}
     monkeypatch.setattr(ledger, "stretch_counts", lambda profile: dict(full))
     assert not ledger.still_training(resolve("cpu-long"))
-    assert ledger.stretch_progress(resolve("cpu-long")).endswith("; complete")
     for missing in ("trained", "evaluated", "controls_evaluated", "finetuned"):
         monkeypatch.setattr(ledger, "stretch_counts",
                             lambda profile, m=missing: {**full, m: full[m] - 1})
         assert ledger.still_training(resolve("cpu-long")), missing
-        assert "interim" in ledger.stretch_progress(resolve("cpu-long"))
     assert not ledger.still_training(resolve("cpu"))  # not trained in stretches: never interim
 
     made = [replace(_d("a", 0.004, [6.5, 6.4]), claim="asymmetry",
@@ -154,34 +152,6 @@ def test_a_stretch_profile_with_everything_stored_is_no_longer_interim(monkeypat
     family = ledger.book_family("cpu-long")
     assert "interim" not in family and not family.attrs.get("pending")
     assert not family.loc["a", "verdict_staged"].startswith("interim")
-
-
-def _labelled(key, claim, arms):
-    """A decision of ``claim`` comparing ``arms``, labelled 'label of <key>'."""
-    return replace(_d(key, 0.004, [6.5, 6.4]), claim=claim, arms=tuple(arms),
-                   label=f"label of {key}")
-
-
-def test_pending_labels_name_a_chapters_planned_decisions_not_yet_made(monkeypatch):
-    cpu = [_labelled("a", "asymmetry", ("E=32, all", "E=32, none")),
-           _labelled("b", "asymmetry", ("E=32, attention", "E=32, ffn")),
-           _labelled("d", "dropout", ("no dropout", "dropout 0.1"))]
-    monkeypatch.setattr(ledger, "book_decisions", lambda profile, *a, **k: cpu)
-    monkeypatch.setattr(ledger, "planned_keys", lambda profile: ["a", "b", "d"])
-    assert ledger.pending_labels(resolve("cpu-long"), "asymmetry", ["a"]) == ["label of b"]
-    assert ledger.pending_labels(resolve("cpu-long"), "asymmetry", ["a", "b"]) == []
-    assert ledger.pending_labels(resolve("cpu-long"), "dropout", []) == ["label of d"]
-
-
-def test_unplanned_labels_name_what_a_stretch_profile_leaves_out(monkeypatch):
-    cpu = [_labelled("a", "asymmetry", ("E=32, all", "E=32, none")),
-           _labelled("g", "asymmetry", ("G=2", "G=1")),
-           _labelled("t", "sop_nsp", ())]  # a check of the test sets: not a model decision
-    monkeypatch.setattr(ledger, "book_decisions", lambda profile, *a, **k: cpu)
-    monkeypatch.setattr(ledger, "planned_keys", lambda profile: ["a"])
-    assert ledger.unplanned_labels(resolve("cpu-long"), "asymmetry") == ["label of g"]
-    assert ledger.unplanned_labels(resolve("cpu-long"), "sop_nsp") == []
-    assert ledger.unplanned_labels(resolve("cpu"), "asymmetry") == []  # not a stretch profile
 
 
 def _sop_rows(low=6.2):
@@ -199,19 +169,20 @@ def _sop_rows(low=6.2):
 
 
 def test_ledger_rows_are_paper_positive_and_label_holm_only_rows():
-    """A row the paper signs -1 is turned (numbers and words); a row of no difference
-    whose interval lies above 0 at the first profile is turned at every profile; a
-    reading of no difference beside an interval excluding 0 says 'after Holm'."""
+    """A row the paper signs -1 is turned (numbers and words); a claim of no difference
+    keeps its own sign at every profile; a reading of no difference beside an interval
+    excluding 0 says why."""
     later = _sop_rows(low=-1.0)
     table = ledger.ledger_table({"cpu": _sop_rows(), "cpu-long": later.iloc[:2]})
     decisions = list(table.index.get_level_values("decision"))
-    assert decisions == ["majority vs bag of words on SOP pairs",
+    assert decisions == ["bag of words on SOP pairs vs majority",
                          "SOP pairs, probe: SOP-trained vs NSP-trained",
                          "no dropout vs dropout 0.1"]
-    assert table.iloc[0, 0].startswith("-8.7 [-11.2, -6.2]")
-    assert table.iloc[0, 1].startswith("-8.7 [-11.2, +1.0]")  # turned there too
-    assert table.iloc[1, 0] == "+7.0 [+4.2, +10.0] undecided after Holm's adjustment"
-    assert table.iloc[2, 0] == "+0.030 [+0.010, +0.050] holds here"
+    assert table.iloc[0, 0].startswith("+8.7 [+6.2, +11.2] points")
+    assert table.iloc[0, 1].startswith("+8.7 [-1.0, +11.2] points")
+    assert table.iloc[1, 0] == ("+7.0 [+4.2, +10.0] points; undecided "
+                                "(0 excluded only before Holm's adjustment)")
+    assert table.iloc[2, 0] == "+0.030 [+0.010, +0.050] nats; holds here"
     assert table.iloc[2, 1] == "-"  # not made at that profile
     assert list(table.index.get_level_values("margin")) == ["±2 points", "±2 points",
                                                             "±0.027 nats"]

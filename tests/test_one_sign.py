@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from albert_rerun.book import plain
 from albert_rerun.book import dropout
 from albert_rerun.book import chapter_box, headlines
 from albert_rerun.stats.inference import Decision
@@ -52,8 +53,8 @@ def test_an_undecided_label_beside_an_interval_excluding_zero_says_why():
     excludes 0 before Holm's adjustment only, and the line says so."""
     sop = row(7.03, 4.2, 10.0, paper_sign=1, p=0.09, margin=2.0, unit="points")
     a = headlines.answer(sop)
-    assert a["reading"] == "undecided" and a["holm_only"] == "after Holm's adjustment"
-    assert headlines.one_label(a) == "undecided after Holm (the interval excludes 0 before)"
+    assert a["reading"] == "undecided" and a["holm_only"] == plain.HOLM_NOTE
+    assert headlines.one_label(a) == f"undecided ({plain.HOLM_NOTE})"
     assert headlines.answer(row(0.0, -0.01, 0.01, p=0.9))["holm_only"] == ""
 
 

@@ -6,25 +6,20 @@ import pandas as pd
 
 from ..studies import conditions as C
 from .. import paper
-from ..profiles import ResolvedProfile, resolve
-from ..studies.decisions import (Chapter, ce_decision, gated, interval_text, levels, load_runs,
-                        margins)
+from ..profiles import ResolvedProfile
+from ..studies.decisions import Chapter, ce_decision, gated, interval_text, load_runs
+from .plain import chapter_runs
 from .text import metrics_table, parameter_count, scale_short
 
 
 def asymmetry(profile: ResolvedProfile | str, seeds=None, device="auto",
               train_missing=False, present: bool = True, partial: bool = False) -> Chapter:
-    """Claim 3: Table 4's eight cells and grouped sharing. ``present`` is kept for the
-    ledger's calls: the chapter shows no downstream table."""
-    profile = resolve(profile)  # a notebook passes the name
-    seeds = seeds or C.default_seeds(profile)
-    rungs = levels(profile)
-    m = margins(rungs)
-    cells = C.asymmetry(profile)
+    """Claim 3: Table 4's eight cells and grouped sharing (``present``: unused)."""
+    profile, seeds, rungs, m, runs = chapter_runs(profile, C.asymmetry, seeds, device,
+                                                  train_missing, partial)
+    cells = {k: c for k, c in C.asymmetry(profile).items() if k in set(runs["condition"])}
     # grouped sharing where the profile carries it (cpu-long does not)
     groups = C.grouped(profile) if "grouped" in C.profile_claims(profile) else {}
-    runs = load_runs(profile, cells, seeds, device, train_missing, partial=partial)
-    cells = {k: c for k, c in cells.items() if k in set(runs["condition"])}
     grouped = (load_runs(profile, {f"G={g}": c for g, c in groups.items()}, seeds, device,
                          train_missing) if groups else runs.iloc[0:0])
     b = C.base(profile)
@@ -34,12 +29,10 @@ def asymmetry(profile: ResolvedProfile | str, seeds=None, device="auto",
     chapter = Chapter("asymmetry", runs, decisions, extra={"grouped": grouped})
     table = metrics_table(runs, {"params (M)": pd.Series(
         {k: round(parameter_count(c) / 1e6, 3) for k, c in cells.items()})})
-    table["paper params (M)"] = [paper.TABLE4_PARAMS[(128 if cells[k].model.embedding_size
-                                                      == small else 768, cells[k].model.sharing)]
-                                 for k in table.index]
-    table["paper Avg"] = [paper.TABLE4_AVG[(128 if cells[k].model.embedding_size == small
-                                            else 768, cells[k].model.sharing)]
-                          for k in table.index]
+    cell = {k: (128 if c.model.embedding_size == small else 768, c.model.sharing)
+            for k, c in cells.items()}  # Table 4's cell for each of ours
+    table["paper params (M)"] = [paper.TABLE4_PARAMS[cell[k]] for k in table.index]
+    table["paper Avg"] = [paper.TABLE4_AVG[cell[k]] for k in table.index]
     chapter.tables["cells"] = table
     chapter.tables["costs"] = costs_table(runs, decisions, small, H, m["ce"])
     if groups:
@@ -57,11 +50,10 @@ def distinct_runs(runs: pd.DataFrame, grouped: pd.DataFrame) -> pd.DataFrame:
 
 
 def costs_table(runs, decisions, small: int, H: int, margin: float) -> pd.DataFrame:
-    """Table 4's shape: every scheme's cost against not shared at each E where both cells
-    are in ``runs`` (cross-entropy minus not shared, paired t) beside the paper's Avg
-    difference. The column "decision" says which are decisions of the verdict table
-    (which gives their Holm verdicts); the rest are Table 4's shape only. Empty where a
-    partial profile has no pair yet."""
+    """Table 4's shape as costs, positive where sharing costs (the paper's direction):
+    each scheme's cross-entropy minus not shared's at each E (paired t), beside the
+    paper's Avg of not shared minus the scheme. "decision": whether the verdict table
+    judges it. Empty where no pair is stored yet."""
     judged = {tuple(d.arms) for d in decisions}
     costs = {}
     for e in (small, H):
@@ -70,9 +62,9 @@ def costs_table(runs, decisions, small: int, H: int, margin: float) -> pd.DataFr
             d = ce_decision(runs, "", "", "", f"E={e}, {scheme}", f"E={e}, none", margin, -1)
             paper_e = 128 if e == small else 768
             costs[(e, scheme)] = {
-                "CE minus not shared (nats)": interval_text(d.estimate, d.low, d.high, "nats"),
-                "paper Avg minus not shared": round(paper.TABLE4_AVG[(paper_e, scheme)]
-                                                    - paper.TABLE4_AVG[(paper_e, "none")], 1),
+                "our cost (nats)": interval_text(d.estimate, d.low, d.high, "nats"),
+                "paper's cost (Avg points)": round(paper.TABLE4_AVG[(paper_e, "none")]
+                                                   - paper.TABLE4_AVG[(paper_e, scheme)], 1),
                 "decision": ("yes" if (f"E={e}, {scheme}", f"E={e}, none") in judged
                              else "no")}
     return pd.DataFrame(costs).T.rename_axis(["E", "shared"]) if costs else pd.DataFrame()
@@ -82,15 +74,9 @@ RESOLVING_MARGINS = 1.0  # the whole sharing cost, in margins, that sub-costs ne
 
 
 def resolution_gate(decisions, margin: float) -> dict:
-    """{key: reason} for the decisions at an E whose design cannot reach the margin
-    there. It assumes that attention- and FFN-only sharing cost something between nothing
-    and the cost of sharing everything (so in the paper's Table 4 at E = 128; at E = 768
-    its FFN-only cost, -2.8 Avg, exceeds the all-shared one, -2.5). Where the whole cost
-    (all shared minus not shared) is resolved to under ``RESOLVING_MARGINS`` margins, its
-    95% interval's far end below that, both partial costs lie under it too, so "attention
-    minus FFN" cannot differ by a margin and "attention minus not shared" is within the
-    margin by construction. They wait for a scale at which the whole cost can exceed a
-    margin. (At 2 margins the partial costs could still differ by more than one.)"""
+    """{key: reason} for the partial costs at an E where the whole cost's 95% interval
+    stays under ``RESOLVING_MARGINS`` margins: if a partial cost lies under the whole,
+    they cannot differ by a margin there."""
     whole = {d.key.rsplit("/", 1)[1]: d for d in decisions
              if d.key.startswith("asymmetry/all-none/")}
     out = {}
@@ -106,11 +92,9 @@ def resolution_gate(decisions, margin: float) -> dict:
 
 
 def asymmetry_decisions(runs, grouped, small: int, H: int, groups, m: dict) -> list:
-    """Table 4's decisions at both E where their cells are stored in ``runs``: the cost
-    of sharing everything (all shared minus not shared: the table's headline), the
-    asymmetry (attention-shared minus FFN-shared) and attention sharing's near-zero cost
-    (attention-shared minus not shared, small E); and grouped sharing's first step
-    where ``groups`` has more than one G."""
+    """Table 4's decisions at both E where their cells are stored: all shared minus not
+    shared, attention-shared minus FFN-shared, attention-shared minus not shared (small
+    E); grouped sharing's first step where ``groups`` has more than one G."""
     def paper_gap(e, a, b):
         return f"{paper.TABLE4_AVG[(e, a)] - paper.TABLE4_AVG[(e, b)]:+.1f} Avg"
     present = set(runs["condition"])
@@ -134,9 +118,7 @@ def asymmetry_decisions(runs, grouped, small: int, H: int, groups, m: dict) -> l
                                paper_gap(128, "attention", "none")))
     if len(groups) < 2:
         return out
-    # The first step away from sharing everything: G = 1 to the smallest G > 1. Not the
-    # asymmetry table's pair (G = L is "not shared"), and, unlike a least-squares slope
-    # over log2 G at G = 1, 2, 4 (which weighs only the end points), it reads G = 2.
+    # G = 1 to the smallest G > 1: a slope over log2 G at 1, 2, 4 would weigh only its ends
     first = min(g for g in groups if g > 1)
     out.append(ce_decision(grouped, "asymmetry/groups-first-step", "asymmetry",
                            f"G = {first} minus G = 1 (all shared)", f"G={first}", "G=1",

@@ -1,48 +1,41 @@
-"""Claim 5 (chapter 5): no dropout against dropout 0.1 (Table 8), and the
-no-overfitting premise."""
+"""Claim 5 (chapter 5): no dropout against dropout 0.1 (Table 8), and the premise that
+the model without dropout does not overfit."""
 from __future__ import annotations
 
 from ..studies import conditions as C
 from .. import paper
-from ..profiles import ResolvedProfile, resolve
-from ..studies.decisions import CE, Chapter, available, ce_decision, gated, levels, load_runs, margins
+from ..profiles import ResolvedProfile
+from ..studies.decisions import CE, Chapter, available, ce_decision, gated
+from .plain import chapter_runs
 from .text import metrics_table, passes_over_data, scale_short, summary
 
 
 def dropout(profile: ResolvedProfile | str, seeds=None, device="auto", train_missing=False,
             present: bool = True, partial: bool = False) -> Chapter:
-    """Claim 5: no dropout against dropout 0.1, and the no-overfitting premise.
-    ``present`` is kept for the ledger's calls: the chapter shows no downstream table."""
-    profile = resolve(profile)  # a notebook passes the name
-    seeds = seeds or C.default_seeds(profile)
-    rungs = levels(profile)
-    m = margins(rungs)
-    runs = load_runs(profile, C.dropout(profile), seeds, device, train_missing,
-                     partial=partial)
+    """Claim 5's decisions and runs table (``present``: the ledger's argument, unused)."""
+    profile, seeds, rungs, m, runs = chapter_runs(profile, C.dropout, seeds, device,
+                                                  train_missing, partial)
     runs["overfitting gap"] = runs[CE] - runs["train_mlm_loss_at_mask"]
     b = C.base(profile)
     passes = passes_over_data(runs, b)
     chapter = Chapter("dropout", runs, gated(dropout_decisions(runs, m), runs, rungs,
                                              premise_untestable(passes)))
-    chapter.tables["runs"] = metrics_table(runs, {
+    table = metrics_table(runs, {
         "training CE at [MASK] (nats)": summary(runs, "train_mlm_loss_at_mask"),
         "gap, held-out minus training (nats)": summary(runs, "overfitting gap")})
-    chapter.tables["runs"]["paper Avg (xxlarge)"] = chapter.tables["runs"].index.map(
+    table["paper Avg (xxlarge)"] = table.index.map(
         {"no dropout": paper.TABLE8_AVG["without dropout"],
          "dropout 0.1": paper.TABLE8_AVG["with dropout"]})
+    chapter.tables["runs"] = table
     chapter.texts.update(scale=scale_short(runs, b), passes=f"{passes:.2f}")
     return chapter
 
 
 def dropout_decisions(runs, m: dict) -> list:
     """The effect (no dropout minus dropout 0.1, cross-entropy at [MASK]) and the
-    paper's premise, that the model without dropout does not overfit: its overfitting gap
-    (held-out minus training cross-entropy at [MASK]) minus the dropout model's, against
-    0 within the CE margin. The difference of gaps removes what the two share (the
-    training and held-out documents differ: the gap is 0.13 nats at the cpu profile,
-    below one pass over the data); it fails if the model without dropout overfits by
-    more than a margin beyond the regularized one. Below one pass over the data it
-    cannot fail, and ``premise_untestable`` gates it out."""
+    premise: the overfitting gap (held-out minus training CE) without dropout minus with
+    it, against 0 within the CE margin. The difference of gaps removes what the two
+    share (the training and held-out documents differ)."""
     p = paper.TABLE8_AVG
     if not available(runs, "no dropout", "dropout 0.1"):
         return []
@@ -57,8 +50,8 @@ def dropout_decisions(runs, m: dict) -> list:
 
 
 def premise_untestable(passes: float) -> dict:
-    """The premise gated out where the design cannot fail it: below one pass over the
-    training tokens no training sequence is seen twice, so a gap cannot open."""
+    """The premise gated out below one pass over the training tokens, where no sequence
+    is seen twice and a gap cannot open."""
     if passes >= 1:
         return {}
     return {"dropout/premise": f"{passes:.2f} passes over the training tokens: no sequence "
@@ -66,36 +59,32 @@ def premise_untestable(passes: float) -> dict:
 
 
 def _span(r: dict) -> str:
-    """An arm's first passes under the rung as a share of training: '50%' or '50% to 62%'."""
+    """An arm's first passes under the rung as shares of training: '50%' or '50% to 62%';
+    'never' where no seed passed, its seeds that never passed counted."""
+    if r["seeds"] == r["never"]:
+        return "never"
     low, high = f"{r['low']:.0%}", f"{r['high']:.0%}"
-    return low if low == high else f"{low} to {high}"
+    return (low if low == high else f"{low} to {high}") + (
+        f", {r['never']} seeds never" if r["never"] else "")
 
 
 def crossing(r: dict) -> str:
     """An arm's first passes under the count rung over its seeds
-    (``studies.ladder.arm_range``) as a phrase: 'in all 4 seeds, first at 50% to
-    62% of training', 'in 2 of its 4 seeds, first at 75%', 'in none of its 4 seeds'."""
+    (``studies.ladder.arm_range``): 'in all 4 seeds, first at 50% to 62% of training',
+    'in none of its 4 seeds'."""
     crossed, seeds = r["seeds"] - r["never"], r["seeds"]
     if crossed == 0:
         return f"in none of its {seeds} seeds"
     count = f"in all {seeds} seeds" if crossed == seeds else f"in {crossed} of its {seeds} seeds"
-    return f"{count}, first at {_span(r)} of training"
-
-
-def _when(r: dict) -> str:
-    """``_span``, 'never' where no seed crossed, its seeds that never crossed counted."""
-    if r["seeds"] == r["never"]:
-        return "never"
-    return _span(r) + (f", {r['never']} seeds never" if r["never"] else "")
+    return f"{count}, first at {_span({**r, 'never': 0})} of training"
 
 
 def delay_phrase(delay: dict, arm: str) -> str:
     """When ``arm`` first crossed the count rung against the other arm
-    (``studies.ladder.delay``), with both arms' shares of training: 'later in
-    every seed (75% to 88% of training against 50% to 62%)'. A crossing, not a delay: a
-    curve higher throughout crosses any threshold later."""
+    (``studies.ladder.delay``): 'later in every seed (75% to 88% of training against
+    50% to 62%)'. A curve higher throughout crosses any threshold later."""
     mine, other = delay.get("a"), delay.get("b")
-    when = f" ({_when(mine)} of training against {_when(other)})" if mine and other else ""
+    when = f" ({_span(mine)} of training against {_span(other)})" if mine and other else ""
     if delay["apart"]:  # a seed that never passed counts as after the end
         return ("later" if delay["later"] == arm else "earlier") + " in every seed" + when
     return "at times that overlap the other arm's" + when

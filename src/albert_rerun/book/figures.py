@@ -1,17 +1,7 @@
-"""The book's figures (matplotlib), and what makes them read at the size they are shown.
-
-- Effects in margins (``forest``): each decision's difference divided by its margin of
-  practical equivalence, so that the band of equivalence is [-1, 1] whatever the unit,
-  with its 95% interval, turned so that right of 0 is the paper's direction in every
-  row and coloured by its plain reading (``plain``). The ledger's figures, a chapter
-  box's (``headline_figure``) and the introduction's (``headline_forest``) are all one.
-- The chapters' figures from their runs: the cross-entropy at [MASK] by condition, the
-  learning curves with their paired difference along training, Figure 1's transitions.
-- Legibility: ``png`` saves a figure at the text column's width with no text under
-  ``MIN_FONT_PX`` and records its smallest text's height in the PNG (``FONT_KEY``),
-  which the book's browser check reads back; ``figure_problems`` checks a figure
-  object against the same rules (text, legend entries, rows, panel width).
-"""
+"""The book's figures: ``forest`` (effects in margins, right of 0 the paper's direction,
+coloured by plain reading), the chapters' figures from their runs, and ``png``, which
+saves a figure legible at the text column's width and records its smallest text
+(``FONT_KEY``) for the browser check."""
 from __future__ import annotations
 
 import io
@@ -42,11 +32,7 @@ READING_COLOURS = {PL.HOLDS: "tab:green", PL.TINY: "tab:olive", PL.NO_DIFFERENCE
                    PL.DIFFERS: "tab:red", PL.UNDECIDED: "0.45", PL.NOT_TESTABLE: "0.75"}
 PROFILE_MARKERS = {"smoke": "^", "cpu": "o", "cpu-long": "D", "gpu": "s",
                    "confirmatory": "*"}
-# what a claim's sources measure where the confirmatory test measures something else
-# (chapter 4's cue-free confirmatory SOP result beside profiles' pairs that keep the cue)
-PAIRS = {"sop_nsp": {"confirmatory": "cue-free pairs", None: "cut-cue pairs"}}
-# a confirmatory primary outside ``HEADLINES`` and the profiles' decision of the same
-# comparison (all shared minus not shared at E = H, the same arms and sign everywhere)
+# the profiles' decision of the same comparison as a confirmatory primary outside HEADLINES
 PROFILE_KEYS = {"confirm/sharing-cost": "asymmetry/all-none/E=H"}
 
 # -- legibility --------------------------------------------------------------------------
@@ -79,15 +65,14 @@ def _texts(fig) -> list:
 
 
 def min_font_px(fig) -> float:
-    """The height in pixels of the smallest visible, non-empty text of ``fig`` at its
-    own dpi (a point is 1/72 inch); inf for a figure without text."""
+    """The smallest visible text's height in pixels at ``fig``'s dpi (inf: none)."""
     sizes = [t.get_fontsize() for t in _texts(fig) if _shown(t)]
     return min(sizes) * fig.dpi / 72 if sizes else float("inf")
 
 
 def _fit(fig, column_px: float = COLUMN_PX) -> None:
-    """``fig`` no wider than ``column_px`` at its dpi (its height kept: its panels get
-    narrower, not flatter), no text under ``MIN_FONT_PX``, laid out again if changed."""
+    """``fig`` no wider than ``column_px`` (its height kept) and no text under
+    ``MIN_FONT_PX``, laid out again if changed."""
     changed = fig.get_figwidth() * fig.dpi > column_px
     if changed:
         fig.set_size_inches(column_px / fig.dpi, fig.get_figheight())
@@ -116,10 +101,9 @@ def _png_width(data: bytes) -> int:
 
 
 def png(fig, dpi: float | None = None, fit: bool = True, **savefig) -> bytes:
-    """``fig`` as PNG bytes (tight bounding box, as the notebook's inline backend draws
-    it) with its smallest text's height recorded under ``FONT_KEY``; ``fit``: drawn at
-    the text column's width with legible text, narrower again while text outside the
-    axes makes the saved image wider than the column."""
+    """``fig`` as PNG bytes (tight box, as the inline backend draws it), its smallest
+    text recorded under ``FONT_KEY``; ``fit``: at the column's width with legible text,
+    narrowed again while text outside the axes makes the image wider."""
     if dpi is not None:
         fig.set_dpi(dpi)
     savefig.setdefault("bbox_inches", "tight")
@@ -145,10 +129,9 @@ def _rows(ax) -> int:
 
 
 def measure(fig) -> dict:
-    """``fig`` as the book shows it (``png``, then scaled to the column): ``drawn`` and
-    ``shown`` width in pixels, ``font_px`` (its smallest text, as shown),
-    ``legend_entries`` (all legends), ``rows`` (labelled in words, all panels) and
-    ``panel_px`` (each visible panel's width, as shown)."""
+    """``fig`` as the book shows it (``png``, scaled to the column): ``drawn`` and
+    ``shown`` width, ``font_px``, ``legend_entries``, ``rows`` (labelled in words) and
+    ``panel_px`` (each panel's width), as shown."""
     from matplotlib.legend import Legend
     drawn = _png_width(png(fig))
     scale = min(drawn, COLUMN_PX) / drawn
@@ -164,9 +147,8 @@ def measure(fig) -> dict:
 
 
 def figure_problems(fig) -> list:
-    """Where ``fig``, as shown (``measure``), has text under ``MIN_FONT_PX``, more than
-    ``MAX_LEGEND_ENTRIES`` legend entries or ``MAX_ROWS`` rows, or a panel narrower than
-    ``MIN_PANEL_PX``; an empty list where it keeps the rules."""
+    """How ``fig``, as shown, breaks the limits above (small text, legend entries, rows,
+    narrow panels); [] where it keeps them."""
     m = measure(fig)
     problems = []
     if m["font_px"] < MIN_FONT_PX - 0.05:
@@ -182,8 +164,7 @@ def figure_problems(fig) -> list:
 
 
 def register() -> bool:
-    """In an IPython kernel, display every matplotlib figure through ``png``; False
-    outside one."""
+    """In an IPython kernel, display every figure through ``png``; False outside one."""
     try:
         from IPython import get_ipython
     except ImportError:
@@ -192,8 +173,7 @@ def register() -> bool:
     if shell is None:
         return False
     from matplotlib.figure import Figure
-    # the inline backend registers its own PNG formatter at pyplot's first figure: make
-    # that happen now, so that this formatter comes after it
+    # the inline backend registers its formatter at the first figure: ours must come after
     plt.close(plt.figure())
     shell.display_formatter.formatters["image/png"].for_type(Figure, png)
     return True
@@ -210,10 +190,8 @@ def stored_font_px(path: Path) -> float | None:
 # -- effects in margins ------------------------------------------------------------------
 
 def in_margins(rows: pd.DataFrame) -> pd.DataFrame:
-    """``rows`` (a judged family's rows) with x, x_low, x_high: the difference and its
-    interval in margins, turned so that positive is the paper's direction (a paper sign
-    of -1 negates them; 0, a claim of no difference, keeps them), and ``reading``: the
-    plain reading's head (``plain.row_reading``, which does not depend on the sign)."""
+    """``rows`` (a judged family's) with x, x_low, x_high: the paper-positive difference
+    and interval in margins, and ``reading``: the plain reading's head."""
     if (rows["margin"] <= 0).any():
         raise ValueError(f"decisions {list(rows.index[rows['margin'] <= 0])} have no "
                          f"positive margin to scale by")
@@ -230,14 +208,12 @@ def marker(source: str) -> str:
     return PROFILE_MARKERS.get(str(source).split(" ")[0], "P")
 
 
-def forest(rows: pd.DataFrame, title: str = "", width: float = WIDTH_IN):
-    """Effects in margins (``in_margins``), one row per distinct ``row`` (its y label,
-    the first on top) and a marker per ``source`` (a profile, or the confirmatory test)
-    within it, each source in the same place in every row; the colour is the plain
-    reading; the grey band is the margin; an interval past the axis ends in an arrow
-    head. ``rows``: a judged family's rows with columns ``row`` and ``source``, indexed
-    by decision key. The legend sits above the first row. Returns the figure; each
-    estimate's gid is ``source:key``, its interval's ``source:key/interval``."""
+def forest(rows: pd.DataFrame, title: str = "", width: float = WIDTH_IN, beside: bool = False):
+    """Effects in margins (``in_margins``): a row per distinct ``row`` (first on top), a
+    marker per ``source`` in the same place in every row, coloured by plain reading,
+    the margin a grey band, a cut interval an arrow head, the legend above. ``rows``: a
+    judged family's rows indexed by key (``beside``: the legend right of the rows, where
+    a page break cannot part them). Gids: ``source:key`` and ``.../interval``."""
     from matplotlib.lines import Line2D
     frame = in_margins(rows.infer_objects())
     labels = list(dict.fromkeys(frame["row"]))
@@ -264,13 +240,16 @@ def forest(rows: pd.DataFrame, title: str = "", width: float = WIDTH_IN):
         ax.plot(np.clip(r["x"], -limit, limit), y, shape, color=colour, gid=f"{r['source']}:{key}",
                 markeredgecolor="black", markersize=13 if shape == "*" else 7)
     none = frame.groupby("row")["paper_sign"].apply(lambda s: (s.fillna(0) == 0).all())
-    ax.set_yticks(range(len(labels)), ["\n".join(textwrap.fill(line, 30) for line in (
-        str(t) + ("\n(paper: no difference)" if none[t] else "")).split("\n"))
-        for t in labels], fontsize=FONT_PT)
+    names = [str(t) + ("\n(paper: no difference)" if none[t] else "") for t in labels]
+    wrap = 14 if beside else 30
+    ax.set_yticks(range(len(labels)), ["\n".join(
+        textwrap.fill(line, wrap, break_on_hyphens=False) for line in n.split("\n"))
+        for n in names], fontsize=FONT_PT)
     for y in range(1, len(labels)):
         ax.axhline(y - 0.5, color="0.85", lw=0.6, zorder=0)
     ax.set(ylim=(len(labels) - 0.5, -0.5), xlim=(-limit, limit))
-    ax.set_xlabel("difference in margins; right of 0: the paper's direction", fontsize=FONT_PT)
+    ax.set_xlabel(textwrap.fill("difference in margins; right of 0: the paper's direction",
+                                32 if beside else 70), fontsize=FONT_PT)
     ax.tick_params(labelsize=FONT_PT)
     ax.spines[["top", "right"]].set_visible(False)
     if title:
@@ -280,36 +259,18 @@ def forest(rows: pd.DataFrame, title: str = "", width: float = WIDTH_IN):
     handles += [] if one_each else [
         Line2D([], [], ls="", marker=marker(s), color="white", markeredgecolor="black",
                markersize=11 if marker(s) == "*" else 7, label=s) for s in sources]
-    fig.legend(handles=handles, loc="outside upper center", ncol=3, fontsize=FONT_PT,
-               frameon=False)
+    fig.legend(handles=handles, loc="outside right upper" if beside else "outside upper center",
+               ncol=1 if beside else 3, fontsize=FONT_PT, frameon=False)
     return fig
 
 
-def _pairs(claim: str, source: str) -> str:
-    notes = PAIRS.get(claim, {})
-    return notes.get(source, notes.get(None, ""))
-
-
-def headline_figure(claim: str, families: dict):
-    """A chapter box's figure: its headline decision at each source of ``families``
-    ({source: judged family}), a row each, in margins (``forest``)."""
-    key = HEADLINES[claim].key
-    rows = [f.loc[key].rename(key) for f in families.values() if key in f.index]
-    names = [p for p, f in families.items() if key in f.index]
-    labels = [p + (f"\n({_pairs(claim, p)})" if _pairs(claim, p) else "") for p in names]
-    return forest(pd.DataFrame(rows).assign(row=labels, source=names), width=FIGURE_WIDTH_IN)
-
-
 def headline_forest(families: dict):
-    """The introduction's figure: each chapter's headline decision, and the other primary
-    decisions (``headlines.EXTRA``), at each source of ``families`` (the confirmatory
-    test and the profiles), a row per decision, in margins (``forest``)."""
+    """The introduction's figure: each chapter's headline and ``headlines.EXTRA``
+    decision at each source of ``families``, a row per decision (``forest``)."""
     rows = []
     for claim, h in HEADLINES.items():
-        title = CLAIM_TITLES[claim]
-        if "confirmatory" in families and h.key in families["confirmatory"].index \
-                and _pairs(claim, "confirmatory"):
-            title += f" (star: {_pairs(claim, 'confirmatory')})"
+        title = CLAIM_TITLES[claim] + (" (star: cue-free pairs)" if claim == "sop_nsp"
+                                       and "confirmatory" in families else "")
         wanted = [(h.key, title, h.key)]
         wanted += [(key, f"{title.split('.')[0]}. {EXTRA_NAMES[key]}", PROFILE_KEYS.get(key))
                    for key, (owner, _) in EXTRA.items() if owner == claim]
@@ -318,7 +279,7 @@ def headline_forest(families: dict):
                 found = key if key in f.index else same if same in f.index else None
                 if found is not None:
                     rows.append(f.loc[found].to_frame().T.assign(row=label, source=source))
-    return forest(pd.concat(rows))
+    return forest(pd.concat(rows), beside=True)
 
 
 # -- the chapters' figures ----------------------------------------------------------------
@@ -341,10 +302,8 @@ def _ce_label() -> str:
 
 
 def asymmetry(runs: pd.DataFrame, grouped: pd.DataFrame, small: int, H: int, schemes):
-    """Chapter 3's figure: the cross-entropy at [MASK] by the blocks shared across layers,
-    both embedding sizes side by side at each scheme; under it, on the same y axis,
-    where the profile trains them, the models with all blocks shared within each of G
-    groups."""
+    """Chapter 3's figure: cross-entropy by sharing scheme at both E; under it, where
+    trained, by the number of sharing groups G."""
     n = 2 if len(grouped) else 1
     fig, axes = plt.subplots(n, 1, squeeze=False, sharey=True, dpi=100,
                              figsize=(WIDTH_IN, 3.3 * n + 0.2), layout="constrained")
@@ -367,10 +326,8 @@ def asymmetry(runs: pd.DataFrame, grouped: pd.DataFrame, small: int, H: int, sch
 
 
 def curve_differences(runs: pd.DataFrame, a: str, b: str, metric: str = CE) -> pd.DataFrame:
-    """Condition ``a`` minus ``b`` along training, paired by seed: at each curve point,
-    matched by its share of each run's schedule (arms of different steps meet at equal
-    shares of their budgets), the mean over the seeds both arms have with its 95%
-    t-interval. Columns: share, step (``a``'s), mean, low, high, seeds."""
+    """``a`` minus ``b`` along training, paired by seed at equal shares of each run's
+    schedule: share, step (``a``'s), mean, low, high, seeds."""
     from ..stats.inference import mean_interval
     from ..studies.confirm_analysis import schedule_points
     runs = runs[runs["curve"].map(lambda c: isinstance(c, list))]
@@ -386,12 +343,9 @@ def curve_differences(runs: pd.DataFrame, a: str, b: str, metric: str = CE) -> p
 
 def curves(runs: pd.DataFrame, x: str = "step", xscale: float = 1.0, xlabel: str = "step",
            conditions=None, differences=None):
-    """The learning curves (cross-entropy at [MASK] on the first held-out sequences): mean
-    over seeds, band the seeds' range; under them their paired difference along
-    training (``curve_differences``). ``differences``: (a, b) pairs, a minus b; None:
-    with two conditions the first minus the second, with more each other one minus the
-    first. The difference is drawn against the step where both arms train the same
-    steps, else against the share of each one's schedule."""
+    """Learning curves (mean over seeds, band their range) and under them each pair of
+    ``differences`` (a minus b; None: the second minus the first, or each minus the
+    first) along training, by step where both arms train the same steps, else by share."""
     names = [n for n in (conditions or dict.fromkeys(runs["condition"]))
              if any(isinstance(c, list) and c for c in runs.loc[runs["condition"] == n, "curve"])]
     if differences is None:
@@ -439,8 +393,7 @@ def _differences(ax, runs: pd.DataFrame, pairs, colours: dict, xscale: float) ->
 
 
 def embedding_sweep(runs: pd.DataFrame, sizes):
-    """Chapter 8's figure: the cross-entropy at [MASK] by embedding size, not shared and
-    all shared side by side."""
+    """Chapter 8's figure: cross-entropy by embedding size, not shared and all shared."""
     fig, ax = plt.subplots(figsize=(WIDTH_IN, 3.6), dpi=100, layout="constrained")
     for offset, sharing, colour in ((-0.06, "none", "C0"), (0.06, "all", "C1")):
         intervals(ax, runs, [f"{sharing}, E={e}" for e in sizes], [str(e) for e in sizes],
@@ -451,8 +404,7 @@ def embedding_sweep(runs: pd.DataFrame, sizes):
 
 
 def transitions(runs: pd.DataFrame):
-    """Figure 1: L2 distance and angle per layer, trained (solid) and at initialization
-    (dashed), mean over seeds, one panel above the other."""
+    """Figure 1: L2 distance and angle per layer, trained (solid) and at random init."""
     fig, axes = plt.subplots(2, 1, figsize=(WIDTH_IN, 6.4), dpi=100, sharex=True,
                              layout="constrained")
     for ax, measure_, label in zip(axes, ("l2", "angle"), ("L2 distance", "angle (degrees)")):
@@ -475,9 +427,8 @@ def transitions(runs: pd.DataFrame):
 
 
 def sop_nsp(runs: pd.DataFrame):
-    """Chapter 4's figure: the probes' accuracy on SOP and NSP pairs (each test set's
-    majority share dashed, in its colour) and under it the cross-entropy at [MASK], by
-    objective."""
+    """Chapter 4's figure: probe accuracy on SOP and NSP pairs (majority dashed), and
+    under it the cross-entropy, by objective."""
     conditions = list(dict.fromkeys(runs["condition"]))
     fig, (top, bottom) = plt.subplots(2, 1, figsize=(WIDTH_IN, 6.2), dpi=100,
                                       layout="constrained")

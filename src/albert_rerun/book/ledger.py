@@ -1,25 +1,20 @@
-"""The claims ledger (chapter 9): every chapter's decisions as one family per profile,
-adjusted with Holm over the profile's decisions (``book_family``), the profiles whose
-stored results cover the whole book (``published_families``), and what the ledger's page
-shows of them: one table of every decision at every profile (``ledger_table``), its
-figures (``ledger_figures``), every column behind them as a CSV (``csv_link``) and the
-values it glues (``ledger_glue``). Its functions take the profile resolved
-(``profiles.ResolvedProfile``); those a notebook calls also take a name. The families it
-returns are keyed by name."""
+"""The claims ledger (chapter 9): every chapter's decisions as one Holm family per
+profile (``book_family``), the profiles whose results cover the book
+(``published_families``), and the ledger page's table, figures, CSV and glued values."""
 from __future__ import annotations
 
 import pandas as pd
 
 from ..profiles import ResolvedProfile, resolve
 from ..studies import conditions as C
-from ..studies.decisions import MissingRuns, interval_text, signed, unit_digits
+from ..studies.decisions import MissingRuns
 from ..stats.inference import holm, is_interim
 from .asymmetry import asymmetry
 from .downstream import downstream_gate
 from .dropout import dropout
 from .embedding_size import embedding_sweep
 from .sop_nsp import sop_nsp
-from .text import machines_text
+from .plain import READING_WORDS, difference, paper_positive, row_reading
 from .transitions import transitions
 from .wall_clock import wall_clock
 
@@ -32,12 +27,9 @@ PAPER_MASKED = 20
 
 
 def store_state() -> tuple:
-    """Every file under the results root ($ALBERT_RERUN_RESULTS, else data/results) as
-    (path, size, mtime): the state a profile's decisions are computed from (a profile's
-    own store, and the cpu store that cpu-long's equal-time budget and planned family
-    read). About 500 files for the committed results, a few milliseconds. Checkpoints
-    and logs are left out: no decision reads them, and a run training beside a build
-    rewrites its checkpoint every few minutes."""
+    """Every file under the results root as (path, size, mtime): the state decisions are
+    computed from. Checkpoints and logs are left out: no decision reads them, and a run
+    training beside a build rewrites its checkpoint every few minutes."""
     import os
 
     from ..engine.store import results_dir
@@ -60,17 +52,9 @@ _DECISIONS: dict = {}  # (arguments, store_state()) -> decisions; see book_decis
 
 def book_decisions(profile: ResolvedProfile | str, seeds=None, device="auto",
                    train_missing=False) -> list:
-    """Every decision of the book at ``profile``: the family the ledger adjusts (the
-    chapters' tables and downstream summaries are not built for it). A profile trained
-    in stretches (``conditions.STRETCH_PROFILES``) gives the decisions of its claims whose
-    runs are all stored so far; a chapter with none is left out.
-
-    Computed once per state of the results store in a process: a chapter's page asks
-    for the same profiles' decisions several times (its own family, the profiles it
-    shows beside it, a stretch profile's planned family from cpu's), about 12 s of CPU
-    each at cpu. The key is the store's every file with its size and modification time
-    (``store_state``), so a run written or removed, by this process or another, is a new
-    state; a call that trains what is missing is keyed on the state it leaves."""
+    """Every decision of the book at ``profile`` (a profile trained in stretches: those
+    whose runs are all stored). Cached per ``store_state`` in a process: a page asks
+    for the same family several times, about 12 s of CPU each at cpu."""
     profile = resolve(profile)
     key = (profile, None if seeds is None else tuple(seeds), str(device), bool(train_missing))
     cached = _DECISIONS.get((key, store_state()))
@@ -106,15 +90,12 @@ def _book_decisions(profile: ResolvedProfile, seeds, device, train_missing) -> l
         out = [d for d in out if d.arms]
     return out
 
-
-
 def book_family(profile: ResolvedProfile | str, seeds=None, device="auto",
                 train_missing=False) -> pd.DataFrame:
-    """``book_decisions`` as one frame with the raw and the Holm-adjusted verdicts
-    (stats.holm over the profile's judged decisions: those the competence gate lets
-    through). Each profile is its own family. A profile still training in stretches is
-    adjusted over its planned family (``planned_keys``): the decisions not yet made
-    count as pending tests at p = 1, and its rows are marked ``interim``."""
+    """``book_decisions`` as one frame with the raw and the Holm-adjusted verdicts (each
+    profile its own family). A profile still training in stretches is adjusted over its
+    planned family (``planned_keys``), the decisions not yet made as pending tests at
+    p = 1, its rows marked ``interim``."""
     profile = resolve(profile)  # a notebook passes the name
     made = book_decisions(profile, seeds, device, train_missing)
     if profile.name not in C.STRETCH_PROFILES:
@@ -130,9 +111,8 @@ def book_family(profile: ResolvedProfile | str, seeds=None, device="auto",
 
 
 def source_decisions(profile: ResolvedProfile) -> list:
-    """The decisions of a stretch profile's ``conditions.PLANNED_FROM`` profile, the book
-    its plan is read from; [] where that profile's results are not stored (or the
-    profile has no such source)."""
+    """The decisions of a stretch profile's ``conditions.PLANNED_FROM`` profile; [] where
+    it has none or its results are not stored."""
     if profile.name not in C.PLANNED_FROM:
         return []
     try:
@@ -141,29 +121,9 @@ def source_decisions(profile: ResolvedProfile) -> list:
         return []
 
 
-def pending_labels(profile: ResolvedProfile, claim: str, made) -> list:
-    """The labels of ``claim``'s planned decisions at a stretch profile (``planned_keys``)
-    not among ``made`` (keys): what its section at another profile's page still lacks
-    (review: a decision waiting for its runs was left out without a word)."""
-    keys = set(planned_keys(profile)) - set(made)
-    return [d.label for d in source_decisions(profile) if d.key in keys and d.claim == claim]
-
-
-def unplanned_labels(profile: ResolvedProfile, claim: str) -> list:
-    """The labels of ``claim``'s decisions at a stretch profile's source profile
-    (``conditions.PLANNED_FROM``) that the stretch profile does not plan (its arms are
-    not trained there, by design), models' decisions only: what its sections leave out
-    (review: they never said so)."""
-    planned = set(planned_keys(profile))
-    return [d.label for d in source_decisions(profile)
-            if d.claim == claim and d.arms and d.key not in planned]
-
-
 def planned_keys(profile: ResolvedProfile) -> list:
-    """The decisions a profile trained in stretches makes once complete: those of its
-    ``conditions.PLANNED_FROM`` profile's book (which trains a superset of its
-    conditions) whose arms it trains, in the claims it carries; the base model's
-    downstream test always. Empty where that profile's results are not stored."""
+    """The decisions a profile trained in stretches makes once complete: its
+    ``PLANNED_FROM`` profile's whose arms it trains, and the downstream test."""
     reference = source_decisions(profile)
     trained = {claim: set(C.claim_conditions(profile, claim, 1.0))
                for claim in C.profile_claims(profile)}
@@ -172,12 +132,9 @@ def planned_keys(profile: ResolvedProfile) -> list:
             if d.arms and d.claim in trained and set(d.arms) <= trained[d.claim]]
 
 
-
 def published_profiles(current: ResolvedProfile) -> list:
-    """The profiles (resolved) whose stored results cover the whole book: ``current``
-    first, then cpu and gpu where complete (a missing run leaves a profile out). The
-    smoke profile, CI's, shows itself only, so that its committed outputs do not depend
-    on which other results a checkout holds."""
+    """The profiles whose stored results cover the book, ``current`` first. Smoke (CI's)
+    shows itself only, so its committed outputs do not depend on the checkout."""
     out = [current]
     if current.name == "smoke":
         return out
@@ -189,17 +146,16 @@ def published_profiles(current: ResolvedProfile) -> list:
         try:
             if not book_decisions(profile):
                 continue
-        except MissingRuns:  # anything else is a bug, and stops the build (review: a
-            continue         # KeyError here once hid a whole profile without a word)
+        except MissingRuns:  # anything else is a bug, and stops the build
+            continue
         out.append(profile)
     return out
 
 
 def published_families(current: ResolvedProfile | str, seeds=None, device="auto",
                        train_missing=False) -> dict:
-    """{profile's name: its book_family} for each of ``published_profiles(current)``:
-    ``current`` at ``seeds`` (training what is missing where ``train_missing``), the
-    others at their profile's default seeds."""
+    """{name: book_family} for ``published_profiles(current)``; only ``current`` at
+    ``seeds`` and ``train_missing``."""
     current = resolve(current)  # a notebook passes the name
     return {p.name: book_family(p, seeds if p is current else None, device,
                                 train_missing and p is current)
@@ -207,94 +163,25 @@ def published_families(current: ResolvedProfile | str, seeds=None, device="auto"
 
 
 def stacked(families: dict) -> pd.DataFrame:
-    """The families of ``published_families`` in one frame with a ``profile`` column (what
-    the forest plot and the compute panels draw)."""
+    """``families`` in one frame with a ``profile`` column."""
     return pd.concat([family.assign(profile=p) for p, family in families.items()])
 
 
-
-def training_hours(profile: ResolvedProfile) -> float:
-    """Hours of pretraining the profile's stored runs recorded, all of them together."""
-    from ..engine.store import read_json
-    total = 0.0
-    for path in (profile.results / "pretrain").glob("*.json"):
-        run = read_json(path)
-        total += run["metrics"]["train_seconds"] if run else 0.0
-    return total / 3600
-
-
-
 def training_compute(profile: ResolvedProfile | str) -> float:
-    """Training FLOPs of one base run of the profile (model.params.useful_flops per step,
-    times its steps)."""
+    """Training FLOPs of one base run of the profile."""
     b = C.base(resolve(profile))
     return C.step_flops(b) * b.max_steps
-
-
-def beside_sections(make, current: ResolvedProfile | str, seeds=None) -> list:
-    """What a chapter shows under "the same decisions at other profiles": for each other
-    profile with stored results, a heading (its scale, and for a profile training in
-    stretches, its progress), its scale gap to the paper, and its decisions with the
-    Holm verdict of that profile's own family (``book_family``); a profile none of
-    whose decisions of this chapter is complete says so. At a profile still training,
-    the checks of the test sets are left out: they compare no model and are the
-    complete profile's. Items to ``display`` in order."""
-    from IPython.display import Markdown
-    out = []
-    for profile in published_profiles(resolve(current))[1:]:
-        partial = profile.name in C.STRETCH_PROFILES
-        progress = f"; {stretch_progress(profile)}" if partial else ""
-        interim = still_training(profile)
-        try:
-            chapter = make(profile, None, "auto", False, present=False,
-                           **({"partial": True} if partial else {}))
-        except MissingRuns:
-            out.append(Markdown(f"**{profile.name}**"
-                                + (f" ({progress[2:]})" if progress else "")
-                                + ": no decision of this chapter has all its runs stored "
-                                  "yet."))
-            continue
-        if partial:
-            chapter.decisions = [d for d in chapter.decisions if d.arms]
-        waiting = (pending_labels(profile, chapter.claim, [d.key for d in chapter.decisions])
-                   if interim else [])
-        waiting = (f" Planned here and still waiting for their runs: {'; '.join(waiting)}."
-                   if waiting else "")
-        left = unplanned_labels(profile, chapter.claim) if partial else []
-        waiting += (f" Not trained at this profile, by design (the "
-                    f"{C.PLANNED_FROM[profile.name]} "
-                    f"profile has them): {'; '.join(left)}." if left else "")
-        out.append(Markdown(f"**{profile.name}** ({chapter.texts['scale_short']}{progress}). "
-                            f"{chapter.texts.get('scale_gap', '')} "
-                            f"{machines_text(chapter.runs)} "
-                            f"{chapter.extra.get('beside_note', '')}".rstrip() + waiting))
-        if not chapter.decisions:
-            out.append(Markdown("No decision of this chapter has all its runs stored yet."))
-            continue
-        table = chapter.decision_table(book_family(profile))
-        if interim:  # every verdict of a profile still training is interim
-            column = "verdict at 5%, unadjusted"
-            table[column] = "interim: " + table[column]
-        out.append(table)
-    return out
-
-
-def _stretch_runs(profile: ResolvedProfile) -> list:
-    """Every seeded pretraining run a profile plans, at its stored wide learning rate."""
-    from ..engine.store import read_json
-    from ..studies.driver import _sweep_choice, planned_runs
-    chosen = read_json(_sweep_choice(profile))
-    return planned_runs(profile, C.default_seeds(profile), None,
-                        chosen["learning_rate"] if chosen else None)
 
 
 def stretch_counts(profile: ResolvedProfile) -> dict:
     """What a profile trained in stretches has stored of its plan: {"runs", "trained",
     "evaluated", "controls", "controls_evaluated", "finetunings", "finetuned"}."""
-    from ..engine.store import config_hash, stored_eval, stored_pretrain
-    from ..studies.driver import finetune_targets, planned_controls
+    from ..engine.store import config_hash, read_json, stored_eval, stored_pretrain
+    from ..studies.driver import _sweep_choice, finetune_targets, planned_controls, planned_runs
     store, evaluation = profile.results, profile.evaluation
-    runs = _stretch_runs(profile)
+    chosen = read_json(_sweep_choice(profile))  # the stored wide learning rate
+    runs = planned_runs(profile, C.default_seeds(profile), None,
+                        chosen["learning_rate"] if chosen else None)
     controls = planned_controls(runs)
     tuned = finetune_targets(profile, C.default_seeds(profile))
 
@@ -310,92 +197,63 @@ def stretch_counts(profile: ResolvedProfile) -> dict:
 
 def still_training(profile: ResolvedProfile) -> bool:
     """Whether a profile trained in stretches lacks any planned run, evaluation, control
-    or fine-tuning: then its verdicts are interim. A complete one is judged as any other
-    (its family is then its planned family, with nothing pending)."""
-    return profile.name in C.STRETCH_PROFILES and not _complete(stretch_counts(profile))
-
-
-def _complete(n: dict) -> bool:
-    """Whether ``stretch_counts`` says every planned item is stored."""
-    return (n["trained"] == n["evaluated"] == n["runs"]
-            and n["controls_evaluated"] == n["controls"]
-            and n["finetuned"] == n["finetunings"])
-
-
-def stretch_progress(profile: ResolvedProfile) -> str:
-    """'12 of 30 runs trained, 12 evaluated; 18 of 24 random-init controls evaluated;
-    6 of 6 fine-tunings; still training in stretches' for a profile trained in
-    stretches: what its interim decisions stand on ('complete' once all is stored)."""
+    or fine-tuning: then its verdicts are interim."""
+    if profile.name not in C.STRETCH_PROFILES:
+        return False
     n = stretch_counts(profile)
-    return (f"{n['trained']} of {n['runs']} runs trained, {n['evaluated']} evaluated; "
-            f"{n['controls_evaluated']} of {n['controls']} random-init controls evaluated; "
-            f"{n['finetuned']} of {n['finetunings']} fine-tunings"
-            + ("; complete" if _complete(n) else
-               "; still training in stretches, so its verdicts are interim"))
-
-
+    return not (n["trained"] == n["evaluated"] == n["runs"]
+                and n["controls_evaluated"] == n["controls"]
+                and n["finetuned"] == n["finetunings"])
 
 
 # -- the ledger's page --------------------------------------------------------------------
 
-def _turn(row, flip: bool):
-    """``row`` with its difference turned where ``flip`` (estimate and interval negated,
-    'A minus B' read 'B minus A'), then its label read 'A vs B'."""
-    import re
-    row = row.copy()
-    if flip:
-        row["estimate"], row["low"], row["high"] = (-float(row["estimate"]),
-                                                    -float(row["high"]), -float(row["low"]))
-        row["label"] = re.sub(r"(^|, |: )([^,:]+?) minus ([^,:]+)", r"\1\3 minus \2",
-                              str(row["label"]), count=1)
-    row["label"] = str(row["label"]).replace(" minus ", " vs ")
-    return row
+def with_confirmatory(families: dict) -> dict:
+    """``families`` with the confirmatory results last, each row under the key of the
+    profiles' decision of the same comparison (``figures.PROFILE_KEYS``)."""
+    from .confirmatory import CONFIRMATORY, confirmatory_family
+    from .figures import PROFILE_KEYS
+    from .headlines import EXTRA, HEADLINES
+    family = confirmatory_family()
+    if not len(family):
+        return dict(families)
+    claims = {**{h.key: c for c, h in HEADLINES.items()},
+              **{PROFILE_KEYS.get(k, k): owner for k, (owner, _) in EXTRA.items()}}
+    family = family.rename(index=PROFILE_KEYS)
+    return {**families, CONFIRMATORY: family.assign(claim=family.index.map(claims))}
 
 
 def shown(families: dict) -> pd.DataFrame:
-    """``stacked(families)`` as the page shows it (``_turn``): every row paper-positive
-    (a row the paper signs -1 turned, its paper sign then +1). A row where the paper says there is no difference and whose interval lies wholly
-    above 0 at the first profile that has it ('bag of words on SOP pairs minus
-    majority') is turned at every profile, so that a positive number never reads as
-    the paper's side where it goes against the paper."""
+    """``stacked(families)`` paper-positive (``plain.paper_positive``), 'A minus B' read
+    'A vs B', each key's claim and label those of its first profile."""
     frame = stacked(families)
-    first = frame[~frame.index.duplicated()]
-    flip = {k: int(r["paper_sign"]) < 0 or int(r["paper_sign"]) == 0 and float(r["low"]) > 0
-            for k, r in first.iterrows()}
-    out = pd.DataFrame([_turn(r, flip[k]) for k, r in frame.iterrows()])
-    out.loc[out["paper_sign"] < 0, "paper_sign"] = 1
+    if frame.empty:
+        return frame
+    out = pd.DataFrame([paper_positive(r) for _, r in frame.iterrows()], index=frame.index)
+    first = out[~out.index.duplicated()]
+    out["claim"] = out.index.map(first["claim"])
+    out["label"] = out.index.map(first["label"].str.replace(" minus ", " vs "))
     return out
 
 
 def reading_label(row) -> str:
-    """The row's one label: its plain reading's head, and 'after Holm's adjustment'
-    where the reading shows no difference though the 95% interval beside it excludes 0
-    (``headlines.answer``)."""
-    from .headlines import answer
-    a = answer(row)
-    return a["reading"] + (f" {a['holm_only']}" if a["holm_only"] else "")
+    """The row's one label (``headlines.one_label`` without the reason)."""
+    from .headlines import answer, one_label
+    return one_label({**answer(row), "why": ""})
 
 
 def _profile_head(profile: str, family: pd.DataFrame) -> str:
     return profile + (" (interim)" if any(is_interim(r) for _, r in family.iterrows()) else "")
 
 
-def _difference(row) -> str:
-    """'+0.024 [-0.003, +0.051]', or '-0.058 (one seed)' where there is no interval."""
-    import math
-    if math.isfinite(row["low"]) and math.isfinite(row["high"]):
-        return interval_text(row["estimate"], row["low"], row["high"], row["unit"])
-    return f"{signed(row['estimate'], unit_digits(row['unit']))} (one seed)"
-
-
 def ledger_table(families: dict) -> pd.DataFrame:
-    """One row per decision (its chapter, 'A vs B', its margin) and a column per profile
-    of ``families``: the paper-positive difference with its 95% interval, then the plain
-    reading (``reading_label``); '-' where the profile does not make that decision."""
+    """One row per decision (its chapter, 'A vs B', its margin), a column per source of
+    ``families``: the paper-positive difference, its 95% interval, its plain reading
+    (``reading_label``); '-' where a source does not make that decision."""
     from .figures import CLAIM_TITLES
     frame = shown(families)
-    frame["cell"] = [f"{_difference(r)} {reading_label(r)}" for _, r in frame.iterrows()]
-    heads = {p: _profile_head(p, f) for p, f in families.items()}
+    frame["cell"] = [f"{difference(r['estimate'], r['low'], r['high'], r['unit'], False)}"
+                     f"; {reading_label(r)}" for _, r in frame.iterrows()]
     table = frame.reset_index(names="key").pivot(index="key", columns="profile",
                                                  values="cell")
     first = frame[~frame.index.duplicated()]
@@ -404,39 +262,34 @@ def ledger_table(families: dict) -> pd.DataFrame:
         [first["claim"].map(CLAIM_TITLES), first["label"],
          [f"±{m:.2g} {u}" for m, u in zip(first["margin"], first["unit"])]],
         names=["claim", "decision", "margin"])
+    heads = {p: _profile_head(p, f) for p, f in families.items()}
     return table.rename(columns=heads).rename_axis(columns=None)
 
 
 def reading_counts(family: pd.DataFrame) -> pd.Series:
-    """The decisions of one profile counted by plain reading's head, in
-    ``plain.READING_WORDS``' order, those present."""
-    from .plain import READING_WORDS, row_reading
+    """A profile's decisions counted by plain reading, in ``READING_WORDS``' order."""
     heads = family.apply(lambda r: row_reading(r).partition(": ")[0], axis=1).value_counts()
     return heads.reindex([w for w in READING_WORDS if w in heads.index])
 
 
 def reading_summary(family: pd.DataFrame) -> str:
-    """'3 holds here, 12 undecided, 2 not testable here': the decisions by reading."""
+    """'3 holds here, 12 undecided, 2 not testable here'."""
     return ", ".join(f"{int(n)} {word}" for word, n in reading_counts(family).items())
 
 
 def paper_figure(text) -> str:
-    """The paper's figure turned to the book's sign: every signed figure is the paper's
-    own direction, so it reads positive ('-1.5 Avg', the cost of sharing, reads '+1.5
-    Avg'); unsigned ones ('52.0 (chance 50)', words) are kept."""
+    """The paper's figure in the book's sign: a signed figure is the paper's own
+    direction, so it reads positive ('-1.5 Avg' reads '+1.5 Avg'); others are kept."""
     text = str(text)
     return "+" + text[1:] if text[:1] in ("-", "\u2212") and text[1:2].isdigit() else text
 
 
 def ledger_csv(families: dict) -> str:
     """Every column behind the ledger's table, a row per decision and profile: the
-    family's own (the registered sign and order, the verdicts, p-values, stage and gate,
-    the arms' levels), the paper-positive difference, the plain reading with its reason,
-    the paper's figure in the book's sign, what the numbers say, and for a paired-t
-    decision its power reading (``stats.power.power_table``). Numbers to 4 significant
-    digits."""
+    family's own (registered sign and order, verdicts, p-values, stage, gate, levels),
+    the paper-positive difference, the plain reading, the paper's figure in the book's
+    sign, what the numbers say, and the power reading (``stats.power.power_table``)."""
     from ..stats import power
-    from .plain import row_reading
     from .text import reading
     raw = stacked(families)
     turned = shown(families)
@@ -457,8 +310,8 @@ def ledger_csv(families: dict) -> str:
 
 
 def csv_link(families: dict, name: str):
-    """A link that downloads ``ledger_csv(families)`` as ``name``: the file travels in
-    the page (a data URL), so the page needs no file beside it."""
+    """A link that downloads ``ledger_csv(families)`` as ``name``, carried in the page
+    as a data URL."""
     import base64
     from IPython.display import HTML
     data = base64.b64encode(ledger_csv(families).encode()).decode()
@@ -466,9 +319,8 @@ def csv_link(families: dict, name: str):
 
 
 def ledger_figures(families: dict, max_rows: int = 12) -> list:
-    """The ledger's figures (``figures.forest``): every decision at every profile, in
-    margins, the paper's side right; the chapters in order, as many to a figure as keep
-    it within ``max_rows`` rows."""
+    """The ledger's forest plots (``figures.forest``), the chapters in order, as many to
+    a figure as keep it within ``max_rows`` rows."""
     from .figures import CLAIM_TITLES, forest
     frame = shown(families)
     frame["source"] = [_profile_head(p, families[p]) for p in frame["profile"]]
@@ -488,13 +340,12 @@ def ledger_figures(families: dict, max_rows: int = 12) -> list:
 
 def seeds_table(family: pd.DataFrame) -> pd.DataFrame:
     """What the profile's seeds can detect (``stats.power.power_table`` at Holm's
-    first-step alpha), one row per paired-t decision in nats: the seeds, the smallest
-    difference detected with an 80% chance in margins, the seeds that detect one
-    margin, and the TOST's power at a true difference of 0."""
+    first-step alpha), one row per paired-t decision in nats."""
     from ..stats import power
     table = power.power_table(family[family["in_family"]], alpha="holm")
     table = table[table["unit"] == "nats"]
-    table.index = table["comparison"].astype(str).str.replace(" minus ", " vs ")
+    if len(table):  # named as the ledger's table names it
+        table.index = shown({"": family.loc[table.index]})["label"]
     columns = {"seeds": "seeds", "in margins": "detectable (margins)",
                "seeds to detect the margin": "seeds for one margin",
                "TOST power at a true 0": "TOST power at 0"}
@@ -502,10 +353,8 @@ def seeds_table(family: pd.DataFrame) -> pd.DataFrame:
 
 
 def ledger_glue(families: dict, profile: str, n_seeds: int) -> dict:
-    """The values the ledger's page glues (and the methods page reads from it): the
-    counts by reading, the profiles shown, the fine-tuning grid and repeats, the power
-    sentence, the seeds. ``families``: ``published_families``; ``profile``: the
-    notebook's, by name."""
+    """The values the ledger's page glues (the methods page reads some): counts by
+    reading, the profiles shown, the fine-tuning grid and repeats, power, seeds."""
     from ..profiles import PROFILES
     from ..stats import power
     from .downstream import finetune_repeat_text, finetune_repeats
@@ -525,7 +374,8 @@ def ledger_glue(families: dict, profile: str, n_seeds: int) -> dict:
 
 
 def hours_text(profile: ResolvedProfile) -> str:
-    """The hours of pretraining the profile's stored runs took, to a tenth: a time, so
-    it differs by machine and load (the notebook glues it in a cell nbval does not
-    compare)."""
-    return f"{training_hours(profile):.1f}"
+    """Hours of pretraining the profile's stored runs recorded, to a tenth (a time: it
+    differs by machine and load)."""
+    from ..engine.store import read_json
+    runs = [read_json(p) for p in (profile.results / "pretrain").glob("*.json")]
+    return f"{sum(r['metrics']['train_seconds'] for r in runs if r) / 3600:.1f}"

@@ -1,27 +1,11 @@
-"""Plain readings: one short phrase for a decision, from one rule.
-
-A registered verdict ("reproduced", "equivalent", "inconclusive", ...) is kept as
-registered. Beside it a reader gets one plain reading from a small fixed vocabulary
-(the constants below), defined on the how-to-read page. ``plain_reading`` maps a decision's
-numbers to it:
-
-- "on the paper's side" or "on the other side" means the difference test rejects no
-  difference, after Holm's adjustment where the decision is in a family, with the
-  estimate on that side;
-- "inside the margin" means the equivalence test (TOST) shows the difference smaller
-  than the margin, after the same Holm adjustment as the difference test, so that both
-  halves of a reading are judged at one level; a row without the test's p-value falls
-  back to its whole 95% interval lying inside the margin;
-- where the paper says there is no difference, it holds when the difference is inside
-  the margin;
-- a failed measured premise (for example "neither model orders cue-free pairs") makes a
-  decision not testable, whatever its numbers say.
-"""
+"""A findings page's plain reading (the vocabulary below, defined on the how-to-read
+page) and its one sign: positive is the paper's direction (``paper_positive``); a claim
+of no difference keeps its own sign."""
 from __future__ import annotations
 
 import math
 
-from ..studies.decisions import interval_text as _interval
+from ..studies.decisions import interval_text, signed, unit_digits
 
 HOLDS = "holds here"
 TINY = "holds here, but tiny"
@@ -34,15 +18,17 @@ DIFFERS = "does not hold here"  # the paper says no difference; the data show on
 # the vocabulary, defined in book/how_to_read.md's table
 READING_WORDS = (HOLDS, TINY, REVERSED, REVERSED_TINY, NO_DIFFERENCE, DIFFERS, UNDECIDED,
                  NOT_TESTABLE)
+# why a reading of no difference sits beside an unadjusted interval that excludes 0
+HOLM_NOTE = "0 excluded only before Holm's adjustment"
+
 
 def plain_reading(estimate: float, low: float, high: float, margin: float,
                   paper_sign: int, p_difference: float, alpha: float = 0.05,
                   premise: str = "", p_equivalence: float | None = None) -> str:
-    """The plain reading of one decision. ``p_difference`` and ``p_equivalence``: the
+    """The plain reading of one decision. ``p_difference``, ``p_equivalence``: the
     difference test's and the TOST's p, Holm-adjusted where the decision is in a family
-    (no ``p_equivalence``: "inside the margin" is the whole 95% interval inside it);
-    ``premise``: why the comparison is not testable ("" when its premises hold). "Shown"
-    means p < ``alpha``."""
+    (without ``p_equivalence``, "inside the margin" is the 95% interval inside it);
+    ``premise``: why the comparison is not testable ("" when its premises hold)."""
     if premise:
         return f"{NOT_TESTABLE}: {premise}"
     if paper_sign not in (-1, 0, 1):
@@ -67,9 +53,8 @@ def plain_reading(estimate: float, low: float, high: float, margin: float,
     return REVERSED_TINY if inside else REVERSED
 
 
-def _first(row, *names):
-    """The first of ``row``'s ``names`` that holds a number (not None or NaN), as a float;
-    None where none does."""
+def _number(row, *names):
+    """The first of ``row``'s ``names`` that holds a number, as a float; else None."""
     for name in names:
         value = row.get(name)
         if value is not None and not (isinstance(value, float) and math.isnan(value)):
@@ -77,47 +62,83 @@ def _first(row, *names):
     return None
 
 
-def _text(value) -> str:
-    return value if isinstance(value, str) else ""
-
-
 def row_reading(row, premise: str = "") -> str:
-    """The plain reading of one row of a judged family (a profile's or the confirmatory
-    one): a gated row is not testable, with its gate's reason; a row carrying a failed
-    premise (``premise``, else its ``premise`` column) is not testable, with it; else
-    ``plain_reading`` of its numbers at the family's Holm-adjusted difference and
-    equivalence tests (the raw ones where the row is outside the family)."""
+    """The plain reading of a judged family's row: 'not testable here: <reason>' where it
+    is gated or a premise fails (``premise``, else its ``premise`` column), else
+    ``plain_reading`` at the family's Holm-adjusted tests (the raw ones outside it)."""
     from ..stats.inference import GATED
     if row["stage"] == GATED:
-        reason = _text(row.get("gate_reason")) or "a model compared does not read context"
+        reason = row.get("gate_reason")
+        reason = reason if isinstance(reason, str) and reason else \
+            "a model compared does not read context"
         return f"{NOT_TESTABLE}: {reason}"
-    premise = premise or _text(row.get("premise"))
-    p = _first(row, "p_difference_holm", "p_difference")
-    if p is None:  # no p stored: the verdict's own call (a difference shown where it
-        # reads reproduced or contradicted)
+    if not premise and isinstance(row.get("premise"), str):
+        premise = row.get("premise")
+    p = _number(row, "p_difference_holm", "p_difference")
+    if p is None:  # no p stored: the verdict's own call
         p = 0.0 if row.get("verdict_holm") in ("reproduced", "contradicted") else 1.0
     low, high = float(row["low"]), float(row["high"])
     if not (math.isfinite(low) and math.isfinite(high)):  # one seed: no interval
         return f"{NOT_TESTABLE}: {premise or 'one seed, no interval'}"
-    p_eq = _first(row, "p_equivalence_holm", "p_equivalence")
     return plain_reading(float(row["estimate"]), low, high, float(row["margin"]),
                          int(row["paper_sign"]), float(p), premise=premise,
-                         p_equivalence=p_eq)
+                         p_equivalence=_number(row, "p_equivalence_holm", "p_equivalence"))
 
 
-def paper_positive(row) -> tuple:
-    """(estimate, low, high) of a decision turned so that a positive difference is the
-    paper's direction (the cost it claims, the advantage it claims); a claim of no
-    difference (paper sign 0) as it is."""
-    sign = -1.0 if int(row.get("paper_sign", 0) or 0) < 0 else 1.0
-    ends = sorted((sign * float(row["low"]), sign * float(row["high"])))
-    return sign * float(row["estimate"]), ends[0], ends[1]
+# -- one sign on the findings pages ------------------------------------------------------
+
+def turned_label(label: str) -> str:
+    """'A minus B, rest' as 'B minus A, rest' (a label without ' minus ' as it is)."""
+    head, comma, rest = label.partition(", ")
+    a, minus, b = head.partition(" minus ")
+    return f"{b} minus {a}{comma}{rest}" if minus else label
+
+
+def paper_positive(row):
+    """A copy of a judged row (or dict) turned so that positive is the paper's direction:
+    where the paper's sign is -1, estimate and interval negated, label turned, paper
+    sign +1. p-values and verdicts do not depend on the sign."""
+    row = row.copy()
+    if int(row.get("paper_sign", 0) or 0) >= 0:
+        return row
+    row["estimate"], row["low"], row["high"] = (-float(row["estimate"]), -float(row["high"]),
+                                                -float(row["low"]))
+    row["paper_sign"] = 1
+    if "label" in row:
+        row["label"] = turned_label(str(row["label"]))
+    return row
+
+
+def difference(estimate, low, high, unit: str, unit_first: bool = True) -> str:
+    """'+0.022 nats [+0.017, +0.027]' (``unit_first``) or '+0.022 [+0.017, +0.027]
+    nats'; one seed (an infinite interval): '+0.002 nats (one seed: no interval)'."""
+    if not (math.isfinite(float(low)) and math.isfinite(float(high))):
+        return f"{signed(float(estimate), unit_digits(unit))} {unit} (one seed: no interval)"
+    text = interval_text(estimate, low, high, unit)
+    if not unit_first:
+        return f"{text} {unit}"
+    number, _, bounds = text.partition(" ")
+    return f"{number} {unit} {bounds}"
 
 
 def size(row) -> str:
-    """'+0.147 [+0.097, +0.197] nats', paper-positive; one seed: no interval."""
-    estimate, low, high = paper_positive(row)
-    if not (math.isfinite(low) and math.isfinite(high)):
-        return f"{_interval(estimate, estimate, estimate, row['unit']).split()[0]} " \
-               f"{row['unit']} (one seed, no interval)"
-    return f"{_interval(estimate, low, high, row['unit'])} {row['unit']}"
+    """'+0.147 [+0.097, +0.197] nats', paper-positive."""
+    r = paper_positive(row)
+    return difference(r["estimate"], r["low"], r["high"], r["unit"], unit_first=False)
+
+
+# -- a chapter's stored runs ---------------------------------------------------------------
+
+def chapter_runs(profile, conditions, seeds=None, device="auto", train_missing=False,
+                 partial: bool = False):
+    """A chapter module's start: (profile resolved, seeds, rungs, margins, the runs of
+    ``conditions``: a dict, or a function of the profile)."""
+    from ..profiles import resolve
+    from ..studies import conditions as C
+    from ..studies.decisions import levels, load_runs, margins
+    profile = resolve(profile)  # a notebook passes the name
+    seeds = seeds or C.default_seeds(profile)
+    rungs = levels(profile)
+    found = conditions(profile) if callable(conditions) else conditions
+    runs = load_runs(profile, found, seeds, device, train_missing, partial=partial)
+    return profile, seeds, rungs, margins(rungs), runs

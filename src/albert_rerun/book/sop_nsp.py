@@ -1,14 +1,14 @@
-"""Claim 4 (chapter 4): Table 5 through the probes (SOP against NSP), the topic-only
-baseline, and the cue-free pairs the confirmatory replication's SOP decision reads."""
+"""Claim 4 (chapter 4): SOP against NSP (Table 5) through probes, the topic-only
+baseline, and the cue-free pairs the confirmatory SOP decision reads."""
 from __future__ import annotations
 
 import pandas as pd
 
 from ..studies import conditions as C
 from .. import paper
-from ..profiles import ResolvedProfile, resolve
-from ..studies.decisions import (Chapter, accuracy_decision, available, gated, levels,
-                                 load_runs, margins, stored_baseline)
+from ..profiles import ResolvedProfile
+from ..studies.decisions import Chapter, accuracy_decision, available, gated, stored_baseline
+from .plain import chapter_runs
 from .text import metrics_table, scale_short, summary
 
 
@@ -17,24 +17,17 @@ def sop_nsp(profile: ResolvedProfile | str, seeds=None, device="auto",
             partial: bool = False) -> Chapter:
     """Claim 4: Table 5 through the probes, and the topic-only baseline."""
     from ..studies.baselines import TOPIC_TRAIN_PAIRS, topic_baseline
-    profile = resolve(profile)  # a notebook passes the name
-    seeds = seeds or C.default_seeds(profile)
-    rungs = levels(profile)
-    m = margins(rungs)
-    runs = load_runs(profile, C.sop_nsp(profile), seeds, device, train_missing,
-                     partial=partial)
-    evaluation = profile.evaluation
+    profile, seeds, rungs, m, runs = chapter_runs(profile, C.sop_nsp, seeds, device,
+                                                  train_missing, partial)
     pairs = TOPIC_TRAIN_PAIRS[profile.name]
     topic = pd.DataFrame([stored_baseline(profile, f"topic-{task}-{seed}", topic_baseline,
-                                          task, evaluation, pairs, seed)
+                                          task, profile.evaluation, pairs, seed)
                           for task in ("nsp", "sop") for seed in (topic_seeds or seeds)])
     chapter = Chapter("sop_nsp", runs, gated(sop_nsp_decisions(runs, topic, m), runs, rungs),
                       extra={"topic": topic})
     table = metrics_table(runs, {
-        "SOP, own head %": summary(runs, "sop_accuracy_head", 100, 1),
-        "SOP, probe %": summary(runs, "sop_accuracy_probe", 100, 1),
-        "NSP, own head %": summary(runs, "nsp_accuracy_head", 100, 1),
-        "NSP, probe %": summary(runs, "nsp_accuracy_probe", 100, 1)})
+        f"{pairs.upper()}, {name} %": summary(runs, f"{pairs}_accuracy_{scorer}", 100, 1)
+        for pairs in ("sop", "nsp") for scorer, name in (("head", "own head"), ("probe", "probe"))})
     table["paper MLM / NSP / SOP"] = [" / ".join(map(str, paper.TABLE5[k][:3]))
                                       for k in table.index]
     table.index.name = "trained with"
@@ -47,9 +40,8 @@ def sop_nsp(profile: ResolvedProfile | str, seeds=None, device="auto",
 
 
 def probe_beside_bag(runs, topic) -> dict:
-    """The SOP-trained model's probe on SOP pairs beside the bag of words on the same test
-    pairs, in %: {"probe", "bag"} ({} where either is missing). The cue the bag reads is
-    open to a trained model too."""
+    """The SOP-trained model's probe and the bag of words on the same SOP test pairs, in
+    %: {"probe", "bag"} ({} where either is missing)."""
     sop = runs.loc[runs["condition"] == "sop", "sop_accuracy_probe"]
     bag = topic.loc[topic["task"] == "sop", "accuracy"]
     if sop.empty or bag.empty:
@@ -57,16 +49,13 @@ def probe_beside_bag(runs, topic) -> dict:
     return {"probe": f"{100 * sop.mean():.1f}", "bag": f"{100 * bag.mean():.1f}"}
 
 
-SOP_NSP_KEY = "sop_nsp/sop-pairs/sop-nsp"
-
-
 def sop_nsp_decisions(runs, topic, m: dict) -> list:
-    """Table 5 through the probes (each made where its arms are in ``runs``), and the
-    bag-of-words checks of the two pair sets (no trained model: not gated)."""
+    """Table 5 through the probes, where its arms are in ``runs``, and the bag-of-words
+    checks of the two pair sets (no model: not gated)."""
     p = paper.TABLE5
     out = []
     if available(runs, "sop", "nsp"):
-        out.append(accuracy_decision(runs, SOP_NSP_KEY, "sop_nsp",
+        out.append(accuracy_decision(runs, "sop_nsp/sop-pairs/sop-nsp", "sop_nsp",
                                      "SOP pairs, probe: SOP-trained minus NSP-trained",
                                      "sop", "nsp", "sop_probe_correct", m["pairs"], +1,
                                      f"{p['sop'][2] - p['nsp'][2]:+.1f} (own heads)"))
@@ -94,17 +83,14 @@ def sop_nsp_decisions(runs, topic, m: dict) -> list:
     return out
 
 
-# -- the cue-free pairs (the confirmatory replication's SOP decision reads them) ----------
-
 CUE_FREE_BASELINES = (("majority", "majority label"), ("bag_of_words", "bag of words"),
                       ("cue_bits", "start and end cues (4 bits)"),
                       ("lengths", "segment lengths"))
 
 
 def cue_free_pairs_table(baselines: dict) -> pd.DataFrame:
-    """How many cue-free pairs qualify and what the no-network baselines score on them
-    (``pair_cues.cue_free_baselines``), one row per task: pairs for the probe's training
-    and test, and each baseline's test accuracy in %."""
+    """Per task, the cue-free pairs for the probe's training and test, and each
+    no-network baseline's test accuracy in % (``pair_cues.cue_free_baselines``)."""
     rows = []
     for task in ("sop", "nsp"):
         row = baselines[task]
@@ -116,8 +102,7 @@ def cue_free_pairs_table(baselines: dict) -> pd.DataFrame:
 
 
 def cue_free_section(profile: ResolvedProfile) -> pd.DataFrame:
-    """Chapter 4's cue-free pairs at ``profile``'s length: their counts and the
-    baselines' scores (``cue_free_pairs_table``), computed once and stored."""
+    """``cue_free_pairs_table`` at ``profile``'s length, computed once and stored."""
     from ..studies.pair_cues import cue_free_baselines
     seq = profile.sizes.seq
     return cue_free_pairs_table(stored_baseline(profile, f"cue-free-baselines-{seq}",

@@ -1,32 +1,29 @@
 """Claim 7 (chapter 7): Figure 1's layer transitions (L2 distance and angle between
-consecutive layers), trained and at initialization, and how much they oscillate
-(``curves.oscillation``)."""
+consecutive layers), trained and at initialization, and how much they oscillate."""
 from __future__ import annotations
 
 from dataclasses import replace
 
 import pandas as pd
 
-from ..profiles import ResolvedProfile, resolve
+from ..profiles import ResolvedProfile
 from ..stats.curves import add_roughness
 from ..stats.inference import decision, paired_t
 from ..studies import conditions as C
-from ..studies.decisions import T_METHOD, Chapter, ce_decision, gated, levels, load_runs, margins
+from ..studies.decisions import T_METHOD, Chapter, ce_decision, gated
 from .downstream import downstream
+from .plain import chapter_runs
 from .text import scale_short
 
 
 def transitions(profile: ResolvedProfile | str, seeds=None, device="auto",
                 train_missing=False, present: bool = True) -> Chapter:
-    """Claim 7: Figure 1's layer transitions, trained and at initialization. ``tables``:
-    'curves', each arm's mean first step, oscillation and last angle, trained and at
-    random init."""
-    profile = resolve(profile)  # a notebook passes the name
-    seeds = seeds or C.default_seeds(profile)
-    rungs = levels(profile)
-    m = margins(rungs)
+    """Claim 7: Figure 1's layer transitions; ``tables["curves"]``: each arm's mean first
+    step, oscillation and last angle, trained and at random init."""
+    profile, seeds, rungs, m, runs = chapter_runs(profile, C.transitions, seeds, device,
+                                                  train_missing)
+    runs = add_roughness(runs)
     conditions = C.transitions(profile)
-    runs = add_roughness(load_runs(profile, conditions, seeds, device, train_missing))
     chapter = Chapter("transitions", runs,
                       gated(transitions_decisions(runs, m), runs, rungs))
     columns = {"first_l2": "first step, L2", "first_angle": "first step, angle",
@@ -48,13 +45,10 @@ def transitions(profile: ResolvedProfile | str, seeds=None, device="auto",
 
 
 def flat_counts(runs: pd.DataFrame, tolerance: float = 0.005) -> pd.DataFrame:
-    """Per arm, how many trained curves score an oscillation of 0 (below ``tolerance``:
-    0.00 to two decimals, so that float noise on a converged tail counts as flat) on the
-    L2 and on the angle curve, out of how many, and the mean oscillation of the
-    random-init controls where stored: with few layers a curve has few points (three at 4 layers,
-    the first transition left out), and three points reverse at most once, so most
-    trained curves score 0 and a difference of means rests on the few that do not, or
-    on the untrained controls."""
+    """Per arm, how many trained curves score an oscillation of 0 (under ``tolerance``)
+    on the L2 and on the angle curve, of how many, and the random-init controls' mean
+    oscillation: at 4 layers a curve has three points, which reverse at most once, so
+    most trained curves score 0."""
     rows = {}
     for arm, part in runs.groupby("condition", sort=False):
         rows[arm] = {"curves": len(part),
@@ -69,8 +63,8 @@ def flat_counts(runs: pd.DataFrame, tolerance: float = 0.005) -> pd.DataFrame:
 
 
 def flat_phrase(counts: pd.DataFrame, arm: str) -> str:
-    """'11 of 11 on both curves' or '10 of 11 for L2, 9 of 11 for the angle': an arm's
-    row of ``flat_counts`` as a short phrase; 'none stored yet' without it."""
+    """An arm's row of ``flat_counts``: '11 of 11 on both curves' or '10 of 11 for L2,
+    9 of 11 for the angle'; 'none stored yet' without it."""
     if arm not in counts.index or not counts.loc[arm, "curves"]:
         return "none stored yet"
     n, l2, angle = (int(counts.loc[arm, k]) for k in ("curves", "flat L2", "flat angle"))
@@ -81,9 +75,8 @@ def flat_phrase(counts: pd.DataFrame, arm: str) -> str:
 
 def oscillation_parts(runs: pd.DataFrame, a: str, b: str) -> pd.DataFrame:
     """Arm ``a``'s oscillation minus arm ``b``'s, paired by seed, with its 95% t-interval,
-    for each curve (L2, angle): trained, at random init, and trained minus random init
-    (the registered difference of differences, which is the first minus the second).
-    Where the trained models barely differ, this shows which part a result comes from."""
+    per curve: trained, at random init, and trained minus random init (the registered
+    difference): which part a result comes from."""
     rows = {}
     for measure in ("l2", "angle"):
         for part, column in (("trained", "oscillation"), ("random init", "control_oscillation"),
@@ -103,9 +96,8 @@ def oscillation_parts(runs: pd.DataFrame, a: str, b: str) -> pd.DataFrame:
 
 
 def transitions_decisions(runs, m: dict) -> list:
-    """Smoother under sharing (oscillation of the BERT-style model's curve minus the
-    ALBERT-style model's, L2 and angle; paper: positive), and no convergence to 0 (the
-    ALBERT-style model's last-layer angle; paper: above 0)."""
+    """Smoother under sharing (BERT-style oscillation minus ALBERT-style, L2 and angle;
+    paper: positive) and no convergence to 0 (ALBERT-style last angle; paper: above 0)."""
     out = [ce_decision(runs, f"transitions/oscillation-{measure}", "transitions",
                        f"oscillation of the {name} curve, BERT-style minus ALBERT-style",
                        "BERT-style", "ALBERT-style", m["oscillation"], +1,

@@ -8,9 +8,10 @@ import io
 from ..studies import conditions as C
 from .. import paper
 from ..profiles import ResolvedProfile, resolve
-from ..studies.decisions import (Chapter, MissingRuns, arm_levels, available, ce_decision, gated,
-                                 interval_text, levels, load_runs, margins)
+from ..studies.decisions import (Chapter, MissingRuns, arm_levels, available, ce_decision,
+                                 gated, interval_text)
 from .downstream import downstream
+from .plain import chapter_runs
 from .text import scale_short
 
 BERT = "BERT-style"
@@ -18,17 +19,14 @@ BERT = "BERT-style"
 
 def wall_clock(profile: ResolvedProfile | str, seeds=None, device="auto",
                train_missing=False, present: bool = True, partial: bool = False) -> Chapter:
-    """Claim 6: the wide ALBERT-style model against the BERT-style one for the BERT-style
-    model's measured training seconds (Table 6's design) and, where the profile affords
-    it, for its training FLOPs. ``texts``: the budget's values for the page;
-    ``extra["timing"]``: the wide model's median seconds per step and per run over the
-    BERT-style model's ('step_ratio', 'seconds_ratio')."""
+    """Claim 6: the wide ALBERT-style model against the BERT-style one at the latter's
+    measured training seconds (Table 6's design) and, where the profile affords it, its
+    training FLOPs. ``extra["timing"]``: the wide model's median seconds per step and
+    per run over the BERT-style model's."""
     from ..engine.store import read_json
     from ..stats.inference import gate
     from ..studies.driver import _sweep_choice, wide_learning_rate
     profile = resolve(profile)  # a notebook passes the name
-    seeds = seeds or C.default_seeds(profile)
-    rungs = levels(profile)
     choice = read_json(_sweep_choice(profile))
     if choice is None:
         if not train_missing or profile.name in C.SWEEP_FROM:
@@ -41,7 +39,8 @@ def wall_clock(profile: ResolvedProfile | str, seeds=None, device="auto",
             wide_learning_rate(profile, device)
         choice = read_json(_sweep_choice(profile))
     conditions = C.wall_clock(profile, choice["learning_rate"])
-    runs = load_runs(profile, conditions, seeds, device, train_missing, partial=partial)
+    profile, seeds, rungs, m, runs = chapter_runs(profile, conditions, seeds, device,
+                                                  train_missing, partial)
     wides = [k for k in conditions if k != BERT and available(runs, k, BERT)]
     if not wides:
         raise MissingRuns(f"no wide run of profile {profile.name!r} is complete beside the "
@@ -49,7 +48,7 @@ def wall_clock(profile: ResolvedProfile | str, seeds=None, device="auto",
     conditions = {k: c for k, c in conditions.items() if k in set(runs["condition"])}
     budget = C.equal_time_steps(profile)
     chapter = Chapter("wall_clock", runs,
-                      gated(wall_clock_decisions(runs, wides, margins(rungs)), runs, rungs),
+                      gated(wall_clock_decisions(runs, wides, m), runs, rungs),
                       extra={"choice": choice, "conditions": conditions, "budget": budget})
     wide = wides[0]  # the equal-time arm where the profile has it
     chapter.texts.update(
@@ -61,10 +60,8 @@ def wall_clock(profile: ResolvedProfile | str, seeds=None, device="auto",
         learning_rate=f"{choice['learning_rate']:g}",
         levels=gate(arm_levels(runs, conditions, rungs))["arm_levels"],
         scale_short=scale_short(runs, conditions[BERT]))
-    # Measured seconds vary with the machine and the moment: kept apart from what the
-    # runs computed, so that a regression test can compare the rest exactly. Medians:
-    # the seeds' seconds are not one distribution, and one slowed run moved a ratio of
-    # means by a third.
+    # Seconds vary with the machine: kept apart, so a regression test compares the rest
+    # exactly. Medians: one slowed run once moved a ratio of means by a third.
     median = runs.groupby("condition")[["step_seconds", "train_seconds"]].median()
     chapter.extra["timing"] = (median.loc[wide] / median.loc[BERT]).round(2).rename(
         {"step_seconds": "step_ratio", "train_seconds": "seconds_ratio"})
@@ -73,11 +70,9 @@ def wall_clock(profile: ResolvedProfile | str, seeds=None, device="auto",
 
 def wall_clock_decisions(runs, wides, m: dict) -> list:
     """The wide model minus the BERT-style one on cross-entropy at [MASK], once per
-    budget in ``wides`` (condition names: "... equal time" is Table 6's design). Both
-    are gated: a wide model that has not left the plateau in its budget measures how
-    long the plateau lasts, not Table 6's claim."""
+    budget in ``wides`` (equal time is Table 6's design; equal FLOPs has no paper
+    figure). Both are gated: a model still on the plateau measures the plateau."""
     p = paper.TABLE6
-    # Table 6 compares at equal time only: the equal-FLOPs decision has no paper figure
     gaps = {"wide ALBERT-style, equal time":
             f"{p['albert-xxlarge'][2] - p['bert-large'][2]:+.1f} Avg (equal time)",
             "wide ALBERT-style, equal FLOPs": "none (Table 6 is at equal time only)"}
@@ -90,10 +85,9 @@ def wall_clock_decisions(runs, wides, m: dict) -> list:
 
 
 def short_time(rung: str = "16x", tables: dict | None = None) -> dict:
-    """The ladder's seeds at ``rung`` where the wide model got less than 0.9 of the
-    BERT-style model's training seconds, from the ladder's stored result ("time
-    ratios"): 'short' (how many), 'seeds' (of how many), 'ratios' ('0.78, 0.68, 0.63');
-    '—' each before the result is stored. ``tables``: ``ladder.result_tables``'s."""
+    """The ladder's seeds at ``rung`` where the wide model got under 0.9 of the
+    BERT-style model's seconds: 'short' (how many), 'seeds', 'ratios' ('0.78, 0.68');
+    '—' each before the ladder's result is stored."""
     from ..studies import ladder
     if tables is None:
         try:
@@ -108,10 +102,9 @@ def short_time(rung: str = "16x", tables: dict | None = None) -> dict:
 
 
 def step_interval(t, span: str = "4x-16x") -> str:
-    """One step's own slope on the compute ladder (``span``: '1x-4x' or '4x-16x') with
-    its 95% interval, turned so that positive is the paper's direction ('-0.082
-    [-0.192, +0.028] nats'); '—' before the ladder is complete. ``t``: a
-    ``chapter_box.paper_side`` trend."""
+    """One step's slope on the compute ladder (``span``: '1x-4x' or '4x-16x') with its
+    95% interval, paper-positive ('-0.082 [-0.192, +0.028] nats'); '—' before the ladder
+    is complete. ``t``: a ``chapter_box.paper_side`` trend."""
     if t.table is None:
         return "—"
     r = t.table
