@@ -94,7 +94,7 @@ def test_the_introductions_values_at_a_profile_with_nothing_stored(monkeypatch, 
     n = scale.scale_numbers(resolve("cpu"))
     assert values["intro_params_times"] == times(n["paper_params"] / n["params"])
     assert values["intro_steps_16x"] == "86,400"
-    assert all(isinstance(v, str) and v for v in values.values())
+    assert all(isinstance(v, str) and (v or k.endswith("_note")) for k, v in values.items())
 
 
 def test_a_claim_that_holds_inside_its_margin_is_marked_below_it():
@@ -103,10 +103,38 @@ def test_a_claim_that_holds_inside_its_margin_is_marked_below_it():
     from albert_rerun.book.first_screen import below_margin
     row = {"estimate": 0.022, "low": 0.0174, "high": 0.0267, "margin": 0.0269,
            "paper_sign": 1, "holm_tests": 10}
-    assert below_margin(row) == "interval under the margin at 4x, not shown after Holm"
+    inside = below_margin(row)
+    assert inside and "4x" in inside
     assert below_margin({**row, "high": 0.03}) == ""
     assert below_margin({k: v for k, v in row.items() if k != "holm_tests"}) == (
-        "interval under the margin, not shown after Holm")
+        inside.replace(" at 4x", ""))
     assert below_margin({**row, "estimate": -0.022, "low": -0.0267, "high": -0.0174,
-                         "paper_sign": -1}) == ("interval under the margin at 4x, not shown "
-                                                 "after Holm")
+                         "paper_sign": -1}) == inside
+
+
+def test_the_stage_of_each_compared_arm_recomputes_from_the_confirmatory_runs(monkeypatch):
+    """Where the 4x arms stand against the left-bigram rung (both scored on the whole
+    held-out set), and the E 32 to E 64 gain the equal-time partner carries."""
+    from pathlib import Path
+    root = Path(__file__).resolve().parents[1]
+    monkeypatch.setenv("ALBERT_RERUN_RESULTS", str(root / "data" / "results"))
+    from albert_rerun.book.first_screen import stage_values
+    from albert_rerun.book.scale import rung_levels
+    from albert_rerun.studies import confirm_analysis as C
+    values = stage_values()
+    ce = C.confirmatory_frame().pivot(index="seed", columns="condition", values=C.CE)
+    rung = rung_levels()["left bigram"]
+    assert values["stage_bert_4x"] == f"{(ce[C.BERT] < rung).sum()} of 11" == "10 of 11"
+    assert values["stage_all64_4x"] == "1 of 11"
+    assert values["stage_wide_4x"] == "0 of 11"
+    assert values["stage_e32_4x"] == "0 of 44"
+    gain = (ce[C.NONE32] - ce[C.BERT]).mean()
+    assert values["stage_e_gain_4x"].startswith(f"{gain:+.3f} [") and abs(gain - 0.238) < 5e-4
+
+
+def test_the_papers_table4_gaps_are_its_own_numbers():
+    from albert_rerun.book.first_screen import paper_values
+    v = paper_values()
+    assert (v["paper_t4_attention"], v["paper_t4_ffn"], v["paper_t4_all"]) == (
+        "+0.1", "-1.4", "-1.5")
+    assert (v["paper_t4_asymmetry_128"], v["paper_t4_asymmetry_768"]) == ("+1.5", "+2.1")

@@ -62,8 +62,9 @@ def rows(profile: ResolvedProfile) -> dict:
 
 
 def below_margin(row) -> str:
-    """'interval under the margin at 4x, not shown after Holm' where a row holds (not
-    tiny) though its whole 95% interval lies inside its margin; else ''."""
+    """'small at 4x: its interval lies inside the margin' where a row holds (not tiny:
+    its equivalence test falls short after Holm) though its whole 95% interval lies
+    inside its margin; else ''."""
     if row is None or not math.isfinite(float(row.get("margin", math.nan))):
         return ""
     turned, margin = PL.paper_positive(row), float(row["margin"])
@@ -71,8 +72,8 @@ def below_margin(row) -> str:
     if not -margin <= low <= high <= margin or ("stage" in row
                                                   and "tiny" in PL.row_reading(row)):
         return ""
-    return "interval under the margin" + (" at 4x" if "holm_tests" in row else "") + \
-        ", not shown after Holm"
+    return "small" + (" at 4x" if "holm_tests" in row else "") + \
+        ": its interval lies inside the margin"
 
 
 def values(profile: ResolvedProfile | str) -> dict:
@@ -90,13 +91,45 @@ def values(profile: ResolvedProfile | str) -> dict:
         part = "hold" if head in HOLD else "against" if head in AGAINST else "open"
         note = below_margin(row) if part != "open" else ""
         lists[part].append(short + (f" ({note})" if note else ""))
+        out[f"intro_{name}_note"] = f"; {note}" if note else ""
     for part, names in lists.items():
         out[f"intro_{part}"] = "; ".join(names) or "none"
     seeds = {int(r["n_seeds"]) for n, r in found.items()
              if n in ("asymmetry", "sop", "dropout", "equal_time") and "holm_tests" in r}
     out["intro_source"] = (f"the pre-registered test, {max(seeds)} fresh seeds" if seeds
                            else f"the `{profile.name}` profile, exploratory")
-    return {**out, **exact_values(), **scale_values()}
+    margin = found.get("asymmetry", {}).get("margin") if "asymmetry" in found else None
+    out["intro_asymmetry_margin"] = f"{float(margin):.4f}" if margin is not None else "none"
+    return {**out, **exact_values(), **scale_values(), **stage_values(), **paper_values()}
+
+
+def stage_values(store=None) -> dict:
+    """Where the 4x confirmatory arms stand: per arm, the seeds past the plateau (below
+    the left-bigram rung, scored on the same held-out set), and the not-shared model's
+    gain from E 32 to E = H = 64, paired by seed, which the equal-time comparison's
+    BERT-style partner carries. A comparison of arms at different stages measures partly
+    a delay (the how-to-read page's plateau)."""
+    from ..stats.inference import paired_t
+    from ..studies import confirm_analysis as C
+    from .scale import rung_levels
+    from ..studies.decisions import interval_text
+    keys = ("stage_bert_4x", "stage_all64_4x", "stage_wide_4x", "stage_e32_4x",
+            "stage_e_gain_4x")
+    if not C.complete(store):  # nothing is read before every confirmatory run is stored
+        return dict.fromkeys(keys, "not run yet")
+    ce = C.confirmatory_frame(store=store).pivot(index="seed", columns="condition",
+                                                  values=C.CE)
+    rung = rung_levels()["left bigram"]
+
+    def past(*arms) -> str:
+        below = sum(int((ce[arm] < rung).sum()) for arm in arms)
+        return f"{below} of {len(ce) * len(arms)}"
+    gain = paired_t(ce[C.NONE32], ce[C.BERT])
+    return {"stage_bert_4x": past(C.BERT), "stage_all64_4x": past(C.ALL64),
+            "stage_wide_4x": past(C.WIDE),
+            "stage_e32_4x": past(C.ALBERT, C.NONE32, C.ATTENTION, C.FFN),
+            "stage_e_gain_4x": interval_text(gain["estimate"], gain["low"], gain["high"],
+                                             "nats")}
 
 
 def exact_values() -> dict:
@@ -129,3 +162,15 @@ def scale_values() -> dict:
             "intro_tokens_16x": _count(tokens),
             "intro_tokens_times": times(n["paper_tokens"] / tokens),
             "intro_paper_tokens": _count(n["paper_tokens"])}
+
+
+def paper_values() -> dict:
+    """The paper's Table 4 in its own units (downstream Avg points): at E = 128 each
+    scheme's change against not shared, and at both E the FFN-shared model's gap below
+    the attention-shared one (positive: the FFN costs more)."""
+    from ..paper import TABLE4_AVG as T
+    out = {f"paper_t4_{scheme}": f"{T[(128, scheme)] - T[(128, 'none')]:+.1f}"
+           for scheme in ("attention", "ffn", "all")}
+    for e in (128, 768):
+        out[f"paper_t4_asymmetry_{e}"] = f"{T[(e, 'attention')] - T[(e, 'ffn')]:+.1f}"
+    return out
