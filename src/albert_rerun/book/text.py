@@ -7,11 +7,10 @@ import re
 import numpy as np
 import pandas as pd
 
-from .. import paper
 from ..engine.provenance import short_commit
 from ..paths import repo_root
 from ..profiles import ResolvedProfile
-from ..studies.decisions import CE, capital, levels
+from ..studies.decisions import CE, levels
 from ..stats.inference import GATED
 
 
@@ -36,17 +35,6 @@ def fill(part: str, **values) -> str:
     sections = dict(re.findall(r"^## (\S+)\n(.*?)(?=^## |\Z)", text, re.S | re.M))
     return re.sub(r"\{\{ (\w+) \}\}", lambda m: str(values[m.group(1)]),
                   " ".join(sections[part].split()))
-
-
-def machines_text(frame: pd.DataFrame) -> str:
-    """Which conditions ran on which machine kind; "" where they share one."""
-    if "machine" not in frame or frame["machine"].nunique() <= 1:
-        return ""
-    where = frame.groupby("condition", sort=False)["machine"].agg(
-        lambda m: ", ".join(sorted(set(m))))
-    parts = "; ".join(f"{machine}: {', '.join(where.index[where == machine])}"
-                      for machine in dict.fromkeys(where))
-    return fill("machines", kinds=frame["machine"].nunique(), where=parts)
 
 
 def metrics_table(frame: pd.DataFrame, extra: dict | None = None) -> pd.DataFrame:
@@ -77,39 +65,6 @@ def tokens_per_run(config) -> int:
 def times(ratio: float) -> str:
     """A ratio to two significant digits: '47,000x', '36x' (one rounding everywhere)."""
     return f"{float(f'{ratio:.2g}'):,.0f}x"
-
-
-def scale_gap(frame: pd.DataFrame, config, claim: str, arms: dict | None = None) -> str:
-    """Parameters, steps and tokens of our runs against the paper's experiment behind
-    ``claim``; ``arms`` ({label: (config, condition)}) where the arms differ in size."""
-    theirs = paper.EXPERIMENT_SCALE[claim]
-
-    def own(c) -> tuple:
-        return int(c.max_steps), float(tokens_per_run(c))
-    if arms:
-        sizes = {label: (parameter_count(c), *own(c)) for label, (c, k) in arms.items()}
-        labels = list(sizes)
-        ours = " ".join(f"{capital(label)}: {n / 1e6:.2f}M parameters, {steps:,} steps, "
-                        f"{_tokens_text(tokens)} tokens."
-                        for label, (n, steps, tokens) in sizes.items())
-        ours = f"Ours, per run ({frame['seed'].nunique()} seeds). {ours}"
-        against = [(sizes[labels[i if i < len(labels) else 0]][2],
-                    f"ours of the {labels[i if i < len(labels) else 0]} arm")
-                   for i in range(len(theirs.models))]
-    else:
-        steps, tokens = own(config)
-        full = frame[frame["steps"] == frame["steps"].max()]
-        ours = (f"Ours: {parameter_count(config) / 1e6:.2f}M parameters, "
-                f"{steps:,} steps, {_tokens_text(tokens)} tokens per run, "
-                f"{full['seed'].nunique()} seeds.")
-        against = [(tokens, "ours")] * len(theirs.models)
-    models = " ".join(f"{capital(name)}: {params}M parameters, {steps:,} steps "
-                      f"({theirs.tokens(steps) / 1e9:,.0f}B tokens, "
-                      f"{times(theirs.tokens(steps) / tokens)} {whose})."
-                      for (name, params, steps), (tokens, whose)
-                      in zip(theirs.models, against))
-    return (f"Scale gap. {ours} The paper's {theirs.source}, one run per cell, batches "
-            f"of {theirs.batch:,} x {theirs.seq} tokens. {models}")
 
 
 def scale_short(frame: pd.DataFrame, config) -> str:
