@@ -646,7 +646,7 @@ def test_the_built_reader_pages_keep_sentences_short(built_book, page):
     """tests/test_words.py's rule on the built HTML a reader meets: in the page's article
     text (paragraphs and list items outside code, tables and math), no sentence over 40
     words and a median of 22 or fewer."""
-    from albert_rerun.book import readability
+    import readability
     paragraphs = readability.prose((built_book / "_build" / "html" / page).read_text())
     long = [s for p in paragraphs for s in readability.sentences(p) if len(s.split()) > 40]
     assert not long, long
@@ -697,7 +697,7 @@ CHAPTER_BUDGET, BOOK_BUDGET = 2500, 20_000
 
 
 def article_words(path: Path) -> int:
-    from albert_rerun.book import readability
+    import readability
     return readability.article_words(path.read_text())
 
 

@@ -1,5 +1,5 @@
-"""Sentence lengths of built prose (book.readability)."""
-from albert_rerun.book import readability as R
+"""Sentence lengths of built prose (tests/readability.py)."""
+import readability as R
 
 
 def test_sentences_end_at_stops_not_at_abbreviations_or_decimals():

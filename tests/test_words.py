@@ -2,7 +2,7 @@
 its generated parts), the how-to-read page and the page on what the
 book can say at its scale. Each is rendered from
 MyST to HTML (markdown-it, roles shown as their text, includes inlined) and read by
-``book.readability``: no sentence over 40 words, a median of 22 or fewer. The built
+``tests/readability.py``: no sentence over 40 words, a median of 22 or fewer. The built
 book's HTML gets the same check in tests/test_book.py. And no internal history (a dirty
 commit, an issue number, a session) on a reader's page."""
 import re
@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from albert_rerun.book import readability
+import readability
 from albert_rerun.paths import repo_root
 
 ROOT = repo_root()
