@@ -73,7 +73,7 @@ def below_margin(row) -> str:
                                                   and "tiny" in PL.row_reading(row)):
         return ""
     return "small" + (" at 4x" if "holm_tests" in row else "") + \
-        ": its interval lies inside the margin"
+        ": its interval lies inside the margin, but the TOST falls short after Holm"
 
 
 def values(profile: ResolvedProfile | str) -> dict:
@@ -113,8 +113,8 @@ def stage_values(store=None) -> dict:
     from ..studies import confirm_analysis as C
     from .scale import rung_levels
     from ..studies.decisions import interval_text
-    keys = ("stage_bert_4x", "stage_all64_4x", "stage_wide_4x", "stage_e32_4x",
-            "stage_e_gain_4x")
+    keys = ("stage_bert_4x", "stage_all64_4x", "stage_wide_4x", "stage_none32_4x",
+            "stage_e32_4x", "stage_e_gain_4x")
     if not C.complete(store):  # nothing is read before every confirmatory run is stored
         return dict.fromkeys(keys, "not run yet")
     ce = C.confirmatory_frame(store=store).pivot(index="seed", columns="condition",
@@ -126,7 +126,7 @@ def stage_values(store=None) -> dict:
         return f"{below} of {len(ce) * len(arms)}"
     gain = paired_t(ce[C.NONE32], ce[C.BERT])
     return {"stage_bert_4x": past(C.BERT), "stage_all64_4x": past(C.ALL64),
-            "stage_wide_4x": past(C.WIDE),
+            "stage_wide_4x": past(C.WIDE), "stage_none32_4x": past(C.NONE32),
             "stage_e32_4x": past(C.ALBERT, C.NONE32, C.ATTENTION, C.FFN),
             "stage_e_gain_4x": interval_text(gain["estimate"], gain["low"], gain["high"],
                                              "nats")}
