@@ -11,8 +11,18 @@ from pathlib import Path
 
 import pandas as pd
 
+from ..data.corpus import tokenize_split
+from ..data.tokenizer import Tokenizer
+from ..engine.store import config_hash, read_json, results_dir
+from ..paths import repo_root
+from ..stats.trend import slope_weights
+from ..studies import conditions as C
 from ..studies import ladder as L
+from ..studies import long_pilot
+from ..studies.confirm_analysis import ALBERT, CE, NotComplete
 from ..studies.decisions import interval_text, signed
+from ..studies.ladder_power import pilot_wide_config
+from ..studies.registration import _git
 from . import ladder_trend as T
 from . import scale
 from .template import KEY, NOT_STORED, fill, pipe, record_values, write_parts
@@ -37,7 +47,6 @@ class Ladder:
 
 
 def read(store=None) -> Ladder:
-    from ..studies.confirm_analysis import NotComplete
     try:
         tables, stored = L.result_tables(store)
     except NotComplete:
@@ -119,7 +128,6 @@ def plateau(frame: pd.DataFrame) -> dict:
     the left-bigram rung on them, each run's first pass under it (``ladder.first_below``),
     the arms whose mean is not below the two-sided rung on the whole set ("above") and
     how many are ("below": 'k of n')."""
-    from ..studies.confirm_analysis import CE
     sequences = L.curve_sequences(frame)
     level = L.rung_level(L.RUNG, sequences)
     means = frame.groupby("condition")[CE].mean()
@@ -131,7 +139,6 @@ def plateau(frame: pd.DataFrame) -> dict:
 
 def findings_values(ladder: Ladder) -> dict:
     """The ladder's keys (``values``) from its stored tables and runs."""
-    from ..studies.ladder_power import pilot_wide_config
     tables, trend = ladder.tables, ladder.tables["trend"]
     powers = T.planned_power()
     plan = (L.stored_design() or {}).get("plan", {})
@@ -187,7 +194,6 @@ OWN = ("budgets.md", "scale.md")  # pages whose every key it fills
 def page_keys(root: Path | None = None) -> set:
     """The keys this provider fills that the pages use: all of its own pages', and those of
     ``PREFIXES`` anywhere."""
-    from ..paths import repo_root
     return {key for page in ((root or repo_root()) / "book").glob("*.md")
             for key in KEY.findall(page.read_text())
             if page.name in OWN or key.startswith(PREFIXES)}
@@ -389,8 +395,6 @@ def passes_table(table) -> str:
 
 def diverged_runs(store=None) -> list:
     """'16x, dropout 0.1, seed 3001': each run listed as diverged."""
-    from ..engine.store import config_hash
-    from ..studies import conditions as C
     failed = L.diverged(store)
     return [f"{rung}, {arm}, seed {seed}" for rung in ("1x", "16x")
             for arm, config in L.configs(rung).items() for seed in L.SEEDS[rung]
@@ -400,8 +404,6 @@ def diverged_runs(store=None) -> list:
 def forecast_record(store=None) -> dict:
     """The stored forecast's recorded commit, whether dirty, the commit that stored it and
     what that commit adds, from git."""
-    from ..engine.store import read_json, results_dir
-    from ..studies.registration import _git
     record = read_json((store or results_dir(L.STORE)) / L.FORECAST) or {}
     commit = record.get("provenance", {}).get("git_commit", "")
     path = f"data/results/{L.STORE}/{L.FORECAST}"
@@ -420,8 +422,6 @@ def forecast_record(store=None) -> dict:
 
 def provenance_problems(store=None) -> str:
     """'none', or the count and the first three problems (``ladder.provenance_problems``)."""
-    from ..engine.store import results_dir
-    from ..studies.registration import _git
     if _git("rev-parse", "--is-shallow-repository").stdout.strip() == "true":
         return "not checked here, in a shallow clone"
     problems = L.provenance_problems(L.stored_runs(store or results_dir(L.STORE)))
@@ -432,8 +432,6 @@ def provenance_problems(store=None) -> str:
 
 def result_values(ladder: Ladder, store=None) -> dict:
     """The keys of ``book/templates/ladder-result.md``."""
-    from ..stats.trend import slope_weights
-    from ..studies.ladder_power import pilot_wide_config
     tables, stored = ladder.tables, ladder.stored
     table = tables["trend"]
     computed = [(k, r) for k, r in table.iterrows() if not T.no_slope(r)]
@@ -485,7 +483,6 @@ def result_values(ladder: Ladder, store=None) -> dict:
 def results_text(store=None) -> str:
     """The ladder page's result once the analysis is stored; '' before (the stopping
     rule)."""
-    from ..studies.confirm_analysis import NotComplete
     try:
         tables, stored = L.result_tables(store)
     except L.NotStored as error:
@@ -514,10 +511,7 @@ def progress_values(store=None) -> dict:
 
 def rungs_values() -> dict:
     """The keys of ``ladder-rungs.md``: steps, tokens a run, passes, seeds, source."""
-    from ..data.corpus import tokenize_split
-    from ..data.tokenizer import Tokenizer
-    from ..studies import long_pilot
-    base = L.configs("4x")[L.confirm_analysis.ALBERT]
+    base = L.configs("4x")[ALBERT]
     per_step = base.batch_size * base.max_seq_length
     corpus = len(tokenize_split("train", Tokenizer()).tokens)
     rows = [(rung, steps, L.SEEDS[rung], "the confirmatory store, as stored" if rung == "4x"
@@ -585,8 +579,6 @@ def power_values(design: dict) -> dict:
 def write_ladder_parts(root: Path) -> list:
     """book/_generated/ladder-*.md from their templates, and the findings page's figure (a
     placeholder before the result is stored)."""
-    from ..paths import repo_root
-    from ..studies.confirm_analysis import NotComplete
     try:
         figure = trend_figure(L.result_tables()[0])
     except NotComplete:
