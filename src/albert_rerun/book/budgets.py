@@ -467,7 +467,8 @@ def result_values(ladder: Ladder, store=None) -> dict:
         "flagged": f"{int(ratios['flagged'].sum())} of {len(ratios)}",
         "time_table": time_table(ratios),
         "curve_points": str(len(frame.iloc[0]["curve"])),
-        "curve_sequences": f"{sixteen['sequences']:,}", "curve_level": f"{sixteen['level']:.3f}",
+        "curve_sequences": f"{sixteen['sequences']:,}",
+        "curve_level": f"{sixteen['level']:.3f}",
         "whole_level": f"{L.rung_level(L.RUNG):.3f}",
         "wide_steps_16x": f"{L.wide_steps('16x'):,}",
         "steps_16x": f"{L.RUNGS['16x']:,}",
@@ -495,7 +496,8 @@ def results_text(store=None) -> str:
 def progress_values(store=None) -> dict:
     """The keys of ``ladder-progress.md``: the state, the counts, the hours."""
     table = L.progress(store)
-    counts = table.groupby("rung", sort=False)[["of", "trained", "evaluated", "diverged"]].sum()
+    counts = table.groupby("rung", sort=False)[["of", "trained", "evaluated",
+                                                 "diverged"]].sum()
     failed = bool(counts["diverged"].sum())
     columns = ["runs", "trained", "evaluated"] + ["diverged"] * failed
     rows = [[f"{rung} ({L.RUNGS[rung]:,} steps, {len(L.SEEDS[rung])} seeds)"]
