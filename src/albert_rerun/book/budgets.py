@@ -13,7 +13,7 @@ import pandas as pd
 
 from ..data.corpus import tokenize_split
 from ..data.tokenizer import Tokenizer
-from ..engine.store import config_hash, read_json, results_dir
+from ..engine.store import config_hash, results_dir
 from ..paths import repo_root
 from ..stats.trend import slope_weights
 from ..studies import conditions as C
@@ -404,6 +404,7 @@ def diverged_runs(store=None) -> list:
 def forecast_record(store=None) -> dict:
     """The stored forecast's recorded commit, whether dirty, the commit that stored it and
     what that commit adds, from git."""
+    from ..engine.store import read_json  # at call time: the rehearsal guards its reads
     record = read_json((store or results_dir(L.STORE)) / L.FORECAST) or {}
     commit = record.get("provenance", {}).get("git_commit", "")
     path = f"data/results/{L.STORE}/{L.FORECAST}"

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import matplotlib.pyplot as plt
 import numpy as np
 
-from ..engine.store import read_json, results_dir
+from ..engine.store import results_dir
 from ..stats.inference import mean_interval
 from ..studies import confirm_analysis
 from ..studies import ladder as L
@@ -121,6 +121,7 @@ def gather(store=None, confirm_store=None, tables: dict | None = None,
     """{decision key: Trend} of the ladder's five decisions: the 4x budget and the forecast
     always, the analysis once stored; each in its chapter's sign, or with ``paper_signs``
     positive the paper's direction. ``tables``: ``ladder.result_tables``' if at hand."""
+    from ..engine.store import read_json  # at call time: the rehearsal guards its reads
     given = store
     store = store or results_dir(L.STORE)
     confirm_store = confirm_store or results_dir(confirm_analysis.STORE)

@@ -24,7 +24,7 @@ from scipy import sparse
 from ..data.corpus import tokenize_split
 from ..data.tokenizer import Tokenizer
 from ..engine.evaluate import mlm_set
-from ..engine.provenance import record
+from ..engine import provenance
 from ..engine.store import atomic_write_json, read_json, results_dir
 from .baselines import LeftBigram, mask_rungs, mask_targets
 
@@ -178,7 +178,7 @@ def compute(eval_config) -> dict:
     started = time.perf_counter()
     out = _scored(eval_config, eval_config.mlm_sequences)
     return {**out, "eval_set": _set_key(eval_config),
-            "seconds": time.perf_counter() - started, "provenance": record()}
+            "seconds": time.perf_counter() - started, "provenance": provenance.record()}
 
 
 def stored(eval_config, store=None):

@@ -20,8 +20,8 @@ from dataclasses import replace
 import numpy as np
 import pandas as pd
 
+from ..engine import provenance
 from ..engine.config import untrained
-from ..engine.provenance import record as provenance_record
 from ..engine.store import atomic_write_json, config_hash, read_json, results_dir
 from ..paths import repo_root
 from ..profiles import resolve
@@ -240,7 +240,7 @@ def forecast(store=None) -> dict:
         f = extrapolate(d["1x"], d["4x"], X["1x"], X["4x"], X["16x"], len(SEEDS["16x"]))
         out[spec.key] = {"estimate": f.estimate, "low": f.low, "high": f.high, "se": f.se,
                          "df": f.df, "assumed_sd": f.assumed_sd, "n": f.n, "unit": spec.unit}
-    return {"forecast": out, "provenance": provenance_record()}
+    return {"forecast": out, "provenance": provenance.record()}
 
 
 def store_forecast(store=None) -> dict:
@@ -466,14 +466,14 @@ def store_result(store=None, trigger: str = "by hand", early_end: bool = False) 
     path = (store or results_dir(STORE)) / RESULT
     if path.exists():
         raise FileExistsError(f"{path} exists: the analysis is computed once")
-    provenance = provenance_record()
-    if provenance["git_commit"].endswith("+dirty"):
+    made = provenance.record()
+    if made["git_commit"].endswith("+dirty"):
         raise NotComplete("the analysis is stored from a clean checkout: commit first")
     tables = compute_result(store, early_end)
     atomic_write_json(path, {
         "tables": {name: json.loads(table.to_json(orient="split", double_precision=15))
                    for name, table in tables.items()},
-        "trigger": trigger, "early_end": early_end, "provenance": provenance})
+        "trigger": trigger, "early_end": early_end, "provenance": made})
     return str(path)
 
 

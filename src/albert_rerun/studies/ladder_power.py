@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from ..engine.provenance import record
+from ..engine import provenance
 from ..engine.store import atomic_write_json, results_dir
 from ..profiles import resolve
 from ..stats.trend import slope_power
@@ -125,7 +125,7 @@ def design() -> dict:
     """The power plan and the budget's choice, with provenance."""
     plan = power_plan()
     return {"plan": json_records(plan), "budget": budget(plan),
-            "provenance": record()}
+            "provenance": provenance.record()}
 
 
 def json_records(frame: pd.DataFrame) -> dict:
