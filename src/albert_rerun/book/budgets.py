@@ -11,8 +11,18 @@ from pathlib import Path
 
 import pandas as pd
 
+from ..data.corpus import tokenize_split
+from ..data.tokenizer import Tokenizer
+from ..engine.store import config_hash, results_dir
+from ..paths import repo_root
+from ..stats.trend import slope_weights
+from ..studies import conditions as C
 from ..studies import ladder as L
+from ..studies import long_pilot
+from ..studies.confirm_analysis import ALBERT, CE, NotComplete
 from ..studies.decisions import interval_text, signed
+from ..studies.ladder_power import pilot_wide_config
+from ..studies.registration import _git
 from . import ladder_trend as T
 from . import scale
 from .template import KEY, NOT_STORED, fill, pipe, record_values, write_parts
@@ -37,7 +47,6 @@ class Ladder:
 
 
 def read(store=None) -> Ladder:
-    from ..studies.confirm_analysis import NotComplete
     try:
         tables, stored = L.result_tables(store)
     except NotComplete:
@@ -114,44 +123,29 @@ def _range(part) -> str:
     return low if low == high else f"{low} to {high}"
 
 
-def crossings(frame: pd.DataFrame) -> tuple:
-    """(sequences, left-bigram level on them, ``ladder.first_below``' table) of the 16x
-    runs, the rung scored on the curves' own sequences."""
+def plateau(frame: pd.DataFrame) -> dict:
+    """The 16x runs of ``frame`` against the count rungs: the curves' held-out sequences,
+    the left-bigram rung on them, each run's first pass under it (``ladder.first_below``),
+    the arms whose mean is not below the two-sided rung on the whole set ("above") and
+    how many are ("below": 'k of n')."""
     sequences = L.curve_sequences(frame)
     level = L.rung_level(L.RUNG, sequences)
-    return sequences, level, L.first_below(frame, level)
-
-
-def above_two_sided(frame: pd.DataFrame) -> list:
-    """The arms whose 16x mean is not below the two-sided count rung."""
-    from ..studies.confirm_analysis import CE
-    whole = L.rung_level("two-sided")
     means = frame.groupby("condition")[CE].mean()
-    return [arm for arm in L.ARMS if arm in means and not means[arm] < whole]
-
-
-def cpu_values(trend) -> dict:
-    """The `cpu` profile's own 1x differences (the power plan's pilot), turned."""
-    from ..studies.ladder_power import pilot_wide_config
-    plan = (L.stored_design() or {}).get("plan", {})
-    out = {"ladder_cpu_wide_steps": f"{pilot_wide_config().max_steps:,}",
-           "ladder_wide_steps_1x": f"{L.wide_steps('1x'):,}",
-           "ladder_cpu_seeds": str(max([r["1x seeds"] for r in plan.values()] or [0]))}
-    for key, row in trend.iterrows():
-        mean = plan.get(key, {}).get("1x mean")
-        out[f"ladder_{SHORT[key]}_cpu_1x"] = ("not measured" if mean is None else
-                                              signed(row["paper_sign"] * mean, 3))
-    return out
+    above = [a for a in L.ARMS if a in means and not means[a] < L.rung_level("two-sided")]
+    arms = frame["condition"].nunique()
+    return {"sequences": sequences, "level": level, "passes": L.first_below(frame, level),
+            "above": above, "below": f"{arms - len(above)} of {arms}"}
 
 
 def findings_values(ladder: Ladder) -> dict:
     """The ladder's keys (``values``) from its stored tables and runs."""
     tables, trend = ladder.tables, ladder.tables["trend"]
     powers = T.planned_power()
+    plan = (L.stored_design() or {}).get("plan", {})
     out = {f"ladder_seeds_{r}": str(len(L.SEEDS[r])) for r in L.RUNGS}
     out.update({f"ladder_steps_{r}": f"{steps:,}" for r, steps in L.RUNGS.items()})
     for key, row in trend.iterrows():
-        k, power = SHORT[key], powers.get(key)
+        k, power, cpu = SHORT[key], powers.get(key), plan.get(key, {}).get("1x mean")
         out.update({f"ladder_{k}_{rung}": interval(row, rung, mean="mean") for rung in L.RUNGS})
         out.update({f"ladder_{k}_steps": steps_phrase(row), f"ladder_{k}_unit": row["unit"],
                     f"ladder_{k}_label": T.plain_label(row),
@@ -159,7 +153,10 @@ def findings_values(ladder: Ladder) -> dict:
                     f"ladder_{k}_forecast": interval(row, "forecast"),
                     f"ladder_{k}_forecast_result": forecast_phrase(row),
                     f"ladder_{k}_power": (T.percent(power[0]) if power and power[0] is not None
-                                          and math.isfinite(power[0]) else "none planned")})
+                                          and math.isfinite(power[0]) else "none planned"),
+                    # the `cpu` profile's own 1x difference (the power plan's pilot)
+                    f"ladder_{k}_cpu_1x": ("not measured" if cpu is None else
+                                           signed(row["paper_sign"] * cpu, 3))})
         for name, column in (("slope", "slope"), ("early", "1x-4x"), ("late", "4x-16x"),
                              ("curvature", "curvature")):
             out[f"ladder_{k}_{name}"] = "–" if T.no_slope(row) else interval(row, column)
@@ -168,29 +165,26 @@ def findings_values(ladder: Ladder) -> dict:
         for column in ("change", "training part", "gap part"):
             out[f"ladder_{SHORT[key]}_{column.replace(' ', '_')}"] = interval(row, column)
     inside = sum(forecast_phrase(r) == "inside its interval" for _, r in trend.iterrows())
-    out["ladder_forecasts_inside"] = f"{inside} of {len(trend)}"
-    out["ladder_sop_order"] = L.first_rung_learning_order(tables["sop"]) or "none"
-    frame = ladder.frames["16x"]
-    sequences, level, passes = crossings(frame)
+    sixteen = plateau(ladder.frames["16x"])
     for k, spec_key in (("dropout", "confirm/dropout"), ("equal_time", "confirm/equal-time")):
-        d = L.delay(passes, next(s for s in L.DECISIONS if s.key == spec_key))
+        d = L.delay(sixteen["passes"], next(s for s in L.DECISIONS if s.key == spec_key))
         out.update({f"ladder_{k}_crossing_a": _range(d["a"]),
                     f"ladder_{k}_crossing_b": _range(d["b"]),
                     f"ladder_{k}_crossing_apart": "yes" if d["apart"] else "no"})
     ratios = tables["time ratios"]
-    shares = [float(x) for x in ratios[ratios["rung"] == "16x"].sort_values("seed")[
-        "wide / BERT-style seconds"]]
-    above = above_two_sided(frame)
-    arms = frame["condition"].nunique()
-    out.update({"ladder_equal_time_16x_ratios": ", ".join(f"{x:.2f}" for x in shares),
-                "ladder_equal_time_16x_short": f"{sum(x < FAIR[0] for x in shares)} of "
-                                               f"{len(shares)}",
-                "ladder_crossing_sequences": f"{sequences:,}",
-                "ladder_crossing_level": f"{level:.3f}",
-                "ladder_16x_below_two_sided": f"{arms - len(above)} of {arms}",
-                "ladder_16x_above_two_sided": "; ".join(above) or "none",
-                **cpu_values(trend)})
-    return out
+    shares = ratios[ratios["rung"] == "16x"].sort_values("seed")["wide / BERT-style seconds"]
+    return {**out, "ladder_forecasts_inside": f"{inside} of {len(trend)}",
+            "ladder_sop_order": L.first_rung_learning_order(tables["sop"]) or "none",
+            "ladder_equal_time_16x_ratios": ", ".join(f"{x:.2f}" for x in shares),
+            "ladder_equal_time_16x_short": f"{sum(x < FAIR[0] for x in shares)} of "
+                                           f"{len(shares)}",
+            "ladder_crossing_sequences": f"{sixteen['sequences']:,}",
+            "ladder_crossing_level": f"{sixteen['level']:.3f}",
+            "ladder_16x_below_two_sided": sixteen["below"],
+            "ladder_16x_above_two_sided": "; ".join(sixteen["above"]) or "none",
+            "ladder_cpu_wide_steps": f"{pilot_wide_config().max_steps:,}",
+            "ladder_wide_steps_1x": f"{L.wide_steps('1x'):,}",
+            "ladder_cpu_seeds": str(max([r["1x seeds"] for r in plan.values()] or [0]))}
 
 
 PREFIXES = ("ladder_", "pilot_")  # keys this provider fills, on any page
@@ -200,7 +194,6 @@ OWN = ("budgets.md", "scale.md")  # pages whose every key it fills
 def page_keys(root: Path | None = None) -> set:
     """The keys this provider fills that the pages use: all of its own pages', and those of
     ``PREFIXES`` anywhere."""
-    from ..paths import repo_root
     return {key for page in ((root or repo_root()) / "book").glob("*.md")
             for key in KEY.findall(page.read_text())
             if page.name in OWN or key.startswith(PREFIXES)}
@@ -252,6 +245,10 @@ def _name(key: str) -> str:
     return f"**{T.tag(key)}**"
 
 
+def _names(items: list) -> str:
+    return "; ".join(items) if items else "none"
+
+
 def _power(power, unit: str) -> str:
     """'73% (22%) at +0.058': the planned power, with a 16x SD twice the 4x one in brackets,
     at slope (a)."""
@@ -280,38 +277,40 @@ def trend_table(table, powers: dict) -> str:
                f"16x SD is twice the 4x)"])
     rows = []
     for key, row in table.iterrows():
-        rungs = [_rung(row, r) for r in L.RUNGS]
-        power = _power(powers.get(key), row["unit"])
-        if T.no_slope(row):
-            rows.append([_name(key)] + rungs + [f"no slope: {T.no_slope(row)}", 1,
-                        _p(row["p holm"]), "–", f"**{row['reading']}**", power])
-            continue
-        dagger = "†" if T.excluded_before_holm_only(row) else ""
-        rows.append([_name(key)] + rungs + [
-            _cell(row, "slope", row["unit"]) + dagger, _p(row["p"]), _p(row["p holm"]),
-            f"{row['slope df']:.0f}", f"**{row['reading']}**", power])
+        slope = ([f"no slope: {T.no_slope(row)}", 1, "–"] if T.no_slope(row) else
+                 [_cell(row, "slope", row["unit"])
+                  + ("†" if T.excluded_before_holm_only(row) else ""),
+                  _p(row["p"]), f"{row['slope df']:.0f}"])
+        rows.append([_name(key)] + [_rung(row, r) for r in L.RUNGS] + slope[:2]
+                    + [_p(row["p holm"]), slope[2], f"**{row['reading']}**",
+                       _power(powers.get(key), row["unit"])])
     return pipe(head, rows)
+
+
+def _cells(table, names: tuple, unit: str | None = None, empty=None) -> list:
+    """Per row of ``table``: its name and ``_cell`` of each of ``names`` ('–' each where
+    ``empty(row)``)."""
+    return [[_name(key)] + (["–"] * len(names) if empty(row) else
+                            [_cell(row, n, unit or row["unit"]) for n in names])
+            for key, row in table.iterrows()]
 
 
 def steps_table(table) -> str:
     return pipe(["decision", "1x to 4x, per doubling", "4x to 16x, per doubling",
-                 "curvature"],
-                [[_name(key)] + (["–"] * 3 if T.no_slope(row) else
-                                 [_cell(row, n, row["unit"])
-                                  for n in ("1x-4x", "4x-16x", "curvature")])
-                 for key, row in table.iterrows()])
+                 "curvature"], _cells(table, ("1x-4x", "4x-16x", "curvature"),
+                                      empty=T.no_slope))
 
 
 def _by_rung(table, by: str, value: str) -> str:
     """One row a ``by`` (decision or arm) of a long table: each budget's ``value`` and
     interval, in nats."""
-    rows = []
-    for name, part in table.groupby(by, sort=False):
-        part = part.set_index("rung")
-        rows.append([_name(name) if by == "key" else name] + [
-            interval_text(part.loc[r, value], part.loc[r, "low"], part.loc[r, "high"],
-                          "nats") if r in part.index else "–" for r in L.RUNGS])
-    return pipe(["decision" if by == "key" else "arm"] + list(L.RUNGS), rows)
+    cells = table.assign(cell=[interval_text(r[value], r["low"], r["high"], "nats")
+                               for _, r in table.iterrows()])
+    wide = cells.pivot(index=by, columns="rung", values="cell").reindex(
+        index=list(dict.fromkeys(table[by])), columns=list(L.RUNGS)).fillna("–")
+    return pipe(["decision" if by == "key" else "arm"] + list(L.RUNGS),
+                [[_name(name) if by == "key" else name] + list(row)
+                 for name, row in wide.iterrows()])
 
 
 def split_reading(row) -> str:
@@ -331,12 +330,11 @@ def split_reading(row) -> str:
 
 
 def split_table(split) -> str:
+    rows = _cells(split, ("change", "training part", "gap part"), "nats",
+                  empty=lambda row: not math.isfinite(row["change"]))
     return pipe(["decision", "change, 1x to 16x (nats)", "training-split part", "gap part",
-                 "reading"],
-                [[_name(key)] + (["–"] * 3 if not math.isfinite(row["change"]) else
-                                 [_cell(row, n, "nats")
-                                  for n in ("change", "training part", "gap part")])
-                 + [split_reading(row)] for key, row in split.iterrows()])
+                 "reading"], [r + [split_reading(row)]
+                              for r, (_, row) in zip(rows, split.iterrows())])
 
 
 def forecast_table(table) -> str:
@@ -355,12 +353,10 @@ def forecast_table(table) -> str:
 
 def grown(gaps) -> list:
     """The arms whose gap is larger at 16x than at 1x, the two intervals apart."""
-    out = []
-    for arm, part in gaps.groupby("arm", sort=False):
-        by = part.set_index("rung")
-        if {"1x", "16x"} <= set(by.index) and by.loc["16x", "low"] > by.loc["1x", "high"]:
-            out.append(arm)
-    return out
+    by = gaps.set_index(["arm", "rung"])
+    return [arm for arm in dict.fromkeys(gaps["arm"])
+            if {(arm, "1x"), (arm, "16x")} <= set(by.index)
+            and by.loc[(arm, "16x"), "low"] > by.loc[(arm, "1x"), "high"]]
 
 
 def sop_table(sop) -> str:
@@ -390,23 +386,15 @@ def time_table(ratios) -> str:
 def passes_table(table) -> str:
     """Per arm and seed, the share of training at which the 16x curve first scored below the
     rung."""
-    seeds = sorted(table["seed"].unique())
-    rows = []
-    for arm in [a for a in L.ARMS if a in set(table["condition"])]:
-        part = table[table["condition"] == arm].set_index("seed")["first below"]
-        rows.append([arm] + ["not by the end" if not math.isfinite(part.get(s, math.nan))
-                             else f"{part.get(s):.0%}" for s in seeds])
-    return pipe(["arm"] + [f"seed {s}" for s in seeds], rows)
-
-
-def _names(items: list) -> str:
-    return "; ".join(items) if items else "none"
+    wide = table.pivot(index="condition", columns="seed", values="first below")
+    wide = wide.reindex([a for a in L.ARMS if a in wide.index])
+    return pipe(["arm"] + [f"seed {s}" for s in wide.columns],
+                [[arm] + [f"{x:.0%}" if math.isfinite(x) else "not by the end" for x in row]
+                 for arm, row in wide.iterrows()])
 
 
 def diverged_runs(store=None) -> list:
     """'16x, dropout 0.1, seed 3001': each run listed as diverged."""
-    from ..engine.store import config_hash
-    from ..studies import conditions as C
     failed = L.diverged(store)
     return [f"{rung}, {arm}, seed {seed}" for rung in ("1x", "16x")
             for arm, config in L.configs(rung).items() for seed in L.SEEDS[rung]
@@ -416,19 +404,18 @@ def diverged_runs(store=None) -> list:
 def forecast_record(store=None) -> dict:
     """The stored forecast's recorded commit, whether dirty, the commit that stored it and
     what that commit adds, from git."""
-    from ..engine.store import read_json, results_dir
-    from ..studies.registration import _git
+    from ..engine.store import read_json  # at call time: the rehearsal guards its reads
     record = read_json((store or results_dir(L.STORE)) / L.FORECAST) or {}
     commit = record.get("provenance", {}).get("git_commit", "")
     path = f"data/results/{L.STORE}/{L.FORECAST}"
-    added = _git("log", "--format=%H", "--diff-filter=A", "--", path).stdout.split()
+    added = L.forecast_commit()
     head = commit.removesuffix("+dirty")
     out = {"forecast_commit": head[:7] or "–",
            "forecast_dirty": "marked dirty" if commit.endswith("+dirty") else "clean",
-           "forecast_stored": added[-1][:7] if added else "unknown here (a shallow clone)",
+           "forecast_stored": added[:7] if added else "unknown here (a shallow clone)",
            "forecast_between": "–"}
     if added and head:
-        changed = _git("diff", "--name-only", head, added[-1]).stdout.split()
+        changed = _git("diff", "--name-only", head, added).stdout.split()
         out["forecast_between"] = ("only the forecast itself" if changed == [path] else
                                    f"{len(changed)} files")
     return out
@@ -436,8 +423,6 @@ def forecast_record(store=None) -> dict:
 
 def provenance_problems(store=None) -> str:
     """'none', or the count and the first three problems (``ladder.provenance_problems``)."""
-    from ..engine.store import results_dir
-    from ..studies.registration import _git
     if _git("rev-parse", "--is-shallow-repository").stdout.strip() == "true":
         return "not checked here, in a shallow clone"
     problems = L.provenance_problems(L.stored_runs(store or results_dir(L.STORE)))
@@ -448,9 +433,6 @@ def provenance_problems(store=None) -> str:
 
 def result_values(ladder: Ladder, store=None) -> dict:
     """The keys of ``book/templates/ladder-result.md``."""
-    from ..stats.trend import slope_weights
-    from ..studies import confirm_analysis as D
-    from ..studies.ladder_power import pilot_wide_config
     tables, stored = ladder.tables, ladder.stored
     table = tables["trend"]
     computed = [(k, r) for k, r in table.iterrows() if not T.no_slope(r)]
@@ -459,12 +441,9 @@ def result_values(ladder: Ladder, store=None) -> dict:
     tested = sum(math.isfinite(r.get("forecast", math.nan)) for _, r in computed)
     held = sum(bool(r.get("forecast covers")) for _, r in computed)
     frame = L.rung_frame("16x", store)
-    sequences, level, passes = crossings(frame)
-    above = above_two_sided(frame)
-    arms = frame["condition"].nunique()
-    nonfinite = tables.get("non-finite")
-    odd = ([] if nonfinite is None else
-           [f"{r.rung}, {r.arm}, seed {r.seed} ({r.number})" for r in nonfinite.itertuples()])
+    sixteen = plateau(frame)
+    odd = [f"{r.rung}, {r.arm}, seed {r.seed} ({r.number})"
+           for r in tables.get("non-finite", pd.DataFrame()).itertuples()]
     ratios, sop = tables["time ratios"], L.first_rung_learning_order(tables["sop"])
     return {
         "decisions_key": decisions_key(table),
@@ -489,12 +468,13 @@ def result_values(ladder: Ladder, store=None) -> dict:
         "flagged": f"{int(ratios['flagged'].sum())} of {len(ratios)}",
         "time_table": time_table(ratios),
         "curve_points": str(len(frame.iloc[0]["curve"])),
-        "curve_sequences": f"{sequences:,}", "curve_level": f"{level:.3f}",
+        "curve_sequences": f"{sixteen['sequences']:,}",
+        "curve_level": f"{sixteen['level']:.3f}",
         "whole_level": f"{L.rung_level(L.RUNG):.3f}",
         "wide_steps_16x": f"{L.wide_steps('16x'):,}",
-        "steps_16x": f"{L.configs('16x')[D.BERT].max_steps:,}",
-        "below_two_sided": f"{arms - len(above)} of {arms}", "above_two_sided": _names(above),
-        "passes_table": passes_table(passes),
+        "steps_16x": f"{L.RUNGS['16x']:,}",
+        "below_two_sided": sixteen["below"], "above_two_sided": _names(sixteen["above"]),
+        "passes_table": passes_table(sixteen["passes"]),
         "diverged": _names(diverged_runs(store)), "nonfinite": _names(odd),
         "provenance": provenance_problems(store),
         "trigger": stored["trigger"], "commit": stored["provenance"]["git_commit"][:7],
@@ -505,7 +485,6 @@ def result_values(ladder: Ladder, store=None) -> dict:
 def results_text(store=None) -> str:
     """The ladder page's result once the analysis is stored; '' before (the stopping
     rule)."""
-    from ..studies.confirm_analysis import NotComplete
     try:
         tables, stored = L.result_tables(store)
     except L.NotStored as error:
@@ -518,36 +497,28 @@ def results_text(store=None) -> str:
 def progress_values(store=None) -> dict:
     """The keys of ``ladder-progress.md``: the state, the counts, the hours."""
     table = L.progress(store)
-    failed = bool(table["diverged"].sum())
-    rows = []
-    for rung in L.RUNGS:
-        label = f"{rung} ({L.RUNGS[rung]:,} steps, {len(L.SEEDS[rung])} seeds)"
-        if rung == "4x":
-            rows.append([label, "the confirmatory runs, complete", "", ""] + [""] * failed)
-            continue
-        part = table[table["rung"] == rung]
-        rows.append([label] + [int(part[c].sum()) for c in ("of", "trained", "evaluated")]
-                    + ([int(part["diverged"].sum())] if failed else []))
+    counts = table.groupby("rung", sort=False)[["of", "trained", "evaluated",
+                                                 "diverged"]].sum()
+    failed = bool(counts["diverged"].sum())
+    columns = ["runs", "trained", "evaluated"] + ["diverged"] * failed
+    rows = [[f"{rung} ({L.RUNGS[rung]:,} steps, {len(L.SEEDS[rung])} seeds)"]
+            + (["the confirmatory runs, complete", "", ""] + [""] * failed if rung == "4x"
+               else [int(x) for x in counts.loc[rung, ["of"] + columns[1:]]])
+            for rung in L.RUNGS]
     costs = L.training_costs(store)
     hours = ", ".join(f"{part['hours'].sum():.1f} for the {int(part['runs'].sum())} runs "
                       f"of the {rung} budget" for rung, part in costs.groupby("rung", sort=False))
     return {"progress_state": "complete" if L.settled(table) else "counts only",
-            "progress_table": pipe(["budget", "runs", "trained", "evaluated"]
-                                   + ["diverged"] * failed, rows),
-            "costs": hours or "none yet"}
+            "progress_table": pipe(["budget"] + columns, rows), "costs": hours or "none yet"}
 
 
 def rungs_values() -> dict:
     """The keys of ``ladder-rungs.md``: steps, tokens a run, passes, seeds, source."""
-    from ..data.corpus import tokenize_split
-    from ..data.tokenizer import Tokenizer
-    from ..studies import long_pilot
-    base = L.configs("4x")[L.confirm_analysis.ALBERT]
+    base = L.configs("4x")[ALBERT]
     per_step = base.batch_size * base.max_seq_length
     corpus = len(tokenize_split("train", Tokenizer()).tokens)
-    source = {"1x": "trained for this study", "4x": "the confirmatory store, as stored",
-              "16x": "trained for this study"}
-    rows = [(rung, steps, L.SEEDS[rung], source[rung]) for rung, steps in L.RUNGS.items()]
+    rows = [(rung, steps, L.SEEDS[rung], "the confirmatory store, as stored" if rung == "4x"
+             else "trained for this study") for rung, steps in L.RUNGS.items()]
     rows.append(("long pilot (64x)", long_pilot.STEPS, (long_pilot.SEED,),
                  "exploratory, outside the family"))
     return {"rungs_table": pipe(
@@ -559,44 +530,42 @@ def rungs_values() -> dict:
         "corpus_millions": f"{corpus / 1e6:.2f}"}
 
 
-def _number(value, digits: int) -> str:
-    return "–" if value is None or not math.isfinite(value) else f"{value:+.{digits}f}"
-
-
-def _percent(value) -> str:
-    return "–" if value is None or not math.isfinite(value) else f"{100 * value:.0f}%"
+def _number(value, digits: int, form: str = "+.{}f") -> str:
+    """'–' for a missing value, else ``value`` in ``form`` to ``digits``."""
+    if value is None or not math.isfinite(value):
+        return "–"
+    return f"{value:{form.format(digits)}}"
 
 
 def power_values(design: dict) -> dict:
     """The keys of ``ladder-power.md``: the power table and the budget's choice."""
     b = design["budget"]
     n16, needed, strict = int(b["16x seeds"]), b["needed"], int(b["strict affordable"])
+    columns = {f"power (a) at {strict} / {n16} / {needed} 16x seeds":
+               [f"power (a) at {n}" for n in (strict, n16, needed)],
+               f"power (a), 16x SD twice the 4x, at {n16}":
+               [f"power (a), 16x SD twice the 4x, at {n16}"],
+               f"power (a), {L.MAX_1X} seeds at 1x, at {n16}":
+               [f"power (a), {L.MAX_1X} at 1x, at {n16}"],
+               f"power (b) at {n16} / {needed}": [f"power (b) at {n}" for n in (n16, needed)]}
     rows = []
-    for key in [spec.key for spec in L.DECISIONS]:
-        row = design["plan"][key]
+    for spec in L.DECISIONS:
+        row = design["plan"][spec.key]
         digits = 1 if row["unit"] == "points" else 3
-
-        def sd(v):
-            return "–" if v is None else f"{v:.{digits + (0 if digits == 1 else 1)}f}"
-
-        def power(name):
-            return _percent(row.get(name))
-        one = (f"{_number(row['1x mean'], digits)} ({sd(row['1x SD'])})"
-               if row["1x seeds"] else f"not measured ({sd(row['1x SD'])}, the 4x SD)")
+        sd = {n: _number(row[f"{n} SD"], digits + (digits != 1), ".{}f")
+              for n in ("1x", "4x")}
         rows.append([
-            f"`{key}` ({row['unit']})", one,
-            f"{_number(row['4x mean'], digits)} ({sd(row['4x SD'])})",
-            _number(row["slope (a)"], digits + 1), _number(row["slope (b)"], digits + 1),
-            " / ".join(power(f"power (a) at {n}") for n in (strict, n16, needed)),
-            power(f"power (a), 16x SD twice the 4x, at {n16}"),
-            power(f"power (a), {L.MAX_1X} at 1x, at {n16}"),
-            " / ".join(power(f"power (b) at {n}") for n in (n16, needed))])
-    head = ["decision", "1x mean (SD)", "4x mean (SD)", "slope (a)", "slope (b)",
-            f"power (a) at {strict} / {n16} / {needed} 16x seeds",
-            f"power (a), 16x SD twice the 4x, at {n16}",
-            f"power (a), {L.MAX_1X} seeds at 1x, at {n16}", f"power (b) at {n16} / {needed}"]
+            f"`{spec.key}` ({row['unit']})",
+            f"{_number(row['1x mean'], digits)} ({sd['1x']})" if row["1x seeds"]
+            else f"not measured ({sd['1x']}, the 4x SD)",
+            f"{_number(row['4x mean'], digits)} ({sd['4x']})",
+            _number(row["slope (a)"], digits + 1), _number(row["slope (b)"], digits + 1)]
+            + [" / ".join(_number(row.get(n), 0, ".{}%") for n in names)
+               for names in columns.values()])
     seen = [k for k, r in design["plan"].items() if (r.get(f"power (b) at {n16}") or 0) >= 0.8]
-    return {"power_table": pipe(head, rows), "seeds_1x": str(int(b["1x seeds"])),
+    return {"power_table": pipe(["decision", "1x mean (SD)", "4x mean (SD)", "slope (a)",
+                                 "slope (b)"] + list(columns), rows),
+            "seeds_1x": str(int(b["1x seeds"])),
             "needed": str(needed), "affordable": str(b["affordable"]),
             "seeds_16x": str(n16), "hours": f"{b['hours']:.1f}", "limit": f"{b['limit']:.1f}",
             "pilot_hours": f"{b['pilot hours']:.1f}", "hours_1x": f"{b['1x hours a seed']:.2f}",
@@ -613,8 +582,6 @@ def power_values(design: dict) -> dict:
 def write_ladder_parts(root: Path) -> list:
     """book/_generated/ladder-*.md from their templates, and the findings page's figure (a
     placeholder before the result is stored)."""
-    from ..paths import repo_root
-    from ..studies.confirm_analysis import NotComplete
     try:
         figure = trend_figure(L.result_tables()[0])
     except NotComplete:

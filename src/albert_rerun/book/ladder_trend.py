@@ -5,9 +5,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import matplotlib.pyplot as plt
 import numpy as np
 
+from ..engine.store import results_dir
+from ..stats.inference import mean_interval
+from ..studies import confirm_analysis
+from ..studies import ladder as L
+from ..studies.confirm_analysis import PRIMARY, REVERSED, NotComplete
 from ..studies.decisions import interval_text
+from .confirmatory import turned_label
 from .figures import FIGURE_WIDTH_IN, FONT_PT
 
 # Each decision's arms A and B (registered difference A minus B) for ``plain_words``
@@ -95,9 +102,6 @@ class Trend:
 
 def _chapter_sign(spec) -> tuple:
     """(sign, label): -1 and the chapter's words where the chapter turns its headline."""
-    from ..studies.confirm_analysis import PRIMARY
-    from ..studies.confirm_analysis import REVERSED
-    from .confirmatory import turned_label
     first = next(s for s in PRIMARY if s.claim == spec.claim)
     if spec.key == first.key and spec.claim in REVERSED:
         return -1, turned_label(spec.claim, spec.label)
@@ -117,21 +121,18 @@ def gather(store=None, confirm_store=None, tables: dict | None = None,
     """{decision key: Trend} of the ladder's five decisions: the 4x budget and the forecast
     always, the analysis once stored; each in its chapter's sign, or with ``paper_signs``
     positive the paper's direction. ``tables``: ``ladder.result_tables``' if at hand."""
-    from ..engine.store import read_json, results_dir
-    from ..stats.inference import mean_interval
-    from ..studies import confirm_analysis, ladder
-    from ..studies.confirm_analysis import NotComplete
+    from ..engine.store import read_json  # at call time: the rehearsal guards its reads
     given = store
-    store = store or results_dir(ladder.STORE)
+    store = store or results_dir(L.STORE)
     confirm_store = confirm_store or results_dir(confirm_analysis.STORE)
-    forecast = (read_json(store / ladder.FORECAST) or {}).get("forecast", {})
-    progress = ladder.progress(store)
+    forecast = (read_json(store / L.FORECAST) or {}).get("forecast", {})
+    progress = L.progress(store)
     part = progress[progress["rung"] == "16x"]
     runs, trained, evaluated = (int(part[c].sum()) for c in ("of", "trained", "evaluated"))
     try:
-        tables = ladder.result_tables(given)[0] if tables is None else tables
+        tables = L.result_tables(given)[0] if tables is None else tables
     except NotComplete:
-        if ladder.settled(progress):
+        if L.settled(progress):
             raise  # every run is stored: the analysis must compute, not fall silent
         tables = None
     table = None if tables is None else tables["trend"]
@@ -139,12 +140,12 @@ def gather(store=None, confirm_store=None, tables: dict | None = None,
         key: {rung: (row["gap difference"], row["low"], row["high"])
               for rung, row in part.set_index("rung").iterrows()}
         for key, part in tables["gap differences"].groupby("key")}
-    order = None if tables is None else ladder.first_rung_learning_order(tables["sop"]) or ""
-    frames = ({"4x": ladder.rung_frame("4x", confirm_store)}
+    order = None if tables is None else L.first_rung_learning_order(tables["sop"]) or ""
+    frames = ({"4x": L.rung_frame("4x", confirm_store)}
               if confirm_analysis.complete(confirm_store) else {})
     out = {}
-    for spec in ladder.DECISIONS:
-        d = ladder.differences(frames, spec).get("4x")
+    for spec in L.DECISIONS:
+        d = L.differences(frames, spec).get("4x")
         i = mean_interval(d) if d is not None else None
         four = (i.mean, i.low, i.high, i.n) if i is not None else (np.nan,) * 3 + (0,)
         sign, label = ((spec.paper_sign, PAPER_WORDS[spec.key]) if paper_signs
@@ -171,24 +172,21 @@ def excludes_zero(row, name: str) -> bool:
 def excluded_before_holm_only(row) -> bool:
     """A slope whose unadjusted interval excludes 0 while Holm's test shows no trend:
     the chapters say so in words, the ladder page marks it with a dagger."""
-    from ..studies.ladder import NO_TREND
-    return row["reading"] == NO_TREND and excludes_zero(row, "slope")
+    return row["reading"] == L.NO_TREND and excludes_zero(row, "slope")
 
 
 def no_slope(r) -> str:
     """Where a ``trend_family`` row has too few paired seeds for a slope (amendment 5):
     'fewer than 3 paired seeds at 16x', else ''."""
-    from ..studies.ladder import MIN_SEEDS_TO_ANALYSE
     rungs = r.get("too few seeds at")
     if not isinstance(rungs, str) or not rungs:
         return ""
-    return f"fewer than {MIN_SEEDS_TO_ANALYSE} paired seeds at {rungs}"
+    return f"fewer than {L.MIN_SEEDS_TO_ANALYSE} paired seeds at {rungs}"
 
 
 def planned_power(store=None) -> dict:
     """{decision key: (power, power with a 16x SD twice the 4x, slope (a))} from the
     committed design; {} where none is stored."""
-    from ..studies import ladder as L
     design = L.stored_design(store) or {}
     n = len(L.SEEDS["16x"])
     return {key: (plan.get(f"power (a) at {n}"),
@@ -230,16 +228,14 @@ def claim_trends(trends: dict, claim: str) -> list:
 def figure(trends: list):
     """The decisions of one chapter against compute, one panel each: each budget's mean and
     95% interval, the fitted line, the 16x forecast, zero and the paper's side shaded."""
-    import matplotlib.pyplot as plt
 
-    from ..studies.ladder import RUNGS, X
     # the complete ladder's panels carry a three-line title (name, reading, slope)
     complete = any(t.table is not None for t in trends)
     fig, axes = plt.subplots(len(trends), 1, squeeze=False, dpi=100,
                              figsize=(FIGURE_WIDTH_IN,
                                       (2.5 if complete else 2.2) * len(trends) + 1.2))
     for ax, t in zip(axes[:, 0], trends):
-        _panel(ax, t, X, RUNGS)
+        _panel(ax, t, L.X, L.RUNGS)
     for ax in axes[:-1, 0]:  # the panels share their x axis: its label once, at the foot
         ax.set_xlabel("")
     seen = {}  # one legend for the panels, each entry once

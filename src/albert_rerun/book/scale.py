@@ -6,12 +6,24 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from ..profiles import ResolvedProfile
+from .. import paper
+from ..engine.store import config_hash, read_json
+from ..model.config import preset
+from ..model.params import closed_form, useful_flops
+from ..profiles import PROFILES, ResolvedProfile, resolve
+from ..studies import conditions as C
+from ..studies import confirm_analysis as D
+from ..studies import count_rungs
+from ..studies import ladder as L
+from ..studies import long_pilot as P
+from ..studies.confirm_analysis import NotComplete
 from ..studies.decisions import signed
 from .figures import FIGURE_WIDTH_IN, FONT_PT
+from .ledger import PAPER_MASKED, training_compute
 from .template import fill, pipe, write_parts
 from .text import times, tokens_per_run
 
@@ -25,11 +37,6 @@ RUNG_NAMES = {"unigram": "unigram rung", "left bigram": "left-bigram rung",
 def scale_numbers(profile: ResolvedProfile) -> dict:
     """Parameters, tokens and training FLOPs of one base run of ``profile`` and of the
     paper's ALBERT-base at 125,000 steps (batch 4,096 x 512), counted the same way."""
-    from ..model.config import preset
-    from ..model.params import closed_form, useful_flops
-    from ..studies import conditions as C
-    from .. import paper
-    from .ledger import PAPER_MASKED, training_compute
     base = C.base(profile)
     theirs = preset("albert-base")
     steps = 125_000
@@ -67,32 +74,22 @@ def two_sided_sentence(yardsticks: dict | None) -> str:
 def count_rungs_record() -> dict:
     """The stored count rungs of the whole held-out set every model is scored on (the
     ``cpu`` profile's evaluation, the ladder's and the confirmatory's)."""
-    from ..profiles import resolve
-    from ..studies import confirm_analysis as D
-    from ..studies import count_rungs
-    stored = count_rungs.stored(resolve(D.PILOT_PROFILE).evaluation)
-    if not stored:
-        raise FileNotFoundError("no count rungs are stored (data/results/yardsticks/)")
-    return stored
+    return count_rungs.stored_or_fail(resolve(D.PILOT_PROFILE).evaluation)
 
 
 def rung_levels() -> dict:
     """{name: nats} of the three count rungs (``count_rungs_record``)."""
-    from ..studies import count_rungs
     return count_rungs.levels(count_rungs_record())
 
 
 def standing(frames: dict | None = None, pilot: pd.DataFrame | None = None) -> pd.DataFrame:
     """One row per arm, one column per budget: the mean held-out cross-entropy at [MASK]
     (NaN where an arm did not train that long)."""
-    from ..studies import confirm_analysis as D
-    from ..studies import ladder as L
-    from ..studies import long_pilot
     frames = L.rung_frames() if frames is None else frames
     out = pd.DataFrame({rung: frame.groupby("condition")[D.CE].mean()
                         for rung, frame in frames.items()}).reindex(L.ARMS)
     runs = (pd.Series(dtype=float) if pilot is None
-            else pilot.set_index("condition")[long_pilot.CE])
+            else pilot.set_index("condition")[P.CE])
     out[PILOT] = runs.reindex(out.index).astype(float)
     out.index.name = "arm"
     return out
@@ -116,11 +113,8 @@ def standing_table(table: pd.DataFrame, levels: dict) -> str:
 
 def standing_figure(table: pd.DataFrame, levels: dict):
     """Each arm's cross-entropy against the budget (log scale), the rungs as lines."""
-    import matplotlib.pyplot as plt
 
-    from ..studies import ladder as L
-    from ..studies import long_pilot
-    steps = {**L.RUNGS, PILOT: long_pilot.STEPS}
+    steps = {**L.RUNGS, PILOT: P.STEPS}
     fig, ax = plt.subplots(figsize=(FIGURE_WIDTH_IN, 6.0), dpi=100)
     for arm, row in table.iterrows():
         shown = row.dropna()
@@ -149,11 +143,7 @@ def standing_figure(table: pd.DataFrame, levels: dict):
 def downstream_values() -> dict:
     """The confirmatory (4x) models' sentiment probes against the bag of words, as a
     profile's store holds the controls ({} where none has)."""
-    from ..engine.store import config_hash, read_json
-    from ..profiles import PROFILES, resolve
-    from ..studies import confirm_analysis as A
-    from ..studies import confirm_analysis as D
-    frame = A.confirmatory_frame()
+    frame = D.confirmatory_frame()
     examples = resolve(D.PILOT_PROFILE).evaluation.task_examples
     key = config_hash({"name": "downstream-sentiment", "arguments": ["sentiment",
                                                                      str(examples)]})
@@ -175,10 +165,8 @@ def downstream_values() -> dict:
 
 def pilot_runs(store=None) -> pd.DataFrame | None:
     """``long_pilot.frame``, or None before both arms are stored with their evaluations."""
-    from ..studies import long_pilot
-    from ..studies.confirm_analysis import NotComplete
     try:
-        return long_pilot.frame(store)
+        return P.frame(store)
     except NotComplete:
         return None
 
@@ -186,10 +174,8 @@ def pilot_runs(store=None) -> pd.DataFrame | None:
 def pilot_rungs() -> dict:
     """The count rungs on the pilot curve's own held-out sequences, so that a crossing
     compares a curve with a rung on the same targets."""
-    from ..profiles import resolve
-    from ..studies import confirm_analysis, count_rungs, long_pilot
-    return count_rungs.levels_on(resolve(confirm_analysis.PILOT_PROFILE).evaluation,
-                                 long_pilot.CURVE_EXAMPLES)
+    return count_rungs.levels_on(resolve(D.PILOT_PROFILE).evaluation,
+                                 P.CURVE_EXAMPLES)
 
 
 def millions(tokens: float) -> str:
@@ -200,23 +186,20 @@ def millions(tokens: float) -> str:
 def tokens_at(steps: int) -> int:
     """The pilot's tokens after ``steps``, counted as every page counts a run's tokens
     (steps x batch x sequence length), not as trained (a few percent fewer)."""
-    from ..studies import long_pilot
-    config = long_pilot.configs()[long_pilot.ARMS[0]]
+    config = P.configs()[P.ARMS[0]]
     return tokens_per_run(config) // config.max_steps * int(steps)
 
 
 def counted_curve(runs: pd.DataFrame) -> pd.DataFrame:
     """``long_pilot.curves`` with each point's tokens counted as ``tokens_at`` counts
     them, so that the page's tables, figure and values use one count."""
-    from ..studies import long_pilot
-    curve = long_pilot.curves(runs)
+    curve = P.curves(runs)
     return curve.assign(tokens=[tokens_at(step) for step in curve["step"]])
 
 
 def crossings_table(curve: pd.DataFrame, rungs: dict) -> str:
     """Markdown: per arm, the tokens at which its curve first scores below each rung."""
-    from ..studies import long_pilot
-    cross = long_pilot.crossings(curve, rungs)
+    cross = P.crossings(curve, rungs)
     return pipe(["arm"] + [f"the {RUNG_NAMES[n]} ({rungs[n]:.3f} nats)" for n in rungs],
                 [[arm] + [f"{millions(t)} tokens" if np.isfinite(t) else "never"
                           for t in part.set_index("rung")["tokens"].reindex(list(rungs))]
@@ -235,25 +218,22 @@ def drops_table(drops: pd.DataFrame) -> str:
 def costs_table(curve: pd.DataFrame) -> str:
     """Markdown: all shared minus BERT-style on the curve's sequences, at each budget's
     steps of the one 64x schedule."""
-    from ..studies import long_pilot
-    at = long_pilot.cost_along(curve).set_index("step")
+    at = P.cost_along(curve).set_index("step")
     return pipe(["after the steps of", "steps", "tokens", "cost (nats)"],
                 [[name, f"{step:,}", millions(at.loc[step, "tokens"]),
                   f"{at.loc[step, 'cost']:+.3f}"]
-                 for name, step in long_pilot.MARKS.items() if step in at.index]) + "\n"
+                 for name, step in P.MARKS.items() if step in at.index]) + "\n"
 
 
 def paper_cost() -> dict:
     """The paper's own figure for the pilot's comparison (all shared against not shared
     at E = H), from Table 4 at E = 768, in its units, and the scale between them."""
-    from .. import paper
-    from ..studies import long_pilot
     key = (768, "all"), (768, "none")
     shared, bert = (paper.TABLE4_AVG[k] for k in key)
     small, large = (paper.TABLE4_PARAMS[k] for k in key)
     scale = paper.EXPERIMENT_SCALE["asymmetry"]
     steps = scale.models[0][2]
-    ours = tokens_per_run(long_pilot.configs()[long_pilot.ARMS[0]])
+    ours = tokens_per_run(P.configs()[P.ARMS[0]])
     return {"pilot_paper_shared": f"{shared:.1f}", "pilot_paper_bert": f"{bert:.1f}",
             "pilot_paper_cost": f"{bert - shared:.1f}", "pilot_paper_steps": f"{steps:,}",
             "pilot_paper_params": f"{small}M and {large}M",
@@ -265,7 +245,6 @@ def paper_cost() -> dict:
 def pilot_values(runs: pd.DataFrame | None) -> dict:
     """The page's keys on the long pilot: its design, and its results once both arms are
     stored (``runs``, ``long_pilot.frame``)."""
-    from ..studies import long_pilot as P
     out = {"pilot_steps": f"{P.STEPS:,}", "pilot_multiple": str(P.MULTIPLE),
            "pilot_curve_every": f"{P.CURVE_EVERY:,}",
            "pilot_curve_sequences": f"{P.CURVE_EXAMPLES:,}",
@@ -296,10 +275,8 @@ def pilot_values(runs: pd.DataFrame | None) -> dict:
 def pilot_figure(curve: pd.DataFrame, rungs: dict):
     """Both arms' held-out curves against tokens (log scale) with the rungs as lines
     above, and the sharing cost along training below, the ladder's budgets marked."""
-    import matplotlib.pyplot as plt
 
-    from ..studies import long_pilot
-    cost = long_pilot.cost_along(curve)
+    cost = P.cost_along(curve)
     fig, (top, bottom) = plt.subplots(2, 1, figsize=(FIGURE_WIDTH_IN, 6.2), dpi=100,
                                       sharex=True, height_ratios=(3, 2))
     for (arm, part), colour in zip(curve.groupby("arm", sort=False), ("tab:blue", "black")):
@@ -311,7 +288,7 @@ def pilot_figure(curve: pd.DataFrame, rungs: dict):
     bottom.plot(cost["tokens"], cost["cost"], color="black", lw=1.4)
     bottom.axhline(0, color="0.4", lw=0.8)
     tokens = curve.drop_duplicates("step").set_index("step")["tokens"]
-    for name, step in long_pilot.MARKS.items():
+    for name, step in P.MARKS.items():
         if step in tokens.index:
             for ax in (top, bottom):
                 ax.axvline(tokens[step], color="0.75", lw=0.8, zorder=0)
@@ -335,10 +312,6 @@ def pilot_figure(curve: pd.DataFrame, rungs: dict):
 def values(frames: dict | None, pilot: pd.DataFrame | None) -> dict:
     """The scale page's keys, from the ladder's frames (``ladder.rung_frames``, None
     before they are complete) and the long pilot's runs (None before)."""
-    from ..profiles import resolve
-    from ..studies import confirm_analysis as D
-    from ..studies import ladder as L
-    from ..studies.confirm_analysis import NotComplete
     out = pilot_values(pilot)
     if frames is None:
         return out
@@ -371,9 +344,6 @@ def values(frames: dict | None, pilot: pd.DataFrame | None) -> dict:
 def write_scale_parts(generated: Path, store=None, frames: dict | None = None) -> list:
     """The scale page's tables and figures into ``generated``: empty tables and placeholders
     where the runs are not stored."""
-    from ..studies import long_pilot
-    from ..studies import ladder as L
-    from ..studies.confirm_analysis import NotComplete
     runs = pilot_runs()
     parts = {"scale-standing.md": "", "pilot-crossings.md": "", "pilot-drops.md": "",
              "pilot-costs.md": "", "scale-standing.png": None, "pilot.png": None}
@@ -387,7 +357,7 @@ def write_scale_parts(generated: Path, store=None, frames: dict | None = None) -
     if runs is not None:
         curve, rungs = counted_curve(runs), pilot_rungs()
         parts.update({"pilot-crossings.md": crossings_table(curve, rungs),
-                      "pilot-drops.md": drops_table(long_pilot.sudden_drops(curve)),
+                      "pilot-drops.md": drops_table(P.sudden_drops(curve)),
                       "pilot-costs.md": costs_table(curve),
                       "pilot.png": pilot_figure(curve, rungs)})
     return write_parts(generated, parts, dpi=100)

@@ -16,10 +16,17 @@ model's.
 """
 from __future__ import annotations
 
+import time
+
 import numpy as np
 from scipy import sparse
 
-from .baselines import LeftBigram, mask_targets
+from ..data.corpus import tokenize_split
+from ..data.tokenizer import Tokenizer
+from ..engine.evaluate import mlm_set
+from ..engine import provenance
+from ..engine.store import atomic_write_json, read_json, results_dir
+from .baselines import LeftBigram, mask_rungs, mask_targets
 
 
 class TwoSidedCounts:
@@ -156,10 +163,6 @@ def _set_key(eval_config) -> str:
 def _scored(eval_config, sequences: int) -> dict:
     """{"one_sided": ``baselines.mask_rungs``, "rung": ``two_sided_rung``} on the first
     ``sequences`` sequences of ``eval_config``'s common held-out set, masks included."""
-    from ..data.corpus import tokenize_split
-    from ..data.tokenizer import Tokenizer
-    from ..engine.evaluate import mlm_set
-    from .baselines import mask_rungs
     tok = Tokenizer(vocab_size=eval_config.vocab_size)
     data = mlm_set(eval_config.max_seq_length, eval_config.max_predictions, sequences,
                    eval_config.vocab_size)
@@ -172,19 +175,23 @@ def _scored(eval_config, sequences: int) -> dict:
 def compute(eval_config) -> dict:
     """The two-sided rung on ``eval_config``'s common held-out MLM set, with the one-sided
     rungs of the same targets, its seconds and its provenance."""
-    import time
-
-    from ..engine.provenance import record
     started = time.perf_counter()
     out = _scored(eval_config, eval_config.mlm_sequences)
     return {**out, "eval_set": _set_key(eval_config),
-            "seconds": time.perf_counter() - started, "provenance": record()}
+            "seconds": time.perf_counter() - started, "provenance": provenance.record()}
 
 
 def stored(eval_config, store=None):
     """The stored two-sided rung of this held-out set, or None before ``store_rung``."""
-    from ..engine.store import read_json, results_dir
     return read_json((store or results_dir(STORE)) / f"{_set_key(eval_config)}.json")
+
+
+def stored_or_fail(eval_config, store=None) -> dict:
+    """``stored``, or FileNotFoundError before ``store_rung``."""
+    record = stored(eval_config, store)
+    if not record:
+        raise FileNotFoundError("no count rungs are stored (data/results/yardsticks/)")
+    return record
 
 
 def levels(record: dict) -> dict:
@@ -211,7 +218,6 @@ def levels_on(eval_config, sequences: int) -> dict:
 
 
 def store_rung(eval_config, store=None) -> dict:
-    from ..engine.store import atomic_write_json, results_dir
     out = compute(eval_config)
     atomic_write_json((store or results_dir(STORE)) / f"{_set_key(eval_config)}.json", out)
     return out

@@ -12,6 +12,7 @@ from a clean checkout.
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import time
 from dataclasses import replace
@@ -19,9 +20,16 @@ from dataclasses import replace
 import numpy as np
 import pandas as pd
 
+from ..engine import provenance
+from ..engine.config import untrained
 from ..engine.store import atomic_write_json, config_hash, read_json, results_dir
+from ..paths import repo_root
+from ..profiles import resolve
+from ..stats.inference import mean_interval
+from ..stats.trend import contrast, extrapolate, slope
 from . import conditions as C
-from . import confirm, confirm_analysis, confirm_analysis as A
+from . import confirm, confirm_analysis as A
+from . import count_rungs
 from . import registration as R
 from .confirm_analysis import NotComplete
 
@@ -118,7 +126,6 @@ def first_rung_learning_order(table: pd.DataFrame) -> str | None:
 # -- the design -------------------------------------------------------------------------------
 
 def _committed_store(name: str):
-    from ..paths import repo_root
     return repo_root() / "data" / "results" / name
 
 
@@ -147,7 +154,6 @@ def configs(rung: str) -> dict:
 
 def planned(rung: str) -> list:
     """A rung's runs, seed-major, each seed with the ALBERT-style arm's random-init control."""
-    from ..engine.config import untrained
     if rung == "4x":
         raise ValueError("the 4x rung is the confirmatory store: nothing to train")
     out = []
@@ -225,8 +231,6 @@ def stored_design(store=None) -> dict | None:
 def forecast(store=None) -> dict:
     """Each decision's 16x mean forecast from the 1x and 4x rungs (``trend.extrapolate``)
     with its 95% prediction interval; NotComplete until the 1x rung is complete."""
-    from ..engine.provenance import record
-    from ..stats.trend import extrapolate
     if not rung_complete("1x", store):
         raise NotComplete("the 1x rung is not complete: no forecast before it is")
     frames = {"1x": rung_frame("1x", store), "4x": rung_frame("4x")}
@@ -236,7 +240,7 @@ def forecast(store=None) -> dict:
         f = extrapolate(d["1x"], d["4x"], X["1x"], X["4x"], X["16x"], len(SEEDS["16x"]))
         out[spec.key] = {"estimate": f.estimate, "low": f.low, "high": f.high, "se": f.se,
                          "df": f.df, "assumed_sd": f.assumed_sd, "n": f.n, "unit": spec.unit}
-    return {"forecast": out, "provenance": record()}
+    return {"forecast": out, "provenance": provenance.record()}
 
 
 def store_forecast(store=None) -> dict:
@@ -298,7 +302,6 @@ def rung_frames(store=None, early_end: bool = False, clean: bool = True) -> dict
 
 def _interval(values, prefix: str = "") -> dict:
     """{prefix + "mean"/"low"/"high"}: the mean's 95% t-interval (NaN for no interval)."""
-    from ..stats.inference import mean_interval
     i = mean_interval(values) if values is not None and len(values) >= 2 else None
     return {f"{prefix}{k}": getattr(i, k) if i else math.nan for k in ("mean", "low", "high")}
 
@@ -312,7 +315,6 @@ def trend_family(store=None, early_end: bool = False, frames: dict | None = None
     decision with too few seeds at a rung gets no slope and p = 1 (amendment 5)."""
     from statsmodels.stats.multitest import multipletests
 
-    from ..stats.trend import contrast, slope
     frames = _frames(store, early_end, frames)
     predicted = (read_json((store or results_dir(STORE)) / FORECAST) or {}).get("forecast", {})
     rows = []
@@ -370,7 +372,6 @@ def _paired(spec, frame: pd.DataFrame, metric: str) -> np.ndarray:
 def gaps_by_rung(store=None, early_end: bool = False, frames: dict | None = None
                  ) -> pd.DataFrame:
     """Per rung and arm: the overfitting gap (held-out minus training), mean and interval."""
-    from ..stats.inference import mean_interval
     rows = []
     for rung, frame in _frames(store, early_end, frames).items():
         for arm, part in _with_gap(frame).groupby("condition", sort=False):
@@ -385,7 +386,6 @@ def gap_differences(store=None, early_end: bool = False, frames: dict | None = N
                     ) -> pd.DataFrame:
     """Per rung and decision in nats: the paired difference A minus B of the gap, mean
     and 95% t-interval (a rung with fewer than two seeds left is left out)."""
-    from ..stats.inference import mean_interval
     rows = []
     for rung, frame in _frames(store, early_end, frames).items():
         for spec in GAP_SPECS:
@@ -403,7 +403,6 @@ def gap_split(store=None, early_end: bool = False, frames: dict | None = None
     1x to 16x and its two exact parts (gap and training), each with its 95% interval
     (``trend.contrast``); "read": whether the change's interval excludes 0. Not split
     (NaN) with fewer than MIN_SEEDS_TO_ANALYSE seeds at 1x or 16x."""
-    from ..stats.trend import contrast
     frames = _frames(store, early_end, frames)
     gapped = {r: _with_gap(frames[r]) for r in ("1x", "16x")}
     rows = []
@@ -463,20 +462,18 @@ def compute_result(store=None, early_end: bool = False) -> dict:
 def store_result(store=None, trigger: str = "by hand", early_end: bool = False) -> str:
     """``compute_result`` once, from a clean checkout, stored in ``RESULT`` with its
     provenance and ``trigger``; its path. FileExistsError if stored already."""
-    import json
 
-    from ..engine.provenance import record
     path = (store or results_dir(STORE)) / RESULT
     if path.exists():
         raise FileExistsError(f"{path} exists: the analysis is computed once")
-    provenance = record()
-    if provenance["git_commit"].endswith("+dirty"):
+    made = provenance.record()
+    if made["git_commit"].endswith("+dirty"):
         raise NotComplete("the analysis is stored from a clean checkout: commit first")
     tables = compute_result(store, early_end)
     atomic_write_json(path, {
         "tables": {name: json.loads(table.to_json(orient="split", double_precision=15))
                    for name, table in tables.items()},
-        "trigger": trigger, "early_end": early_end, "provenance": provenance})
+        "trigger": trigger, "early_end": early_end, "provenance": made})
     return str(path)
 
 
@@ -584,7 +581,6 @@ def registration_problem() -> str:
 
 def stored_runs(store=None) -> list:
     """Every stored ladder pretraining run's JSON (the committed store by default)."""
-    import json
     store = store or _committed_store(STORE)
     return [json.loads(p.read_text()) for p in sorted((store / "pretrain").glob("*.json"))]
 
@@ -617,15 +613,10 @@ def rung_level(name: str = RUNG, sequences: int | None = None) -> float:
     """A count rung (nats) on the ``cpu`` profile's evaluation: on its first
     ``sequences`` held-out sequences (``count_rungs.levels_on``), or as stored for the
     whole set (``sequences`` None)."""
-    from ..profiles import resolve
-    from .count_rungs import levels, levels_on, stored
     evaluation = resolve(A.PILOT_PROFILE).evaluation
     if sequences is not None:
-        return float(levels_on(evaluation, sequences)[name])
-    record = stored(evaluation)
-    if not record:
-        raise FileNotFoundError("no count rungs are stored (data/results/yardsticks/)")
-    return float(levels(record)[name])
+        return float(count_rungs.levels_on(evaluation, sequences)[name])
+    return float(count_rungs.levels(count_rungs.stored_or_fail(evaluation))[name])
 
 
 def curve_sequences(frame: pd.DataFrame) -> int:

@@ -7,10 +7,13 @@ import math
 import numpy as np
 import pandas as pd
 
+from ..engine import provenance
 from ..engine.store import atomic_write_json, results_dir
 from ..profiles import resolve
+from ..stats.trend import slope_power
 from . import conditions as C
 from . import confirm_analysis
+from . import long_pilot
 from .ladder import (ALPHA, ARMS, DECISIONS, DESIGN, MAX_1X, MAX_16X, MIN_1X, MIN_16X,
                      PILOT_SD_NOTE, POWER, RUNGS, STORE, X, BUDGET_HOURS,
                      BUDGET_TOLERANCE, _committed_store, differences, rung_frame,
@@ -46,7 +49,6 @@ def power_plan(frames: dict | None = None, margins: dict | None = None,
     simulated power of the slope test at Holm's first step at each 16x seed count (the
     16x SD the larger of the two) for two true slopes: (a) the line through the 1x and
     4x means; (b) one margin over the ladder's four doublings."""
-    from ..stats.trend import slope_power
     frames = frames or {"1x": pilot_1x_frame(), "4x": rung_frame("4x")}
     margins = margins or confirm_analysis.margin_values(confirm_analysis.rungs())
     alpha = ALPHA / len(DECISIONS)
@@ -82,7 +84,6 @@ def power_plan(frames: dict | None = None, margins: dict | None = None,
 def costs() -> dict:
     """CPU-hours at the confirmatory runs' ms a step: per arm and rung, per seed of a
     rung, and the long pilot's."""
-    from . import long_pilot
     runs = confirm_analysis.trained_runs(_committed_store(confirm_analysis.STORE))
     ms = confirm_analysis.training_costs(runs).set_index("condition")["ms a step"]
     hours = {rung: {arm: ms[arm] * (wide_steps(rung) if arm == confirm_analysis.WIDE
@@ -122,10 +123,9 @@ def budget(plan: pd.DataFrame, cost: dict | None = None) -> dict:
 
 def design() -> dict:
     """The power plan and the budget's choice, with provenance."""
-    from ..engine.provenance import record
     plan = power_plan()
     return {"plan": json_records(plan), "budget": budget(plan),
-            "provenance": record()}
+            "provenance": provenance.record()}
 
 
 def json_records(frame: pd.DataFrame) -> dict:

@@ -13,6 +13,7 @@ import pandas as pd
 
 from ..engine.store import results_dir
 from . import confirm, confirm_analysis
+from .training import pilot_main, steps_reached
 
 STORE = "long-pilot"  # data/results/long-pilot/
 BASE_STEPS = 5400  # the cpu profile's steps: the ladder's 1x rung
@@ -46,7 +47,6 @@ def train(hours: float | None = None, fill: bool = False, workers: int | None = 
 
 def progress(store=None) -> list:
     """[(arm, step reached, steps)]: how far each arm has trained; no loss."""
-    from .training import steps_reached
     store = store or results_dir(STORE)
     return [(arm, steps_reached(c, store), c.max_steps) for arm, c in configs().items()]
 
@@ -126,7 +126,6 @@ def cost_along(curve: pd.DataFrame, a: str = confirm_analysis.ALL64,
 
 
 def main(argv=None) -> int:
-    from .training import pilot_main
     return pilot_main(argv, __doc__, train,
                       lambda: [f"{arm}: step {reached:,} of {steps:,}"
                                for arm, reached, steps in progress()],
