@@ -541,7 +541,7 @@ def reader_layout(browser, base_url: str, path: str, site: Path, screenshot=None
 
 def layout_problems(layout: dict, site: Path, base_url: str) -> list:
     """What overflows the text column, is illegible or shows raw values, on one page."""
-    from albert_rerun.book.figures import MIN_FONT_PX, stored_font_px
+    from figure_checks import MIN_FONT_PX, stored_font_px
     column, problems = layout["column"], []
     for table in layout["tables"]:
         if table["width"] > column["width"] + 1 or table["right"] > column["right"] + 1:

@@ -10,6 +10,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 from PIL import Image  # noqa: E402
 
 from albert_rerun.book import figures as F  # noqa: E402
+import figure_checks as FC  # noqa: E402
 
 
 def recorded(data: bytes) -> tuple:
@@ -48,9 +49,9 @@ def test_the_stored_size_is_read_back_from_a_file(tmp_path):
     fig, ax = plt.subplots(figsize=(4, 3), dpi=100)
     path = tmp_path / "figure.png"
     path.write_bytes(F.png(fig))
-    assert F.stored_font_px(path) >= F.MIN_FONT_PX
+    assert FC.stored_font_px(path) >= F.MIN_FONT_PX
     plt.savefig(tmp_path / "plain.png")
-    assert F.stored_font_px(tmp_path / "plain.png") is None
+    assert FC.stored_font_px(tmp_path / "plain.png") is None
     plt.close(fig)
 
 
@@ -62,7 +63,7 @@ def test_figure_problems_names_each_rule_a_figure_breaks():
     for i in range(9):  # nine legend entries
         axes[1].plot([0, 1], [i, i], label=f"line {i}")
     axes[1].legend(fontsize=5)  # 7 px drawn: png lifts it to 10 px, as the book shows it
-    problems = F.figure_problems(fig)
+    problems = FC.figure_problems(fig)
     assert [p.split(" ", 1)[1] if p[0].isdigit() else p.split(" ")[0] for p in problems] \
         == ["legend entries", "rows", "panels"]
     plt.close(fig)
@@ -70,7 +71,7 @@ def test_figure_problems_names_each_rule_a_figure_breaks():
     ax.set_yticks([0, 0.5, 1.0])  # numbers are not rows
     ax.plot([0, 1], label="one line")
     ax.legend()
-    assert F.figure_problems(fig) == []
+    assert FC.figure_problems(fig) == []
     plt.close(fig)
 
 
@@ -97,14 +98,14 @@ def test_chapter_curves_draw_the_paired_difference_and_keep_the_rules():
     assert list(line.get_xdata()) == [100 * k for k in range(1, 9)]  # steps: same steps
     assert line.get_ydata() == pytest.approx([0.06] * 8)  # a minus b, mean over seeds
     assert "a minus b" in bottom.get_title()
-    assert F.figure_problems(two) == []
+    assert FC.figure_problems(two) == []
     plt.close(two)
     three = figures.curves(_runs({"ref": (800, 0.0), "x": (500, 0.1), "y": (300, 0.2)}),
                            x="tokens", xscale=1e-6, xlabel="training tokens (M)")
     labels = [t.get_text() for t in three.axes[1].get_legend().get_texts()]
     assert labels == ["x minus ref", "y minus ref"]  # each one minus the first
     assert "share of training" in three.axes[1].get_xlabel()  # arms of different steps
-    assert F.figure_problems(three) == []
+    assert FC.figure_problems(three) == []
     plt.close(three)
 
 
@@ -113,7 +114,7 @@ def test_the_preregistration_curves_keep_the_rules():
     from albert_rerun.studies import confirm_analysis as A
     from albert_rerun.studies import confirm as R
     fig = R.curves_figure(A.pilot_frame(), A.rungs())
-    assert F.figure_problems(fig) == []
+    assert FC.figure_problems(fig) == []
     titles = [ax.get_title() for ax in fig.axes]
     assert all(" minus " in t for t in titles)  # the decision's label, in words
     plt.close(fig)
@@ -233,7 +234,7 @@ def test_the_books_figures_keep_issue_41s_rules(committed_cpu, monkeypatch):
     problems, drawn = {}, set()
     for name, fig in _book_figures(*committed_cpu):
         drawn.add(name)
-        found = F.figure_problems(fig)
+        found = FC.figure_problems(fig)
         if found:
             problems.setdefault(name, []).append(found)
         titles = [ax.get_title() for ax in fig.axes if ax.get_title()]

@@ -10,6 +10,7 @@ import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 
 from albert_rerun.book import figures, ledger  # noqa: E402
+import figure_checks  # noqa: E402
 from albert_rerun.profiles import resolve  # noqa: E402
 from albert_rerun.stats.inference import decision, holm  # noqa: E402
 
@@ -130,7 +131,7 @@ def test_the_ledger_figures_keep_issue_41s_rules():
     assert [f.axes[0].get_title() for f in figs] == [
         "3. attention vs FFN · 4. SOP vs NSP", "5. dropout · grouped"]
     for fig in figs:
-        assert figures.figure_problems(fig) == []
+        assert figure_checks.figure_problems(fig) == []
         labels = [t.get_text() for t in fig.legends[0].get_texts()]
         assert "gpu (interim)" in labels and "cpu" in labels
         plt.close(fig)

@@ -224,7 +224,7 @@ def test_the_ladder_page_shows_the_registered_result(rehearsal, stored, family):
 
     from albert_rerun.book import budgets as B
     from albert_rerun.book import ladder_trend as T
-    from albert_rerun.book.figures import figure_problems
+    from figure_checks import figure_problems
     text = B.results_text()
     assert "{{" not in text and "**After the result: leaving the loss plateau**" in text
     after = text.split("**After the result: leaving the loss plateau**")[1]
@@ -306,7 +306,7 @@ def test_the_chapters_read_the_same_result(rehearsal, stored, family):
     import matplotlib.pyplot as plt
 
     from albert_rerun.book import ladder_trend as T
-    from albert_rerun.book.figures import figure_problems
+    from figure_checks import figure_problems
     trends = T.gather()
     for key, t in trends.items():
         row = family.loc[key]
@@ -358,7 +358,7 @@ def test_too_few_seeds_and_a_non_finite_number_leave_only_their_decisions(
 
     from albert_rerun.book.budgets import results_text
     from albert_rerun.book import ladder_trend as T
-    from albert_rerun.book.figures import figure_problems
+    from figure_checks import figure_problems
     results = tmp_path / "results"
     shutil.copytree(rehearsal.parent, results, symlinks=True)
     store = results / L.STORE

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from albert_rerun.book import ladder_trend as T
-from albert_rerun.book.figures import figure_problems
+from figure_checks import figure_problems
 from albert_rerun.studies import confirm_analysis, ladder
 
 

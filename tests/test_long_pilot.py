@@ -114,7 +114,7 @@ def test_the_page_has_no_results_until_both_arms_are_stored(tmp_path):
 
 
 def test_once_stored_the_tables_give_crossings_drops_costs_and_a_legible_figure():
-    from albert_rerun.book.figures import figure_problems
+    from figure_checks import figure_problems
     runs = _runs(_smooth(192) + 0.2, _smooth(192))
     rungs = {"unigram": 6.685, "left bigram": 6.147, "two-sided": 5.710}
     curve = L.curves(runs)
