@@ -8,7 +8,7 @@ import pandas as pd
 from ..profiles import ResolvedProfile, resolve
 from ..studies import conditions as C
 from ..studies.decisions import MissingRuns
-from ..stats.inference import holm, is_interim
+from ..stats.inference import holm
 from .asymmetry import asymmetry
 from .downstream import downstream_gate
 from .dropout import dropout
@@ -90,46 +90,12 @@ def _book_decisions(profile: ResolvedProfile, seeds, device, train_missing) -> l
         out = [d for d in out if d.arms]
     return out
 
+
 def book_family(profile: ResolvedProfile | str, seeds=None, device="auto",
                 train_missing=False) -> pd.DataFrame:
     """``book_decisions`` as one frame with the raw and the Holm-adjusted verdicts (each
-    profile its own family). A profile still training in stretches is adjusted over its
-    planned family (``planned_keys``), the decisions not yet made as pending tests at
-    p = 1, its rows marked ``interim``."""
-    profile = resolve(profile)  # a notebook passes the name
-    made = book_decisions(profile, seeds, device, train_missing)
-    if profile.name not in C.STRETCH_PROFILES:
-        return holm(made)
-    planned = planned_keys(profile)
-    family = holm(made, pending=len(set(planned) - {d.key for d in made}))
-    if len(family) and still_training(profile):
-        family["interim"] = True
-        family["verdict_staged"] = "interim: " + family["verdict_staged"]
-        family.attrs["planned"] = len(set(planned) | set(family.index))
-        family.attrs["pending"] = len(set(planned) - set(family.index))
-    return family
-
-
-def source_decisions(profile: ResolvedProfile) -> list:
-    """The decisions of a stretch profile's ``conditions.PLANNED_FROM`` profile; [] where
-    it has none or its results are not stored."""
-    if profile.name not in C.PLANNED_FROM:
-        return []
-    try:
-        return book_decisions(resolve(C.PLANNED_FROM[profile.name]))
-    except MissingRuns:
-        return []
-
-
-def planned_keys(profile: ResolvedProfile) -> list:
-    """The decisions a profile trained in stretches makes once complete: its
-    ``PLANNED_FROM`` profile's whose arms it trains, and the downstream test."""
-    reference = source_decisions(profile)
-    trained = {claim: set(C.claim_conditions(profile, claim, 1.0))
-               for claim in C.profile_claims(profile)}
-    trained["downstream"] = {"base"}
-    return [d.key for d in reference
-            if d.arms and d.claim in trained and set(d.arms) <= trained[d.claim]]
+    profile its own family)."""
+    return holm(book_decisions(resolve(profile), seeds, device, train_missing))
 
 
 def published_profiles(current: ResolvedProfile) -> list:
@@ -173,39 +139,6 @@ def training_compute(profile: ResolvedProfile | str) -> float:
     return C.step_flops(b) * b.max_steps
 
 
-def stretch_counts(profile: ResolvedProfile) -> dict:
-    """What a profile trained in stretches has stored of its plan: {"runs", "trained",
-    "evaluated", "controls", "controls_evaluated", "finetunings", "finetuned"}."""
-    from ..engine.store import config_hash, read_json, stored_eval, stored_pretrain
-    from ..studies.driver import _sweep_choice, finetune_targets, planned_controls, planned_runs
-    store, evaluation = profile.results, profile.evaluation
-    chosen = read_json(_sweep_choice(profile))  # the stored wide learning rate
-    runs = planned_runs(profile, C.default_seeds(profile), None,
-                        chosen["learning_rate"] if chosen else None)
-    controls = planned_controls(runs)
-    tuned = finetune_targets(profile, C.default_seeds(profile))
-
-    def scored(config, how=evaluation) -> bool:
-        return stored_eval(store, config_hash(config.to_dict()), how) is not None
-    tuning = profile.finetune_config()
-    return {"runs": len(runs), "trained": sum(stored_pretrain(store, r) is not None
-                                              for r in runs),
-            "evaluated": sum(scored(r) for r in runs), "controls": len(controls),
-            "controls_evaluated": sum(scored(c) for c in controls),
-            "finetunings": len(tuned), "finetuned": sum(scored(c, tuning) for c in tuned)}
-
-
-def still_training(profile: ResolvedProfile) -> bool:
-    """Whether a profile trained in stretches lacks any planned run, evaluation, control
-    or fine-tuning: then its verdicts are interim."""
-    if profile.name not in C.STRETCH_PROFILES:
-        return False
-    n = stretch_counts(profile)
-    return not (n["trained"] == n["evaluated"] == n["runs"]
-                and n["controls_evaluated"] == n["controls"]
-                and n["finetuned"] == n["finetunings"])
-
-
 # -- the ledger's page --------------------------------------------------------------------
 
 def with_confirmatory(families: dict) -> dict:
@@ -242,10 +175,6 @@ def reading_label(row) -> str:
     return one_label({**answer(row), "why": ""})
 
 
-def _profile_head(profile: str, family: pd.DataFrame) -> str:
-    return profile + (" (interim)" if any(is_interim(r) for _, r in family.iterrows()) else "")
-
-
 def ledger_table(families: dict) -> pd.DataFrame:
     """One row per decision (its chapter, 'A vs B', its margin), a column per source of
     ``families``: the paper-positive difference, its 95% interval, its plain reading
@@ -262,8 +191,7 @@ def ledger_table(families: dict) -> pd.DataFrame:
         [first["claim"].map(CLAIM_TITLES), first["label"],
          [f"±{m:.2g} {u}" for m, u in zip(first["margin"], first["unit"])]],
         names=["claim", "decision", "margin"])
-    heads = {p: _profile_head(p, f) for p, f in families.items()}
-    return table.rename(columns=heads).rename_axis(columns=None)
+    return table.rename_axis(columns=None)
 
 
 def reading_counts(family: pd.DataFrame) -> pd.Series:
@@ -323,7 +251,7 @@ def ledger_figures(families: dict, max_rows: int = 12) -> list:
     a figure as keep it within ``max_rows`` rows."""
     from .figures import CLAIM_TITLES, forest
     frame = shown(families)
-    frame["source"] = [_profile_head(p, families[p]) for p in frame["profile"]]
+    frame["source"] = frame["profile"]
     frame["row"] = frame["label"]
     parts, rows = [[]], 0
     for claim in dict.fromkeys(frame["claim"]):
