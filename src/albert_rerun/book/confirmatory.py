@@ -227,46 +227,39 @@ def _judged(claim: str, store=None, turned: bool = False) -> list:
     return out
 
 
-def decisions(claim: str, store=None, turned: bool = False) -> pd.DataFrame:
+def decisions(claim: str, store=None, turned: bool = True) -> pd.DataFrame:
     """The registered analysis of the claim's decisions, rounded for the reader, one row
-    each; the arms' progress counts before every run is stored."""
-    if not confirm_analysis.complete(store):
-        table = confirm_analysis.progress(store)
-        arms = {a for s in specs(claim) for a in (s.a, s.b)}
-        return table.loc[[c for c in table.index if c in arms]]
+    each, positive the paper's direction with one label (the registered sign and verdict
+    words are the appendix's, ``confirm.results_table``); NotComplete before every run is
+    stored. ``turned`` must be True."""
     from .headlines import answer, one_label
+    _paper_positive_only(turned)
     rows = []
-    for spec, name, row, premise in _judged(claim, store, turned):
-        tag = "" if name == "primary" else " (exploratory)"
+    for spec, name, row, premise in _judged(claim, store, turned=True):
         ends = (float(row[k]) for k in ("estimate", "low", "high"))
-        cells = {"difference [95% interval]": f"{interval_text(*ends, spec.unit)} {spec.unit}",
-                 "margin": f"±{float(row['margin']):.{unit_digits(spec.unit) + 1}f}"}
-        if turned:  # one sign and one label: the registered words stay in the appendix
-            rows.append({"decision": row["label"] + tag, **cells,
-                         "plain reading": one_label(answer(row, premise))})
-        else:
-            rows.append({"decision, A minus B": spec.label + tag, **cells,
-                         "paper's sign": {1: "+", -1: "−", 0: "0 (none)"}[int(row["paper_sign"])],
-                         "plain reading": plain.row_reading(row, premise),
-                         "verdict at 5%": row["verdict"], "after Holm": row["verdict_holm"]})
-    return pd.DataFrame(rows).set_index("decision" if turned else "decision, A minus B")
+        tag = "" if name == "primary" else " (exploratory)"
+        rows.append({"decision": row["label"] + tag,
+                     "difference [95% interval]": f"{interval_text(*ends, spec.unit)} "
+                                                  f"{spec.unit}",
+                     "margin": f"±{float(row['margin']):.{unit_digits(spec.unit) + 1}f}",
+                     "plain reading": one_label(answer(row, premise))})
+    return pd.DataFrame(rows).set_index("decision")
 
 
-def figure(by_seed: pd.DataFrame, claim: str, store=None, turned: bool = False):
-    """Each decision's differences by seed, its mean and 95% interval against its margin and
-    zero; before every run is stored, a figure that says so."""
+def _paper_positive_only(turned: bool) -> None:
+    if not turned:
+        raise ValueError("a chapter shows the paper-positive sign only; the registered "
+                         "sign is the appendix's (confirm.results_table)")
+
+
+def figure(by_seed: pd.DataFrame, claim: str, store=None, turned: bool = True):
+    """Each decision's differences by seed (``by_seed``: positive the paper's direction),
+    its mean and 95% interval against its margin and zero; NotComplete before every run
+    is stored. ``turned`` must be True."""
     import matplotlib.pyplot as plt
-    import numpy as np
+    _paper_positive_only(turned)
     with plt.rc_context({"font.size": 10}):
-        if not confirm_analysis.complete(store):
-            fig, ax = plt.subplots(figsize=(6.6, 1.2), dpi=100)
-            ax.axis("off")
-            table = confirm_analysis.progress(store)
-            ax.text(0.5, 0.5, f"{int(table['evaluated'].sum())} of {int(table['of'].sum())}"
-                    " confirmatory runs stored: no difference is shown before all are",
-                    ha="center", va="center")
-            return fig
-        judged = _judged(claim, store, turned)
+        judged = _judged(claim, store, turned=True)
         units = list(dict.fromkeys(spec.unit for spec, *_ in judged))
         fig, axes = plt.subplots(len(units), 1, squeeze=False, dpi=100,
                                  figsize=(6.6, 0.9 + 0.55 * len(judged) + 0.5 * len(units)))
@@ -289,12 +282,11 @@ def figure(by_seed: pd.DataFrame, claim: str, store=None, turned: bool = False):
                 ax.plot([low, high], [y, y], color="black", lw=2, zorder=3)
                 ax.plot([est], [y], "D", color="black", ms=6, zorder=4)
                 tag = "" if name == "primary" else " (exploratory)"
-                labels.append(_wrap((row["label"] if turned else spec.label) + tag))
+                labels.append(_wrap(row["label"] + tag))
             ax.set_yticks(range(len(mine)), labels)
             ax.set_ylim(len(mine) - 0.5, -0.5)
-            head = "positive: the paper's direction" if turned else "A minus B"
-            ax.set_xlabel(f"{head}, {unit}: seeds (grey dots), mean and 95% interval\n"
-                          f"(black); grey band: the decision's margin")
+            ax.set_xlabel(f"positive: the paper's direction, {unit}: seeds (grey dots), mean "
+                          f"and 95% interval\n(black); grey band: the decision's margin")
             for side in ("top", "right"):
                 ax.spines[side].set_visible(False)
         fig.tight_layout()
