@@ -18,8 +18,8 @@ import pandas as pd
 from . import conditions as C
 from .. import paper
 from ..profiles import ResolvedProfile
-from ..stats.inference import (Decision, arm_level, bootstrap, correct_matrix, decision, paired_t,
-                    staged_verdict)
+from ..stats.inference import (Decision, arm_level, bootstrap, correct_matrix, decision,
+                                paired_t)
 
 
 CE = "mlm_loss_at_mask"
@@ -259,12 +259,6 @@ def gated(decisions, runs: pd.DataFrame, rungs: dict, untestable: dict | None = 
             for d in decisions]
 
 
-def stage_text(d: Decision) -> str:
-    """A decision's verdict with its stage, e.g. "equivalent, early training: weakest arm
-    at 31%" (``stats.staged_verdict``)."""
-    return staged_verdict(d.verdict(), d.stage, d.weakest_level, d.gate_reason)
-
-
 # -- what a chapter returns --------------------------------------------------------------
 
 @dataclass
@@ -277,24 +271,6 @@ class Chapter:
     tables: dict = field(default_factory=dict)
     texts: dict = field(default_factory=dict)
     extra: dict = field(default_factory=dict)
-
-    def decision_table(self, family: pd.DataFrame | None = None) -> pd.DataFrame:
-        """The decisions, with the Holm-adjusted verdicts of ``family`` where given."""
-        rows = []
-        for d in self.decisions:
-            row = {"comparison": d.label, "ours": interval_text(d.estimate, d.low, d.high,
-                                                                 d.unit),
-                   "margin": f"±{d.margin:.3g}",
-                   "paper's side": {-1: "negative", 0: "about zero", 1: "positive"}[
-                       d.paper_sign],
-                   "paper": d.paper, "method": d.method,
-                   "arms' level": d.arm_levels or "no trained model",
-                   "verdict at 5%, unadjusted": stage_text(d)}
-            if family is not None and d.key in family.index:
-                row["verdict (Holm, this profile's family)"] = family.loc[d.key,
-                                                                          "verdict_staged"]
-            rows.append(row)
-        return pd.DataFrame(rows).set_index("comparison")
 
 
 def unit_digits(unit: str) -> int:
