@@ -27,7 +27,7 @@ NO_ORDER = "neither model orders cue-free pairs (a check made after the results)
 
 # -- the verdicts beside the profiles' ---------------------------------------------------------
 
-def notes(store=None, families: dict | None = None) -> dict:
+def notes(store=None) -> dict:
     """What a confirmatory label needs beside it once the design is complete ({} before):
     "sop_nsp_premise" (``sop_premise``) and "budget_only" (the equal-time arms' median
     seconds ratio outside 0.9 to 1.1)."""
@@ -96,8 +96,6 @@ def in_chapter_sign(claim: str, row):
     """A confirmatory row in its chapter's sign (``REVERSED`` claims negated and relabelled;
     ``registered_label`` keeps the registration's words)."""
     row = row.copy()
-    if "registered_label" in row.index:
-        return row
     row["registered_label"] = row["label"]
     if claim in REVERSED:
         row["estimate"], row["low"], row["high"] = (
@@ -150,21 +148,16 @@ def confirmatory_secondary(store=None, claims=("transitions", "embedding_sweep")
 
 # -- a chapter's evidence under its box ------------------------------------------------------
 
-def specs(claim: str, family: str = "both") -> list:
-    """The registered decisions of ``claim``: "primary", "secondary" or "both" (chapter 8
-    adds the cost of sharing every layer at E 32)."""
-    if family not in ("primary", "secondary", "both"):
-        raise ValueError(f"family must be 'primary', 'secondary' or 'both', got {family!r}")
-    key = CLAIMS.get(claim, claim)
-    primary = [s for s in confirm_analysis.PRIMARY if s.claim == key]
-    secondary = [s for s in confirm_analysis.SECONDARY if s.claim == key]
+def specs(claim: str) -> list:
+    """The registered decisions of ``claim``, primary then secondary (chapter 8 adds the
+    cost of sharing every layer at E 32)."""
+    registered = (*confirm_analysis.PRIMARY, *confirm_analysis.SECONDARY)
+    found = [s for s in registered if s.claim == CLAIMS.get(claim, claim)]
     if claim == "embedding_size":
-        secondary += [s for s in confirm_analysis.SECONDARY
-                      if s.key == "explore/sharing-cost-E32"]
-    if not primary and not secondary:
+        found += [s for s in registered if s.key == "explore/sharing-cost-E32"]
+    if not found:
         raise KeyError(f"no registered decision for claim {claim!r}")
-    return {"primary": primary, "secondary": secondary,
-            "both": primary + secondary}[family]
+    return found
 
 
 def runs(store=None) -> pd.DataFrame:
