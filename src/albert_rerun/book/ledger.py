@@ -7,7 +7,7 @@ import pandas as pd
 
 from ..profiles import ResolvedProfile, resolve
 from ..studies import conditions as C
-from ..studies.decisions import MissingRuns
+from ..studies.decisions import MissingRuns, store_fingerprint
 from ..stats.inference import holm
 from .asymmetry import asymmetry
 from .downstream import downstream_gate
@@ -27,24 +27,10 @@ PAPER_MASKED = 20
 
 
 def store_state() -> tuple:
-    """Every file under the results root as (path, size, mtime): the state decisions are
-    computed from. Checkpoints and logs are left out: no decision reads them, and a run
-    training beside a build rewrites its checkpoint every few minutes."""
-    import os
-
+    """The results root and its files' state (``decisions.store_fingerprint``)."""
     from ..engine.store import results_dir
     root = results_dir("cpu").parent
-    state = []
-    for folder, folders, files in os.walk(root):
-        folders[:] = [f for f in folders if f not in ("checkpoints", "logs")]
-        for name in files:
-            path = os.path.join(folder, name)
-            try:
-                stat = os.stat(path)
-            except FileNotFoundError:  # a temporary file renamed meanwhile
-                continue
-            state.append((path, stat.st_size, stat.st_mtime_ns))
-    return str(root), tuple(sorted(state))
+    return str(root), store_fingerprint(root)
 
 
 _DECISIONS: dict = {}  # (arguments, store_state()) -> decisions; see book_decisions
@@ -52,9 +38,8 @@ _DECISIONS: dict = {}  # (arguments, store_state()) -> decisions; see book_decis
 
 def book_decisions(profile: ResolvedProfile | str, seeds=None, device="auto",
                    train_missing=False) -> list:
-    """Every decision of the book at ``profile`` (a profile trained in stretches: those
-    whose runs are all stored). Cached per ``store_state`` in a process: a page asks
-    for the same family several times, about 12 s of CPU each at cpu."""
+    """Every decision of the book at ``profile``, cached per ``store_state`` in a process:
+    a page asks for the same family several times, about 12 s of CPU each at cpu."""
     profile = resolve(profile)
     key = (profile, None if seeds is None else tuple(seeds), str(device), bool(train_missing))
     cached = _DECISIONS.get((key, store_state()))
@@ -68,26 +53,12 @@ def book_decisions(profile: ResolvedProfile | str, seeds=None, device="auto",
 
 
 def _book_decisions(profile: ResolvedProfile, seeds, device, train_missing) -> list:
-    out = []
-    partial = profile.name in C.STRETCH_PROFILES
     claims = set(C.profile_claims(profile)) | {"downstream"}
-    for claim, make in CHAPTERS.items():
-        if claim not in claims and not (claim == "asymmetry" and "grouped" in claims):
-            continue
-        if not partial:
-            out += make(profile, seeds, device, train_missing, present=False).decisions
-            continue
-        try:
-            if claim == "downstream":
-                chapter = make(profile, seeds, device, train_missing, present=False)
-            else:
-                chapter = make(profile, seeds, device, train_missing, present=False,
-                               partial=True)
-        except MissingRuns:
-            continue
-        out += chapter.decisions
-    if partial:  # checks of the test sets compare no model: they are the cpu book's
-        out = [d for d in out if d.arms]
+    out = [d for claim, make in CHAPTERS.items()
+           if claim in claims or (claim == "asymmetry" and "grouped" in claims)
+           for d in make(profile, seeds, device, train_missing, present=False).decisions]
+    if profile.name in C.STRETCH_PROFILES:  # its checks of the test sets compare no
+        out = [d for d in out if d.arms]  # model: they are the cpu book's
     return out
 
 

@@ -123,6 +123,24 @@ def load_runs(profile: ResolvedProfile, conditions: dict, seeds, device: str = "
     return frame
 
 
+def store_fingerprint(root) -> tuple:
+    """Every file under ``root`` as (path, size, mtime): the state decisions are computed
+    from. Checkpoints and logs are left out: no decision reads them, and a run training
+    beside a build rewrites its checkpoint every few minutes."""
+    import os
+    state = []
+    for folder, folders, files in os.walk(root):
+        folders[:] = [f for f in folders if f not in ("checkpoints", "logs")]
+        for name in files:
+            path = os.path.join(folder, name)
+            try:
+                stat = os.stat(path)
+            except FileNotFoundError:  # a temporary file renamed meanwhile
+                continue
+            state.append((path, stat.st_size, stat.st_mtime_ns))
+    return tuple(sorted(state))
+
+
 def _machine(run: dict) -> str:
     machine = run["provenance"]["machine"]
     return machine.get("gpu") or machine.get("cpu", "unknown")
