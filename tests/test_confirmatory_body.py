@@ -48,10 +48,11 @@ def test_nothing_is_shown_before_every_run_is_stored(results):
     by_seed = _ce_differences(runs)
     assert by_seed.empty
     cb.check_by_seed(by_seed, "asymmetry")  # nothing to compare, nothing shown
-    with pytest.raises(confirm_analysis.NotComplete):
-        cb.decisions("asymmetry")
-    with pytest.raises(confirm_analysis.NotComplete):
-        cb.figure(by_seed, "asymmetry")
+    table = cb.decisions("asymmetry")
+    assert list(table.columns) == ["trained", "evaluated", "of"]  # progress only
+    assert (table["trained"] == 0).all()
+    fig = cb.figure(by_seed, "asymmetry")
+    assert not any(line.get_xdata().size for ax in fig.axes for line in ax.lines)
     with pytest.raises(AssertionError, match="before the runs"):
         cb.check_by_seed(pd.DataFrame({"x": [0.1]}, index=[1000]), "dropout")
 

@@ -223,10 +223,14 @@ def _judged(claim: str, store=None, turned: bool = False) -> list:
 def decisions(claim: str, store=None, turned: bool = True) -> pd.DataFrame:
     """The registered analysis of the claim's decisions, rounded for the reader, one row
     each, positive the paper's direction with one label (the registered sign and verdict
-    words are the appendix's, ``confirm.results_table``); NotComplete before every run is
-    stored. ``turned`` must be True."""
+    words are the appendix's, ``confirm.results_table``); before every run is stored, the
+    arms' progress counts. ``turned`` must be True."""
     from .headlines import answer, one_label
     _paper_positive_only(turned)
+    if not confirm_analysis.complete(store):
+        table = confirm_analysis.progress(store)
+        arms = {a for s in specs(claim) for a in (s.a, s.b)}
+        return table.loc[[c for c in table.index if c in arms]]
     rows = []
     for spec, name, row, premise in _judged(claim, store, turned=True):
         ends = (float(row[k]) for k in ("estimate", "low", "high"))
@@ -247,11 +251,19 @@ def _paper_positive_only(turned: bool) -> None:
 
 def figure(by_seed: pd.DataFrame, claim: str, store=None, turned: bool = True):
     """Each decision's differences by seed (``by_seed``: positive the paper's direction),
-    its mean and 95% interval against its margin and zero; NotComplete before every run
-    is stored. ``turned`` must be True."""
+    its mean and 95% interval against its margin and zero; before every run is stored, a
+    figure that says so. ``turned`` must be True."""
     import matplotlib.pyplot as plt
     _paper_positive_only(turned)
     with plt.rc_context({"font.size": 10}):
+        if not confirm_analysis.complete(store):
+            fig, ax = plt.subplots(figsize=(6.6, 1.2), dpi=100)
+            ax.axis("off")
+            table = confirm_analysis.progress(store)
+            ax.text(0.5, 0.5, f"{int(table['evaluated'].sum())} of {int(table['of'].sum())}"
+                    " confirmatory runs stored: no difference is shown before all are",
+                    ha="center", va="center")
+            return fig
         judged = _judged(claim, store, turned=True)
         units = list(dict.fromkeys(spec.unit for spec, *_ in judged))
         fig, axes = plt.subplots(len(units), 1, squeeze=False, dpi=100,

@@ -206,12 +206,19 @@ def results_values(store=None) -> dict:
 
 
 def results_text(generated: Path, store=None) -> str:
-    """The page's results, with the curves drawn into ``generated``; NotComplete before
-    every confirmatory run is stored (the stopping rule)."""
-    values = results_values(store)
-    write_parts(generated, {"preregistration-confirm-curves.png": K.curves_figure(
-        A.confirmatory_frame(store=store), A.rungs())})
-    return fill("prereg-results.md", values)
+    """The page's results once every confirmatory run is stored (with the curves drawn into
+    ``generated``); the counts alone before."""
+    if A.complete(store):
+        values = results_values(store)
+        write_parts(generated, {"preregistration-confirm-curves.png": K.curves_figure(
+            A.confirmatory_frame(store=store), A.rungs())})
+        return fill("prereg-results.md", values)
+    counts = A.progress(store)
+    shown = counts.assign(**{c: counts[c].astype(str) + " of " + counts["of"].astype(str)
+                             for c in ("trained", "evaluated")})[["trained", "evaluated"]]
+    return fill("prereg-progress.md", {
+        "trained": int(counts["trained"].sum()), "evaluated": int(counts["evaluated"].sum()),
+        "total": int(counts["of"].sum()), "table": shown.to_markdown(disable_numparse=True)})
 
 
 # -- what the design was sized on ------------------------------------------------------------
