@@ -486,7 +486,6 @@ def test_once_judged_the_confirmatory_verdict_leads_the_box_and_the_glance(tmp_p
     assert (turned["low"], turned["high"]) == (-rows["asymmetry"]["high"],
                                                -rows["asymmetry"]["low"])
     assert turned["verdict_holm"] == rows["asymmetry"]["verdict_holm"]
-    assert confirmatory.in_chapter_sign("asymmetry", turned)["estimate"] == turned["estimate"]
     family = confirmatory.confirmatory_family()
     assert family.loc[key, "label"] == turned["label"]
     assert list(confirmatory.with_confirmatory({"cpu-long": pilot})) == ["confirmatory",

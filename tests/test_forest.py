@@ -125,13 +125,13 @@ def test_published_families_train_and_reseed_only_the_current_profile(monkeypatc
 
 def test_the_ledger_figures_keep_issue_41s_rules():
     """At most 12 rows a figure, the chapters in order, each figure legible at the text
-    column; a profile still training is named interim in the legend."""
-    families = {"cpu": family(), "gpu": family(scale=1.5).assign(interim=True)}
+    column; each source is named in the legend."""
+    families = {"cpu": family(), "gpu": family(scale=1.5)}
     figs = ledger.ledger_figures(families, max_rows=3)
     assert [f.axes[0].get_title() for f in figs] == [
         "3. attention vs FFN · 4. SOP vs NSP", "5. dropout · grouped"]
     for fig in figs:
         assert figure_checks.figure_problems(fig) == []
         labels = [t.get_text() for t in fig.legends[0].get_texts()]
-        assert "gpu (interim)" in labels and "cpu" in labels
+        assert "gpu" in labels and "cpu" in labels
         plt.close(fig)

@@ -7,7 +7,6 @@ import pytest
 
 from albert_rerun.book import ledger
 from albert_rerun.stats.inference import arm_level, decision, holm
-from albert_rerun.profiles import resolve
 
 RUNGS = {"rungs": {"unigram_loss_at_mask": 6.685, "bigram_loss_at_mask": 6.147},
          "reads_context": 6.665, "distance": 6.685 - 6.147}
@@ -77,28 +76,6 @@ def test_pending_decisions_enter_holm_as_tests_at_one():
         holm(made, pending=-1)
 
 
-def test_a_partial_profile_is_padded_to_its_planned_family_and_marked_interim(monkeypatch):
-    """cpu-long plans the cpu decisions whose arms it trains: here cpu's "a" and "b" (its
-    arms arm0, arm1 are planned) but not "g" (grouped sharing, which cpu-long does not
-    train); with "a" made, one decision is pending."""
-    def made(key, arms):
-        return replace(_d(key, 0.004, [6.5, 6.4]), claim="asymmetry", arms=tuple(arms))
-    books = {"cpu": [made("a", ("E=32, all", "E=32, none")),
-                     made("b", ("E=32, attention", "E=32, ffn")),
-                     made("g", ("G=2", "G=1"))],
-             "cpu-long": [made("a", ("E=32, all", "E=32, none"))]}
-    monkeypatch.setattr(ledger, "book_decisions",
-                        lambda profile, *a, **k: books[profile.name])
-    assert ledger.planned_keys(resolve("cpu-long")) == ["a", "b"]
-    family = ledger.book_family("cpu-long")
-    assert family.loc["a", "p_difference_holm"] == pytest.approx(4 * 0.004)  # 2 + 2 tests
-    assert bool(family.loc["a", "interim"])
-    assert family.loc["a", "verdict_staged"].startswith("interim: ")
-    assert "interim" not in ledger.book_family("cpu")
-    assert (family.attrs["planned"], family.attrs["pending"]) == (2, 1)
-    assert list(ledger.ledger_table({"cpu-long": family}).columns) == ["cpu-long (interim)"]
-
-
 def test_book_decisions_are_computed_once_per_state_of_the_store(monkeypatch, results):
     """A chapter asks for the same profiles' decisions several times; the second call at
     the same store state reuses the first, and a file written to the store (a run that
@@ -129,29 +106,6 @@ def test_book_decisions_are_computed_once_per_state_of_the_store(monkeypatch, re
     mutated = ledger.book_decisions("cpu")
     mutated.clear()  # a caller's list is its own
     assert len(ledger.book_decisions("cpu")) == 1 and len(calls) == 4
-
-
-def test_a_stretch_profile_with_everything_stored_is_no_longer_interim(monkeypatch):
-    """Once its last run, control and fine-tuning are stored, cpu-long is judged as any
-    profile: no 'interim' mark, nothing pending in its Holm family."""
-    full = {"runs": 30, "trained": 30, "evaluated": 30, "controls": 24,
-            "controls_evaluated": 24, "finetunings": 6, "finetuned": 6}
-    monkeypatch.setattr(ledger, "stretch_counts", lambda profile: dict(full))
-    assert not ledger.still_training(resolve("cpu-long"))
-    for missing in ("trained", "evaluated", "controls_evaluated", "finetuned"):
-        monkeypatch.setattr(ledger, "stretch_counts",
-                            lambda profile, m=missing: {**full, m: full[m] - 1})
-        assert ledger.still_training(resolve("cpu-long")), missing
-    assert not ledger.still_training(resolve("cpu"))  # not trained in stretches: never interim
-
-    made = [replace(_d("a", 0.004, [6.5, 6.4]), claim="asymmetry",
-                    arms=("E=32, all", "E=32, none"))]
-    monkeypatch.setattr(ledger, "book_decisions", lambda profile, *a, **k: made)
-    monkeypatch.setattr(ledger, "planned_keys", lambda profile: ["a"])
-    monkeypatch.setattr(ledger, "still_training", lambda profile: False)
-    family = ledger.book_family("cpu-long")
-    assert "interim" not in family and not family.attrs.get("pending")
-    assert not family.loc["a", "verdict_staged"].startswith("interim")
 
 
 def _sop_rows(low=6.2):

@@ -27,7 +27,7 @@ NO_ORDER = "neither model orders cue-free pairs (a check made after the results)
 
 # -- the verdicts beside the profiles' ---------------------------------------------------------
 
-def notes(store=None, families: dict | None = None) -> dict:
+def notes(store=None) -> dict:
     """What a confirmatory label needs beside it once the design is complete ({} before):
     "sop_nsp_premise" (``sop_premise``) and "budget_only" (the equal-time arms' median
     seconds ratio outside 0.9 to 1.1)."""
@@ -96,8 +96,6 @@ def in_chapter_sign(claim: str, row):
     """A confirmatory row in its chapter's sign (``REVERSED`` claims negated and relabelled;
     ``registered_label`` keeps the registration's words)."""
     row = row.copy()
-    if "registered_label" in row.index:
-        return row
     row["registered_label"] = row["label"]
     if claim in REVERSED:
         row["estimate"], row["low"], row["high"] = (
@@ -150,21 +148,16 @@ def confirmatory_secondary(store=None, claims=("transitions", "embedding_sweep")
 
 # -- a chapter's evidence under its box ------------------------------------------------------
 
-def specs(claim: str, family: str = "both") -> list:
-    """The registered decisions of ``claim``: "primary", "secondary" or "both" (chapter 8
-    adds the cost of sharing every layer at E 32)."""
-    if family not in ("primary", "secondary", "both"):
-        raise ValueError(f"family must be 'primary', 'secondary' or 'both', got {family!r}")
-    key = CLAIMS.get(claim, claim)
-    primary = [s for s in confirm_analysis.PRIMARY if s.claim == key]
-    secondary = [s for s in confirm_analysis.SECONDARY if s.claim == key]
+def specs(claim: str) -> list:
+    """The registered decisions of ``claim``, primary then secondary (chapter 8 adds the
+    cost of sharing every layer at E 32)."""
+    registered = (*confirm_analysis.PRIMARY, *confirm_analysis.SECONDARY)
+    found = [s for s in registered if s.claim == CLAIMS.get(claim, claim)]
     if claim == "embedding_size":
-        secondary += [s for s in confirm_analysis.SECONDARY
-                      if s.key == "explore/sharing-cost-E32"]
-    if not primary and not secondary:
+        found += [s for s in registered if s.key == "explore/sharing-cost-E32"]
+    if not found:
         raise KeyError(f"no registered decision for claim {claim!r}")
-    return {"primary": primary, "secondary": secondary,
-            "both": primary + secondary}[family]
+    return found
 
 
 def runs(store=None) -> pd.DataFrame:
@@ -227,36 +220,41 @@ def _judged(claim: str, store=None, turned: bool = False) -> list:
     return out
 
 
-def decisions(claim: str, store=None, turned: bool = False) -> pd.DataFrame:
+def decisions(claim: str, store=None, turned: bool = True) -> pd.DataFrame:
     """The registered analysis of the claim's decisions, rounded for the reader, one row
-    each; the arms' progress counts before every run is stored."""
+    each, positive the paper's direction with one label (the registered sign and verdict
+    words are the appendix's, ``confirm.results_table``); before every run is stored, the
+    arms' progress counts. ``turned`` must be True."""
+    from .headlines import answer, one_label
+    _paper_positive_only(turned)
     if not confirm_analysis.complete(store):
         table = confirm_analysis.progress(store)
         arms = {a for s in specs(claim) for a in (s.a, s.b)}
         return table.loc[[c for c in table.index if c in arms]]
-    from .headlines import answer, one_label
     rows = []
-    for spec, name, row, premise in _judged(claim, store, turned):
-        tag = "" if name == "primary" else " (exploratory)"
+    for spec, name, row, premise in _judged(claim, store, turned=True):
         ends = (float(row[k]) for k in ("estimate", "low", "high"))
-        cells = {"difference [95% interval]": f"{interval_text(*ends, spec.unit)} {spec.unit}",
-                 "margin": f"±{float(row['margin']):.{unit_digits(spec.unit) + 1}f}"}
-        if turned:  # one sign and one label: the registered words stay in the appendix
-            rows.append({"decision": row["label"] + tag, **cells,
-                         "plain reading": one_label(answer(row, premise))})
-        else:
-            rows.append({"decision, A minus B": spec.label + tag, **cells,
-                         "paper's sign": {1: "+", -1: "−", 0: "0 (none)"}[int(row["paper_sign"])],
-                         "plain reading": plain.row_reading(row, premise),
-                         "verdict at 5%": row["verdict"], "after Holm": row["verdict_holm"]})
-    return pd.DataFrame(rows).set_index("decision" if turned else "decision, A minus B")
+        tag = "" if name == "primary" else " (exploratory)"
+        rows.append({"decision": row["label"] + tag,
+                     "difference [95% interval]": f"{interval_text(*ends, spec.unit)} "
+                                                  f"{spec.unit}",
+                     "margin": f"±{float(row['margin']):.{unit_digits(spec.unit) + 1}f}",
+                     "plain reading": one_label(answer(row, premise))})
+    return pd.DataFrame(rows).set_index("decision")
 
 
-def figure(by_seed: pd.DataFrame, claim: str, store=None, turned: bool = False):
-    """Each decision's differences by seed, its mean and 95% interval against its margin and
-    zero; before every run is stored, a figure that says so."""
+def _paper_positive_only(turned: bool) -> None:
+    if not turned:
+        raise ValueError("a chapter shows the paper-positive sign only; the registered "
+                         "sign is the appendix's (confirm.results_table)")
+
+
+def figure(by_seed: pd.DataFrame, claim: str, store=None, turned: bool = True):
+    """Each decision's differences by seed (``by_seed``: positive the paper's direction),
+    its mean and 95% interval against its margin and zero; before every run is stored, a
+    figure that says so. ``turned`` must be True."""
     import matplotlib.pyplot as plt
-    import numpy as np
+    _paper_positive_only(turned)
     with plt.rc_context({"font.size": 10}):
         if not confirm_analysis.complete(store):
             fig, ax = plt.subplots(figsize=(6.6, 1.2), dpi=100)
@@ -266,7 +264,7 @@ def figure(by_seed: pd.DataFrame, claim: str, store=None, turned: bool = False):
                     " confirmatory runs stored: no difference is shown before all are",
                     ha="center", va="center")
             return fig
-        judged = _judged(claim, store, turned)
+        judged = _judged(claim, store, turned=True)
         units = list(dict.fromkeys(spec.unit for spec, *_ in judged))
         fig, axes = plt.subplots(len(units), 1, squeeze=False, dpi=100,
                                  figsize=(6.6, 0.9 + 0.55 * len(judged) + 0.5 * len(units)))
@@ -289,12 +287,11 @@ def figure(by_seed: pd.DataFrame, claim: str, store=None, turned: bool = False):
                 ax.plot([low, high], [y, y], color="black", lw=2, zorder=3)
                 ax.plot([est], [y], "D", color="black", ms=6, zorder=4)
                 tag = "" if name == "primary" else " (exploratory)"
-                labels.append(_wrap((row["label"] if turned else spec.label) + tag))
+                labels.append(_wrap(row["label"] + tag))
             ax.set_yticks(range(len(mine)), labels)
             ax.set_ylim(len(mine) - 0.5, -0.5)
-            head = "positive: the paper's direction" if turned else "A minus B"
-            ax.set_xlabel(f"{head}, {unit}: seeds (grey dots), mean and 95% interval\n"
-                          f"(black); grey band: the decision's margin")
+            ax.set_xlabel(f"positive: the paper's direction, {unit}: seeds (grey dots), mean "
+                          f"and 95% interval\n(black); grey band: the decision's margin")
             for side in ("top", "right"):
                 ax.spines[side].set_visible(False)
         fig.tight_layout()

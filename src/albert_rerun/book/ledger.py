@@ -7,8 +7,8 @@ import pandas as pd
 
 from ..profiles import ResolvedProfile, resolve
 from ..studies import conditions as C
-from ..studies.decisions import MissingRuns
-from ..stats.inference import holm, is_interim
+from ..studies.decisions import MissingRuns, store_fingerprint
+from ..stats.inference import holm
 from .asymmetry import asymmetry
 from .downstream import downstream_gate
 from .dropout import dropout
@@ -27,24 +27,10 @@ PAPER_MASKED = 20
 
 
 def store_state() -> tuple:
-    """Every file under the results root as (path, size, mtime): the state decisions are
-    computed from. Checkpoints and logs are left out: no decision reads them, and a run
-    training beside a build rewrites its checkpoint every few minutes."""
-    import os
-
+    """The results root and its files' state (``decisions.store_fingerprint``)."""
     from ..engine.store import results_dir
     root = results_dir("cpu").parent
-    state = []
-    for folder, folders, files in os.walk(root):
-        folders[:] = [f for f in folders if f not in ("checkpoints", "logs")]
-        for name in files:
-            path = os.path.join(folder, name)
-            try:
-                stat = os.stat(path)
-            except FileNotFoundError:  # a temporary file renamed meanwhile
-                continue
-            state.append((path, stat.st_size, stat.st_mtime_ns))
-    return str(root), tuple(sorted(state))
+    return str(root), store_fingerprint(root)
 
 
 _DECISIONS: dict = {}  # (arguments, store_state()) -> decisions; see book_decisions
@@ -52,9 +38,8 @@ _DECISIONS: dict = {}  # (arguments, store_state()) -> decisions; see book_decis
 
 def book_decisions(profile: ResolvedProfile | str, seeds=None, device="auto",
                    train_missing=False) -> list:
-    """Every decision of the book at ``profile`` (a profile trained in stretches: those
-    whose runs are all stored). Cached per ``store_state`` in a process: a page asks
-    for the same family several times, about 12 s of CPU each at cpu."""
+    """Every decision of the book at ``profile``, cached per ``store_state`` in a process:
+    a page asks for the same family several times, about 12 s of CPU each at cpu."""
     profile = resolve(profile)
     key = (profile, None if seeds is None else tuple(seeds), str(device), bool(train_missing))
     cached = _DECISIONS.get((key, store_state()))
@@ -68,68 +53,20 @@ def book_decisions(profile: ResolvedProfile | str, seeds=None, device="auto",
 
 
 def _book_decisions(profile: ResolvedProfile, seeds, device, train_missing) -> list:
-    out = []
-    partial = profile.name in C.STRETCH_PROFILES
     claims = set(C.profile_claims(profile)) | {"downstream"}
-    for claim, make in CHAPTERS.items():
-        if claim not in claims and not (claim == "asymmetry" and "grouped" in claims):
-            continue
-        if not partial:
-            out += make(profile, seeds, device, train_missing, present=False).decisions
-            continue
-        try:
-            if claim == "downstream":
-                chapter = make(profile, seeds, device, train_missing, present=False)
-            else:
-                chapter = make(profile, seeds, device, train_missing, present=False,
-                               partial=True)
-        except MissingRuns:
-            continue
-        out += chapter.decisions
-    if partial:  # checks of the test sets compare no model: they are the cpu book's
-        out = [d for d in out if d.arms]
+    out = [d for claim, make in CHAPTERS.items()
+           if claim in claims or (claim == "asymmetry" and "grouped" in claims)
+           for d in make(profile, seeds, device, train_missing, present=False).decisions]
+    if profile.name in C.STRETCH_PROFILES:  # its checks of the test sets compare no
+        out = [d for d in out if d.arms]  # model: they are the cpu book's
     return out
+
 
 def book_family(profile: ResolvedProfile | str, seeds=None, device="auto",
                 train_missing=False) -> pd.DataFrame:
     """``book_decisions`` as one frame with the raw and the Holm-adjusted verdicts (each
-    profile its own family). A profile still training in stretches is adjusted over its
-    planned family (``planned_keys``), the decisions not yet made as pending tests at
-    p = 1, its rows marked ``interim``."""
-    profile = resolve(profile)  # a notebook passes the name
-    made = book_decisions(profile, seeds, device, train_missing)
-    if profile.name not in C.STRETCH_PROFILES:
-        return holm(made)
-    planned = planned_keys(profile)
-    family = holm(made, pending=len(set(planned) - {d.key for d in made}))
-    if len(family) and still_training(profile):
-        family["interim"] = True
-        family["verdict_staged"] = "interim: " + family["verdict_staged"]
-        family.attrs["planned"] = len(set(planned) | set(family.index))
-        family.attrs["pending"] = len(set(planned) - set(family.index))
-    return family
-
-
-def source_decisions(profile: ResolvedProfile) -> list:
-    """The decisions of a stretch profile's ``conditions.PLANNED_FROM`` profile; [] where
-    it has none or its results are not stored."""
-    if profile.name not in C.PLANNED_FROM:
-        return []
-    try:
-        return book_decisions(resolve(C.PLANNED_FROM[profile.name]))
-    except MissingRuns:
-        return []
-
-
-def planned_keys(profile: ResolvedProfile) -> list:
-    """The decisions a profile trained in stretches makes once complete: its
-    ``PLANNED_FROM`` profile's whose arms it trains, and the downstream test."""
-    reference = source_decisions(profile)
-    trained = {claim: set(C.claim_conditions(profile, claim, 1.0))
-               for claim in C.profile_claims(profile)}
-    trained["downstream"] = {"base"}
-    return [d.key for d in reference
-            if d.arms and d.claim in trained and set(d.arms) <= trained[d.claim]]
+    profile its own family)."""
+    return holm(book_decisions(resolve(profile), seeds, device, train_missing))
 
 
 def published_profiles(current: ResolvedProfile) -> list:
@@ -173,39 +110,6 @@ def training_compute(profile: ResolvedProfile | str) -> float:
     return C.step_flops(b) * b.max_steps
 
 
-def stretch_counts(profile: ResolvedProfile) -> dict:
-    """What a profile trained in stretches has stored of its plan: {"runs", "trained",
-    "evaluated", "controls", "controls_evaluated", "finetunings", "finetuned"}."""
-    from ..engine.store import config_hash, read_json, stored_eval, stored_pretrain
-    from ..studies.driver import _sweep_choice, finetune_targets, planned_controls, planned_runs
-    store, evaluation = profile.results, profile.evaluation
-    chosen = read_json(_sweep_choice(profile))  # the stored wide learning rate
-    runs = planned_runs(profile, C.default_seeds(profile), None,
-                        chosen["learning_rate"] if chosen else None)
-    controls = planned_controls(runs)
-    tuned = finetune_targets(profile, C.default_seeds(profile))
-
-    def scored(config, how=evaluation) -> bool:
-        return stored_eval(store, config_hash(config.to_dict()), how) is not None
-    tuning = profile.finetune_config()
-    return {"runs": len(runs), "trained": sum(stored_pretrain(store, r) is not None
-                                              for r in runs),
-            "evaluated": sum(scored(r) for r in runs), "controls": len(controls),
-            "controls_evaluated": sum(scored(c) for c in controls),
-            "finetunings": len(tuned), "finetuned": sum(scored(c, tuning) for c in tuned)}
-
-
-def still_training(profile: ResolvedProfile) -> bool:
-    """Whether a profile trained in stretches lacks any planned run, evaluation, control
-    or fine-tuning: then its verdicts are interim."""
-    if profile.name not in C.STRETCH_PROFILES:
-        return False
-    n = stretch_counts(profile)
-    return not (n["trained"] == n["evaluated"] == n["runs"]
-                and n["controls_evaluated"] == n["controls"]
-                and n["finetuned"] == n["finetunings"])
-
-
 # -- the ledger's page --------------------------------------------------------------------
 
 def with_confirmatory(families: dict) -> dict:
@@ -242,10 +146,6 @@ def reading_label(row) -> str:
     return one_label({**answer(row), "why": ""})
 
 
-def _profile_head(profile: str, family: pd.DataFrame) -> str:
-    return profile + (" (interim)" if any(is_interim(r) for _, r in family.iterrows()) else "")
-
-
 def ledger_table(families: dict) -> pd.DataFrame:
     """One row per decision (its chapter, 'A vs B', its margin), a column per source of
     ``families``: the paper-positive difference, its 95% interval, its plain reading
@@ -262,8 +162,7 @@ def ledger_table(families: dict) -> pd.DataFrame:
         [first["claim"].map(CLAIM_TITLES), first["label"],
          [f"±{m:.2g} {u}" for m, u in zip(first["margin"], first["unit"])]],
         names=["claim", "decision", "margin"])
-    heads = {p: _profile_head(p, f) for p, f in families.items()}
-    return table.rename(columns=heads).rename_axis(columns=None)
+    return table.rename_axis(columns=None)
 
 
 def reading_counts(family: pd.DataFrame) -> pd.Series:
@@ -323,7 +222,7 @@ def ledger_figures(families: dict, max_rows: int = 12) -> list:
     a figure as keep it within ``max_rows`` rows."""
     from .figures import CLAIM_TITLES, forest
     frame = shown(families)
-    frame["source"] = [_profile_head(p, families[p]) for p in frame["profile"]]
+    frame["source"] = frame["profile"]
     frame["row"] = frame["label"]
     parts, rows = [[]], 0
     for claim in dict.fromkeys(frame["claim"]):

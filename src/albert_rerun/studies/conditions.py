@@ -130,9 +130,6 @@ TIMING_SOURCE = {"smoke": "cpu", "cpu": "cpu", "cpu-long": "cpu", "gpu": "gpu"}
 # Takes another profile's swept learning rate (its own sweep would cost more than the
 # claim's runs).
 SWEEP_FROM = {"cpu-long": "cpu"}
-# A profile trained in stretches plans its decisions as the complete profile whose sizes
-# it takes (ledger.planned_keys).
-PLANNED_FROM = {"cpu-long": "cpu"}
 
 
 def wall_clock_budgets(profile: ResolvedProfile) -> tuple:

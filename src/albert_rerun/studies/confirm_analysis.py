@@ -13,6 +13,7 @@ import pandas as pd
 from ..engine.store import config_hash, read_json, results_dir
 from ..profiles import resolve
 from . import conditions as C
+from .decisions import store_fingerprint
 
 STORE = "confirm"  # data/results/confirm/
 PILOT_PROFILE = "cpu-long"  # the sizes, and the pilot's store
@@ -453,22 +454,12 @@ def rungs() -> dict:
 _JUDGED: dict = {}  # (store, its files' fingerprint) -> the judged families
 
 
-def _fingerprint(store) -> tuple:
-    """Every file of ``store`` with its size and modification time."""
-    from pathlib import Path
-    root = Path(store)
-    if not root.is_dir():
-        return ()
-    return tuple(sorted((str(p.relative_to(root)), p.stat().st_size, p.stat().st_mtime_ns)
-                        for p in root.rglob("*") if p.is_file()))
-
-
 def confirmatory_families(store=None) -> dict:
     """{"primary", "secondary"}: the two families on the confirmatory seeds, judged once
     per state of the store (each caller gets copies); NotComplete until every run is
     stored."""
     path = store or results_dir(STORE)
-    key = (str(path), _fingerprint(path))
+    key = (str(path), store_fingerprint(path))
     if key not in _JUDGED:
         _JUDGED.clear()
         _JUDGED[key] = both_families(confirmatory_frame(store=store), rungs())

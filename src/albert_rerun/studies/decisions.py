@@ -18,8 +18,8 @@ import pandas as pd
 from . import conditions as C
 from .. import paper
 from ..profiles import ResolvedProfile
-from ..stats.inference import (Decision, arm_level, bootstrap, correct_matrix, decision, paired_t,
-                    staged_verdict)
+from ..stats.inference import (Decision, arm_level, bootstrap, correct_matrix, decision,
+                                paired_t)
 
 
 CE = "mlm_loss_at_mask"
@@ -121,6 +121,24 @@ def load_runs(profile: ResolvedProfile, conditions: dict, seeds, device: str = "
         if column not in frame:
             frame[column] = np.nan
     return frame
+
+
+def store_fingerprint(root) -> tuple:
+    """Every file under ``root`` as (path, size, mtime): the state decisions are computed
+    from. Checkpoints and logs are left out: no decision reads them, and a run training
+    beside a build rewrites its checkpoint every few minutes."""
+    import os
+    state = []
+    for folder, folders, files in os.walk(root):
+        folders[:] = [f for f in folders if f not in ("checkpoints", "logs")]
+        for name in files:
+            path = os.path.join(folder, name)
+            try:
+                stat = os.stat(path)
+            except FileNotFoundError:  # a temporary file renamed meanwhile
+                continue
+            state.append((path, stat.st_size, stat.st_mtime_ns))
+    return tuple(sorted(state))
 
 
 def _machine(run: dict) -> str:
@@ -259,12 +277,6 @@ def gated(decisions, runs: pd.DataFrame, rungs: dict, untestable: dict | None = 
             for d in decisions]
 
 
-def stage_text(d: Decision) -> str:
-    """A decision's verdict with its stage, e.g. "equivalent, early training: weakest arm
-    at 31%" (``stats.staged_verdict``)."""
-    return staged_verdict(d.verdict(), d.stage, d.weakest_level, d.gate_reason)
-
-
 # -- what a chapter returns --------------------------------------------------------------
 
 @dataclass
@@ -277,24 +289,6 @@ class Chapter:
     tables: dict = field(default_factory=dict)
     texts: dict = field(default_factory=dict)
     extra: dict = field(default_factory=dict)
-
-    def decision_table(self, family: pd.DataFrame | None = None) -> pd.DataFrame:
-        """The decisions, with the Holm-adjusted verdicts of ``family`` where given."""
-        rows = []
-        for d in self.decisions:
-            row = {"comparison": d.label, "ours": interval_text(d.estimate, d.low, d.high,
-                                                                 d.unit),
-                   "margin": f"±{d.margin:.3g}",
-                   "paper's side": {-1: "negative", 0: "about zero", 1: "positive"}[
-                       d.paper_sign],
-                   "paper": d.paper, "method": d.method,
-                   "arms' level": d.arm_levels or "no trained model",
-                   "verdict at 5%, unadjusted": stage_text(d)}
-            if family is not None and d.key in family.index:
-                row["verdict (Holm, this profile's family)"] = family.loc[d.key,
-                                                                          "verdict_staged"]
-            rows.append(row)
-        return pd.DataFrame(rows).set_index("comparison")
 
 
 def unit_digits(unit: str) -> int:
