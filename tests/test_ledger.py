@@ -1,6 +1,5 @@
 """The ledger's families (Holm over a profile's decisions, a profile still training
 padded to its plan), its table and CSV, on synthetic families."""
-from dataclasses import replace
 
 import pandas as pd
 import pytest
@@ -57,23 +56,6 @@ def test_the_reading_follows_each_decisions_numbers():
     premise["verdict"] = "reproduced"
     text = reading(premise)
     assert text.startswith("equivalent at 5%") and "excludes 0 on one side" in text
-
-
-def test_pending_decisions_enter_holm_as_tests_at_one():
-    """A profile still training is adjusted over its planned family: two made decisions
-    and two pending ones give the made ones exactly the adjustment they would get beside
-    two null decisions, which a two-decision family would not."""
-    made = [_d("a", 0.004, [6.5, 6.4]), _d("b", 0.02, [6.5, 6.4])]
-    nulls = [replace(_d(k, 1.0, [6.5, 6.4]), p_equivalence=1.0) for k in ("c", "d")]
-    padded = holm(made, pending=2)
-    complete = holm(made + nulls)
-    for key in ("a", "b"):
-        assert padded.loc[key, "p_difference_holm"] == pytest.approx(
-            complete.loc[key, "p_difference_holm"])
-    assert padded.loc["a", "p_difference_holm"] > holm(made).loc["a", "p_difference_holm"]
-    assert list(padded.index) == ["a", "b"]  # the pending ones are not rows
-    with pytest.raises(ValueError, match="pending"):
-        holm(made, pending=-1)
 
 
 def test_book_decisions_are_computed_once_per_state_of_the_store(monkeypatch, results):

@@ -271,20 +271,11 @@ def decision(key: str, claim: str, label: str, numbers: dict, margin: float,
                     paper_sign=paper_sign, unit=unit, method=method, paper=paper)
 
 
-def is_interim(row) -> bool:
-    """Whether a family's row belongs to a profile still training (``interim``)."""
-    value = row.get("interim", False)
-    return bool(value) and value == value  # NaN != NaN
-
-
-def holm(decisions, alpha: float = ALPHA, pending: int = 0):
+def holm(decisions, alpha: float = ALPHA):
     """Every decision's raw and Holm-adjusted p-values and verdicts, as one table.
 
     The family: the judged decisions about trained models, two tests each, adjusted by
-    statsmodels' ``multipletests(method="holm")``. ``pending``: decisions not yet made,
-    each two tests at p = 1, so that the adjustment is the complete family's at worst."""
-    if pending < 0:
-        raise ValueError(f"pending must be >= 0, got {pending}")
+    statsmodels' ``multipletests(method="holm")``."""
     import pandas as pd
     from statsmodels.stats.multitest import multipletests
     decisions = list(decisions)
@@ -296,9 +287,8 @@ def holm(decisions, alpha: float = ALPHA, pending: int = 0):
     judged = [d for d in decisions if d.judged and d.stage != NO_MODEL]
     adjusted = {}
     if judged:
-        raw = np.array([[d.p_difference, d.p_equivalence] for d in judged]
-                       + [[1.0, 1.0]] * pending).ravel()
-        fitted = multipletests(raw, alpha=alpha, method="holm")[1].reshape(-1, 2)[:len(judged)]
+        raw = np.array([[d.p_difference, d.p_equivalence] for d in judged]).ravel()
+        fitted = multipletests(raw, alpha=alpha, method="holm")[1].reshape(-1, 2)
         adjusted = {d.key: (float(p_d), float(p_e)) for d, (p_d, p_e) in zip(judged, fitted)}
     rows = []
     for d in decisions:
