@@ -260,8 +260,7 @@ def figure(by_seed: pd.DataFrame, claim: str, store=None):
             ax.set_ylim(len(mine) - 0.5, -0.5)
             ax.set_xlabel(f"positive: the paper's direction, {unit}: seeds (grey dots), mean "
                           f"and 95% interval\n(black); grey band: the decision's margin")
-            for side in ("top", "right"):
-                ax.spines[side].set_visible(False)
+            ax.spines[["top", "right"]].set_visible(False)
         fig.tight_layout()
     return fig
 

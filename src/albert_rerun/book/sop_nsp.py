@@ -1,5 +1,5 @@
-"""Claim 4 (chapter 4): SOP against NSP (Table 5) through probes, the topic-only
-baseline, and the cue-free pairs the confirmatory SOP decision reads."""
+"""Claim 4 (chapter 4): SOP against NSP (Table 5) through probes, the topic-only baseline
+and the cue-free pairs."""
 from __future__ import annotations
 
 import pandas as pd
@@ -40,8 +40,7 @@ def sop_nsp(profile: ResolvedProfile | str, seeds=None, device="auto",
 
 
 def probe_beside_bag(runs, topic) -> dict:
-    """The SOP-trained model's probe and the bag of words on the same SOP test pairs, in
-    %: {"probe", "bag"} ({} where either is missing)."""
+    """{"probe", "bag"}: SOP-trained probe and bag of words on the SOP test pairs, in %."""
     sop = runs.loc[runs["condition"] == "sop", "sop_accuracy_probe"]
     bag = topic.loc[topic["task"] == "sop", "accuracy"]
     if sop.empty or bag.empty:
@@ -50,8 +49,8 @@ def probe_beside_bag(runs, topic) -> dict:
 
 
 def sop_nsp_decisions(runs, topic, m: dict) -> list:
-    """Table 5 through the probes, where its arms are in ``runs``, and the bag-of-words
-    checks of the two pair sets (no model: not gated)."""
+    """Table 5 through the probes where its arms are stored, and the bag-of-words checks
+    of the two pair sets."""
     p = paper.TABLE5
     out = []
     if available(runs, "sop", "nsp"):
@@ -89,8 +88,7 @@ CUE_FREE_BASELINES = (("majority", "majority label"), ("bag_of_words", "bag of w
 
 
 def cue_free_pairs_table(baselines: dict) -> pd.DataFrame:
-    """Per task, the cue-free pairs for the probe's training and test, and each
-    no-network baseline's test accuracy in % (``pair_cues.cue_free_baselines``)."""
+    """Per task, the cue-free pairs and each no-network baseline's test accuracy in %."""
     rows = []
     for task in ("sop", "nsp"):
         row = baselines[task]
