@@ -47,8 +47,7 @@ def distinct_runs(runs: pd.DataFrame, grouped: pd.DataFrame) -> pd.DataFrame:
 
 
 def costs_table(runs, decisions, small: int, H: int, margin: float) -> pd.DataFrame:
-    """Table 4 as costs, positive where sharing costs: each scheme minus not shared at each
-    E beside the paper's, and whether a decision judges it; empty before any pair."""
+    """Table 4 as costs, positive where sharing costs, beside the paper's."""
     judged = {tuple(d.arms) for d in decisions}
     costs = {}
     for e in (small, H):
@@ -69,8 +68,7 @@ RESOLVING_MARGINS = 1.0  # the whole sharing cost, in margins, that sub-costs ne
 
 
 def resolution_gate(decisions, margin: float) -> dict:
-    """{key: reason} gating the partial costs at an E whose whole cost stays under
-    ``RESOLVING_MARGINS`` margins: parts of it cannot differ by a margin there."""
+    """{key: reason} gating the partial costs where the whole cost stays under a margin."""
     whole = {d.key.rsplit("/", 1)[1]: d for d in decisions
              if d.key.startswith("asymmetry/all-none/")}
     out = {}
@@ -86,8 +84,7 @@ def resolution_gate(decisions, margin: float) -> dict:
 
 
 def asymmetry_decisions(runs, grouped, small: int, H: int, groups, m: dict) -> list:
-    """Table 4's decisions at both E where their cells are stored, and grouped sharing's
-    first step where ``groups`` has more than one G."""
+    """Table 4's decisions at both E, and grouped sharing's first step."""
     words = {"all": "all shared", "none": "not shared", "attention": "attention-shared",
              "ffn": "FFN-shared"}
     # CE is higher when all is shared: the paper's Avg is lower, so its side is +

@@ -116,9 +116,7 @@ def _range(part) -> str:
 
 
 def plateau(frame: pd.DataFrame) -> dict:
-    """The 16x runs against the count rungs: "sequences", "level" (left bigram on them),
-    "passes" (``ladder.first_below``), arms not below the two-sided rung ("above") and
-    "below" ('k of n')."""
+    """The 16x runs against the count rungs: sequences, level, passes, above and below."""
     sequences = L.curve_sequences(frame)
     level = L.rung_level(L.RUNG, sequences)
     means = frame.groupby("condition")[CE].mean()
@@ -178,16 +176,14 @@ def findings_values(ladder: Ladder) -> dict:
 
 
 def page_keys(root: Path | None = None) -> set:
-    """The keys the pages use that this provider fills: every key of budgets.md and
-    scale.md, and the ``ladder_``/``pilot_`` keys anywhere."""
+    """The keys of budgets.md and scale.md, and ``ladder_``/``pilot_`` keys anywhere."""
     return {key for page in ((root or repo_root()) / "book").glob("*.md")
             for key in KEY.findall(page.read_text())
             if page.name in ("budgets.md", "scale.md") or key.startswith(("ladder_", "pilot_"))}
 
 
 def values(profile=None) -> dict:
-    """The ladder's findings and the scale page's keys (a ``book.values`` provider);
-    ``NOT_STORED`` each until every run is stored."""
+    """The ladder's and the scale page's keys; ``NOT_STORED`` each before every run is."""
     ladder = read()
     complete = ladder.tables is not None and ladder.frames is not None
     out = findings_values(ladder) if complete else {}
@@ -339,8 +335,7 @@ def grown(gaps) -> list:
 
 
 def sop_table(sop) -> str:
-    """Per budget, the SOP probe and head above the majority label, and whether order is
-    learned."""
+    """Per budget, the SOP probe and head above majority, and whether order is learned."""
     def cell(row, name: str) -> str:
         ends = [row[f"{name} {k}"] for k in ("mean", "low", "high")]
         return interval_text(*ends, "points") if math.isfinite(ends[0]) else "not stored"
@@ -381,8 +376,7 @@ def diverged_runs(store=None) -> list:
 
 
 def forecast_record(store=None) -> dict:
-    """The forecast's recorded commit, its dirty mark, the commit that stored it and what
-    else changed between them."""
+    """The forecast's recorded commit, dirty mark, storing commit and what changed between."""
     from ..engine.store import read_json  # at call time: the rehearsal guards its reads
     record = read_json((store or results_dir(L.STORE)) / L.FORECAST) or {}
     commit = record.get("provenance", {}).get("git_commit", "")

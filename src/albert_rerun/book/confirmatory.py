@@ -23,8 +23,7 @@ NO_ORDER = "neither model orders cue-free pairs (a check made after the results)
 
 
 def notes(store=None) -> dict:
-    """{"budget_only": median seconds ratio outside 0.9-1.1, "sop_nsp_premise"} once the
-    design is complete; {} before."""
+    """{"budget_only", "sop_nsp_premise"} once the design is complete; {} before."""
     if not confirm_analysis.complete(store):
         return {}
     try:
@@ -59,8 +58,7 @@ def _primary(store) -> pd.DataFrame:
 
 
 def confirmatory_rows(store=None) -> dict:
-    """{claim: its first primary decision's row, with ``holm_tests`` and ``premise``}; {}
-    before the design is complete."""
+    """{claim: its first primary row, with ``holm_tests`` and ``premise``}; {} before."""
     if not confirm_analysis.complete(store):
         return {}
     primary, noted = _primary(store), notes(store)
@@ -84,8 +82,7 @@ def confirmatory_extras(store=None) -> dict:
 
 
 def in_chapter_sign(claim: str, row):
-    """A row in its chapter's sign (``REVERSED`` negated and relabelled; the registered
-    words kept in ``registered_label``)."""
+    """A row in its chapter's sign (``REVERSED`` claims negated and relabelled)."""
     row = row.copy()
     row["registered_label"] = row["label"]
     if claim in REVERSED:
@@ -163,8 +160,7 @@ def accuracy(correct) -> float:
 
 
 def check_by_seed(by_seed: pd.DataFrame, claim: str, store=None) -> pd.DataFrame:
-    """``by_seed`` (positive the paper's direction), asserted equal to the registered code's
-    differences."""
+    """``by_seed`` (paper-positive), asserted equal to the registered code's differences."""
     frame = runs(store)
     chosen = specs(claim)[:len(by_seed.columns)]
     for column, spec in zip(by_seed.columns, chosen):
@@ -200,8 +196,7 @@ def _judged(claim: str, store=None) -> list:
 
 
 def decisions(claim: str, store=None) -> pd.DataFrame:
-    """The claim's decisions, one row each, paper-positive with one label (the registered
-    sign is the appendix's); the arms' progress before every run is stored."""
+    """The claim's decisions, paper-positive with one label; the progress before all runs."""
     from .headlines import answer, one_label
     if not confirm_analysis.complete(store):
         table = confirm_analysis.progress(store)
@@ -220,8 +215,7 @@ def decisions(claim: str, store=None) -> pd.DataFrame:
 
 
 def figure(by_seed: pd.DataFrame, claim: str, store=None):
-    """Each decision's paper-positive differences by seed, mean and 95% interval against
-    its margin and zero; before every run is stored, a figure that says so."""
+    """Each decision's paper-positive differences by seed, mean and interval vs its margin."""
     import matplotlib.pyplot as plt
     with plt.rc_context({"font.size": 10}):
         if not confirm_analysis.complete(store):
@@ -291,8 +285,7 @@ def learning_rate_check(store=None) -> dict | None:
 
 
 def detectable(claim: str, store=None) -> dict:
-    """Per undecided primary decision, the smallest difference the seeds' spread detects
-    80% of the time at Holm's first-step level; {} before every run is stored."""
+    """Per undecided primary decision, the smallest difference detected 80% of the time."""
     from ..stats.power import detectable_effect
     if not confirm_analysis.complete(store):
         return {}

@@ -20,8 +20,7 @@ def downstream_controls(profile: ResolvedProfile) -> dict:
 
 
 def downstream(chapter: Chapter, profile: ResolvedProfile) -> Chapter:
-    """``chapter`` with its downstream tables: probes and fine-tuning beside random init,
-    the controls, and the probe's gain."""
+    """``chapter`` with its downstream tables: probes, fine-tuning, controls, gains."""
     runs = chapter.runs
     controls = downstream_controls(profile)
     columns = {"sentiment probe %": "sentiment_probe_accuracy",

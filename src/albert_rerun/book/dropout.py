@@ -32,8 +32,7 @@ def dropout(profile: ResolvedProfile | str, seeds=None, device="auto", train_mis
 
 
 def dropout_decisions(runs, m: dict) -> list:
-    """The effect (no dropout minus dropout 0.1) and the premise: the overfitting gaps'
-    difference against 0 (it removes what the two arms share)."""
+    """The effect (no dropout minus dropout 0.1) and the premise (the gaps' difference)."""
     p = paper.TABLE8_AVG
     if not available(runs, "no dropout", "dropout 0.1"):
         return []
@@ -65,8 +64,7 @@ def _span(r: dict) -> str:
 
 
 def crossing(r: dict) -> str:
-    """An arm's first passes under the count rung: 'in all 4 seeds, first at 50% to 62% of
-    training', 'in none of its 4 seeds'."""
+    """'in all 4 seeds, first at 50% to 62% of training', 'in none of its 4 seeds'."""
     crossed, seeds = r["seeds"] - r["never"], r["seeds"]
     if crossed == 0:
         return f"in none of its {seeds} seeds"
@@ -75,8 +73,7 @@ def crossing(r: dict) -> str:
 
 
 def delay_phrase(delay: dict, arm: str) -> str:
-    """When ``arm`` first crossed the count rung against the other arm: 'later in every
-    seed (75% to 88% of training against 50% to 62%)'."""
+    """When ``arm`` first crossed the count rung against the other arm: 'later in every seed'."""
     mine, other = delay.get("a"), delay.get("b")
     when = f" ({_span(mine)} of training against {_span(other)})" if mine and other else ""
     if delay["apart"]:  # a seed that never passed counts as after the end

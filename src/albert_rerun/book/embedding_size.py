@@ -36,8 +36,7 @@ def embedding_sweep(profile: ResolvedProfile | str, seeds=None, device="auto",
 
 
 def peak_gate(sizes, H: int) -> dict:
-    """The all-shared decision needs a sweep that can locate Table 3's peak (E = 128 =
-    H/6): three sizes, one at or below H/4; else it is not testable."""
+    """Gates the all-shared decision without three sizes, one at or below H/4."""
     if len(sizes) >= 3 and min(sizes) <= H / 4:
         return {}
     return {"embedding/all-shared": f"only E = {', '.join(map(str, sizes))} trained, none at or "
@@ -45,8 +44,7 @@ def peak_gate(sizes, H: int) -> dict:
 
 
 def embedding_decisions(runs, small: int, mid: int, H: int, m: dict) -> list:
-    """Not shared, larger E vs smaller E; all shared, smaller E vs larger E (registered:
-    first arm's loss minus the second's, paper sign -1). Our small E stands for 128."""
+    """Not shared, larger E vs smaller; all shared, smaller vs larger (paper sign -1)."""
     p = paper.TABLE3_AVG
     specs = (("not-shared", "none", "not shared: larger E ({}) vs smaller E ({})", H, small,
               768, 128),

@@ -68,8 +68,7 @@ def below_margin(row) -> str:
 
 
 def values(profile: ResolvedProfile | str) -> dict:
-    """The introduction's keys: each line's reading, size and note, the lists of claims,
-    the source, the exact claims' and the scale's keys."""
+    """The introduction's keys: each line's reading, size and note, lists, scale."""
     profile = resolve(profile)
     found = rows(profile)
     out, lists = {}, {"hold": [], "against": [], "open": []}
@@ -94,8 +93,7 @@ def values(profile: ResolvedProfile | str) -> dict:
 
 
 def stage_values(store=None) -> dict:
-    """Per 4x confirmatory arm, the seeds below the left-bigram rung, and the not-shared
-    model's gain from E 32 to E = H = 64 (paired by seed)."""
+    """Per 4x arm, the seeds below the left-bigram rung; the not-shared gain from E 32."""
     from ..stats.inference import paired_t
     from ..studies import confirm_analysis as C
     from .scale import rung_levels
@@ -150,8 +148,7 @@ def scale_values() -> dict:
 
 
 def paper_values() -> dict:
-    """The paper's Table 4 in Avg points: each scheme against not shared at E = 128, and
-    attention-shared minus FFN-shared at both E."""
+    """The paper's Table 4 differences in Avg points."""
     from ..paper import TABLE4_AVG as T
     out = {f"paper_t4_{scheme}": f"{T[(128, scheme)] - T[(128, 'none')]:+.1f}"
            for scheme in ("attention", "ffn", "all")}

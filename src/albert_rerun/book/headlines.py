@@ -46,8 +46,7 @@ def holm_only(row, head: str) -> bool:
 
 
 def answer(row, premise: str = "") -> dict:
-    """A judged row's first-screen values, paper-positive: 'reading', 'why', 'difference',
-    'margin', 'seeds', 'holm_only'."""
+    """A judged row's first-screen values, paper-positive."""
     from ..studies.decisions import unit_digits
     row = paper_positive(row)
     head, _, why = row_reading(row, premise).partition(": ")

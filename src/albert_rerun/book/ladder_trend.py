@@ -111,8 +111,7 @@ PAPER_WORDS = {"confirm/asymmetry": "up means FFN sharing costs more than attent
 
 def gather(store=None, confirm_store=None, tables: dict | None = None,
            paper_signs: bool = False) -> dict:
-    """{key: Trend} of the five decisions (4x and forecast always, the analysis once
-    stored), in the chapters' sign or, with ``paper_signs``, the paper's direction up."""
+    """{key: Trend} of the five decisions, chapters' sign (or ``paper_signs``: paper's up)."""
     from ..engine.store import read_json  # at call time: the rehearsal guards its reads
     given = store
     store = store or results_dir(L.STORE)
@@ -207,8 +206,7 @@ def claim_trends(trends: dict, claim: str) -> list:
 
 
 def figure(trends: list):
-    """A chapter's decisions against compute, a panel each: budgets' means and intervals,
-    the fitted line, the 16x forecast, the paper's side shaded."""
+    """A chapter's decisions against compute, a panel each, the paper's side shaded."""
     complete = any(t.table is not None for t in trends)
     fig, axes = plt.subplots(len(trends), 1, squeeze=False, dpi=100,
                              figsize=(FIGURE_WIDTH_IN,

@@ -35,8 +35,7 @@ def store_state() -> tuple:
 
 def book_decisions(profile: ResolvedProfile | str, seeds=None, device="auto",
                    train_missing=False) -> list:
-    """Every decision of the book at ``profile``, cached per ``store_state``: a page asks
-    for the same family several times, about 12 s of CPU each at cpu."""
+    """Every decision of the book at ``profile``, cached per ``store_state`` (12 s each)."""
     seeds = None if seeds is None else tuple(seeds)
     return list(_cached(resolve(profile), seeds, str(device), bool(train_missing),
                         store_state()))
@@ -64,8 +63,7 @@ def book_family(profile: ResolvedProfile | str, seeds=None, device="auto",
 
 
 def published_profiles(current: ResolvedProfile) -> list:
-    """The profiles whose stored results cover the book, ``current`` first (smoke alone,
-    so that CI's outputs do not depend on the checkout)."""
+    """The profiles whose stored results cover the book, ``current`` first (smoke alone)."""
     out = [current]
     if current.name == "smoke":
         return out
@@ -136,8 +134,7 @@ def reading_label(row) -> str:
 
 
 def ledger_table(families: dict) -> pd.DataFrame:
-    """A row per decision, a column per source: paper-positive difference, interval and
-    ``reading_label``; '-' where a source lacks it."""
+    """A row per decision, a column per source: paper-positive interval and reading."""
     from .figures import CLAIM_TITLES
     frame = shown(families)
     frame["cell"] = [f"{difference(r['estimate'], r['low'], r['high'], r['unit'], False)}"
@@ -165,15 +162,13 @@ def reading_summary(family: pd.DataFrame) -> str:
 
 
 def paper_figure(text) -> str:
-    """The paper's figure in the book's sign: a signed figure is its own direction, so
-    '-1.5 Avg' reads '+1.5 Avg'."""
+    """The paper's figure in the book's sign ('-1.5 Avg' reads '+1.5 Avg')."""
     text = str(text)
     return "+" + text[1:] if text[:1] in ("-", "\u2212") and text[1:2].isdigit() else text
 
 
 def ledger_csv(families: dict) -> str:
-    """Every column behind the ledger's table, a row per decision and profile, with the
-    paper-positive values, readings and the power table's columns."""
+    """Every column behind the ledger's table, a row per decision and profile."""
     from ..stats import power
     from .text import reading
     raw = stacked(families)

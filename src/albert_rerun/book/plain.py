@@ -23,8 +23,7 @@ HOLM_NOTE = "0 excluded only before Holm's adjustment"
 def plain_reading(estimate: float, low: float, high: float, margin: float,
                   paper_sign: int, p_difference: float, alpha: float = 0.05,
                   premise: str = "", p_equivalence: float | None = None) -> str:
-    """The plain reading of one decision from its (Holm-adjusted) p-values; without
-    ``p_equivalence``, the 95% interval inside the margin; ``premise``: why untestable."""
+    """The plain reading of one decision from its (Holm-adjusted) p-values."""
     if premise:
         return f"{NOT_TESTABLE}: {premise}"
     if paper_sign not in (-1, 0, 1):
@@ -58,8 +57,7 @@ def _number(row, *names):
 
 
 def row_reading(row, premise: str = "") -> str:
-    """A judged row's plain reading: 'not testable here: <reason>' where gated or a premise
-    fails, else ``plain_reading`` at its Holm-adjusted p (raw outside the family)."""
+    """A judged row's plain reading ('not testable here: <reason>' where gated)."""
     from ..stats.inference import GATED
     if row["stage"] == GATED:
         reason = row.get("gate_reason")
@@ -87,8 +85,7 @@ def turned_label(label: str) -> str:
 
 
 def paper_positive(row):
-    """A copy of a row (or dict) with positive the paper's direction (negated and relabelled
-    where its paper sign is -1)."""
+    """A copy of a row (or dict) with positive the paper's direction."""
     row = row.copy()
     if int(row.get("paper_sign", 0) or 0) >= 0:
         return row
@@ -101,8 +98,7 @@ def paper_positive(row):
 
 
 def difference(estimate, low, high, unit: str, unit_first: bool = True) -> str:
-    """'+0.022 nats [+0.017, +0.027]' (``unit_first``) or '+0.022 [+0.017, +0.027]
-    nats'; one seed (an infinite interval): '+0.002 nats (one seed: no interval)'."""
+    """'+0.022 nats [+0.017, +0.027]' (``unit_first``) or '+0.022 [+0.017, +0.027] nats'."""
     if not (math.isfinite(float(low)) and math.isfinite(float(high))):
         return f"{signed(float(estimate), unit_digits(unit))} {unit} (one seed: no interval)"
     text = interval_text(estimate, low, high, unit)

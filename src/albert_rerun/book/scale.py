@@ -31,8 +31,7 @@ RUNG_NAMES = {"unigram": "unigram rung", "left bigram": "left-bigram rung",
 
 
 def scale_numbers(profile: ResolvedProfile) -> dict:
-    """Parameters, tokens and training FLOPs of a base run and of the paper's ALBERT-base
-    (125,000 steps, batch 4,096 x 512), counted the same way."""
+    """Parameters, tokens and training FLOPs of a base run and of the paper's ALBERT-base."""
     base = C.base(profile)
     theirs = preset("albert-base")
     steps = 125_000
@@ -167,8 +166,7 @@ def millions(tokens: float) -> str:
 
 
 def tokens_at(steps: int) -> int:
-    """The pilot's tokens after ``steps``, as every page counts them (steps x batch x
-    length)."""
+    """The pilot's tokens after ``steps`` (steps x batch x length, as every page counts)."""
     config = P.configs()[P.ARMS[0]]
     return tokens_per_run(config) // config.max_steps * int(steps)
 
@@ -252,8 +250,7 @@ def pilot_values(runs: pd.DataFrame | None) -> dict:
 
 
 def pilot_figure(curve: pd.DataFrame, rungs: dict):
-    """Both arms' held-out curves against tokens with the rungs above, the sharing cost
-    along training below."""
+    """Both arms' held-out curves against tokens above, the sharing cost below."""
     cost = P.cost_along(curve)
     fig, (top, bottom) = plt.subplots(2, 1, figsize=(FIGURE_WIDTH_IN, 6.2), dpi=100,
                                       sharex=True, height_ratios=(3, 2))
@@ -285,8 +282,7 @@ def pilot_figure(curve: pd.DataFrame, rungs: dict):
 
 
 def values(frames: dict | None, pilot: pd.DataFrame | None) -> dict:
-    """The scale page's keys from the ladder's frames and the long pilot's runs (each None
-    before stored)."""
+    """The scale page's keys from the ladder's frames and the long pilot's runs."""
     out = pilot_values(pilot)
     if frames is None:
         return out

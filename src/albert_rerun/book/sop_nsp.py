@@ -49,27 +49,21 @@ def probe_beside_bag(runs, topic) -> dict:
 
 
 def sop_nsp_decisions(runs, topic, m: dict) -> list:
-    """Table 5 through the probes where its arms are stored, and the bag-of-words checks
-    of the two pair sets."""
+    """Table 5 through the probes, and the bag-of-words checks of the two pair sets."""
     p = paper.TABLE5
-    out = []
-    if available(runs, "sop", "nsp"):
-        out.append(accuracy_decision(runs, "sop_nsp/sop-pairs/sop-nsp", "sop_nsp",
-                                     "SOP pairs, probe: SOP-trained minus NSP-trained",
-                                     "sop", "nsp", "sop_probe_correct", m["pairs"], +1,
-                                     f"{p['sop'][2] - p['nsp'][2]:+.1f} (own heads)"))
-    if available(runs, "nsp"):
-        out.append(accuracy_decision(runs, "sop_nsp/sop-pairs/nsp-chance", "sop_nsp",
-                                     "SOP pairs, probe: NSP-trained minus its random-init "
-                                     "control", "nsp", "nsp", "sop_probe_correct",
-                                     m["chance"], 0, f"{p['nsp'][2]:.1f} (chance 50)",
-                                     b_correct="control_sop_probe_correct"))
-    if available(runs, "sop", "none"):
-        out.append(accuracy_decision(runs, "sop_nsp/nsp-pairs/sop-none", "sop_nsp",
-                                     "NSP pairs, probe: SOP-trained minus no sentence loss",
-                                     "sop", "none", "nsp_probe_correct", m["pairs"], +1,
-                                     f"{p['sop'][1] - p['none'][1]:+.1f} "
-                                     f"({p['sop'][1]} vs {p['none'][1]})"))
+    specs = (("sop-pairs/sop-nsp", "SOP pairs, probe: SOP-trained minus NSP-trained", "sop",
+              "nsp", "sop_probe_correct", "pairs", +1,
+              f"{p['sop'][2] - p['nsp'][2]:+.1f} (own heads)", None),
+             ("sop-pairs/nsp-chance", "SOP pairs, probe: NSP-trained minus its random-init "
+              "control", "nsp", "nsp", "sop_probe_correct", "chance", 0,
+              f"{p['nsp'][2]:.1f} (chance 50)", "control_sop_probe_correct"),
+             ("nsp-pairs/sop-none", "NSP pairs, probe: SOP-trained minus no sentence loss",
+              "sop", "none", "nsp_probe_correct", "pairs", +1,
+              f"{p['sop'][1] - p['none'][1]:+.1f} ({p['sop'][1]} vs {p['none'][1]})", None))
+    out = [accuracy_decision(runs, f"sop_nsp/{key}", "sop_nsp", label, a, b, correct,
+                             m[margin], sign, figure, b_correct=b_correct)
+           for key, label, a, b, correct, margin, sign, figure, b_correct in specs
+           if available(runs, a, b)]
     topic = topic.assign(condition=topic["task"])
     for task, sign in (("nsp", +1), ("sop", 0)):
         part = topic[topic["task"] == task]

@@ -44,8 +44,7 @@ def transitions(profile: ResolvedProfile | str, seeds=None, device="auto",
 
 
 def flat_counts(runs: pd.DataFrame, tolerance: float = 0.005) -> pd.DataFrame:
-    """Per arm, the trained curves of oscillation 0 (L2, angle) of how many, and the
-    random-init mean oscillation (at 4 layers most curves score 0)."""
+    """Per arm, how many trained curves oscillate 0, and the random-init mean oscillation."""
     rows = {}
     for arm, part in runs.groupby("condition", sort=False):
         rows[arm] = {"curves": len(part),
@@ -60,8 +59,7 @@ def flat_counts(runs: pd.DataFrame, tolerance: float = 0.005) -> pd.DataFrame:
 
 
 def flat_phrase(counts: pd.DataFrame, arm: str) -> str:
-    """'11 of 11 on both curves', '10 of 11 for L2, 9 of 11 for the angle' or 'none
-    stored yet'."""
+    """'11 of 11 on both curves', '10 of 11 for L2, 9 of 11 for the angle'."""
     if arm not in counts.index or not counts.loc[arm, "curves"]:
         return "none stored yet"
     n, l2, angle = (int(counts.loc[arm, k]) for k in ("curves", "flat L2", "flat angle"))
@@ -71,8 +69,7 @@ def flat_phrase(counts: pd.DataFrame, arm: str) -> str:
 
 
 def oscillation_parts(runs: pd.DataFrame, a: str, b: str) -> pd.DataFrame:
-    """``a``'s oscillation minus ``b``'s with its 95% t-interval per curve: trained, at
-    random init, and their difference (the registered one)."""
+    """``a``'s oscillation minus ``b``'s, trained, at random init and their difference."""
     rows = {}
     for measure in ("l2", "angle"):
         for part, column in (("trained", "oscillation"), ("random init", "control_oscillation"),
@@ -92,8 +89,7 @@ def oscillation_parts(runs: pd.DataFrame, a: str, b: str) -> pd.DataFrame:
 
 
 def transitions_decisions(runs, m: dict) -> list:
-    """Smoother under sharing (BERT-style minus ALBERT-style oscillation) and no
-    convergence to 0 (the ALBERT-style last angle)."""
+    """Smoother under sharing, and no convergence to 0 (the last angle)."""
     out = [ce_decision(runs, f"transitions/oscillation-{measure}", "transitions",
                        f"oscillation of the {name} curve, BERT-style minus ALBERT-style",
                        "BERT-style", "ALBERT-style", m["oscillation"], +1,

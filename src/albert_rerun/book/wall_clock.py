@@ -19,8 +19,7 @@ BERT = "BERT-style"
 
 def wall_clock(profile: ResolvedProfile | str, seeds=None, device="auto",
                train_missing=False, present: bool = True, partial: bool = False) -> Chapter:
-    """Claim 6: the wide ALBERT-style model against the BERT-style one at equal time
-    (Table 6's design) and equal FLOPs; ``extra["timing"]``: median seconds ratios."""
+    """Claim 6: the wide ALBERT-style model against the BERT-style one (Table 6)."""
     from ..engine.store import read_json
     from ..stats.inference import gate
     from ..studies.driver import _sweep_choice, wide_learning_rate
@@ -66,8 +65,7 @@ def wall_clock(profile: ResolvedProfile | str, seeds=None, device="auto",
 
 
 def wall_clock_decisions(runs, wides, m: dict) -> list:
-    """The wide model minus the BERT-style one on cross-entropy at [MASK], once per budget
-    in ``wides`` (only equal time has a paper figure)."""
+    """The wide model minus the BERT-style one, once per budget in ``wides``."""
     p = paper.TABLE6
     keys = {"wide ALBERT-style, equal time": (
                 "equal-time", "time",
@@ -80,8 +78,7 @@ def wall_clock_decisions(runs, wides, m: dict) -> list:
 
 
 def short_time(rung: str = "16x", tables: dict | None = None) -> dict:
-    """The ladder's seeds at ``rung`` where the wide model got under 0.9 of the BERT-style
-    seconds: 'short', 'seeds', 'ratios'; '—' each before the ladder is stored."""
+    """The seeds at ``rung`` where the wide model got under 0.9 of the BERT-style seconds."""
     from ..studies import ladder
     if tables is None:
         try:
@@ -96,8 +93,7 @@ def short_time(rung: str = "16x", tables: dict | None = None) -> dict:
 
 
 def step_interval(t, span: str = "4x-16x") -> str:
-    """A ``paper_side`` trend's slope over ``span`` with its 95% interval
-    ('-0.082 [-0.192, +0.028] nats'); '—' before the ladder is complete."""
+    """A ``paper_side`` trend's slope over ``span`` with its 95% interval; '—' before."""
     if t.table is None:
         return "—"
     r = t.table
