@@ -166,15 +166,12 @@ def test_nothing_is_detected_before_every_run(results):
 
 
 def test_turned_differences_put_the_paper_on_the_positive_side(committed):
-    table = cb.decisions("wall_clock", turned=True)
+    table = cb.decisions("wall_clock")
     assert list(table.index) == ["BERT-style minus wide all-shared (H 128), equal time"]
     assert table.iloc[0]["difference [95% interval]"].startswith("-0.358")
     assert "verdict at 5%" not in table and "after Holm" not in table  # one label
-    with pytest.raises(ValueError, match="paper-positive"):
-        cb.decisions("wall_clock", turned=False)
     runs = cb.runs()
     ce = runs.pivot(index="seed", columns="condition", values="mlm_loss_at_mask")
-    cb.check_by_seed(pd.DataFrame({"t": ce[cb.BERT] - ce[cb.WIDE]}), "wall_clock",
-                     turned=True)
-    with pytest.raises(AssertionError):
-        cb.check_by_seed(pd.DataFrame({"t": ce[cb.BERT] - ce[cb.WIDE]}), "wall_clock")
+    cb.check_by_seed(pd.DataFrame({"t": ce[cb.BERT] - ce[cb.WIDE]}), "wall_clock")
+    with pytest.raises(AssertionError):  # the registered sign fails the check
+        cb.check_by_seed(pd.DataFrame({"t": ce[cb.WIDE] - ce[cb.BERT]}), "wall_clock")

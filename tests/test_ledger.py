@@ -68,7 +68,7 @@ def test_book_decisions_are_computed_once_per_state_of_the_store(monkeypatch, re
         calls.append(profile.name)  # resolved once, by book_decisions
         return [_d(f"{profile.name}-{len(calls)}", 0.01, [6.5, 6.4])]
     monkeypatch.setattr(ledger, "_book_decisions", compute)
-    monkeypatch.setattr(ledger, "_DECISIONS", {})
+    ledger._cached.cache_clear()
     first = ledger.book_decisions("cpu")
     assert ledger.book_decisions("cpu") == first and calls == ["cpu"]
     ledger.book_decisions("cpu", seeds=range(2))  # other arguments: computed
@@ -88,6 +88,7 @@ def test_book_decisions_are_computed_once_per_state_of_the_store(monkeypatch, re
     mutated = ledger.book_decisions("cpu")
     mutated.clear()  # a caller's list is its own
     assert len(ledger.book_decisions("cpu")) == 1 and len(calls) == 4
+    ledger._cached.cache_clear()  # the stand-in decisions stay in this test
 
 
 def _sop_rows(low=6.2):

@@ -46,9 +46,6 @@ def test_a_chapter_glues_its_verdicts_texts_and_margins():
     values = chapter_box.chapter_glue("asymmetry", chapter, pd.DataFrame(), "asym_", "smoke")
     assert values["asym_context"] == "words"
     assert {"asym_ce_margin", "asym_unigram", "asym_bigram"} <= set(values)
-    with pytest.raises(ValueError):
-        chapter_box.chapter_glue("asymmetry", chapter, pd.DataFrame(), "asym_", "smoke",
-                                 box=True)
 
 
 @pytest.mark.parametrize("numbers, expected", [

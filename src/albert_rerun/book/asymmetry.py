@@ -9,16 +9,15 @@ from .. import paper
 from ..profiles import ResolvedProfile
 from ..studies.decisions import Chapter, ce_decision, gated, interval_text, load_runs
 from .plain import chapter_runs
-from .text import metrics_table, parameter_count, scale_short
+from .text import metrics_table, params_column, scale_short
 
 
 def asymmetry(profile: ResolvedProfile | str, seeds=None, device="auto",
               train_missing=False, present: bool = True, partial: bool = False) -> Chapter:
-    """Claim 3: Table 4's eight cells and grouped sharing (``present``: unused)."""
+    """Claim 3: Table 4's eight cells and grouped sharing."""
     profile, seeds, rungs, m, runs = chapter_runs(profile, C.asymmetry, seeds, device,
                                                   train_missing, partial)
     cells = {k: c for k, c in C.asymmetry(profile).items() if k in set(runs["condition"])}
-    # grouped sharing where the profile carries it (cpu-long does not)
     groups = C.grouped(profile) if "grouped" in C.profile_claims(profile) else {}
     grouped = (load_runs(profile, {f"G={g}": c for g, c in groups.items()}, seeds, device,
                          train_missing) if groups else runs.iloc[0:0])
@@ -27,8 +26,7 @@ def asymmetry(profile: ResolvedProfile | str, seeds=None, device="auto",
     made = asymmetry_decisions(runs, grouped, small, H, sorted(groups), m)
     decisions = gated(made, pd.concat([runs, grouped]), rungs, resolution_gate(made, m["small"]))
     chapter = Chapter("asymmetry", runs, decisions, extra={"grouped": grouped})
-    table = metrics_table(runs, {"params (M)": pd.Series(
-        {k: round(parameter_count(c) / 1e6, 3) for k, c in cells.items()})})
+    table = metrics_table(runs, params_column(cells))
     cell = {k: (128 if c.model.embedding_size == small else 768, c.model.sharing)
             for k, c in cells.items()}  # Table 4's cell for each of ours
     table["paper params (M)"] = [paper.TABLE4_PARAMS[cell[k]] for k in table.index]
@@ -36,24 +34,20 @@ def asymmetry(profile: ResolvedProfile | str, seeds=None, device="auto",
     chapter.tables["cells"] = table
     chapter.tables["costs"] = costs_table(runs, decisions, small, H, m["ce"])
     if groups:
-        chapter.tables["grouped"] = metrics_table(grouped, {"params (M)": pd.Series(
-            {f"G={g}": round(parameter_count(c) / 1e6, 3) for g, c in groups.items()})})
+        chapter.tables["grouped"] = metrics_table(grouped, params_column(
+            {f"G={g}": c for g, c in groups.items()}))
     chapter.texts.update(scale=scale_short(runs, b),
                          runs=str(len(distinct_runs(runs, grouped))))
     return chapter
 
 
 def distinct_runs(runs: pd.DataFrame, grouped: pd.DataFrame) -> pd.DataFrame:
-    """The chapter's runs counted once: the grouped models' G = 1 and G = L are the
-    all-shared and not-shared cells of ``runs``."""
+    """The chapter's runs counted once (G = 1 and G = L are cells of ``runs``)."""
     return pd.concat([runs, grouped]).drop_duplicates("hash")
 
 
 def costs_table(runs, decisions, small: int, H: int, margin: float) -> pd.DataFrame:
-    """Table 4's shape as costs, positive where sharing costs (the paper's direction):
-    each scheme's cross-entropy minus not shared's at each E (paired t), beside the
-    paper's Avg of not shared minus the scheme. "decision": whether the verdict table
-    judges it. Empty where no pair is stored yet."""
+    """Table 4 as costs, positive where sharing costs, beside the paper's."""
     judged = {tuple(d.arms) for d in decisions}
     costs = {}
     for e in (small, H):
@@ -74,9 +68,7 @@ RESOLVING_MARGINS = 1.0  # the whole sharing cost, in margins, that sub-costs ne
 
 
 def resolution_gate(decisions, margin: float) -> dict:
-    """{key: reason} for the partial costs at an E where the whole cost's 95% interval
-    stays under ``RESOLVING_MARGINS`` margins: if a partial cost lies under the whole,
-    they cannot differ by a margin there."""
+    """{key: reason} gating the partial costs where the whole cost stays under a margin."""
     whole = {d.key.rsplit("/", 1)[1]: d for d in decisions
              if d.key.startswith("asymmetry/all-none/")}
     out = {}
@@ -92,30 +84,20 @@ def resolution_gate(decisions, margin: float) -> dict:
 
 
 def asymmetry_decisions(runs, grouped, small: int, H: int, groups, m: dict) -> list:
-    """Table 4's decisions at both E where their cells are stored: all shared minus not
-    shared, attention-shared minus FFN-shared, attention-shared minus not shared (small
-    E); grouped sharing's first step where ``groups`` has more than one G."""
-    def paper_gap(e, a, b):
-        return f"{paper.TABLE4_AVG[(e, a)] - paper.TABLE4_AVG[(e, b)]:+.1f} Avg"
+    """Table 4's decisions at both E, and grouped sharing's first step."""
+    words = {"all": "all shared", "none": "not shared", "attention": "attention-shared",
+             "ffn": "FFN-shared"}
+    # CE is higher when all is shared: the paper's Avg is lower, so its side is +
+    pairs = (("all", "none", "ce", +1), ("attention", "ffn", "small", -1))
+    specs = [(e, pe, name, *pair) for e, pe, name in ((small, 128, "small-E"), (H, 768, "E=H"))
+             for pair in pairs] + [(small, 128, "small-E", "attention", "none", "small", 0)]
     present = set(runs["condition"])
-    out = []
-    for e, paper_e, name in ((small, 128, "small-E"), (H, 768, "E=H")):
-        if {f"E={e}, all", f"E={e}, none"} <= present:
-            # CE higher when all shared: the paper's Avg is lower, so its side is +
-            out.append(ce_decision(runs, f"asymmetry/all-none/{name}", "asymmetry",
-                                   f"all shared minus not shared, E = {e}",
-                                   f"E={e}, all", f"E={e}, none", m["ce"], +1,
-                                   paper_gap(paper_e, "all", "none")))
-        if {f"E={e}, attention", f"E={e}, ffn"} <= present:
-            out.append(ce_decision(runs, f"asymmetry/attention-ffn/{name}", "asymmetry",
-                                   f"attention-shared minus FFN-shared, E = {e}",
-                                   f"E={e}, attention", f"E={e}, ffn", m["small"], -1,
-                                   paper_gap(paper_e, "attention", "ffn")))
-    if {f"E={small}, attention", f"E={small}, none"} <= present:
-        out.append(ce_decision(runs, "asymmetry/attention-none/small-E", "asymmetry",
-                               f"attention-shared minus not shared, E = {small}",
-                               f"E={small}, attention", f"E={small}, none", m["small"], 0,
-                               paper_gap(128, "attention", "none")))
+    out = [ce_decision(runs, f"asymmetry/{a}-{b}/{name}", "asymmetry",
+                       f"{words[a]} minus {words[b]}, E = {e}", f"E={e}, {a}", f"E={e}, {b}",
+                       m[margin], sign,
+                       f"{paper.TABLE4_AVG[(pe, a)] - paper.TABLE4_AVG[(pe, b)]:+.1f} Avg")
+           for e, pe, name, a, b, margin, sign in specs
+           if {f"E={e}, {a}", f"E={e}, {b}"} <= present]
     if len(groups) < 2:
         return out
     # G = 1 to the smallest G > 1: a slope over log2 G at 1, 2, 4 would weigh only its ends

@@ -1,8 +1,6 @@
-"""The compute ladder as a reader meets it: the values of its findings page
-(book/budgets.md), of the introduction and of the scale page (``values``, positive the
-paper's direction), and the registration page's generated parts (book/ladder.md,
-``write_ladder_parts``, in the registered sign, filled from
-``book/templates/ladder-*.md``)."""
+"""The compute ladder as a reader meets it: the findings pages' keys (``values``, positive
+the paper's direction) and the registration page's generated parts (``write_ladder_parts``,
+in the registered sign, from ``book/templates/ladder-*.md``)."""
 from __future__ import annotations
 
 import math
@@ -25,6 +23,7 @@ from ..studies.ladder_power import pilot_wide_config
 from ..studies.registration import _git
 from . import ladder_trend as T
 from . import scale
+from .dropout import _span
 from .template import KEY, NOT_STORED, fill, pipe, record_values, write_parts
 
 # the decisions' names in the substitution keys: ladder_sharing_16x, ...
@@ -37,8 +36,7 @@ FAIR = (0.9, 1.1)  # a wide arm's share of its partner's seconds read as equal t
 
 @dataclass
 class Ladder:
-    """The ladder read once: its stored result, the budgets' runs and the long pilot's (each
-    None before it is stored)."""
+    """The ladder read once: result, budgets' runs, long pilot's (each None before stored)."""
 
     tables: dict | None
     stored: dict | None
@@ -47,6 +45,7 @@ class Ladder:
 
 
 def read(store=None) -> Ladder:
+    """The ladder's stored parts, each None where not stored yet."""
     try:
         tables, stored = L.result_tables(store)
     except NotComplete:
@@ -57,8 +56,6 @@ def read(store=None) -> Ladder:
         frames = None
     return Ladder(tables, stored, frames, scale.pilot_runs())
 
-
-# -- the findings, the paper's direction positive -------------------------------------------
 
 def turned(row, mean: str, low: str, high: str) -> tuple:
     """(mean, low, high) of a registered-sign row, positive the paper's direction."""
@@ -75,7 +72,6 @@ def interval(row, name: str, mean: str | None = None) -> str:
 
 
 def _move(row, step: str) -> int:
-    """+1, -1 or 0: a step's interval on the paper's side of 0, the other, or across it."""
     _, lo, hi = turned(row, step, f"{step} low", f"{step} high")
     return 1 if lo > 0 else -1 if hi < 0 else 0
 
@@ -84,8 +80,7 @@ NO_FURTHER = "no change shown (interval wide)"
 
 
 def steps_phrase(row) -> str:
-    """Which way each step of the ladder moved the difference, from each step's own interval
-    (positive: toward the paper)."""
+    """Which way each step moved the difference, from each step's own interval."""
     if T.no_slope(row):
         return "not computed: too few seeds"
     early, late = _move(row, "1x-4x"), _move(row, "4x-16x")
@@ -117,17 +112,11 @@ def forecast_phrase(row) -> str:
 
 def _range(part) -> str:
     """'75% to 88%': shares of training, low to high ('never' where none passed)."""
-    if part["never"] == part["seeds"]:
-        return "never"
-    low, high = f"{part['low']:.0%}", f"{part['high']:.0%}"
-    return low if low == high else f"{low} to {high}"
+    return "never" if part["never"] == part["seeds"] else _span({**part, "never": 0})
 
 
 def plateau(frame: pd.DataFrame) -> dict:
-    """The 16x runs of ``frame`` against the count rungs: the curves' held-out sequences,
-    the left-bigram rung on them, each run's first pass under it (``ladder.first_below``),
-    the arms whose mean is not below the two-sided rung on the whole set ("above") and
-    how many are ("below": 'k of n')."""
+    """The 16x runs against the count rungs: sequences, level, passes, above and below."""
     sequences = L.curve_sequences(frame)
     level = L.rung_level(L.RUNG, sequences)
     means = frame.groupby("condition")[CE].mean()
@@ -154,7 +143,6 @@ def findings_values(ladder: Ladder) -> dict:
                     f"ladder_{k}_forecast_result": forecast_phrase(row),
                     f"ladder_{k}_power": (T.percent(power[0]) if power and power[0] is not None
                                           and math.isfinite(power[0]) else "none planned"),
-                    # the `cpu` profile's own 1x difference (the power plan's pilot)
                     f"ladder_{k}_cpu_1x": ("not measured" if cpu is None else
                                            signed(row["paper_sign"] * cpu, 3))})
         for name, column in (("slope", "slope"), ("early", "1x-4x"), ("late", "4x-16x"),
@@ -187,22 +175,15 @@ def findings_values(ladder: Ladder) -> dict:
             "ladder_cpu_seeds": str(max([r["1x seeds"] for r in plan.values()] or [0]))}
 
 
-PREFIXES = ("ladder_", "pilot_")  # keys this provider fills, on any page
-OWN = ("budgets.md", "scale.md")  # pages whose every key it fills
-
-
 def page_keys(root: Path | None = None) -> set:
-    """The keys this provider fills that the pages use: all of its own pages', and those of
-    ``PREFIXES`` anywhere."""
+    """The keys of budgets.md and scale.md, and ``ladder_``/``pilot_`` keys anywhere."""
     return {key for page in ((root or repo_root()) / "book").glob("*.md")
             for key in KEY.findall(page.read_text())
-            if page.name in OWN or key.startswith(PREFIXES)}
+            if page.name in ("budgets.md", "scale.md") or key.startswith(("ladder_", "pilot_"))}
 
 
 def values(profile=None) -> dict:
-    """Every key of the ladder's findings and the scale page (a ``book.values`` provider).
-    Where the runs are not all stored, each key a page uses reads ``NOT_STORED``; once they
-    are, a missing key fails the build."""
+    """The ladder's and the scale page's keys; ``NOT_STORED`` each before every run is."""
     ladder = read()
     complete = ladder.tables is not None and ladder.frames is not None
     out = findings_values(ladder) if complete else {}
@@ -213,15 +194,12 @@ def values(profile=None) -> dict:
 
 
 def trend_figure(tables: dict, store=None):
-    """The five decisions against the budget, the paper's direction up in every panel."""
+    """The five decisions against the budget, the paper's direction up in each panel."""
     return T.figure(list(T.gather(store, tables=tables, paper_signs=True).values()))
 
 
-# -- the registration page's generated parts (book/ladder.md), in the registered sign ---------
-
 def _cell(row, name: str, unit: str) -> str:
-    """'+0.012 [-0.004, +0.028]' of a row's ``name``, or its value with 'no interval (no
-    spread)'."""
+    """'+0.012 [-0.004, +0.028]' of a row's ``name``; 'no interval (no spread)' without."""
     if not math.isfinite(row[f"{name} low"]):
         return f"{signed(row[name], 3 if unit == 'nats' else 1)}, no interval (no spread)"
     return interval_text(row[name], row[f"{name} low"], row[f"{name} high"], unit)
@@ -250,8 +228,7 @@ def _names(items: list) -> str:
 
 
 def _power(power, unit: str) -> str:
-    """'73% (22%) at +0.058': the planned power, with a 16x SD twice the 4x one in brackets,
-    at slope (a)."""
+    """'73% (22%) at +0.058': power, then with a 16x SD twice the 4x, at slope (a)."""
     if not power:
         return "no design stored"
     if power[0] is None or not math.isfinite(power[0]):
@@ -261,7 +238,7 @@ def _power(power, unit: str) -> str:
 
 
 def decisions_key(table) -> str:
-    """The five decisions once, by their short names: difference, unit, paper's sign."""
+    """The five decisions by short name: difference, unit, the paper's sign."""
     return pipe(["decision", "difference, A minus B", "unit", "the paper's sign"],
                 [[_name(key), row["decision"], row["unit"],
                   {1: "+", -1: "−"}.get(int(row["paper_sign"]), "0")]
@@ -269,8 +246,7 @@ def decisions_key(table) -> str:
 
 
 def trend_table(table, powers: dict) -> str:
-    """Each decision's budgets, slope, p before and after Holm, df, reading and planned
-    power (†: the slope excludes 0 before Holm only)."""
+    """Each decision's budgets, slope, p, Holm's p, df, reading and planned power."""
     head = (["decision"] + [f"{r} ({len(L.SEEDS[r])} seeds planned)" for r in L.RUNGS]
             + ["slope per doubling of compute", "p", "Holm's p", "df", "reading",
                f"planned power at slope (a), {len(L.SEEDS['16x'])} seeds at 16x (if the "
@@ -288,22 +264,20 @@ def trend_table(table, powers: dict) -> str:
 
 
 def _cells(table, names: tuple, unit: str | None = None, empty=None) -> list:
-    """Per row of ``table``: its name and ``_cell`` of each of ``names`` ('–' each where
-    ``empty(row)``)."""
     return [[_name(key)] + (["–"] * len(names) if empty(row) else
                             [_cell(row, n, unit or row["unit"]) for n in names])
             for key, row in table.iterrows()]
 
 
 def steps_table(table) -> str:
+    """Each decision's slope per step and its curvature."""
     return pipe(["decision", "1x to 4x, per doubling", "4x to 16x, per doubling",
                  "curvature"], _cells(table, ("1x-4x", "4x-16x", "curvature"),
                                       empty=T.no_slope))
 
 
 def _by_rung(table, by: str, value: str) -> str:
-    """One row a ``by`` (decision or arm) of a long table: each budget's ``value`` and
-    interval, in nats."""
+    """One row per ``by`` (decision or arm): each budget's ``value`` and interval, nats."""
     cells = table.assign(cell=[interval_text(r[value], r["low"], r["high"], "nats")
                                for _, r in table.iterrows()])
     wide = cells.pivot(index=by, columns="rung", values="cell").reindex(
@@ -314,8 +288,7 @@ def _by_rung(table, by: str, value: str) -> str:
 
 
 def split_reading(row) -> str:
-    """Amendment 7's reading of one split: which parts' intervals exclude 0, once the
-    change's does."""
+    """Amendment 7's reading: which parts' intervals exclude 0, once the change's does."""
     if not math.isfinite(row["change"]):
         return "not split: too few seeds at a rung"
     if not math.isfinite(row["change low"]):  # no spread: no interval (amendment 8)
@@ -330,6 +303,7 @@ def split_reading(row) -> str:
 
 
 def split_table(split) -> str:
+    """Amendment 7's split of each change into its training and gap parts."""
     rows = _cells(split, ("change", "training part", "gap part"), "nats",
                   empty=lambda row: not math.isfinite(row["change"]))
     return pipe(["decision", "change, 1x to 16x (nats)", "training-split part", "gap part",
@@ -338,6 +312,7 @@ def split_table(split) -> str:
 
 
 def forecast_table(table) -> str:
+    """Each forecast against the 16x mean, and the SD assumed against the SD measured."""
     rows = []
     for key, row in table.iterrows():
         digits = 1 if row["unit"] == "points" else 3
@@ -360,11 +335,10 @@ def grown(gaps) -> list:
 
 
 def sop_table(sop) -> str:
+    """Per budget, the SOP probe and head above majority, and whether order is learned."""
     def cell(row, name: str) -> str:
-        if not math.isfinite(row[f"{name} mean"]):
-            return "not stored"
-        return interval_text(row[f"{name} mean"], row[f"{name} low"], row[f"{name} high"],
-                             "points")
+        ends = [row[f"{name} {k}"] for k in ("mean", "low", "high")]
+        return interval_text(*ends, "points") if math.isfinite(ends[0]) else "not stored"
     return pipe(["budget", "probe minus majority", "head minus majority", "order learned?"],
                 [[rung, cell(row, "probe"), cell(row, "head"),
                   "yes" if row["order learned"] else "not shown"]
@@ -372,6 +346,7 @@ def sop_table(sop) -> str:
 
 
 def time_table(ratios) -> str:
+    """Per budget, each seed's wide / BERT-style seconds (flagged in bold) and machines."""
     rows = []
     for rung, part in ratios.groupby("rung", sort=False):
         kinds = sorted(set(part["machines"]))
@@ -384,8 +359,7 @@ def time_table(ratios) -> str:
 
 
 def passes_table(table) -> str:
-    """Per arm and seed, the share of training at which the 16x curve first scored below the
-    rung."""
+    """Per arm and seed, the share of training where the 16x curve first passed the rung."""
     wide = table.pivot(index="condition", columns="seed", values="first below")
     wide = wide.reindex([a for a in L.ARMS if a in wide.index])
     return pipe(["arm"] + [f"seed {s}" for s in wide.columns],
@@ -402,8 +376,7 @@ def diverged_runs(store=None) -> list:
 
 
 def forecast_record(store=None) -> dict:
-    """The stored forecast's recorded commit, whether dirty, the commit that stored it and
-    what that commit adds, from git."""
+    """The forecast's recorded commit, dirty mark, storing commit and what changed between."""
     from ..engine.store import read_json  # at call time: the rehearsal guards its reads
     record = read_json((store or results_dir(L.STORE)) / L.FORECAST) or {}
     commit = record.get("provenance", {}).get("git_commit", "")
@@ -483,8 +456,7 @@ def result_values(ladder: Ladder, store=None) -> dict:
 
 
 def results_text(store=None) -> str:
-    """The ladder page's result once the analysis is stored; '' before (the stopping
-    rule)."""
+    """The ladder page's result once the analysis is stored; '' before."""
     try:
         tables, stored = L.result_tables(store)
     except L.NotStored as error:
@@ -495,7 +467,7 @@ def results_text(store=None) -> str:
 
 
 def progress_values(store=None) -> dict:
-    """The keys of ``ladder-progress.md``: the state, the counts, the hours."""
+    """The keys of ``ladder-progress.md``."""
     table = L.progress(store)
     counts = table.groupby("rung", sort=False)[["of", "trained", "evaluated",
                                                  "diverged"]].sum()
@@ -513,7 +485,7 @@ def progress_values(store=None) -> dict:
 
 
 def rungs_values() -> dict:
-    """The keys of ``ladder-rungs.md``: steps, tokens a run, passes, seeds, source."""
+    """The keys of ``ladder-rungs.md``."""
     base = L.configs("4x")[ALBERT]
     per_step = base.batch_size * base.max_seq_length
     corpus = len(tokenize_split("train", Tokenizer()).tokens)
@@ -538,7 +510,7 @@ def _number(value, digits: int, form: str = "+.{}f") -> str:
 
 
 def power_values(design: dict) -> dict:
-    """The keys of ``ladder-power.md``: the power table and the budget's choice."""
+    """The keys of ``ladder-power.md``."""
     b = design["budget"]
     n16, needed, strict = int(b["16x seeds"]), b["needed"], int(b["strict affordable"])
     columns = {f"power (a) at {strict} / {n16} / {needed} 16x seeds":
@@ -580,8 +552,7 @@ def power_values(design: dict) -> dict:
 
 
 def write_ladder_parts(root: Path) -> list:
-    """book/_generated/ladder-*.md from their templates, and the findings page's figure (a
-    placeholder before the result is stored)."""
+    """book/_generated/ladder-*.md and the findings page's figure (placeholder before)."""
     try:
         figure = trend_figure(L.result_tables()[0])
     except NotComplete:

@@ -1,5 +1,5 @@
-"""What a measured chapter glues: its first screen's values, positive the paper's direction,
-and each exploratory decision's line of values."""
+"""What a measured chapter glues, positive the paper's direction: its first screen's values
+and each exploratory decision's line."""
 from __future__ import annotations
 
 import pandas as pd
@@ -10,13 +10,8 @@ from .headlines import answer, one_label, toward_paper, turned_label
 
 
 def chapter_glue(claim: str, chapter, family: pd.DataFrame, prefix: str,
-                 profile: ResolvedProfile | str, seeds=None, device: str = "auto",
-                 box: bool = False) -> dict:
-    """Everything a measured chapter glues: each decision's ``decision_line``, the margins
-    and rungs and the chapter's own values (under ``prefix``)."""
-    if box:
-        raise ValueError("the bottom-line box is gone: a chapter writes its first screen "
-                         "in its markdown, from the values glued here")
+                 profile: ResolvedProfile | str) -> dict:
+    """A chapter's glue: margins, rungs, each ``decision_line`` and its texts (``prefix``)."""
     out = glue_values(prefix, margin_values(resolve(profile)))
     out.update({d.key.replace("/", "_"): decision_line(d, family) for d in chapter.decisions})
     out.update(glue_values(prefix, chapter.texts))
@@ -24,7 +19,7 @@ def chapter_glue(claim: str, chapter, family: pd.DataFrame, prefix: str,
 
 
 def margin_values(profile: ResolvedProfile) -> dict:
-    """The margins and the rungs they come from, formatted for the page's sentences."""
+    """The margins and the rungs they come from, formatted."""
     from ..studies.decisions import levels, margins
     reference = levels(profile)
     m, r = margins(reference), reference["rungs"]
@@ -35,16 +30,14 @@ def margin_values(profile: ResolvedProfile) -> dict:
 
 
 def _row(d, family: pd.DataFrame | None):
-    """A decision as a row: the family's where it judges it (Holm-adjusted), else its
-    own."""
+    """(row, judged): the family's Holm-adjusted row where it judges ``d``, else its own."""
     if family is not None and d.key in family.index and bool(family.loc[d.key, "in_family"]):
         return family.loc[d.key].copy(), True
     return pd.Series(d.to_dict()), False
 
 
 def decision_line(d, family: pd.DataFrame | None = None) -> str:
-    """One decision in a line of values, positive the paper's direction: reading,
-    difference, margin and stage."""
+    """One decision's reading, difference, margin and stage, paper-positive."""
     from ..stats.inference import EARLY, GATED, NO_MODEL, PAST, level_percent
     row, judged = _row(d, family)
     a = answer(row)
@@ -63,8 +56,7 @@ def decision_line(d, family: pd.DataFrame | None = None) -> str:
 
 
 def verdict_table(chapter, family: pd.DataFrame) -> pd.DataFrame:
-    """A chapter's decisions, positive the paper's direction: difference, margin and the
-    plain reading."""
+    """A chapter's decisions, paper-positive: difference, margin and plain reading."""
     rows = []
     for d in chapter.decisions:
         row, judged = _row(d, family)
@@ -80,8 +72,7 @@ NOT_JUDGED = "not judged yet"  # a first screen's reading before every run is st
 
 
 def confirmed_values(row, premise: str = "") -> dict:
-    """The first screen's values of a chapter's confirmatory decision, or saying it is not
-    judged yet where ``row`` is None."""
+    """``answer`` of a chapter's confirmatory row; 'not judged yet' where it is None."""
     if row is None:
         return {"reading": NOT_JUDGED, "why": "", "difference": "not computed yet",
                 "margin": "—", "seeds": "—", "holm_only": ""}
@@ -89,8 +80,7 @@ def confirmed_values(row, premise: str = "") -> dict:
 
 
 def paper_side(trends: list) -> list:
-    """The ladder's ``Trend``s turned so that positive is the paper's direction in every
-    panel."""
+    """The ladder's ``Trend``s turned so that positive is the paper's direction."""
     from dataclasses import replace
 
     from .ladder_trend import tag
@@ -111,8 +101,7 @@ def paper_side(trends: list) -> list:
 
 
 def trend_values(t) -> dict:
-    """A ladder decision's values for a chapter's sentence on training (``t`` from
-    ``paper_side``); '—' before the ladder is complete."""
+    """A ``paper_side`` trend's values for a chapter's sentence; '—' before the ladder."""
     from .ladder_trend import plain_words
     from ..studies.decisions import signed
     empty = {"reading": "not known yet", "p": "—", "1x": "—", "4x": "—", "16x": "—",

@@ -1,7 +1,6 @@
-"""The confirmatory verdicts as the chapters show them, read once every confirmatory run is
-stored and nothing before (the stopping rule): each claim's headline decision beside the
-profiles' families, and under a chapter's box its runs, the differences by seed (checked by
-``check_by_seed``), the registered analysis and its figure."""
+"""The confirmatory verdicts as the chapters show them, read only once every run is stored
+(the stopping rule): each claim's headline beside the profiles' families, and a chapter's
+differences by seed, registered analysis and figure, positive the paper's direction."""
 from __future__ import annotations
 
 import math
@@ -18,19 +17,13 @@ from .headlines import EXTRA, HEADLINES
 
 CONFIRMATORY = "confirmatory"  # its name where it stands beside the profiles
 ARMS = list(confirm_analysis.CONDITIONS)  # the columns of a pivot of ``runs``
-# the claims whose chapter takes a decision from the registration's secondary family
-CLAIMS = {"embedding_size": "embedding_sweep"}
-# the plain reading's failed premise (``plain.row_reading``) where neither model orders
-# the cue-free pairs: a check made after the results, so it says so where it is read
+CLAIMS = {"embedding_size": "embedding_sweep"}  # chapter -> registered claim
+# a premise checked after the results, so the reading says so
 NO_ORDER = "neither model orders cue-free pairs (a check made after the results)"
 
 
-# -- the verdicts beside the profiles' ---------------------------------------------------------
-
 def notes(store=None) -> dict:
-    """What a confirmatory label needs beside it once the design is complete ({} before):
-    "sop_nsp_premise" (``sop_premise``) and "budget_only" (the equal-time arms' median
-    seconds ratio outside 0.9 to 1.1)."""
+    """{"budget_only", "sop_nsp_premise"} once the design is complete; {} before."""
     if not confirm_analysis.complete(store):
         return {}
     try:
@@ -48,8 +41,7 @@ def notes(store=None) -> dict:
 
 
 def sop_premise(frame: pd.DataFrame) -> str:
-    """``NO_ORDER`` where neither model orders the cue-free pairs better than the majority
-    label; '' otherwise."""
+    """``NO_ORDER`` where neither model beats the majority label on cue-free pairs, else ''."""
     above = confirm_analysis.above_majority
     albert = frame[frame["condition"] == ALBERT]
     probe = above(albert, "sop_cuefree_accuracy_probe")
@@ -61,14 +53,12 @@ def sop_premise(frame: pd.DataFrame) -> str:
 
 
 def _primary(store) -> pd.DataFrame:
-    """The judged primary family, each row carrying ``holm_tests`` (the family's)."""
     primary = confirm_analysis.confirmatory_families(store)["primary"]
     return primary.assign(holm_tests=confirm_analysis.holm_tests(primary))
 
 
 def confirmatory_rows(store=None) -> dict:
-    """{claim: its first registered primary decision's row, with ``holm_tests`` and
-    ``premise``} once the design is complete; {} before."""
+    """{claim: its first primary row, with ``holm_tests`` and ``premise``}; {} before."""
     if not confirm_analysis.complete(store):
         return {}
     primary, noted = _primary(store), notes(store)
@@ -84,8 +74,7 @@ def confirmatory_rows(store=None) -> dict:
 
 
 def confirmatory_extras(store=None) -> dict:
-    """{key: row} of the primary decisions in ``EXTRA`` (not a chapter's headline),
-    judged once the design is complete; {} before."""
+    """{key: row} of the judged primary decisions in ``EXTRA``; {} before."""
     if not confirm_analysis.complete(store):
         return {}
     primary = _primary(store)
@@ -93,8 +82,7 @@ def confirmatory_extras(store=None) -> dict:
 
 
 def in_chapter_sign(claim: str, row):
-    """A confirmatory row in its chapter's sign (``REVERSED`` claims negated and relabelled;
-    ``registered_label`` keeps the registration's words)."""
+    """A row in its chapter's sign (``REVERSED`` claims negated and relabelled)."""
     row = row.copy()
     row["registered_label"] = row["label"]
     if claim in REVERSED:
@@ -106,15 +94,13 @@ def in_chapter_sign(claim: str, row):
 
 
 def turned_label(claim: str, label: str) -> str:
-    """A registered label in its chapter's words (``REVERSED``), then whatever followed
-    the first comma ('..., E 32')."""
+    """A registered label in its chapter's words, keeping what followed its first comma."""
     rest = label.partition(", ")[2]
     return REVERSED[claim] + (f", {rest}" if rest else "")
 
 
 def confirmatory_family(store=None) -> pd.DataFrame:
-    """The confirmatory results as one more family beside the profiles', indexed by each
-    claim's headline key, in the chapters' sign; empty before the design is complete."""
+    """The confirmatory results as a family indexed by headline key, chapters' sign."""
     rows = []
     for claim, row in confirmatory_rows(store).items():
         row = in_chapter_sign(claim, row)
@@ -133,8 +119,7 @@ def with_confirmatory(families: dict, store=None) -> dict:
 
 
 def confirmatory_secondary(store=None, claims=("transitions", "embedding_sweep")) -> dict:
-    """{claim: [rows]} of the exploratory secondary decisions of claims without a primary
-    one; {} before the design is complete."""
+    """{claim: [secondary rows]} of claims without a primary decision; {} before."""
     if not confirm_analysis.complete(store):
         return {}
     secondary = confirm_analysis.confirmatory_families(store)["secondary"]
@@ -146,11 +131,8 @@ def confirmatory_secondary(store=None, claims=("transitions", "embedding_sweep")
     return out
 
 
-# -- a chapter's evidence under its box ------------------------------------------------------
-
 def specs(claim: str) -> list:
-    """The registered decisions of ``claim``, primary then secondary (chapter 8 adds the
-    cost of sharing every layer at E 32)."""
+    """The registered decisions a chapter shows, primary then secondary."""
     registered = (*confirm_analysis.PRIMARY, *confirm_analysis.SECONDARY)
     found = [s for s in registered if s.claim == CLAIMS.get(claim, claim)]
     if claim == "embedding_size":
@@ -161,8 +143,7 @@ def specs(claim: str) -> list:
 
 
 def runs(store=None) -> pd.DataFrame:
-    """One row per arm and confirmatory seed, with the transition measures' changes; empty
-    until every run is stored."""
+    """One row per arm and seed, with the transitions' changes; empty until all are stored."""
     if not confirm_analysis.complete(store):
         metrics = {f"change_{s.metric}" if s.kind == "change" else s.metric
                    for s in (*confirm_analysis.PRIMARY, *confirm_analysis.SECONDARY)}
@@ -172,17 +153,14 @@ def runs(store=None) -> pd.DataFrame:
 
 
 def accuracy(correct) -> float:
-    """Percent correct of a probe's per-pair record ('1' right, '0' wrong); NaN where
-    the run has none."""
+    """Percent correct of a per-pair record ('1' right, '0' wrong); NaN without one."""
     if not isinstance(correct, str) or not correct:
         return math.nan
     return 100 * correct.count("1") / len(correct)
 
 
-def check_by_seed(by_seed: pd.DataFrame, claim: str, store=None,
-                  turned: bool = False) -> pd.DataFrame:
-    """Assert that the differences by seed a notebook computed match the registered code's
-    (``turned``: positive the paper's direction); returns ``by_seed``."""
+def check_by_seed(by_seed: pd.DataFrame, claim: str, store=None) -> pd.DataFrame:
+    """``by_seed`` (paper-positive), asserted equal to the registered code's differences."""
     frame = runs(store)
     chosen = specs(claim)[:len(by_seed.columns)]
     for column, spec in zip(by_seed.columns, chosen):
@@ -190,7 +168,7 @@ def check_by_seed(by_seed: pd.DataFrame, claim: str, store=None,
             assert by_seed[column].dropna().empty, "differences shown before the runs"
             continue
         registered = confirm_analysis.per_seed(spec, frame)
-        if turned and spec.paper_sign < 0:
+        if spec.paper_sign < 0:
             registered = -registered
         mine = by_seed[column].dropna()
         assert list(mine.index) == list(registered.index), (column, spec.key)
@@ -199,15 +177,13 @@ def check_by_seed(by_seed: pd.DataFrame, claim: str, store=None,
 
 
 def _premise(spec, noted: dict) -> str:
-    """The failed premise of a decision on cue-free SOP pairs ('' elsewhere)."""
     if not spec.metric.startswith("sop_cuefree"):  # the NSP probe's premise holds
         return ""
     return noted.get(f"{spec.claim}_premise", "")
 
 
-def _judged(claim: str, store=None, turned: bool = False) -> list:
-    """[(spec, family name, judged row, premise)] of the claim's decisions; ``turned``:
-    each row with positive the paper's direction (``headlines.paper_positive``)."""
+def _judged(claim: str, store=None) -> list:
+    """[(spec, family name, paper-positive row, premise)] of the claim's decisions."""
     from .headlines import paper_positive
     families = confirm_analysis.confirmatory_families(store)
     noted = notes(store)
@@ -215,24 +191,19 @@ def _judged(claim: str, store=None, turned: bool = False) -> list:
     for spec in specs(claim):
         name = "primary" if spec in confirm_analysis.PRIMARY else "secondary"
         row = families[name].loc[spec.key]
-        out.append((spec, name, paper_positive(row) if turned else row,
-                    _premise(spec, noted)))
+        out.append((spec, name, paper_positive(row), _premise(spec, noted)))
     return out
 
 
-def decisions(claim: str, store=None, turned: bool = True) -> pd.DataFrame:
-    """The registered analysis of the claim's decisions, rounded for the reader, one row
-    each, positive the paper's direction with one label (the registered sign and verdict
-    words are the appendix's, ``confirm.results_table``); before every run is stored, the
-    arms' progress counts. ``turned`` must be True."""
+def decisions(claim: str, store=None) -> pd.DataFrame:
+    """The claim's decisions, paper-positive with one label; the progress before all runs."""
     from .headlines import answer, one_label
-    _paper_positive_only(turned)
     if not confirm_analysis.complete(store):
         table = confirm_analysis.progress(store)
         arms = {a for s in specs(claim) for a in (s.a, s.b)}
         return table.loc[[c for c in table.index if c in arms]]
     rows = []
-    for spec, name, row, premise in _judged(claim, store, turned=True):
+    for spec, name, row, premise in _judged(claim, store):
         ends = (float(row[k]) for k in ("estimate", "low", "high"))
         tag = "" if name == "primary" else " (exploratory)"
         rows.append({"decision": row["label"] + tag,
@@ -243,18 +214,9 @@ def decisions(claim: str, store=None, turned: bool = True) -> pd.DataFrame:
     return pd.DataFrame(rows).set_index("decision")
 
 
-def _paper_positive_only(turned: bool) -> None:
-    if not turned:
-        raise ValueError("a chapter shows the paper-positive sign only; the registered "
-                         "sign is the appendix's (confirm.results_table)")
-
-
-def figure(by_seed: pd.DataFrame, claim: str, store=None, turned: bool = True):
-    """Each decision's differences by seed (``by_seed``: positive the paper's direction),
-    its mean and 95% interval against its margin and zero; before every run is stored, a
-    figure that says so. ``turned`` must be True."""
+def figure(by_seed: pd.DataFrame, claim: str, store=None):
+    """Each decision's paper-positive differences by seed, mean and interval vs its margin."""
     import matplotlib.pyplot as plt
-    _paper_positive_only(turned)
     with plt.rc_context({"font.size": 10}):
         if not confirm_analysis.complete(store):
             fig, ax = plt.subplots(figsize=(6.6, 1.2), dpi=100)
@@ -264,7 +226,7 @@ def figure(by_seed: pd.DataFrame, claim: str, store=None, turned: bool = True):
                     " confirmatory runs stored: no difference is shown before all are",
                     ha="center", va="center")
             return fig
-        judged = _judged(claim, store, turned=True)
+        judged = _judged(claim, store)
         units = list(dict.fromkeys(spec.unit for spec, *_ in judged))
         fig, axes = plt.subplots(len(units), 1, squeeze=False, dpi=100,
                                  figsize=(6.6, 0.9 + 0.55 * len(judged) + 0.5 * len(units)))
@@ -292,8 +254,7 @@ def figure(by_seed: pd.DataFrame, claim: str, store=None, turned: bool = True):
             ax.set_ylim(len(mine) - 0.5, -0.5)
             ax.set_xlabel(f"positive: the paper's direction, {unit}: seeds (grey dots), mean "
                           f"and 95% interval\n(black); grey band: the decision's margin")
-            for side in ("top", "right"):
-                ax.spines[side].set_visible(False)
+            ax.spines[["top", "right"]].set_visible(False)
         fig.tight_layout()
     return fig
 
@@ -304,8 +265,7 @@ def _wrap(text: str, width: int = 30) -> str:
 
 
 def partial_costs(store=None) -> dict:
-    """The pilot's partial costs of sharing at E 32 (nats) and whether neither exceeds the
-    whole cost (chapter 3's gate)."""
+    """The pilot's partial costs of sharing at E 32 and whether neither exceeds the whole."""
     frame = confirm_analysis.pilot_frame()
     keys = ("explore/attention-free", "explore/ffn-cost", "explore/sharing-cost-E32")
     by_key = {s.key: s for s in confirm_analysis.SECONDARY}
@@ -315,8 +275,7 @@ def partial_costs(store=None) -> dict:
 
 
 def learning_rate_check(store=None) -> dict | None:
-    """Chapter 6's learning-rate check: "scores", "best", "registered_best"; None before it
-    is stored."""
+    """Chapter 6's learning-rate check ("scores", "best", "registered_best"); None before."""
     scores = confirm_analysis.lr_check_scores(store)
     if scores is None:
         return None
@@ -326,9 +285,7 @@ def learning_rate_check(store=None) -> dict | None:
 
 
 def detectable(claim: str, store=None) -> dict:
-    """For each undecided primary decision of ``claim``, the smallest true difference the
-    seeds' own spread detects 80% of the time at Holm's first-step level (not registered);
-    {} before every run is stored."""
+    """Per undecided primary decision, the smallest difference detected 80% of the time."""
     from ..stats.power import detectable_effect
     if not confirm_analysis.complete(store):
         return {}

@@ -1,6 +1,5 @@
-"""Downstream against its controls (majority label, bag of words, random initialization):
-``downstream`` adds a chapter's table; ``downstream_gate`` tests that pretraining helps at
-all."""
+"""Downstream against its controls: ``downstream`` adds a chapter's table,
+``downstream_gate`` tests that pretraining helps at all."""
 from __future__ import annotations
 
 import pandas as pd
@@ -13,8 +12,7 @@ from .text import fill, summary
 
 
 def downstream_controls(profile: ResolvedProfile) -> dict:
-    """Majority label and bag of words on each task's test split, stored once per
-    profile."""
+    """Majority label and bag of words on each task's test split, stored once."""
     from ..studies.baselines import downstream_controls as compute
     examples = profile.evaluation.task_examples
     return {task: stored_baseline(profile, f"downstream-{task}", compute, task, examples)
@@ -22,8 +20,7 @@ def downstream_controls(profile: ResolvedProfile) -> dict:
 
 
 def downstream(chapter: Chapter, profile: ResolvedProfile) -> Chapter:
-    """Adds to a chapter its downstream table: per condition, the probes and fine-tuning
-    beside random initialization, the controls, and the probe's gain over random init."""
+    """``chapter`` with its downstream tables: probes, fine-tuning, controls, gains."""
     runs = chapter.runs
     controls = downstream_controls(profile)
     columns = {"sentiment probe %": "sentiment_probe_accuracy",
@@ -35,7 +32,6 @@ def downstream(chapter: Chapter, profile: ResolvedProfile) -> Chapter:
     table = pd.DataFrame({name: summary(runs, metric, 100, 1)
                           for name, metric in columns.items()
                           if metric in runs and runs[metric].notna().any()})
-    # the conditions in the chapter's order (columns with fewer rows would sort them)
     table = table.reindex(list(dict.fromkeys(runs["condition"]))).fillna("not evaluated")
     rungs = levels(profile)
     m = margins(rungs)
@@ -67,8 +63,7 @@ def _percent_range(values: pd.Series) -> str:
 
 
 def downstream_sentence(runs: pd.DataFrame, gains: dict, sentiment: dict) -> str:
-    """The downstream table's paragraph: controls, the probes' range, the gains
-    (descriptive)."""
+    """The downstream table's paragraph (``sentences.md``)."""
     tuned = runs["sentiment_accuracy"].dropna()
     untrained = runs["control_sentiment_accuracy"].dropna()
     tuned_text = ""
@@ -89,8 +84,7 @@ def downstream_sentence(runs: pd.DataFrame, gains: dict, sentiment: dict) -> str
 
 def downstream_gate(profile: ResolvedProfile | str, seeds=None, device="auto",
                     train_missing=False, present: bool = True) -> Chapter:
-    """Pretraining against its random-init control downstream, for the base run; no
-    comparison between pretraining conditions is made where it fails."""
+    """Pretraining against its random-init control downstream, for the base run."""
     from ..engine.evaluate import evaluate_stored
     from ..engine.pretrain import resolve_device
     from ..engine.store import stored_eval, stored_pretrain
@@ -120,6 +114,7 @@ def _pretrained(profile: ResolvedProfile, config) -> dict:
 
 
 def gate_decisions(runs, m: dict) -> list:
+    """Fine-tuning and the probe: pretrained base minus random init."""
     return [gain_decision(runs, "downstream/finetuned", "downstream",
                           "sentiment fine-tuned: pretrained base minus random init",
                           "sentiment_correct", m["downstream"]),
@@ -129,8 +124,7 @@ def gate_decisions(runs, m: dict) -> list:
 
 
 def finetune_repeats(profiles=("cpu", "cpu-long", "gpu")) -> pd.DataFrame:
-    """The same stored model fine-tuned under one protocol at more than one profile: its
-    accuracy and machine per profile."""
+    """Models fine-tuned under one protocol at several profiles: accuracy and machine."""
     from ..engine.store import read_json
     rows = []
     for profile in map(resolve, profiles):
@@ -154,8 +148,7 @@ def finetune_repeats(profiles=("cpu", "cpu-long", "gpu")) -> pd.DataFrame:
 
 
 def finetune_repeat_text(repeats: pd.DataFrame) -> str:
-    """The spread of ``finetune_repeats`` in a paragraph; '' where no model was fine-tuned
-    twice."""
+    """The spread of ``finetune_repeats`` in a paragraph; '' where there is none."""
     if repeats.empty:
         return ""
     wide = repeats.pivot_table(index=["model", "fine-tuning"], columns="profile",

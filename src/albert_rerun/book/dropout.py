@@ -12,7 +12,7 @@ from .text import metrics_table, passes_over_data, scale_short, summary
 
 def dropout(profile: ResolvedProfile | str, seeds=None, device="auto", train_missing=False,
             present: bool = True, partial: bool = False) -> Chapter:
-    """Claim 5's decisions and runs table (``present``: the ledger's argument, unused)."""
+    """Claim 5's decisions and runs table."""
     profile, seeds, rungs, m, runs = chapter_runs(profile, C.dropout, seeds, device,
                                                   train_missing, partial)
     runs["overfitting gap"] = runs[CE] - runs["train_mlm_loss_at_mask"]
@@ -32,10 +32,7 @@ def dropout(profile: ResolvedProfile | str, seeds=None, device="auto", train_mis
 
 
 def dropout_decisions(runs, m: dict) -> list:
-    """The effect (no dropout minus dropout 0.1, cross-entropy at [MASK]) and the
-    premise: the overfitting gap (held-out minus training CE) without dropout minus with
-    it, against 0 within the CE margin. The difference of gaps removes what the two
-    share (the training and held-out documents differ)."""
+    """The effect (no dropout minus dropout 0.1) and the premise (the gaps' difference)."""
     p = paper.TABLE8_AVG
     if not available(runs, "no dropout", "dropout 0.1"):
         return []
@@ -50,8 +47,7 @@ def dropout_decisions(runs, m: dict) -> list:
 
 
 def premise_untestable(passes: float) -> dict:
-    """The premise gated out below one pass over the training tokens, where no sequence
-    is seen twice and a gap cannot open."""
+    """The premise gated below one pass over the training tokens (no gap can open)."""
     if passes >= 1:
         return {}
     return {"dropout/premise": f"{passes:.2f} passes over the training tokens: no sequence "
@@ -59,8 +55,7 @@ def premise_untestable(passes: float) -> dict:
 
 
 def _span(r: dict) -> str:
-    """An arm's first passes under the rung as shares of training: '50%' or '50% to 62%';
-    'never' where no seed passed, its seeds that never passed counted."""
+    """'50%' or '50% to 62%' of training, seeds that never passed counted; 'never'."""
     if r["seeds"] == r["never"]:
         return "never"
     low, high = f"{r['low']:.0%}", f"{r['high']:.0%}"
@@ -69,9 +64,7 @@ def _span(r: dict) -> str:
 
 
 def crossing(r: dict) -> str:
-    """An arm's first passes under the count rung over its seeds
-    (``studies.ladder.arm_range``): 'in all 4 seeds, first at 50% to 62% of training',
-    'in none of its 4 seeds'."""
+    """'in all 4 seeds, first at 50% to 62% of training', 'in none of its 4 seeds'."""
     crossed, seeds = r["seeds"] - r["never"], r["seeds"]
     if crossed == 0:
         return f"in none of its {seeds} seeds"
@@ -80,9 +73,7 @@ def crossing(r: dict) -> str:
 
 
 def delay_phrase(delay: dict, arm: str) -> str:
-    """When ``arm`` first crossed the count rung against the other arm
-    (``studies.ladder.delay``): 'later in every seed (75% to 88% of training against
-    50% to 62%)'. A curve higher throughout crosses any threshold later."""
+    """When ``arm`` first crossed the count rung against the other arm: 'later in every seed'."""
     mine, other = delay.get("a"), delay.get("b")
     when = f" ({_span(mine)} of training against {_span(other)})" if mine and other else ""
     if delay["apart"]:  # a seed that never passed counts as after the end

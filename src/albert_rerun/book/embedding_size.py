@@ -9,7 +9,7 @@ from ..profiles import ResolvedProfile
 from ..studies.decisions import Chapter, available, ce_decision, gated
 from .downstream import downstream
 from .plain import chapter_runs
-from .text import metrics_table, parameter_count, scale_short
+from .text import metrics_table, params_column, scale_short
 
 
 def embedding_sweep(profile: ResolvedProfile | str, seeds=None, device="auto",
@@ -25,8 +25,7 @@ def embedding_sweep(profile: ResolvedProfile | str, seeds=None, device="auto",
                   if k in set(runs["condition"])}
     made = embedding_decisions(runs, min(sizes), b.model.embedding_size, H, m)
     chapter = Chapter("embedding_sweep", runs, gated(made, runs, rungs, peak_gate(sizes, H)))
-    chapter.tables["sweep"] = metrics_table(runs, {"params (M)": pd.Series(
-        {k: round(parameter_count(c) / 1e6, 3) for k, c in conditions.items()})})
+    chapter.tables["sweep"] = metrics_table(runs, params_column(conditions))
     chapter.tables["paper"] = pd.DataFrame(
         [{"sharing": sh, "E": e, "params (M)": paper.TABLE3_PARAMS[(sh, e)],
           "Avg": paper.TABLE3_AVG[(sh, e)]} for (sh, e) in paper.TABLE3_AVG]).set_index(
@@ -37,8 +36,7 @@ def embedding_sweep(profile: ResolvedProfile | str, seeds=None, device="auto",
 
 
 def peak_gate(sizes, H: int) -> dict:
-    """The all-shared decision needs a sweep that can locate Table 3's peak (E = 128 =
-    H/6): three sizes, one at or below H/4; else it is not testable."""
+    """Gates the all-shared decision without three sizes, one at or below H/4."""
     if len(sizes) >= 3 and min(sizes) <= H / 4:
         return {}
     return {"embedding/all-shared": f"only E = {', '.join(map(str, sizes))} trained, none at or "
@@ -46,22 +44,14 @@ def peak_gate(sizes, H: int) -> dict:
 
 
 def embedding_decisions(runs, small: int, mid: int, H: int, m: dict) -> list:
-    """Not shared, larger E vs smaller E; all shared, smaller E vs larger E. Labels use
-    'vs' (no ' minus '), so a page that turns the sign keeps them; the registered
-    difference is the first arm's loss minus the second's, paper sign -1. Our small E
-    stands for the paper's 128."""
+    """Not shared, larger E vs smaller; all shared, smaller vs larger (paper sign -1)."""
     p = paper.TABLE3_AVG
-    out = []
-    if available(runs, f"none, E={H}", f"none, E={small}"):
-        out.append(ce_decision(runs, "embedding/not-shared", "embedding_sweep",
-                               f"not shared: larger E ({H}) vs smaller E ({small})", f"none, E={H}",
-                               f"none, E={small}", m["ce"], -1,
-                               f"{p[('none', 768)] - p[('none', 128)]:+.1f} Avg (768 vs 128)"))
-    if available(runs, f"all, E={mid}", f"all, E={H}"):
-        out.append(ce_decision(runs, "embedding/all-shared", "embedding_sweep",
-                               f"all shared: smaller E ({mid}) vs larger E ({H})", f"all, E={mid}",
-                               f"all, E={H}", m["ce"], -1,
-                               f"{p[('all', 128)] - p[('all', 768)]:+.1f} Avg (128 vs 768)"))
-    return out
-
-
+    specs = (("not-shared", "none", "not shared: larger E ({}) vs smaller E ({})", H, small,
+              768, 128),
+             ("all-shared", "all", "all shared: smaller E ({}) vs larger E ({})", mid, H,
+              128, 768))
+    return [ce_decision(runs, f"embedding/{key}", "embedding_sweep", words.format(a, b),
+                        f"{sh}, E={a}", f"{sh}, E={b}", m["ce"], -1,
+                        f"{p[(sh, pa)] - p[(sh, pb)]:+.1f} Avg ({pa} vs {pb})")
+            for key, sh, words, a, b, pa, pb in specs
+            if available(runs, f"{sh}, E={a}", f"{sh}, E={b}")]

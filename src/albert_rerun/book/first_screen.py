@@ -1,8 +1,5 @@
-"""The introduction's first screen as values (``book/intro.md`` writes the sentences):
-per claim its plain reading and its paper-positive size, the confirmatory row where the
-test decided the claim, else the published profile's; the lists of claims that hold, go
-against the paper or stay open; the scale against ALBERT-base. A ``book.values``
-provider."""
+"""The introduction's first screen as values (a ``book.values`` provider): per claim its
+plain reading and paper-positive size, the lists of claims, the scale against ALBERT-base."""
 from __future__ import annotations
 
 import math
@@ -11,8 +8,7 @@ from ..profiles import ResolvedProfile, resolve
 from . import plain as PL
 from .headlines import HEADLINES, holm_only
 
-# the introduction's {{ intro_<name>_... }} keys: the decision behind each (a chapter's
-# headline, or a key of ``headlines.EXTRA``) and a short name for the lists
+# {{ intro_<name>_... }}: the decision behind each key and its short name
 LINES = {"asymmetry": ("asymmetry", "the asymmetry"),
          "sharing": ("confirm/sharing-cost", "sharing's cost"),
          "sop": ("sop_nsp", "SOP vs NSP"),
@@ -25,9 +21,7 @@ AGAINST = (PL.REVERSED, PL.REVERSED_TINY, PL.DIFFERS)
 
 
 def reading(row) -> str:
-    """The plain reading with why where it could seem to disagree with its interval:
-    ``HOLM_NOTE``, which way an undecided estimate leans, a failed premise's first
-    clause."""
+    """The plain reading with why where it could seem to disagree with its interval."""
     head, _, reason = PL.row_reading(row).partition(": ")
     if head == PL.NOT_TESTABLE:
         return f"{head} ({reason.split(', so ')[0].split('. ')[0].split(' (')[0]})"
@@ -41,8 +35,7 @@ def reading(row) -> str:
 
 
 def rows(profile: ResolvedProfile) -> dict:
-    """{line name: the row shown}: the confirmatory row where the test is judged, else
-    the profile's family's; a line with neither is left out."""
+    """{line: row}: the confirmatory row where judged, else the profile's family's."""
     from .confirmatory import confirmatory_extras, confirmatory_rows
     from ..studies.decisions import MissingRuns
     from .ledger import book_family
@@ -62,9 +55,7 @@ def rows(profile: ResolvedProfile) -> dict:
 
 
 def below_margin(row) -> str:
-    """'small at 4x: its interval lies inside the margin' where a row holds (not tiny:
-    its equivalence test falls short after Holm) though its whole 95% interval lies
-    inside its margin; else ''."""
+    """A note where a row holds, not tiny, though its 95% interval lies inside its margin."""
     if row is None or not math.isfinite(float(row.get("margin", math.nan))):
         return ""
     turned, margin = PL.paper_positive(row), float(row["margin"])
@@ -77,9 +68,7 @@ def below_margin(row) -> str:
 
 
 def values(profile: ResolvedProfile | str) -> dict:
-    """``intro_<line>_reading`` and ``intro_<line>_size`` per line ('not run yet'
-    without a result), the lists ``intro_hold``, ``intro_against``, ``intro_open``,
-    ``intro_source``, the exact claims' and the scale's keys."""
+    """The introduction's keys: each line's reading, size and note, lists, scale."""
     profile = resolve(profile)
     found = rows(profile)
     out, lists = {}, {"hold": [], "against": [], "open": []}
@@ -104,11 +93,7 @@ def values(profile: ResolvedProfile | str) -> dict:
 
 
 def stage_values(store=None) -> dict:
-    """Where the 4x confirmatory arms stand: per arm, the seeds past the plateau (below
-    the left-bigram rung, scored on the same held-out set), and the not-shared model's
-    gain from E 32 to E = H = 64, paired by seed, which the equal-time comparison's
-    BERT-style partner carries. A comparison of arms at different stages measures partly
-    a delay (the how-to-read page's plateau)."""
+    """Per 4x arm, the seeds below the left-bigram rung; the not-shared gain from E 32."""
     from ..stats.inference import paired_t
     from ..studies import confirm_analysis as C
     from .scale import rung_levels
@@ -133,8 +118,7 @@ def stage_values(store=None) -> dict:
 
 
 def exact_values() -> dict:
-    """Chapters 1 and 2 (counted, no seeds): 'holds exactly' where every printed count
-    matches, else how many do; the embedding share of BERT-base."""
+    """Chapters 1 and 2's readings (how many printed counts match) and headline numbers."""
     from .exact import embedding_share, sharing_reductions
     one, two = embedding_share().texts, sharing_reductions().texts
 
@@ -148,8 +132,7 @@ def exact_values() -> dict:
 
 
 def scale_values() -> dict:
-    """The base model's parameters (the `cpu` sizes, every budget's) and the 16x
-    budget's steps and tokens, each against ALBERT-base's."""
+    """The base model's parameters and the 16x budget's tokens against ALBERT-base's."""
     from .text import times
     from ..studies.ladder import RUNGS
     from .scale import _count, scale_numbers
@@ -165,9 +148,7 @@ def scale_values() -> dict:
 
 
 def paper_values() -> dict:
-    """The paper's Table 4 in its own units (downstream Avg points): at E = 128 each
-    scheme's change against not shared, and at both E the FFN-shared model's gap below
-    the attention-shared one (positive: the FFN costs more)."""
+    """The paper's Table 4 differences in Avg points."""
     from ..paper import TABLE4_AVG as T
     out = {f"paper_t4_{scheme}": f"{T[(128, scheme)] - T[(128, 'none')]:+.1f}"
            for scheme in ("attention", "ffn", "all")}

@@ -1,5 +1,5 @@
-"""Each chapter's headline decision, and a judged row's first-screen values in the
-book's one sign (positive: the paper's direction)."""
+"""Each chapter's headline decision, and a judged row's first-screen values, positive the
+paper's direction."""
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
@@ -39,17 +39,14 @@ def toward_paper(d):
 
 
 def holm_only(row, head: str) -> bool:
-    """Whether a reading of no difference sits beside a 95% interval (unadjusted) that
-    excludes 0: the line then says why (``HOLM_NOTE``)."""
+    """Whether a reading of no difference sits beside an unadjusted interval excluding 0."""
     excludes = float(row["low"]) > 0 or float(row["high"]) < 0
     return excludes and (head in (UNDECIDED, NO_DIFFERENCE)
                          or int(row["paper_sign"]) == 0 and head == HOLDS)
 
 
 def answer(row, premise: str = "") -> dict:
-    """A chapter's first-screen values from one judged row, paper-positive: 'reading'
-    (the plain reading's head), 'why' (its reason, or ''), 'difference', 'margin',
-    'seeds', 'holm_only' (``HOLM_NOTE`` or '')."""
+    """A judged row's first-screen values, paper-positive."""
     from ..studies.decisions import unit_digits
     row = paper_positive(row)
     head, _, why = row_reading(row, premise).partition(": ")
@@ -61,7 +58,6 @@ def answer(row, premise: str = "") -> dict:
 
 
 def one_label(a: dict) -> str:
-    """An ``answer``'s one label: its reading, its reason, and why where it could seem
-    to disagree with its interval."""
+    """An ``answer``'s one label: reading, reason, and the Holm note where it applies."""
     return (a["reading"] + (f": {a['why']}" if a["why"] else "")
             + (f" ({a['holm_only']})" if a["holm_only"] else ""))

@@ -1,6 +1,6 @@
 """Each primary decision against compute as the chapters draw it: ``gather`` (one ``Trend``
-a decision), ``figure``, and the short phrases a chapter glues. Before every 1x and 16x run
-is stored a figure shows the 4x budget and the 16x forecast only."""
+a decision), ``figure`` (the 4x budget and the forecast only before every run is stored)
+and the phrases a chapter glues."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -13,11 +13,11 @@ from ..stats.inference import mean_interval
 from ..studies import confirm_analysis
 from ..studies import ladder as L
 from ..studies.confirm_analysis import PRIMARY, REVERSED, NotComplete
-from ..studies.decisions import interval_text
 from .confirmatory import turned_label
 from .figures import FIGURE_WIDTH_IN, FONT_PT
+from .plain import difference
 
-# Each decision's arms A and B (registered difference A minus B) for ``plain_words``
+# each decision's arms A and B (registered difference A minus B) for ``plain_words``
 ARMS_IN_WORDS = {"confirm/asymmetry": ("the FFN-shared model", "the attention-shared one"),
                  "confirm/sharing-cost": ("the all-shared model", "the not-shared one"),
                  "confirm/sop": ("the SOP-trained model's probe", "the NSP-trained model's"),
@@ -29,8 +29,7 @@ SOP_KEY = "confirm/sop"  # the decision whose premise is order learned
 
 
 def _step(r, step: str, sign: int) -> str:
-    """'with', 'against' or 'none': whether a step's own slope interval (``1x-4x`` or
-    ``4x-16x``) excludes 0 on the side of the whole slope's sign, on the other, or not."""
+    """'with', 'against' or 'none': a step's interval beyond 0 on the slope's side or not."""
     low, high = r[f"{step} low"], r[f"{step} high"]
     if low > 0 or high < 0:
         return "with" if (low > 0) == (sign > 0) else "against"
@@ -42,9 +41,7 @@ NO_CHANGE_WORDS = "no change shown over either step or overall"
 
 
 def plain_words(key: str, unit: str, r) -> str:
-    """Which arm gains as training grows, over which steps (each step's own interval), from
-    a ``trend_family`` row; ``NO_CHANGE_WORDS`` where neither Holm's test nor a step shows a
-    change."""
+    """Which arm gains as training grows, and over which steps, from a ``trend_family`` row."""
     first, second = ARMS_IN_WORDS[key]
     p = r.get("p holm")
     if p is not None and np.isfinite(p) and p >= HOLM_ALPHA and not (
@@ -70,8 +67,7 @@ def plain_words(key: str, unit: str, r) -> str:
 
 @dataclass(frozen=True)
 class Trend:
-    """One primary decision on the ladder, in its chapter's sign (``sign`` -1 where the
-    chapter reads the registration's difference the other way round)."""
+    """One primary decision on the ladder, in its chapter's sign (``sign`` -1: turned)."""
 
     key: str
     claim: str
@@ -85,23 +81,20 @@ class Trend:
     trained: int
     evaluated: int
     table: dict | None  # ``ladder.trend_family``'s row, once the store is complete
-    gap: dict | None = None  # {rung: (mean, low, high)} of the overfitting gap's
-    # difference, for ``ladder.GAP_DECISIONS`` once the store is complete
+    gap: dict | None = None  # {rung: (mean, low, high)} of the overfitting gap's difference
     registered_label: str = ""  # the registration's words, where the chapter turns them
-    order: str | None = None  # SOP's: the first rung where order is learned, "" if none;
-    # None before the result (or for another decision)
+    order: str | None = None  # SOP's first rung where order is learned ("" none, None n/a)
 
     def turned(self, value: float) -> float:
         return self.sign * float(value)
 
     def interval(self, estimate: float, low: float, high: float) -> tuple:
-        """An estimate and its interval in the chapter's sign (ends swapped when turned)."""
+        """An estimate and its interval in the chapter's sign."""
         ends = sorted((self.turned(low), self.turned(high)))
         return self.turned(estimate), ends[0], ends[1]
 
 
 def _chapter_sign(spec) -> tuple:
-    """(sign, label): -1 and the chapter's words where the chapter turns its headline."""
     first = next(s for s in PRIMARY if s.claim == spec.claim)
     if spec.key == first.key and spec.claim in REVERSED:
         return -1, turned_label(spec.claim, spec.label)
@@ -118,9 +111,7 @@ PAPER_WORDS = {"confirm/asymmetry": "up means FFN sharing costs more than attent
 
 def gather(store=None, confirm_store=None, tables: dict | None = None,
            paper_signs: bool = False) -> dict:
-    """{decision key: Trend} of the ladder's five decisions: the 4x budget and the forecast
-    always, the analysis once stored; each in its chapter's sign, or with ``paper_signs``
-    positive the paper's direction. ``tables``: ``ladder.result_tables``' if at hand."""
+    """{key: Trend} of the five decisions, chapters' sign (or ``paper_signs``: paper's up)."""
     from ..engine.store import read_json  # at call time: the rehearsal guards its reads
     given = store
     store = store or results_dir(L.STORE)
@@ -158,26 +149,18 @@ def gather(store=None, confirm_store=None, tables: dict | None = None,
     return out
 
 
-def _interval(t: Trend, estimate: float, low: float, high: float) -> str:
-    """'+0.260 nats [+0.129, +0.391]' in the chapter's sign."""
-    number, _, bounds = interval_text(*t.interval(estimate, low, high), t.unit).partition(" ")
-    return f"{number} {t.unit} {bounds}"
-
-
 def excludes_zero(row, name: str) -> bool:
-    """Whether a ``trend_family`` row's interval ``name low``..``name high`` excludes 0."""
+    """Whether a ``trend_family`` row's interval of ``name`` excludes 0."""
     return bool(row[f"{name} low"] > 0 or row[f"{name} high"] < 0)
 
 
 def excluded_before_holm_only(row) -> bool:
-    """A slope whose unadjusted interval excludes 0 while Holm's test shows no trend:
-    the chapters say so in words, the ladder page marks it with a dagger."""
+    """Whether the slope's unadjusted interval excludes 0 though Holm's test shows no trend."""
     return row["reading"] == L.NO_TREND and excludes_zero(row, "slope")
 
 
 def no_slope(r) -> str:
-    """Where a ``trend_family`` row has too few paired seeds for a slope (amendment 5):
-    'fewer than 3 paired seeds at 16x', else ''."""
+    """'fewer than 3 paired seeds at 16x' where a row has no slope (amendment 5), else ''."""
     rungs = r.get("too few seeds at")
     if not isinstance(rungs, str) or not rungs:
         return ""
@@ -185,8 +168,7 @@ def no_slope(r) -> str:
 
 
 def planned_power(store=None) -> dict:
-    """{decision key: (power, power with a 16x SD twice the 4x, slope (a))} from the
-    committed design; {} where none is stored."""
+    """{key: (power, power with a 16x SD twice the 4x, slope (a))}; {} without a design."""
     design = L.stored_design(store) or {}
     n = len(L.SEEDS["16x"])
     return {key: (plan.get(f"power (a) at {n}"),
@@ -195,8 +177,7 @@ def planned_power(store=None) -> dict:
 
 
 def percent(share: float) -> str:
-    """A planned power in words: '73%', or 'over 99%' where it rounds to 100%
-    (amendment 8)."""
+    """'73%', or 'over 99%' where it rounds to 100% (amendment 8)."""
     return "over 99%" if share >= 0.995 else f"{share:.0%}"
 
 
@@ -212,8 +193,7 @@ PLAIN = {"moves toward the paper's sign": "moves toward the paper",
 
 
 def plain_label(r) -> str:
-    """A ``trend_family`` row's reading in plain words, 'after Holm's adjustment' where its
-    unadjusted interval excludes 0."""
+    """A row's reading in plain words, 'after Holm's adjustment' where that matters."""
     label = PLAIN.get(r["reading"], r["reading"])
     if not no_slope(r) and excluded_before_holm_only(r):
         label += " after Holm's adjustment"
@@ -226,10 +206,7 @@ def claim_trends(trends: dict, claim: str) -> list:
 
 
 def figure(trends: list):
-    """The decisions of one chapter against compute, one panel each: each budget's mean and
-    95% interval, the fitted line, the 16x forecast, zero and the paper's side shaded."""
-
-    # the complete ladder's panels carry a three-line title (name, reading, slope)
+    """A chapter's decisions against compute, a panel each, the paper's side shaded."""
     complete = any(t.table is not None for t in trends)
     fig, axes = plt.subplots(len(trends), 1, squeeze=False, dpi=100,
                              figsize=(FIGURE_WIDTH_IN,
@@ -242,11 +219,8 @@ def figure(trends: list):
     for ax in axes[:, 0]:
         for handle, label in zip(*ax.get_legend_handles_labels()):
             seen.setdefault(label, handle)
-    # the legend's room in inches (a line of text each entry), whatever the panels
-    legend_in = 0.2 + 0.22 * len(seen) if seen else 0
-    share = legend_in / fig.get_figheight()
-    # the complete ladder's legend heads the figure; before, at the foot
-    if seen:
+    share = (0.2 + 0.22 * len(seen) if seen else 0) / fig.get_figheight()  # a line an entry
+    if seen:  # the complete ladder's legend at the head; before, at the foot
         fig.legend(list(seen.values()), list(seen.keys()),
                    loc="upper center" if complete else "lower center",
                    ncol=1, fontsize=FONT_PT, frameon=False)
@@ -315,12 +289,11 @@ def _panel(ax, t: Trend, X: dict, RUNGS: dict) -> None:
             "" if no_slope(t.table) else f" (Holm's p = {t.table['p holm']:.3f})")
         if not no_slope(t.table):  # and the slope it reads
             r = t.table
-            title += f"\nslope {_interval(t, r['slope'], r['slope low'], r['slope high'])}"
-            title += " per doubling"
+            slope = difference(*t.interval(r["slope"], r["slope low"], r["slope high"]), t.unit)
+            title += f"\nslope {slope} per doubling"
     ax.set_title(title, fontsize=FONT_PT, loc="left")
     for rung in [r for r in RUNGS if r not in drawn]:  # the stopping rule holds it back
         ax.text(X[rung], 0.5, f"{rung}:\nnot yet\nshown", fontsize=FONT_PT, ha="center",
                 va="center", color="0.35", transform=ax.get_xaxis_transform(),
                 bbox={"facecolor": "white", "edgecolor": "0.8", "boxstyle": "round"})
-    for spine in ("top", "right"):
-        ax.spines[spine].set_visible(False)
+    ax.spines[["top", "right"]].set_visible(False)

@@ -1,7 +1,8 @@
-"""The claims ledger (chapter 9): every chapter's decisions as one Holm family per
-profile (``book_family``), the profiles whose results cover the book
-(``published_families``), and the ledger page's table, figures, CSV and glued values."""
+"""The claims ledger (chapter 9): every chapter's decisions as one Holm family per profile
+(``book_family``, ``published_families``) and the ledger page's table, figures and values."""
 from __future__ import annotations
+
+from functools import lru_cache
 
 import pandas as pd
 
@@ -21,8 +22,7 @@ from .wall_clock import wall_clock
 CHAPTERS = {"asymmetry": asymmetry, "sop_nsp": sop_nsp, "dropout": dropout,
             "wall_clock": wall_clock, "transitions": transitions,
             "embedding_sweep": embedding_sweep, "downstream": downstream_gate}
-# Masked positions per 512-token sequence: the official code's default
-# max_predictions_per_seq (whether the paper's runs used it is not stated).
+# masked positions per 512-token sequence: the official code's max_predictions_per_seq
 PAPER_MASKED = 20
 
 
@@ -33,23 +33,17 @@ def store_state() -> tuple:
     return str(root), store_fingerprint(root)
 
 
-_DECISIONS: dict = {}  # (arguments, store_state()) -> decisions; see book_decisions
-
-
 def book_decisions(profile: ResolvedProfile | str, seeds=None, device="auto",
                    train_missing=False) -> list:
-    """Every decision of the book at ``profile``, cached per ``store_state`` in a process:
-    a page asks for the same family several times, about 12 s of CPU each at cpu."""
-    profile = resolve(profile)
-    key = (profile, None if seeds is None else tuple(seeds), str(device), bool(train_missing))
-    cached = _DECISIONS.get((key, store_state()))
-    if cached is not None:
-        return list(cached)
-    out = _book_decisions(profile, seeds, device, train_missing)
-    if len(_DECISIONS) > 32:
-        _DECISIONS.clear()
-    _DECISIONS[(key, store_state())] = tuple(out)
-    return list(out)
+    """Every decision of the book at ``profile``, cached per ``store_state`` (12 s each)."""
+    seeds = None if seeds is None else tuple(seeds)
+    return list(_cached(resolve(profile), seeds, str(device), bool(train_missing),
+                        store_state()))
+
+
+@lru_cache(maxsize=32)
+def _cached(profile, seeds, device, train_missing, state) -> tuple:
+    return tuple(_book_decisions(profile, seeds and list(seeds), device, train_missing))
 
 
 def _book_decisions(profile: ResolvedProfile, seeds, device, train_missing) -> list:
@@ -64,14 +58,12 @@ def _book_decisions(profile: ResolvedProfile, seeds, device, train_missing) -> l
 
 def book_family(profile: ResolvedProfile | str, seeds=None, device="auto",
                 train_missing=False) -> pd.DataFrame:
-    """``book_decisions`` as one frame with the raw and the Holm-adjusted verdicts (each
-    profile its own family)."""
+    """``book_decisions`` as one Holm family, raw and adjusted verdicts."""
     return holm(book_decisions(resolve(profile), seeds, device, train_missing))
 
 
 def published_profiles(current: ResolvedProfile) -> list:
-    """The profiles whose stored results cover the book, ``current`` first. Smoke (CI's)
-    shows itself only, so its committed outputs do not depend on the checkout."""
+    """The profiles whose stored results cover the book, ``current`` first (smoke alone)."""
     out = [current]
     if current.name == "smoke":
         return out
@@ -91,8 +83,7 @@ def published_profiles(current: ResolvedProfile) -> list:
 
 def published_families(current: ResolvedProfile | str, seeds=None, device="auto",
                        train_missing=False) -> dict:
-    """{name: book_family} for ``published_profiles(current)``; only ``current`` at
-    ``seeds`` and ``train_missing``."""
+    """{name: book_family} of ``published_profiles(current)``."""
     current = resolve(current)  # a notebook passes the name
     return {p.name: book_family(p, seeds if p is current else None, device,
                                 train_missing and p is current)
@@ -110,11 +101,8 @@ def training_compute(profile: ResolvedProfile | str) -> float:
     return C.step_flops(b) * b.max_steps
 
 
-# -- the ledger's page --------------------------------------------------------------------
-
 def with_confirmatory(families: dict) -> dict:
-    """``families`` with the confirmatory results last, each row under the key of the
-    profiles' decision of the same comparison (``figures.PROFILE_KEYS``)."""
+    """``families`` with the confirmatory results last, keyed as the profiles' decisions."""
     from .confirmatory import CONFIRMATORY, confirmatory_family
     from .figures import PROFILE_KEYS
     from .headlines import EXTRA, HEADLINES
@@ -128,8 +116,7 @@ def with_confirmatory(families: dict) -> dict:
 
 
 def shown(families: dict) -> pd.DataFrame:
-    """``stacked(families)`` paper-positive (``plain.paper_positive``), 'A minus B' read
-    'A vs B', each key's claim and label those of its first profile."""
+    """``stacked(families)`` paper-positive, labels 'A vs B' from each key's first row."""
     frame = stacked(families)
     if frame.empty:
         return frame
@@ -147,9 +134,7 @@ def reading_label(row) -> str:
 
 
 def ledger_table(families: dict) -> pd.DataFrame:
-    """One row per decision (its chapter, 'A vs B', its margin), a column per source of
-    ``families``: the paper-positive difference, its 95% interval, its plain reading
-    (``reading_label``); '-' where a source does not make that decision."""
+    """A row per decision, a column per source: paper-positive interval and reading."""
     from .figures import CLAIM_TITLES
     frame = shown(families)
     frame["cell"] = [f"{difference(r['estimate'], r['low'], r['high'], r['unit'], False)}"
@@ -177,17 +162,13 @@ def reading_summary(family: pd.DataFrame) -> str:
 
 
 def paper_figure(text) -> str:
-    """The paper's figure in the book's sign: a signed figure is the paper's own
-    direction, so it reads positive ('-1.5 Avg' reads '+1.5 Avg'); others are kept."""
+    """The paper's figure in the book's sign ('-1.5 Avg' reads '+1.5 Avg')."""
     text = str(text)
     return "+" + text[1:] if text[:1] in ("-", "\u2212") and text[1:2].isdigit() else text
 
 
 def ledger_csv(families: dict) -> str:
-    """Every column behind the ledger's table, a row per decision and profile: the
-    family's own (registered sign and order, verdicts, p-values, stage, gate, levels),
-    the paper-positive difference, the plain reading, the paper's figure in the book's
-    sign, what the numbers say, and the power reading (``stats.power.power_table``)."""
+    """Every column behind the ledger's table, a row per decision and profile."""
     from ..stats import power
     from .text import reading
     raw = stacked(families)
@@ -209,8 +190,7 @@ def ledger_csv(families: dict) -> str:
 
 
 def csv_link(families: dict, name: str):
-    """A link that downloads ``ledger_csv(families)`` as ``name``, carried in the page
-    as a data URL."""
+    """A data-URL link that downloads ``ledger_csv(families)`` as ``name``."""
     import base64
     from IPython.display import HTML
     data = base64.b64encode(ledger_csv(families).encode()).decode()
@@ -218,8 +198,7 @@ def csv_link(families: dict, name: str):
 
 
 def ledger_figures(families: dict, max_rows: int = 12) -> list:
-    """The ledger's forest plots (``figures.forest``), the chapters in order, as many to
-    a figure as keep it within ``max_rows`` rows."""
+    """The ledger's forest plots, chapters in order, at most ``max_rows`` rows each."""
     from .figures import CLAIM_TITLES, forest
     frame = shown(families)
     frame["source"] = frame["profile"]
@@ -238,8 +217,7 @@ def ledger_figures(families: dict, max_rows: int = 12) -> list:
 
 
 def seeds_table(family: pd.DataFrame) -> pd.DataFrame:
-    """What the profile's seeds can detect (``stats.power.power_table`` at Holm's
-    first-step alpha), one row per paired-t decision in nats."""
+    """What the profile's seeds can detect, one row per decision in nats."""
     from ..stats import power
     table = power.power_table(family[family["in_family"]], alpha="holm")
     table = table[table["unit"] == "nats"]
@@ -252,8 +230,7 @@ def seeds_table(family: pd.DataFrame) -> pd.DataFrame:
 
 
 def ledger_glue(families: dict, profile: str, n_seeds: int) -> dict:
-    """The values the ledger's page glues (the methods page reads some): counts by
-    reading, the profiles shown, the fine-tuning grid and repeats, power, seeds."""
+    """The values the ledger's page glues (the methods page reads some)."""
     from ..profiles import PROFILES
     from ..stats import power
     from .downstream import finetune_repeat_text, finetune_repeats
@@ -273,8 +250,7 @@ def ledger_glue(families: dict, profile: str, n_seeds: int) -> dict:
 
 
 def hours_text(profile: ResolvedProfile) -> str:
-    """Hours of pretraining the profile's stored runs recorded, to a tenth (a time: it
-    differs by machine and load)."""
+    """Hours of pretraining the profile's stored runs recorded, to a tenth."""
     from ..engine.store import read_json
     runs = [read_json(p) for p in (profile.results / "pretrain").glob("*.json")]
     return f"{sum(r['metrics']['train_seconds'] for r in runs if r) / 3600:.1f}"

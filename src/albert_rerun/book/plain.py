@@ -1,6 +1,5 @@
-"""A findings page's plain reading (the vocabulary below, defined on the how-to-read
-page) and its one sign: positive is the paper's direction (``paper_positive``); a claim
-of no difference keeps its own sign."""
+"""A findings page's plain reading (the how-to-read page's vocabulary) and its one sign:
+positive is the paper's direction; a claim of no difference keeps its own."""
 from __future__ import annotations
 
 import math
@@ -15,7 +14,6 @@ NO_DIFFERENCE = "no difference here"
 UNDECIDED = "undecided"
 NOT_TESTABLE = "not testable here"
 DIFFERS = "does not hold here"  # the paper says no difference; the data show one
-# the vocabulary, defined in book/how_to_read.md's table
 READING_WORDS = (HOLDS, TINY, REVERSED, REVERSED_TINY, NO_DIFFERENCE, DIFFERS, UNDECIDED,
                  NOT_TESTABLE)
 # why a reading of no difference sits beside an unadjusted interval that excludes 0
@@ -25,10 +23,7 @@ HOLM_NOTE = "0 excluded only before Holm's adjustment"
 def plain_reading(estimate: float, low: float, high: float, margin: float,
                   paper_sign: int, p_difference: float, alpha: float = 0.05,
                   premise: str = "", p_equivalence: float | None = None) -> str:
-    """The plain reading of one decision. ``p_difference``, ``p_equivalence``: the
-    difference test's and the TOST's p, Holm-adjusted where the decision is in a family
-    (without ``p_equivalence``, "inside the margin" is the 95% interval inside it);
-    ``premise``: why the comparison is not testable ("" when its premises hold)."""
+    """The plain reading of one decision from its (Holm-adjusted) p-values."""
     if premise:
         return f"{NOT_TESTABLE}: {premise}"
     if paper_sign not in (-1, 0, 1):
@@ -54,7 +49,6 @@ def plain_reading(estimate: float, low: float, high: float, margin: float,
 
 
 def _number(row, *names):
-    """The first of ``row``'s ``names`` that holds a number, as a float; else None."""
     for name in names:
         value = row.get(name)
         if value is not None and not (isinstance(value, float) and math.isnan(value)):
@@ -63,9 +57,7 @@ def _number(row, *names):
 
 
 def row_reading(row, premise: str = "") -> str:
-    """The plain reading of a judged family's row: 'not testable here: <reason>' where it
-    is gated or a premise fails (``premise``, else its ``premise`` column), else
-    ``plain_reading`` at the family's Holm-adjusted tests (the raw ones outside it)."""
+    """A judged row's plain reading ('not testable here: <reason>' where gated)."""
     from ..stats.inference import GATED
     if row["stage"] == GATED:
         reason = row.get("gate_reason")
@@ -85,8 +77,6 @@ def row_reading(row, premise: str = "") -> str:
                          p_equivalence=_number(row, "p_equivalence_holm", "p_equivalence"))
 
 
-# -- one sign on the findings pages ------------------------------------------------------
-
 def turned_label(label: str) -> str:
     """'A minus B, rest' as 'B minus A, rest' (a label without ' minus ' as it is)."""
     head, comma, rest = label.partition(", ")
@@ -95,9 +85,7 @@ def turned_label(label: str) -> str:
 
 
 def paper_positive(row):
-    """A copy of a judged row (or dict) turned so that positive is the paper's direction:
-    where the paper's sign is -1, estimate and interval negated, label turned, paper
-    sign +1. p-values and verdicts do not depend on the sign."""
+    """A copy of a row (or dict) with positive the paper's direction."""
     row = row.copy()
     if int(row.get("paper_sign", 0) or 0) >= 0:
         return row
@@ -110,8 +98,7 @@ def paper_positive(row):
 
 
 def difference(estimate, low, high, unit: str, unit_first: bool = True) -> str:
-    """'+0.022 nats [+0.017, +0.027]' (``unit_first``) or '+0.022 [+0.017, +0.027]
-    nats'; one seed (an infinite interval): '+0.002 nats (one seed: no interval)'."""
+    """'+0.022 nats [+0.017, +0.027]' (``unit_first``) or '+0.022 [+0.017, +0.027] nats'."""
     if not (math.isfinite(float(low)) and math.isfinite(float(high))):
         return f"{signed(float(estimate), unit_digits(unit))} {unit} (one seed: no interval)"
     text = interval_text(estimate, low, high, unit)
@@ -127,12 +114,9 @@ def size(row) -> str:
     return difference(r["estimate"], r["low"], r["high"], r["unit"], unit_first=False)
 
 
-# -- a chapter's stored runs ---------------------------------------------------------------
-
 def chapter_runs(profile, conditions, seeds=None, device="auto", train_missing=False,
                  partial: bool = False):
-    """A chapter module's start: (profile resolved, seeds, rungs, margins, the runs of
-    ``conditions``: a dict, or a function of the profile)."""
+    """(profile, seeds, rungs, margins, runs) of ``conditions`` (a dict or a function)."""
     from ..profiles import resolve
     from ..studies import conditions as C
     from ..studies.decisions import levels, load_runs, margins

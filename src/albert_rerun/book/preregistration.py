@@ -1,8 +1,5 @@
-"""The generated parts of the pre-registration page (book/preregistration.md), each filled
-from ``book/templates/prereg-*.md``: the table of the registration and its amendments, the
-record, the results (or the counts before), the pilot's table and the amendments' summary.
-The registered text itself is never generated; the numbers are
-``studies.confirm_analysis``'s."""
+"""The generated parts of the pre-registration page (book/preregistration.md), filled from
+``book/templates/prereg-*.md``; the registered text itself is never generated."""
 from __future__ import annotations
 
 import json
@@ -19,8 +16,7 @@ from .template import fill, pipe, record_values, write_parts
 
 PAGE = "book/preregistration.md"
 INDEX = "data/preregistration-amendment-index.json"
-# The numbers a dated amendment shows are frozen with it, as committed: tests recompute
-# them from the pilot's store, so that a later change of code or data cannot rewrite one.
+# a dated amendment's numbers are frozen as committed (tests recompute them)
 AMENDMENT_PARTS = "data/preregistration-amendments.json"
 HEADING = re.compile(r"^### Amendment (\d+), (\d{4}-\d\d-\d\d \d\d:\d\d UTC): (.*)$", re.M)
 STORED = re.compile(r"\*\*Runs stored when it was written\*\*: (all 99|none finished|(\d+) "
@@ -30,8 +26,6 @@ SUMMARISED_AMENDMENTS = 12  # the amendments book/templates/prereg-since.md summ
 REACH = 0.05  # amendment 2: a TOST power at a true 0 below this puts "equivalent" out of reach
 LIKELY = 0.5  # amendment 4: "reachable at a true 0" from this power on
 
-
-# -- the first screen's table ----------------------------------------------------------------
 
 def _git(root: Path, *args) -> str:
     return subprocess.run(["git", *args], cwd=root, capture_output=True, text=True,
@@ -44,7 +38,7 @@ def headings(page_text: str) -> list:
 
 
 def sections(page_text: str) -> dict:
-    """{number: the amendment's text}, heading included."""
+    """{number: the amendment's text, heading included}."""
     starts = [(m.start(), int(m.group(1))) for m in HEADING.finditer(page_text)]
     ends = [s for s, _ in starts[1:]] + [len(page_text)]
     return {n: page_text[s:e] for (s, n), e in zip(starts, ends)}
@@ -59,11 +53,12 @@ def stated_runs(section: str) -> int:
 
 
 def shallow(root: Path) -> bool:
-    """Whether ``root`` is a shallow clone (its history, and the commits, incomplete)."""
+    """Whether ``root`` is a shallow clone."""
     return _git(root, "rev-parse", "--is-shallow-repository").strip() == "true"
 
 
 def first_commit(root: Path, text: str, path: str = PAGE) -> str:
+    """The first commit that adds ``text`` to ``path``."""
     out = _git(root, "log", "--format=%H", "--reverse", f"-S{text}", "--", path).split()
     if not out:
         raise LookupError(f"no commit adds {text!r} to {path}")
@@ -89,8 +84,7 @@ def runs_at(root: Path, commit: str, hashes: set) -> int:
 
 
 def rows(root: Path) -> list:
-    """The table's rows, the registration first, from the page, the git history and the
-    amendment index (commits and runs None in a shallow clone)."""
+    """The table's rows, the registration first (commits and runs None in a shallow clone)."""
     page = (root / PAGE).read_text()
     index = json.loads((root / INDEX).read_text())
     record = json.loads((root / A.RECORD).read_text())
@@ -113,14 +107,13 @@ def rows(root: Path) -> list:
 
 
 def anchor(row: dict) -> str:
-    """The label a row links to: the registered text's box, or the amendment's dropdown."""
+    """The label a row links to."""
     return ("registered-text" if row["what"] == "Registration"
             else "amendment-" + row["what"].split()[-1])
 
 
 def table(root: Path, anchor=anchor) -> str:
-    """The first-screen table in markdown: the registration and each amendment, with its
-    ``FLAGS`` columns; ``anchor(row)`` links a row's name."""
+    """The registration and each amendment in a markdown table, with ``FLAGS`` columns."""
     head = ["", "written (UTC)", "commit", "runs stored (of 99)", "what it changed",
             *(f"changed a {f}?" for f in FLAGS)]
     body = []
@@ -135,9 +128,8 @@ def table(root: Path, anchor=anchor) -> str:
     return pipe(head, body) + "\n"
 
 
-# -- the results -----------------------------------------------------------------------------
-
 def percent(power: float) -> str:
+    """'under 1%', '73%', 'over 99%'."""
     return "under 1%" if power < 0.01 else "over 99%" if power > 0.99 else f"{100 * power:.0f}%"
 
 
@@ -146,8 +138,7 @@ def _interval(i, unit: str) -> str:
 
 
 def curve_sizes() -> dict:
-    """{"curve", "final"}: the held-out sequences a learning-curve point scores and those
-    of the final evaluation the verdicts read, from the registered configs."""
+    """{"curve", "final"}: the held-out sequences of a curve point and of the verdicts."""
     from ..profiles import eval_config
     return {"curve": f"{A.conditions(None)[A.ALBERT].curve_examples:,}",
             "final": f"{eval_config(A.PILOT_PROFILE).mlm_sequences:,}"}
@@ -206,8 +197,7 @@ def results_values(store=None) -> dict:
 
 
 def results_text(generated: Path, store=None) -> str:
-    """The page's results once every confirmatory run is stored (with the curves drawn into
-    ``generated``); the counts alone before."""
+    """The results once every run is stored (curves drawn into ``generated``); counts before."""
     if A.complete(store):
         values = results_values(store)
         write_parts(generated, {"preregistration-confirm-curves.png": K.curves_figure(
@@ -221,10 +211,7 @@ def results_text(generated: Path, store=None) -> str:
         "total": int(counts["of"].sum()), "table": shown.to_markdown(disable_numparse=True)})
 
 
-# -- what the design was sized on ------------------------------------------------------------
-
 def _markdown(rows: list) -> str:
-    """The rows as a markdown table, each cell as written (no number re-formatted)."""
     return pd.DataFrame(rows).to_markdown(index=False, disable_numparse=True)
 
 
@@ -233,8 +220,7 @@ def _number(value: float, unit: str) -> str:
 
 
 def pilot_values(frame: pd.DataFrame) -> dict:
-    """The keys of ``prereg-pilot.md``: the pilot's paired differences and the power they
-    give; a decision whose arms read at chance gets a note."""
+    """The keys of ``prereg-pilot.md``: the pilot's differences and the power they give."""
     n = len(A.CONFIRM_SEEDS)
     plan, secondary = K.power_plan(frame), K.power_plan(frame, A.SECONDARY)
     rows, notes = [], []
@@ -266,11 +252,8 @@ def pilot_values(frame: pd.DataFrame) -> dict:
             **curve_sizes()}
 
 
-# -- the amendments ---------------------------------------------------------------------------
-
 def reading(row) -> str:
-    """Amendment 4's reading of one decision's ``confirm.equivalence_plan`` row: whether
-    the verdict "equivalent" is within the design's reach."""
+    """Amendment 4's reading: whether "equivalent" is within the design's reach."""
     first = row["TOST power, Holm's first step"]
     if row["TOST power at the smallest SD at ALPHA / 2"] < REACH:
         return "out of reach"
@@ -284,7 +267,7 @@ def reading(row) -> str:
 
 
 def readings(frame: pd.DataFrame, rungs: dict) -> dict:
-    """{key: amendment 4's reading} of every registered decision, from ``frame``."""
+    """{key: amendment 4's reading} of every registered decision."""
     out = {}
     for specs in (A.PRIMARY, A.SECONDARY):
         plan = K.equivalence_plan(frame, rungs, specs, len(A.CONFIRM_SEEDS))
@@ -293,7 +276,7 @@ def readings(frame: pd.DataFrame, rungs: dict) -> dict:
 
 
 def since_values(frame: pd.DataFrame, rungs: dict) -> dict:
-    """The keys of ``prereg-since.md``: the decisions in each of amendment 4's readings."""
+    """The keys of ``prereg-since.md``."""
     by_key = readings(frame, rungs)
 
     def names(*groups) -> str:
@@ -323,7 +306,7 @@ def check_summary(page: Path) -> None:
 
 
 def frozen_amendment_parts(root: Path) -> dict:
-    """{part: text} of the amendments' frozen tables, as committed."""
+    """{part: text} of the amendments' frozen tables."""
     path = root / AMENDMENT_PARTS
     if not path.is_file():
         raise FileNotFoundError(f"{AMENDMENT_PARTS} is missing: the amendments' tables "
@@ -331,11 +314,8 @@ def frozen_amendment_parts(root: Path) -> dict:
     return json.loads(path.read_text())
 
 
-# -- the page ---------------------------------------------------------------------------------
-
 def write_preregistration_parts(root: Path) -> list:
-    """book/_generated/preregistration-*.md; the table and the frozen parts come from the
-    repository (``root`` may lack its history)."""
+    """book/_generated/preregistration-*.md (table and frozen parts from the repository)."""
     from ..paths import repo_root
     check_summary(root / PAGE)
     generated = root / "book" / "_generated"

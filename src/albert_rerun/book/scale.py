@@ -1,7 +1,5 @@
-"""Where the book's models stand against ALBERT's (book/scale.md): the scale against the
-paper's, every arm at each budget against the count rungs, the frozen features against a bag
-of words, and the long pilot to 64x (exploratory). ``values`` gives the page's keys,
-``write_scale_parts`` its tables and figures."""
+"""Where the book's models stand against ALBERT's (book/scale.md): ``values`` gives the
+page's keys, ``write_scale_parts`` its tables and figures."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -32,11 +30,8 @@ RUNG_NAMES = {"unigram": "unigram rung", "left bigram": "left-bigram rung",
               "two-sided": "two-sided count rung"}
 
 
-# -- the scale against the paper's ----------------------------------------------------------
-
 def scale_numbers(profile: ResolvedProfile) -> dict:
-    """Parameters, tokens and training FLOPs of one base run of ``profile`` and of the
-    paper's ALBERT-base at 125,000 steps (batch 4,096 x 512), counted the same way."""
+    """Parameters, tokens and training FLOPs of a base run and of the paper's ALBERT-base."""
     base = C.base(profile)
     theirs = preset("albert-base")
     steps = 125_000
@@ -60,8 +55,7 @@ def _count(x: float) -> str:
 
 
 def two_sided_sentence(yardsticks: dict | None) -> str:
-    """The two-sided count rung for the gate's description of the rungs
-    (book/templates/scale-two-sided.md; "" where it is not stored)."""
+    """``scale-two-sided.md`` filled; "" where the rung is not stored."""
     if not yardsticks:
         return ""
     r = yardsticks["rung"]
@@ -69,11 +63,8 @@ def two_sided_sentence(yardsticks: dict | None) -> str:
                                        "accuracy": f"{100 * r['two_sided_at_mask']:.1f}%"})
 
 
-# -- where the models stand -------------------------------------------------------------------
-
 def count_rungs_record() -> dict:
-    """The stored count rungs of the whole held-out set every model is scored on (the
-    ``cpu`` profile's evaluation, the ladder's and the confirmatory's)."""
+    """The stored count rungs of the held-out set every model is scored on."""
     return count_rungs.stored_or_fail(resolve(D.PILOT_PROFILE).evaluation)
 
 
@@ -83,8 +74,7 @@ def rung_levels() -> dict:
 
 
 def standing(frames: dict | None = None, pilot: pd.DataFrame | None = None) -> pd.DataFrame:
-    """One row per arm, one column per budget: the mean held-out cross-entropy at [MASK]
-    (NaN where an arm did not train that long)."""
+    """Each arm's mean held-out cross-entropy at [MASK] per budget (NaN where not trained)."""
     frames = L.rung_frames() if frames is None else frames
     out = pd.DataFrame({rung: frame.groupby("condition")[D.CE].mean()
                         for rung, frame in frames.items()}).reindex(L.ARMS)
@@ -113,7 +103,6 @@ def standing_table(table: pd.DataFrame, levels: dict) -> str:
 
 def standing_figure(table: pd.DataFrame, levels: dict):
     """Each arm's cross-entropy against the budget (log scale), the rungs as lines."""
-
     steps = {**L.RUNGS, PILOT: P.STEPS}
     fig, ax = plt.subplots(figsize=(FIGURE_WIDTH_IN, 6.0), dpi=100)
     for arm, row in table.iterrows():
@@ -132,17 +121,13 @@ def standing_figure(table: pd.DataFrame, levels: dict):
     ax.set_ylabel("held-out cross-entropy at [MASK] (nats)", fontsize=FONT_PT)
     ax.tick_params(labelsize=FONT_PT)
     fig.legend(fontsize=FONT_PT, frameon=False, loc="lower center", ncol=1)
-    for spine in ("top", "right"):
-        ax.spines[spine].set_visible(False)
+    ax.spines[["top", "right"]].set_visible(False)
     fig.tight_layout(rect=(0, 0.3, 1, 1))  # the legend's room below the panel
     return fig
 
 
-# -- the frozen features against a bag of words --------------------------------------------
-
 def downstream_values() -> dict:
-    """The confirmatory (4x) models' sentiment probes against the bag of words, as a
-    profile's store holds the controls ({} where none has)."""
+    """The confirmatory models' sentiment probes against the controls ({} without them)."""
     frame = D.confirmatory_frame()
     examples = resolve(D.PILOT_PROFILE).evaluation.task_examples
     key = config_hash({"name": "downstream-sentiment", "arguments": ["sentiment",
@@ -161,8 +146,6 @@ def downstream_values() -> dict:
             "scale_sentiment_examples": f"{s['test_examples']:,}"}
 
 
-# -- the long pilot to 64x (exploratory, one seed an arm) -------------------------------------
-
 def pilot_runs(store=None) -> pd.DataFrame | None:
     """``long_pilot.frame``, or None before both arms are stored with their evaluations."""
     try:
@@ -172,8 +155,7 @@ def pilot_runs(store=None) -> pd.DataFrame | None:
 
 
 def pilot_rungs() -> dict:
-    """The count rungs on the pilot curve's own held-out sequences, so that a crossing
-    compares a curve with a rung on the same targets."""
+    """The count rungs on the pilot curve's own held-out sequences."""
     return count_rungs.levels_on(resolve(D.PILOT_PROFILE).evaluation,
                                  P.CURVE_EXAMPLES)
 
@@ -184,15 +166,13 @@ def millions(tokens: float) -> str:
 
 
 def tokens_at(steps: int) -> int:
-    """The pilot's tokens after ``steps``, counted as every page counts a run's tokens
-    (steps x batch x sequence length), not as trained (a few percent fewer)."""
+    """The pilot's tokens after ``steps`` (steps x batch x length, as every page counts)."""
     config = P.configs()[P.ARMS[0]]
     return tokens_per_run(config) // config.max_steps * int(steps)
 
 
 def counted_curve(runs: pd.DataFrame) -> pd.DataFrame:
-    """``long_pilot.curves`` with each point's tokens counted as ``tokens_at`` counts
-    them, so that the page's tables, figure and values use one count."""
+    """``long_pilot.curves`` with tokens counted by ``tokens_at``."""
     curve = P.curves(runs)
     return curve.assign(tokens=[tokens_at(step) for step in curve["step"]])
 
@@ -216,8 +196,7 @@ def drops_table(drops: pd.DataFrame) -> str:
 
 
 def costs_table(curve: pd.DataFrame) -> str:
-    """Markdown: all shared minus BERT-style on the curve's sequences, at each budget's
-    steps of the one 64x schedule."""
+    """Markdown: all shared minus BERT-style at each budget's steps of the 64x run."""
     at = P.cost_along(curve).set_index("step")
     return pipe(["after the steps of", "steps", "tokens", "cost (nats)"],
                 [[name, f"{step:,}", millions(at.loc[step, "tokens"]),
@@ -226,8 +205,7 @@ def costs_table(curve: pd.DataFrame) -> str:
 
 
 def paper_cost() -> dict:
-    """The paper's own figure for the pilot's comparison (all shared against not shared
-    at E = H), from Table 4 at E = 768, in its units, and the scale between them."""
+    """The paper's Table 4 figure for the pilot's comparison (E = 768) and its scale."""
     key = (768, "all"), (768, "none")
     shared, bert = (paper.TABLE4_AVG[k] for k in key)
     small, large = (paper.TABLE4_PARAMS[k] for k in key)
@@ -243,8 +221,7 @@ def paper_cost() -> dict:
 
 
 def pilot_values(runs: pd.DataFrame | None) -> dict:
-    """The page's keys on the long pilot: its design, and its results once both arms are
-    stored (``runs``, ``long_pilot.frame``)."""
+    """The long pilot's keys: its design, and its results once both arms are stored."""
     out = {"pilot_steps": f"{P.STEPS:,}", "pilot_multiple": str(P.MULTIPLE),
            "pilot_curve_every": f"{P.CURVE_EVERY:,}",
            "pilot_curve_sequences": f"{P.CURVE_EXAMPLES:,}",
@@ -273,9 +250,7 @@ def pilot_values(runs: pd.DataFrame | None) -> dict:
 
 
 def pilot_figure(curve: pd.DataFrame, rungs: dict):
-    """Both arms' held-out curves against tokens (log scale) with the rungs as lines
-    above, and the sharing cost along training below, the ladder's budgets marked."""
-
+    """Both arms' held-out curves against tokens above, the sharing cost below."""
     cost = P.cost_along(curve)
     fig, (top, bottom) = plt.subplots(2, 1, figsize=(FIGURE_WIDTH_IN, 6.2), dpi=100,
                                       sharex=True, height_ratios=(3, 2))
@@ -301,17 +276,13 @@ def pilot_figure(curve: pd.DataFrame, rungs: dict):
     bottom.set_xscale("log")
     for ax in (top, bottom):
         ax.tick_params(labelsize=FONT_PT)
-        for spine in ("top", "right"):
-            ax.spines[spine].set_visible(False)
+        ax.spines[["top", "right"]].set_visible(False)
     fig.tight_layout()
     return fig
 
 
-# -- the page's keys and parts ------------------------------------------------------------------
-
 def values(frames: dict | None, pilot: pd.DataFrame | None) -> dict:
-    """The scale page's keys, from the ladder's frames (``ladder.rung_frames``, None
-    before they are complete) and the long pilot's runs (None before)."""
+    """The scale page's keys from the ladder's frames and the long pilot's runs."""
     out = pilot_values(pilot)
     if frames is None:
         return out
@@ -342,8 +313,7 @@ def values(frames: dict | None, pilot: pd.DataFrame | None) -> dict:
 
 
 def write_scale_parts(generated: Path, store=None, frames: dict | None = None) -> list:
-    """The scale page's tables and figures into ``generated``: empty tables and placeholders
-    where the runs are not stored."""
+    """The scale page's tables and figures into ``generated`` (empty before stored)."""
     runs = pilot_runs()
     parts = {"scale-standing.md": "", "pilot-crossings.md": "", "pilot-drops.md": "",
              "pilot-costs.md": "", "scale-standing.png": None, "pilot.png": None}

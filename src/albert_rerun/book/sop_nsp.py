@@ -1,5 +1,5 @@
-"""Claim 4 (chapter 4): SOP against NSP (Table 5) through probes, the topic-only
-baseline, and the cue-free pairs the confirmatory SOP decision reads."""
+"""Claim 4 (chapter 4): SOP against NSP (Table 5) through probes, the topic-only baseline
+and the cue-free pairs."""
 from __future__ import annotations
 
 import pandas as pd
@@ -40,8 +40,7 @@ def sop_nsp(profile: ResolvedProfile | str, seeds=None, device="auto",
 
 
 def probe_beside_bag(runs, topic) -> dict:
-    """The SOP-trained model's probe and the bag of words on the same SOP test pairs, in
-    %: {"probe", "bag"} ({} where either is missing)."""
+    """{"probe", "bag"}: SOP-trained probe and bag of words on the SOP test pairs, in %."""
     sop = runs.loc[runs["condition"] == "sop", "sop_accuracy_probe"]
     bag = topic.loc[topic["task"] == "sop", "accuracy"]
     if sop.empty or bag.empty:
@@ -50,27 +49,21 @@ def probe_beside_bag(runs, topic) -> dict:
 
 
 def sop_nsp_decisions(runs, topic, m: dict) -> list:
-    """Table 5 through the probes, where its arms are in ``runs``, and the bag-of-words
-    checks of the two pair sets (no model: not gated)."""
+    """Table 5 through the probes, and the bag-of-words checks of the two pair sets."""
     p = paper.TABLE5
-    out = []
-    if available(runs, "sop", "nsp"):
-        out.append(accuracy_decision(runs, "sop_nsp/sop-pairs/sop-nsp", "sop_nsp",
-                                     "SOP pairs, probe: SOP-trained minus NSP-trained",
-                                     "sop", "nsp", "sop_probe_correct", m["pairs"], +1,
-                                     f"{p['sop'][2] - p['nsp'][2]:+.1f} (own heads)"))
-    if available(runs, "nsp"):
-        out.append(accuracy_decision(runs, "sop_nsp/sop-pairs/nsp-chance", "sop_nsp",
-                                     "SOP pairs, probe: NSP-trained minus its random-init "
-                                     "control", "nsp", "nsp", "sop_probe_correct",
-                                     m["chance"], 0, f"{p['nsp'][2]:.1f} (chance 50)",
-                                     b_correct="control_sop_probe_correct"))
-    if available(runs, "sop", "none"):
-        out.append(accuracy_decision(runs, "sop_nsp/nsp-pairs/sop-none", "sop_nsp",
-                                     "NSP pairs, probe: SOP-trained minus no sentence loss",
-                                     "sop", "none", "nsp_probe_correct", m["pairs"], +1,
-                                     f"{p['sop'][1] - p['none'][1]:+.1f} "
-                                     f"({p['sop'][1]} vs {p['none'][1]})"))
+    specs = (("sop-pairs/sop-nsp", "SOP pairs, probe: SOP-trained minus NSP-trained", "sop",
+              "nsp", "sop_probe_correct", "pairs", +1,
+              f"{p['sop'][2] - p['nsp'][2]:+.1f} (own heads)", None),
+             ("sop-pairs/nsp-chance", "SOP pairs, probe: NSP-trained minus its random-init "
+              "control", "nsp", "nsp", "sop_probe_correct", "chance", 0,
+              f"{p['nsp'][2]:.1f} (chance 50)", "control_sop_probe_correct"),
+             ("nsp-pairs/sop-none", "NSP pairs, probe: SOP-trained minus no sentence loss",
+              "sop", "none", "nsp_probe_correct", "pairs", +1,
+              f"{p['sop'][1] - p['none'][1]:+.1f} ({p['sop'][1]} vs {p['none'][1]})", None))
+    out = [accuracy_decision(runs, f"sop_nsp/{key}", "sop_nsp", label, a, b, correct,
+                             m[margin], sign, figure, b_correct=b_correct)
+           for key, label, a, b, correct, margin, sign, figure, b_correct in specs
+           if available(runs, a, b)]
     topic = topic.assign(condition=topic["task"])
     for task, sign in (("nsp", +1), ("sop", 0)):
         part = topic[topic["task"] == task]
@@ -89,8 +82,7 @@ CUE_FREE_BASELINES = (("majority", "majority label"), ("bag_of_words", "bag of w
 
 
 def cue_free_pairs_table(baselines: dict) -> pd.DataFrame:
-    """Per task, the cue-free pairs for the probe's training and test, and each
-    no-network baseline's test accuracy in % (``pair_cues.cue_free_baselines``)."""
+    """Per task, the cue-free pairs and each no-network baseline's test accuracy in %."""
     rows = []
     for task in ("sop", "nsp"):
         row = baselines[task]

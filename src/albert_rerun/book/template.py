@@ -1,5 +1,4 @@
-"""Markdown templates for the generated parts of the pages (``fill``: the sentences live in
-``book/templates/``) and a placeholder figure where results are not stored."""
+"""Markdown templates for the pages' generated parts, and a placeholder figure."""
 from __future__ import annotations
 
 import re
@@ -11,8 +10,7 @@ NOT_STORED = "(not stored)"  # a key's or a figure's text before its results are
 
 
 def fill(name: str, values: dict, root: Path | None = None) -> str:
-    """``book/templates/<name>`` with each ``{{ key }}`` replaced; a key without a value is
-    an error."""
+    """``book/templates/<name>`` with each ``{{ key }}`` filled (KeyError where one is not)."""
     from ..paths import repo_root
     text = ((root or repo_root()) / TEMPLATES / name).read_text()
     missing = sorted(set(KEY.findall(text)) - set(values))
@@ -25,8 +23,7 @@ def placeholder(path: Path) -> Path:
     """A small figure at ``path`` that says its results are not stored."""
     import matplotlib.pyplot as plt
 
-    from .figures import png
-    from .figures import FIGURE_WIDTH_IN, FONT_PT
+    from .figures import FIGURE_WIDTH_IN, FONT_PT, png
     fig, ax = plt.subplots(figsize=(FIGURE_WIDTH_IN, 1.0), dpi=100)
     ax.text(0.5, 0.5, NOT_STORED, ha="center", va="center", fontsize=FONT_PT)
     ax.set_axis_off()
@@ -36,8 +33,7 @@ def placeholder(path: Path) -> Path:
 
 
 def write_parts(generated: Path, parts: dict, dpi: float | None = None) -> list:
-    """Each part into ``generated/<name>``: a text as it is, a figure as PNG (then closed),
-    None as ``placeholder``."""
+    """Each part into ``generated/<name>``: text, figure as PNG, or None as placeholder."""
     import matplotlib.pyplot as plt
 
     from .figures import png
@@ -54,7 +50,7 @@ def write_parts(generated: Path, parts: dict, dpi: float | None = None) -> list:
 
 
 def record_values(path: Path) -> dict:
-    """The keys of a registration record's template: its commit, date and digest."""
+    """A registration record's commit, date and digest."""
     import json
     stored = json.loads(path.read_text())
     return {"commit": stored["commit"][:7], "date": stored["date"],

@@ -1,5 +1,5 @@
-"""Values and tables the chapters share: per-condition summaries, the metrics table,
-the scale of the runs; sentences live in ``book/templates/sentences.md`` (``fill``)."""
+"""Values and tables the chapters share; sentences live in
+``book/templates/sentences.md`` (``fill``)."""
 from __future__ import annotations
 
 import re
@@ -16,8 +16,7 @@ from ..stats.inference import GATED
 
 def summary(frame: pd.DataFrame, metric: str, scale: float = 1.0, digits: int = 3,
             by: str = "condition") -> pd.Series:
-    """'mean [low, high]' (95% t-interval over seeds) of ``metric`` per condition, in the
-    order the conditions first appear; '(1 seed)' where there is one."""
+    """'mean [low, high]' (95% t-interval over seeds) of ``metric`` per condition."""
     from ..stats.inference import summarize
     table = summarize(frame.dropna(subset=[metric]), metric, by=by, scale=scale)
 
@@ -29,8 +28,7 @@ def summary(frame: pd.DataFrame, metric: str, scale: float = 1.0, digits: int = 
 
 
 def fill(part: str, **values) -> str:
-    """The section ``part`` of ``book/templates/sentences.md`` on one line, each
-    ``{{ key }}`` replaced by ``values[key]`` (KeyError where one is left unfilled)."""
+    """Section ``part`` of ``book/templates/sentences.md`` on one line, keys filled."""
     text = (repo_root() / "book" / "templates" / "sentences.md").read_text()
     sections = dict(re.findall(r"^## (\S+)\n(.*?)(?=^## |\Z)", text, re.S | re.M))
     return re.sub(r"\{\{ (\w+) \}\}", lambda m: str(values[m.group(1)]),
@@ -38,10 +36,9 @@ def fill(part: str, **values) -> str:
 
 
 def metrics_table(frame: pd.DataFrame, extra: dict | None = None) -> pd.DataFrame:
-    """The chapter's main table: cross-entropy at [MASK], the accuracy there beside it."""
-    columns = {"CE at [MASK] (nats)": summary(frame, CE),
-               "MLM acc. at [MASK] %": summary(frame, "mlm_accuracy_at_mask", 100, 1)}
-    table = pd.DataFrame(columns)
+    """The chapter's main table: cross-entropy and accuracy at [MASK], then ``extra``."""
+    table = pd.DataFrame({"CE at [MASK] (nats)": summary(frame, CE),
+                          "MLM acc. at [MASK] %": summary(frame, "mlm_accuracy_at_mask", 100, 1)})
     for name, values in (extra or {}).items():
         table[name] = values
     table.index.name = "condition"
@@ -49,8 +46,15 @@ def metrics_table(frame: pd.DataFrame, extra: dict | None = None) -> pd.DataFram
 
 
 def parameter_count(config) -> int:
+    """A run's parameters (closed form)."""
     from ..model.params import closed_form
     return int(sum(closed_form(config.model).values()))
+
+
+def params_column(conditions: dict) -> dict:
+    """{"params (M)": parameters in millions per condition}, a ``metrics_table`` extra."""
+    return {"params (M)": pd.Series({k: round(parameter_count(c) / 1e6, 3)
+                                     for k, c in conditions.items()})}
 
 
 def _tokens_text(tokens: float) -> str:
@@ -68,6 +72,7 @@ def times(ratio: float) -> str:
 
 
 def scale_short(frame: pd.DataFrame, config) -> str:
+    """'1.23M params, 5,000 steps, 2.56M tokens, 4 seeds'."""
     full = frame[frame["steps"] == frame["steps"].max()]
     return (f"{parameter_count(config) / 1e6:.2f}M params, {int(config.max_steps):,} steps, "
             f"{_tokens_text(tokens_per_run(config))} tokens, "
@@ -75,8 +80,7 @@ def scale_short(frame: pd.DataFrame, config) -> str:
 
 
 def reading(row) -> str:
-    """What a decision's numbers say, in words that follow them: from its stage, verdict,
-    interval and the paper's sign."""
+    """What a decision's numbers say, from its stage, verdict, interval and paper sign."""
     if row["stage"] == GATED:
         return f"not testable: {row['gate_reason']}"
     low, high, sign = row["low"], row["high"], int(row["paper_sign"])
@@ -96,8 +100,6 @@ def reading(row) -> str:
                     f"excludes 0 on {where}, and is not shown within the margin")
         return f"excludes 0 on {where}, and is not shown within the margin"
     inside = -row["margin"] < low and high < row["margin"]
-    # at 5%: the 90% interval within the margin ("reproduced" for a decision whose paper
-    # figure is no difference)
     if row.get("verdict") == "equivalent" or (sign == 0 and row.get("verdict") == "reproduced"):
         return ("equivalent at 5% (its 90% interval lies within the margin), but not "
                 "after Holm's adjustment" + (f"; its 95% interval excludes 0 on {where}"

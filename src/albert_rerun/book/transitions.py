@@ -18,8 +18,7 @@ from .text import scale_short
 
 def transitions(profile: ResolvedProfile | str, seeds=None, device="auto",
                 train_missing=False, present: bool = True) -> Chapter:
-    """Claim 7: Figure 1's layer transitions; ``tables["curves"]``: each arm's mean first
-    step, oscillation and last angle, trained and at random init."""
+    """Claim 7: Figure 1's layer transitions, trained and at random init."""
     profile, seeds, rungs, m, runs = chapter_runs(profile, C.transitions, seeds, device,
                                                   train_missing)
     runs = add_roughness(runs)
@@ -45,10 +44,7 @@ def transitions(profile: ResolvedProfile | str, seeds=None, device="auto",
 
 
 def flat_counts(runs: pd.DataFrame, tolerance: float = 0.005) -> pd.DataFrame:
-    """Per arm, how many trained curves score an oscillation of 0 (under ``tolerance``)
-    on the L2 and on the angle curve, of how many, and the random-init controls' mean
-    oscillation: at 4 layers a curve has three points, which reverse at most once, so
-    most trained curves score 0."""
+    """Per arm, how many trained curves oscillate 0, and the random-init mean oscillation."""
     rows = {}
     for arm, part in runs.groupby("condition", sort=False):
         rows[arm] = {"curves": len(part),
@@ -63,8 +59,7 @@ def flat_counts(runs: pd.DataFrame, tolerance: float = 0.005) -> pd.DataFrame:
 
 
 def flat_phrase(counts: pd.DataFrame, arm: str) -> str:
-    """An arm's row of ``flat_counts``: '11 of 11 on both curves' or '10 of 11 for L2,
-    9 of 11 for the angle'; 'none stored yet' without it."""
+    """'11 of 11 on both curves', '10 of 11 for L2, 9 of 11 for the angle'."""
     if arm not in counts.index or not counts.loc[arm, "curves"]:
         return "none stored yet"
     n, l2, angle = (int(counts.loc[arm, k]) for k in ("curves", "flat L2", "flat angle"))
@@ -74,9 +69,7 @@ def flat_phrase(counts: pd.DataFrame, arm: str) -> str:
 
 
 def oscillation_parts(runs: pd.DataFrame, a: str, b: str) -> pd.DataFrame:
-    """Arm ``a``'s oscillation minus arm ``b``'s, paired by seed, with its 95% t-interval,
-    per curve: trained, at random init, and trained minus random init (the registered
-    difference): which part a result comes from."""
+    """``a``'s oscillation minus ``b``'s, trained, at random init and their difference."""
     rows = {}
     for measure in ("l2", "angle"):
         for part, column in (("trained", "oscillation"), ("random init", "control_oscillation"),
@@ -96,8 +89,7 @@ def oscillation_parts(runs: pd.DataFrame, a: str, b: str) -> pd.DataFrame:
 
 
 def transitions_decisions(runs, m: dict) -> list:
-    """Smoother under sharing (BERT-style oscillation minus ALBERT-style, L2 and angle;
-    paper: positive) and no convergence to 0 (ALBERT-style last angle; paper: above 0)."""
+    """Smoother under sharing, and no convergence to 0 (the last angle)."""
     out = [ce_decision(runs, f"transitions/oscillation-{measure}", "transitions",
                        f"oscillation of the {name} curve, BERT-style minus ALBERT-style",
                        "BERT-style", "ALBERT-style", m["oscillation"], +1,

@@ -1,7 +1,5 @@
-"""Numbers and short phrases for the book's markdown pages as MyST substitutions: the build
-writes every provider's keys (``PROVIDERS``) to ``book/_generated/values.json``; as a Sphinx
-extension this module hands them to MyST, and a key a page uses that no provider fills fails
-``-W``."""
+"""The markdown pages' values as MyST substitutions: the build writes every provider's keys
+to ``book/_generated/values.json``; as a Sphinx extension this module hands them to MyST."""
 from __future__ import annotations
 
 import importlib
@@ -49,5 +47,6 @@ def load(app, config) -> None:
 
 
 def setup(app):
+    """Sphinx's extension entry point."""
     app.connect("config-inited", load)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -9,9 +9,9 @@ from ..studies import conditions as C
 from .. import paper
 from ..profiles import ResolvedProfile, resolve
 from ..studies.decisions import (Chapter, MissingRuns, arm_levels, available, ce_decision,
-                                 gated, interval_text)
+                                 gated)
 from .downstream import downstream
-from .plain import chapter_runs
+from .plain import chapter_runs, difference
 from .text import scale_short
 
 BERT = "BERT-style"
@@ -19,10 +19,7 @@ BERT = "BERT-style"
 
 def wall_clock(profile: ResolvedProfile | str, seeds=None, device="auto",
                train_missing=False, present: bool = True, partial: bool = False) -> Chapter:
-    """Claim 6: the wide ALBERT-style model against the BERT-style one at the latter's
-    measured training seconds (Table 6's design) and, where the profile affords it, its
-    training FLOPs. ``extra["timing"]``: the wide model's median seconds per step and
-    per run over the BERT-style model's."""
+    """Claim 6: the wide ALBERT-style model against the BERT-style one (Table 6)."""
     from ..engine.store import read_json
     from ..stats.inference import gate
     from ..studies.driver import _sweep_choice, wide_learning_rate
@@ -60,8 +57,7 @@ def wall_clock(profile: ResolvedProfile | str, seeds=None, device="auto",
         learning_rate=f"{choice['learning_rate']:g}",
         levels=gate(arm_levels(runs, conditions, rungs))["arm_levels"],
         scale_short=scale_short(runs, conditions[BERT]))
-    # Seconds vary with the machine: kept apart, so a regression test compares the rest
-    # exactly. Medians: one slowed run once moved a ratio of means by a third.
+    # seconds vary with the machine: kept apart; medians, as one slowed run moves a mean
     median = runs.groupby("condition")[["step_seconds", "train_seconds"]].median()
     chapter.extra["timing"] = (median.loc[wide] / median.loc[BERT]).round(2).rename(
         {"step_seconds": "step_ratio", "train_seconds": "seconds_ratio"})
@@ -69,25 +65,20 @@ def wall_clock(profile: ResolvedProfile | str, seeds=None, device="auto",
 
 
 def wall_clock_decisions(runs, wides, m: dict) -> list:
-    """The wide model minus the BERT-style one on cross-entropy at [MASK], once per
-    budget in ``wides`` (equal time is Table 6's design; equal FLOPs has no paper
-    figure). Both are gated: a model still on the plateau measures the plateau."""
+    """The wide model minus the BERT-style one, once per budget in ``wides``."""
     p = paper.TABLE6
-    gaps = {"wide ALBERT-style, equal time":
-            f"{p['albert-xxlarge'][2] - p['bert-large'][2]:+.1f} Avg (equal time)",
-            "wide ALBERT-style, equal FLOPs": "none (Table 6 is at equal time only)"}
-    keys = {"wide ALBERT-style, equal time": ("wall_clock/equal-time", "equal training time"),
-            "wide ALBERT-style, equal FLOPs": ("wall_clock/equal-flops",
-                                               "equal training FLOPs")}
-    return [ce_decision(runs, keys[w][0], "wall_clock",
-                        f"wide ALBERT-style minus BERT-style, {keys[w][1]}", w, BERT,
-                        m["ce"], -1, gaps[w]) for w in wides]
+    keys = {"wide ALBERT-style, equal time": (
+                "equal-time", "time",
+                f"{p['albert-xxlarge'][2] - p['bert-large'][2]:+.1f} Avg (equal time)"),
+            "wide ALBERT-style, equal FLOPs": (
+                "equal-flops", "FLOPs", "none (Table 6 is at equal time only)")}
+    return [ce_decision(runs, f"wall_clock/{keys[w][0]}", "wall_clock",
+                        f"wide ALBERT-style minus BERT-style, equal training {keys[w][1]}",
+                        w, BERT, m["ce"], -1, keys[w][2]) for w in wides]
 
 
 def short_time(rung: str = "16x", tables: dict | None = None) -> dict:
-    """The ladder's seeds at ``rung`` where the wide model got under 0.9 of the
-    BERT-style model's seconds: 'short' (how many), 'seeds', 'ratios' ('0.78, 0.68');
-    '—' each before the ladder's result is stored."""
+    """The seeds at ``rung`` where the wide model got under 0.9 of the BERT-style seconds."""
     from ..studies import ladder
     if tables is None:
         try:
@@ -102,11 +93,9 @@ def short_time(rung: str = "16x", tables: dict | None = None) -> dict:
 
 
 def step_interval(t, span: str = "4x-16x") -> str:
-    """One step's slope on the compute ladder (``span``: '1x-4x' or '4x-16x') with its
-    95% interval, paper-positive ('-0.082 [-0.192, +0.028] nats'); '—' before the ladder
-    is complete. ``t``: a ``chapter_box.paper_side`` trend."""
+    """A ``paper_side`` trend's slope over ``span`` with its 95% interval; '—' before."""
     if t.table is None:
         return "—"
     r = t.table
-    low, high = sorted((t.turned(r[f"{span} low"]), t.turned(r[f"{span} high"])))
-    return f"{interval_text(t.turned(r[span]), low, high, t.unit)} {t.unit}"
+    ends = t.interval(r[span], r[f"{span} low"], r[f"{span} high"])
+    return difference(*ends, t.unit, unit_first=False)
