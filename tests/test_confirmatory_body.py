@@ -78,13 +78,13 @@ def test_the_notebooks_pandas_equals_the_registered_analysis(committed):
     assert len(table.columns) <= MAX_COLUMNS  # shown open, not folded
 
 
-def test_sop_rows_carry_the_cue_free_premise_only_where_it_applies(committed):
+def test_sop_rows_keep_the_registered_reading_with_the_order_check_beside_it(committed):
     table = cb.decisions("sop_nsp")
     readings = dict(zip(table.index, table["plain reading"]))
     sop = [r for label, r in readings.items() if label.startswith("SOP probe on cue-free")]
     nsp = [r for label, r in readings.items() if label.startswith("NSP probe on cue-free")]
-    assert sop[0].startswith("not testable here: ")
-    assert not nsp[0].startswith("not testable")
+    assert sop[0] == f"undecided: {cb.NO_ORDER}"  # registered: inconclusive after Holm
+    assert "orders" not in nsp[0]
 
 
 def test_the_figure_draws_each_seed_and_each_interval(committed):

@@ -74,9 +74,16 @@ def test_the_first_screens_label_never_disagrees_with_its_interval(numbers, holm
 
 def test_a_failed_premise_reads_not_testable_with_its_reason_in_a_few_words():
     r = row(0.3, -1.5, 2.1, sign=1, unit="points", margin=2)
-    r["premise"] = "neither model orders cue-free pairs (a check made after the results)"
-    assert first_screen.reading(r) == ("not testable here (neither model orders cue-free "
-                                       "pairs)")
+    r["premise"] = "a model compared does not read context, so nothing follows"
+    assert first_screen.reading(r) == "not testable here (a model compared does not read context)"
+
+
+def test_a_note_stands_beside_the_registered_reading_not_in_its_place():
+    """SOP's order check came after the results: its undecided verdict keeps its word."""
+    r = row(0.3, -1.5, 2.1, sign=1, unit="points", margin=2)
+    r["note"] = "neither model orders cue-free pairs, checked after the results"
+    assert first_screen.reading(r) == ("undecided (neither model orders cue-free pairs, "
+                                       "checked after the results)")
 
 
 def test_the_introductions_values_at_a_profile_with_nothing_stored(monkeypatch, tmp_path):
@@ -135,3 +142,15 @@ def test_the_papers_table4_gaps_are_its_own_numbers():
     assert (v["paper_t4_attention"], v["paper_t4_ffn"], v["paper_t4_all"]) == (
         "+0.1", "-1.4", "-1.5")
     assert (v["paper_t4_asymmetry_128"], v["paper_t4_asymmetry_768"]) == ("+1.5", "+2.1")
+
+
+def test_a_folded_cells_table_names_its_rows_in_words_and_drops_empty_ones():
+    from albert_rerun.book import chapter_box
+    answer = {"reading": "holds here", "why": "", "difference": "+0.1 nats [+0.0, +0.2]",
+              "holm_only": ""}
+    one = chapter_box.shown(answer)
+    assert list(one.index) == ["plain reading", "difference [95% interval]"]
+    two = chapter_box.shown({"a_": answer, "b_": {**answer, "why": "early training"}},
+                            {"a_": "first", "b_": "second"})
+    assert list(two.columns) == ["first", "second"]
+    assert two.loc["why"].tolist() == ["", "early training"]

@@ -115,6 +115,23 @@ def trend_values(t) -> dict:
             "steps": plain_words(t.key, t.unit, r)}
 
 
+# a glued value's name as a reader meets it in a folded cell's table
+SHOWN_NAMES = {"reading": "plain reading", "why": "why", "holm_only": "note",
+               "difference": "difference [95% interval]", "p": "Holm's p",
+               "steps": "step by step", "median": "median seconds ratio",
+               "flagged": "seeds outside 0.9 to 1.1"}
+
+
+def shown(values: dict, columns: dict | None = None) -> pd.DataFrame:
+    """Glued ``values`` as a reader's table: one column, or one per key of a dict of dicts
+    (renamed by ``columns``); rows named in words; rows empty in every column left out."""
+    table = bool(values) and all(isinstance(v, dict) for v in values.values())
+    frame = pd.DataFrame(values if table else {"value": values}).astype(str)
+    frame = frame.rename(columns=columns or {}, index=lambda k: SHOWN_NAMES.get(
+        k, str(k).replace("_", " ")))
+    return frame[(frame != "").any(axis=1)]
+
+
 def glue_values(prefix: str, values: dict) -> dict:
     """``values`` under ``prefix`` + key, for ``myst_nb.glue``."""
     return {f"{prefix}{key}": value for key, value in values.items()}

@@ -11,19 +11,20 @@ import pandas as pd
 from ..studies import confirm_analysis
 from ..studies.confirm_analysis import (ALBERT, ALL64, ATTENTION, BERT, DROPOUT, FFN,  # noqa: F401
                                         NONE32, NSP, PRIMARY, REVERSED, SECONDARY, WIDE)
-from ..studies.decisions import interval_text, unit_digits
+from ..studies.decisions import unit_digits
 from . import plain
 from .headlines import EXTRA, HEADLINES
 
 CONFIRMATORY = "confirmatory"  # its name where it stands beside the profiles
 ARMS = list(confirm_analysis.CONDITIONS)  # the columns of a pivot of ``runs``
 CLAIMS = {"embedding_size": "embedding_sweep"}  # chapter -> registered claim
-# a premise checked after the results, so the reading says so
-NO_ORDER = "neither model orders cue-free pairs (a check made after the results)"
+# said beside the registered verdict's reading, not in its place: the check came after
+# the results, and the registration (amendment 1.4) keeps the verdict where it holds
+NO_ORDER = "neither model orders cue-free pairs, checked after the results"
 
 
 def notes(store=None) -> dict:
-    """{"budget_only", "sop_nsp_premise"} once the design is complete; {} before."""
+    """{"budget_only", "sop_nsp_note"} once the design is complete; {} before."""
     if not confirm_analysis.complete(store):
         return {}
     try:
@@ -35,8 +36,8 @@ def notes(store=None) -> dict:
     if len(ratios):
         median = round(float(ratios["wide / BERT-style seconds"].astype(float).median()), 2)
         out["budget_only"] = bool(np.isfinite(median) and not 0.9 <= median <= 1.1)
-    if premise := sop_premise(frame):
-        out["sop_nsp_premise"] = premise
+    if note := sop_premise(frame):
+        out["sop_nsp_note"] = note
     return out
 
 
@@ -58,7 +59,7 @@ def _primary(store) -> pd.DataFrame:
 
 
 def confirmatory_rows(store=None) -> dict:
-    """{claim: its first primary row, with ``holm_tests`` and ``premise``}; {} before."""
+    """{claim: its first primary row, with ``holm_tests`` and ``note``}; {} before."""
     if not confirm_analysis.complete(store):
         return {}
     primary, noted = _primary(store), notes(store)
@@ -66,7 +67,7 @@ def confirmatory_rows(store=None) -> dict:
     for spec in PRIMARY:
         if spec.claim not in out:
             row = primary.loc[spec.key].copy()
-            row["premise"] = noted.get(f"{spec.claim}_premise", "")
+            row["note"] = _note(spec, noted)
             if spec.claim == "wall_clock" and noted.get("budget_only"):
                 row["label"] = str(row["label"]).replace("equal time", "fixed step budget")
             out[spec.claim] = row
@@ -176,14 +177,14 @@ def check_by_seed(by_seed: pd.DataFrame, claim: str, store=None) -> pd.DataFrame
     return by_seed
 
 
-def _premise(spec, noted: dict) -> str:
-    if not spec.metric.startswith("sop_cuefree"):  # the NSP probe's premise holds
+def _note(spec, noted: dict) -> str:
+    if not spec.metric.startswith("sop_cuefree"):  # the NSP probe orders its pairs
         return ""
-    return noted.get(f"{spec.claim}_premise", "")
+    return noted.get(f"{spec.claim}_note", "")
 
 
 def _judged(claim: str, store=None) -> list:
-    """[(spec, family name, paper-positive row, premise)] of the claim's decisions."""
+    """[(spec, family name, paper-positive row with its ``note``)] of the claim's decisions."""
     from .headlines import paper_positive
     families = confirm_analysis.confirmatory_families(store)
     noted = notes(store)
@@ -191,7 +192,9 @@ def _judged(claim: str, store=None) -> list:
     for spec in specs(claim):
         name = "primary" if spec in confirm_analysis.PRIMARY else "secondary"
         row = families[name].loc[spec.key]
-        out.append((spec, name, paper_positive(row), _premise(spec, noted)))
+        row = paper_positive(row)
+        row["note"] = _note(spec, noted)
+        out.append((spec, name, row))
     return out
 
 
@@ -203,14 +206,15 @@ def decisions(claim: str, store=None) -> pd.DataFrame:
         arms = {a for s in specs(claim) for a in (s.a, s.b)}
         return table.loc[[c for c in table.index if c in arms]]
     rows = []
-    for spec, name, row, premise in _judged(claim, store):
-        ends = (float(row[k]) for k in ("estimate", "low", "high"))
+    for spec, name, row in _judged(claim, store):
+        ends = [float(row[k]) for k in ("estimate", "low", "high")]
+        d = plain.telling_digits(ends[1:], row["margin"], spec.unit)
         tag = "" if name == "primary" else " (exploratory)"
         rows.append({"decision": row["label"] + tag,
-                     "difference [95% interval]": f"{interval_text(*ends, spec.unit)} "
-                                                  f"{spec.unit}",
-                     "margin": f"±{float(row['margin']):.{unit_digits(spec.unit) + 1}f}",
-                     "plain reading": one_label(answer(row, premise))})
+                     "difference [95% interval]": plain.difference(*ends, spec.unit,
+                                                                   False, d),
+                     "margin": f"±{float(row['margin']):.{d}f}",
+                     "plain reading": one_label(answer(row))})
     return pd.DataFrame(rows).set_index("decision")
 
 
@@ -234,7 +238,7 @@ def figure(by_seed: pd.DataFrame, claim: str, store=None):
         # the notebook's columns are the claim's decisions in order (``check_by_seed``)
         columns = dict(zip((s.key for s in specs(claim)), by_seed.columns))
         for ax, unit in zip(axes[:, 0], units):
-            mine = [(spec, name, row) for spec, name, row, _ in judged if spec.unit == unit]
+            mine = [(spec, name, row) for spec, name, row in judged if spec.unit == unit]
             ax.axvline(0, color="0.4", lw=0.8)
             labels = []
             for y, (spec, name, row) in enumerate(mine):
@@ -292,8 +296,8 @@ def detectable(claim: str, store=None) -> dict:
     frame = runs(store)
     alpha = confirm_analysis.holm_alpha()
     out = {}
-    for spec, name, row, premise in _judged(claim, store):
-        if name != "primary" or plain.row_reading(row, premise) != plain.UNDECIDED:
+    for spec, name, row in _judged(claim, store):
+        if name != "primary" or plain.row_reading(row) != plain.UNDECIDED:
             continue
         diffs = confirm_analysis.per_seed(spec, frame)
         sd, n = float(diffs.std(ddof=1)), len(diffs)

@@ -25,6 +25,9 @@ def reading(row) -> str:
     head, _, reason = PL.row_reading(row).partition(": ")
     if head == PL.NOT_TESTABLE:
         return f"{head} ({reason.split(', so ')[0].split('. ')[0].split(' (')[0]})"
+    note = row.get("note")
+    if isinstance(note, str) and note:
+        return f"{head} ({note})"
     turned = PL.paper_positive(row)
     if holm_only(turned, head):
         return f"{head} ({PL.HOLM_NOTE})"

@@ -46,13 +46,17 @@ def holm_only(row, head: str) -> bool:
 
 
 def answer(row, premise: str = "") -> dict:
-    """A judged row's first-screen values, paper-positive."""
-    from ..studies.decisions import unit_digits
+    """A judged row's first-screen values, paper-positive; a row's ``note`` is its why
+    where no premise fails."""
+    from .plain import telling_digits
     row = paper_positive(row)
     head, _, why = row_reading(row, premise).partition(": ")
-    return {"reading": head, "why": why,
-            "difference": difference(row["estimate"], row["low"], row["high"], row["unit"]),
-            "margin": f"±{float(row['margin']):.{unit_digits(row['unit'])}f} {row['unit']}",
+    note = row.get("note")
+    d = telling_digits((row["low"], row["high"]), row["margin"], row["unit"])
+    return {"reading": head, "why": why or (note if isinstance(note, str) else ""),
+            "difference": difference(row["estimate"], row["low"], row["high"], row["unit"],
+                                     digits=d),
+            "margin": f"±{float(row['margin']):.{d}f} {row['unit']}",
             "seeds": str(int(row["n_seeds"])),
             "holm_only": HOLM_NOTE if holm_only(row, head) else ""}
 

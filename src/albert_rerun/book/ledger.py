@@ -236,7 +236,9 @@ def ledger_glue(families: dict, profile: str, n_seeds: int) -> dict:
     from .downstream import finetune_repeat_text, finetune_repeats
     from .text import finetune_grid_text
     family, profiles = families[profile], list(families)
-    judged = power.power_table(family[family["in_family"]], alpha="holm")
+    judged = family[family["in_family"]]
+    judged = judged.assign(label=[paper_positive(r)["label"] for _, r in judged.iterrows()])
+    judged = power.power_table(judged, alpha="holm")  # its labels in the page's one sign
     return {
         "ledger_counts": reading_summary(family),
         "ledger_profiles": ", ".join(profiles),  # glue:text shows backticks raw

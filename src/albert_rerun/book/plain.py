@@ -78,10 +78,13 @@ def row_reading(row, premise: str = "") -> str:
 
 
 def turned_label(label: str) -> str:
-    """'A minus B, rest' as 'B minus A, rest' (a label without ' minus ' as it is)."""
+    """'[what: ]A minus B[ (note)][, rest]' as '[what: ]B minus A[ (note)][, rest]' (a
+    label without ' minus ' as it is)."""
     head, comma, rest = label.partition(", ")
+    what, colon, head = head.rpartition(": ")
     a, minus, b = head.partition(" minus ")
-    return f"{b} minus {a}{comma}{rest}" if minus else label
+    b, paren, note = b.partition(" (")
+    return f"{what}{colon}{b} minus {a}{paren}{note}{comma}{rest}" if minus else label
 
 
 def paper_positive(row):
@@ -97,11 +100,31 @@ def paper_positive(row):
     return row
 
 
-def difference(estimate, low, high, unit: str, unit_first: bool = True) -> str:
-    """'+0.022 nats [+0.017, +0.027]' (``unit_first``) or '+0.022 [+0.017, +0.027] nats'."""
+def telling_digits(ends, margin: float, unit: str) -> int:
+    """The fewest decimals, from the unit's own, at which each of ``ends`` shows on its true
+    side of 0 and of the margin, so that no label disagrees with the numbers beside it
+    (an interval inside the margin must not print an end equal to it)."""
+    digits = unit_digits(unit)
+    bounds = (0.0, float(margin), -float(margin))
+    for digits in range(digits, digits + 3):
+        shown = [(round(e, digits), round(b, digits), e > b) for e in map(float, ends)
+                 for b in bounds if e != b and math.isfinite(e)]
+        if all(e != b and (e > b) == above for e, b, above in shown):
+            return digits
+    return digits
+
+
+def difference(estimate, low, high, unit: str, unit_first: bool = True,
+               digits: int | None = None) -> str:
+    """'+0.022 nats [+0.017, +0.027]' (``unit_first``) or '+0.022 [+0.017, +0.027] nats';
+    ``digits``: decimals other than the unit's (``telling_digits``)."""
     if not (math.isfinite(float(low)) and math.isfinite(float(high))):
         return f"{signed(float(estimate), unit_digits(unit))} {unit} (one seed: no interval)"
-    text = interval_text(estimate, low, high, unit)
+    if digits is None:
+        text = interval_text(estimate, low, high, unit)
+    else:
+        text = " ".join((signed(float(estimate), digits), f"[{signed(float(low), digits)},",
+                         f"{signed(float(high), digits)}]"))
     if not unit_first:
         return f"{text} {unit}"
     number, _, bounds = text.partition(" ")
