@@ -477,7 +477,7 @@ def store_result(store=None, trigger: str = "by hand", early_end: bool = False) 
     return str(path)
 
 
-# -- the stored result as the book reads it, and the training costs ---------------------------
+# -- the stored result as the book reads it, and the training costs ------------------------
 
 INDEX = {"trend": "key", "sop": "rung", "gap split": "key"}  # the tables indexed by a column
 
@@ -534,37 +534,6 @@ def training_costs(store=None) -> pd.DataFrame:
         return pd.DataFrame(columns=["rung", "condition", "runs", "hours", "tokens/s"])
     out = pd.concat(parts, ignore_index=True)
     return out[["rung"] + [c for c in out.columns if c != "rung"]]
-
-
-def report(store=None) -> str:
-    """The result as text: every table of ``result_tables`` and the training costs."""
-    tables, stored = result_tables(store)
-    where = (f"stored by {stored['trigger']} at commit {stored['provenance']['git_commit']}"
-             + (", an early end" if stored.get("early_end") else ""))
-    parts = [(f"The result ({where})", None)] + list(tables.items()) + [
-        ("training", training_costs(store))]
-    with pd.option_context("display.width", 200, "display.max_columns", None):
-        return "\n\n".join(title if table is None else f"{title}\n{table.to_string()}"
-                             for title, table in parts)
-
-
-def costs(store=None) -> str:
-    """What the stored runs cost, from their training records alone (shown while the
-    ladder trains): ``training_costs`` and each seed's equal-time seconds ratio."""
-    runs, table = trained_runs(store), training_costs(store)
-    ratios = [A.time_ratios(part).assign(rung=rung)
-              for rung, part in runs.groupby("rung", sort=False)]
-    ratios = pd.concat(ratios, ignore_index=True) if ratios else pd.DataFrame()
-    lines = [f"{len(runs)} runs stored, {table['hours'].sum():.2f} hours of training "
-             f"(one thread each)"]
-    with pd.option_context("display.width", 200, "display.max_columns", None,
-                           "display.float_format", "{:.2f}".format):
-        lines += [table.to_string(index=False)]
-        if len(ratios):
-            lines += ["", "wide / BERT-style training seconds, per seed",
-                      ratios[["rung"] + [c for c in ratios.columns if c != "rung"]]
-                      .to_string(index=False)]
-    return "\n".join(lines)
 
 
 # -- the registration -------------------------------------------------------------------------
@@ -734,8 +703,6 @@ def main(argv=None) -> int:
     result = sub.add_parser("result", help="once every run is stored: compute and store "
                             "the registered analysis (once)")
     result.add_argument("--early-end", action="store_true", help="an amendment's early end")
-    sub.add_parser("report", help="every table of the stored result, and the costs")
-    sub.add_parser("costs", help="the training costs alone, shown while the ladder trains")
     args = parser.parse_args(argv)
     if args.command == "progress":
         print(progress().to_string(index=False))
@@ -743,7 +710,7 @@ def main(argv=None) -> int:
     if args.command == "train":
         return run_stretch(parser, args, train)
     return A.print_unless_incomplete({
-        "report": report, "costs": costs, "forecast": store_forecast,
+        "forecast": store_forecast,
         "result": lambda: store_result(early_end=getattr(args, "early_end", False))
     }[args.command])
 
