@@ -1,7 +1,6 @@
-"""Train and evaluate every run a profile's chapters need, in stages over the runs not
-yet stored: the wide model's learning-rate sweep, every pretraining run of the claims
-with their random-initialization controls, their evaluation, and fine-tuning after a
-learning-rate pilot (of the base runs and their controls unless --finetune-all).
+"""Train and evaluate every run a profile's chapters need, over the runs not yet
+stored: the wide model's learning-rate sweep, the claims' pretraining runs and their
+random-init controls, their evaluation, and fine-tuning after a learning-rate pilot.
 
     python -m albert_rerun.studies --profile cpu --workers 2
     torchrun --nproc_per_node 8 -m albert_rerun.studies --profile gpu
@@ -32,12 +31,11 @@ def planned_runs(profile: ResolvedProfile, seeds, names=None, wide_learning_rate
                                             planning).values()
            for seed in seeds]
     base = {config_hash(C.seeded(C.base(profile), seed).to_dict()) for seed in seeds}
-    is_base = [config_hash(c.to_dict()) in base for c in out]
-    return C.distinct([c for c, b in zip(out, is_base) if b] +
-                      [c for c, b in zip(out, is_base) if not b])
+    return C.distinct(sorted(out, key=lambda c: config_hash(c.to_dict()) not in base))
 
 
 def planned_controls(runs: list) -> list:
+    """The random-init controls of the runs at a seed below CONTROL_SEEDS."""
     return C.controls([r for r in runs if r.seed < CONTROL_SEEDS])
 
 
@@ -141,8 +139,7 @@ def planned_pretraining(profile: ResolvedProfile, seeds=None, names=None) -> dic
 
 
 def cpu_prediction_text(seeds: int) -> str:
-    """The gpu profile's predicted training time on this CPU, as a phrase (what a gpu
-    notebook without a CUDA device stops with)."""
+    """The gpu profile's predicted training time on this CPU, as a phrase."""
     from ..engine.bench import stored_flop_rate
     configs = [c for stage in planned_pretraining(resolve("gpu"), seeds).values()
                for c in stage]
@@ -161,10 +158,9 @@ def train_all(profile: ResolvedProfile | str, seeds=None, device: str = "auto",
               stages=("pretrain", "evaluate", "finetune"),
               confirm_gpu_profile: bool = False, finetune_all: bool = False,
               hours: float | None = None, fill: bool = False) -> int:
-    """Every stage for the named claims; returns the number of runs and evaluations done
-    (a failed run is reported and the others go on). ``hours``: a wall-clock budget for
-    pretraining, with ``fill`` as in ``_train``; the same call later resumes what it
-    stopped, and the evaluations of the stored runs follow it, unbounded."""
+    """Every stage for the named claims: the number of runs and evaluations done (a failed
+    run is reported, the others go on). ``hours``: a wall-clock budget for pretraining
+    (``fill`` as in ``_train``); evaluations of the stored runs follow it, unbounded."""
     from ..data.files import verify_inputs
     profile = resolve(profile)  # the book's build and the tests pass a name
     verify_inputs()  # a corrupt data file stops here, before any run starts
