@@ -298,7 +298,7 @@ def _needed(name: str, seeded, evaluations) -> list:
     """(config, evaluation) pairs a stored run of condition ``name`` needs."""
     from ..engine.config import untrained
     needed = [(seeded, evaluations[0])]
-    if name in CUE_FREE_ARMS:
+    if name in CUE_FREE_ARMS and len(evaluations) > 1:
         needed.append((seeded, evaluations[1]))
     if name in TRANSITION_ARMS:
         needed.append((untrained(seeded), evaluations[0]))
@@ -314,11 +314,13 @@ def _stored(store, name: str, seeded, evaluations) -> tuple:
         for c, e in _needed(name, seeded, evaluations))
 
 
-def load(store, configs: dict, seeds, require: bool = True) -> pd.DataFrame:
-    """One row per (condition, seed) of ``store``: pretraining figures, both evaluations
-    and the transition arms' controls'. ``require``: NotComplete names what is missing."""
-    from .decisions import _control_metrics, _evaluations, _machine
-    evaluations = _evaluation_configs()
+def load(store, configs: dict, seeds, require: bool = True,
+         cue_free: bool = True) -> pd.DataFrame:
+    """One row per (condition, seed) of ``store``: pretraining figures, the evaluations
+    (the cue-free one unless not ``cue_free``) and the transition arms' controls'.
+    ``require``: NotComplete names what is missing."""
+    from .decisions import _control_metrics, run_row
+    evaluations = _evaluation_configs()[:2 if cue_free else 1]
     missing, rows = [], []
     for name, config in configs.items():
         for seed in seeds:
@@ -327,10 +329,7 @@ def load(store, configs: dict, seeds, require: bool = True) -> pd.DataFrame:
             if not complete:
                 missing.append(f"{name!r} seed {seed}")
                 continue
-            row = {"condition": name, "seed": seed, "hash": run["hash"], **run["metrics"],
-                   "curve": run["curve"], "machine": _machine(run),
-                   "commit": run["provenance"]["git_commit"],
-                   **_evaluations(store, run["hash"], evaluations)}
+            row = run_row(store, run, evaluations, {"condition": name, "seed": seed})
             if name in TRANSITION_ARMS:
                 row.update(_control_metrics(store, seeded, evaluations[:1]))
             rows.append(row)

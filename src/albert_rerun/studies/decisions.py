@@ -99,11 +99,8 @@ def load_runs(profile: ResolvedProfile, conditions: dict, seeds, device: str = "
     rows = []
     for name, seed, config in seeded:
         run = stored_pretrain(store, config)
-        rows.append({"condition": name, "seed": seed, "hash": run["hash"],
-                     **run["metrics"], "curve": run["curve"], "machine": _machine(run),
-                     "commit": run["provenance"]["git_commit"],
-                     "wall_seconds": run["wall_seconds"],
-                     **_evaluations(store, run["hash"], both),
+        rows.append({**run_row(store, run, both, {"condition": name, "seed": seed},
+                               {"wall_seconds": run["wall_seconds"]}),
                      **(_control_metrics(store, config, both) if controls else {})})
     frame = pd.DataFrame(rows)
     for column in ("sentiment_accuracy", "sentiment_correct", "control_sentiment_accuracy",
@@ -128,6 +125,14 @@ def store_fingerprint(root) -> tuple:
                 continue
             state.append((path, stat.st_size, stat.st_mtime_ns))
     return tuple(sorted(state))
+
+
+def run_row(store, run: dict, evaluations, labels: dict, extra: dict | None = None) -> dict:
+    """A frame row of a stored run: ``labels``, its training figures, ``extra`` and its
+    evaluations' metrics."""
+    return {**labels, "hash": run["hash"], **run["metrics"], "curve": run["curve"],
+            "machine": _machine(run), "commit": run["provenance"]["git_commit"],
+            **(extra or {}), **_evaluations(store, run["hash"], evaluations)}
 
 
 def _machine(run: dict) -> str:
