@@ -352,9 +352,7 @@ def level_values(levels: dict) -> dict:
            "rung_unigram_loss": r["unigram_loss_at_mask"],
            "rung_bigram_loss": r["bigram_loss_at_mask"], "rung_loss_se": r["unigram_loss_se"],
            "reads_context_loss": recipe["reads_context"], "recipe_sequences": recipe["sequences"],
-           "common_plateau_accuracy": 100 * common["plateau"],
            "common_rung_unigram_loss": common["rungs"]["unigram_loss_at_mask"],
-           "common_rung_bigram_loss": common["rungs"]["bigram_loss_at_mask"],
            "common_reads_context_loss": common["reads_context"],
            "common_sequences": common["sequences"]}
     if CPU_V1_SET in levels:
@@ -378,10 +376,10 @@ def candidate_values(runs: dict, table: pd.DataFrame, vocabulary: int) -> dict:
     step = int(left.loc[first, "left plateau at step"])
     point = next(p for p in runs[first]["curve"] if p["step"] == step)
     noise = np.sqrt(own["plateau"] * (1 - own["plateau"]) / own["all_targets"])
-    out.update(plateau_first=first, plateau_first_step=step,
+    out.update(plateau_first=first,
                plateau_first_minutes=left.loc[first, "left plateau at s"] / 60,
                plateau_margin=100 * (point["mlm_accuracy"] - own["plateau"]),
-               plateau_noise=100 * noise, plateau_targets=own["all_targets"],
+               plateau_noise=100 * noise,
                plateau_first_vocabulary=runs[first]["config"]["model"]["vocab_size"])
     fastest = table["left unigram level at s"].idxmin()
     out.update(unigram_fastest=fastest, unigram_fastest_s=round(float(
@@ -392,7 +390,7 @@ def candidate_values(runs: dict, table: pd.DataFrame, vocabulary: int) -> dict:
     same = table[table["vocabulary"] == vocabulary]
     best = same["final MLM acc %"].idxmax()
     metrics = runs[best]["metrics"]
-    out.update(best_run=best, best_steps=metrics["steps"],
+    out.update(best_run=best,
                best_minutes=metrics["train_seconds"] / 60,
                best_accuracy=100 * metrics["mlm_accuracy"],
                best_at_mask=float(same["at [MASK] %"].max()))
