@@ -2,9 +2,8 @@
 # The one prepared script of a lent-GPU session: the gpu profile in two calls of at most
 # 10 minutes each (the device time is short and cannot be extended).
 #
-#   bash scripts/device_gpu.sh --part 1    # bench, the gpu learning-rate search, then
-#                                          # the first half of the claims' runs
-#   bash scripts/device_gpu.sh --part 2    # the rest of the claims' runs
+#   bash scripts/device_gpu.sh --part 1    # bench, then the claims' runs
+#   bash scripts/device_gpu.sh --part 2    # the claims' runs the first call left
 #
 # Each call, in order:
 #   1. checks the tree: the package and its dependencies import, every data file matches
@@ -13,10 +12,9 @@
 #   2. part 1: the bench (python -m albert_rerun.engine.bench --device cuda: loop, bare
 #      step, HF, compile on/off, bf16 peak, packed runs), written to
 #      data/results/bench/gpu-profile-cuda.json and $OUT;
-#   3. the gpu learning-rate search (python -m albert_rerun.studies.gpu_search; stored
-#      picks are reused, so part 2 only checks it), then its half of the claims' runs
-#      (python -m albert_rerun.studies --part K/2 --stages pretrain), with a start
-#      deadline: no run starts after --seconds less --reserve from the call's start;
+#   3. the claims' runs not yet stored (python -m albert_rerun.studies --stages
+#      pretrain), with a start deadline: no run starts after --seconds less --reserve
+#      from the call's start;
 #   4. packs what finished into $OUT every 30 s and at the end: results.tgz (every JSON
 #      of the profile's results: runs, choices, evaluations), weights.tar.0.. (this call's
 #      float16 weights, 15 MiB a file, at most WEIGHTS_MIB in all: what comes back from
@@ -133,13 +131,11 @@ if [[ $PART == 1 ]] && (( BENCH_ON )); then
   (( DRY )) || cp "$BENCH" "$OUT/" 2>/dev/null
 fi
 
-# 3. the learning-rate search, then this part's claims, no run started after the deadline
+# 3. the claims' missing runs, no run started after the deadline
 deadline() { local d=$(( $(left) - RESERVE )); (( d < 0 )) && d=0; echo $d; }
-step "gpu learning-rate search" $(( $(left) - 15 )) $PY -m albert_rerun.studies.gpu_search \
-  --profile "$PROFILE" --device "$DEVICE" --workers "$WORKERS" --seconds "$(deadline)"
-step "claims, part $PART of 2" $(( $(left) - 15 )) $PY -m albert_rerun.studies \
+step "claims" $(( $(left) - 15 )) $PY -m albert_rerun.studies \
   --profile "$PROFILE" --device "$DEVICE" --workers "$WORKERS" --stages pretrain \
-  --part "$PART/2" --seconds "$(deadline)" ${CLAIMS[@]+--claims "${CLAIMS[@]}"}
+  --seconds "$(deadline)" ${CLAIMS[@]+--claims "${CLAIMS[@]}"}
 
 # 4. pack, and each finished run's tokens/s
 kill $PACKER 2>/dev/null

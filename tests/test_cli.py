@@ -66,7 +66,7 @@ def test_a_corrupt_corpus_stops_the_training_command_in_one_line(data_copy, flip
 
 @pytest.mark.parametrize("module", ["studies/__main__.py", "book/__main__.py", "train.py",
                                     "studies/driver.py", "studies/confirm.py",
-                                    "book/build.py", "engine/bench.py", "studies/gpu_search.py",
+                                    "book/build.py", "engine/bench.py",
                                     "engine/distributed.py"])
 def test_every_command_line_goes_through_run_main(module):
     from albert_rerun.paths import repo_root

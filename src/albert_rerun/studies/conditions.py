@@ -1,8 +1,5 @@
-"""The empirical claims' conditions, shared by the notebooks and the driver: each claim
-maps condition names to pretraining configs without the seed. A config several claims
-use is one stored run, trained once; each architecture has random-initialization
-controls (``engine.config.untrained``).
-"""
+"""The empirical claims' conditions: each claim maps condition names to pretraining
+configs without the seed; a config several claims use is one stored run."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -18,7 +15,6 @@ WIDE_LEARNING_RATES = (2.5e-3, 5e-3, 1e-2)
 @dataclass(frozen=True)
 class ClaimSizes:
     """What each profile affords beyond the base run (profiles.pretraining_config)."""
-
     embedding_sizes: tuple  # the E sweep (claim 8); must include the base E and H
     wide_factor: int  # the wide ALBERT of claim 6: H times this, all shared
     transition_layers: int  # depth of the models of claim 7
@@ -54,6 +50,7 @@ def with_steps(config: PretrainConfig, steps: int) -> PretrainConfig:
 
 
 def asymmetry(profile: ResolvedProfile) -> dict:
+    """Table 4's cells: each sharing scheme at E = base E and (those of h_schemes) E = H."""
     b = base(profile)
     E, H = b.model.embedding_size, b.model.hidden_size
     schemes = {E: SCHEMES, H: CLAIM_SIZES[profile.name].h_schemes}
@@ -70,11 +67,13 @@ def grouped(profile: ResolvedProfile) -> dict:
 
 
 def sop_nsp(profile: ResolvedProfile) -> dict:
-    b = base(profile)
-    return {objective: b.replace(objective=objective) for objective in ("none", "nsp", "sop")}
+    """The base run with no sentence loss, NSP and SOP."""
+    return {objective: base(profile).replace(objective=objective)
+            for objective in ("none", "nsp", "sop")}
 
 
 def dropout(profile: ResolvedProfile) -> dict:
+    """The base run without and with dropout 0.1."""
     b = base(profile)
     return {"no dropout": b,
             "dropout 0.1": b.replace_model(hidden_dropout_prob=0.1,
@@ -121,19 +120,12 @@ def wide_sweep(profile: ResolvedProfile) -> dict:
             for lr in WIDE_LEARNING_RATES}
 
 
-# The wide model's budgets in the wall-clock claim: "time", the BERT-style model's
-# measured training seconds (Table 6's comparison); "flops", its training FLOPs.
-WALL_CLOCK_BUDGETS = {"cpu-long": ("time",)}
 # Whose stored runs time the equal-time budget: smoke's own seconds are start-up noise,
 # and cpu-long trains the same models on the same machine as cpu.
 TIMING_SOURCE = {"smoke": "cpu", "cpu": "cpu", "cpu-long": "cpu", "gpu": "gpu"}
 # Takes another profile's swept learning rate (its own sweep would cost more than the
 # claim's runs).
 SWEEP_FROM = {"cpu-long": "cpu"}
-
-
-def wall_clock_budgets(profile: ResolvedProfile) -> tuple:
-    return WALL_CLOCK_BUDGETS.get(profile.name, ("time", "flops"))
 
 
 def _timing_store(source: ResolvedProfile):
@@ -147,9 +139,8 @@ def _timing_store(source: ResolvedProfile):
 
 def equal_time_steps(profile: ResolvedProfile, planning: bool = False) -> dict:
     """The wide model's steps in the BERT-style model's measured training seconds (medians
-    of the ``TIMING_SOURCE`` profile's stored runs, scaled to this profile's steps).
-    Raises LookupError naming what is missing, unless ``planning``: then the cpu
-    profile's measurement stands in as an estimate."""
+    of the ``TIMING_SOURCE`` profile's stored runs, scaled to this profile's steps);
+    LookupError if missing, unless ``planning``: then the cpu profile's estimate."""
     import statistics
 
     from ..engine.store import read_json, stored_pretrain
@@ -184,14 +175,11 @@ def equal_time_steps(profile: ResolvedProfile, planning: bool = False) -> dict:
 
 def wall_clock(profile: ResolvedProfile, learning_rate: float, planning: bool = False) -> dict:
     """The BERT-style model and the wide ALBERT-style model (at the swept learning rate)
-    for the BERT-style model's measured training seconds and, where the profile affords
-    it, for its training FLOPs."""
-    out = {"BERT-style": bert_style(profile)}
-    budgets = wall_clock_budgets(profile)
-    if "time" in budgets:
-        out["wide ALBERT-style, equal time"] = wide_albert(
-            profile, equal_time_steps(profile, planning)["steps"], learning_rate)
-    if "flops" in budgets:
+    for the BERT-style model's measured training seconds and, except at cpu-long, for
+    its training FLOPs."""
+    out = {"BERT-style": bert_style(profile), "wide ALBERT-style, equal time": wide_albert(
+        profile, equal_time_steps(profile, planning)["steps"], learning_rate)}
+    if profile.name != "cpu-long":
         out["wide ALBERT-style, equal FLOPs"] = wide_albert(
             profile, equal_flops_steps(profile), learning_rate)
     return out
@@ -209,6 +197,7 @@ def transitions(profile: ResolvedProfile) -> dict:
 
 
 def embedding_sweep(profile: ResolvedProfile) -> dict:
+    """Not shared and all shared at each of the profile's embedding sizes."""
     b = base(profile)
     return {f"{s}, E={e}": b.replace_model(sharing=s, embedding_size=e)
             for s in ("none", "all") for e in CLAIM_SIZES[profile.name].embedding_sizes}
@@ -245,10 +234,12 @@ def claim_conditions(profile: ResolvedProfile, name: str, wide_learning_rate: fl
 
 
 def seeded(config: PretrainConfig, seed: int) -> PretrainConfig:
+    """``config`` at ``seed``."""
     return config.replace(seed=seed)
 
 
 def default_seeds(profile: ResolvedProfile) -> range:
+    """The profile's seeds, 0 to its default count."""
     return range(profile.default_seeds)
 
 

@@ -1,10 +1,6 @@
 """The confirmatory replication (book/preregistration.md): what sized its design, its
-equal-time measurement, its training, its report and its command line; the design and
-the analysis are ``confirm_analysis``.
-
-Training (``scripts/train_stretch.sh confirm H``, from a clean checkout) goes seed by
-seed, so that a stretch stopped at its deadline leaves whole seeds behind.
-"""
+equal-time measurement, training (``scripts/train_stretch.sh confirm H``, seed by seed),
+report and command line; the design and analysis are ``confirm_analysis``."""
 from __future__ import annotations
 
 import argparse
@@ -33,14 +29,11 @@ TIMING_STEPS, TIMING_WARMUP = 400, 25
 CHANCE_SES = 2  # within this many binomial SEs of the majority label: chance (amend. 11)
 
 
-# -- what sized the design -------------------------------------------------------------------
-
 def power_plan(frame: pd.DataFrame, specs=PRIMARY, seeds=range(3, MAX_SEEDS + 5),
                alpha: float | None = None) -> pd.DataFrame:
     """What the design was sized on: per spec, the pilot's mean and SD of the paired
-    differences, the 95% half-width, the power of a paired t at Holm's first-step alpha
-    for the pilot's mean at each seed count (``power at n``), and the fewest seeds that
-    reach ``POWER``."""
+    differences, the 95% half-width, a paired t's power at Holm's first-step alpha at
+    each seed count (``power at n``), and the fewest seeds that reach ``POWER``."""
     from scipy import stats as st
 
     from ..stats.power import _power
@@ -63,10 +56,9 @@ def power_plan(frame: pd.DataFrame, specs=PRIMARY, seeds=range(3, MAX_SEEDS + 5)
 
 def equivalence_plan(frame: pd.DataFrame, rungs: dict, specs=PRIMARY,
                      n: int | None = None) -> pd.DataFrame:
-    """Amendment 2: whether "equivalent" is within reach. Per spec, the power of the
-    paired TOST within its margin (``power.tost_power``) at ``n`` seeds for a true 0,
-    with the pilot's paired SD: at Holm's first-step alpha, at 5% and at ALPHA / 2, and
-    (amendments 3 and 4) at the low end of the SD's 95% interval."""
+    """Amendment 2: per spec, the paired TOST's power within its margin at ``n`` seeds
+    for a true 0 with the pilot's paired SD, at Holm's first-step alpha, 5% and ALPHA / 2,
+    and (amendments 3 and 4) at the low end of the SD's 95% interval."""
     from ..stats.power import sd_factors, tost_power
     n = len(CONFIRM_SEEDS) if n is None else n
     margins = margin_values(rungs)
@@ -78,16 +70,16 @@ def equivalence_plan(frame: pd.DataFrame, rungs: dict, specs=PRIMARY,
         sd, margin = abs(float(row["paired SD"])), margins[spec.margin]
         ratio = margin / sd if sd > 0 else math.inf
         smallest = sd * sd_factors(int(row["pilot seeds"]))[0]
+        low_ratio = margin / smallest if smallest > 0 else math.inf
         rows.append({"key": spec.key, "decision": spec.label, "margin": margin,
                      "paired SD": sd, "margin in SDs": ratio, "alpha": first,
                      "TOST power, Holm's first step": tost_power(ratio, n, first),
                      "TOST power at 5%": tost_power(ratio, n, ALPHA),
                      "TOST power at ALPHA / 2": tost_power(ratio, n, ALPHA / 2),
                      "smallest SD": smallest,
-                     "TOST power at the smallest SD": tost_power(
-                         margin / smallest if smallest > 0 else math.inf, n, first),
+                     "TOST power at the smallest SD": tost_power(low_ratio, n, first),
                      "TOST power at the smallest SD at ALPHA / 2": tost_power(
-                         margin / smallest if smallest > 0 else math.inf, n, ALPHA / 2),
+                         low_ratio, n, ALPHA / 2),
                      "TOST power at the pilot mean": tost_power(
                          ratio, n, first, float(row["mean"]) / sd if sd > 0 else 0.0)})
     return pd.DataFrame(rows).set_index("key")
@@ -102,9 +94,8 @@ def seed_count(plan: pd.DataFrame) -> int:
 
 def chance_arms(spec, frame: pd.DataFrame) -> dict | None:
     """Amendment 11's rule for an accuracy decision on pairs with a majority label: each
-    arm's mean accuracy (points), the majority label's, one run's binomial SE at its
-    rate, and "both": whether both arms lie within ``CHANCE_SES`` SEs of it (chance).
-    None for a decision that reads no such pairs."""
+    arm's mean accuracy (points), the majority's, one run's binomial SE, and "both":
+    whether both arms lie within ``CHANCE_SES`` SEs of it; None for other decisions."""
     if spec.kind != "accuracy" or not spec.metric.endswith("_probe_correct"):
         return None
     majority = spec.metric[:-len("_probe_correct")] + "_majority"
@@ -135,15 +126,12 @@ def lr_check_gap(scores: dict, margin: float) -> tuple | None:
     return None if best == WIDE_LEARNING_RATE or gap <= margin else (best, gap)
 
 
-
-# -- equal time ----------------------------------------------------------------------------
-
 def measure_equal_time(steps: int = TIMING_STEPS, warmup: int = TIMING_WARMUP,
                        device: str = "cpu") -> dict:
-    """Seconds a training step of the BERT-style and the wide model on this machine, one
-    thread, in lockstep (alternating which goes first, so a change of load falls on
-    both): the median of ``steps`` after ``warmup``, plus the epoch's data cost a step.
-    The wide model's steps are the BERT-style run's times the ratio of the two."""
+    """Seconds a training step of the BERT-style and the wide model, one thread, in
+    lockstep (alternating which goes first, so a change of load falls on both): medians
+    after ``warmup`` plus the data's cost a step; the wide model's steps scale by their
+    ratio."""
     from time import perf_counter
 
     import torch
@@ -201,11 +189,8 @@ def measure_equal_time(steps: int = TIMING_STEPS, warmup: int = TIMING_WARMUP,
             "provenance": record()}
 
 
-# -- training -------------------------------------------------------------------------------
-
 def eval_job(pretrain_hash: str, kind: str, device: str, store: str = STORE) -> dict:
-    """One stored run's evaluation in ``store``: "evaluate" (the common held-out sets)
-    or "cuefree" (the cue-free pairs)."""
+    """One stored run's evaluation in ``store``: "evaluate" or "cuefree"."""
     from ..profiles import eval_config
     from .training import evaluate_hash
     config = eval_config(PILOT_PROFILE) if kind == "evaluate" else cue_free_config()
@@ -214,9 +199,8 @@ def eval_job(pretrain_hash: str, kind: str, device: str, store: str = STORE) -> 
 
 def evaluate_trained(runs: list, store: str, device: str, workers: int,
                      cue_free: bool = True) -> int:
-    """Evaluate the trained ``runs`` of ``store`` that lack an evaluation, blinded: every
-    one on the common held-out sets and, with ``cue_free``, every trained one on the
-    cue-free pairs."""
+    """Evaluate the ``runs`` of ``store`` that lack an evaluation, blinded: on the common
+    held-out sets and, with ``cue_free``, the trained ones on the cue-free pairs."""
     from ..engine.runner import run_many, worker_threads
     from ..engine.store import stored_eval, stored_pretrain
     from .training import _report
@@ -235,9 +219,8 @@ def evaluate_trained(runs: list, store: str, device: str, workers: int,
 
 def stretch(runs: list, store: str, label: str, hours: float | None, fill: bool,
             workers: int | None, device: str, cue_free: bool = True, **options) -> int:
-    """Train the missing ``runs`` into ``store``, blinded, for ``hours`` (``fill`` as
-    ``training._train``'s), then evaluate the trained ones (``evaluate_trained``): every
-    study's training stretch."""
+    """Every study's training stretch: train the missing ``runs`` into ``store``, blinded,
+    for ``hours`` (``fill``: ``training._train``'s), then ``evaluate_trained``."""
     from ..data.files import verify_inputs
     from .training import _train, default_workers
     verify_inputs()
@@ -290,10 +273,8 @@ def curves_figure(frame: pd.DataFrame, rungs: dict, specs=PRIMARY):
     return fig
 
 
-
-# -- what the judged families show -------------------------------------------------------------
-
 def p_text(value: float) -> str:
+    """A p-value to two significant digits, or "<0.001"."""
     return f"{value:.2g}" if value >= 0.001 else "<0.001"
 
 

@@ -1,9 +1,6 @@
-"""The confirmatory replication (book/preregistration.md): its registered design and
-its analysis; the training and the command line are ``confirm``.
-
-The runs are read only once every run of the design is stored (``NotComplete`` before:
-the stopping rule); ``family`` judges a frame of runs, the pilot's or the fresh seeds'.
-"""
+"""The confirmatory replication's registered design and analysis (book/preregistration.md).
+Its runs are read only once every one is stored (``NotComplete`` before: the stopping
+rule); ``family`` judges a frame of runs, the pilot's or the fresh seeds'."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -19,10 +16,8 @@ STORE = "confirm"  # data/results/confirm/
 PILOT_PROFILE = "cpu-long"  # the sizes, and the pilot's store
 PILOT_SEEDS = (0, 1, 2)
 FIRST_SEED = 1000  # no stored run uses a seed at or above 1000 (a test checks it)
-# the seed count's bounds (``confirm.seed_count``); the pilot's table gives 11
 ALPHA, POWER, MIN_SEEDS, MAX_SEEDS = 0.05, 0.8, 10, 12
 CONFIRM_SEEDS = tuple(range(FIRST_SEED, FIRST_SEED + 11))
-# every arm's peak learning rate; the cpu sweep's candidates all sat on the plateau
 WIDE_LEARNING_RATE = 5e-3
 EQUAL_TIME = "equal-time"
 # amendment 1's learning-rate check of the wide model, on a seed no comparison uses
@@ -38,7 +33,7 @@ NSP = "NSP-trained"
 DROPOUT = "dropout 0.1"
 WIDE = "wide all-shared (H 128), equal time"
 CONDITIONS = (ALBERT, NONE32, ATTENTION, FFN, BERT, ALL64, NSP, DROPOUT, WIDE)
-# the arms with a random-init control (transitions), and those scored on cue-free pairs
+# the arms with a random-init control, and those scored on cue-free pairs
 TRANSITION_ARMS = (ALBERT, NONE32)
 CUE_FREE_ARMS = (ALBERT, NSP)
 CE = "mlm_loss_at_mask"
@@ -61,8 +56,6 @@ def print_unless_incomplete(compute) -> int:
     return 0
 
 
-# -- the conditions --------------------------------------------------------------------------
-
 def conditions(wide_steps: int | None) -> dict:
     """{name: config without seed} at the cpu-long sizes; the wide model only with its
     ``wide_steps`` (the equal-time measurement's)."""
@@ -79,15 +72,21 @@ def conditions(wide_steps: int | None) -> dict:
     return out
 
 
+def equal_time_record(store=None) -> dict | None:
+    """The stored equal-time measurement of ``store`` (default: the confirmatory one)."""
+    return read_json((store or results_dir(STORE)) / "choices" / f"{EQUAL_TIME}.json")
+
+
 def pilot_conditions() -> dict:
     """The pilot's configs: cpu-long's, its wide model at its stored equal-time steps."""
-    stored = read_json(C._timing_store(resolve(PILOT_PROFILE)) / "choices"
-                       / "equal-time.json")
+    stored = equal_time_record(C._timing_store(resolve(PILOT_PROFILE)))
     return conditions(stored["steps"] if stored else None)
 
 
-def equal_time_record(store=None) -> dict | None:
-    return read_json((store or results_dir(STORE)) / "choices" / f"{EQUAL_TIME}.json")
+def stored_conditions(store) -> dict:
+    """``conditions`` at the equal-time steps stored in ``store`` (no wide arm before)."""
+    record = equal_time_record(store)
+    return conditions(record["steps"] if record else None)
 
 
 def lr_check(wide_steps: int) -> dict:
@@ -111,8 +110,6 @@ def planned(wide_steps: int, seeds=CONFIRM_SEEDS) -> list:
     return out
 
 
-# -- the registered decisions ----------------------------------------------------------------
-
 @dataclass(frozen=True)
 class Spec:
     """One registered decision: metric(a) minus metric(b), paired by seed."""
@@ -124,8 +121,7 @@ class Spec:
     b: str
     paper_sign: int  # +1 / -1 the paper's sign of a - b; 0: the paper says no difference
     margin: str  # a key of ``margin_values``
-    kind: str  # "ce" (paired t), "accuracy" (bootstrap or t, the wider), "change" (paired
-    # t of the trained model's metric minus its random-init control's)
+    kind: str  # "ce", "accuracy" or "change" (trained minus its random-init control)
     metric: str = CE
     paper: str = ""
 
@@ -185,8 +181,7 @@ SECONDARY = (
 )
 
 def margin_values(rungs: dict) -> dict:
-    """The registered margins (nats, nats, points, share of range), given the held-out
-    set's rungs (``decisions.levels``)."""
+    """The registered margins given the held-out set's rungs (``decisions.levels``)."""
     return {"ce": 0.05 * rungs["distance"], "small": 0.02 * rungs["distance"],
             "pairs": 2.0, "oscillation": 0.25}
 
@@ -204,13 +199,9 @@ def holm_tests(judged: pd.DataFrame) -> int:
 # the registered differences a chapter's headline reads the other way round
 REVERSED = {"asymmetry": "attention-shared minus FFN-shared",
             "dropout": "no dropout minus dropout 0.1"}
-
-
 PAGE = "book/preregistration.md"  # the registration, and its record
 RECORD = "data/preregistration.json"
 
-
-# -- the analysis -----------------------------------------------------------------------------
 
 def with_changes(frame: pd.DataFrame) -> pd.DataFrame:
     """The frame with the transition measures and each one's change from its random-init
@@ -263,9 +254,8 @@ def family(frame: pd.DataFrame, rungs: dict, specs=PRIMARY) -> pd.DataFrame:
 
 
 def schedule_points(frame: pd.DataFrame, condition: str, metric: str = CE) -> dict:
-    """{(seed, share of its run's schedule): (step, metric)} over one condition's curves,
-    each point at the nearest eighth of its run's steps, so that arms of different steps
-    meet at equal shares of their time."""
+    """{(seed, share of its run's schedule, to the nearest eighth): (step, metric)} over
+    one condition's curves, so that arms of different steps meet at equal shares."""
     out = {}
     for _, row in frame[frame["condition"] == condition].iterrows():
         for point in row["curve"]:
@@ -291,14 +281,14 @@ def curve_differences(frame: pd.DataFrame, spec: Spec) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-# -- the runs ---------------------------------------------------------------------------------
-
 def _evaluation_configs():
+    """(the common held-out sets' evaluation, the cue-free pairs')."""
     from ..profiles import eval_config
     return (eval_config(PILOT_PROFILE), cue_free_config())
 
 
 def cue_free_config():
+    """The cue-free pairs' evaluation at the pilot's sequence length."""
     from ..engine.evaluate import CueFreeEval
     from ..profiles import SIZES
     return CueFreeEval(max_seq_length=SIZES[PILOT_PROFILE].seq)
@@ -308,7 +298,7 @@ def _needed(name: str, seeded, evaluations) -> list:
     """(config, evaluation) pairs a stored run of condition ``name`` needs."""
     from ..engine.config import untrained
     needed = [(seeded, evaluations[0])]
-    if name in CUE_FREE_ARMS:
+    if name in CUE_FREE_ARMS and len(evaluations) > 1:
         needed.append((seeded, evaluations[1]))
     if name in TRANSITION_ARMS:
         needed.append((untrained(seeded), evaluations[0]))
@@ -324,11 +314,13 @@ def _stored(store, name: str, seeded, evaluations) -> tuple:
         for c, e in _needed(name, seeded, evaluations))
 
 
-def load(store, configs: dict, seeds, require: bool = True) -> pd.DataFrame:
-    """One row per (condition, seed) of ``store``: pretraining figures, both evaluations
-    and the transition arms' controls'. ``require``: NotComplete names what is missing."""
-    from .decisions import _control_metrics, _evaluations, _machine
-    evaluations = _evaluation_configs()
+def load(store, configs: dict, seeds, require: bool = True,
+         cue_free: bool = True) -> pd.DataFrame:
+    """One row per (condition, seed) of ``store``: pretraining figures, the evaluations
+    (the cue-free one unless not ``cue_free``) and the transition arms' controls'.
+    ``require``: NotComplete names what is missing."""
+    from .decisions import _control_metrics, run_row
+    evaluations = _evaluation_configs()[:2 if cue_free else 1]
     missing, rows = [], []
     for name, config in configs.items():
         for seed in seeds:
@@ -337,10 +329,7 @@ def load(store, configs: dict, seeds, require: bool = True) -> pd.DataFrame:
             if not complete:
                 missing.append(f"{name!r} seed {seed}")
                 continue
-            row = {"condition": name, "seed": seed, "hash": run["hash"], **run["metrics"],
-                   "curve": run["curve"], "machine": _machine(run),
-                   "commit": run["provenance"]["git_commit"],
-                   **_evaluations(store, run["hash"], evaluations)}
+            row = run_row(store, run, evaluations, {"condition": name, "seed": seed})
             if name in TRANSITION_ARMS:
                 row.update(_control_metrics(store, seeded, evaluations[:1]))
             rows.append(row)
@@ -405,8 +394,7 @@ def trained_runs(store=None) -> pd.DataFrame:
     """The stored confirmatory runs' training records (``training_records``), shown
     while the design is incomplete."""
     store = store or results_dir(STORE)
-    record = equal_time_record(store)
-    configs = conditions(record["steps"]).items() if record else ()
+    configs = stored_conditions(store).items() if equal_time_record(store) else ()
     runs = [({"condition": name, "seed": seed}, C.seeded(config, seed))
             for name, config in configs for seed in CONFIRM_SEEDS]
     return pd.DataFrame(training_records(store, runs), columns=RUN_COLUMNS)
@@ -447,6 +435,7 @@ def lr_check_scores(store=None) -> dict | None:
 
 
 def rungs() -> dict:
+    """The pilot profile's count rungs (``decisions.levels``)."""
     from .decisions import levels
     return levels(resolve(PILOT_PROFILE))
 
@@ -497,14 +486,13 @@ def run_states(store, configs: dict, seeds, listed=()) -> pd.DataFrame:
 def progress(store=None) -> pd.DataFrame:
     """How many of each condition's seeds are trained and evaluated (no estimate)."""
     store = store or results_dir(STORE)
-    record = equal_time_record(store)
-    states = run_states(store, conditions(record["steps"] if record else None),
-                        CONFIRM_SEEDS)
+    states = run_states(store, stored_conditions(store), CONFIRM_SEEDS)
     table = states.groupby("arm")[["trained", "evaluated"]].sum().astype(int)
     table = table.reindex(CONDITIONS, fill_value=0).assign(of=len(CONFIRM_SEEDS))
     return table.rename_axis("condition")
 
 
 def complete(store=None) -> bool:
+    """Whether every confirmatory run is evaluated."""
     table = progress(store)
     return bool((table["evaluated"] == table["of"]).all())

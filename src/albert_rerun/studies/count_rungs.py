@@ -1,8 +1,6 @@
-"""The two-sided count rung: a table of neighbour counts that fills a gap from both sides,
-as a masked language model sees both sides (``baselines.mask_rungs`` reads the left).
-
-``TwoSidedCounts``, fitted on the training split alone with no tuned parameter, predicts
-the piece ``w`` at a gap from its visible neighbours ``l`` and ``r``:
+"""The two-sided count rung: neighbour counts that fill a gap from both sides, as a masked
+language model sees them. ``TwoSidedCounts``, fitted on the training split with no tuned
+parameter, predicts the piece ``w`` at a gap from its visible neighbours ``l`` and ``r``:
 
 - both visible: Witten-Bell interpolation of the trigram counts ``c(l, w, r)`` with the
   bigram chain's ``p_chain(w | l, r) ∝ p(w | l) p(r | w)``:
@@ -10,10 +8,8 @@ the piece ``w`` at a gap from its visible neighbours ``l`` and ``r``:
   the distinct pieces seen between ``l`` and ``r``;
 - only one visible: the left (or right) bigram; neither (masked, or [CLS] and [SEP],
   which the stream never holds): the add-one unigram.
-
 Each case is a normalized distribution (tested), so its cross-entropy compares with a
-model's.
-"""
+model's."""
 from __future__ import annotations
 
 import time
@@ -51,16 +47,13 @@ class TwoSidedCounts:
         seen, distinct = self.left.left_counts, self.left.followers.astype(float)
         self.denominator = np.maximum(seen + distinct, 1.0)
         self.seen, self.distinct = seen, distinct
-        # trigrams keyed by their ends first: code = (l * V + r) * V + w
         ends = t[:-2] * V + t[2:]
         self.codes, self.counts = np.unique(ends * V + t[1:-1], return_counts=True)
         keys = self.codes // V
-        self.keys, starts = np.unique(keys, return_index=True)
+        self.keys, starts = np.unique(keys, return_index=True)  # trigrams by (l, r), then w
         self.starts = np.append(starts, len(keys))
         self.between = np.add.reduceat(self.counts, starts).astype(float)  # c(l, ., r)
         self.types = np.diff(self.starts).astype(float)  # T(l, r)
-
-    # -- the pieces of the model -------------------------------------------------------
 
     def _left_rows(self, left: np.ndarray) -> np.ndarray:
         """p(v | l) for every v: one row per entry of ``left``."""
@@ -150,12 +143,11 @@ def two_sided_rung(input_ids: np.ndarray, mlm_labels: np.ndarray, train_tokens: 
             "targets": int(len(targets))}
 
 
-# -- the stored rung ---------------------------------------------------------------------
-
 STORE = "yardsticks"  # data/results/yardsticks/
 
 
 def _set_key(eval_config) -> str:
+    """The stored rung's name for a held-out set."""
     return (f"two-sided-V{eval_config.vocab_size}-T{eval_config.max_seq_length}"
             f"-P{eval_config.max_predictions}-N{eval_config.mlm_sequences}")
 
@@ -205,9 +197,8 @@ _ON: dict = {}  # levels_on's results in this process, by held-out set and seque
 
 
 def levels_on(eval_config, sequences: int) -> dict:
-    """``levels``' three count rungs on the first ``sequences`` sequences of the common
-    held-out set, masks included: the set a curve of that many sequences scores, so a
-    rung and a curve share their targets. Computed here, kept for the process."""
+    """``levels`` on the first ``sequences`` sequences of the common held-out set (what a
+    curve of that many sequences scores), computed once a process."""
     if not 0 < sequences <= eval_config.mlm_sequences:
         raise ValueError(f"sequences must lie in 1..{eval_config.mlm_sequences}, "
                          f"got {sequences}")
@@ -218,6 +209,7 @@ def levels_on(eval_config, sequences: int) -> dict:
 
 
 def store_rung(eval_config, store=None) -> dict:
+    """``compute``, stored."""
     out = compute(eval_config)
     atomic_write_json((store or results_dir(STORE)) / f"{_set_key(eval_config)}.json", out)
     return out

@@ -1,12 +1,7 @@
-"""The decision machinery every claim shares: stored runs in, decisions out.
-
-The functions that judge (``ce_decision``, ``accuracy_decision``, ``gain_decision``) take
-a frame of runs, not the store, so that tests can feed them synthetic runs;
-``load_runs`` reads a chapter's runs into such a frame. The primary metric is held-out
-cross-entropy at the positions shown as [MASK] (nats); the margins (``margins``) were
-fixed before any result, their reasons on the methods page. The competence gate
-(``gated``, ``stats.gate``) stages each decision by its arms' cross-entropy before any
-verdict is read.
+"""The decision machinery every claim shares: ``load_runs`` reads stored runs into a
+frame; ``ce_decision``, ``accuracy_decision`` and ``gain_decision`` judge a frame (so
+tests can feed synthetic runs); ``gated`` stages each decision by its arms' cross-entropy
+(``stats.gate``). The margins were fixed before any result (reasons: the methods page).
 """
 from __future__ import annotations
 
@@ -31,13 +26,9 @@ class MissingRuns(LookupError):
     """Stored runs a chapter needs are absent; the message names each one."""
 
 
-# -- margins -----------------------------------------------------------------------------
-
 def margins(levels: dict) -> dict:
-    """The margins of practical equivalence (nats, accuracy points, roughness, degrees),
-    given the held-out set's rungs; their reasons are on the methods page."""
-    ce = 0.05 * levels["distance"]
-    return {"ce": ce, "small": 0.02 * levels["distance"], "pairs": 2.0,
+    """The margins of practical equivalence given the held-out set's rungs."""
+    return {"ce": 0.05 * levels["distance"], "small": 0.02 * levels["distance"], "pairs": 2.0,
             "chance": 2 * (paper.TABLE5["nsp"][2] - 50), "downstream": 1.0, "roughness": 0.02,
             "oscillation": 0.25, "angle": 1.0}
 
@@ -47,8 +38,6 @@ def levels(profile: ResolvedProfile) -> dict:
     from .baselines import reference_levels
     return reference_levels(profile.evaluation)
 
-
-# -- the runs ----------------------------------------------------------------------------
 
 CONTROL_METRICS = ("sentiment_accuracy", "sentiment_correct", "sentiment_probe_accuracy",
                    "sentiment_probe_correct", "genre_probe_accuracy", "genre_probe_correct",
@@ -67,6 +56,7 @@ def _evaluations(store, key: str, configs) -> dict:
 
 
 def _control_metrics(store, config, configs) -> dict:
+    """The random-init control's CONTROL_METRICS of ``config``, as ``control_<name>``."""
     from ..engine.config import untrained
     from ..engine.store import config_hash
     control = _evaluations(store, config_hash(untrained(config).to_dict()), configs)
@@ -77,9 +67,9 @@ def load_runs(profile: ResolvedProfile, conditions: dict, seeds, device: str = "
               train_missing: bool = False, controls: bool = True,
               partial: bool = False) -> pd.DataFrame:
     """One row per (condition, seed): pretraining figures, evaluation metrics and the
-    random-init control's. Missing runs (a run whose control is not evaluated counts as
-    missing where ``controls``) are trained here with ``train_missing``, else MissingRuns
-    names them; with ``partial`` the conditions missing a seed are left out instead."""
+    random-init control's. Missing runs (or, with ``controls``, unevaluated controls)
+    are trained here with ``train_missing``, else MissingRuns names them; ``partial``
+    leaves out the conditions missing a seed instead."""
     from ..engine.config import untrained
     from ..engine.store import config_hash, stored_eval, stored_pretrain
     from .training import CONTROL_SEEDS
@@ -109,11 +99,8 @@ def load_runs(profile: ResolvedProfile, conditions: dict, seeds, device: str = "
     rows = []
     for name, seed, config in seeded:
         run = stored_pretrain(store, config)
-        rows.append({"condition": name, "seed": seed, "hash": run["hash"],
-                     **run["metrics"], "curve": run["curve"], "machine": _machine(run),
-                     "commit": run["provenance"]["git_commit"],
-                     "wall_seconds": run["wall_seconds"],
-                     **_evaluations(store, run["hash"], both),
+        rows.append({**run_row(store, run, both, {"condition": name, "seed": seed},
+                               {"wall_seconds": run["wall_seconds"]}),
                      **(_control_metrics(store, config, both) if controls else {})})
     frame = pd.DataFrame(rows)
     for column in ("sentiment_accuracy", "sentiment_correct", "control_sentiment_accuracy",
@@ -124,9 +111,8 @@ def load_runs(profile: ResolvedProfile, conditions: dict, seeds, device: str = "
 
 
 def store_fingerprint(root) -> tuple:
-    """Every file under ``root`` as (path, size, mtime): the state decisions are computed
-    from. Checkpoints and logs are left out: no decision reads them, and a run training
-    beside a build rewrites its checkpoint every few minutes."""
+    """Every file under ``root`` as (path, size, mtime), checkpoints and logs left out
+    (no decision reads them; a run training beside a build rewrites its checkpoint)."""
     import os
     state = []
     for folder, folders, files in os.walk(root):
@@ -141,7 +127,16 @@ def store_fingerprint(root) -> tuple:
     return tuple(sorted(state))
 
 
+def run_row(store, run: dict, evaluations, labels: dict, extra: dict | None = None) -> dict:
+    """A frame row of a stored run: ``labels``, its training figures, ``extra`` and its
+    evaluations' metrics."""
+    return {**labels, "hash": run["hash"], **run["metrics"], "curve": run["curve"],
+            "machine": _machine(run), "commit": run["provenance"]["git_commit"],
+            **(extra or {}), **_evaluations(store, run["hash"], evaluations)}
+
+
 def _machine(run: dict) -> str:
+    """The GPU, else the CPU, a run trained on."""
     machine = run["provenance"]["machine"]
     return machine.get("gpu") or machine.get("cpu", "unknown")
 
@@ -162,8 +157,7 @@ def _train_and_evaluate(profile: ResolvedProfile, configs: list, device: str,
 
 
 def stored_baseline(profile: ResolvedProfile, name: str, function, *arguments) -> dict:
-    """A baseline's result from the profile's results/baselines/, computed once (keyed by
-    ``name`` and the ``arguments`` as text)."""
+    """A baseline's result from the profile's results/baselines/, computed once."""
     from ..engine.provenance import record
     from ..engine.store import atomic_write_json, config_hash, read_json
     key = config_hash({"name": name, "arguments": [str(a) for a in arguments]})
@@ -190,8 +184,6 @@ def pair_of(frame: pd.DataFrame, metric: str, a, b):
     return x.loc[seeds].tolist(), y.loc[seeds].tolist()
 
 
-# -- decisions from frames ---------------------------------------------------------------
-
 def _arms(a, b, arms) -> tuple:
     """The compared conditions: ``arms`` if given, else a and b."""
     return tuple(arms) if arms is not None else tuple(
@@ -211,7 +203,7 @@ def ce_decision(frame, key, claim, label, a, b, margin, paper_sign, paper_text="
 def accuracy_decision(frame, key, claim, label, a, b, correct: str, margin, paper_sign,
                       paper_text="", b_correct: str | None = None,
                       offset: float = 0.0, arms=None) -> Decision:
-    """Accuracy points of a minus b on one fixed test set, paired by seed and item
+    """Accuracy points of a minus b on one test set, paired by seed and item
     (``conservative``); ``b`` None compares a with ``offset`` (a fraction)."""
     x = frame[frame["condition"] == a].set_index("seed")[correct]
     if b is None:
@@ -233,10 +225,9 @@ def accuracy_decision(frame, key, claim, label, a, b, correct: str, margin, pape
 
 
 def conservative(boot: dict, t: dict) -> dict:
-    """The more cautious of the item-and-seed bootstrap and the seed-level paired t: the
-    wider interval, the larger p-values (with 3 seeds the bootstrap alone is
-    anti-conservative; the t is exact only for normal seed means)."""
-    if t["n"] < 2:  # one seed: no seed-level t; the bootstrap over items stands
+    """The more cautious of the item-and-seed bootstrap and the seed-level paired t (with
+    3 seeds the bootstrap alone is anti-conservative): the wider interval, larger p."""
+    if t["n"] < 2:  # one seed: the bootstrap over items stands
         return boot
     return {"estimate": boot["estimate"], "low": min(boot["low"], t["low"]),
             "high": max(boot["high"], t["high"]), "n": boot["n"],
@@ -246,8 +237,7 @@ def conservative(boot: dict, t: dict) -> dict:
 
 def gain_decision(runs: pd.DataFrame, key: str, claim: str, label: str, correct: str,
                   margin: float) -> Decision:
-    """Pretrained minus the same architecture from random initialization on one
-    downstream measure (``correct`` and ``control_<correct>``)."""
+    """Pretrained minus its random-init control on one downstream measure."""
     part = runs.dropna(subset=[correct, f"control_{correct}"])
     frame = pd.concat([part.assign(condition="pretrained"), part.assign(
         condition="random init", **{correct: part[f"control_{correct}"]})])
@@ -255,8 +245,6 @@ def gain_decision(runs: pd.DataFrame, key: str, claim: str, label: str, correct:
                              margin, +1, "pretraining helps (implicit in every Avg)",
                              arms=tuple(dict.fromkeys(part["condition"])))  # the trained arm
 
-
-# -- the competence gate -----------------------------------------------------------------
 
 def arm_levels(runs: pd.DataFrame, arms, rungs: dict) -> list:
     """Each arm's ``stats.ArmLevel``: its mean cross-entropy at [MASK] against ``rungs``."""
@@ -276,8 +264,6 @@ def gated(decisions, runs: pd.DataFrame, rungs: dict, untestable: dict | None = 
     return [d.with_gate(arm_levels(runs, d.arms, rungs), untestable.get(d.key, ""))
             for d in decisions]
 
-
-# -- what a chapter returns --------------------------------------------------------------
 
 @dataclass
 class Chapter:

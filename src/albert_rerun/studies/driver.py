@@ -1,7 +1,6 @@
-"""Train and evaluate every run a profile's chapters need, in stages over the runs not
-yet stored: the wide model's learning-rate sweep, every pretraining run of the claims
-with their random-initialization controls, their evaluation, and fine-tuning after a
-learning-rate pilot (of the base runs and their controls unless --finetune-all).
+"""Train and evaluate every run a profile's chapters need, over the runs not yet
+stored: the wide model's learning-rate sweep, the claims' pretraining runs and their
+random-init controls, their evaluation, and fine-tuning after a learning-rate pilot.
 
     python -m albert_rerun.studies --profile cpu --workers 2
     torchrun --nproc_per_node 8 -m albert_rerun.studies --profile gpu
@@ -9,7 +8,6 @@ learning-rate pilot (of the base runs and their controls unless --finetune-all).
 from __future__ import annotations
 
 import argparse
-import math
 import time
 
 from ..cli import positive_int
@@ -33,12 +31,11 @@ def planned_runs(profile: ResolvedProfile, seeds, names=None, wide_learning_rate
                                             planning).values()
            for seed in seeds]
     base = {config_hash(C.seeded(C.base(profile), seed).to_dict()) for seed in seeds}
-    is_base = [config_hash(c.to_dict()) in base for c in out]
-    return C.distinct([c for c, b in zip(out, is_base) if b] +
-                      [c for c, b in zip(out, is_base) if not b])
+    return C.distinct(sorted(out, key=lambda c: config_hash(c.to_dict()) not in base))
 
 
 def planned_controls(runs: list) -> list:
+    """The random-init controls of the runs at a seed below CONTROL_SEEDS."""
     return C.controls([r for r in runs if r.seed < CONTROL_SEEDS])
 
 
@@ -122,12 +119,9 @@ def _sweep_choice(profile: ResolvedProfile):
 def planned_pretraining(profile: ResolvedProfile, seeds=None, names=None) -> dict:
     """{stage: configs} of every pretraining run the named claims train at ``profile``,
     in the driver's order."""
-    from .gpu_search import conditions as search_conditions
     seeds = range(seeds) if isinstance(seeds, int) else (seeds or C.default_seeds(profile))
     names = C.profile_claims(profile) if names is None else names
     out = {}
-    if profile.name == "gpu":
-        out["gpu learning-rate search"] = list(search_conditions(profile).values())
     if "wall_clock" in names and profile.name not in C.SWEEP_FROM:
         out["wide sweep"] = list(C.wide_sweep(profile).values())
     # a run's FLOPs do not depend on its learning rate: before the sweep, the first
@@ -144,50 +138,8 @@ def planned_pretraining(profile: ResolvedProfile, seeds=None, names=None) -> dic
     return out
 
 
-def claims_part(profile: ResolvedProfile, part: int, parts: int, seeds=None, names=None) -> list:
-    """The claims of part ``part`` (1 to ``parts``): consecutive claims of about equal
-    training FLOPs, so that each part leaves whole claims behind it."""
-    if not 1 <= part <= parts:
-        raise ValueError(f"part {part} outside 1..{parts}")
-    names = C.profile_claims(profile) if names is None else names
-    plan = planned_pretraining(profile, seeds, names)
-    flops = {name: sum(C.train_flops(c) for c in plan[name]) for name in names}
-    flops["wall_clock"] = flops.get("wall_clock", 0) + sum(
-        C.train_flops(c) for c in plan.get("wide sweep", []))
-    total, before, out = sum(flops[n] for n in names) or 1, 0.0, []
-    for name in names:  # a claim goes to the part holding the middle of its FLOPs
-        if max(1, math.ceil(parts * (before + flops[name] / 2) / total)) == part:
-            out.append(name)
-        before += flops[name]
-    return out
-
-
-def print_predicted(profile: ResolvedProfile, device_kind: str = "cuda", seeds=None,
-                    names=None) -> float:
-    """Print every planned run's predicted training seconds on ``device_kind``; return the
-    total."""
-    from ..engine.bench import stored_flop_rate
-    rate = stored_flop_rate(device_kind)
-    total = 0.0
-    shown = f"{rate / 1e12:,.1f} TFLOP/s" if rate >= 1e12 else f"{rate / 1e9:,.1f} GFLOP/s"
-    print(f"predicted at {shown} of training ({device_kind}, stored measurement; one "
-          f"worker's on a CPU)")
-    for stage, configs in planned_pretraining(profile, seeds, names).items():
-        seconds = [C.train_flops(c) / rate for c in configs]
-        total += sum(seconds)
-        print(f"{stage}: {len(configs)} runs, {sum(seconds):,.0f} s")
-        for config, s in zip(configs, seconds):
-            m = config.model
-            print(f"  {config_hash(config.to_dict())} H{m.hidden_size} L{m.num_hidden_layers} "
-                  f"E{m.embedding_size} {m.sharing} G{m.num_hidden_groups} {config.objective} "
-                  f"seed {config.seed}, {config.max_steps} steps: {s:,.1f} s")
-    print(f"total: {total:,.0f} s ({total / 60:,.1f} minutes) of training")
-    return total
-
-
 def cpu_prediction_text(seeds: int) -> str:
-    """The gpu profile's predicted training time on this CPU, as a phrase (what a gpu
-    notebook without a CUDA device stops with)."""
+    """The gpu profile's predicted training time on this CPU, as a phrase."""
     from ..engine.bench import stored_flop_rate
     configs = [c for stage in planned_pretraining(resolve("gpu"), seeds).values()
                for c in stage]
@@ -206,10 +158,9 @@ def train_all(profile: ResolvedProfile | str, seeds=None, device: str = "auto",
               stages=("pretrain", "evaluate", "finetune"),
               confirm_gpu_profile: bool = False, finetune_all: bool = False,
               hours: float | None = None, fill: bool = False) -> int:
-    """Every stage for the named claims; returns the number of runs and evaluations done
-    (a failed run is reported and the others go on). ``hours``: a wall-clock budget for
-    pretraining, with ``fill`` as in ``_train``; the same call later resumes what it
-    stopped, and the evaluations of the stored runs follow it, unbounded."""
+    """Every stage for the named claims: the number of runs and evaluations done (a failed
+    run is reported, the others go on). ``hours``: a wall-clock budget for pretraining
+    (``fill`` as in ``_train``); evaluations of the stored runs follow it, unbounded."""
     from ..data.files import verify_inputs
     profile = resolve(profile)  # the book's build and the tests pass a name
     verify_inputs()  # a corrupt data file stops here, before any run starts
@@ -226,15 +177,7 @@ def train_all(profile: ResolvedProfile | str, seeds=None, device: str = "auto",
                          f"would train for about {hours:,.0f} hours here (predicted from "
                          f"the stored cpu runs' FLOP rate); pass --yes-train-gpu-profile-on-"
                          f"cpu to go on")
-    done = 0
-    if profile.name == "gpu" and "pretrain" in stages:  # its rate and warm-up come first
-        from .gpu_search import search
-        if search(profile, device, workers, compile, fresh,
-                  max(0.0, deadline - time.time())) is None:
-            print("[pretrain] the gpu learning-rate search is not complete: no claim run "
-                  "starts before its pick is stored", flush=True)
-            return done
-    lr = None
+    done, lr = 0, None
     if "wall_clock" in names:
         lr = (wide_learning_rate(profile, device, workers, compile, fresh)
               if "pretrain" in stages else read_json(_sweep_choice(profile))["learning_rate"])
@@ -301,27 +244,11 @@ def main(argv=None) -> int:
                         help="fine-tune every run, not only the base runs and their controls")
     parser.add_argument("--seconds", type=float, default=float("inf"),
                         help="start no run after this many seconds (default: no limit)")
-    parser.add_argument("--part", default=None, metavar="K/N",
-                        help="only part K of N of the claims (consecutive claims of about "
-                        "equal training FLOPs)")
-    parser.add_argument("--predict", choices=("cpu", "cuda"), default=None,
-                        help="print each planned run's predicted training seconds on this "
-                        "device kind and train nothing")
     parser.add_argument("--yes-train-gpu-profile-on-cpu", action="store_true",
                         dest="confirm", help="go on with the gpu profile without a GPU")
     args = parser.parse_args(argv)
     profile = resolve(args.profile)
     check_stretch_arguments(parser, args)
-    if args.part:
-        try:
-            part, parts = (int(x) for x in args.part.split("/"))
-            args.claims = claims_part(profile, part, parts, args.seeds, args.claims)
-        except ValueError as error:
-            parser.error(f"--part must be K/N with 1 <= K <= N ({error})")
-        print(f"[part {args.part}] claims: {' '.join(args.claims) or '(none)'}", flush=True)
-    if args.predict:
-        print_predicted(profile, args.predict, args.seeds, args.claims)
-        return 0
     from ..engine.distributed import maybe_init
     with maybe_init():
         train_all(profile, args.seeds, args.device, args.workers, args.fresh,

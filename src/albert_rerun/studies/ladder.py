@@ -1,14 +1,8 @@
 """The compute ladder (registered on book/ladder.md): the confirmatory primary decisions
-at 1x, 4x and 16x the cpu profile's training, and how each moves with compute.
-
-The 4x rung is the confirmatory store; the 1x and 16x rungs train here, seed by seed,
-blinded. Once the 1x rung is complete the 16x means are forecast (``forecast``) and
-committed before any 16x run; once every run is stored the analysis is computed once
-(``store_result``) and the book reads it back (``result_tables``).
-
-Training: ``ladder train --hours H --fill`` or ``scripts/train_stretch.sh ladder H``,
-from a clean checkout.
-"""
+at 1x, 4x (the confirmatory store) and 16x the cpu profile's training. The 16x means are
+forecast and committed before any 16x run; the analysis is stored once
+(``store_result``) and read back (``result_tables``). Training:
+``scripts/train_stretch.sh ladder H``, from a clean checkout."""
 from __future__ import annotations
 
 import argparse
@@ -38,31 +32,25 @@ RUNGS = {"1x": 5400, "4x": 21600, "16x": 86400}
 X = {rung: math.log2(steps / RUNGS["1x"]) for rung, steps in RUNGS.items()}  # 0, 2, 4
 ARMS = (A.ALBERT, A.ATTENTION, A.FFN, A.BERT, A.ALL64, A.NSP, A.DROPOUT, A.WIDE)
 DECISIONS = A.PRIMARY
-# the seeds (power_plan and budget decide the counts; book/ladder.md gives the table)
 SEEDS = {"1x": tuple(range(2000, 2006)), "4x": A.CONFIRM_SEEDS,
          "16x": tuple(range(3000, 3004))}
 POWER, MIN_16X, MAX_16X = 0.8, 3, 8
 MIN_1X, MAX_1X = 6, 11
-# the whole ladder, the long pilot included (one thread a run, at the confirmatory runs'
-# ms a step): "about 55 CPU-hours", read as at most 5% over
+# "about 55 CPU-hours" for the whole ladder and the long pilot, read as at most 5% over
 BUDGET_HOURS, BUDGET_TOLERANCE = 55.0, 0.05
-FORECAST = "forecast.json"  # in the ladder's store
-DIVERGED = "diverged.json"  # {hash: the failure's text}: runs kept out, never replaced
-DESIGN = "design.json"  # in the ladder's store: the power plan and budget (ladder_power)
-RESULT = "result.json"  # in the ladder's store: the analysis as computed, once
+# files of the ladder's store: DIVERGED holds {hash: failure text}, runs never replaced
+FORECAST, DIVERGED, DESIGN, RESULT = ("forecast.json", "diverged.json", "design.json",
+                                      "result.json")
 PAGE = "book/ladder.md"
 RECORD = "data/ladder-registration.json"  # {"commit", "date", "sha256", "page"}
 PILOT_SD_NOTE = ("the cpu profile stored no cue-free evaluation, so the 1x SD of the SOP "
                  "decision is the 4x one")
-
-# -- the readings and what enters them (sections 3 and 4, amendments 5 and 6) -----------
 
 ALPHA = 0.05
 MIN_SEEDS_TO_ANALYSE = 3
 TOWARD, AWAY, NO_TREND = ("moves toward the paper's sign", "moves away from the paper's sign",
                           "no trend shown")
 NOT_COMPUTED = "not computed"
-# the stored numbers that enter the tables; the cue-free accuracies are finite strings
 CHECKED = (A.CE, "train_mlm_loss_at_mask")
 
 
@@ -119,19 +107,15 @@ def without_runs(frames: dict, runs: pd.DataFrame) -> dict:
 
 def first_rung_learning_order(table: pd.DataFrame) -> str | None:
     """The first rung at which order counts as learned (``sop_by_rung``), or None."""
-    learned = [rung for rung, ok in table["order learned"].items() if ok]
-    return learned[0] if learned else None
+    return next((rung for rung, ok in table["order learned"].items() if ok), None)
 
-
-# -- the design -------------------------------------------------------------------------------
 
 def _committed_store(name: str):
     return repo_root() / "data" / "results" / name
 
 
 def wide_steps(rung: str) -> int:
-    """The wide model's steps at a rung: the registered equal-time ratio (10,453 / 21,600)
-    times the rung's steps."""
+    """The wide model's steps at a rung: the registered equal-time ratio times its steps."""
     record = (A.equal_time_record(results_dir(A.STORE))
               or A.equal_time_record(_committed_store(A.STORE)))
     if record is None:
@@ -213,20 +197,14 @@ def rung_complete(rung: str, store=None, seeds=None) -> bool:
 
 def complete_prefix(rung: str, store=None) -> tuple:
     """The longest run of whole seeds from the rung's first, for an early end."""
-    seeds = []
-    for seed in SEEDS[rung]:
-        if not rung_complete(rung, store, (seed,)):
-            break
-        seeds.append(seed)
-    return tuple(seeds)
+    from itertools import takewhile
+    return tuple(takewhile(lambda seed: rung_complete(rung, store, (seed,)), SEEDS[rung]))
 
 
 def stored_design(store=None) -> dict | None:
     """The stored power plan and seed counts (``ladder_power.store_design``)."""
     return read_json((store or _committed_store(STORE)) / DESIGN)
 
-
-# -- the forecast -----------------------------------------------------------------------------
 
 def forecast(store=None) -> dict:
     """Each decision's 16x mean forecast from the 1x and 4x rungs (``trend.extrapolate``)
@@ -244,6 +222,7 @@ def forecast(store=None) -> dict:
 
 
 def store_forecast(store=None) -> dict:
+    """``forecast``, stored once."""
     store = store or results_dir(STORE)
     if read_json(store / FORECAST) is not None:
         raise FileExistsError(f"{store / FORECAST} exists: the forecast is made once")
@@ -264,12 +243,9 @@ def forecast_commit() -> str | None:
     return out[-1] if out else None
 
 
-# -- the analysis -----------------------------------------------------------------------------
-
 def _analysed_seeds(store, early_end: bool) -> dict:
-    """The seeds each trained rung is analysed on: all once complete; with ``early_end``
-    (an amendment's decision), the longest run of whole seeds from the first, if it has
-    MIN_SEEDS_TO_ANALYSE or more. NotComplete otherwise (the stopping rule)."""
+    """The seeds each trained rung is analysed on: all, or with ``early_end`` the
+    ``complete_prefix`` if it has MIN_SEEDS_TO_ANALYSE; NotComplete otherwise."""
     out = {}
     for rung in ("1x", "16x"):
         if rung_complete(rung, store):
@@ -308,11 +284,10 @@ def _interval(values, prefix: str = "") -> dict:
 
 def trend_family(store=None, early_end: bool = False, frames: dict | None = None
                  ) -> pd.DataFrame:
-    """The registered analysis: per primary decision, each rung's mean paired difference
-    and 95% interval, the slope per doubling of compute (``trend.slope``), its p before
-    and after Holm over the five slopes, and the reading; beside them, descriptive, the
-    two segments' slopes, the curvature and the forecast against the 16x mean. A
-    decision with too few seeds at a rung gets no slope and p = 1 (amendment 5)."""
+    """The registered analysis per primary decision: each rung's mean paired difference
+    and 95% interval, the slope per doubling (``trend.slope``), its p before and after
+    Holm, and the reading; descriptive: the segments' slopes, the curvature and the
+    forecast. Too few seeds at a rung: no slope and p = 1 (amendment 5)."""
     from statsmodels.stats.multitest import multipletests
 
     frames = _frames(store, early_end, frames)
@@ -352,8 +327,7 @@ def trend_family(store=None, early_end: bool = False, frames: dict | None = None
     return table
 
 
-# the overfitting gap (section 2, amendments 4 and 7): descriptive, outside Holm's family,
-# for every decision in nats
+# the overfitting gap (amendments 4 and 7): descriptive, for every decision in nats
 GAP, TRAIN = "overfit_gap", "train_mlm_loss_at_mask"
 GAP_SPECS = tuple(s for s in DECISIONS if s.metric == A.CE and s.kind == "ce")
 GAP_DECISIONS = tuple(spec.key for spec in GAP_SPECS)
@@ -361,6 +335,7 @@ PARTS = {"change": A.CE, "gap part": GAP, "training part": TRAIN}
 
 
 def _with_gap(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with the overfitting gap, held-out minus training cross-entropy."""
     return frame.assign(**{GAP: frame[A.CE] - frame[TRAIN]})
 
 
@@ -462,7 +437,6 @@ def compute_result(store=None, early_end: bool = False) -> dict:
 def store_result(store=None, trigger: str = "by hand", early_end: bool = False) -> str:
     """``compute_result`` once, from a clean checkout, stored in ``RESULT`` with its
     provenance and ``trigger``; its path. FileExistsError if stored already."""
-
     path = (store or results_dir(STORE)) / RESULT
     if path.exists():
         raise FileExistsError(f"{path} exists: the analysis is computed once")
@@ -477,8 +451,6 @@ def store_result(store=None, trigger: str = "by hand", early_end: bool = False) 
     return str(path)
 
 
-# -- the stored result as the book reads it, and the training costs ---------------------------
-
 INDEX = {"trend": "key", "sop": "rung", "gap split": "key"}  # the tables indexed by a column
 
 
@@ -489,7 +461,7 @@ class NotStored(NotComplete):
 def _numbers(table: pd.DataFrame) -> pd.DataFrame:
     """``table`` with each column JSON stored as numbers and nulls read back as floats."""
     out = table.copy()
-    if not len(out):  # an empty table keeps its columns' types (no value says them)
+    if not len(out):
         return out
     for column in out.columns:
         values = [v for v in out[column] if v is not None]
@@ -536,39 +508,6 @@ def training_costs(store=None) -> pd.DataFrame:
     return out[["rung"] + [c for c in out.columns if c != "rung"]]
 
 
-def report(store=None) -> str:
-    """The result as text: every table of ``result_tables`` and the training costs."""
-    tables, stored = result_tables(store)
-    where = (f"stored by {stored['trigger']} at commit {stored['provenance']['git_commit']}"
-             + (", an early end" if stored.get("early_end") else ""))
-    parts = [(f"The result ({where})", None)] + list(tables.items()) + [
-        ("training", training_costs(store))]
-    with pd.option_context("display.width", 200, "display.max_columns", None):
-        return "\n\n".join(title if table is None else f"{title}\n{table.to_string()}"
-                             for title, table in parts)
-
-
-def costs(store=None) -> str:
-    """What the stored runs cost, from their training records alone (shown while the
-    ladder trains): ``training_costs`` and each seed's equal-time seconds ratio."""
-    runs, table = trained_runs(store), training_costs(store)
-    ratios = [A.time_ratios(part).assign(rung=rung)
-              for rung, part in runs.groupby("rung", sort=False)]
-    ratios = pd.concat(ratios, ignore_index=True) if ratios else pd.DataFrame()
-    lines = [f"{len(runs)} runs stored, {table['hours'].sum():.2f} hours of training "
-             f"(one thread each)"]
-    with pd.option_context("display.width", 200, "display.max_columns", None,
-                           "display.float_format", "{:.2f}".format):
-        lines += [table.to_string(index=False)]
-        if len(ratios):
-            lines += ["", "wide / BERT-style training seconds, per seed",
-                      ratios[["rung"] + [c for c in ratios.columns if c != "rung"]]
-                      .to_string(index=False)]
-    return "\n".join(lines)
-
-
-# -- the registration -------------------------------------------------------------------------
-
 def registration() -> dict | None:
     """The stored registration record, or None before it."""
     return R.record(RECORD)
@@ -602,17 +541,13 @@ def provenance_problems(runs, record: dict | None = None) -> list:
     return out
 
 
-# -- leaving the loss plateau (amendment 10, descriptive) --------------------------------------
-# A 16x difference can be a delay: one arm leaves the plateau later. A rung is scored on a
-# curve's own sequences (``count_rungs.levels_on``): on all 4,096 it sits on other targets.
-
+# Leaving the loss plateau (amendment 10, descriptive): a 16x difference can be a delay.
 RUNG = "left bigram"  # the count rung whose passing marks leaving the plateau
 
 
 def rung_level(name: str = RUNG, sequences: int | None = None) -> float:
-    """A count rung (nats) on the ``cpu`` profile's evaluation: on its first
-    ``sequences`` held-out sequences (``count_rungs.levels_on``), or as stored for the
-    whole set (``sequences`` None)."""
+    """A count rung (nats) on the ``cpu`` profile's first ``sequences`` held-out sequences
+    (a curve's own targets), or as stored for the whole set (``sequences`` None)."""
     evaluation = resolve(A.PILOT_PROFILE).evaluation
     if sequences is not None:
         return float(count_rungs.levels_on(evaluation, sequences)[name])
@@ -629,8 +564,7 @@ def curve_sequences(frame: pd.DataFrame) -> int:
 
 def first_below(frame: pd.DataFrame, level: float) -> pd.DataFrame:
     """Per run of ``frame``: condition, seed, steps, and its first curve point under
-    ``level`` as a share of its steps (NaN if none; a share, since the wide arm trains
-    fewer steps)."""
+    ``level`` as a share of its steps (NaN if none)."""
     rows = []
     for _, run in frame.iterrows():
         steps = [p["step"] for p in run["curve"] if p[A.CE] < level]
@@ -648,8 +582,7 @@ def passes(rung: str = "16x", store=None, level: float | None = None) -> pd.Data
 
 
 def arm_range(table: pd.DataFrame, arm: str) -> dict:
-    """An arm's first passes over its seeds: low, high (NaN if none passed), the seeds
-    that never passed, and the seeds."""
+    """An arm's first passes over its seeds: low, high, never passed, and seeds."""
     part = table[table["condition"] == arm]
     passed = part["first below"].dropna()
     return {"low": passed.min() if len(passed) else np.nan,
@@ -659,8 +592,8 @@ def arm_range(table: pd.DataFrame, arm: str) -> dict:
 
 def delay(table: pd.DataFrame, spec) -> dict | None:
     """A decision's two arms' ``arm_range`` ("a", "b"), "apart": whether one arm passed
-    later than the other in every seed (a never counting as after the end), and "later":
-    that arm; None for a decision not in nats."""
+    later in every seed (never: after the end), and "later": that arm; None unless in
+    nats."""
     if spec.metric != A.CE:
         return None
 
@@ -672,8 +605,6 @@ def delay(table: pd.DataFrame, spec) -> dict | None:
     return {"a": arm_range(table, spec.a), "b": arm_range(table, spec.b),
             "apart": later is not None, "later": later}
 
-
-# -- training ---------------------------------------------------------------------------------
 
 def train(hours: float | None = None, fill: bool = False, workers: int | None = None,
           device: str = "auto") -> int:
@@ -701,9 +632,8 @@ def train(hours: float | None = None, fill: bool = False, workers: int | None = 
 
 
 def store_when_complete(store) -> None:
-    """After a stretch: once every run is stored, ``store_result``, in a blind line; a
-    failure is said and left to ``ladder result``, so the stretch still commits its
-    runs."""
+    """Once every run is stored, ``store_result``; a failure is left to ``ladder result``,
+    so the stretch still commits its runs."""
     if not rung_complete("16x", store) or (store / RESULT).exists():
         return
     try:
@@ -734,8 +664,6 @@ def main(argv=None) -> int:
     result = sub.add_parser("result", help="once every run is stored: compute and store "
                             "the registered analysis (once)")
     result.add_argument("--early-end", action="store_true", help="an amendment's early end")
-    sub.add_parser("report", help="every table of the stored result, and the costs")
-    sub.add_parser("costs", help="the training costs alone, shown while the ladder trains")
     args = parser.parse_args(argv)
     if args.command == "progress":
         print(progress().to_string(index=False))
@@ -743,7 +671,7 @@ def main(argv=None) -> int:
     if args.command == "train":
         return run_stretch(parser, args, train)
     return A.print_unless_incomplete({
-        "report": report, "costs": costs, "forecast": store_forecast,
+        "forecast": store_forecast,
         "result": lambda: store_result(early_end=getattr(args, "early_end", False))
     }[args.command])
 

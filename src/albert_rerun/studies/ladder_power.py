@@ -33,22 +33,17 @@ def pilot_1x_frame() -> pd.DataFrame:
     pilot = {arm: C.with_steps(base[arm], RUNGS["1x"]) for arm in ARMS
              if arm != confirm_analysis.WIDE}
     pilot[confirm_analysis.WIDE] = pilot_wide_config()
-    arms = confirm_analysis.CUE_FREE_ARMS  # the name the loader reads (``_needed``)
-    try:  # the cpu store has no cue-free evaluation: load the arms without it
-        confirm_analysis.CUE_FREE_ARMS = ()
-        return confirm_analysis.load(_committed_store("cpu"), pilot, (0, 1, 2),
-                                     require=False)
-    finally:
-        confirm_analysis.CUE_FREE_ARMS = arms
+    # the cpu store has no cue-free evaluation
+    return confirm_analysis.load(_committed_store("cpu"), pilot, (0, 1, 2), require=False,
+                                 cue_free=False)
 
 
 def power_plan(frames: dict | None = None, margins: dict | None = None,
                seeds_16x=range(MIN_16X, MAX_16X + 1), seeds_1x: int = MIN_1X,
                simulations: int = 20000) -> pd.DataFrame:
     """Per primary decision: the 1x pilot's and the 4x rung's means and SDs, and the
-    simulated power of the slope test at Holm's first step at each 16x seed count (the
-    16x SD the larger of the two) for two true slopes: (a) the line through the 1x and
-    4x means; (b) one margin over the ladder's four doublings."""
+    slope test's simulated power at Holm's first step at each 16x seed count for two
+    true slopes: (a) through the 1x and 4x means; (b) one margin over four doublings."""
     frames = frames or {"1x": pilot_1x_frame(), "4x": rung_frame("4x")}
     margins = margins or confirm_analysis.margin_values(confirm_analysis.rungs())
     alpha = ALPHA / len(DECISIONS)
@@ -95,10 +90,9 @@ def costs() -> dict:
 
 
 def budget(plan: pd.DataFrame, cost: dict | None = None) -> dict:
-    """The registered seed rule: first the 16x count (it sets the slope's power), the
-    fewest from MIN_16X that give POWER at slope (a) to every decision that reaches it
-    by MAX_16X, within what the budget holds with MIN_1X at 1x; then as many 1x seeds as
-    the rest of the budget holds, MIN_1X to MAX_1X."""
+    """The registered seed rule: the fewest 16x seeds from MIN_16X that give POWER at
+    slope (a) to every decision reaching it by MAX_16X, within the budget with MIN_1X at
+    1x; then as many 1x seeds as the rest holds, MIN_1X to MAX_1X."""
     cost = cost or costs()
     limit = BUDGET_HOURS * (1 + BUDGET_TOLERANCE)
     per1, per16 = cost["per seed"]["1x"], cost["per seed"]["16x"]
@@ -140,6 +134,7 @@ def json_records(frame: pd.DataFrame) -> dict:
 
 
 def store_design(store=None) -> dict:
+    """``design``, stored in the ladder's store."""
     store = store or results_dir(STORE)
     out = design()
     out["budget"] = json_records(pd.DataFrame([out["budget"]]).astype(object))[0]

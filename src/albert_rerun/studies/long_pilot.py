@@ -1,11 +1,7 @@
 """The long pilot (exploratory): the sharing cost's two arms at 64 times the cpu
-profile's steps, one seed each (no interval), with a held-out curve point every
-``CURVE_EVERY`` steps, so that where each model passes the count rungs, and whether its
-loss drops suddenly, can be read off the curve.
-
-Training: ``scripts/train_stretch.sh long-pilot H`` (from a clean checkout, blinded,
-resumable).
-"""
+profile's steps, one seed each, with a held-out curve point every ``CURVE_EVERY`` steps
+(where each passes the count rungs, whether its loss drops suddenly). Training:
+``scripts/train_stretch.sh long-pilot H``, from a clean checkout."""
 from __future__ import annotations
 
 import numpy as np
@@ -22,19 +18,16 @@ STEPS = MULTIPLE * BASE_STEPS  # 345,600 steps, 336M tokens a run (as trained)
 CURVE_EVERY = 1800  # 192 curve points
 CURVE_EXAMPLES = 1024  # of the common held-out set's 4,096 sequences
 SEED = 6400
+WARMUP_STEPS = max(2, STEPS // 20)  # a drop before this is marked "during warm-up"
 ARMS = (confirm_analysis.ALL64, confirm_analysis.BERT)
 
 
 def configs() -> dict:
     """{arm: seeded config}: the two arms at ``STEPS``, the confirmatory recipe."""
     base = confirm_analysis.conditions(None)
-    out = {}
-    for arm in ARMS:
-        c = base[arm]
-        out[arm] = c.replace(max_steps=STEPS, warmup_steps=max(2, STEPS // 20),
-                             curve_every=CURVE_EVERY, curve_examples=CURVE_EXAMPLES,
-                             seed=SEED)
-    return out
+    return {arm: base[arm].replace(max_steps=STEPS, warmup_steps=WARMUP_STEPS,
+                                   curve_every=CURVE_EVERY, curve_examples=CURVE_EXAMPLES,
+                                   seed=SEED) for arm in ARMS}
 
 
 def train(hours: float | None = None, fill: bool = False, workers: int | None = None,
@@ -51,8 +44,7 @@ def progress(store=None) -> list:
     return [(arm, steps_reached(c, store), c.max_steps) for arm, c in configs().items()]
 
 
-# -- what the pilot shows, once both arms are stored (rules fixed before any loss was seen)
-
+# what the pilot shows, once both arms are stored (rules fixed before any loss was seen)
 CE = "mlm_loss_at_mask"  # a curve point's held-out cross-entropy at [MASK]
 MARKS = {"1x": 5400, "4x": 21600, "16x": 86400, "64x": STEPS}  # the ladder's lengths
 # a sudden drop: a new low at least DROP_NATS under every earlier point, and at least
@@ -60,7 +52,6 @@ MARKS = {"1x": 5400, "4x": 21600, "16x": 86400, "64x": STEPS}  # the ladder's le
 DROP_NATS = 0.05
 DROP_RATIO = 3.0
 DROP_WINDOW = 5
-WARMUP_STEPS = max(2, STEPS // 20)  # a drop before this is marked "during warm-up"
 
 
 def frame(store=None) -> pd.DataFrame:
@@ -70,13 +61,14 @@ def frame(store=None) -> pd.DataFrame:
 
 
 def curves(runs: pd.DataFrame) -> pd.DataFrame:
-    """Each arm's held-out curve in long form: arm, step, tokens, ce (nats at [MASK])."""
+    """Each arm's held-out curve in long form, the arms in ARMS' order: arm, step, tokens,
+    ce (nats at [MASK])."""
     rows = [{"arm": r["condition"], "step": p["step"], "tokens": p["tokens"], "ce": p[CE]}
             for _, r in runs.iterrows() for p in r["curve"]]
-    out = pd.DataFrame(rows)
-    order = {arm: i for i, arm in enumerate(ARMS)}  # the arms in the design's order
-    return out.sort_values(["arm", "step"], key=lambda c: c.map(order) if c.name == "arm"
-                           else c).reset_index(drop=True)
+    order = {arm: i for i, arm in enumerate(ARMS)}
+    return pd.DataFrame(rows).sort_values(
+        ["arm", "step"], key=lambda c: c.map(order) if c.name == "arm" else c
+    ).reset_index(drop=True)
 
 
 def crossings(curve: pd.DataFrame, rungs: dict) -> pd.DataFrame:
@@ -95,9 +87,9 @@ def crossings(curve: pd.DataFrame, rungs: dict) -> pd.DataFrame:
 
 def sudden_drops(curve: pd.DataFrame, nats: float = DROP_NATS, ratio: float = DROP_RATIO,
                  window: int = DROP_WINDOW) -> pd.DataFrame:
-    """Every curve point where an arm's loss drops suddenly (the rule above): its step
-    and tokens, the fall below the earlier low, that fall over the median fall before
-    it, and whether it came during the warm-up."""
+    """Every curve point where an arm's loss drops suddenly (the rule above): step,
+    tokens, the fall below the earlier low, its ratio to the median fall before, and
+    whether it came during the warm-up."""
     rows = []
     for arm, part in curve.groupby("arm", sort=False):
         ce = part["ce"].to_numpy(dtype=float)
@@ -118,7 +110,7 @@ def sudden_drops(curve: pd.DataFrame, nats: float = DROP_NATS, ratio: float = DR
 def cost_along(curve: pd.DataFrame, a: str = confirm_analysis.ALL64,
                b: str = confirm_analysis.BERT) -> pd.DataFrame:
     """The sharing cost along training: a's minus b's curve cross-entropy at every point
-    both have (of one 64x schedule: a point at 1x's steps is not a 1x run's end)."""
+    both have (of one 64x schedule, not a 1x run's end)."""
     wide = curve.pivot(index="step", columns="arm", values="ce").dropna(subset=[a, b])
     tokens = curve.drop_duplicates("step").set_index("step")["tokens"]
     out = pd.DataFrame({"tokens": tokens.reindex(wide.index), "cost": wide[a] - wide[b]})

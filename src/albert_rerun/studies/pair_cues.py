@@ -17,8 +17,7 @@ def piece_word(piece: str) -> str:
 
 def starts_capitalised(pieces: list, names) -> bool:
     """Whether a segment opens with a capitalised word: its first piece starts a word
-    (the mark "▁") and its first letter is upper case; a bare "▁" is read with the piece
-    after it. What a bag of pieces can see of a segment that begins a sentence."""
+    (the mark "▁", a bare one read with the next piece) and its first letter is upper."""
     if not pieces:
         return False
     first = names[pieces[0]]
@@ -28,6 +27,7 @@ def starts_capitalised(pieces: list, names) -> bool:
 
 
 def _both_ways(a, b) -> np.ndarray:
+    """A's and B's bits and their product."""
     a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
     return np.column_stack([a, b, a * b])  # the four cases of the 2 x 2 table
 
@@ -52,12 +52,10 @@ def _lengths(segments) -> np.ndarray:
 
 def cue_free_baselines(max_seq_length: int, vocab_size: int = 8000, seed: int | None = None,
                        split: str = "validation") -> dict:
-    """The no-network baselines on the cue-free pairs, per task: each trained on the
-    ``train`` part and scored on the ``test`` part, in the order
-    ``engine.evaluate.CueFreeEval`` scores them (so the correctness strings line up with
-    ``{task}_cuefree_probe_correct``). Baselines: the training part's majority label; the
-    chapter's bag of words; the cue bits (whether A and B open with a capital and hold a
-    sentence end, with their products); and the segments' lengths."""
+    """The no-network baselines on the cue-free pairs, per task, trained on the ``train``
+    part and scored on the ``test`` part in ``CueFreeEval``'s order (the correctness
+    strings line up): the majority label, the bag of words, the cue bits (A and B open
+    with a capital, hold a sentence end) and the segments' lengths."""
     from ..data.cue_free import CUE_FREE_SEED, cue_free_pairs
     from ..engine.finetune import correctness
     seed = CUE_FREE_SEED if seed is None else seed

@@ -1,7 +1,6 @@
-"""The recipe search behind the profiles (chapter 0), read from its stored results: it
-ran with engine v1 (commit be70d44), so its runs under data/results/ are found by their
-``config`` field, not by a hash, and the levels of the held-out sets they were scored on
-are rebuilt by v1's definition (``legacy_reference_levels``).
+"""The recipe search behind the profiles (chapter 0), read from its stored results. It
+ran with engine v1 (commit be70d44): its runs are found by their ``config`` field, and
+their held-out sets' levels are rebuilt by v1's definition (``legacy_reference_levels``).
 """
 from __future__ import annotations
 
@@ -27,8 +26,8 @@ CHOSEN = "lamb-5e-3-init-0.05-sinusoidal-long"  # the candidate trained on both 
 OPTIMIZER_PAIR = ("adamw-1e-3", "lamb-5e-3")  # one knob apart, equal steps
 VOCABULARY_PAIR = (CHOSEN, "lamb-5e-3-init-0.05-sinusoidal-v4000-long")
 CPU_BUDGET = 300.0  # seconds of training on this CPU that every grid schedule was sized to
-# the candidates, {name: (optimizer, learning rate, init std, positions, vocabulary,
-# steps)}, and the grid's two rounds, [(shape, optimizer, learning rate, seed)]
+# {name: (optimizer, learning rate, init std, positions, vocabulary, steps)} and the
+# grid's two rounds, [(shape, optimizer, learning rate, seed)]
 _PLAN = json.loads((repo_root() / "data/results/recipe-grid/plan.json").read_text())
 CANDIDATES = {name: tuple(entry) for name, entry in _PLAN["candidates"].items()}
 GRID = [tuple(entry) for entry in _PLAN["grid"] + _PLAN["follow_up"]]
@@ -55,12 +54,14 @@ def stored_runs(folder: Path) -> list:
 
 
 def shape_of(config: dict) -> str:
+    """A v1 config's shape, e.g. H128-L4-B32-T64."""
     m = config["model"]
     return (f"H{m['hidden_size']}-L{m['num_hidden_layers']}-B{config['batch_size']}"
             f"-T{config['max_seq_length']}")
 
 
 def grid_name(shape: str, optimizer: str, learning_rate: float, seed: int = 0) -> str:
+    """A grid run's name."""
     name = f"{shape}-{optimizer}-{learning_rate:g}"
     return f"{name}-seed{seed}" if seed else name
 
@@ -99,8 +100,8 @@ def diverged_runs(logs) -> dict:
 
 
 def context_free(input_ids, mlm_labels, mask_id: int) -> dict:
-    """What a predictor that copies the token shown and guesses the top target at [MASK]
-    scores (``plateau``); that piece's share of all targets and of those at [MASK]."""
+    """What copying the token shown and guessing the top target at [MASK] scores
+    (``plateau``); that piece's share of all targets and of those at [MASK]."""
     ids, labels = np.asarray(input_ids), np.asarray(mlm_labels)
     selected = labels != -100
     targets, shown = labels[selected], ids[selected]
@@ -113,9 +114,8 @@ def context_free(input_ids, mlm_labels, mask_id: int) -> dict:
 
 
 def legacy_reference_levels(config: dict) -> dict:
-    """The levels of the held-out set an engine-v1 run (its stored config) was scored on,
-    rebuilt as v1's train.HeldOut built it: ``context_free``, the count rungs
-    (``baselines.mask_rungs``) and ``reads_context``, 2 SE below the unigram rung."""
+    """The levels of the held-out set an engine-v1 run was scored on, rebuilt as v1 built
+    it: ``context_free``, the count rungs and ``reads_context``, 2 SE below unigram."""
     if config["objective"] == "none":
         raise ValueError("engine v1's 'none' held-out set (one segment a sequence) is not "
                          "what the current create_instances builds for 'none'")
@@ -181,7 +181,7 @@ def levels_table(sets: dict) -> pd.DataFrame:
 
 def crossing(curve: list, level: float, metric: str = CE, below: bool = True):
     """The first curve point whose ``metric`` is below ``level`` (above it, with
-    ``below=False``), or None; points that do not record the metric are skipped."""
+    ``below=False``), or None."""
     return next((p for p in curve if p.get(metric) is not None
                  and (p[metric] < level if below else p[metric] > level)), None)
 
@@ -196,6 +196,7 @@ def curve_difference(a: list, b: list, metric: str = CE) -> float:
 
 
 def _seconds(point) -> float:
+    """A curve point's seconds (NaN for no point)."""
     return np.nan if point is None else float(point["seconds"])
 
 
@@ -252,9 +253,9 @@ def grid_frame(device_runs: dict, step_seconds: dict) -> pd.DataFrame:
 
 
 def grid_table(frame: pd.DataFrame) -> pd.DataFrame:
-    """One row per grid candidate: its seeds, how many read context, the mean and latest
-    crossing minute (a 95% t-interval where two or more seeds all crossed), its mean
-    final loss; fastest first."""
+    """One row per grid candidate, fastest first: its seeds, how many read context, the
+    mean and latest crossing minute (95% t-interval where 2+ seeds all crossed), its mean
+    final loss."""
     from ..stats.inference import mean_interval
     grouped = frame.groupby("candidate", sort=False)
     table = grouped.agg(
@@ -351,9 +352,7 @@ def level_values(levels: dict) -> dict:
            "rung_unigram_loss": r["unigram_loss_at_mask"],
            "rung_bigram_loss": r["bigram_loss_at_mask"], "rung_loss_se": r["unigram_loss_se"],
            "reads_context_loss": recipe["reads_context"], "recipe_sequences": recipe["sequences"],
-           "common_plateau_accuracy": 100 * common["plateau"],
            "common_rung_unigram_loss": common["rungs"]["unigram_loss_at_mask"],
-           "common_rung_bigram_loss": common["rungs"]["bigram_loss_at_mask"],
            "common_reads_context_loss": common["reads_context"],
            "common_sequences": common["sequences"]}
     if CPU_V1_SET in levels:
@@ -364,8 +363,8 @@ def level_values(levels: dict) -> dict:
 
 def candidate_values(runs: dict, table: pd.DataFrame, vocabulary: int) -> dict:
     """The candidates' results (``vocabulary``: the profiles'): which leaves the plateau
-    first and by how much against its accuracy's noise, the optimizer pick, the best run
-    and the earliest run to read context."""
+    first and by how much, the optimizer pick, the best run, the earliest to read
+    context."""
     config, m = runs[CHOSEN]["config"], runs[CHOSEN]["config"]["model"]
     out = {"search_size": (f"H = {m['hidden_size']}, {m['num_hidden_layers']} shared "
                            f"layers, E = {m['embedding_size']}, batch "
@@ -377,10 +376,10 @@ def candidate_values(runs: dict, table: pd.DataFrame, vocabulary: int) -> dict:
     step = int(left.loc[first, "left plateau at step"])
     point = next(p for p in runs[first]["curve"] if p["step"] == step)
     noise = np.sqrt(own["plateau"] * (1 - own["plateau"]) / own["all_targets"])
-    out.update(plateau_first=first, plateau_first_step=step,
+    out.update(plateau_first=first,
                plateau_first_minutes=left.loc[first, "left plateau at s"] / 60,
                plateau_margin=100 * (point["mlm_accuracy"] - own["plateau"]),
-               plateau_noise=100 * noise, plateau_targets=own["all_targets"],
+               plateau_noise=100 * noise,
                plateau_first_vocabulary=runs[first]["config"]["model"]["vocab_size"])
     fastest = table["left unigram level at s"].idxmin()
     out.update(unigram_fastest=fastest, unigram_fastest_s=round(float(
@@ -391,7 +390,7 @@ def candidate_values(runs: dict, table: pd.DataFrame, vocabulary: int) -> dict:
     same = table[table["vocabulary"] == vocabulary]
     best = same["final MLM acc %"].idxmax()
     metrics = runs[best]["metrics"]
-    out.update(best_run=best, best_steps=metrics["steps"],
+    out.update(best_run=best,
                best_minutes=metrics["train_seconds"] / 60,
                best_accuracy=100 * metrics["mlm_accuracy"],
                best_at_mask=float(same["at [MASK] %"].max()))
@@ -427,9 +426,8 @@ def long_runs(runs: dict) -> pd.DataFrame:
 
 def vocabulary_comparison(runs: dict, table: pd.DataFrame, vocabulary: int):
     """The chosen recipe at two vocabulary sizes, each against its own rungs: a table and
-    its values. The rule picks the vocabulary that reads context sooner, else the one
-    that closes more of its unigram-to-bigram gap; ``gap_noise`` is the standard error
-    of the difference of the two gaps; ``vocabulary_kept`` the profiles' size."""
+    its values. The rule picks the one that reads context sooner, else the one closing
+    more of its unigram-to-bigram gap (``gap_noise``: the SE of the gaps' difference)."""
     rows = []
     for name in VOCABULARY_PAIR:
         r, m = legacy_reference_levels(runs[name]["config"])["rungs"], runs[name]["metrics"]
@@ -460,7 +458,7 @@ def vocabulary_comparison(runs: dict, table: pd.DataFrame, vocabulary: int):
 
 def grid_values(search: Search, table: pd.DataFrame, profile_config) -> dict:
     """The grid's results: who reads context within the budget, the fastest overall and at
-    the profile's depth, the diverged and missing runs, and what the profile trains."""
+    the profile's depth, the diverged and missing runs, what the profile trains."""
     c, width = profile_config, int(SEARCH_SHAPE.split("-")[0][1:])
     layers = c.model.num_hidden_layers
     readers = table[table["reads within budget"]]
@@ -497,7 +495,7 @@ def trains_candidate(profile_config, candidate_config: dict) -> bool:
 
 def again_here(search: Search) -> pd.DataFrame:
     """The grid runs trained again on this CPU: when each reads context here against the
-    estimate from its GPU run, its final loss, and its time against the step time."""
+    estimate from its GPU run, its final loss, its time over the step time's."""
     rows = []
     for name, here in search.confirmations.items():
         if name not in search.device:

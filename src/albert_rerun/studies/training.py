@@ -1,7 +1,5 @@
 """Training and evaluating runs into a store: the jobs the worker pool pickles, the stage
-runners every study's command shares (``_train``, ``_evaluate``, ``_report``), the
-held-out scores a search picks by, and a stretch's command-line options.
-"""
+runners every study shares (``_train``, ``_evaluate``), and a stretch's options."""
 from __future__ import annotations
 
 import os
@@ -15,11 +13,9 @@ from ..profiles import ResolvedProfile
 from . import conditions as C
 
 CONTROL_SEEDS = 3  # random-initialization controls per architecture (seeds 0, 1, 2)
-# With --fill, the least budget left for which an idle worker still starts a run that
-# cannot end in it: a few hundred steps and a checkpoint, not a start-up and a stop.
+# --fill: the least budget left for which an idle worker starts a run that cannot end
 FILL_START_SECONDS = 300.0
-# What a finished run's log line shows; a blinded store (judged once all runs are
-# stored) shows its runs' costs only, never a result.
+# what a finished run's log line shows; a blinded store's shows costs only
 SHOWN = ("steps", "train_seconds", "tokens_per_second", "mlm_loss_at_mask",
          "curve_mlm_loss_at_mask", "sentiment_accuracy")
 BLINDED = ("steps", "train_seconds", "tokens_per_second")
@@ -27,8 +23,8 @@ BLINDED = ("steps", "train_seconds", "tokens_per_second")
 
 def pretrain_job(config_dict: dict, store: Path, device: str, compile: bool,
                  fresh: bool, stop_at: float | None = None) -> dict:
-    """One run, trained or resumed into ``store``: its metrics; at ``stop_at`` it stops
-    with a checkpoint and reports the step reached."""
+    """One run, trained or resumed into ``store``: its metrics, or at ``stop_at`` the step
+    reached (checkpointed)."""
     from ..engine.pretrain import StoppedAtDeadline, run
     try:
         result = run(PretrainConfig.from_dict(config_dict), store, device,
@@ -44,6 +40,7 @@ def pretrain_job(config_dict: dict, store: Path, device: str, compile: bool,
 
 def eval_job(pretrain_hash: str, profile: ResolvedProfile, device: str, fresh: bool,
              kind: str = "evaluate") -> dict:
+    """One stored run's evaluation or fine-tuning (``kind``) at ``profile``."""
     config = profile.finetune_config() if kind == "finetune" else profile.evaluation
     return evaluate_hash(profile.results, pretrain_hash, config, device, fresh)
 
@@ -66,6 +63,7 @@ def evaluate_hash(store, pretrain_hash: str, config, device: str,
 
 
 def choices_path(profile: ResolvedProfile, name: str):
+    """Where the pick ``name`` of ``profile`` is stored."""
     return profile.choices / f"{name}.json"
 
 
@@ -111,14 +109,10 @@ def _train(configs: list, store: Path, device: str, workers: int, compile: bool,
     """Train the missing ``configs`` into ``store``; with ``finish_by`` (a ``time.time()``)
     start only the runs predicted to end before it and stop the running ones there,
     checkpointed. ``fill``: a worker with nothing that fits starts the next run anyway
-    while ``FILL_START_SECONDS`` are left, to leave a checkpoint for the next stretch
-    (the order is kept). ``blinded``: the log shows costs, not results;
-    ``failed(key, text)`` is told of each run that failed."""
-    rank, world = rank_and_world()
-    missing = [c for c in configs if fresh or stored_pretrain(store, c) is None]
-    mine = shard(missing, rank, world)
-    print(f"[{label}] {len(configs)} runs, {len(missing)} to train, {len(mine)} on rank "
-          f"{rank}", flush=True)
+    while ``FILL_START_SECONDS`` are left. ``blinded``: the log shows costs, not
+    results; ``failed(key, text)`` is told of each run that failed."""
+    mine = _mine(configs, [c for c in configs if fresh or stored_pretrain(store, c) is None],
+                 label, "to train")
     jobs = [(config_hash(c.to_dict()), pretrain_job,
              (c.to_dict(), store, device, compile, fresh, finish_by),
              remaining_seconds(c, store, device) if finish_by else 0.0) for c in mine]
@@ -133,13 +127,11 @@ def _train(configs: list, store: Path, device: str, workers: int, compile: bool,
 def _evaluate(hashes: list, profile: ResolvedProfile, device: str, workers: int,
               fresh: bool, seconds: float, kind: str = "evaluate",
               finish_by: float | None = None) -> int:
+    """Evaluate (or, ``kind`` "finetune", fine-tune) the stored runs ``hashes`` lack."""
     store = profile.results
     config = profile.finetune_config() if kind == "finetune" else profile.evaluation
-    rank, world = rank_and_world()
-    missing = [h for h in hashes if fresh or stored_eval(store, h, config) is None]
-    mine = shard(missing, rank, world)
-    print(f"[{kind}] {len(hashes)} runs, {len(missing)} to do, {len(mine)} on rank "
-          f"{rank}", flush=True)
+    mine = _mine(hashes, [h for h in hashes if fresh or stored_eval(store, h, config) is None],
+                 kind, "to do")
     jobs = [(h, eval_job, (h, profile, device, fresh, kind)) for h in mine]
     done = _report(run_many(jobs, workers, seconds, worker_threads(workers), finish_by),
                    kind)
@@ -147,7 +139,17 @@ def _evaluate(hashes: list, profile: ResolvedProfile, device: str, workers: int,
     return done
 
 
+def _mine(items: list, missing: list, label: str, verb: str) -> list:
+    """This rank's share of ``missing``, said in the log."""
+    rank, world = rank_and_world()
+    mine = shard(missing, rank, world)
+    print(f"[{label}] {len(items)} runs, {len(missing)} {verb}, {len(mine)} on rank "
+          f"{rank}", flush=True)
+    return mine
+
+
 def _report(outcomes, label: str, blinded: bool = False, failed=None) -> int:
+    """Log each outcome of ``run_many``; the number of runs done."""
     done = 0
     for key, outcome in outcomes:
         if outcome is None:
@@ -190,7 +192,8 @@ def held_out_scores(profile: ResolvedProfile, configs: dict, device: str = "auto
         model.load_state_dict(load_weights(store, results[key]))
         scores[key] = score_mlm(model, data, resolve_device(device))["mlm_loss_at_mask"]
         del model
-        torch.cuda.empty_cache() if torch.cuda.is_available() else None
+        if torch.cuda.is_available():
+            torch.cuda.empty_cache()
     return scores
 
 
@@ -211,6 +214,7 @@ def add_stretch_arguments(parser) -> None:
 
 
 def check_stretch_arguments(parser, args) -> None:
+    """Refuse a non-positive --hours, and --fill without it."""
     if args.hours is not None and not args.hours > 0:
         parser.error(f"--hours must be a positive number of hours, got {args.hours}")
     if args.fill and args.hours is None:
