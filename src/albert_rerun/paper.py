@@ -47,10 +47,6 @@ TABLE2_SPEEDUP = {
     "bert-base": 4.7, "bert-large": 1.0, "albert-base": 5.6, "albert-large": 1.7,
     "albert-xlarge": 0.6, "albert-xxlarge": 0.3,
 }
-TABLE2_AVG = {
-    "bert-base": 82.3, "bert-large": 85.2, "albert-base": 80.1, "albert-large": 82.4,
-    "albert-xlarge": 85.5, "albert-xxlarge": 88.7,
-}
 
 # Table 5 (ALBERT-base): intrinsic accuracies (%) and downstream Avg by training objective.
 TABLE5 = {  # objective: (MLM, NSP, SOP, Avg)

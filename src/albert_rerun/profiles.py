@@ -136,27 +136,23 @@ def finetune_rates(profile: str) -> dict:
 
 @dataclass(frozen=True)
 class ResolvedProfile:
-    """A profile resolved once from its name (``resolve``), passed down so that no layer
-    looks the name up again; the picks in ``choices``, which change as runs are stored,
-    are read when asked."""
+    """A profile resolved once from its name (``resolve``) and passed down, so that no layer
+    looks the name up again; the picks in ``choices`` are read when asked, as runs store
+    them. Its ``Profile``'s fields (``description``, ``default_seeds``, ...) read through."""
 
     name: str
     settings: Profile = field(repr=False)
     results: Path  # engine.store.results_dir(name), read once
     evaluation: EvalConfig = field(repr=False)
 
+    def __getattr__(self, name: str):
+        if name.startswith("_") or name == "settings":  # unpickling: no fields yet
+            raise AttributeError(name)
+        return getattr(self.settings, name)
+
     @property
     def sizes(self) -> Profile:
         return self.settings
-
-    @property
-    def description(self) -> str:
-        return self.settings.description
-
-    @property
-    def default_seeds(self) -> int:
-        """Seeds per condition for the empirical chapters."""
-        return self.settings.default_seeds
 
     @property
     def choices(self) -> Path:

@@ -58,11 +58,12 @@ def duration(seconds: float) -> str:
 
 
 @functools.lru_cache(maxsize=None)
-def planned(profile: ResolvedProfile, claims: tuple) -> tuple:
-    """(trained runs, zero-step controls) that ``claims`` pretrain at ``profile``."""
+def planned(profile: ResolvedProfile, claims: tuple | None = None) -> tuple:
+    """(trained runs, zero-step controls) that ``claims`` (None: all) pretrain at
+    ``profile``."""
     from ..studies.driver import planned_pretraining
-    configs = [c for stage in planned_pretraining(profile, names=list(claims)).values()
-               for c in stage]
+    names = None if claims is None else list(claims)
+    configs = [c for stage in planned_pretraining(profile, names=names).values() for c in stage]
     return [c for c in configs if c.max_steps > 0], [c for c in configs if c.max_steps == 0]
 
 

@@ -3,16 +3,13 @@
 ``power_table(family)`` takes a family frame (``stats.holm``'s) and, for each decision
 tested by the paired t over seeds, reads the SD of the paired per-seed differences back
 from the decision's own 95% t-interval (``paired_sd``) and gives, with its margin: the
-smallest difference a two-sided paired t detects with the chosen power (statsmodels'
-``TTestPower``), the seeds that detect one margin, and the exact power of the TOST at a
+smallest difference a two-sided paired t detects with the chosen power, the seeds that detect one margin, and the exact power of the TOST at a
 true difference of 0 (``tost_power``) with the seeds that reach the chosen power.
 Bootstrap decisions are left out: their test is not a t over seeds.
 """
 from __future__ import annotations
 
 import math
-import warnings
-from contextlib import contextmanager
 
 from .cache import cached
 
@@ -22,20 +19,10 @@ COLUMNS = ("comparison", "unit", "margin", "seeds", "paired SD",
            "TOST power at a true 0", "seeds for the TOST at a true 0")
 
 
-@contextmanager
-def _quiet():
-    """statsmodels' warnings off. Its warning module, imported first, sets "always" for
-    its ConvergenceWarning: imported inside the block, that filter would win."""
-    import statsmodels.tools.sm_exceptions  # noqa: F401
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        yield
-
-
 def _power(effect_size: float, n: int, alpha: float, alternative: str) -> float:
-    """The power of a paired (one-sample) t of ``n`` seeds at ``alpha`` for a true
-    standardized difference, from scipy's noncentral t; the lower tail as P(T > t; -nc),
-    where statsmodels' (scipy's cdf) is NaN at large noncentrality and few seeds."""
+    """The power of a paired t of ``n`` seeds at ``alpha`` for a true standardized
+    difference (scipy's noncentral t; the lower tail as P(T > t; -nc): statsmodels'
+    TTestPower, through the cdf, is NaN at large noncentrality and few seeds)."""
     from scipy import stats
     df, nc = n - 1, effect_size * math.sqrt(n)
     if alternative == "larger":
@@ -46,20 +33,10 @@ def _power(effect_size: float, n: int, alpha: float, alternative: str) -> float:
 
 def detectable_effect(n: int, alpha: float = 0.05, power: float = 0.8) -> float:
     """The standardized difference (difference / SD) that a two-sided paired t of ``n``
-    seeds at ``alpha`` detects with probability ``power``: statsmodels' solve_power,
-    checked, and solved again on ``_power`` where statsmodels' fails."""
+    seeds at ``alpha`` detects with probability ``power`` (solved on ``_power``)."""
     from scipy.optimize import brentq
-    from statsmodels.stats.power import TTestPower
     if n < 2:
         return math.inf
-    with _quiet():
-        try:
-            effect = float(TTestPower().solve_power(nobs=n, alpha=alpha, power=power,
-                                                    alternative="two-sided"))
-        except (ValueError, RuntimeError, FloatingPointError):
-            effect = math.nan
-    if math.isfinite(effect) and abs(_power(effect, n, alpha, "two-sided") - power) < 1e-4:
-        return effect
     high = 1.0
     while _power(high, n, alpha, "two-sided") < power:
         high *= 2
@@ -77,7 +54,7 @@ def _fewest(enough, hint: float, least: int = 2) -> int:
 
 
 def _normal_seeds(effect: float, alpha: float, power: float, sides: int) -> float:
-    """The normal approximation to the seeds a test needs: where the search starts."""
+    """The normal approximation to the seeds a test needs: where ``_fewest`` starts."""
     from scipy import stats
     z = stats.norm.ppf(1 - alpha / sides) + stats.norm.ppf(power if sides == 2 else
                                                            1 - (1 - power) / 2)
@@ -98,13 +75,11 @@ def seeds_to_detect(effect_size: float, alpha: float = 0.05, power: float = 0.8)
 @cached  # an integral of seconds a call: kept on disk (stats.cache)
 def tost_power(margin_in_sd: float, n: int, alpha: float = 0.05,
                difference_in_sd: float = 0.0) -> float:
-    """The exact chance that the paired TOST at ``alpha`` (each one-sided t at alpha)
-    declares equivalence within +/- margin, with ``n`` seeds and a true difference
-    ``difference_in_sd``; margin and difference in SDs of the paired differences.
-
-    TOST rejects when |mean - 0| < margin - t(1 - alpha, n - 1) SE. Given the sample
-    variance, V = (n - 1) s^2 / SD^2 ~ chi2(n - 1), the mean is normal, so the chance
-    is an integral over V, taken over V's quantiles (sound at any n)."""
+    """The exact chance that the paired TOST at ``alpha`` declares equivalence within
+    +/- margin with ``n`` seeds and a true difference ``difference_in_sd`` (both in SDs
+    of the paired differences): it rejects when |mean| < margin - t(1 - alpha) SE, and
+    given the sample variance the mean is normal, so the chance is an integral over
+    the variance's chi-square quantiles."""
     from scipy import integrate, stats
     if n < 2 or margin_in_sd <= 0:
         return 0.0
@@ -149,10 +124,8 @@ def _tests(family) -> int:
 
 
 def holm_alpha(family, alpha: float = 0.05) -> float:
-    """Holm's first-step alpha for a family frame (``stats.holm``'s): ``alpha`` over its
-    tests, two for each decision in the family."""
-    tests = _tests(family)
-    return alpha / tests if tests else alpha
+    """Holm's first-step alpha for a ``stats.holm`` frame: ``alpha`` over its tests."""
+    return alpha / (_tests(family) or 1)
 
 
 def power_table(family, seeds: int | None = None, alpha: float | str = 0.05,
