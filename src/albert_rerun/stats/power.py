@@ -1,11 +1,11 @@
 """How many seeds: the power of the book's paired decisions, read from its decision family.
 
-``power_table(family)`` takes a family frame (``stats.holm``'s) and, for each decision
-tested by the paired t over seeds, reads the SD of the paired per-seed differences back
-from the decision's own 95% t-interval (``paired_sd``) and gives, with its margin: the
-smallest difference a two-sided paired t detects with the chosen power, the seeds that detect one margin, and the exact power of the TOST at a
-true difference of 0 (``tost_power``) with the seeds that reach the chosen power.
-Bootstrap decisions are left out: their test is not a t over seeds.
+``power_table(family)`` reads, for each decision of a ``stats.holm`` frame tested by the
+paired t over seeds, the SD of its paired differences back from its 95% t-interval
+(``paired_sd``) and gives, with its margin, the smallest difference a two-sided paired t
+detects, the seeds that detect one margin, and the exact power of the TOST at a true 0
+(``tost_power``) with the seeds that reach the chosen power. Bootstrap decisions are left
+out: their test is not a t over seeds.
 """
 from __future__ import annotations
 
