@@ -342,8 +342,3 @@ def main(argv=None) -> int:
         build_html(root, args.repository)
         print(f"book built: {root / '_build' / 'html' / 'index.html'}")
     return 0
-
-
-if __name__ == "__main__":
-    from ..cli import run_main
-    raise SystemExit(run_main(main))

@@ -1,7 +1,6 @@
-"""How a reader reruns a chapter: the "Rerun this chapter" box at the end of each chapter
-(``add_rerun_box``), the configuration with a repository's buttons (``repository_config``),
-and a Sphinx extension that points a chapter's launch buttons at its notebook and offers its
-``.md`` source."""
+"""How a reader reruns a chapter: the box at each chapter's end (``add_rerun_box``), the
+configuration with a repository's buttons (``repository_config``), and a Sphinx extension
+pointing a chapter's launch buttons at its notebook and offering its ``.md`` source."""
 from __future__ import annotations
 
 import functools
@@ -49,6 +48,7 @@ def gpu_name() -> str:
 
 
 def duration(seconds: float) -> str:
+    """``seconds`` as "40 s", "12 min", "3.5 h" or "1,200 h"."""
     if seconds < 90:
         return f"{seconds:.0f} s"
     if seconds < 5400:
