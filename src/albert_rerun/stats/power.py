@@ -43,33 +43,29 @@ def detectable_effect(n: int, alpha: float = 0.05, power: float = 0.8) -> float:
     return brentq(lambda e: _power(e, n, alpha, "two-sided") - power, 0.0, high, xtol=1e-10)
 
 
-def _fewest(enough, hint: float, least: int = 2) -> int:
-    """The smallest n >= least with enough(n) (false, then true in n), from ``hint``."""
-    n = max(least, math.ceil(hint))
-    while n > least and enough(n - 1):
+def _fewest(effect: float, enough, alpha: float, power: float, sides: int) -> float:
+    """The smallest n >= 2 with enough(n) (false, then true in n) for a standardized
+    ``effect``, searched from the normal approximation of a ``sides``-sided test."""
+    from scipy import stats
+    if effect <= 0:
+        return math.inf
+    if math.isinf(effect):
+        return 2
+    z = stats.norm.ppf(1 - alpha / sides) + stats.norm.ppf(power if sides == 2 else
+                                                           1 - (1 - power) / 2)
+    n = max(2, math.ceil((z / effect) ** 2))
+    while n > 2 and enough(n - 1):
         n -= 1
     while not enough(n):
         n += 1
     return n
 
 
-def _normal_seeds(effect: float, alpha: float, power: float, sides: int) -> float:
-    """The normal approximation to the seeds a test needs: where ``_fewest`` starts."""
-    from scipy import stats
-    z = stats.norm.ppf(1 - alpha / sides) + stats.norm.ppf(power if sides == 2 else
-                                                           1 - (1 - power) / 2)
-    return (z / effect) ** 2
-
-
 def seeds_to_detect(effect_size: float, alpha: float = 0.05, power: float = 0.8) -> float:
     """The fewest seeds (>= 2) at which a two-sided paired t at ``alpha`` detects a true
     standardized difference ``effect_size`` with probability ``power``."""
-    if effect_size <= 0:
-        return math.inf
-    if math.isinf(effect_size):
-        return 2
-    return _fewest(lambda n: _power(effect_size, n, alpha, "two-sided") >= power,
-                   _normal_seeds(effect_size, alpha, power, 2))
+    return _fewest(effect_size, lambda n: _power(effect_size, n, alpha, "two-sided") >= power,
+                   alpha, power, 2)
 
 
 @cached  # an integral of seconds a call: kept on disk (stats.cache)
@@ -102,12 +98,8 @@ def seeds_for_equivalence(margin_in_sd: float, alpha: float = 0.05,
                           power: float = 0.8) -> float:
     """The fewest seeds (>= 2) at which the TOST at ``alpha`` declares equivalence with
     probability ``power`` when the true difference is 0."""
-    if margin_in_sd <= 0:
-        return math.inf
-    if math.isinf(margin_in_sd):
-        return 2
-    return _fewest(lambda n: tost_power(margin_in_sd, n, alpha) >= power,
-                   _normal_seeds(margin_in_sd, alpha, power, 1))
+    return _fewest(margin_in_sd, lambda n: tost_power(margin_in_sd, n, alpha) >= power,
+                   alpha, power, 1)
 
 
 def paired_sd(low: float, high: float, n: int, confidence: float = 0.95) -> float:
