@@ -13,7 +13,7 @@ import pandas as pd
 
 from . import plain as PL
 from .headlines import EXTRA, EXTRA_NAMES, HEADLINES
-from ..stats.inference import summarize
+from ..stats.inference import mean_interval, summarize
 from ..studies.decisions import CE
 
 WIDTH_IN = 6.6  # the text column: 660 px at 100 dpi
@@ -265,7 +265,6 @@ def asymmetry(runs: pd.DataFrame, grouped: pd.DataFrame, small: int, H: int, sch
 def curve_differences(runs: pd.DataFrame, a: str, b: str, metric: str = CE) -> pd.DataFrame:
     """``a`` minus ``b`` along training, paired by seed at equal shares of each run's
     schedule: share, step (``a``'s), mean, low, high, seeds."""
-    from ..stats.inference import mean_interval
     from ..studies.confirm_analysis import schedule_points
     runs = runs[runs["curve"].map(lambda c: isinstance(c, list))]
     left, right = schedule_points(runs, a, metric), schedule_points(runs, b, metric)

@@ -164,20 +164,28 @@ def earlier(profile: ResolvedProfile, device: str = "auto"):
     return max(found, key=lambda m: m.get("provenance", {}).get("utc_time", ""))
 
 
+def rule_verdict(rho: float) -> str:
+    """'reproduced' where the rank correlation with the paper's speedups is 1."""
+    return "reproduced" if rho > 0.999 else "not reproduced"
+
+
+def pairs_phrase(speed) -> str:
+    """The pairs ``discordant_pairs`` finds, as 'albert-base at 0.92x bert-base'; 'none'."""
+    return "; ".join(f"{a} at {ratio:.2f}x {b}" for a, b, ratio in discordant_pairs(speed)) \
+        or "none"
+
+
 def throughput_values(profile: ResolvedProfile | str, device: str = "auto") -> tuple:
     """Chapter 6's throughput: (the current table, {key: short value}) for glue, by the
-    whole-step method and (``first_``) by the first; a verdict is "reproduced" where the
-    rank correlation with the paper's speedups is 1."""
+    whole-step method and (``first_``) by the first."""
     profile = resolve(profile)  # a notebook passes the name
     measured = throughput(profile, device)
     first = earlier(profile, device) or measured
     values = {}
     for prefix, stored in (("", measured), ("first_", first)):
         speed, rho = throughput_table(stored)
-        pairs = "; ".join(f"{a} at {ratio:.2f}x {b}" for a, b, ratio in discordant_pairs(speed))
-        values.update({f"{prefix}rho": f"{rho:.2f}",
-                       f"{prefix}verdict": "reproduced" if rho > 0.999 else "not reproduced",
-                       f"{prefix}pairs": pairs or "none"})
+        values.update({f"{prefix}rho": f"{rho:.2f}", f"{prefix}verdict": rule_verdict(rho),
+                       f"{prefix}pairs": pairs_phrase(speed)})
     values.update(setup(measured), first_machine=setup(first)["machine"],
                   first_steps=setup(first)["steps"])
     values["ledger"] = (values["verdict"] if values["verdict"] == values["first_verdict"]
