@@ -330,11 +330,6 @@ def main(argv=None) -> int:
     if args.notebooks_only:
         refresh_committed_notebooks(root)
         return 0
-
-
-if __name__ == "__main__":
-    from ..cli import run_main
-    raise SystemExit(run_main(main))
     if (root / "_build" / "html").exists():
         shutil.rmtree(root / "_build" / "html")  # no stale page survives a rebuild
     # train first, in parallel workers; the notebooks then only read stored results

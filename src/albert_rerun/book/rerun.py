@@ -154,14 +154,6 @@ def repository_config(root: Path, repository: str, branch: str = "main") -> Path
 
 # -- the Sphinx extension -----------------------------------------------------------------
 
-def _chapter_source(app, pagename: str) -> Path | None:
-    """notebooks/<name>.md of a chapter page (book/chapters/<name>), else None."""
-    if not pagename.startswith("book/chapters/"):
-        return None
-    source = Path(app.srcdir) / "notebooks" / f"{Path(pagename).name}.md"
-    return source if source.is_file() else None
-
-
 def _group(context: dict, label: str):
     return next((b for b in context.get("header_buttons", [])
                  if b.get("type") == "group" and b.get("label") == label), None)
@@ -173,21 +165,19 @@ def chapter_buttons(app, pagename, templatename, context, doctree) -> None:
     from shutil import copyfile
 
     from sphinx.util import logging
-    source = _chapter_source(app, pagename)
-    if source is None:
+    source = Path(app.srcdir) / "notebooks" / f"{Path(pagename).name}.md"
+    if not pagename.startswith("book/chapters/") or not source.is_file():
         return
     logger = logging.getLogger(__name__)
     launch = _group(context, "launch-buttons")
     if launch is not None:
         rendered, target = f"{pagename}.ipynb", f"notebooks/{source.stem}.ipynb"
-        for button in launch["buttons"]:
-            if button.get("type") != "link":
-                continue
-            if not button["url"].endswith(rendered):
+        for button in (b for b in launch["buttons"] if b.get("type") == "link"):
+            if button["url"].endswith(rendered):
+                button["url"] = button["url"][: -len(rendered)] + target
+            else:
                 logger.warning(f"launch button {button['url']} does not end with "
                                f"{rendered}: cannot point it at {target}")
-                continue
-            button["url"] = button["url"][: -len(rendered)] + target
     downloads = _group(context, "download-buttons")
     if downloads is None:
         logger.warning(f"{pagename}: no download button to add the .md source to")
