@@ -1,9 +1,8 @@
 """The command lines' one way to stop on bad input: a single line, a non-zero status.
 
-A missing or corrupt data file (``DataError``), a weight file that fails its checksum
-(``WeightsError``) or a value out of range (``ValueError``) is the user's to fix, and its
-message says how; a traceback would only hide that line (``ALBERT_RERUN_TRACEBACK=1``
-keeps it, for debugging).
+A bad data file (``DataError``), a weight file failing its checksum (``WeightsError``) or a
+value out of range (``ValueError``) is the user's to fix and its message says how; a
+traceback would hide that line (``ALBERT_RERUN_TRACEBACK=1`` keeps it).
 """
 from __future__ import annotations
 
@@ -15,13 +14,6 @@ from typing import Callable
 EXIT_BAD_INPUT = 2  # as argparse exits on a bad argument
 
 
-def user_errors() -> tuple[type[BaseException], ...]:
-    """The exceptions a command reports in one line instead of a traceback."""
-    from .data.files import DataError
-    from .engine.store import WeightsError
-    return DataError, WeightsError, ValueError
-
-
 def one_line(error: BaseException) -> str:
     """``error: <kind>: <message>`` on one line (a message's own line breaks joined)."""
     kind = error.__class__.__name__
@@ -31,9 +23,11 @@ def one_line(error: BaseException) -> str:
 def run_main(main: Callable[..., int], argv=None) -> int:
     """Call a command's ``main(argv)``; on a user error print one line to stderr and
     return ``EXIT_BAD_INPUT``."""
+    from .data.files import DataError
+    from .engine.store import WeightsError
     try:
         return main(argv)
-    except user_errors() as error:
+    except (DataError, WeightsError, ValueError) as error:
         if os.environ.get("ALBERT_RERUN_TRACEBACK") == "1":
             raise
         print(one_line(error), file=sys.stderr, flush=True)

@@ -8,8 +8,7 @@ SOURCE = "Lan et al. (2020), arXiv:1909.11942v6"
 
 BERT_BASE_WORDPIECE_VOCAB = 30522  # Devlin et al.
 ALBERT_VOCAB = 30000  # footnote 1
-# BERT-base's embedding share as commonly quoted (%, for V = 30522); Sec. 3.1 argues
-# it qualitatively
+# BERT-base's embedding share as commonly quoted (%, V = 30522); Sec. 3.1 argues it in words
 BERT_BASE_EMBEDDING_SHARE = 21.8
 
 # Table 1: (layers, hidden, embedding, sharing, parameters in M)
@@ -46,10 +45,6 @@ TABLE4_AVG = {
 TABLE2_SPEEDUP = {
     "bert-base": 4.7, "bert-large": 1.0, "albert-base": 5.6, "albert-large": 1.7,
     "albert-xlarge": 0.6, "albert-xxlarge": 0.3,
-}
-TABLE2_AVG = {
-    "bert-base": 82.3, "bert-large": 85.2, "albert-base": 80.1, "albert-large": 82.4,
-    "albert-xlarge": 85.5, "albert-xxlarge": 88.7,
 }
 
 # Table 5 (ALBERT-base): intrinsic accuracies (%) and downstream Avg by training objective.

@@ -1,6 +1,5 @@
 """What ``smoke``, ``cpu``, ``cpu-long`` and ``gpu`` mean, and the check of a notebook's
-papermill parameters. ``resolve`` turns a name, where it comes in, into the
-``ResolvedProfile`` passed down from there. Configuration: nothing above the engine."""
+papermill parameters; ``resolve`` turns a name into the ``ResolvedProfile`` passed down."""
 from __future__ import annotations
 
 import functools
@@ -15,8 +14,8 @@ if TYPE_CHECKING:
 DEVICES = ("auto", "cpu", "cuda")
 # the gpu profile's learning rate and warm-up, as studies.gpu_search stores its pick
 GPU_SEARCH_CHOICE = "gpu-learning-rate"
-# fine-tuning learning rates: the driver's pilot picks from the grid; until then (and
-# always at smoke) the defaults stand
+# fine-tuning learning rates: the driver's pilot picks from the grid; until then, and at
+# smoke, the defaults
 FINETUNE_GRID = (1e-4, 3e-4, 1e-3, 3e-3)
 DEFAULT_FINETUNE_RATES = {"pretrained": 3e-4, "untrained": 1e-3}
 
@@ -41,9 +40,8 @@ class Profile:
 
 
 # The recipe (notebooks/00_recipe.md): LAMB 5e-3, init std 0.05, sinusoidal positions.
-# cpu is the grid's fastest 4-layer candidate on its schedule (5 minutes of training on
-# 2 cores); gpu is the first size a CPU cannot train in a session. cpu has 3 seeds, not
-# the power analysis' 5: the time the retrain had.
+# cpu: the grid's fastest 4-layer candidate (5 minutes on 2 cores), 3 seeds (the time the
+# retrain had); gpu: the first size a CPU cannot train in a session.
 _CPU = Profile("cpu", "the published book: the sizes a 2-core CPU affords", 3,
                hidden=64, layers=4, heads=2, embedding=32, seq=64, batch=16, steps=5400)
 PROFILES = {p.name: p for p in (
@@ -54,8 +52,7 @@ PROFILES = {p.name: p for p in (
     Profile("gpu", "models a CPU cannot train, planned for two 10-minute calls on one H200 "
             "(not yet run)", 3, hidden=256, layers=12, heads=4, embedding=128, seq=128,
             batch=128, steps=2000, distinct_epochs=4),
-    # the claims whose effects grow with training, at four times cpu's steps (warm-up
-    # share, curve points and learning rate as at cpu), in resumable stretches
+    # the claims whose effects grow with training, at four times cpu's steps
     replace(_CPU, name="cpu-long", steps=4 * _CPU.steps,
             description="the cpu sizes at four times the training, for the core claims; "
                         "trained in resumable stretches"),
@@ -73,8 +70,8 @@ class Settings:
 
 
 def validate_parameters(profile: str, seeds=None, device: str = "auto") -> Settings:
-    """Validate papermill parameters; raise ValueError naming the parameter.
-    ``seeds=None`` means the profile's default number of seeds."""
+    """Validated papermill parameters (``seeds=None``: the profile's default number);
+    ValueError naming a bad one."""
     if not isinstance(profile, str) or profile not in PROFILES:
         raise ValueError(f"parameter 'profile' must be one of {tuple(PROFILES)}, "
                          f"got {profile!r}")
@@ -100,8 +97,8 @@ def pretraining_config(profile: str, style: str = "albert", **changes):
 
 
 def gpu_search_choice(results: Path | None = None):
-    """The gpu profile's stored learning-rate pick in its ``results`` folder (None: its
-    default), or None before the search has run."""
+    """The gpu profile's stored learning-rate pick in ``results`` (None: its default
+    folder); None before the search has run."""
     if results is None:
         from .engine.store import results_dir
         results = results_dir("gpu")
@@ -124,8 +121,7 @@ def eval_config(profile: str):
 
 
 def finetune_config(profile: str):
-    """How a profile fine-tunes (FinetuneEval): sentiment, the whole training split (a
-    sample at smoke), at the pilot's learning rates."""
+    """How a profile fine-tunes (``ResolvedProfile.finetune_config``)."""
     return resolve(profile).finetune_config()
 
 
@@ -136,27 +132,23 @@ def finetune_rates(profile: str) -> dict:
 
 @dataclass(frozen=True)
 class ResolvedProfile:
-    """A profile resolved once from its name (``resolve``), passed down so that no layer
-    looks the name up again; the picks in ``choices``, which change as runs are stored,
-    are read when asked."""
+    """A profile resolved once from its name (``resolve``) and passed down, so that no layer
+    looks the name up again; the picks in ``choices`` are read when asked, as runs store
+    them. Its ``Profile``'s fields (``description``, ``default_seeds``, ...) read through."""
 
     name: str
     settings: Profile = field(repr=False)
     results: Path  # engine.store.results_dir(name), read once
     evaluation: EvalConfig = field(repr=False)
 
+    def __getattr__(self, name: str):
+        if name.startswith("_") or name == "settings":  # unpickling: no fields yet
+            raise AttributeError(name)
+        return getattr(self.settings, name)
+
     @property
     def sizes(self) -> Profile:
         return self.settings
-
-    @property
-    def description(self) -> str:
-        return self.settings.description
-
-    @property
-    def default_seeds(self) -> int:
-        """Seeds per condition for the empirical chapters."""
-        return self.settings.default_seeds
 
     @property
     def choices(self) -> Path:
@@ -201,7 +193,8 @@ class ResolvedProfile:
         return json.loads(path.read_text())["chosen"]
 
     def finetune_config(self):
-        """How the profile fine-tunes (``profiles.finetune_config``), at the stored rates."""
+        """How the profile fine-tunes (FinetuneEval): sentiment, the whole training split (a
+        sample at smoke), at the pilot's learning rates."""
         from .engine.evaluate import FinetuneEval
         from .engine.finetune import FinetuneProtocol
 
@@ -215,9 +208,8 @@ class ResolvedProfile:
 
 
 def resolve(profile) -> ResolvedProfile:
-    """The ``ResolvedProfile`` of a profile's name (one already resolved is returned as
-    it is); an unknown name raises ValueError naming the profiles. The same name and
-    results folder ($ALBERT_RERUN_RESULTS, else data/results) give the same object."""
+    """The ``ResolvedProfile`` of a name (one already resolved as it is), the same object
+    for the same name and results folder; ValueError naming the profiles if unknown."""
     if isinstance(profile, ResolvedProfile):
         return profile
     if not isinstance(profile, str) or profile not in PROFILES:

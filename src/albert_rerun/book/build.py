@@ -47,9 +47,8 @@ def execute(source: Path, output: Path, parameters: dict | None, cwd: Path) -> f
 
 
 # Cell tags that already say how a cell shows; "show-input" (the book's own) keeps code open.
-SHOW_INPUT = "show-input"
 VISIBILITY_TAGS = {"remove-cell", "remove-input", "remove-output", "hide-cell",
-                   "hide-input", "hide-output", SHOW_INPUT}
+                   "hide-input", "hide-output", "show-input"}
 PAPERMILL_TAGS = {"parameters", "injected-parameters"}
 MAX_COLUMNS = 6  # the widest table the text shows open; wider: a dropdown
 
@@ -85,6 +84,11 @@ def fold_code(notebook_path: Path) -> None:
     nbformat.write(notebook, notebook_path)
 
 
+def _generated(root: Path, parts: dict) -> list:
+    """``parts`` written into ``book/_generated/`` (``template.write_parts``)."""
+    return write_parts(root / "book" / "_generated", parts)
+
+
 def write_environment_page(root: Path, profile: ResolvedProfile, timings: dict) -> Path:
     """The methods page's record of what built this copy of the book, and the chapters'
     execution times."""
@@ -92,37 +96,34 @@ def write_environment_page(root: Path, profile: ResolvedProfile, timings: dict) 
     rows = [["profile", f"`{profile.name}`: {profile.description}"],
             ["git commit", f"`{info['git_commit']}`"], ["built (UTC)", info["utc_time"]],
             *map(list, info["machine"].items()), *map(list, info["packages"].items())]
-    generated = root / "book" / "_generated"
-    write_parts(generated, {"environment.md": pipe(["", ""], rows) + "\n", "timings.md": pipe(
-        ["notebook", "seconds"], [[n, f"{s:.1f}"] for n, s in timings.items()]) + "\n"})
-    (generated / "environment.json").write_text(json.dumps(
-        {**info, "profile": profile.name, "timings_s": timings}, indent=1))
-    return generated / "environment.md"
+    return _generated(root, {
+        "environment.md": pipe(["", ""], rows) + "\n",
+        "timings.md": pipe(["notebook", "seconds"],
+                           [[n, f"{s:.1f}"] for n, s in timings.items()]) + "\n",
+        "environment.json": json.dumps({**info, "profile": profile.name,
+                                        "timings_s": timings}, indent=1)})[0]
 
 
 def write_runs_page(root: Path, profile: ResolvedProfile) -> Path:
     """``book/_generated/runs-<profile>.csv``, every published run, and the methods page's
     link to it with its counts."""
     from .provenance import write_runs_csv
-    generated = root / "book" / "_generated"
     name = f"runs-{profile.name}.csv"
-    runs = write_runs_csv(profile, generated / name)
+    runs = write_runs_csv(profile, root / "book" / "_generated" / name)
     evaluations = int(runs["eval_hash"].notna().sum()) if "eval_hash" in runs else 0
-    page = generated / "runs.md"
-    page.write_text(f"{{download}}`{name} <_generated/{name}>`: {len(runs)} rows "
-                    f"({evaluations} evaluated), {runs.shape[1]} columns, from "
-                    f"`data/results/{profile.name}/`.\n")
-    return page
+    return _generated(root, {"runs.md": f"{{download}}`{name} <_generated/{name}>`: "
+                             f"{len(runs)} rows ({evaluations} evaluated), {runs.shape[1]} "
+                             f"columns, from `data/results/{profile.name}/`.\n"})[0]
 
 
 def _predicted(profile: ResolvedProfile) -> str:
     """The planned pretraining runs of ``profile`` and the trained ones' predicted time in
     one process, from stored throughput."""
-    from ..studies.driver import planned_pretraining, predicted_seconds
+    from ..studies.driver import predicted_seconds
     from ..engine.bench import stored_flop_rate, stored_gpu_bench
-    configs = [c for stage in planned_pretraining(profile).values() for c in stage]
-    trained = [c for c in configs if c.max_steps > 0]
-    runs = f"{len(trained)} trained + {len(configs) - len(trained)} zero-step controls"
+    from .rerun import planned
+    trained, controls = planned(profile)
+    runs = f"{len(trained)} trained + {len(controls)} zero-step controls"
     if profile.name == "smoke":
         return f"{runs}; seconds each, not predicted (start-up bound)"
     kind = "cuda" if profile.name == "gpu" else "cpu"
@@ -168,10 +169,8 @@ def write_profiles_page(root: Path) -> Path:
             "planned pretraining runs; the trained ones' predicted time in one process":
                 _predicted(p)}
     table = pd.DataFrame({f"`{name}`": column(resolve(name)) for name in PROFILES})
-    page = root / "book" / "_generated" / "profiles.md"
-    page.parent.mkdir(parents=True, exist_ok=True)
-    page.write_text(table.to_markdown(tablefmt="pipe", disable_numparse=True) + "\n")
-    return page
+    return _generated(root, {"profiles.md": table.to_markdown(
+        tablefmt="pipe", disable_numparse=True) + "\n"})[0]
 
 
 def write_reader_pages(root: Path, profile: ResolvedProfile | str) -> list:
@@ -182,13 +181,10 @@ def write_reader_pages(root: Path, profile: ResolvedProfile | str) -> list:
     from .text import gate_rule
     profile = resolve(profile)
     two_sided = two_sided_sentence(stored_two_sided(profile.evaluation))
-    generated = root / "book" / "_generated"
-    generated.mkdir(parents=True, exist_ok=True)
-    gate = generated / "gate.md"
-    gate.write_text(gate_rule(profile) + (" " + two_sided if two_sided else "")
-                    + " (The numbers are the `" + profile.name + "` profile's; each chapter "
-                    "gives its own profile's.)\n")
-    return [gate] + write_scale_parts(generated)
+    return _generated(root, {"gate.md": gate_rule(profile) + (
+        " " + two_sided if two_sided else "") + " (The numbers are the `" + profile.name
+        + "` profile's; each chapter gives its own profile's.)\n"}) + write_scale_parts(
+        root / "book" / "_generated")
 
 
 def write_forest(root: Path, profile: ResolvedProfile | str) -> Path:
@@ -198,13 +194,9 @@ def write_forest(root: Path, profile: ResolvedProfile | str) -> Path:
     matplotlib.use("Agg")
     from . import ledger
     from .confirmatory import with_confirmatory
-    from .figures import png
     from .figures import headline_forest
-    fig = headline_forest(with_confirmatory(ledger.published_families(profile)))
-    path = root / "book" / "_generated" / "forest.png"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(png(fig))  # with its smallest text's size (figures.png)
-    return path
+    return _generated(root, {"forest.png": headline_forest(
+        with_confirmatory(ledger.published_families(profile)))})[0]
 
 
 def finish_chapter(target: Path, stem: str) -> None:
@@ -215,7 +207,6 @@ def finish_chapter(target: Path, stem: str) -> None:
 
 
 def _execute_and_finish(source: Path, target: Path, profile: str) -> float:
-    """One chapter executed at ``profile`` and finished for the book (in a worker)."""
     print(f"executing {source.name} at profile {profile!r}", flush=True)
     seconds = execute(source, target, {"profile": profile}, source.parent)
     finish_chapter(target, source.stem)
@@ -293,12 +284,10 @@ def refresh_committed_notebooks(root: Path) -> None:
 def write_result_parts(root: Path, profile: ResolvedProfile | str) -> None:
     """Every page part the build generates from stored results into book/_generated/."""
     profile = resolve(profile)
-    write_runs_page(root, profile)
-    write_forest(root, profile)
-    write_reader_pages(root, profile)
-    write_citation_page(root)
-    write_preregistration_parts(root)
-    write_ladder_parts(root)
+    for write in (write_runs_page, write_forest, write_reader_pages):
+        write(root, profile)
+    for write in (write_citation_page, write_preregistration_parts, write_ladder_parts):
+        write(root)
     write_values(root, profile)
 
 
@@ -332,12 +321,10 @@ def main(argv=None) -> int:
                         help="refresh notebooks/*.ipynb at the smoke profile and stop")
     parser.add_argument("--no-html", action="store_true", help="execute, do not build")
     parser.add_argument("--repository", default=None, metavar="OWNER/NAME",
-                        help="the GitHub repository the book is published from (the Pages "
-                             "workflow passes $GITHUB_REPOSITORY): its button and the "
-                             "chapters' launch buttons; none without it")
+                        help="the GitHub repository the book is published from: its button "
+                             "and the chapters' launch buttons (none without it)")
     parser.add_argument("--fresh", action="store_true",
-                        help="recompute every pretraining run, the step-time calibration and "
-                             "the throughput table instead of reusing stored results")
+                        help="recompute every stored run and measurement")
     args = parser.parse_args(argv)
     root = (args.root or repo_root()).resolve()
     if args.notebooks_only:

@@ -10,10 +10,6 @@ STYLE = "plain"  # as _config.yml's bibtex_default_style
 KEY = "albert_rerun"
 
 
-def read_citation(root: Path) -> dict:
-    return yaml.safe_load((root / "CITATION.cff").read_text())
-
-
 def _person(author: dict):
     from pybtex.database import Person
     if "name" in author:  # an entity: one name, kept whole
@@ -56,7 +52,7 @@ def citation_markdown(root: Path) -> str:
     from pybtex.plugin import find_plugin
 
     from ..paths import fill
-    citation = read_citation(root)
+    citation = yaml.safe_load((root / "CITATION.cff").read_text())
     bibliography = BibliographyData({KEY: bibtex_entry(citation)})
     style = find_plugin("pybtex.style.formatting", STYLE)()
     reference, = (" ".join(e.text.render_as("markdown").split())
@@ -73,7 +69,5 @@ def citation_markdown(root: Path) -> str:
 
 def write_citation_page(root: Path) -> Path:
     """``book/_generated/citation.md``, included by the introduction."""
-    page = root / "book" / "_generated" / "citation.md"
-    page.parent.mkdir(parents=True, exist_ok=True)
-    page.write_text(citation_markdown(root))
-    return page
+    from .template import write_parts
+    return write_parts(root / "book" / "_generated", {"citation.md": citation_markdown(root)})[0]

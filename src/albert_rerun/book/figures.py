@@ -13,13 +13,14 @@ import pandas as pd
 
 from . import plain as PL
 from .headlines import EXTRA, EXTRA_NAMES, HEADLINES
-from ..stats.inference import summarize
+from ..stats.inference import mean_interval, summarize
 from ..studies.decisions import CE
 
 WIDTH_IN = 6.6  # the text column: 660 px at 100 dpi
 FIGURE_WIDTH_IN = 5.0  # a box's figure, shown at its own size under the column
 FONT_PT = 10  # 14 px at 100 dpi
 CE_LABEL = "cross-entropy at [MASK] (nats)"
+CE_LABEL_WRAPPED = textwrap.fill(CE_LABEL, 22)
 X_LIMIT = 15.0  # the widest an effect axis goes, in margins; past it an interval is cut
 BAND_COLOUR = "0.88"
 CLAIM_TITLES = {"asymmetry": "3. attention vs FFN", "sop_nsp": "4. SOP vs NSP",
@@ -85,13 +86,6 @@ def _fit(fig, column_px: float = COLUMN_PX) -> None:
     fig.canvas.draw()
 
 
-def _save(fig, savefig: dict) -> bytes:
-    buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", dpi=fig.dpi,
-                metadata={FONT_KEY: f"{min_font_px(fig):.2f}"}, **savefig)
-    return buffer.getvalue()
-
-
 def _png_width(data: bytes) -> int:
     return int.from_bytes(data[16:20], "big")  # the IHDR chunk's width
 
@@ -104,16 +98,18 @@ def png(fig, dpi: float | None = None, fit: bool = True, **savefig) -> bytes:
         fig.set_dpi(dpi)
     savefig.setdefault("bbox_inches", "tight")
     fig.canvas.draw()  # lays out ticks, so that the tick labels shown are known
-    if fit:
-        _fit(fig)
-    data = _save(fig, savefig)
-    for _ in range(3 if fit else 0):
-        if _png_width(data) <= COLUMN_PX:
+    width = None
+    for _ in range(4 if fit else 1):
+        if width is not None and width <= COLUMN_PX:
             break
-        target = fig.get_figwidth() * fig.dpi * COLUMN_PX / _png_width(data)
-        _fit(fig, max(target, 0.5 * COLUMN_PX))
-        data = _save(fig, savefig)
-    return data
+        if fit:
+            _fit(fig, COLUMN_PX if width is None else max(
+                fig.get_figwidth() * fig.dpi * COLUMN_PX / width, 0.5 * COLUMN_PX))
+        buffer = io.BytesIO()
+        fig.savefig(buffer, format="png", dpi=fig.dpi,
+                    metadata={FONT_KEY: f"{min_font_px(fig):.2f}"}, **savefig)
+        width = _png_width(buffer.getvalue())
+    return buffer.getvalue()
 
 
 def register() -> bool:
@@ -242,10 +238,6 @@ def intervals(ax, frame: pd.DataFrame, conditions, labels=None, metric: str = CE
     return ax
 
 
-def _ce_label() -> str:
-    return textwrap.fill(CE_LABEL, 22)
-
-
 def asymmetry(runs: pd.DataFrame, grouped: pd.DataFrame, small: int, H: int, schemes):
     """Chapter 3's figure: cross-entropy by sharing scheme at both E; under it, where
     trained, by the number of sharing groups G."""
@@ -257,7 +249,7 @@ def asymmetry(runs: pd.DataFrame, grouped: pd.DataFrame, small: int, H: int, sch
         intervals(top, runs, [f"E={e}, {s}" for s in schemes], list(schemes), offset=offset,
                   color=colour, label=f"E = {e}" + (" = H" if e == H else ""))
     top.set(title="by the blocks shared across layers, at two embedding sizes E",
-            xlabel="blocks shared across layers", ylabel=_ce_label())
+            xlabel="blocks shared across layers", ylabel=CE_LABEL_WRAPPED)
     top.legend()
     if n == 2:
         bottom = axes[1, 0]
@@ -265,7 +257,7 @@ def asymmetry(runs: pd.DataFrame, grouped: pd.DataFrame, small: int, H: int, sch
         intervals(bottom, grouped, groups, [g.split("=")[1] for g in groups])
         bottom.set(title=f"all blocks shared within each of G groups of layers (E = {small})",
                    xlabel="number of groups G (one group: all layers share)",
-                   ylabel=_ce_label())
+                   ylabel=CE_LABEL_WRAPPED)
         bottom.yaxis.set_tick_params(labelleft=True)
     return fig
 
@@ -273,7 +265,6 @@ def asymmetry(runs: pd.DataFrame, grouped: pd.DataFrame, small: int, H: int, sch
 def curve_differences(runs: pd.DataFrame, a: str, b: str, metric: str = CE) -> pd.DataFrame:
     """``a`` minus ``b`` along training, paired by seed at equal shares of each run's
     schedule: share, step (``a``'s), mean, low, high, seeds."""
-    from ..stats.inference import mean_interval
     from ..studies.confirm_analysis import schedule_points
     runs = runs[runs["curve"].map(lambda c: isinstance(c, list))]
     left, right = schedule_points(runs, a, metric), schedule_points(runs, b, metric)
@@ -309,7 +300,7 @@ def curves(runs: pd.DataFrame, x: str = "step", xscale: float = 1.0, xlabel: str
         line, = ax.plot(steps, values.mean(0), label=str(name))
         colours[name] = line.get_color()
         ax.fill_between(steps, values.min(0), values.max(0), alpha=0.2)
-    ax.set(xlabel=xlabel, ylabel=_ce_label(), title="mean over seeds (band: the seeds' range)")
+    ax.set(xlabel=xlabel, ylabel=CE_LABEL_WRAPPED, title="mean over seeds (band: the seeds' range)")
     ax.legend()
     if differences:
         _differences(axes[1, 0], runs, differences, colours, xscale if x == "step" else 1.0)
@@ -386,5 +377,5 @@ def sop_nsp(runs: pd.DataFrame):
     top.legend()
     intervals(bottom, runs, conditions)
     bottom.set(title="cross-entropy at [MASK] on the common held-out set",
-               xlabel="pretraining objective", ylabel=_ce_label())
+               xlabel="pretraining objective", ylabel=CE_LABEL_WRAPPED)
     return fig

@@ -177,19 +177,19 @@ def pairs_phrase(speed) -> str:
 
 def throughput_values(profile: ResolvedProfile | str, device: str = "auto") -> tuple:
     """Chapter 6's throughput: (the current table, {key: short value}) for glue, by the
-    whole-step method and by the first."""
+    whole-step method and (``first_``) by the first."""
     profile = resolve(profile)  # a notebook passes the name
     measured = throughput(profile, device)
-    speed, rho = throughput_table(measured)
-    first = earlier(profile, device)
-    first_speed, first_rho = throughput_table(first) if first is not None else (speed, rho)
-    values = {"rho": f"{rho:.2f}", "verdict": rule_verdict(rho), "pairs": pairs_phrase(speed),
-              "first_rho": f"{first_rho:.2f}", "first_verdict": rule_verdict(first_rho),
-              "first_pairs": pairs_phrase(first_speed), **setup(measured)}
-    before = setup(first if first is not None else measured)
-    values.update(first_machine=before["machine"], first_steps=before["steps"])
+    first = earlier(profile, device) or measured
+    values = {}
+    for prefix, stored in (("", measured), ("first_", first)):
+        speed, rho = throughput_table(stored)
+        values.update({f"{prefix}rho": f"{rho:.2f}", f"{prefix}verdict": rule_verdict(rho),
+                       f"{prefix}pairs": pairs_phrase(speed)})
+    values.update(setup(measured), first_machine=setup(first)["machine"],
+                  first_steps=setup(first)["steps"])
     values["ledger"] = (values["verdict"] if values["verdict"] == values["first_verdict"]
                         else f"{values['first_verdict']} by the method fixed first "
                              f"({values['first_rho']}); {values['verdict']} by the "
                              f"whole-step method ({values['rho']})")
-    return speed, values
+    return throughput_table(measured)[0], values

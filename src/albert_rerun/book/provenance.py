@@ -65,20 +65,16 @@ def flatten(record: dict, prefix: str = "") -> dict:
     return out
 
 
-def _read(path: Path) -> dict:
-    return json.loads(path.read_text())
-
-
 def published_runs(store: Path, current_eval: str | None = None) -> pd.DataFrame:
     """One row per stored pretraining run and evaluation of it: ``hash``, ``config.*``,
     ``pretrain.*``, ``machine.*``, ``commit``, ``eval_hash``, ``eval_current`` and
     ``eval.*``."""
     evaluations = {}
     for path in sorted(store.glob("eval/*/*.json")):
-        evaluations.setdefault(path.stem, []).append(_read(path))
+        evaluations.setdefault(path.stem, []).append(json.loads(path.read_text()))
     rows = []
     for path in sorted(store.glob("pretrain/*.json")):
-        run = _read(path)
+        run = json.loads(path.read_text())
         base = {"hash": run.get("hash", path.stem),
                 **flatten(run.get("config", {}), "config."),
                 **flatten(run.get("metrics", {}), "pretrain."),

@@ -1,7 +1,6 @@
-"""How a reader reruns a chapter: the "Rerun this chapter" box at the end of each chapter
-(``add_rerun_box``), the configuration with a repository's buttons (``repository_config``),
-and a Sphinx extension that points a chapter's launch buttons at its notebook and offers its
-``.md`` source."""
+"""How a reader reruns a chapter: the box at each chapter's end (``add_rerun_box``), the
+configuration with a repository's buttons (``repository_config``), and a Sphinx extension
+pointing a chapter's launch buttons at its notebook and offering its ``.md`` source."""
 from __future__ import annotations
 
 import functools
@@ -49,6 +48,7 @@ def gpu_name() -> str:
 
 
 def duration(seconds: float) -> str:
+    """``seconds`` as "40 s", "12 min", "3.5 h" or "1,200 h"."""
     if seconds < 90:
         return f"{seconds:.0f} s"
     if seconds < 5400:
@@ -58,11 +58,12 @@ def duration(seconds: float) -> str:
 
 
 @functools.lru_cache(maxsize=None)
-def planned(profile: ResolvedProfile, claims: tuple) -> tuple:
-    """(trained runs, zero-step controls) that ``claims`` pretrain at ``profile``."""
+def planned(profile: ResolvedProfile, claims: tuple | None = None) -> tuple:
+    """(trained runs, zero-step controls) that ``claims`` (None: all) pretrain at
+    ``profile``."""
     from ..studies.driver import planned_pretraining
-    configs = [c for stage in planned_pretraining(profile, names=list(claims)).values()
-               for c in stage]
+    names = None if claims is None else list(claims)
+    configs = [c for stage in planned_pretraining(profile, names=names).values() for c in stage]
     return [c for c in configs if c.max_steps > 0], [c for c in configs if c.max_steps == 0]
 
 
@@ -153,14 +154,6 @@ def repository_config(root: Path, repository: str, branch: str = "main") -> Path
 
 # -- the Sphinx extension -----------------------------------------------------------------
 
-def _chapter_source(app, pagename: str) -> Path | None:
-    """notebooks/<name>.md of a chapter page (book/chapters/<name>), else None."""
-    if not pagename.startswith("book/chapters/"):
-        return None
-    source = Path(app.srcdir) / "notebooks" / f"{Path(pagename).name}.md"
-    return source if source.is_file() else None
-
-
 def _group(context: dict, label: str):
     return next((b for b in context.get("header_buttons", [])
                  if b.get("type") == "group" and b.get("label") == label), None)
@@ -172,21 +165,19 @@ def chapter_buttons(app, pagename, templatename, context, doctree) -> None:
     from shutil import copyfile
 
     from sphinx.util import logging
-    source = _chapter_source(app, pagename)
-    if source is None:
+    source = Path(app.srcdir) / "notebooks" / f"{Path(pagename).name}.md"
+    if not pagename.startswith("book/chapters/") or not source.is_file():
         return
     logger = logging.getLogger(__name__)
     launch = _group(context, "launch-buttons")
     if launch is not None:
         rendered, target = f"{pagename}.ipynb", f"notebooks/{source.stem}.ipynb"
-        for button in launch["buttons"]:
-            if button.get("type") != "link":
-                continue
-            if not button["url"].endswith(rendered):
+        for button in (b for b in launch["buttons"] if b.get("type") == "link"):
+            if button["url"].endswith(rendered):
+                button["url"] = button["url"][: -len(rendered)] + target
+            else:
                 logger.warning(f"launch button {button['url']} does not end with "
                                f"{rendered}: cannot point it at {target}")
-                continue
-            button["url"] = button["url"][: -len(rendered)] + target
     downloads = _group(context, "download-buttons")
     if downloads is None:
         logger.warning(f"{pagename}: no download button to add the .md source to")

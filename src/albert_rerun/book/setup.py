@@ -18,25 +18,21 @@ def display_rounded(table):
     import pandas as pd
 
     def rounded(values: pd.Series) -> pd.Series:
-        array = values.to_numpy(dtype=float, copy=True)
+        array = values.to_numpy(dtype=float)
         label = values.name[-1] if isinstance(values.name, tuple) else values.name
         if str(label).rstrip().endswith("%"):
-            return pd.Series(np.round(array, PERCENT_DECIMALS), index=values.index,
-                             name=values.name)
+            return pd.Series(np.round(array, PERCENT_DECIMALS), values.index, name=values.name)
         small = np.isfinite(array) & (array != 0) & (np.abs(array) < 0.01)
-        array[~small] = np.round(array[~small], DISPLAY_DECIMALS)
-        for i in np.flatnonzero(small):
-            array[i] = float(f"{array[i]:.{SMALL_SIGNIFICANT}g}")
-        return pd.Series(array, index=values.index, name=values.name)
+        significant = [float(f"{x:.{SMALL_SIGNIFICANT}g}") for x in array]
+        return pd.Series(np.where(small, significant, np.round(array, DISPLAY_DECIMALS)),
+                         values.index, name=values.name)
 
     if isinstance(table, pd.Series):
         return rounded(table) if pd.api.types.is_float_dtype(table.dtype) else table
-    floats = [i for i, dtype in enumerate(table.dtypes) if pd.api.types.is_float_dtype(dtype)]
-    if not floats:
-        return table
     table = table.copy()
-    for i in floats:
-        table.iloc[:, i] = rounded(table.iloc[:, i])
+    for i, dtype in enumerate(table.dtypes):
+        if pd.api.types.is_float_dtype(dtype):
+            table.iloc[:, i] = rounded(table.iloc[:, i])
     return table
 
 

@@ -1,11 +1,8 @@
-"""A disk cache for pure, expensive statistics (joblib's ``Memory``).
-
-Every process that reads the confirmatory store (each notebook's kernel, the page
-builder, each test worker) needs the same bootstrap resampling counts and exact power
-integrals; joblib keys them by the function's code and arguments, so a second process
-reads the same bits instead of computing them again. The cache lives in
-``data/cache/stats/`` (ignored by git); ``$ALBERT_RERUN_STATS_CACHE`` moves it, ``off``
-turns it off.
+"""A disk cache for pure, expensive statistics (joblib's ``Memory``): every process
+(each notebook's kernel, the page builder, each test worker) needs the same bootstrap
+resampling counts and exact power integrals, keyed by the function's code and arguments.
+It lives in ``data/cache/stats/`` (ignored by git); ``$ALBERT_RERUN_STATS_CACHE`` moves
+it, ``off`` turns it off.
 """
 from __future__ import annotations
 

@@ -1,14 +1,11 @@
-"""How much a layer-to-layer curve oscillates (chapter 7, Figure 1 of the paper).
+"""How much a layer-to-layer curve oscillates (chapter 7, the paper's Figure 1: per layer,
+the L2 distance and angle between a layer's input and output; BERT's go up and down).
 
-Figure 1 plots, per layer, the L2 distance and the angle between the layer's input and
-output embeddings: BERT's curves go up and down, ALBERT's move smoothly. ``oscillation``
-is the distance a curve travels against its overall direction, in units of its range:
-half of its total variation less its net change. It is 0 for every monotone curve at any
-pace, 1 for one excursion across the range and back, about one more for each further
-swing (weighed by its depth), and unchanged by ``a x + b`` and by reversal, so L2
-distances and angles compare across models. It does not measure amplitude, nor anything
-on a curve of three points beyond its one possible reversal. ``roughness``, the former
-measure, is kept for comparison: it scores a slowing decay as high as a zig-zag.
+``oscillation`` is the distance a curve travels against its overall direction, in units of
+its range: 0 for every monotone curve, 1 for one excursion across the range and back, about
+one more per further swing; unchanged by ``a x + b`` and by reversal, so that L2 distances
+and angles compare. ``roughness``, the former measure, scores a slowing decay as high as a
+zig-zag; it stays for comparison.
 """
 from __future__ import annotations
 
@@ -38,9 +35,8 @@ def oscillation(values) -> float:
 
 
 def roughness(values) -> float:
-    """The former measure, for comparison only: the mean absolute second difference
-    over the layers, divided by the curve's mean. It scores a decline that slows down as
-    high as a zig-zag, so it measures curvature, not oscillation."""
+    """The former measure (comparison only): the mean absolute second difference over
+    the layers, divided by the curve's mean; it measures curvature, not oscillation."""
     x = np.asarray(values, dtype=float)
     if len(x) < 3:
         return 0.0

@@ -1,18 +1,18 @@
 """Seeds to intervals, tests and verdicts; the book's decisions as one Holm family.
 
 A **decision** is a difference, its 95% interval, a two-sided test of no difference and
-a TOST of equivalence within a margin: by a paired t over seeds (``paired_t``) or, for
-accuracies on a fixed test set, a bootstrap over seeds and items (``bootstrap``). Its
-verdict (``verdict_of``), at 5% or after Holm over the book's family (``holm``): where the
-paper predicts a direction, **equivalent** if the TOST rejects, else **reproduced** /
+a TOST of equivalence within a margin, by a paired t over seeds (``paired_t``) or a
+bootstrap over seeds and items (``bootstrap``, accuracies on a fixed test set). Its
+verdict (``verdict_of``), at 5% or after Holm over the family (``holm``): where the paper
+predicts a direction, **equivalent** if the TOST rejects, else **reproduced** /
 **contradicted** if the difference test rejects on the paper's / the other side, else
 **inconclusive**; where it predicts none, **reproduced** if the TOST rejects,
 **contradicted** if only the difference test does, else **inconclusive**.
 
-The competence gate (``gate``) comes first: an arm's **level** is the share of the
-unigram-to-left-bigram distance it has closed at [MASK]; a decision one of whose arms
-does not read context is **not testable at this scale** and stays out of Holm's family;
-a judged one is **early training** while its weakest arm is below 100%.
+The gate (``gate``) comes first: an arm's **level** is the share of the unigram-to-left-
+bigram distance it has closed at [MASK]; a decision with an arm that does not read
+context is **not testable at this scale** (outside Holm's family); a judged one is
+**early training** while its weakest arm is below 100%.
 """
 from __future__ import annotations
 
@@ -35,7 +35,7 @@ GATED, EARLY, PAST, NO_MODEL = ("not testable", "early training", "past the bigr
 
 @dataclass(frozen=True)
 class ArmLevel:
-    """An arm's mean cross-entropy at [MASK] over seeds, level and whether it reads context."""
+    """An arm's mean cross-entropy at [MASK], its level and whether it reads context."""
 
     arm: str
     ce: float
@@ -44,8 +44,7 @@ class ArmLevel:
 
 
 def arm_level(arm: str, ce: float, rungs: dict) -> ArmLevel:
-    """``rungs``: baselines.reference_levels' dict (its "rungs", "reads_context",
-    "distance")."""
+    """``arm``'s ``ArmLevel``; ``rungs``: baselines.reference_levels' dict."""
     unigram = rungs["rungs"]["unigram_loss_at_mask"]
     return ArmLevel(arm, float(ce), float((unigram - ce) / rungs["distance"]),
                     bool(ce < rungs["reads_context"]))
@@ -91,9 +90,6 @@ class Interval:
     low: float
     high: float
     n: int
-
-    def __str__(self) -> str:
-        return f"{self.mean:.3f} [{self.low:.3f}, {self.high:.3f}] (n={self.n})"
 
 
 def mean_interval(values, confidence: float = 0.95) -> Interval:
@@ -167,8 +163,7 @@ class Decision:
     def judged(self) -> bool:
         return self.stage != GATED
 
-    def to_dict(self) -> dict:
-        return asdict(self)
+    to_dict = asdict
 
 
 def verdict_of(estimate: float, p_difference: float, p_equivalence: float, paper_sign: int,
@@ -192,9 +187,9 @@ def _numbers(estimate, low, high, n, p_difference, p_equivalence) -> dict:
 
 
 def paired_t(a, b=None, margin: float = 0.0, confidence: float = 0.95) -> dict:
-    """Paired t statistics of a - b over seeds (b None: of a itself, against 0): mean,
-    t-interval, two-sided p of no difference, TOST p of equivalence within ``margin``
-    (statsmodels). Zero spread gives p 0 or 1 as the sign dictates, not a warning."""
+    """Paired t statistics of a - b over seeds (b None: a against 0): mean, t-interval,
+    two-sided p of no difference, TOST p of equivalence within ``margin``; zero spread
+    gives p 0 or 1 as the sign dictates."""
     from statsmodels.stats.weightstats import DescrStatsW, ttost_paired
     a = np.asarray(a, dtype=float)
     b = np.zeros_like(a) if b is None else np.asarray(b, dtype=float)
@@ -226,8 +221,7 @@ def correct_matrix(strings) -> np.ndarray:
 @cached
 def _resampling_counts(seeds: int, items: int, resamples: int, seed: int) -> tuple:
     """How often each seed and each item is drawn in each resample: (S, R) and (N, R)
-    counts, as the smallest unsigned integers that hold them (the draws of 10,000
-    resamples over 1,454 items take seconds; the disk cache keeps them)."""
+    counts as the smallest unsigned integers that hold them (seconds to draw: cached)."""
     rng = np.random.default_rng(seed)
     item_counts = rng.multinomial(items, np.full(items, 1 / items), size=resamples).T
     seed_counts = rng.multinomial(seeds, np.full(seeds, 1 / seeds), size=resamples).T
@@ -272,10 +266,8 @@ def decision(key: str, claim: str, label: str, numbers: dict, margin: float,
 
 
 def holm(decisions, alpha: float = ALPHA):
-    """Every decision's raw and Holm-adjusted p-values and verdicts, as one table.
-
-    The family: the judged decisions about trained models, two tests each, adjusted by
-    statsmodels' ``multipletests(method="holm")``."""
+    """Every decision's raw and Holm-adjusted p-values and verdicts, as one table; the
+    family: the judged decisions about trained models, two tests each."""
     import pandas as pd
     from statsmodels.stats.multitest import multipletests
     decisions = list(decisions)

@@ -1,18 +1,15 @@
 """How many seeds: the power of the book's paired decisions, read from its decision family.
 
-``power_table(family)`` takes a family frame (``stats.holm``'s) and, for each decision
-tested by the paired t over seeds, reads the SD of the paired per-seed differences back
-from the decision's own 95% t-interval (``paired_sd``) and gives, with its margin: the
-smallest difference a two-sided paired t detects with the chosen power (statsmodels'
-``TTestPower``), the seeds that detect one margin, and the exact power of the TOST at a
-true difference of 0 (``tost_power``) with the seeds that reach the chosen power.
-Bootstrap decisions are left out: their test is not a t over seeds.
+``power_table(family)`` reads, for each decision of a ``stats.holm`` frame tested by the
+paired t over seeds, the SD of its paired differences back from its 95% t-interval
+(``paired_sd``) and gives, with its margin, the smallest difference a two-sided paired t
+detects, the seeds that detect one margin, and the exact power of the TOST at a true 0
+(``tost_power``) with the seeds that reach the chosen power. Bootstrap decisions are left
+out: their test is not a t over seeds.
 """
 from __future__ import annotations
 
 import math
-import warnings
-from contextlib import contextmanager
 
 from .cache import cached
 
@@ -22,20 +19,10 @@ COLUMNS = ("comparison", "unit", "margin", "seeds", "paired SD",
            "TOST power at a true 0", "seeds for the TOST at a true 0")
 
 
-@contextmanager
-def _quiet():
-    """statsmodels' warnings off. Its warning module, imported first, sets "always" for
-    its ConvergenceWarning: imported inside the block, that filter would win."""
-    import statsmodels.tools.sm_exceptions  # noqa: F401
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        yield
-
-
 def _power(effect_size: float, n: int, alpha: float, alternative: str) -> float:
-    """The power of a paired (one-sample) t of ``n`` seeds at ``alpha`` for a true
-    standardized difference, from scipy's noncentral t; the lower tail as P(T > t; -nc),
-    where statsmodels' (scipy's cdf) is NaN at large noncentrality and few seeds."""
+    """The power of a paired t of ``n`` seeds at ``alpha`` for a true standardized
+    difference (scipy's noncentral t; the lower tail as P(T > t; -nc): statsmodels'
+    TTestPower, through the cdf, is NaN at large noncentrality and few seeds)."""
     from scipy import stats
     df, nc = n - 1, effect_size * math.sqrt(n)
     if alternative == "larger":
@@ -46,65 +33,49 @@ def _power(effect_size: float, n: int, alpha: float, alternative: str) -> float:
 
 def detectable_effect(n: int, alpha: float = 0.05, power: float = 0.8) -> float:
     """The standardized difference (difference / SD) that a two-sided paired t of ``n``
-    seeds at ``alpha`` detects with probability ``power``: statsmodels' solve_power,
-    checked, and solved again on ``_power`` where statsmodels' fails."""
+    seeds at ``alpha`` detects with probability ``power`` (solved on ``_power``)."""
     from scipy.optimize import brentq
-    from statsmodels.stats.power import TTestPower
     if n < 2:
         return math.inf
-    with _quiet():
-        try:
-            effect = float(TTestPower().solve_power(nobs=n, alpha=alpha, power=power,
-                                                    alternative="two-sided"))
-        except (ValueError, RuntimeError, FloatingPointError):
-            effect = math.nan
-    if math.isfinite(effect) and abs(_power(effect, n, alpha, "two-sided") - power) < 1e-4:
-        return effect
     high = 1.0
     while _power(high, n, alpha, "two-sided") < power:
         high *= 2
     return brentq(lambda e: _power(e, n, alpha, "two-sided") - power, 0.0, high, xtol=1e-10)
 
 
-def _fewest(enough, hint: float, least: int = 2) -> int:
-    """The smallest n >= least with enough(n) (false, then true in n), from ``hint``."""
-    n = max(least, math.ceil(hint))
-    while n > least and enough(n - 1):
+def _fewest(effect: float, enough, alpha: float, power: float, sides: int) -> float:
+    """The smallest n >= 2 with enough(n) (false, then true in n) for a standardized
+    ``effect``, searched from the normal approximation of a ``sides``-sided test."""
+    from scipy import stats
+    if effect <= 0:
+        return math.inf
+    if math.isinf(effect):
+        return 2
+    z = stats.norm.ppf(1 - alpha / sides) + stats.norm.ppf(power if sides == 2 else
+                                                           1 - (1 - power) / 2)
+    n = max(2, math.ceil((z / effect) ** 2))
+    while n > 2 and enough(n - 1):
         n -= 1
     while not enough(n):
         n += 1
     return n
 
 
-def _normal_seeds(effect: float, alpha: float, power: float, sides: int) -> float:
-    """The normal approximation to the seeds a test needs: where the search starts."""
-    from scipy import stats
-    z = stats.norm.ppf(1 - alpha / sides) + stats.norm.ppf(power if sides == 2 else
-                                                           1 - (1 - power) / 2)
-    return (z / effect) ** 2
-
-
 def seeds_to_detect(effect_size: float, alpha: float = 0.05, power: float = 0.8) -> float:
     """The fewest seeds (>= 2) at which a two-sided paired t at ``alpha`` detects a true
     standardized difference ``effect_size`` with probability ``power``."""
-    if effect_size <= 0:
-        return math.inf
-    if math.isinf(effect_size):
-        return 2
-    return _fewest(lambda n: _power(effect_size, n, alpha, "two-sided") >= power,
-                   _normal_seeds(effect_size, alpha, power, 2))
+    return _fewest(effect_size, lambda n: _power(effect_size, n, alpha, "two-sided") >= power,
+                   alpha, power, 2)
 
 
 @cached  # an integral of seconds a call: kept on disk (stats.cache)
 def tost_power(margin_in_sd: float, n: int, alpha: float = 0.05,
                difference_in_sd: float = 0.0) -> float:
-    """The exact chance that the paired TOST at ``alpha`` (each one-sided t at alpha)
-    declares equivalence within +/- margin, with ``n`` seeds and a true difference
-    ``difference_in_sd``; margin and difference in SDs of the paired differences.
-
-    TOST rejects when |mean - 0| < margin - t(1 - alpha, n - 1) SE. Given the sample
-    variance, V = (n - 1) s^2 / SD^2 ~ chi2(n - 1), the mean is normal, so the chance
-    is an integral over V, taken over V's quantiles (sound at any n)."""
+    """The exact chance that the paired TOST at ``alpha`` declares equivalence within
+    +/- margin with ``n`` seeds and a true difference ``difference_in_sd`` (both in SDs
+    of the paired differences): it rejects when |mean| < margin - t(1 - alpha) SE, and
+    given the sample variance the mean is normal, so the chance is an integral over
+    the variance's chi-square quantiles."""
     from scipy import integrate, stats
     if n < 2 or margin_in_sd <= 0:
         return 0.0
@@ -127,12 +98,8 @@ def seeds_for_equivalence(margin_in_sd: float, alpha: float = 0.05,
                           power: float = 0.8) -> float:
     """The fewest seeds (>= 2) at which the TOST at ``alpha`` declares equivalence with
     probability ``power`` when the true difference is 0."""
-    if margin_in_sd <= 0:
-        return math.inf
-    if math.isinf(margin_in_sd):
-        return 2
-    return _fewest(lambda n: tost_power(margin_in_sd, n, alpha) >= power,
-                   _normal_seeds(margin_in_sd, alpha, power, 1))
+    return _fewest(margin_in_sd, lambda n: tost_power(margin_in_sd, n, alpha) >= power,
+                   alpha, power, 1)
 
 
 def paired_sd(low: float, high: float, n: int, confidence: float = 0.95) -> float:
@@ -149,10 +116,8 @@ def _tests(family) -> int:
 
 
 def holm_alpha(family, alpha: float = 0.05) -> float:
-    """Holm's first-step alpha for a family frame (``stats.holm``'s): ``alpha`` over its
-    tests, two for each decision in the family."""
-    tests = _tests(family)
-    return alpha / tests if tests else alpha
+    """Holm's first-step alpha for a ``stats.holm`` frame: ``alpha`` over its tests."""
+    return alpha / (_tests(family) or 1)
 
 
 def power_table(family, seeds: int | None = None, alpha: float | str = 0.05,

@@ -1,11 +1,10 @@
 """How a paired difference moves with compute: a slope over rungs of independent seeds.
 
-``slope`` fits the least-squares line through every seed's difference against ``x``
-(log2 of the rung's compute). Its standard error keeps each rung's own spread
-(``sum_j c_j^2 s_j^2 / n_j``) and its t has the fewest seeds of any rung less one degrees
-of freedom (``df="hsu"``, conservative); Welch-Satterthwaite's (``df="welch"``) are
-liberal here with 11, 11 and 3 seeds (``slope_power`` simulates the test to show it).
-``extrapolate`` is the registered forecast of a third rung from two.
+``slope`` fits the least-squares line through every seed's difference against ``x`` (log2
+of the rung's compute); its standard error keeps each rung's spread
+(``sum_j c_j^2 s_j^2 / n_j``) and its t has the fewest seeds of any rung less one df
+(``df="hsu"``, conservative; Welch-Satterthwaite's, ``df="welch"``, are liberal with 11, 11
+and 3 seeds: ``slope_power`` simulates it). ``extrapolate``: the registered forecast.
 """
 from __future__ import annotations
 
