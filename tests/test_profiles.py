@@ -135,22 +135,17 @@ def test_an_unknown_profile_fails_where_it_is_resolved():
 
 
 def test_a_resolved_profile_reads_the_stores_picks_when_asked(results):
-    """The fine-tuning rates the driver's pilot stores mid-run, and the gpu search's pick,
-    are read at each call, not frozen when the profile was resolved."""
+    """The fine-tuning rates the driver's pilot stores mid-run are read at each call, not
+    frozen when the profile was resolved."""
     import pickle
 
-    from albert_rerun.profiles import GPU_SEARCH_CHOICE
-    cpu, gpu = resolve("cpu"), resolve("gpu")
-    before, gpu_before = cpu.finetune_config(), gpu.pretraining_config()
+    cpu = resolve("cpu")
+    before = cpu.finetune_config()
     choice = results / "cpu" / "choices" / "finetune-rates.json"
     choice.parent.mkdir(parents=True)
     choice.write_text(json.dumps({"chosen": {"pretrained": 1e-3, "untrained": 3e-3}}))
     assert cpu.finetune_config().protocol.learning_rate == 1e-3
     assert cpu.finetune_config().key != before.key
-    pick = results / "gpu" / "choices" / f"{GPU_SEARCH_CHOICE}.json"
-    pick.parent.mkdir(parents=True)
-    pick.write_text(json.dumps({"learning_rate": 1e-2, "warmup_share": 0.02}))
-    assert gpu.pretraining_config().learning_rate == 1e-2 != gpu_before.learning_rate
     assert pickle.loads(pickle.dumps(cpu)) == cpu  # the worker pool pickles it
 
 
@@ -220,7 +215,6 @@ def test_profiles_is_configuration_and_imports_nothing_above_the_engine():
             "    p.validate_parameters(name, None, 'cpu')\n"
             "    p.pretraining_config(name, 'albert'), p.pretraining_config(name, 'bert')\n"
             "    p.eval_config(name), p.finetune_config(name), p.finetune_rates(name)\n"
-            "p.gpu_search_choice()\n"
             "print([m for m in sys.modules if m.startswith('albert_rerun.studies')\n"
             "       or m.startswith('albert_rerun.engine.bench')])\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,

@@ -12,8 +12,6 @@ if TYPE_CHECKING:
     from .engine.evaluate import EvalConfig
 
 DEVICES = ("auto", "cpu", "cuda")
-# the gpu profile's learning rate and warm-up, as studies.gpu_search stores its pick
-GPU_SEARCH_CHOICE = "gpu-learning-rate"
 # fine-tuning learning rates: the driver's pilot picks from the grid; until then, and at
 # smoke, the defaults
 FINETUNE_GRID = (1e-4, 3e-4, 1e-3, 3e-3)
@@ -96,16 +94,6 @@ def pretraining_config(profile: str, style: str = "albert", **changes):
     return resolve(profile).pretraining_config(style, **changes)
 
 
-def gpu_search_choice(results: Path | None = None):
-    """The gpu profile's stored learning-rate pick in ``results`` (None: its default
-    folder); None before the search has run."""
-    if results is None:
-        from .engine.store import results_dir
-        results = results_dir("gpu")
-    path = results / "choices" / f"{GPU_SEARCH_CHOICE}.json"
-    return json.loads(path.read_text()) if path.is_file() else None
-
-
 def eval_config(profile: str):
     """How every model of a profile is evaluated (one EvalConfig: one evaluation hash)."""
     from .engine.evaluate import EvalConfig
@@ -172,14 +160,9 @@ class ResolvedProfile:
                             initializer_range=0.05, position_init="sinusoidal")
         if model_changes:
             model = model.replace(**model_changes)
-        learning_rate, warmup = s.learning_rate, max(2, s.steps // 20)
-        searched = gpu_search_choice(self.results) if self.name == "gpu" else None
-        if searched:
-            learning_rate = searched["learning_rate"]
-            warmup = max(2, round(searched["warmup_share"] * s.steps))
         values = dict(model=model, objective="sop", max_seq_length=s.seq, batch_size=s.batch,
                       max_predictions=max(5, round(0.15 * s.seq)), optimizer="lamb",
-                      learning_rate=learning_rate, warmup_steps=warmup,
+                      learning_rate=s.learning_rate, warmup_steps=max(2, s.steps // 20),
                       max_steps=s.steps, curve_every=max(1, s.steps // 8),
                       curve_examples=min(256, 16 * s.batch), train_documents=s.documents,
                       distinct_epochs=s.distinct_epochs)
