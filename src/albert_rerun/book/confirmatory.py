@@ -256,9 +256,8 @@ def figure(by_seed: pd.DataFrame, claim: str, store=None):
                 labels.append(_wrap(row["label"] + tag))
             ax.set_yticks(range(len(mine)), labels)
             ax.set_ylim(len(mine) - 0.5, -0.5)
-            ax.set_xlabel(f"positive: the paper's direction (where it claims none: as "
-                          f"labelled), {unit}: seeds (grey dots),\nmean and 95% interval "
-                          f"(black); grey band: the decision's margin")
+            ax.set_xlabel(f"positive: the paper's direction, {unit}: seeds (grey dots), mean "
+                          f"and 95% interval\n(black); grey band: the decision's margin")
             ax.spines[["top", "right"]].set_visible(False)
         fig.tight_layout()
     return fig

@@ -79,12 +79,17 @@ def row_reading(row, premise: str = "") -> str:
 
 def turned_label(label: str) -> str:
     """'[what: ]A minus B[ (note)][, rest]' as '[what: ]B minus A[ (note)][, rest]' (a
-    label without ' minus ' as it is)."""
+    label without ' minus ' as it is). A parenthesis of over three words is a note on the
+    whole label; a shorter one, such as '(all shared)', belongs to its term."""
     head, comma, rest = label.partition(", ")
     what, colon, head = head.rpartition(": ")
     a, minus, b = head.partition(" minus ")
-    b, paren, note = b.partition(" (")
-    return f"{what}{colon}{b} minus {a}{paren}{note}{comma}{rest}" if minus else label
+    term, paren, note = b.partition(" (")
+    if paren and len(note.split()) > 3:
+        b, note = term, paren + note
+    else:
+        note = ""
+    return f"{what}{colon}{b} minus {a}{note}{comma}{rest}" if minus else label
 
 
 def paper_positive(row):
