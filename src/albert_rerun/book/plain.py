@@ -139,7 +139,9 @@ def difference(estimate, low, high, unit: str, unit_first: bool = True,
 def size(row) -> str:
     """'+0.147 [+0.097, +0.197] nats', paper-positive."""
     r = paper_positive(row)
-    return difference(r["estimate"], r["low"], r["high"], r["unit"], unit_first=False)
+    digits = telling_digits((r["low"], r["high"]), r["margin"], r["unit"]) \
+        if "margin" in r else None
+    return difference(r["estimate"], r["low"], r["high"], r["unit"], False, digits)
 
 
 def chapter_runs(profile, conditions, seeds=None, device="auto", train_missing=False,
