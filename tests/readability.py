@@ -33,15 +33,16 @@ _NOT_READ = ("pre", "code", "script", "style", "math", "nav", "footer")
 
 
 def article_words(html: str) -> int:
-    """Words a reader meets in the page's article, not code, math or navigation (the page
-    budgets)."""
+    """Words a reader meets in the page's article, folded cell outputs included (a reader
+    who unfolds one reads it), not code, math or navigation (the page budgets)."""
     from bs4 import BeautifulSoup
     soup = BeautifulSoup(html, "html.parser")
     article = soup.select_one("article") or soup
-    for skipped in article.find_all(_NOT_READ):
-        skipped.decompose()
     for hidden in article.select(".cell_input, .MathJax, .headerlink, .toggle-details"):
         hidden.decompose()
+    for skipped in article.find_all(_NOT_READ):
+        if not (skipped.name in ("pre", "code") and skipped.find_parent(class_="cell_output")):
+            skipped.decompose()
     return len(article.get_text(" ").split())
 
 
