@@ -43,8 +43,6 @@ FORECAST, DIVERGED, DESIGN, RESULT = ("forecast.json", "diverged.json", "design.
                                       "result.json")
 PAGE = "book/ladder.md"
 RECORD = "data/ladder-registration.json"  # {"commit", "date", "sha256", "page"}
-PILOT_SD_NOTE = ("the cpu profile stored no cue-free evaluation, so the 1x SD of the SOP "
-                 "decision is the 4x one")
 
 ALPHA = 0.05
 MIN_SEEDS_TO_ANALYSE = 3
@@ -202,7 +200,7 @@ def complete_prefix(rung: str, store=None) -> tuple:
 
 
 def stored_design(store=None) -> dict | None:
-    """The stored power plan and seed counts (``ladder_power.store_design``)."""
+    """The power plan and seed counts stored before the registration (``ladder_power``)."""
     return read_json((store or _committed_store(STORE)) / DESIGN)
 
 
