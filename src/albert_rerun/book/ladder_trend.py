@@ -13,6 +13,7 @@ from ..stats.inference import mean_interval
 from ..studies import confirm_analysis
 from ..studies import ladder as L
 from ..studies.confirm_analysis import PRIMARY, REVERSED, NotComplete
+from ..studies.ladder import excludes_zero
 from .confirmatory import turned_label
 from .figures import FIGURE_WIDTH_IN, FONT_PT
 from .plain import difference
@@ -143,11 +144,6 @@ def gather(store=None, confirm_store=None, tables: dict | None = None,
     return out
 
 
-def excludes_zero(row, name: str) -> bool:
-    """Whether a ``trend_family`` row's interval of ``name`` excludes 0."""
-    return bool(row[f"{name} low"] > 0 or row[f"{name} high"] < 0)
-
-
 def excluded_before_holm_only(row) -> bool:
     """Whether the slope's unadjusted interval excludes 0 though Holm's test shows no trend."""
     return row["reading"] == L.NO_TREND and excludes_zero(row, "slope")
@@ -271,14 +267,12 @@ def _panel(ax, t: Trend, X: dict, RUNGS: dict) -> None:
                   fontsize=FONT_PT)
     ax.tick_params(labelsize=FONT_PT)
     ax.set_ylabel(t.unit, fontsize=FONT_PT)
-    title = t.label if t.table is None else f"{tag(t.key)}: {t.label}"
-    if t.table is not None:  # the reading beside its line, so no line reads as a trend
-        title += f"\n{plain_label(t.table)}" + (
-            "" if no_slope(t.table) else f" (Holm's p = {t.table['p holm']:.3f})")
-        if not no_slope(t.table):  # and the slope it reads
-            r = t.table
-            slope = difference(*t.interval(r["slope"], r["slope low"], r["slope high"]), t.unit)
-            title += f"\nslope {slope} per doubling"
+    # the reading beside its line, so that no line reads as a trend, and the slope it reads
+    title = t.label if t.table is None else f"{tag(t.key)}: {t.label}\n{plain_label(t.table)}"
+    if t.table is not None and not no_slope(t.table):
+        r = t.table
+        slope = difference(*t.interval(r["slope"], r["slope low"], r["slope high"]), t.unit)
+        title += f" (Holm's p = {r['p holm']:.3f})\nslope {slope} per doubling"
     ax.set_title(title, fontsize=FONT_PT, loc="left")
     for rung in [r for r in RUNGS if r not in drawn]:  # the stopping rule holds it back
         ax.text(X[rung], 0.5, f"{rung}:\nnot yet\nshown", fontsize=FONT_PT, ha="center",

@@ -41,29 +41,19 @@ def segment_pieces(instances, rows=None) -> list:
     return out
 
 
-def segment_bags(segments, vocab_size: int, keep=None, overlap: bool = True,
-                 special=()) -> sparse.csr_matrix:
-    """[A's pieces | B's pieces | pieces in both] as binary indicators, one row per pair;
-    ``keep(pieces) -> pieces`` restricts each segment first; ``overlap=False`` leaves
-    the third block empty; ``special`` ids are never features."""
-    V, special = vocab_size, set(special)
+def bag_of_words_pairs(instances, rows, tokenizer: Tokenizer) -> sparse.csr_matrix:
+    """[A's pieces | B's pieces | pieces in both] as binary indicators, one row per pair
+    (``segment_pieces``; [CLS] and [SEP] are never features)."""
+    V, special = tokenizer.vocab_size, {tokenizer.cls_id, tokenizer.sep_id}
+    segments = segment_pieces(instances, rows)
     data_rows, columns = [], []
     for k, (a, b) in enumerate(segments):
-        if keep is not None:
-            a, b = keep(a), keep(b)
         a, b = set(a) - special, set(b) - special
-        blocks = ((0, a), (V, b), (2 * V, a & b)) if overlap else ((0, a), (V, b))
-        for offset, words in blocks:
+        for offset, words in ((0, a), (V, b), (2 * V, a & b)):
             columns += [offset + w for w in words]
             data_rows += [k] * len(words)
     values = np.ones(len(columns), dtype=np.float32)
     return sparse.csr_matrix((values, (data_rows, columns)), shape=(len(segments), 3 * V))
-
-
-def bag_of_words_pairs(instances, rows, tokenizer: Tokenizer) -> sparse.csr_matrix:
-    """[A's pieces | B's pieces | pieces in both] as binary indicators, one row per pair."""
-    return segment_bags(segment_pieces(instances, rows), tokenizer.vocab_size,
-                        special=(tokenizer.cls_id, tokenizer.sep_id))
 
 
 def topic_classifier():

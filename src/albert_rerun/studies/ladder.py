@@ -267,6 +267,11 @@ def _ci(values):
     return mean_interval(values) if values is not None and len(values) >= 2 else None
 
 
+def excludes_zero(row, name: str) -> bool:
+    """Whether a row's interval of ``name`` (``name low`` to ``name high``) excludes 0."""
+    return bool(row[f"{name} low"] > 0 or row[f"{name} high"] < 0)
+
+
 def _ends(c, name: str) -> dict:
     """{name, name low, name high}: a contrast's estimate and interval (NaN for None)."""
     return {f"{name}{end}": getattr(c, k) if c else np.nan
@@ -381,7 +386,7 @@ def gap_split(store=None, early_end: bool = False, frames: dict | None = None
             groups = {X[r]: by[r] for r in seeds}
             row.update(_ends(contrast(groups, {X["1x"]: -1.0, X["16x"]: 1.0}) if enough
                              else None, name))
-        row["read"] = bool(row["change low"] > 0 or row["change high"] < 0)
+        row["read"] = excludes_zero(row, "change")
         rows.append(row)
     return pd.DataFrame(rows).set_index("key")
 
