@@ -51,19 +51,13 @@ def test_segment_pieces_reads_back_the_two_segments_in_order():
     assert B.segment_pieces(pack(pairs, y), rows=[3, 1]) == [pairs[3], pairs[1]]
 
 
-def test_segment_bags_blocks_and_restriction():
+def test_the_bag_has_a_block_for_each_segment_and_one_for_their_overlap():
     pairs = [([5, 10, 11], [10, 12, 5])]
-    x = B.segment_bags(pairs, V).toarray()[0]
+    x = B.bag_of_words_pairs(pack(pairs, [0]), [0], type("T", (), {
+        "vocab_size": V, "cls_id": CLS, "sep_id": SEP})()).toarray()[0]
     assert set(np.flatnonzero(x[:V])) == {5, 10, 11}
     assert set(np.flatnonzero(x[V:2 * V])) == {10, 12, 5}
     assert set(np.flatnonzero(x[2 * V:])) == {5, 10}
-    first = B.segment_bags(pairs, V, keep=lambda s: s[:1]).toarray()[0]
-    assert set(np.flatnonzero(first)) == {5, V + 10}  # A opens with 5, B with 10
-    assert not B.segment_bags(pairs, V, overlap=False).toarray()[0, 2 * V:].any()
-    # the chapter's matrix is the same bag
-    chapter = B.bag_of_words_pairs(pack(pairs, [0]), [0], type("T", (), {
-        "vocab_size": V, "cls_id": CLS, "sep_id": SEP})()).toarray()
-    assert (chapter == B.segment_bags(pairs, V).toarray()).all()
 
 
 def test_starts_capitalised_reads_the_word_mark_and_the_case():

@@ -1,7 +1,6 @@
 """stats.curves: the oscillation measure scores every monotone curve 0 whatever its
 pace, ranks noise above it and a zig-zag highest, and does not depend on the scale of
-the values; the old roughness, beside it, fails the monotone case (the reason for the
-new measure)."""
+the values."""
 import numpy as np
 import pytest
 
@@ -56,12 +55,8 @@ def test_monotone_map_keeps_zero_and_reversals():
     assert oscillation(np.cos(np.radians(CONVEX))) == pytest.approx(0.0, abs=1e-12)
 
 
-def test_old_roughness_cannot_tell_a_slowing_decay_from_a_zig_zag():
-    """The reason for the new measure, kept as a test: the old one scores a decay that
-    slows down as high as a gentle zig-zag; the new one keeps them apart."""
-    from albert_rerun.stats.curves import roughness
+def test_a_slowing_decay_scores_below_a_gentle_zig_zag():
     gentle = 5.0 + 0.5 * (-1.0) ** LAYERS
-    assert roughness(CONVEX) > roughness(gentle)
     assert oscillation(CONVEX) == 0.0 < oscillation(gentle)
 
 

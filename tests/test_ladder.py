@@ -77,11 +77,8 @@ def test_the_budget_rule_picks_the_16x_seeds_first_then_fills_the_1x_rung():
     assert (rich["16x seeds"], rich["1x seeds"]) == (4, 11)
 
 
-def test_the_stored_design_is_what_the_code_computes():
-    stored = L.stored_design()
-    again = LP.design()
-    assert LP.json_records(pd.DataFrame(again["plan"]).T.astype(object)) == stored["plan"]
-    assert again["budget"]["16x seeds"] == stored["budget"]["16x seeds"]
+def test_the_seed_rule_gives_the_stored_budget_from_the_stored_plan():
+    assert LP.budget() == L.stored_design()["budget"]
 
 
 def test_nothing_is_estimated_before_the_store_is_complete(tmp_path):

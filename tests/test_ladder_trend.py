@@ -13,7 +13,7 @@ def trend(key="confirm/dropout", table=None, forecast=(0.041, 0.026, 0.057)):
     sign, label = T._chapter_sign(spec)
     f = dict(zip(("estimate", "low", "high"), forecast)) if forecast else None
     return T.Trend(key, spec.claim, label, spec.unit, sign * spec.paper_sign, sign,
-                   (0.022, 0.017, 0.027, 11), f, 32, 5, 3, table, None,
+                   (0.022, 0.017, 0.027, 11), f, table, None,
                    spec.label if sign == -1 else "")
 
 
@@ -154,7 +154,6 @@ def test_an_empty_store_shows_counts_only_and_a_figure_of_notes(results):
     assert set(trends) == {s.key for s in ladder.DECISIONS}
     for t in trends.values():
         assert t.forecast is None and t.table is None and np.isnan(t.four[0])
-        assert t.trained == 0 and t.runs == 32
     fig = T.figure(T.claim_trends(trends, "dropout"))
     assert figure_problems(fig) == []
     assert {t.get_text().split(":")[0] for t in fig.axes[0].texts} >= {"1x", "4x", "16x"}

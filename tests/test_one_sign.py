@@ -90,7 +90,7 @@ def test_the_first_screen_says_so_before_the_test_is_judged():
 def test_every_trend_panel_puts_the_papers_side_above_zero():
     from albert_rerun.book.ladder_trend import Trend
     base = dict(claim="wall_clock", unit="nats", four=(0.36, 0.31, 0.41, 11), forecast=None,
-                runs=48, trained=48, evaluated=48, table=None)
+                table=None)
     # the registration's difference (wide minus BERT-style) has the paper's sign -1
     wide = Trend("confirm/equal-time", label="wide all-shared (H 128) minus BERT-style, "
                  "equal time", paper_sign=-1, sign=1, **base)

@@ -13,6 +13,7 @@ from ..stats.inference import mean_interval
 from ..studies import confirm_analysis
 from ..studies import ladder as L
 from ..studies.confirm_analysis import PRIMARY, REVERSED, NotComplete
+from ..studies.ladder import excludes_zero
 from .confirmatory import turned_label
 from .figures import FIGURE_WIDTH_IN, FONT_PT
 from .plain import difference
@@ -44,8 +45,8 @@ def plain_words(key: str, unit: str, r) -> str:
     """Which arm gains as training grows, and over which steps, from a ``trend_family`` row."""
     first, second = ARMS_IN_WORDS[key]
     p = r.get("p holm")
-    if p is not None and np.isfinite(p) and p >= HOLM_ALPHA and not (
-            excludes_zero(r, "1x-4x") or excludes_zero(r, "4x-16x")):
+    no_trend = p is not None and np.isfinite(p) and p >= HOLM_ALPHA
+    if no_trend and not (excludes_zero(r, "1x-4x") or excludes_zero(r, "4x-16x")):
         return NO_CHANGE_WORDS  # no trend after Holm, and no step alone shows one
     sign = 1 if r["slope"] > 0 else -1
     how = "worse" if (sign > 0) != (unit in HIGHER_IS_BETTER) else "better"
@@ -60,7 +61,7 @@ def plain_words(key: str, unit: str, r) -> str:
     if late == "with":
         return (f"from 4x to 16x, {moved}; from 1x to 4x, "
                 + (back if early == "against" else "no change is shown"))
-    if p is not None and np.isfinite(p) and p >= HOLM_ALPHA:
+    if no_trend:
         return "no trend shown overall after Holm's adjustment"  # a step may move back
     return f"over 1x to 16x as a whole, {moved}; neither step alone shows it"
 
@@ -77,9 +78,6 @@ class Trend:
     sign: int
     four: tuple  # (mean, low, high, seeds) of the 4x rung
     forecast: dict | None  # the committed forecast (estimate, low, high), registered sign
-    runs: int  # the 16x rung's planned runs
-    trained: int
-    evaluated: int
     table: dict | None  # ``ladder.trend_family``'s row, once the store is complete
     gap: dict | None = None  # {rung: (mean, low, high)} of the overfitting gap's difference
     registered_label: str = ""  # the registration's words, where the chapter turns them
@@ -117,13 +115,10 @@ def gather(store=None, confirm_store=None, tables: dict | None = None,
     store = store or results_dir(L.STORE)
     confirm_store = confirm_store or results_dir(confirm_analysis.STORE)
     forecast = (read_json(store / L.FORECAST) or {}).get("forecast", {})
-    progress = L.progress(store)
-    part = progress[progress["rung"] == "16x"]
-    runs, trained, evaluated = (int(part[c].sum()) for c in ("of", "trained", "evaluated"))
     try:
         tables = L.result_tables(given)[0] if tables is None else tables
     except NotComplete:
-        if L.settled(progress):
+        if L.settled(L.progress(store)):
             raise  # every run is stored: the analysis must compute, not fall silent
         tables = None
     table = None if tables is None else tables["trend"]
@@ -138,20 +133,15 @@ def gather(store=None, confirm_store=None, tables: dict | None = None,
     for spec in L.DECISIONS:
         d = L.differences(frames, spec).get("4x")
         i = mean_interval(d) if d is not None else None
-        four = (i.mean, i.low, i.high, i.n) if i is not None else (np.nan,) * 3 + (0,)
+        four = (i.mean, i.low, i.high, i.n) if i else (np.nan,) * 3 + (0,)
         sign, label = ((spec.paper_sign, PAPER_WORDS[spec.key]) if paper_signs
                        else _chapter_sign(spec))
         out[spec.key] = Trend(
             spec.key, spec.claim, label, spec.unit, sign * spec.paper_sign, sign, four,
-            forecast.get(spec.key), runs, trained, evaluated,
-            None if table is None else table.loc[spec.key].to_dict(), gaps.get(spec.key),
-            spec.label if sign == -1 else "", order if spec.key == SOP_KEY else None)
+            forecast.get(spec.key), None if table is None else table.loc[spec.key].to_dict(),
+            gaps.get(spec.key), spec.label if sign == -1 else "",
+            order if spec.key == SOP_KEY else None)
     return out
-
-
-def excludes_zero(row, name: str) -> bool:
-    """Whether a ``trend_family`` row's interval of ``name`` excludes 0."""
-    return bool(row[f"{name} low"] > 0 or row[f"{name} high"] < 0)
 
 
 def excluded_before_holm_only(row) -> bool:
@@ -186,15 +176,9 @@ def tag(key: str) -> str:
     return key.split("/")[-1].replace("-", " ").replace("sop", "SOP")
 
 
-# a slope's registered reading in the findings pages' words (one label a result)
-PLAIN = {"moves toward the paper's sign": "moves toward the paper",
-         "moves away from the paper's sign": "moves away from the paper",
-         "no trend shown": "no trend shown", "not computed": "not computed"}
-
-
 def plain_label(r) -> str:
     """A row's reading in plain words, 'after Holm's adjustment' where that matters."""
-    label = PLAIN.get(r["reading"], r["reading"])
+    label = r["reading"].replace(" paper's sign", " paper")  # the findings pages' words
     if not no_slope(r) and excluded_before_holm_only(r):
         label += " after Holm's adjustment"
     return label
@@ -283,14 +267,12 @@ def _panel(ax, t: Trend, X: dict, RUNGS: dict) -> None:
                   fontsize=FONT_PT)
     ax.tick_params(labelsize=FONT_PT)
     ax.set_ylabel(t.unit, fontsize=FONT_PT)
-    title = t.label if t.table is None else f"{tag(t.key)}: {t.label}"
-    if t.table is not None:  # the reading beside its line, so no line reads as a trend
-        title += f"\n{plain_label(t.table)}" + (
-            "" if no_slope(t.table) else f" (Holm's p = {t.table['p holm']:.3f})")
-        if not no_slope(t.table):  # and the slope it reads
-            r = t.table
-            slope = difference(*t.interval(r["slope"], r["slope low"], r["slope high"]), t.unit)
-            title += f"\nslope {slope} per doubling"
+    # the reading beside its line, so that no line reads as a trend, and the slope it reads
+    title = t.label if t.table is None else f"{tag(t.key)}: {t.label}\n{plain_label(t.table)}"
+    if t.table is not None and not no_slope(t.table):
+        r = t.table
+        slope = difference(*t.interval(r["slope"], r["slope low"], r["slope high"]), t.unit)
+        title += f" (Holm's p = {r['p holm']:.3f})\nslope {slope} per doubling"
     ax.set_title(title, fontsize=FONT_PT, loc="left")
     for rung in [r for r in RUNGS if r not in drawn]:  # the stopping rule holds it back
         ax.text(X[rung], 0.5, f"{rung}:\nnot yet\nshown", fontsize=FONT_PT, ha="center",

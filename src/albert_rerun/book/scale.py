@@ -63,14 +63,10 @@ def two_sided_sentence(yardsticks: dict | None) -> str:
                                        "accuracy": f"{100 * r['two_sided_at_mask']:.1f}%"})
 
 
-def count_rungs_record() -> dict:
-    """The stored count rungs of the held-out set every model is scored on."""
-    return count_rungs.stored_or_fail(resolve(D.PILOT_PROFILE).evaluation)
-
-
 def rung_levels() -> dict:
-    """{name: nats} of the three count rungs (``count_rungs_record``)."""
-    return count_rungs.levels(count_rungs_record())
+    """{name: nats} of the three count rungs stored for the held-out set every model is
+    scored on."""
+    return count_rungs.levels(count_rungs.stored_or_fail(resolve(D.PILOT_PROFILE).evaluation))
 
 
 def standing(frames: dict | None = None, pilot: pd.DataFrame | None = None) -> pd.DataFrame:
@@ -287,10 +283,10 @@ def values(frames: dict | None, pilot: pd.DataFrame | None) -> dict:
     if frames is None:
         return out
     try:
-        levels, stored = rung_levels(), count_rungs_record()
+        stored = count_rungs.stored_or_fail(resolve(D.PILOT_PROFILE).evaluation)
     except FileNotFoundError:
         return out
-    table = standing(frames, pilot)
+    levels, table = count_rungs.levels(stored), standing(frames, pilot)
     out["scale_two_sided_accuracy"] = f"{100 * stored['rung']['two_sided_at_mask']:.1f}%"
     for name, level in levels.items():
         key = name.replace(" ", "_").replace("-", "_")

@@ -4,8 +4,8 @@ the L2 distance and angle between a layer's input and output; BERT's go up and d
 ``oscillation`` is the distance a curve travels against its overall direction, in units of
 its range: 0 for every monotone curve, 1 for one excursion across the range and back, about
 one more per further swing; unchanged by ``a x + b`` and by reversal, so that L2 distances
-and angles compare. ``roughness``, the former measure, scores a slowing decay as high as a
-zig-zag; it stays for comparison.
+and angles compare (the former measure, a mean second difference, scored a slowing decay as
+high as a zig-zag).
 """
 from __future__ import annotations
 
@@ -34,29 +34,18 @@ def oscillation(values) -> float:
     return float(max(backwards, 0.0) / span)
 
 
-def roughness(values) -> float:
-    """The former measure (comparison only): the mean absolute second difference over
-    the layers, divided by the curve's mean; it measures curvature, not oscillation."""
-    x = np.asarray(values, dtype=float)
-    if len(x) < 3:
-        return 0.0
-    return float(np.abs(np.diff(x, 2)).mean() / max(abs(x.mean()), 1e-12))
-
-
 def add_roughness(runs: pd.DataFrame) -> pd.DataFrame:
-    """Oscillation and roughness of each run's curves over layers 2..L (the first
-    transition starts from the embedding, through ALBERT's E -> H projection, and is
-    reported apart), for the trained model and its untrained control where stored."""
+    """Oscillation of each run's curves over layers 2..L (the first transition starts
+    from the embedding, through ALBERT's E -> H projection, and is reported apart), for
+    the trained model and its untrained control where stored."""
     runs = runs.copy()
     for measure in ("l2", "angle"):
         curves = runs[f"transition_{measure}"]
         runs[f"oscillation_{measure}"] = [oscillation(v[1:]) for v in curves]
-        runs[f"roughness_{measure}"] = [roughness(v[1:]) for v in curves]
         runs[f"first_{measure}"] = [v[0] for v in curves]
         control = f"control_transition_{measure}"
-        for name, score in (("roughness", roughness), ("oscillation", oscillation)):
-            if control in runs:
-                runs[f"control_{name}_{measure}"] = [
-                    score(v[1:]) if isinstance(v, list) else np.nan for v in runs[control]]
+        if control in runs:
+            runs[f"control_oscillation_{measure}"] = [
+                oscillation(v[1:]) if isinstance(v, list) else np.nan for v in runs[control]]
     runs["last_angle"] = [v[-1] for v in runs["transition_angle"]]
     return runs

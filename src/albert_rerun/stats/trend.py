@@ -106,9 +106,6 @@ class Forecast:
     assumed_sd: float  # the SD assumed of the predicted rung's seeds
     n: int  # the predicted rung's seeds
 
-    def covers(self, value: float) -> bool:
-        return self.low <= value <= self.high
-
 
 def extrapolate(first, second, x_first: float, x_second: float, x: float, n: int,
                 confidence: float = 0.95) -> Forecast:

@@ -41,29 +41,19 @@ def segment_pieces(instances, rows=None) -> list:
     return out
 
 
-def segment_bags(segments, vocab_size: int, keep=None, overlap: bool = True,
-                 special=()) -> sparse.csr_matrix:
-    """[A's pieces | B's pieces | pieces in both] as binary indicators, one row per pair;
-    ``keep(pieces) -> pieces`` restricts each segment first; ``overlap=False`` leaves
-    the third block empty; ``special`` ids are never features."""
-    V, special = vocab_size, set(special)
+def bag_of_words_pairs(instances, rows, tokenizer: Tokenizer) -> sparse.csr_matrix:
+    """[A's pieces | B's pieces | pieces in both] as binary indicators, one row per pair
+    (``segment_pieces``; [CLS] and [SEP] are never features)."""
+    V, special = tokenizer.vocab_size, {tokenizer.cls_id, tokenizer.sep_id}
+    segments = segment_pieces(instances, rows)
     data_rows, columns = [], []
     for k, (a, b) in enumerate(segments):
-        if keep is not None:
-            a, b = keep(a), keep(b)
         a, b = set(a) - special, set(b) - special
-        blocks = ((0, a), (V, b), (2 * V, a & b)) if overlap else ((0, a), (V, b))
-        for offset, words in blocks:
+        for offset, words in ((0, a), (V, b), (2 * V, a & b)):
             columns += [offset + w for w in words]
             data_rows += [k] * len(words)
     values = np.ones(len(columns), dtype=np.float32)
     return sparse.csr_matrix((values, (data_rows, columns)), shape=(len(segments), 3 * V))
-
-
-def bag_of_words_pairs(instances, rows, tokenizer: Tokenizer) -> sparse.csr_matrix:
-    """[A's pieces | B's pieces | pieces in both] as binary indicators, one row per pair."""
-    return segment_bags(segment_pieces(instances, rows), tokenizer.vocab_size,
-                        special=(tokenizer.cls_id, tokenizer.sep_id))
 
 
 def topic_classifier():
@@ -73,32 +63,19 @@ def topic_classifier():
     return LogisticRegression(max_iter=2000, C=1.0)
 
 
-def topic_pairs(task: str, eval_config, train_pairs: int, seed: int = 0):
-    """(tokenizer, training pairs drawn by ``seed``, the common held-out pairs)."""
-    from ..engine.evaluate import PROBE_SEED
+def topic_baseline(task: str, eval_config, train_pairs: int, seed: int = 0) -> dict:
+    """Held-out accuracy of the bag-of-words classifier on ``task`` (sop or nsp) pairs,
+    fitted on ``train_pairs`` training pairs drawn by ``seed``, with per-pair correctness
+    in the order every model scores the common held-out pairs."""
+    from ..engine.evaluate import PROBE_SEED, pair_set
+    from ..engine.finetune import correctness
 
-    tokenizer, test = held_out_pairs(task, eval_config)
+    tokenizer = Tokenizer(vocab_size=eval_config.vocab_size)
+    test = _instances(pair_set(task, eval_config.max_seq_length, eval_config.pair_examples,
+                               eval_config.vocab_size))
     train = create_instances(tokenize_split("train", tokenizer), tokenizer, task,
                              eval_config.max_seq_length, seed=PROBE_SEED + 1 + seed,
                              limit=train_pairs)
-    return tokenizer, train, test
-
-
-def held_out_pairs(task: str, eval_config):
-    """(tokenizer, the common held-out ``task`` pairs as Instances), in the order every
-    model scores them: row k is item k of every per-item correctness string."""
-    from ..engine.evaluate import pair_set
-    tokenizer = Tokenizer(vocab_size=eval_config.vocab_size)
-    return tokenizer, _instances(pair_set(task, eval_config.max_seq_length,
-                                          eval_config.pair_examples, eval_config.vocab_size))
-
-
-def topic_baseline(task: str, eval_config, train_pairs: int, seed: int = 0) -> dict:
-    """Held-out accuracy of the bag-of-words classifier on ``task`` (sop or nsp) pairs,
-    with per-pair correctness."""
-    from ..engine.finetune import correctness
-
-    tokenizer, train, test = topic_pairs(task, eval_config, train_pairs, seed)
     train_rows = np.arange(len(train.lengths))
     x_train = bag_of_words_pairs(train, train_rows, tokenizer)
     x_test = bag_of_words_pairs(test, np.arange(len(test.lengths)), tokenizer)

@@ -12,6 +12,7 @@ Each case is a normalized distribution (tested), so its cross-entropy compares w
 model's."""
 from __future__ import annotations
 
+import functools
 import time
 
 import numpy as np
@@ -193,19 +194,18 @@ def levels(record: dict) -> dict:
             "two-sided": record["rung"]["two_sided_loss_at_mask"]}
 
 
-_ON: dict = {}  # levels_on's results in this process, by held-out set and sequences
-
-
 def levels_on(eval_config, sequences: int) -> dict:
     """``levels`` on the first ``sequences`` sequences of the common held-out set (what a
     curve of that many sequences scores), computed once a process."""
     if not 0 < sequences <= eval_config.mlm_sequences:
         raise ValueError(f"sequences must lie in 1..{eval_config.mlm_sequences}, "
                          f"got {sequences}")
-    key = (_set_key(eval_config), sequences)
-    if key not in _ON:
-        _ON[key] = levels(_scored(eval_config, sequences))
-    return dict(_ON[key])
+    return dict(_levels_on(eval_config, sequences))
+
+
+@functools.lru_cache(maxsize=None)
+def _levels_on(eval_config, sequences: int) -> dict:
+    return levels(_scored(eval_config, sequences))
 
 
 def store_rung(eval_config, store=None) -> dict:

@@ -9,7 +9,7 @@ import argparse
 import json
 import math
 import time
-from dataclasses import replace
+from dataclasses import asdict, replace
 
 import numpy as np
 import pandas as pd
@@ -43,8 +43,6 @@ FORECAST, DIVERGED, DESIGN, RESULT = ("forecast.json", "diverged.json", "design.
                                       "result.json")
 PAGE = "book/ladder.md"
 RECORD = "data/ladder-registration.json"  # {"commit", "date", "sha256", "page"}
-PILOT_SD_NOTE = ("the cpu profile stored no cue-free evaluation, so the 1x SD of the SOP "
-                 "decision is the 4x one")
 
 ALPHA = 0.05
 MIN_SEEDS_TO_ANALYSE = 3
@@ -83,26 +81,19 @@ def differences(frames: dict, spec) -> dict:
 
 def nonfinite_runs(frames: dict) -> pd.DataFrame:
     """One row per run (rung, arm, seed) with a non-finite number of CHECKED, and which."""
-    rows = []
-    for rung, frame in frames.items():
-        columns = [c for c in CHECKED if c in frame]
-        for _, r in frame.iterrows():
-            bad = [c for c in columns if not np.isfinite(float(r[c]))]
-            if bad:
-                rows.append({"rung": rung, "arm": r["condition"], "seed": int(r["seed"]),
-                             "number": ", ".join(bad)})
+    rows = [(rung, r["condition"], int(r["seed"]), ", ".join(bad))
+            for rung, frame in frames.items() for _, r in frame.iterrows()
+            if (bad := [c for c in CHECKED if c in frame and not np.isfinite(float(r[c]))])]
     return pd.DataFrame(rows, columns=["rung", "arm", "seed", "number"])
 
 
 def without_runs(frames: dict, runs: pd.DataFrame) -> dict:
     """``frames`` less the rows of ``runs`` (rung, arm, seed), as a diverged run is."""
-    out = {}
-    for rung, frame in frames.items():
-        drop = runs[runs["rung"] == rung]
-        gone = set(zip(drop["arm"], drop["seed"]))
+    def kept(rung, frame):
+        gone = set(zip(*runs.loc[runs["rung"] == rung, ["arm", "seed"]].to_numpy().T))
         keep = [(c, int(s)) not in gone for c, s in zip(frame["condition"], frame["seed"])]
-        out[rung] = frame[keep].reset_index(drop=True) if gone else frame
-    return out
+        return frame[keep].reset_index(drop=True) if gone else frame
+    return {rung: kept(rung, frame) for rung, frame in frames.items()}
 
 
 def first_rung_learning_order(table: pd.DataFrame) -> str | None:
@@ -150,8 +141,7 @@ def planned(rung: str) -> list:
 def rung_frame(rung: str, store=None, seeds=None) -> pd.DataFrame:
     """One row per (arm, seed) of a rung (``confirm_analysis.load``; diverged: no row)."""
     if rung == "4x":
-        frame = A.confirmatory_frame(store=_committed_store(A.STORE) if store is None
-                                     else store)
+        frame = A.confirmatory_frame(store=store or _committed_store(A.STORE))
         frame = frame[frame["condition"].isin(ARMS)].reset_index(drop=True)
     else:
         frame = A.load(store or results_dir(STORE), configs(rung), seeds or SEEDS[rung],
@@ -202,7 +192,7 @@ def complete_prefix(rung: str, store=None) -> tuple:
 
 
 def stored_design(store=None) -> dict | None:
-    """The stored power plan and seed counts (``ladder_power.store_design``)."""
+    """The power plan and seed counts stored before the registration (``ladder_power``)."""
     return read_json((store or _committed_store(STORE)) / DESIGN)
 
 
@@ -216,8 +206,7 @@ def forecast(store=None) -> dict:
     for spec in DECISIONS:
         d = differences(frames, spec)
         f = extrapolate(d["1x"], d["4x"], X["1x"], X["4x"], X["16x"], len(SEEDS["16x"]))
-        out[spec.key] = {"estimate": f.estimate, "low": f.low, "high": f.high, "se": f.se,
-                         "df": f.df, "assumed_sd": f.assumed_sd, "n": f.n, "unit": spec.unit}
+        out[spec.key] = {**{k: v for k, v in asdict(f).items() if k != "x"}, "unit": spec.unit}
     return {"forecast": out, "provenance": provenance.record()}
 
 
@@ -229,11 +218,6 @@ def store_forecast(store=None) -> dict:
     out = forecast(store)
     atomic_write_json(store / FORECAST, out)
     return out
-
-
-def forecast_committed() -> bool:
-    """Whether the forecast file is in this checkout's committed history (HEAD)."""
-    return R._git("cat-file", "-e", f"HEAD:data/results/{STORE}/{FORECAST}").returncode == 0
 
 
 def forecast_commit() -> str | None:
@@ -248,14 +232,11 @@ def _analysed_seeds(store, early_end: bool) -> dict:
     ``complete_prefix`` if it has MIN_SEEDS_TO_ANALYSE; NotComplete otherwise."""
     out = {}
     for rung in ("1x", "16x"):
-        if rung_complete(rung, store):
-            out[rung] = SEEDS[rung]
-            continue
-        prefix = complete_prefix(rung, store) if early_end else ()
-        if len(prefix) < MIN_SEEDS_TO_ANALYSE:
+        out[rung] = SEEDS[rung] if rung_complete(rung, store) else (
+            complete_prefix(rung, store) if early_end else ())
+        if len(out[rung]) < MIN_SEEDS_TO_ANALYSE:
             raise NotComplete(f"the {rung} rung is not complete: no estimate before every "
                               f"run of the ladder is stored")
-        out[rung] = prefix
     return out
 
 
@@ -276,10 +257,29 @@ def rung_frames(store=None, early_end: bool = False, clean: bool = True) -> dict
     return without_runs(frames, nonfinite_runs(frames)) if clean else frames
 
 
-def _interval(values, prefix: str = "") -> dict:
-    """{prefix + "mean"/"low"/"high"}: the mean's 95% t-interval (NaN for no interval)."""
-    i = mean_interval(values) if values is not None and len(values) >= 2 else None
+def _interval(i, prefix: str = "") -> dict:
+    """{prefix + "mean"/"low"/"high"} of an ``Interval`` (NaN for None)."""
     return {f"{prefix}{k}": getattr(i, k) if i else math.nan for k in ("mean", "low", "high")}
+
+
+def _ci(values):
+    """The mean's 95% t-interval of two or more values, else None."""
+    return mean_interval(values) if values is not None and len(values) >= 2 else None
+
+
+def excludes_zero(row, name: str) -> bool:
+    """Whether a row's interval of ``name`` (``name low`` to ``name high``) excludes 0."""
+    return bool(row[f"{name} low"] > 0 or row[f"{name} high"] < 0)
+
+
+def _ends(c, name: str) -> dict:
+    """{name, name low, name high}: a contrast's estimate and interval (NaN for None)."""
+    return {f"{name}{end}": getattr(c, k) if c else np.nan
+            for end, k in (("", "estimate"), (" low", "low"), (" high", "high"))}
+
+
+SEGMENTS = {"1x-4x": {0.0: -0.5, 2.0: 0.5}, "4x-16x": {2.0: -0.5, 4.0: 0.5},
+            "curvature": {0.0: 1.0, 2.0: -2.0, 4.0: 1.0}}  # weights on the rungs' X
 
 
 def trend_family(store=None, early_end: bool = False, frames: dict | None = None
@@ -299,7 +299,7 @@ def trend_family(store=None, early_end: bool = False, frames: dict | None = None
                "paper_sign": spec.paper_sign, "too few seeds at": ", ".join(too_few(d, RUNGS))}
         for rung in RUNGS:
             enough = len(d.get(rung, ())) >= 2
-            row.update({**_interval(d.get(rung), f"{rung} "),
+            row.update({**_interval(_ci(d.get(rung)), f"{rung} "),
                         f"{rung} seeds": len(d.get(rung, ())),
                         f"{rung} sd": float(np.std(d[rung], ddof=1)) if enough else math.nan})
         f = predicted.get(spec.key)
@@ -312,12 +312,9 @@ def trend_family(store=None, early_end: bool = False, frames: dict | None = None
             continue
         groups = {X[r]: d[r] for r in RUNGS}  # X: log2 of compute, so a slope per doubling
         s = slope(groups)
-        row.update({"slope": s.estimate, "slope low": s.low, "slope high": s.high,
-                    "slope df": s.df, "p": s.p})
-        for name, weights in (("1x-4x", {0.0: -0.5, 2.0: 0.5}), ("4x-16x", {2.0: -0.5, 4.0: 0.5}),
-                              ("curvature", {0.0: 1.0, 2.0: -2.0, 4.0: 1.0})):
-            c = contrast(groups, weights)
-            row.update({name: c.estimate, f"{name} low": c.low, f"{name} high": c.high})
+        row.update({**_ends(s, "slope"), "slope df": s.df, "p": s.p})
+        for name, weights in SEGMENTS.items():
+            row.update(_ends(contrast(groups, weights), name))
         rows.append(row)
     table = pd.DataFrame(rows).set_index("key")
     table["p holm"] = multipletests(table["p"].to_numpy(), alpha=ALPHA, method="holm")[1]
@@ -344,32 +341,30 @@ def _paired(spec, frame: pd.DataFrame, metric: str) -> np.ndarray:
     return A.per_seed(replace(spec, metric=metric), frame).to_numpy(float)
 
 
+def _interval_rows(groups: dict, names: tuple, value: str) -> pd.DataFrame:
+    """A row per group ({(name, ...): values}) of two or more values: its ``names``, the
+    mean as ``value``, its 95% t-interval and its seeds."""
+    return pd.DataFrame([{**dict(zip(names, k)), value: i.mean, "low": i.low,
+                          "high": i.high, "seeds": i.n}
+                         for k, v in groups.items() if (i := _ci(v))])
+
+
 def gaps_by_rung(store=None, early_end: bool = False, frames: dict | None = None
                  ) -> pd.DataFrame:
     """Per rung and arm: the overfitting gap (held-out minus training), mean and interval."""
-    rows = []
-    for rung, frame in _frames(store, early_end, frames).items():
-        for arm, part in _with_gap(frame).groupby("condition", sort=False):
-            if len(part) >= 2:
-                i = mean_interval(part[GAP].astype(float))
-                rows.append({"rung": rung, "arm": arm, "gap": i.mean, "low": i.low,
-                             "high": i.high, "seeds": i.n})
-    return pd.DataFrame(rows)
+    return _interval_rows({(rung, arm): part[GAP].astype(float)
+                           for rung, frame in _frames(store, early_end, frames).items()
+                           for arm, part in _with_gap(frame).groupby("condition", sort=False)},
+                          ("rung", "arm"), "gap")
 
 
 def gap_differences(store=None, early_end: bool = False, frames: dict | None = None
                     ) -> pd.DataFrame:
     """Per rung and decision in nats: the paired difference A minus B of the gap, mean
     and 95% t-interval (a rung with fewer than two seeds left is left out)."""
-    rows = []
-    for rung, frame in _frames(store, early_end, frames).items():
-        for spec in GAP_SPECS:
-            d = _paired(spec, _with_gap(frame), GAP)
-            if len(d) >= 2:
-                i = mean_interval(d)
-                rows.append({"key": spec.key, "rung": rung, "gap difference": i.mean,
-                             "low": i.low, "high": i.high, "seeds": i.n})
-    return pd.DataFrame(rows)
+    return _interval_rows({(spec.key, rung): _paired(spec, _with_gap(frame), GAP)
+                           for rung, frame in _frames(store, early_end, frames).items()
+                           for spec in GAP_SPECS}, ("key", "rung"), "gap difference")
 
 
 def gap_split(store=None, early_end: bool = False, frames: dict | None = None
@@ -386,13 +381,12 @@ def gap_split(store=None, early_end: bool = False, frames: dict | None = None
                   for name, metric in PARTS.items()}
         seeds = {r: len(values["change"][r]) for r in ("1x", "16x")}
         row = {"key": spec.key, "1x seeds": seeds["1x"], "16x seeds": seeds["16x"]}
+        enough = min(seeds.values()) >= MIN_SEEDS_TO_ANALYSE
         for name, by in values.items():
-            c = (contrast({X["1x"]: by["1x"], X["16x"]: by["16x"]},
-                          {X["1x"]: -1.0, X["16x"]: 1.0})
-                 if min(seeds.values()) >= MIN_SEEDS_TO_ANALYSE else None)
-            row.update({name: c.estimate if c else np.nan, f"{name} low": c.low if c else np.nan,
-                        f"{name} high": c.high if c else np.nan})
-        row["read"] = bool(row["change low"] > 0 or row["change high"] < 0)
+            groups = {X[r]: by[r] for r in seeds}
+            row.update(_ends(contrast(groups, {X["1x"]: -1.0, X["16x"]: 1.0}) if enough
+                             else None, name))
+        row["read"] = excludes_zero(row, "change")
         rows.append(row)
     return pd.DataFrame(rows).set_index("key")
 
@@ -415,9 +409,8 @@ def sop_by_rung(store=None, early_end: bool = False, frames: dict | None = None
         albert = frame[frame["condition"] == A.ALBERT]
         row = {"rung": rung}
         for name in ("probe", "head"):
-            i = A.above_majority(albert, f"sop_cuefree_accuracy_{name}")
-            row.update({f"{name} {k}": getattr(i, k) if i else math.nan
-                        for k in ("mean", "low", "high")})
+            row.update(_interval(A.above_majority(albert, f"sop_cuefree_accuracy_{name}"),
+                                 f"{name} "))
         row["order learned"] = bool(row["probe low"] > 0)
         rows.append(row)
     return pd.DataFrame(rows).set_index("rung")
@@ -460,15 +453,10 @@ class NotStored(NotComplete):
 
 def _numbers(table: pd.DataFrame) -> pd.DataFrame:
     """``table`` with each column JSON stored as numbers and nulls read back as floats."""
-    out = table.copy()
-    if not len(out):
-        return out
-    for column in out.columns:
-        values = [v for v in out[column] if v is not None]
-        if out[column].dtype == object and all(
-                isinstance(v, (int, float)) and not isinstance(v, bool) for v in values):
-            out[column] = out[column].astype(float)
-    return out
+    def numeric(column: pd.Series) -> bool:
+        return column.dtype == object and all(
+            isinstance(v, (int, float)) and not isinstance(v, bool) for v in column.dropna())
+    return table.astype({c: float for c in table if numeric(table[c])} if len(table) else {})
 
 
 def result_tables(store=None) -> tuple:
@@ -481,11 +469,8 @@ def result_tables(store=None) -> tuple:
         _analysed_seeds(store, False)  # NotComplete before every run is stored
         raise NotStored("every run is stored, but the analysis is not: `python -m "
                         "albert_rerun.studies.ladder result` computes and stores it, once")
-    tables = {}
-    for name, split in stored["tables"].items():
-        table = pd.DataFrame(**split)
-        table.index.name = INDEX.get(name)
-        tables[name] = _numbers(table)
+    tables = {name: _numbers(pd.DataFrame(**split).rename_axis(INDEX.get(name)))
+              for name, split in stored["tables"].items()}
     return tables, {k: v for k, v in stored.items() if k != "tables"}
 
 
@@ -565,12 +550,9 @@ def curve_sequences(frame: pd.DataFrame) -> int:
 def first_below(frame: pd.DataFrame, level: float) -> pd.DataFrame:
     """Per run of ``frame``: condition, seed, steps, and its first curve point under
     ``level`` as a share of its steps (NaN if none)."""
-    rows = []
-    for _, run in frame.iterrows():
-        steps = [p["step"] for p in run["curve"] if p[A.CE] < level]
-        rows.append({"condition": run["condition"], "seed": int(run["seed"]),
-                     "steps": int(run["steps"]),
-                     "first below": steps[0] / run["steps"] if steps else np.nan})
+    rows = [(run["condition"], int(run["seed"]), int(run["steps"]),
+             next((p["step"] / run["steps"] for p in run["curve"] if p[A.CE] < level), np.nan))
+            for _, run in frame.iterrows()]
     return pd.DataFrame(rows, columns=["condition", "seed", "steps", "first below"])
 
 
@@ -615,7 +597,7 @@ def train(hours: float | None = None, fill: bool = False, workers: int | None = 
     store = results_dir(STORE)
     rungs = ["1x"]
     if rung_complete("1x", store):
-        if forecast_committed():
+        if forecast_commit() is not None:
             rungs.append("16x")
         else:
             print("[ladder] 1x complete: store and commit the forecast (its `forecast` "

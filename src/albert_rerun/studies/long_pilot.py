@@ -77,11 +77,10 @@ def crossings(curve: pd.DataFrame, rungs: dict) -> pd.DataFrame:
     rows = []
     for arm, part in curve.groupby("arm", sort=False):
         for name, level in rungs.items():
-            below = part[part["ce"] < level]
-            first = below.iloc[0] if len(below) else None
+            first = part[part["ce"] < level].head(1)
             rows.append({"arm": arm, "rung": name, "rung nats": level,
-                         "step": np.nan if first is None else int(first["step"]),
-                         "tokens": np.nan if first is None else int(first["tokens"])})
+                         **{c: int(first[c].iloc[0]) if len(first) else np.nan
+                            for c in ("step", "tokens")}})
     return pd.DataFrame(rows)
 
 
