@@ -110,11 +110,6 @@ def forecast_phrase(row) -> str:
             "short of it, less toward the paper")
 
 
-def _range(part) -> str:
-    """'75% to 88%': shares of training, low to high ('never' where none passed)."""
-    return "never" if part["never"] == part["seeds"] else _span({**part, "never": 0})
-
-
 def plateau(frame: pd.DataFrame) -> dict:
     """The 16x runs against the count rungs: sequences, level, passes, above and below."""
     sequences = L.curve_sequences(frame)
@@ -156,8 +151,8 @@ def findings_values(ladder: Ladder) -> dict:
     sixteen = plateau(ladder.frames["16x"])
     for k, spec_key in (("dropout", "confirm/dropout"), ("equal_time", "confirm/equal-time")):
         d = L.delay(sixteen["passes"], next(s for s in L.DECISIONS if s.key == spec_key))
-        out.update({f"ladder_{k}_crossing_a": _range(d["a"]),
-                    f"ladder_{k}_crossing_b": _range(d["b"]),
+        out.update({f"ladder_{k}_crossing_a": _span(d["a"], counted=False),
+                    f"ladder_{k}_crossing_b": _span(d["b"], counted=False),
                     f"ladder_{k}_crossing_apart": "yes" if d["apart"] else "no"})
     ratios = tables["time ratios"]
     shares = ratios[ratios["rung"] == "16x"].sort_values("seed")["wide / BERT-style seconds"]
@@ -221,10 +216,6 @@ def _p(value: float) -> str:
 
 def _name(key: str) -> str:
     return f"**{T.tag(key)}**"
-
-
-def _names(items: list) -> str:
-    return "; ".join(items) if items else "none"
 
 
 def _power(power, unit: str) -> str:
@@ -418,6 +409,7 @@ def result_values(ladder: Ladder, store=None) -> dict:
     odd = [f"{r.rung}, {r.arm}, seed {r.seed} ({r.number})"
            for r in tables.get("non-finite", pd.DataFrame()).itertuples()]
     ratios, sop = tables["time ratios"], L.first_rung_learning_order(tables["sop"])
+    grew = grown(tables["gaps"])
     return {
         "decisions_key": decisions_key(table),
         "trend_table": trend_table(table, T.planned_power(store)),
@@ -434,7 +426,7 @@ def result_values(ladder: Ladder, store=None) -> dict:
         "forecasts_inside": f"{held} of {tested}", "forecasts_tested": str(tested),
         "chance_misses": f"{0.05 * tested:.2f}",
         "forecast_table": forecast_table(table), **forecast_record(store),
-        "grown": f"{len(grown(tables['gaps']))} arms: " + _names(grown(tables["gaps"])),
+        "grown": f"{len(grew)} arms: " + ("; ".join(grew) or "none"),
         "gaps_table": _by_rung(tables["gaps"], "arm", "gap"),
         "sop_order": f"first at {sop}" if sop else "at no budget",
         "sop_table": sop_table(tables["sop"]),
@@ -446,9 +438,11 @@ def result_values(ladder: Ladder, store=None) -> dict:
         "whole_level": f"{L.rung_level(L.RUNG):.3f}",
         "wide_steps_16x": f"{L.wide_steps('16x'):,}",
         "steps_16x": f"{L.RUNGS['16x']:,}",
-        "below_two_sided": sixteen["below"], "above_two_sided": _names(sixteen["above"]),
+        "below_two_sided": sixteen["below"],
+        "above_two_sided": "; ".join(sixteen["above"]) or "none",
         "passes_table": passes_table(sixteen["passes"]),
-        "diverged": _names(diverged_runs(store)), "nonfinite": _names(odd),
+        "diverged": "; ".join(diverged_runs(store)) or "none",
+        "nonfinite": "; ".join(odd) or "none",
         "provenance": provenance_problems(store),
         "trigger": stored["trigger"], "commit": stored["provenance"]["git_commit"][:7],
         "early_end": " (an early end, by an amendment's decision)"

@@ -25,9 +25,6 @@ HEADLINES = {"asymmetry": Headline("asymmetry/attention-ffn/small-E", True),
 # the primary decisions that are not a chapter's headline, each with its chapter
 EXTRA = {"confirm/sharing-cost": ("asymmetry", Headline("confirm/sharing-cost"))}
 EXTRA_NAMES = {"confirm/sharing-cost": "the cost of sharing every layer"}
-CHAPTERS = {"asymmetry": "03_asymmetry", "sop_nsp": "04_sop_nsp", "dropout": "05_dropout",
-            "wall_clock": "06_wall_clock", "transitions": "07_transitions",
-            "embedding_sweep": "08_embedding_size"}
 
 
 def toward_paper(d):

@@ -15,7 +15,7 @@ from .downstream import downstream_gate
 from .dropout import dropout
 from .embedding_size import embedding_sweep
 from .sop_nsp import sop_nsp
-from .plain import READING_WORDS, difference, paper_positive, row_reading, telling_digits
+from .plain import READING_WORDS, difference, paper_positive, row_reading
 from .transitions import transitions
 from .wall_clock import wall_clock
 
@@ -137,10 +137,9 @@ def ledger_table(families: dict) -> pd.DataFrame:
     """A row per decision, a column per source: paper-positive interval and reading."""
     from .figures import CLAIM_TITLES
     frame = shown(families)
-    frame["cell"] = [
-        f"{difference(r['estimate'], r['low'], r['high'], r['unit'], False, digits)}"
-        f"; {reading_label(r)}" for _, r in frame.iterrows()
-        for digits in [telling_digits((r["low"], r["high"]), r["margin"], r["unit"])]]
+    frame["cell"] = [difference(r["estimate"], r["low"], r["high"], r["unit"], False,
+                                margin=r["margin"]) + f"; {reading_label(r)}"
+                     for _, r in frame.iterrows()]
     table = frame.reset_index(names="key").pivot(index="key", columns="profile",
                                                  values="cell")
     first = frame[~frame.index.duplicated()]

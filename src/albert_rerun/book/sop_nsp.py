@@ -13,16 +13,15 @@ from .text import metrics_table, scale_short, summary
 
 
 def sop_nsp(profile: ResolvedProfile | str, seeds=None, device="auto",
-            train_missing=False, present: bool = True, topic_seeds=None,
-            partial: bool = False) -> Chapter:
+            train_missing=False, present: bool = True) -> Chapter:
     """Claim 4: Table 5 through the probes, and the topic-only baseline."""
     from ..studies.baselines import TOPIC_TRAIN_PAIRS, topic_baseline
     profile, seeds, rungs, m, runs = chapter_runs(profile, C.sop_nsp, seeds, device,
-                                                  train_missing, partial)
+                                                  train_missing)
     pairs = TOPIC_TRAIN_PAIRS[profile.name]
     topic = pd.DataFrame([stored_baseline(profile, f"topic-{task}-{seed}", topic_baseline,
                                           task, profile.evaluation, pairs, seed)
-                          for task in ("nsp", "sop") for seed in (topic_seeds or seeds)])
+                          for task in ("nsp", "sop") for seed in seeds])
     chapter = Chapter("sop_nsp", runs, gated(sop_nsp_decisions(runs, topic, m), runs, rungs),
                       extra={"topic": topic})
     table = metrics_table(runs, {
