@@ -67,8 +67,7 @@ def table_columns(cell) -> int:
 
 def fold_code(notebook_path: Path) -> None:
     """Tag an executed chapter for reading: papermill's cells removed, other code cells
-    ``hide-input`` unless tagged already, and a table wider than ``MAX_COLUMNS`` also
-    ``hide-output``."""
+    ``hide-input`` unless tagged already, a table over ``MAX_COLUMNS`` ``hide-output``."""
     import nbformat
     notebook = nbformat.read(notebook_path, as_version=4)
     for cell in notebook.cells:
@@ -90,8 +89,7 @@ def _generated(root: Path, parts: dict) -> list:
 
 
 def write_environment_page(root: Path, profile: ResolvedProfile, timings: dict) -> Path:
-    """The methods page's record of what built this copy of the book, and the chapters'
-    execution times."""
+    """The methods page's record of what built this book, and the chapters' times."""
     info = record()
     rows = [["profile", f"`{profile.name}`: {profile.description}"],
             ["git commit", f"`{info['git_commit']}`"], ["built (UTC)", info["utc_time"]],
@@ -174,8 +172,7 @@ def write_profiles_page(root: Path) -> Path:
 
 
 def write_reader_pages(root: Path, profile: ResolvedProfile | str) -> list:
-    """``book/_generated/gate.md`` (the how-to-read page's gate) and the scale page's tables
-    and figures."""
+    """``book/_generated/gate.md`` (the how-to-read page's gate) and the scale page's parts."""
     from .scale import two_sided_sentence, write_scale_parts
     from ..studies.count_rungs import stored as stored_two_sided
     from .text import gate_rule
@@ -271,8 +268,7 @@ def render_committed_chapters(root: Path, committed: Path) -> dict:
 
 
 def refresh_committed_notebooks(root: Path) -> None:
-    """Re-execute notebooks/*.ipynb at their smoke defaults for nbval, into a fresh
-    temporary store, at one torch thread."""
+    """Re-execute notebooks/*.ipynb at smoke for nbval: a fresh store, one torch thread."""
     import tempfile
     os.environ["ALBERT_RERUN_RESULTS"] = tempfile.mkdtemp(prefix="albert-rerun-smoke-")
     os.environ["ALBERT_RERUN_THREADS"] = "1"

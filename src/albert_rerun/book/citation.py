@@ -31,8 +31,7 @@ def bibtex_entry(citation: dict):
 
 
 def paper_key(citation: dict, bibfile: Path) -> str | None:
-    """The key in ``bibfile`` of the first work ``citation`` references (by title), or
-    None."""
+    """The key in ``bibfile`` of the first work ``citation`` references (by title)."""
     from pybtex.database import parse_file
     if not citation.get("references"):
         return None

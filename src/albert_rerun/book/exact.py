@@ -98,8 +98,7 @@ def factorization_figure(factorization: pd.DataFrame):
 
 
 def ours(row) -> float:
-    """Our count (M) of a compared row under the convention that matches the paper, else the
-    nearer."""
+    """Our count (M) of a compared row by the paper's convention, else the nearer one."""
     for convention in ("with pooler", "without pooler"):
         if convention in row["matches"]:
             return float(row[f"ours {convention} (M)"])

@@ -1,11 +1,10 @@
-"""Each chapter's headline decision, and a judged row's first-screen values, positive the
-paper's direction."""
+"""Each chapter's headline decision, and a judged row's first-screen values, paper-positive."""
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
 from .plain import (HOLDS, HOLM_NOTE, NO_DIFFERENCE, UNDECIDED, difference,  # noqa: F401
-                    paper_positive, row_reading, turned_label)
+                    paper_positive, row_reading, telling_digits, turned_label)
 
 
 @dataclass(frozen=True)
@@ -45,7 +44,6 @@ def holm_only(row, head: str) -> bool:
 def answer(row, premise: str = "") -> dict:
     """A judged row's first-screen values, paper-positive; a row's ``note`` is its why
     where no premise fails."""
-    from .plain import telling_digits
     row = paper_positive(row)
     head, _, why = row_reading(row, premise).partition(": ")
     note = row.get("note")

@@ -26,19 +26,15 @@ CHAPTERS = {"asymmetry": asymmetry, "sop_nsp": sop_nsp, "dropout": dropout,
 PAPER_MASKED = 20
 
 
-def store_state() -> tuple:
-    """The results root and its files' state (``decisions.store_fingerprint``)."""
-    from ..engine.store import results_dir
-    root = results_dir("cpu").parent
-    return str(root), store_fingerprint(root)
-
-
 def book_decisions(profile: ResolvedProfile | str, seeds=None, device="auto",
                    train_missing=False) -> list:
-    """Every decision of the book at ``profile``, cached per ``store_state`` (12 s each)."""
+    """Every decision of the book at ``profile``, cached per state of the results root's
+    files (``decisions.store_fingerprint``; 12 s each)."""
+    from ..engine.store import results_dir
+    root = results_dir("cpu").parent
     seeds = None if seeds is None else tuple(seeds)
     return list(_cached(resolve(profile), seeds, str(device), bool(train_missing),
-                        store_state()))
+                        (str(root), store_fingerprint(root))))
 
 
 @lru_cache(maxsize=32)
@@ -127,18 +123,14 @@ def shown(families: dict) -> pd.DataFrame:
     return out
 
 
-def reading_label(row) -> str:
-    """The row's one label (``headlines.one_label`` without the reason)."""
-    from .headlines import answer, one_label
-    return one_label({**answer(row), "why": ""})
-
-
 def ledger_table(families: dict) -> pd.DataFrame:
-    """A row per decision, a column per source: paper-positive interval and reading."""
+    """A row per decision, a column per source: paper-positive interval and one label
+    (``headlines.one_label`` without the reason)."""
     from .figures import CLAIM_TITLES
+    from .headlines import answer, one_label
     frame = shown(families)
     frame["cell"] = [difference(r["estimate"], r["low"], r["high"], r["unit"], False,
-                                margin=r["margin"]) + f"; {reading_label(r)}"
+                                margin=r["margin"]) + f"; {one_label({**answer(r), 'why': ''})}"
                      for _, r in frame.iterrows()]
     table = frame.reset_index(names="key").pivot(index="key", columns="profile",
                                                  values="cell")
