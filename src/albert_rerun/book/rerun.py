@@ -24,8 +24,6 @@ LAUNCH_BUTTONS = {"colab_url": "https://colab.research.google.com",
                   "binderhub_url": "https://mybinder.org", "notebook_interface": "classic"}
 REPOSITORY = re.compile(r"[A-Za-z0-9][A-Za-z0-9-]*/[A-Za-z0-9._-]+")
 BOX_CLASS = "rerun-chapter"
-# The tag of every chapter's first cell, which installs the package in Colab or Binder
-BOOTSTRAP_TAG = "bootstrap"
 KERNEL = "python3"  # the Jupyter kernel papermill runs the chapters in (book.build too)
 
 
