@@ -374,15 +374,12 @@ def forecast_record(store=None) -> dict:
     path = f"data/results/{L.STORE}/{L.FORECAST}"
     added = L.forecast_commit()
     head = commit.removesuffix("+dirty")
-    out = {"forecast_commit": head[:7] or "–",
-           "forecast_dirty": "marked dirty" if commit.endswith("+dirty") else "clean",
-           "forecast_stored": added[:7] if added else "unknown here (a shallow clone)",
-           "forecast_between": "–"}
-    if added and head:
-        changed = _git("diff", "--name-only", head, added).stdout.split()
-        out["forecast_between"] = ("only the forecast itself" if changed == [path] else
-                                   f"{len(changed)} files")
-    return out
+    changed = _git("diff", "--name-only", head, added).stdout.split() if added and head else None
+    return {"forecast_commit": head[:7] or "–",
+            "forecast_dirty": "marked dirty" if commit.endswith("+dirty") else "clean",
+            "forecast_stored": added[:7] if added else "unknown here (a shallow clone)",
+            "forecast_between": "–" if changed is None else "only the forecast itself"
+                                if changed == [path] else f"{len(changed)} files"}
 
 
 def provenance_problems(store=None) -> str:

@@ -61,19 +61,16 @@ def book_family(profile: ResolvedProfile | str, seeds=None, device="auto",
 def published_profiles(current: ResolvedProfile) -> list:
     """The profiles whose stored results cover the book, ``current`` first (smoke alone)."""
     out = [current]
-    if current.name == "smoke":
-        return out
-    for profile in map(resolve, ("cpu", "cpu-long", "gpu")):
+    for profile in map(resolve, () if current.name == "smoke" else ("cpu", "cpu-long", "gpu")):
         evaluated = profile.results / "eval"
         if (profile.name == current.name or not evaluated.is_dir()
                 or not any(evaluated.iterdir())):
             continue
         try:
-            if not book_decisions(profile):
-                continue
+            if book_decisions(profile):
+                out.append(profile)
         except MissingRuns:  # anything else is a bug, and stops the build
-            continue
-        out.append(profile)
+            pass
     return out
 
 

@@ -148,17 +148,13 @@ def earlier(profile: ResolvedProfile, device: str = "auto"):
     current = throughput_path(profile, device)
     found = []
     for path in sorted(current.parent.glob("throughput-*.json")):
-        if path == current:
-            continue
         try:
             measured = json.loads(path.read_text())
         except ValueError:
             continue
-        if "step" not in measured:
+        if path != current and "step" not in measured:
             found.append(measured)
-    if not found:
-        return None
-    return max(found, key=lambda m: m.get("provenance", {}).get("utc_time", ""))
+    return max(found, key=lambda m: m.get("provenance", {}).get("utc_time", ""), default=None)
 
 
 def rule_verdict(rho: float) -> str:

@@ -79,13 +79,10 @@ def published_runs(store: Path, current_eval: str | None = None) -> pd.DataFrame
                 "pretrain.wall_seconds": run.get("wall_seconds"),
                 **flatten(run.get("provenance", {}).get("machine", {}), "machine."),
                 "commit": run.get("provenance", {}).get("git_commit")}
-        for evaluated in evaluations.get(base["hash"], [None]):
-            if evaluated is None:
-                rows.append(base)
-                continue
-            rows.append({**base, "eval_hash": evaluated.get("eval_hash"),
-                         "eval_current": evaluated.get("eval_hash") == current_eval,
-                         **flatten(evaluated.get("metrics", {}), "eval.")})
+        rows += [{**base, "eval_hash": e.get("eval_hash"),
+                  "eval_current": e.get("eval_hash") == current_eval,
+                  **flatten(e.get("metrics", {}), "eval.")}
+                 for e in evaluations.get(base["hash"], [])] or [base]
     return pd.DataFrame(rows)
 
 
