@@ -191,14 +191,12 @@ def ledger_figures(families: dict, max_rows: int = 12) -> list:
     """The ledger's forest plots, chapters in order, at most ``max_rows`` rows each."""
     from .figures import CLAIM_TITLES, forest
     frame = shown(families)
-    frame["source"] = frame["profile"]
-    frame["row"] = frame["label"]
+    frame = frame.assign(source=frame["profile"], row=frame["label"])
     parts, rows = [[]], 0
     for claim in dict.fromkeys(frame["claim"]):
         n = frame.loc[frame["claim"] == claim, "row"].nunique()
         if parts[-1] and rows + n > max_rows:
-            parts.append([])
-            rows = 0
+            parts, rows = parts + [[]], 0
         parts[-1].append(claim)
         rows += n
     return [forest(frame[frame["claim"].isin(claims)],
