@@ -28,7 +28,7 @@ from albert_rerun.paths import repo_root
 from albert_rerun.profiles import PROFILES, resolve
 
 ROOT = repo_root()
-BOOTSTRAP_TAG = "bootstrap"  # every chapter's first cell: it installs the package in Colab or Binder
+BOOTSTRAP_TAG = "bootstrap"  # every chapter's first cell: it installs the package (Colab, Binder)
 SOURCES = notebook_sources(ROOT)
 
 

@@ -56,13 +56,10 @@ MAX_COLUMNS = 6  # the widest table the text shows open; wider: a dropdown
 def table_columns(cell) -> int:
     """The most cells in one row of any HTML table a code cell outputs (0: none)."""
     import re
-    widest = 0
-    for output in cell.get("outputs", []):
-        html = output.get("data", {}).get("text/html", "")
-        html = "".join(html) if isinstance(html, list) else html
-        for row in re.findall(r"<tr\b.*?</tr>", html, flags=re.S):
-            widest = max(widest, len(re.findall(r"<t[hd]\b", row)))
-    return widest
+    html = "".join("".join(output.get("data", {}).get("text/html", ""))
+                   for output in cell.get("outputs", []))
+    return max((len(re.findall(r"<t[hd]\b", row))
+                for row in re.findall(r"<tr\b.*?</tr>", html, flags=re.S)), default=0)
 
 
 def fold_code(notebook_path: Path) -> None:
@@ -105,13 +102,14 @@ def write_environment_page(root: Path, profile: ResolvedProfile, timings: dict) 
 def write_runs_page(root: Path, profile: ResolvedProfile) -> Path:
     """``book/_generated/runs-<profile>.csv``, every published run, and the methods page's
     link to it with its counts."""
-    from .provenance import write_runs_csv
+    from .provenance import published_runs
     name = f"runs-{profile.name}.csv"
-    runs = write_runs_csv(profile, root / "book" / "_generated" / name)
+    runs = published_runs(profile.results, profile.evaluation.key)
     evaluations = int(runs["eval_hash"].notna().sum()) if "eval_hash" in runs else 0
-    return _generated(root, {"runs.md": f"{{download}}`{name} <_generated/{name}>`: "
+    return _generated(root, {name: runs.to_csv(index=False),
+                             "runs.md": f"{{download}}`{name} <_generated/{name}>`: "
                              f"{len(runs)} rows ({evaluations} evaluated), {runs.shape[1]} "
-                             f"columns, from `data/results/{profile.name}/`.\n"})[0]
+                             f"columns, from `data/results/{profile.name}/`.\n"})[1]
 
 
 def _predicted(profile: ResolvedProfile) -> str:

@@ -10,7 +10,6 @@ from pathlib import Path
 import pandas as pd
 
 from ..engine.provenance import short_commit
-from ..profiles import ResolvedProfile
 
 MAX_TEXT = 64  # longer strings are per-item records (correctness strings), not metrics
 
@@ -85,10 +84,3 @@ def published_runs(store: Path, current_eval: str | None = None) -> pd.DataFrame
                  for e in evaluations.get(base["hash"], [])] or [base]
     return pd.DataFrame(rows)
 
-
-def write_runs_csv(profile: ResolvedProfile, path: Path) -> pd.DataFrame:
-    """The published runs of ``profile`` as a CSV at ``path``."""
-    runs = published_runs(profile.results, profile.evaluation.key)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    runs.to_csv(path, index=False)
-    return runs
