@@ -9,7 +9,7 @@ import pandas as pd
 from ..profiles import ResolvedProfile, resolve
 from ..studies.decisions import unit_digits
 from .budgets import FAIR
-from .headlines import answer, one_label, toward_paper, turned_label
+from .headlines import answer, one_label, paper_positive, turned_label
 
 
 def chapter_glue(claim: str, chapter, family: pd.DataFrame, prefix: str,
@@ -66,7 +66,7 @@ def verdict_table(chapter, family: pd.DataFrame) -> pd.DataFrame:
         a = answer(row)
         reading = one_label(a) if judged else (one_label({**a, "holm_only": ""})
                                                + " (at 5%, outside Holm's family)")
-        rows.append({"comparison": toward_paper(d).label, "ours": a["difference"],
+        rows.append({"comparison": paper_positive(row)["label"], "ours": a["difference"],
                      "margin": a["margin"], "plain reading": reading})
     return pd.DataFrame(rows).set_index("comparison")
 

@@ -1,7 +1,7 @@
 """Each chapter's headline decision, and a judged row's first-screen values, paper-positive."""
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from .plain import (HOLDS, HOLM_NOTE, NO_DIFFERENCE, UNDECIDED, difference,  # noqa: F401
                     paper_positive, row_reading, telling_digits, turned_label)
@@ -24,14 +24,6 @@ HEADLINES = {"asymmetry": Headline("asymmetry/attention-ffn/small-E", True),
 # the primary decisions that are not a chapter's headline, each with its chapter
 EXTRA = {"confirm/sharing-cost": ("asymmetry", Headline("confirm/sharing-cost"))}
 EXTRA_NAMES = {"confirm/sharing-cost": "the cost of sharing every layer"}
-
-
-def toward_paper(d):
-    """A ``stats.inference.Decision`` turned like ``paper_positive``."""
-    if d.paper_sign >= 0:
-        return d
-    return replace(d, estimate=-d.estimate, low=-d.high, high=-d.low, paper_sign=1,
-                   label=turned_label(d.label))
 
 
 def holm_only(row, head: str) -> bool:
