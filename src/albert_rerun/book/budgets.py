@@ -66,9 +66,8 @@ def turned(row, mean: str, low: str, high: str) -> tuple:
 
 def interval(row, name: str, mean: str | None = None) -> str:
     """'+0.123 [+0.067, +0.180]': a row's ``name`` (or a budget's ``mean``) turned."""
-    names = (f"{name} mean", f"{name} low", f"{name} high") if mean is not None else (
-        name, f"{name} low", f"{name} high")
-    return interval_text(*turned(row, *names), row["unit"])
+    first = name if mean is None else f"{name} mean"
+    return interval_text(*turned(row, first, f"{name} low", f"{name} high"), row["unit"])
 
 
 def _move(row, step: str) -> int:
