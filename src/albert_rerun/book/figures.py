@@ -90,22 +90,24 @@ def _png_width(data: bytes) -> int:
     return int.from_bytes(data[16:20], "big")  # the IHDR chunk's width
 
 
-def png(fig, dpi: float | None = None) -> bytes:
+def png(fig, dpi: float | None = None, fit: bool = True, **savefig) -> bytes:
     """``fig`` as PNG bytes (tight box, as the inline backend draws it), its smallest
-    text recorded under ``FONT_KEY``: at the column's width with legible text, narrowed
-    again while text outside the axes makes the image wider."""
+    text recorded under ``FONT_KEY``; ``fit``: at the column's width with legible text,
+    narrowed again while text outside the axes makes the image wider."""
     if dpi is not None:
         fig.set_dpi(dpi)
+    savefig.setdefault("bbox_inches", "tight")
     fig.canvas.draw()  # lays out ticks, so that the tick labels shown are known
     width = None
-    for _ in range(4):
+    for _ in range(4 if fit else 1):
         if width is not None and width <= COLUMN_PX:
             break
-        _fit(fig, COLUMN_PX if width is None else max(
-            fig.get_figwidth() * fig.dpi * COLUMN_PX / width, 0.5 * COLUMN_PX))
+        if fit:
+            _fit(fig, COLUMN_PX if width is None else max(
+                fig.get_figwidth() * fig.dpi * COLUMN_PX / width, 0.5 * COLUMN_PX))
         buffer = io.BytesIO()
-        fig.savefig(buffer, format="png", dpi=fig.dpi, bbox_inches="tight",
-                    metadata={FONT_KEY: f"{min_font_px(fig):.2f}"})
+        fig.savefig(buffer, format="png", dpi=fig.dpi,
+                    metadata={FONT_KEY: f"{min_font_px(fig):.2f}"}, **savefig)
         width = _png_width(buffer.getvalue())
     return buffer.getvalue()
 
