@@ -111,13 +111,14 @@ def test_a_turned_interval_swaps_its_ends():
     assert B.turned(row, "x", "x low", "x high") == (-0.5, -0.7, -0.3)
 
 
-def test_a_template_key_without_a_value_is_an_error(tmp_path):
+def test_a_template_key_without_a_value_is_an_error(tmp_path, monkeypatch):
     from albert_rerun.book.template import fill
+    monkeypatch.setenv("ALBERT_RERUN_ROOT", str(tmp_path))
     (tmp_path / "book" / "templates").mkdir(parents=True)
     (tmp_path / "book" / "templates" / "t.md").write_text("a {{ one }} and {{two}}\n")
-    assert fill("t.md", {"one": "1", "two": "2"}, tmp_path) == "a 1 and 2\n"
+    assert fill("t.md", {"one": "1", "two": "2"}) == "a 1 and 2\n"
     with pytest.raises(KeyError, match="two"):
-        fill("t.md", {"one": "1"}, tmp_path)
+        fill("t.md", {"one": "1"})
 
 
 def test_the_registration_pages_parts_fill_every_template(tmp_path, monkeypatch):

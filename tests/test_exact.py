@@ -41,7 +41,8 @@ def test_the_parameter_tables_keep_to_six_columns_with_their_index():
 
 
 def test_a_module_that_disagrees_with_the_closed_form_stops_the_chapter(monkeypatch):
-    monkeypatch.setattr(exact, "built", lambda config: {"embeddings": -1})
+    from albert_rerun.model import params
+    monkeypatch.setattr(params, "module_counts", lambda model: {"embeddings": -1})
     with pytest.raises(AssertionError, match="closed form and module disagree"):
         exact.embedding_share()
 

@@ -3,6 +3,7 @@ direction; each result carries its plain reading, never beside an interval it
 contradicts; the ladder's panels put the paper's side above zero; the dropout arm's
 crossing of the count rung is said from the values, whatever they are."""
 from dataclasses import replace
+from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
@@ -75,7 +76,8 @@ def test_a_decision_line_is_turned_and_marks_readings_outside_holm():
                  "attention-shared minus FFN-shared, E = 32", -0.03, -0.05, -0.01, 3,
                  0.01, 0.5, 0.01, -1, "nats", "paired t over seeds", stage="early training",
                  weakest_level=0.34)
-    assert headlines.toward_paper(d).label == "FFN-shared minus attention-shared, E = 32"
+    assert chapter_box.verdict_table(SimpleNamespace(decisions=[d]), None).index[0] == \
+        "FFN-shared minus attention-shared, E = 32"
     line = chapter_box.decision_line(d)
     assert line.startswith("holds here (at 5%, outside Holm's family), +0.030 nats")
     assert "weakest arm at 34%" in line

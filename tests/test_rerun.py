@@ -28,12 +28,13 @@ from albert_rerun.paths import repo_root
 from albert_rerun.profiles import PROFILES, resolve
 
 ROOT = repo_root()
+BOOTSTRAP_TAG = "bootstrap"  # every chapter's first cell: it installs the package (Colab, Binder)
 SOURCES = notebook_sources(ROOT)
 
 
 def bootstrap_cells(source: Path) -> list:
     return [c for c in jupytext.read(source).cells if c.cell_type == "code"
-            and rerun.BOOTSTRAP_TAG in c.metadata.get("tags", [])]
+            and BOOTSTRAP_TAG in c.metadata.get("tags", [])]
 
 
 # -- the bootstrap cell -----------------------------------------------------------------
@@ -42,7 +43,7 @@ def test_every_chapter_starts_with_the_same_bootstrap_cell():
     cells = {}
     for source in SOURCES:
         first = next(c for c in jupytext.read(source).cells if c.cell_type == "code")
-        assert rerun.BOOTSTRAP_TAG in first.metadata.get("tags", []), source.name
+        assert BOOTSTRAP_TAG in first.metadata.get("tags", []), source.name
         assert "remove-cell" in first.metadata["tags"], source.name  # not on the page
         assert len(bootstrap_cells(source)) == 1, source.name
         cells[source.stem] = first.source

@@ -20,7 +20,7 @@ def test_scale_sentences_count_tokens_as_the_paper_does_from_the_config():
     short = pd.DataFrame({"steps": [7, 9], "tokens": [7e5, 9e5], "seed": [0, 1]})
     mixed = pd.concat([full, short])
     assert text.scale_short(mixed, base) == text.scale_short(full, base)
-    shown = text._tokens_text(tokens)
+    shown = f"{tokens / 1e6:.2f}M" if tokens >= 1e6 else f"{tokens:,.0f}"
     assert f"{base.max_steps:,} steps, {shown} tokens, 2 seeds" in text.scale_short(full, base)
     one = pd.DataFrame({"steps": [20], "tokens": [5120.0], "seed": [0]})
     assert f"{shown} tokens, 1 seed" in text.scale_short(one, base)

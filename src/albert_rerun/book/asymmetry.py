@@ -13,10 +13,10 @@ from .text import metrics_table, params_column, scale_short
 
 
 def asymmetry(profile: ResolvedProfile | str, seeds=None, device="auto",
-              train_missing=False, present: bool = True, partial: bool = False) -> Chapter:
+              train_missing=False, present: bool = True) -> Chapter:
     """Claim 3: Table 4's eight cells and grouped sharing."""
     profile, seeds, rungs, m, runs = chapter_runs(profile, C.asymmetry, seeds, device,
-                                                  train_missing, partial)
+                                                  train_missing)
     cells = {k: c for k, c in C.asymmetry(profile).items() if k in set(runs["condition"])}
     groups = C.grouped(profile) if "grouped" in C.profile_claims(profile) else {}
     grouped = (load_runs(profile, {f"G={g}": c for g, c in groups.items()}, seeds, device,

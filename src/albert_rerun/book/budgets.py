@@ -66,9 +66,8 @@ def turned(row, mean: str, low: str, high: str) -> tuple:
 
 def interval(row, name: str, mean: str | None = None) -> str:
     """'+0.123 [+0.067, +0.180]': a row's ``name`` (or a budget's ``mean``) turned."""
-    names = (f"{name} mean", f"{name} low", f"{name} high") if mean is not None else (
-        name, f"{name} low", f"{name} high")
-    return interval_text(*turned(row, *names), row["unit"])
+    first = name if mean is None else f"{name} mean"
+    return interval_text(*turned(row, first, f"{name} low", f"{name} high"), row["unit"])
 
 
 def _move(row, step: str) -> int:
@@ -108,11 +107,6 @@ def forecast_phrase(row) -> str:
     _, lo, hi = turned(row, "forecast", "forecast low", "forecast high")
     return ("beyond it, further toward the paper" if m > hi else
             "short of it, less toward the paper")
-
-
-def _range(part) -> str:
-    """'75% to 88%': shares of training, low to high ('never' where none passed)."""
-    return "never" if part["never"] == part["seeds"] else _span({**part, "never": 0})
 
 
 def plateau(frame: pd.DataFrame) -> dict:
@@ -156,8 +150,8 @@ def findings_values(ladder: Ladder) -> dict:
     sixteen = plateau(ladder.frames["16x"])
     for k, spec_key in (("dropout", "confirm/dropout"), ("equal_time", "confirm/equal-time")):
         d = L.delay(sixteen["passes"], next(s for s in L.DECISIONS if s.key == spec_key))
-        out.update({f"ladder_{k}_crossing_a": _range(d["a"]),
-                    f"ladder_{k}_crossing_b": _range(d["b"]),
+        out.update({f"ladder_{k}_crossing_a": _span(d["a"], counted=False),
+                    f"ladder_{k}_crossing_b": _span(d["b"], counted=False),
                     f"ladder_{k}_crossing_apart": "yes" if d["apart"] else "no"})
     ratios = tables["time ratios"]
     shares = ratios[ratios["rung"] == "16x"].sort_values("seed")["wide / BERT-style seconds"]
@@ -221,10 +215,6 @@ def _p(value: float) -> str:
 
 def _name(key: str) -> str:
     return f"**{T.tag(key)}**"
-
-
-def _names(items: list) -> str:
-    return "; ".join(items) if items else "none"
 
 
 def _power(power, unit: str) -> str:
@@ -383,15 +373,12 @@ def forecast_record(store=None) -> dict:
     path = f"data/results/{L.STORE}/{L.FORECAST}"
     added = L.forecast_commit()
     head = commit.removesuffix("+dirty")
-    out = {"forecast_commit": head[:7] or "–",
-           "forecast_dirty": "marked dirty" if commit.endswith("+dirty") else "clean",
-           "forecast_stored": added[:7] if added else "unknown here (a shallow clone)",
-           "forecast_between": "–"}
-    if added and head:
-        changed = _git("diff", "--name-only", head, added).stdout.split()
-        out["forecast_between"] = ("only the forecast itself" if changed == [path] else
-                                   f"{len(changed)} files")
-    return out
+    changed = _git("diff", "--name-only", head, added).stdout.split() if added and head else None
+    return {"forecast_commit": head[:7] or "–",
+            "forecast_dirty": "marked dirty" if commit.endswith("+dirty") else "clean",
+            "forecast_stored": added[:7] if added else "unknown here (a shallow clone)",
+            "forecast_between": "–" if changed is None else "only the forecast itself"
+                                if changed == [path] else f"{len(changed)} files"}
 
 
 def provenance_problems(store=None) -> str:
@@ -418,6 +405,7 @@ def result_values(ladder: Ladder, store=None) -> dict:
     odd = [f"{r.rung}, {r.arm}, seed {r.seed} ({r.number})"
            for r in tables.get("non-finite", pd.DataFrame()).itertuples()]
     ratios, sop = tables["time ratios"], L.first_rung_learning_order(tables["sop"])
+    grew = grown(tables["gaps"])
     return {
         "decisions_key": decisions_key(table),
         "trend_table": trend_table(table, T.planned_power(store)),
@@ -434,7 +422,7 @@ def result_values(ladder: Ladder, store=None) -> dict:
         "forecasts_inside": f"{held} of {tested}", "forecasts_tested": str(tested),
         "chance_misses": f"{0.05 * tested:.2f}",
         "forecast_table": forecast_table(table), **forecast_record(store),
-        "grown": f"{len(grown(tables['gaps']))} arms: " + _names(grown(tables["gaps"])),
+        "grown": f"{len(grew)} arms: " + ("; ".join(grew) or "none"),
         "gaps_table": _by_rung(tables["gaps"], "arm", "gap"),
         "sop_order": f"first at {sop}" if sop else "at no budget",
         "sop_table": sop_table(tables["sop"]),
@@ -446,9 +434,11 @@ def result_values(ladder: Ladder, store=None) -> dict:
         "whole_level": f"{L.rung_level(L.RUNG):.3f}",
         "wide_steps_16x": f"{L.wide_steps('16x'):,}",
         "steps_16x": f"{L.RUNGS['16x']:,}",
-        "below_two_sided": sixteen["below"], "above_two_sided": _names(sixteen["above"]),
+        "below_two_sided": sixteen["below"],
+        "above_two_sided": "; ".join(sixteen["above"]) or "none",
         "passes_table": passes_table(sixteen["passes"]),
-        "diverged": _names(diverged_runs(store)), "nonfinite": _names(odd),
+        "diverged": "; ".join(diverged_runs(store)) or "none",
+        "nonfinite": "; ".join(odd) or "none",
         "provenance": provenance_problems(store),
         "trigger": stored["trigger"], "commit": stored["provenance"]["git_commit"][:7],
         "early_end": " (an early end, by an amendment's decision)"

@@ -56,19 +56,15 @@ MAX_COLUMNS = 6  # the widest table the text shows open; wider: a dropdown
 def table_columns(cell) -> int:
     """The most cells in one row of any HTML table a code cell outputs (0: none)."""
     import re
-    widest = 0
-    for output in cell.get("outputs", []):
-        html = output.get("data", {}).get("text/html", "")
-        html = "".join(html) if isinstance(html, list) else html
-        for row in re.findall(r"<tr\b.*?</tr>", html, flags=re.S):
-            widest = max(widest, len(re.findall(r"<t[hd]\b", row)))
-    return widest
+    html = "".join("".join(output.get("data", {}).get("text/html", ""))
+                   for output in cell.get("outputs", []))
+    return max((len(re.findall(r"<t[hd]\b", row))
+                for row in re.findall(r"<tr\b.*?</tr>", html, flags=re.S)), default=0)
 
 
 def fold_code(notebook_path: Path) -> None:
     """Tag an executed chapter for reading: papermill's cells removed, other code cells
-    ``hide-input`` unless tagged already, and a table wider than ``MAX_COLUMNS`` also
-    ``hide-output``."""
+    ``hide-input`` unless tagged already, a table over ``MAX_COLUMNS`` ``hide-output``."""
     import nbformat
     notebook = nbformat.read(notebook_path, as_version=4)
     for cell in notebook.cells:
@@ -90,8 +86,7 @@ def _generated(root: Path, parts: dict) -> list:
 
 
 def write_environment_page(root: Path, profile: ResolvedProfile, timings: dict) -> Path:
-    """The methods page's record of what built this copy of the book, and the chapters'
-    execution times."""
+    """The methods page's record of what built this book, and the chapters' times."""
     info = record()
     rows = [["profile", f"`{profile.name}`: {profile.description}"],
             ["git commit", f"`{info['git_commit']}`"], ["built (UTC)", info["utc_time"]],
@@ -107,13 +102,14 @@ def write_environment_page(root: Path, profile: ResolvedProfile, timings: dict) 
 def write_runs_page(root: Path, profile: ResolvedProfile) -> Path:
     """``book/_generated/runs-<profile>.csv``, every published run, and the methods page's
     link to it with its counts."""
-    from .provenance import write_runs_csv
+    from .provenance import published_runs
     name = f"runs-{profile.name}.csv"
-    runs = write_runs_csv(profile, root / "book" / "_generated" / name)
+    runs = published_runs(profile.results, profile.evaluation.key)
     evaluations = int(runs["eval_hash"].notna().sum()) if "eval_hash" in runs else 0
-    return _generated(root, {"runs.md": f"{{download}}`{name} <_generated/{name}>`: "
+    return _generated(root, {name: runs.to_csv(index=False),
+                             "runs.md": f"{{download}}`{name} <_generated/{name}>`: "
                              f"{len(runs)} rows ({evaluations} evaluated), {runs.shape[1]} "
-                             f"columns, from `data/results/{profile.name}/`.\n"})[0]
+                             f"columns, from `data/results/{profile.name}/`.\n"})[1]
 
 
 def _predicted(profile: ResolvedProfile) -> str:
@@ -174,8 +170,7 @@ def write_profiles_page(root: Path) -> Path:
 
 
 def write_reader_pages(root: Path, profile: ResolvedProfile | str) -> list:
-    """``book/_generated/gate.md`` (the how-to-read page's gate) and the scale page's tables
-    and figures."""
+    """``book/_generated/gate.md`` (the how-to-read page's gate) and the scale page's parts."""
     from .scale import two_sided_sentence, write_scale_parts
     from ..studies.count_rungs import stored as stored_two_sided
     from .text import gate_rule
@@ -271,8 +266,7 @@ def render_committed_chapters(root: Path, committed: Path) -> dict:
 
 
 def refresh_committed_notebooks(root: Path) -> None:
-    """Re-execute notebooks/*.ipynb at their smoke defaults for nbval, into a fresh
-    temporary store, at one torch thread."""
+    """Re-execute notebooks/*.ipynb at smoke for nbval: a fresh store, one torch thread."""
     import tempfile
     os.environ["ALBERT_RERUN_RESULTS"] = tempfile.mkdtemp(prefix="albert-rerun-smoke-")
     os.environ["ALBERT_RERUN_THREADS"] = "1"

@@ -2,11 +2,14 @@
 and each exploratory decision's line."""
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pandas as pd
 
 from ..profiles import ResolvedProfile, resolve
 from ..studies.decisions import unit_digits
-from .headlines import answer, one_label, toward_paper, turned_label
+from .budgets import FAIR
+from .headlines import answer, one_label, paper_positive, turned_label
 
 
 def chapter_glue(claim: str, chapter, family: pd.DataFrame, prefix: str,
@@ -63,7 +66,7 @@ def verdict_table(chapter, family: pd.DataFrame) -> pd.DataFrame:
         a = answer(row)
         reading = one_label(a) if judged else (one_label({**a, "holm_only": ""})
                                                + " (at 5%, outside Holm's family)")
-        rows.append({"comparison": toward_paper(d).label, "ours": a["difference"],
+        rows.append({"comparison": paper_positive(row)["label"], "ours": a["difference"],
                      "margin": a["margin"], "plain reading": reading})
     return pd.DataFrame(rows).set_index("comparison")
 
@@ -81,22 +84,17 @@ def confirmed_values(row, premise: str = "") -> dict:
 
 def paper_side(trends: list) -> list:
     """The ladder's ``Trend``s turned so that positive is the paper's direction."""
-    from dataclasses import replace
-
     from .ladder_trend import tag
     out = []
     for t in trends:
         registered = t.sign * t.paper_sign  # the registration's paper sign
         label = t.registered_label or t.label  # the registration's words
-        if registered == 0:
-            out.append(replace(t, sign=1, paper_sign=0, label=label, registered_label=""))
-            continue
         if registered < 0:
             label = turned_label(label)
             head, _, rest = label.partition(", ")
             label = head if rest == tag(t.key) else label  # the panel's title names it
-        out.append(replace(t, sign=registered, paper_sign=1, registered_label="",
-                           label=label))
+        out.append(replace(t, sign=registered or 1, paper_sign=int(registered != 0),
+                           label=label, registered_label=""))
     return out
 
 
@@ -104,10 +102,9 @@ def trend_values(t) -> dict:
     """A ``paper_side`` trend's values for a chapter's sentence; '—' before the ladder."""
     from .ladder_trend import plain_words
     from ..studies.decisions import signed
-    empty = {"reading": "not known yet", "p": "—", "1x": "—", "4x": "—", "16x": "—",
-             "steps": "—"}
     if t.table is None:
-        return empty
+        return {"reading": "not known yet",
+                **dict.fromkeys(("p", "1x", "4x", "16x", "steps"), "—")}
     r, d = t.table, unit_digits(t.unit)
     return {"reading": str(r["reading"]), "p": f"{r['p holm']:.3f}",
             **{rung: f"{signed(t.turned(r[f'{rung} mean']), d)} {t.unit}"
@@ -119,7 +116,7 @@ def trend_values(t) -> dict:
 SHOWN_NAMES = {"reading": "plain reading", "why": "why", "holm_only": "note",
                "difference": "difference [95% interval]", "p": "Holm's p",
                "steps": "step by step", "median": "median seconds ratio",
-               "flagged": "seeds outside 0.9 to 1.1"}
+               "flagged": f"seeds outside {FAIR[0]:g} to {FAIR[1]:g}"}
 
 
 def shown(values: dict, columns: dict | None = None) -> pd.DataFrame:

@@ -10,29 +10,24 @@ STYLE = "plain"  # as _config.yml's bibtex_default_style
 KEY = "albert_rerun"
 
 
-def _person(author: dict):
-    from pybtex.database import Person
-    if "name" in author:  # an entity: one name, kept whole
-        return Person("{" + author["name"] + "}")
-    return Person(first=author.get("given-names", ""), last=author["family-names"])
-
-
 def bibtex_entry(citation: dict):
     """The book as a BibTeX ``@misc`` entry (as cffconvert and GitHub map software)."""
-    from pybtex.database import Entry
+    from pybtex.database import Entry, Person
     fields = {"title": "{" + citation["title"] + "}"}  # braces: keep the title's case
     if "version" in citation:
         fields["note"] = f"Version {citation['version']}"
     url = citation.get("repository-code") or citation.get("url")
     if url:
         fields["url"] = url
-    return Entry("misc", fields=fields,
-                 persons={"author": [_person(a) for a in citation["authors"]]})
+    # an entity has one name, kept whole
+    authors = [Person("{" + a["name"] + "}") if "name" in a else
+               Person(first=a.get("given-names", ""), last=a["family-names"])
+               for a in citation["authors"]]
+    return Entry("misc", fields=fields, persons={"author": authors})
 
 
 def paper_key(citation: dict, bibfile: Path) -> str | None:
-    """The key in ``bibfile`` of the first work ``citation`` references (by title), or
-    None."""
+    """The key in ``bibfile`` of the first work ``citation`` references (by title)."""
     from pybtex.database import parse_file
     if not citation.get("references"):
         return None

@@ -11,18 +11,14 @@ from ..studies.decisions import (Chapter, MissingRuns, gain_decision, gated, int
 from .text import fill, summary
 
 
-def downstream_controls(profile: ResolvedProfile) -> dict:
-    """Majority label and bag of words on each task's test split, stored once."""
-    from ..studies.baselines import downstream_controls as compute
-    examples = profile.evaluation.task_examples
-    return {task: stored_baseline(profile, f"downstream-{task}", compute, task, examples)
-            for task in ("sentiment", "genre")}
-
-
 def downstream(chapter: Chapter, profile: ResolvedProfile) -> Chapter:
-    """``chapter`` with its downstream tables: probes, fine-tuning, controls, gains."""
+    """``chapter`` with its downstream tables: probes, fine-tuning, controls (majority label
+    and bag of words on each task's test split, stored once), gains."""
+    from ..studies.baselines import downstream_controls
     runs = chapter.runs
-    controls = downstream_controls(profile)
+    controls = {task: stored_baseline(profile, f"downstream-{task}", downstream_controls, task,
+                                      profile.evaluation.task_examples)
+                for task in ("sentiment", "genre")}
     columns = {"sentiment probe %": "sentiment_probe_accuracy",
                "same, random init %": "control_sentiment_probe_accuracy",
                "genre probe %": "genre_probe_accuracy",
@@ -86,7 +82,7 @@ def downstream_gate(profile: ResolvedProfile | str, seeds=None, device="auto",
                     train_missing=False, present: bool = True) -> Chapter:
     """Pretraining against its random-init control downstream, for the base run."""
     from ..engine.evaluate import evaluate_stored
-    from ..engine.pretrain import resolve_device
+    from ..engine.pretrain import resolve_device, run
     from ..engine.store import stored_eval, stored_pretrain
     from ..studies.driver import finetune_targets
     profile = resolve(profile)  # a notebook passes the name
@@ -102,15 +98,10 @@ def downstream_gate(profile: ResolvedProfile | str, seeds=None, device="auto",
                           f"-m albert_rerun.studies --profile {profile.name} --stages "
                           f"finetune`")
     for config in untuned:
-        evaluate_stored(store, stored_pretrain(store, config) or _pretrained(profile, config),
-                        tuning, resolve_device(device))
+        pretrained = stored_pretrain(store, config) or run(config, store, quiet=True)
+        evaluate_stored(store, pretrained, tuning, resolve_device(device))
     runs = load_runs(profile, {"base": C.base(profile)}, seeds, device, train_missing)
     return Chapter("downstream", runs, gated(gate_decisions(runs, m), runs, levels(profile)))
-
-
-def _pretrained(profile: ResolvedProfile, config) -> dict:
-    from ..engine.pretrain import run
-    return run(config, profile.results, quiet=True)
 
 
 def gate_decisions(runs, m: dict) -> list:

@@ -11,10 +11,10 @@ from .text import metrics_table, passes_over_data, scale_short, summary
 
 
 def dropout(profile: ResolvedProfile | str, seeds=None, device="auto", train_missing=False,
-            present: bool = True, partial: bool = False) -> Chapter:
+            present: bool = True) -> Chapter:
     """Claim 5's decisions and runs table."""
     profile, seeds, rungs, m, runs = chapter_runs(profile, C.dropout, seeds, device,
-                                                  train_missing, partial)
+                                                  train_missing)
     runs["overfitting gap"] = runs[CE] - runs["train_mlm_loss_at_mask"]
     b = C.base(profile)
     passes = passes_over_data(runs, b)
@@ -54,13 +54,13 @@ def premise_untestable(passes: float) -> dict:
                                f"seen twice, so the design cannot show overfitting"}
 
 
-def _span(r: dict) -> str:
-    """'50%' or '50% to 62%' of training, seeds that never passed counted; 'never'."""
+def _span(r: dict, counted: bool = True) -> str:
+    """'50%' or '50% to 62%' of training, seeds that never passed ``counted``; 'never'."""
     if r["seeds"] == r["never"]:
         return "never"
     low, high = f"{r['low']:.0%}", f"{r['high']:.0%}"
     return (low if low == high else f"{low} to {high}") + (
-        f", {r['never']} seeds never" if r["never"] else "")
+        f", {r['never']} seeds never" if counted and r["never"] else "")
 
 
 def crossing(r: dict) -> str:
@@ -69,7 +69,7 @@ def crossing(r: dict) -> str:
     if crossed == 0:
         return f"in none of its {seeds} seeds"
     count = f"in all {seeds} seeds" if crossed == seeds else f"in {crossed} of its {seeds} seeds"
-    return f"{count}, first at {_span({**r, 'never': 0})} of training"
+    return f"{count}, first at {_span(r, counted=False)} of training"
 
 
 def delay_phrase(delay: dict, arm: str) -> str:

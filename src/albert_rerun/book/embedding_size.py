@@ -13,11 +13,10 @@ from .text import metrics_table, params_column, scale_short
 
 
 def embedding_sweep(profile: ResolvedProfile | str, seeds=None, device="auto",
-                    train_missing=False, present: bool = True,
-                    partial: bool = False) -> Chapter:
+                    train_missing=False, present: bool = True) -> Chapter:
     """Claim 8: Table 3's E sweep, not shared and all shared."""
     profile, seeds, rungs, m, runs = chapter_runs(profile, C.embedding_sweep, seeds, device,
-                                                  train_missing, partial)
+                                                  train_missing)
     b = C.base(profile)
     sizes = C.CLAIM_SIZES[profile.name].embedding_sizes
     H = b.model.hidden_size

@@ -13,20 +13,17 @@ SHARED = {"none": "not shared", "attention": "attention shared", "ffn": "FFN sha
           "all": "all shared"}  # Table 4's names of the schemes
 
 
-def built(config) -> dict:
-    """Counts read off a real module, built without allocating memory."""
+def _checked(config) -> dict:
+    """The closed form's counts, asserted equal to those read off a real module (built on
+    the meta device, without allocating memory)."""
     import torch
 
     from ..model.modeling import AlbertForPreTraining
-    from ..model.params import module_counts
-    with torch.device("meta"):
-        return module_counts(AlbertForPreTraining(config))
-
-
-def _checked(config) -> dict:
-    from ..model.params import closed_form
+    from ..model.params import closed_form, module_counts
     counts = closed_form(config)
-    assert built(config) == counts, "closed form and module disagree"
+    with torch.device("meta"):
+        assert module_counts(AlbertForPreTraining(config)) == counts, \
+            "closed form and module disagree"
     return counts
 
 
@@ -98,8 +95,7 @@ def factorization_figure(factorization: pd.DataFrame):
 
 
 def ours(row) -> float:
-    """Our count (M) of a compared row under the convention that matches the paper, else the
-    nearer."""
+    """Our count (M) of a compared row by the paper's convention, else the nearer one."""
     for convention in ("with pooler", "without pooler"):
         if convention in row["matches"]:
             return float(row[f"ours {convention} (M)"])

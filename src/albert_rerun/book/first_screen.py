@@ -101,21 +101,19 @@ def stage_values(store=None) -> dict:
     from ..studies import confirm_analysis as C
     from .scale import rung_levels
     from ..studies.decisions import interval_text
-    keys = ("stage_bert_4x", "stage_all64_4x", "stage_wide_4x", "stage_none32_4x",
-            "stage_e32_4x", "stage_e_gain_4x")
+    arms = {"bert": (C.BERT,), "all64": (C.ALL64,), "wide": (C.WIDE,), "none32": (C.NONE32,),
+            "e32": (C.ALBERT, C.NONE32, C.ATTENTION, C.FFN)}
     if not C.complete(store):  # nothing is read before every confirmatory run is stored
-        return dict.fromkeys(keys, "not run yet")
+        return {f"stage_{k}_4x": "not run yet" for k in (*arms, "e_gain")}
     ce = C.confirmatory_frame(store=store).pivot(index="seed", columns="condition",
                                                   values=C.CE)
     rung = rung_levels()["left bigram"]
 
-    def past(*arms) -> str:
-        below = sum(int((ce[arm] < rung).sum()) for arm in arms)
-        return f"{below} of {len(ce) * len(arms)}"
+    def past(*group) -> str:
+        below = sum(int((ce[arm] < rung).sum()) for arm in group)
+        return f"{below} of {len(ce) * len(group)}"
     gain = paired_t(ce[C.NONE32], ce[C.BERT])
-    return {"stage_bert_4x": past(C.BERT), "stage_all64_4x": past(C.ALL64),
-            "stage_wide_4x": past(C.WIDE), "stage_none32_4x": past(C.NONE32),
-            "stage_e32_4x": past(C.ALBERT, C.NONE32, C.ATTENTION, C.FFN),
+    return {**{f"stage_{k}_4x": past(*group) for k, group in arms.items()},
             "stage_e_gain_4x": interval_text(gain["estimate"], gain["low"], gain["high"],
                                              "nats")}
 

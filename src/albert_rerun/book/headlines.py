@@ -1,11 +1,10 @@
-"""Each chapter's headline decision, and a judged row's first-screen values, positive the
-paper's direction."""
+"""Each chapter's headline decision, and a judged row's first-screen values, paper-positive."""
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from .plain import (HOLDS, HOLM_NOTE, NO_DIFFERENCE, UNDECIDED, difference,  # noqa: F401
-                    paper_positive, row_reading, turned_label)
+                    paper_positive, row_reading, telling_digits, turned_label)
 
 
 @dataclass(frozen=True)
@@ -25,17 +24,6 @@ HEADLINES = {"asymmetry": Headline("asymmetry/attention-ffn/small-E", True),
 # the primary decisions that are not a chapter's headline, each with its chapter
 EXTRA = {"confirm/sharing-cost": ("asymmetry", Headline("confirm/sharing-cost"))}
 EXTRA_NAMES = {"confirm/sharing-cost": "the cost of sharing every layer"}
-CHAPTERS = {"asymmetry": "03_asymmetry", "sop_nsp": "04_sop_nsp", "dropout": "05_dropout",
-            "wall_clock": "06_wall_clock", "transitions": "07_transitions",
-            "embedding_sweep": "08_embedding_size"}
-
-
-def toward_paper(d):
-    """A ``stats.inference.Decision`` turned like ``paper_positive``."""
-    if d.paper_sign >= 0:
-        return d
-    return replace(d, estimate=-d.estimate, low=-d.high, high=-d.low, paper_sign=1,
-                   label=turned_label(d.label))
 
 
 def holm_only(row, head: str) -> bool:
@@ -48,7 +36,6 @@ def holm_only(row, head: str) -> bool:
 def answer(row, premise: str = "") -> dict:
     """A judged row's first-screen values, paper-positive; a row's ``note`` is its why
     where no premise fails."""
-    from .plain import telling_digits
     row = paper_positive(row)
     head, _, why = row_reading(row, premise).partition(": ")
     note = row.get("note")

@@ -15,7 +15,7 @@ from .downstream import downstream_gate
 from .dropout import dropout
 from .embedding_size import embedding_sweep
 from .sop_nsp import sop_nsp
-from .plain import READING_WORDS, difference, paper_positive, row_reading, telling_digits
+from .plain import READING_WORDS, difference, paper_positive, row_reading
 from .transitions import transitions
 from .wall_clock import wall_clock
 
@@ -26,19 +26,15 @@ CHAPTERS = {"asymmetry": asymmetry, "sop_nsp": sop_nsp, "dropout": dropout,
 PAPER_MASKED = 20
 
 
-def store_state() -> tuple:
-    """The results root and its files' state (``decisions.store_fingerprint``)."""
-    from ..engine.store import results_dir
-    root = results_dir("cpu").parent
-    return str(root), store_fingerprint(root)
-
-
 def book_decisions(profile: ResolvedProfile | str, seeds=None, device="auto",
                    train_missing=False) -> list:
-    """Every decision of the book at ``profile``, cached per ``store_state`` (12 s each)."""
+    """Every decision of the book at ``profile``, cached per state of the results root's
+    files (``decisions.store_fingerprint``; 12 s each)."""
+    from ..engine.store import results_dir
+    root = results_dir("cpu").parent
     seeds = None if seeds is None else tuple(seeds)
     return list(_cached(resolve(profile), seeds, str(device), bool(train_missing),
-                        store_state()))
+                        (str(root), store_fingerprint(root))))
 
 
 @lru_cache(maxsize=32)
@@ -65,19 +61,16 @@ def book_family(profile: ResolvedProfile | str, seeds=None, device="auto",
 def published_profiles(current: ResolvedProfile) -> list:
     """The profiles whose stored results cover the book, ``current`` first (smoke alone)."""
     out = [current]
-    if current.name == "smoke":
-        return out
-    for profile in map(resolve, ("cpu", "cpu-long", "gpu")):
+    for profile in map(resolve, () if current.name == "smoke" else ("cpu", "cpu-long", "gpu")):
         evaluated = profile.results / "eval"
         if (profile.name == current.name or not evaluated.is_dir()
                 or not any(evaluated.iterdir())):
             continue
         try:
-            if not book_decisions(profile):
-                continue
+            if book_decisions(profile):
+                out.append(profile)
         except MissingRuns:  # anything else is a bug, and stops the build
-            continue
-        out.append(profile)
+            pass
     return out
 
 
@@ -127,20 +120,15 @@ def shown(families: dict) -> pd.DataFrame:
     return out
 
 
-def reading_label(row) -> str:
-    """The row's one label (``headlines.one_label`` without the reason)."""
-    from .headlines import answer, one_label
-    return one_label({**answer(row), "why": ""})
-
-
 def ledger_table(families: dict) -> pd.DataFrame:
-    """A row per decision, a column per source: paper-positive interval and reading."""
+    """A row per decision, a column per source: paper-positive interval and one label
+    (``headlines.one_label`` without the reason)."""
     from .figures import CLAIM_TITLES
+    from .headlines import answer, one_label
     frame = shown(families)
-    frame["cell"] = [
-        f"{difference(r['estimate'], r['low'], r['high'], r['unit'], False, digits)}"
-        f"; {reading_label(r)}" for _, r in frame.iterrows()
-        for digits in [telling_digits((r["low"], r["high"]), r["margin"], r["unit"])]]
+    frame["cell"] = [difference(r["estimate"], r["low"], r["high"], r["unit"], False,
+                                margin=r["margin"]) + f"; {one_label({**answer(r), 'why': ''})}"
+                     for _, r in frame.iterrows()]
     table = frame.reset_index(names="key").pivot(index="key", columns="profile",
                                                  values="cell")
     first = frame[~frame.index.duplicated()]
@@ -203,14 +191,12 @@ def ledger_figures(families: dict, max_rows: int = 12) -> list:
     """The ledger's forest plots, chapters in order, at most ``max_rows`` rows each."""
     from .figures import CLAIM_TITLES, forest
     frame = shown(families)
-    frame["source"] = frame["profile"]
-    frame["row"] = frame["label"]
+    frame = frame.assign(source=frame["profile"], row=frame["label"])
     parts, rows = [[]], 0
     for claim in dict.fromkeys(frame["claim"]):
         n = frame.loc[frame["claim"] == claim, "row"].nunique()
         if parts[-1] and rows + n > max_rows:
-            parts.append([])
-            rows = 0
+            parts, rows = parts + [[]], 0
         parts[-1].append(claim)
         rows += n
     return [forest(frame[frame["claim"].isin(claims)],

@@ -107,8 +107,7 @@ SPREAD = "slowest / fastest step (x)"
 
 
 def throughput_table(measured: dict):
-    """Our speedups beside the paper's, with parameters, and the rank correlation of the
-    unrounded speedups."""
+    """Our speedups beside the paper's, with parameters, and their rank correlation."""
     import pandas as pd
 
     from ..model.params import closed_form
@@ -136,8 +135,7 @@ def discordant_pairs(speed) -> list:
 
 
 def setup(measured: dict) -> dict:
-    """How a stored throughput was measured: machine, threads, batch, seq, steps and
-    step."""
+    """How a stored throughput was measured: machine, threads, batch, seq, steps, step."""
     machine = measured.get("provenance", {}).get("machine", {})
     return {"machine": machine.get("cpu", "an unrecorded machine"),
             "threads": str(measured["threads"]), "batch": str(measured["batch"]),
@@ -146,22 +144,17 @@ def setup(measured: dict) -> dict:
 
 
 def earlier(profile: ResolvedProfile, device: str = "auto"):
-    """The newest stored measurement by the first method (forward and backward only), other
-    than the current one; None if none."""
+    """The newest other stored measurement by the first method (forward and backward)."""
     current = throughput_path(profile, device)
     found = []
     for path in sorted(current.parent.glob("throughput-*.json")):
-        if path == current:
-            continue
         try:
             measured = json.loads(path.read_text())
         except ValueError:
             continue
-        if "step" not in measured:
+        if path != current and "step" not in measured:
             found.append(measured)
-    if not found:
-        return None
-    return max(found, key=lambda m: m.get("provenance", {}).get("utc_time", ""))
+    return max(found, key=lambda m: m.get("provenance", {}).get("utc_time", ""), default=None)
 
 
 def rule_verdict(rho: float) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from ..studies.decisions import interval_text, signed, unit_digits
+from ..studies.decisions import signed, unit_digits
 
 HOLDS = "holds here"
 TINY = "holds here, but tiny"
@@ -120,32 +120,26 @@ def telling_digits(ends, margin: float, unit: str) -> int:
 
 
 def difference(estimate, low, high, unit: str, unit_first: bool = True,
-               digits: int | None = None) -> str:
+               digits: int | None = None, margin: float | None = None) -> str:
     """'+0.022 nats [+0.017, +0.027]' (``unit_first``) or '+0.022 [+0.017, +0.027] nats';
-    ``digits``: decimals other than the unit's (``telling_digits``)."""
+    ``digits``: decimals other than the unit's; ``margin``: those ``telling_digits`` picks."""
     if not (math.isfinite(float(low)) and math.isfinite(float(high))):
         return f"{signed(float(estimate), unit_digits(unit))} {unit} (one seed: no interval)"
-    if digits is None:
-        text = interval_text(estimate, low, high, unit)
-    else:
-        text = " ".join((signed(float(estimate), digits), f"[{signed(float(low), digits)},",
-                         f"{signed(float(high), digits)}]"))
-    if not unit_first:
-        return f"{text} {unit}"
-    number, _, bounds = text.partition(" ")
-    return f"{number} {unit} {bounds}"
+    if margin is not None:
+        digits = telling_digits((low, high), margin, unit)
+    number, low, high = (signed(float(x), unit_digits(unit) if digits is None else digits)
+                         for x in (estimate, low, high))
+    return f"{number} {unit} [{low}, {high}]" if unit_first else f"{number} [{low}, {high}] {unit}"
 
 
 def size(row) -> str:
     """'+0.147 [+0.097, +0.197] nats', paper-positive."""
     r = paper_positive(row)
-    digits = telling_digits((r["low"], r["high"]), r["margin"], r["unit"]) \
-        if "margin" in r else None
-    return difference(r["estimate"], r["low"], r["high"], r["unit"], False, digits)
+    return difference(r["estimate"], r["low"], r["high"], r["unit"], False,
+                      margin=r["margin"] if "margin" in r else None)
 
 
-def chapter_runs(profile, conditions, seeds=None, device="auto", train_missing=False,
-                 partial: bool = False):
+def chapter_runs(profile, conditions, seeds=None, device="auto", train_missing=False):
     """(profile, seeds, rungs, margins, runs) of ``conditions`` (a dict or a function)."""
     from ..profiles import resolve
     from ..studies import conditions as C
@@ -154,5 +148,5 @@ def chapter_runs(profile, conditions, seeds=None, device="auto", train_missing=F
     seeds = seeds or C.default_seeds(profile)
     rungs = levels(profile)
     found = conditions(profile) if callable(conditions) else conditions
-    runs = load_runs(profile, found, seeds, device, train_missing, partial=partial)
-    return profile, seeds, rungs, margins(rungs), runs
+    return profile, seeds, rungs, margins(rungs), load_runs(profile, found, seeds, device,
+                                                            train_missing)

@@ -9,8 +9,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from .text import prose_commit
-from ..profiles import ResolvedProfile
+from ..engine.provenance import short_commit
 
 MAX_TEXT = 64  # longer strings are per-item records (correctness strings), not metrics
 
@@ -21,31 +20,29 @@ def _counted(values) -> str:
                      for value, n in Counter(values).most_common())
 
 
-def recompute_command(profile: str, claims) -> str:
-    from ..studies.conditions import CLAIMS
-    unknown = [c for c in claims if c not in CLAIMS]
-    if unknown or not claims:
-        raise ValueError(f"claims must be a non-empty list from {CLAIMS}, got {list(claims)}")
-    return f"python -m albert_rerun.studies --profile {profile} --claims {' '.join(claims)} --fresh"
-
-
 def chapter_footer(runs: pd.DataFrame, profile: str, claims: list[str]) -> str:
     """The end of a chapter (``chapter-footer.md``): the stored results ``runs`` holds,
     their machines and commits, and the command that recomputes them."""
+    from ..paths import fill
+    from ..studies.conditions import CLAIMS
     missing = [c for c in ("machine", "commit", "hash") if c not in runs.columns]
     if missing:
         raise ValueError(f"runs lacks the columns {missing}")
     if runs.empty:
         raise ValueError("the chapter read no stored results")
-    from ..paths import fill
+    if not claims or set(claims) - set(CLAIMS):
+        raise ValueError(f"claims must be a non-empty list from {CLAIMS}, got {list(claims)}")
     distinct = runs.drop_duplicates("hash")
-    n, commits = len(distinct), distinct["commit"].map(prose_commit)
+    n = len(distinct)
+    # without the '+dirty' mark: that is data, in the runs CSV
+    commits = distinct["commit"].map(lambda c: short_commit(c).removesuffix("+dirty"))
     return fill("chapter-footer.md", {
         "n": n, "results": "result" if n == 1 else "results", "profile": profile,
         "machines": _counted(distinct["machine"]),
         "commit_word": "commits" if commits.nunique() > 1 else "commit",
         "commits": _counted("`" + commits + "`"),
-        "command": recompute_command(profile, claims)})
+        "command": f"python -m albert_rerun.studies --profile {profile} --claims "
+                   f"{' '.join(claims)} --fresh"})
 
 
 # -- every published run as one table ---------------------------------------------------
@@ -81,19 +78,9 @@ def published_runs(store: Path, current_eval: str | None = None) -> pd.DataFrame
                 "pretrain.wall_seconds": run.get("wall_seconds"),
                 **flatten(run.get("provenance", {}).get("machine", {}), "machine."),
                 "commit": run.get("provenance", {}).get("git_commit")}
-        for evaluated in evaluations.get(base["hash"], [None]):
-            if evaluated is None:
-                rows.append(base)
-                continue
-            rows.append({**base, "eval_hash": evaluated.get("eval_hash"),
-                         "eval_current": evaluated.get("eval_hash") == current_eval,
-                         **flatten(evaluated.get("metrics", {}), "eval.")})
+        rows += [{**base, "eval_hash": e.get("eval_hash"),
+                  "eval_current": e.get("eval_hash") == current_eval,
+                  **flatten(e.get("metrics", {}), "eval.")}
+                 for e in evaluations.get(base["hash"], [])] or [base]
     return pd.DataFrame(rows)
 
-
-def write_runs_csv(profile: ResolvedProfile, path: Path) -> pd.DataFrame:
-    """The published runs of ``profile`` as a CSV at ``path``."""
-    runs = published_runs(profile.results, profile.evaluation.key)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    runs.to_csv(path, index=False)
-    return runs

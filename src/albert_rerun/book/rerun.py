@@ -24,8 +24,6 @@ LAUNCH_BUTTONS = {"colab_url": "https://colab.research.google.com",
                   "binderhub_url": "https://mybinder.org", "notebook_interface": "classic"}
 REPOSITORY = re.compile(r"[A-Za-z0-9][A-Za-z0-9-]*/[A-Za-z0-9._-]+")
 BOX_CLASS = "rerun-chapter"
-# The tag of every chapter's first cell, which installs the package in Colab or Binder
-BOOTSTRAP_TAG = "bootstrap"
 KERNEL = "python3"  # the Jupyter kernel papermill runs the chapters in (book.build too)
 
 
@@ -59,8 +57,7 @@ def duration(seconds: float) -> str:
 
 @functools.lru_cache(maxsize=None)
 def planned(profile: ResolvedProfile, claims: tuple | None = None) -> tuple:
-    """(trained runs, zero-step controls) that ``claims`` (None: all) pretrain at
-    ``profile``."""
+    """(trained runs, zero-step controls) that ``claims`` (None: all) pretrain."""
     from ..studies.driver import planned_pretraining
     names = None if claims is None else list(claims)
     configs = [c for stage in planned_pretraining(profile, names=names).values() for c in stage]
@@ -68,8 +65,7 @@ def planned(profile: ResolvedProfile, claims: tuple | None = None) -> tuple:
 
 
 def runs_text(profile: ResolvedProfile, claims) -> str:
-    """The runs ``claims`` train at ``profile``, how many are stored (in data/results/) and
-    their predicted time."""
+    """The runs ``claims`` train at ``profile``, how many are stored, their predicted time."""
     from ..studies.driver import predicted_seconds
     from ..engine.store import stored_pretrain
     from ..paths import repo_root

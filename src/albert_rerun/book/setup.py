@@ -37,8 +37,7 @@ def display_rounded(table):
 
 
 def round_displayed_tables() -> None:
-    """Every DataFrame and Series a notebook displays goes through ``display_rounded`` (the
-    objects keep full precision)."""
+    """Every DataFrame and Series a notebook displays goes through ``display_rounded``."""
     try:
         from IPython import get_ipython
     except ImportError:

@@ -13,16 +13,15 @@ from .text import metrics_table, scale_short, summary
 
 
 def sop_nsp(profile: ResolvedProfile | str, seeds=None, device="auto",
-            train_missing=False, present: bool = True, topic_seeds=None,
-            partial: bool = False) -> Chapter:
+            train_missing=False, present: bool = True) -> Chapter:
     """Claim 4: Table 5 through the probes, and the topic-only baseline."""
     from ..studies.baselines import TOPIC_TRAIN_PAIRS, topic_baseline
     profile, seeds, rungs, m, runs = chapter_runs(profile, C.sop_nsp, seeds, device,
-                                                  train_missing, partial)
+                                                  train_missing)
     pairs = TOPIC_TRAIN_PAIRS[profile.name]
     topic = pd.DataFrame([stored_baseline(profile, f"topic-{task}-{seed}", topic_baseline,
                                           task, profile.evaluation, pairs, seed)
-                          for task in ("nsp", "sop") for seed in (topic_seeds or seeds)])
+                          for task in ("nsp", "sop") for seed in seeds])
     chapter = Chapter("sop_nsp", runs, gated(sop_nsp_decisions(runs, topic, m), runs, rungs),
                       extra={"topic": topic})
     table = metrics_table(runs, {
@@ -35,7 +34,10 @@ def sop_nsp(profile: ResolvedProfile | str, seeds=None, device="auto",
     chapter.texts.update(scale=scale_short(runs, C.base(profile)))
     if present:
         chapter.texts.update({f"beside_{k}": v for k, v in probe_beside_bag(runs, topic).items()})
-        chapter.tables["cue_free_pairs"] = cue_free_section(profile)
+        from ..studies.pair_cues import cue_free_baselines
+        seq = profile.sizes.seq  # computed once per length, and stored
+        chapter.tables["cue_free_pairs"] = cue_free_pairs_table(stored_baseline(
+            profile, f"cue-free-baselines-{seq}", cue_free_baselines, seq))
     return chapter
 
 
@@ -83,19 +85,10 @@ CUE_FREE_BASELINES = (("majority", "majority label"), ("bag_of_words", "bag of w
 
 def cue_free_pairs_table(baselines: dict) -> pd.DataFrame:
     """Per task, the cue-free pairs and each no-network baseline's test accuracy in %."""
-    rows = []
+    rows = {}
     for task in ("sop", "nsp"):
-        row = baselines[task]
-        rows.append({"pairs": task.upper(), "training pairs": row["train_pairs"],
-                     "test pairs": row["test_pairs"],
-                     **{f"{label} %": round(100 * row[f"{key}_accuracy"], 1)
-                        for key, label in CUE_FREE_BASELINES}})
-    return pd.DataFrame(rows).set_index("pairs")
-
-
-def cue_free_section(profile: ResolvedProfile) -> pd.DataFrame:
-    """``cue_free_pairs_table`` at ``profile``'s length, computed once and stored."""
-    from ..studies.pair_cues import cue_free_baselines
-    seq = profile.sizes.seq
-    return cue_free_pairs_table(stored_baseline(profile, f"cue-free-baselines-{seq}",
-                                                cue_free_baselines, seq))
+        b = baselines[task]
+        rows[task.upper()] = {"training pairs": b["train_pairs"], "test pairs": b["test_pairs"],
+                              **{f"{label} %": round(100 * b[f"{key}_accuracy"], 1)
+                                 for key, label in CUE_FREE_BASELINES}}
+    return pd.DataFrame.from_dict(rows, orient="index").rename_axis("pairs")

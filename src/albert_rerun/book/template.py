@@ -1,51 +1,32 @@
-"""Markdown templates for the pages' generated parts, and a placeholder figure."""
+"""Markdown templates for the pages' generated parts, and writing those parts."""
 from __future__ import annotations
 
 import re
 from pathlib import Path
 
-TEMPLATES = Path("book") / "templates"
+from ..paths import fill  # noqa: F401  (the pages' modules read it from here)
+
 KEY = re.compile(r"\{\{\s*(\w+)\s*\}\}")
 NOT_STORED = "(not stored)"  # a key's or a figure's text before its results are stored
 
 
-def fill(name: str, values: dict, root: Path | None = None) -> str:
-    """``book/templates/<name>`` with each ``{{ key }}`` filled (KeyError where one is not)."""
-    from ..paths import repo_root
-    text = ((root or repo_root()) / TEMPLATES / name).read_text()
-    missing = sorted(set(KEY.findall(text)) - set(values))
-    if missing:
-        raise KeyError(f"{name}: no value for {missing}")
-    return KEY.sub(lambda m: str(values[m.group(1)]), text)
-
-
-def placeholder(path: Path) -> Path:
-    """A small figure at ``path`` that says its results are not stored."""
+def write_parts(generated: Path, parts: dict, dpi: float | None = None) -> list:
+    """Each part into ``generated/<name>``: text, figure as PNG, or None as a small figure
+    that says its results are not stored."""
     import matplotlib.pyplot as plt
 
     from .figures import FIGURE_WIDTH_IN, FONT_PT, png
-    fig, ax = plt.subplots(figsize=(FIGURE_WIDTH_IN, 1.0), dpi=100)
-    ax.text(0.5, 0.5, NOT_STORED, ha="center", va="center", fontsize=FONT_PT)
-    ax.set_axis_off()
-    path.write_bytes(png(fig))
-    plt.close(fig)
-    return path
-
-
-def write_parts(generated: Path, parts: dict, dpi: float | None = None) -> list:
-    """Each part into ``generated/<name>``: text, figure as PNG, or None as placeholder."""
-    import matplotlib.pyplot as plt
-
-    from .figures import png
     generated.mkdir(parents=True, exist_ok=True)
     for name, part in parts.items():
-        if part is None:
-            placeholder(generated / name)
-        elif isinstance(part, str):
+        if isinstance(part, str):
             (generated / name).write_text(part)
-        else:
-            (generated / name).write_bytes(png(part, dpi=dpi))
-            plt.close(part)
+            continue
+        if part is None:
+            part, ax = plt.subplots(figsize=(FIGURE_WIDTH_IN, 1.0), dpi=100)
+            ax.text(0.5, 0.5, NOT_STORED, ha="center", va="center", fontsize=FONT_PT)
+            ax.set_axis_off()
+        (generated / name).write_bytes(png(part, dpi=dpi))
+        plt.close(part)
     return [generated / name for name in parts]
 
 

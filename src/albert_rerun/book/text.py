@@ -1,5 +1,4 @@
-"""Values and tables the chapters share; sentences live in
-``book/templates/sentences.md`` (``fill``)."""
+"""Values and tables the chapters share; sentences live in ``book/templates/sentences.md``."""
 from __future__ import annotations
 
 import re
@@ -7,7 +6,6 @@ import re
 import numpy as np
 import pandas as pd
 
-from ..engine.provenance import short_commit
 from ..paths import repo_root
 from ..profiles import ResolvedProfile
 from ..studies.decisions import CE, levels
@@ -57,10 +55,6 @@ def params_column(conditions: dict) -> dict:
                                      for k, c in conditions.items()})}
 
 
-def _tokens_text(tokens: float) -> str:
-    return f"{tokens / 1e6:.2f}M" if tokens >= 1e6 else f"{tokens:,.0f}"
-
-
 def tokens_per_run(config) -> int:
     """A run's training tokens as the paper counts them: steps x batch x length."""
     return int(config.max_steps * config.batch_size * config.max_seq_length)
@@ -73,10 +67,10 @@ def times(ratio: float) -> str:
 
 def scale_short(frame: pd.DataFrame, config) -> str:
     """'1.23M params, 5,000 steps, 2.56M tokens, 4 seeds'."""
-    full = frame[frame["steps"] == frame["steps"].max()]
+    full, tokens = frame[frame["steps"] == frame["steps"].max()], tokens_per_run(config)
     return (f"{parameter_count(config) / 1e6:.2f}M params, {int(config.max_steps):,} steps, "
-            f"{_tokens_text(tokens_per_run(config))} tokens, "
-            f"{full['seed'].nunique()} seeds")
+            + (f"{tokens / 1e6:.2f}M" if tokens >= 1e6 else f"{tokens:,.0f}")
+            + f" tokens, {full['seed'].nunique()} seeds")
 
 
 def reading(row) -> str:
@@ -95,10 +89,8 @@ def reading(row) -> str:
                     f"there, smaller than the margin")
         return "within the margin and consistent with 0"
     if verdict in ("reproduced", "contradicted"):
-        if sign == 0:
-            return ("within the margin, as the paper says" if verdict == "reproduced" else
-                    f"excludes 0 on {where}, and is not shown within the margin")
-        return f"excludes 0 on {where}, and is not shown within the margin"
+        return ("within the margin, as the paper says" if sign == 0 and verdict == "reproduced"
+                else f"excludes 0 on {where}, and is not shown within the margin")
     inside = -row["margin"] < low and high < row["margin"]
     if row.get("verdict") == "equivalent" or (sign == 0 and row.get("verdict") == "reproduced"):
         return ("equivalent at 5% (its 90% interval lies within the margin), but not "
@@ -137,8 +129,3 @@ def gate_rule(profile: ResolvedProfile) -> str:
     return fill("gate", unigram=f"{r['unigram_loss_at_mask']:.3f}",
                 bigram=f"{r['bigram_loss_at_mask']:.3f}",
                 reads_context=f"{rungs['reads_context']:.3f}")
-
-
-def prose_commit(commit) -> str:
-    """``short_commit`` without its '+dirty' mark (that is data, in the runs CSV)."""
-    return short_commit(commit).removesuffix("+dirty")

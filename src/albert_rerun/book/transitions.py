@@ -22,22 +22,19 @@ def transitions(profile: ResolvedProfile | str, seeds=None, device="auto",
     profile, seeds, rungs, m, runs = chapter_runs(profile, C.transitions, seeds, device,
                                                   train_missing)
     runs = add_roughness(runs)
-    conditions = C.transitions(profile)
-    chapter = Chapter("transitions", runs,
-                      gated(transitions_decisions(runs, m), runs, rungs))
+    chapter = Chapter("transitions", runs, gated(transitions_decisions(runs, m), runs, rungs))
     columns = {"first_l2": "first step, L2", "first_angle": "first step, angle",
-               "oscillation_l2": "oscillation, L2", "oscillation_angle": "oscillation, angle"}
-    trained = runs.groupby("condition", sort=False)[list(columns)].mean()
-    trained["last angle"] = runs.groupby("condition", sort=False)["last_angle"].mean()
-    parts = {"trained": trained.rename(columns=columns)}
+               "oscillation_l2": "oscillation, L2", "oscillation_angle": "oscillation, angle",
+               "last_angle": "last angle"}
+    means = runs.groupby("condition", sort=False)
+    parts = {"trained": means[list(columns)].mean().rename(columns=columns)}
     if "control_oscillation_l2" in runs:
-        parts["random init"] = runs.groupby("condition", sort=False)[
-            ["control_oscillation_l2", "control_oscillation_angle"]].mean().set_axis(
-            ["oscillation, L2", "oscillation, angle"], axis=1)
+        controls = means[["control_oscillation_l2", "control_oscillation_angle"]].mean()
+        parts["random init"] = controls.set_axis(["oscillation, L2", "oscillation, angle"], axis=1)
     # the controls have no first step: a dash, not NaN, where a table shows them
     chapter.tables["curves"] = pd.concat(parts, names=["state", "model"]).round(3).astype(
         object).fillna("—")
-    b = conditions["ALBERT-style"]
+    b = C.transitions(profile)["ALBERT-style"]
     chapter.texts.update(layers=str(b.model.num_hidden_layers), steps=f"{b.max_steps:,}",
                          scale_short=scale_short(runs, b))
     return downstream(chapter, profile) if present else chapter

@@ -18,7 +18,7 @@ BERT = "BERT-style"
 
 
 def wall_clock(profile: ResolvedProfile | str, seeds=None, device="auto",
-               train_missing=False, present: bool = True, partial: bool = False) -> Chapter:
+               train_missing=False, present: bool = True) -> Chapter:
     """Claim 6: the wide ALBERT-style model against the BERT-style one (Table 6)."""
     from ..engine.store import read_json
     from ..stats.inference import gate
@@ -37,7 +37,7 @@ def wall_clock(profile: ResolvedProfile | str, seeds=None, device="auto",
         choice = read_json(_sweep_choice(profile))
     conditions = C.wall_clock(profile, choice["learning_rate"])
     profile, seeds, rungs, m, runs = chapter_runs(profile, conditions, seeds, device,
-                                                  train_missing, partial)
+                                                  train_missing)
     wides = [k for k in conditions if k != BERT and available(runs, k, BERT)]
     if not wides:
         raise MissingRuns(f"no wide run of profile {profile.name!r} is complete beside the "
