@@ -108,16 +108,6 @@ def eval_config(profile: str):
                       task_examples=200 if small else 0, finetune=None)
 
 
-def finetune_config(profile: str):
-    """How a profile fine-tunes (``ResolvedProfile.finetune_config``)."""
-    return resolve(profile).finetune_config()
-
-
-def finetune_rates(profile: str) -> dict:
-    """{"pretrained": lr, "untrained": lr} for a profile (the pilot's, where stored)."""
-    return resolve(profile).finetune_rates()
-
-
 @dataclass(frozen=True)
 class ResolvedProfile:
     """A profile resolved once from its name (``resolve``) and passed down, so that no layer

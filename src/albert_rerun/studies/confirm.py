@@ -29,26 +29,22 @@ TIMING_STEPS, TIMING_WARMUP = 400, 25
 CHANCE_SES = 2  # within this many binomial SEs of the majority label: chance (amend. 11)
 
 
-def power_plan(frame: pd.DataFrame, specs=PRIMARY, seeds=range(3, MAX_SEEDS + 5),
-               alpha: float | None = None) -> pd.DataFrame:
+def power_plan(frame: pd.DataFrame, specs=PRIMARY,
+               seeds=range(3, MAX_SEEDS + 5)) -> pd.DataFrame:
     """What the design was sized on: per spec, the pilot's mean and SD of the paired
-    differences, the 95% half-width, a paired t's power at Holm's first-step alpha at
-    each seed count (``power at n``), and the fewest seeds that reach ``POWER``."""
-    from scipy import stats as st
-
+    differences, a paired t's power at Holm's first-step alpha at each seed count
+    (``power at n``), and the fewest seeds that reach ``POWER``."""
     from ..stats.power import _power
-    alpha = holm_alpha(specs) if alpha is None else alpha
-    frame = with_changes(frame)
+    alpha, frame = holm_alpha(specs), with_changes(frame)
     rows = []
     for spec in specs:
         d = per_seed(spec, frame)
         n, mean, sd = len(d), float(d.mean()), float(d.std(ddof=1))
-        half = float(st.t.ppf(0.975, n - 1) * sd / math.sqrt(n)) if n > 1 else math.inf
         powers = {k: (_power(abs(mean) / sd, k, alpha, "two-sided") if sd > 0 else 1.0)
                   for k in seeds}
         enough = [k for k, p in powers.items() if p >= POWER]
         rows.append({"decision": spec.label, "key": spec.key, "pilot seeds": n,
-                     "mean": mean, "paired SD": sd, "half-width": half,
+                     "mean": mean, "paired SD": sd,
                      "seeds for 80%": min(enough) if enough else math.inf,
                      **{f"power at {k}": p for k, p in powers.items()}})
     return pd.DataFrame(rows).set_index("key")
@@ -189,46 +185,25 @@ def measure_equal_time(steps: int = TIMING_STEPS, warmup: int = TIMING_WARMUP,
             "provenance": record()}
 
 
-def eval_job(pretrain_hash: str, kind: str, device: str, store: str = STORE) -> dict:
-    """One stored run's evaluation in ``store``: "evaluate" or "cuefree"."""
-    from ..profiles import eval_config
-    from .training import evaluate_hash
-    config = eval_config(PILOT_PROFILE) if kind == "evaluate" else cue_free_config()
-    return evaluate_hash(results_dir(store), pretrain_hash, config, device)
-
-
-def evaluate_trained(runs: list, store: str, device: str, workers: int,
-                     cue_free: bool = True) -> int:
-    """Evaluate the ``runs`` of ``store`` that lack an evaluation, blinded: on the common
-    held-out sets and, with ``cue_free``, the trained ones on the cue-free pairs."""
-    from ..engine.runner import run_many, worker_threads
-    from ..engine.store import stored_eval, stored_pretrain
-    from .training import _report
-    folder, done = results_dir(store), 0
+def stretch(runs: list, store: str, label: str, hours: float | None, fill: bool,
+            workers: int | None, device: str, cue_free: bool = True, **options) -> int:
+    """Every study's training stretch: train the missing ``runs`` into ``store``, blinded,
+    for ``hours`` (``fill``: ``training._train``'s), then evaluate the trained ones,
+    blinded, on the common held-out sets and (``cue_free``) on the cue-free pairs."""
+    from ..data.files import verify_inputs
+    from ..engine.store import stored_pretrain
+    from .training import _evaluate, _train, default_workers
+    verify_inputs()
+    workers, folder = workers or default_workers(), results_dir(store)
+    finish_by = None if hours is None else time.time() + hours * 3600
+    done = _train(runs, folder, device, workers, False, False, float("inf"), label, finish_by,
+                  fill and finish_by is not None, blinded=True, **options)
     kinds = (("evaluate", _evaluation_configs()[0]), ("cuefree", cue_free_config()))
     for kind, config in kinds[:2 if cue_free else 1]:
         ready = [config_hash(c.to_dict()) for c in runs if stored_pretrain(folder, c)
                  is not None and (kind == "evaluate" or c.max_steps > 0)]
-        todo = [h for h in ready if stored_eval(folder, h, config) is None]
-        print(f"[{kind}] {len(ready)} runs, {len(todo)} to do", flush=True)
-        jobs = [(h, eval_job, (h, kind, device, store)) for h in todo]
-        done += _report(run_many(jobs, workers, float("inf"), worker_threads(workers)), kind,
-                        blinded=True)
+        done += _evaluate(ready, folder, config, device, workers, label=kind, blinded=True)
     return done
-
-
-def stretch(runs: list, store: str, label: str, hours: float | None, fill: bool,
-            workers: int | None, device: str, cue_free: bool = True, **options) -> int:
-    """Every study's training stretch: train the missing ``runs`` into ``store``, blinded,
-    for ``hours`` (``fill``: ``training._train``'s), then ``evaluate_trained``."""
-    from ..data.files import verify_inputs
-    from .training import _train, default_workers
-    verify_inputs()
-    workers = workers or default_workers()
-    finish_by = None if hours is None else time.time() + hours * 3600
-    done = _train(runs, results_dir(store), device, workers, False, False, float("inf"),
-                  label, finish_by, fill and finish_by is not None, blinded=True, **options)
-    return done + evaluate_trained(runs, store, device, workers, cue_free)
 
 
 def train(hours: float | None = None, fill: bool = False, workers: int | None = None,
