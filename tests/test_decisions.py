@@ -251,9 +251,3 @@ def test_an_interval_never_prints_minus_zero():
     assert decisions.interval_text(-0.0001, -0.009, 0.009, "nats") == "0.000 [-0.009, +0.009]"
     assert decisions.interval_text(0.0124, -0.0003, 0.025, "nats") == "+0.012 [0.000, +0.025]"
     assert decisions.interval_text(-1.26, -2.0, -0.5, "points") == "-1.3 [-2.0, -0.5]"
-
-
-@pytest.mark.parametrize("n, word", [(0, "are"), (1, "is"), (2, "are"), (32, "are")])
-def test_a_count_takes_the_word_that_agrees_with_it(n, word):
-    """'1 of its 32 runs is stored', '0 ... are' (three pages had their own copy)."""
-    assert decisions.agree(n, "is", "are") == word

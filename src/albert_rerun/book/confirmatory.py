@@ -102,14 +102,9 @@ def turned_label(claim: str, label: str) -> str:
 
 def confirmatory_family(store=None) -> pd.DataFrame:
     """The confirmatory results as a family indexed by headline key, chapters' sign."""
-    rows = []
-    for claim, row in confirmatory_rows(store).items():
-        row = in_chapter_sign(claim, row)
-        row.name = HEADLINES[claim].key
-        rows.append(row)
-    for key, row in confirmatory_extras(store).items():
-        row.name = key
-        rows.append(row)
+    rows = [in_chapter_sign(claim, row).rename(HEADLINES[claim].key)
+            for claim, row in confirmatory_rows(store).items()]
+    rows += [row.rename(key) for key, row in confirmatory_extras(store).items()]
     return pd.DataFrame(rows)
 
 
@@ -191,8 +186,7 @@ def _judged(claim: str, store=None) -> list:
     out = []
     for spec in specs(claim):
         name = "primary" if spec in confirm_analysis.PRIMARY else "secondary"
-        row = families[name].loc[spec.key]
-        row = paper_positive(row)
+        row = paper_positive(families[name].loc[spec.key])
         row["note"] = _note(spec, noted)
         out.append((spec, name, row))
     return out

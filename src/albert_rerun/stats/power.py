@@ -1,12 +1,6 @@
-"""How many seeds: the power of the book's paired decisions, read from its decision family.
-
-``power_table(family)`` reads, for each decision of a ``stats.holm`` frame tested by the
-paired t over seeds, the SD of its paired differences back from its 95% t-interval
-(``paired_sd``) and gives, with its margin, the smallest difference a two-sided paired t
-detects, the seeds that detect one margin, and the exact power of the TOST at a true 0
-(``tost_power``) with the seeds that reach the chosen power. Bootstrap decisions are left
-out: their test is not a t over seeds.
-"""
+"""How many seeds: the power of the book's paired decisions, read from its decision family
+(``power_table``: each paired-t decision's SD read back from its interval; bootstrap
+decisions are left out, their test is not a t over seeds)."""
 from __future__ import annotations
 
 import math
