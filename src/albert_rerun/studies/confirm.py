@@ -1,31 +1,24 @@
 """The confirmatory replication (book/preregistration.md): what sized its design, its
-equal-time measurement, training (``scripts/train_stretch.sh confirm H``, seed by seed),
-report and command line; the design and analysis are ``confirm_analysis``."""
+training (``scripts/train_stretch.sh confirm H``, seed by seed), report and command line;
+the design and analysis are ``confirm_analysis``."""
 from __future__ import annotations
 
 import argparse
 import math
-import os
-import statistics
 import time
 
 import pandas as pd
 
-from ..engine.store import atomic_write_json, config_hash, results_dir
-from ..profiles import resolve
-from . import conditions as C
-from .confirm_analysis import (ALPHA, BERT, CONFIRM_SEEDS, EQUAL_TIME, FIRST_SEED,
-                               MAX_SEEDS, MIN_SEEDS, PILOT_PROFILE, POWER, PRIMARY,
+from ..engine.store import config_hash, results_dir
+from .confirm_analysis import (ALPHA, CONFIRM_SEEDS, MAX_SEEDS, MIN_SEEDS, POWER, PRIMARY,
                                SECONDARY, STORE, WIDE_LEARNING_RATE, NotComplete,
-                               _evaluation_configs, both_families, complete, conditions,
+                               _evaluation_configs, both_families, complete,
                                confirmatory_frame, cue_free_config, curve_differences,
                                equal_time_record, holm_alpha, holm_tests, margin_values,
                                per_seed, pilot_frame, planned, print_unless_incomplete,
                                progress, rungs, time_ratios, trained_runs, training_costs,
                                with_changes)
 
-# equal time: both models' seconds a step, in lockstep after a warm-up, one thread
-TIMING_STEPS, TIMING_WARMUP = 400, 25
 CHANCE_SES = 2  # within this many binomial SEs of the majority label: chance (amend. 11)
 
 
@@ -122,69 +115,6 @@ def lr_check_gap(scores: dict, margin: float) -> tuple | None:
     return None if best == WIDE_LEARNING_RATE or gap <= margin else (best, gap)
 
 
-def measure_equal_time(steps: int = TIMING_STEPS, warmup: int = TIMING_WARMUP,
-                       device: str = "cpu") -> dict:
-    """Seconds a training step of the BERT-style and the wide model, one thread, in
-    lockstep (alternating which goes first, so a change of load falls on both): medians
-    after ``warmup`` plus the data's cost a step; the wide model's steps scale by their
-    ratio."""
-    from time import perf_counter
-
-    import torch
-
-    from ..data.corpus import create_instances, tokenize_split
-    from ..data.tokenizer import Tokenizer
-    from ..engine.pretrain import DeviceStream, make_optimizer, sync, train_step
-    from ..engine.provenance import record
-    from ..model.modeling import AlbertForPreTraining
-    torch.set_num_threads(1)
-    target = torch.device(device)
-    configs = {"bert": conditions(None)[BERT],
-               "wide": C.wide_albert(resolve(PILOT_PROFILE), None, WIDE_LEARNING_RATE)}
-    tokenizer = Tokenizer(vocab_size=configs["bert"].vocab_size)
-    corpus = tokenize_split("train", tokenizer).subset(configs["bert"].train_documents)
-    arms = {}
-    for name, config in configs.items():
-        config = config.replace(seed=FIRST_SEED - 1)
-        torch.manual_seed(config.seed)
-        model = AlbertForPreTraining(config.model).to(target)
-        arms[name] = (config, model, make_optimizer(model, config),
-                      DeviceStream(config, tokenizer, corpus, target, 0))
-    timed = {name: [] for name in arms}
-    load_before = os.getloadavg()
-    try:
-        for step in range(warmup + steps):
-            order = list(arms) if step % 2 == 0 else list(arms)[::-1]
-            for name in order:
-                config, model, optimizer, stream = arms[name]
-                started = perf_counter()
-                train_step(model, model, optimizer, config, stream.batch(step), step,
-                           target, None)
-                sync(target)
-                if step >= warmup:
-                    timed[name].append(perf_counter() - started)
-    finally:
-        for _, _, _, stream in arms.values():
-            stream.close()
-    load_after = os.getloadavg()
-    bert = configs["bert"]
-    started = perf_counter()
-    epoch = create_instances(corpus, tokenizer, bert.objective, bert.max_seq_length,
-                             seed=FIRST_SEED - 1)
-    build_seconds = perf_counter() - started
-    data_step = build_seconds / (len(epoch) / bert.batch_size)
-    per_step = {name: statistics.median(values) for name, values in timed.items()}
-    ratio = (per_step["bert"] + data_step) / (per_step["wide"] + data_step)
-    return {"steps": round(bert.max_steps * ratio), "bert_steps": bert.max_steps,
-            "bert_step_seconds": per_step["bert"] + data_step,
-            "wide_step_seconds": per_step["wide"] + data_step,
-            "median_step_seconds": per_step, "epoch_build_seconds": build_seconds,
-            "data_seconds_per_step": data_step, "timed_steps": steps, "warmup": warmup,
-            "step_seconds": timed, "load_before": list(load_before),
-            "load_after": list(load_after), "learning_rate": WIDE_LEARNING_RATE,
-            "provenance": record()}
-
-
 def stretch(runs: list, store: str, label: str, hours: float | None, fill: bool,
             workers: int | None, device: str, cue_free: bool = True, **options) -> int:
     """Every study's training stretch: train the missing ``runs`` into ``store``, blinded,
@@ -208,14 +138,13 @@ def stretch(runs: list, store: str, label: str, hours: float | None, fill: bool,
 
 def train(hours: float | None = None, fill: bool = False, workers: int | None = None,
           device: str = "auto") -> int:
-    """Time the equal-time arms (once, before any run), then train and evaluate the
-    missing confirmatory runs seed by seed."""
+    """Train and evaluate the missing confirmatory runs seed by seed, the wide model at the
+    stored equal-time steps."""
     record = equal_time_record()
-    if record is None:
-        print("[equal time] timing the BERT-style and the wide model on this machine",
-              flush=True)
-        record = measure_equal_time()
-        atomic_write_json(results_dir(STORE) / "choices" / f"{EQUAL_TIME}.json", record)
+    if record is None:  # measured once, before the first run, by the registration's code
+        raise SystemExit(f"no equal-time measurement in {results_dir(STORE) / 'choices'}: it "
+                         f"is taken once, before the first confirmatory run (the registration "
+                         f"commit's confirm.measure_equal_time; book/preregistration.md, 6)")
     print(f"[equal time] the wide model trains {record['steps']} steps "
           f"({record['bert_step_seconds']:.4f} s and {record['wide_step_seconds']:.4f} s "
           f"a step)", flush=True)
@@ -303,8 +232,8 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
-    go = sub.add_parser("train", help="time the equal-time arms once, then train and "
-                        "evaluate the missing confirmatory runs, seed by seed")
+    go = sub.add_parser("train", help="train and evaluate the missing confirmatory runs, "
+                        "seed by seed, at the stored equal-time steps")
     add_stretch_arguments(go)
     sub.add_parser("progress", help="n of N seeds stored per condition")
     sub.add_parser("report", help="both families' verdicts with the pilot beside them, "
