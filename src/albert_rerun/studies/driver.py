@@ -166,12 +166,8 @@ def train_all(profile: ResolvedProfile | str, seeds=None, device: str = "auto",
     deadline = time.time() + (seconds if hours is None else min(seconds, hours * 3600))
     import torch
     if profile.name == "gpu" and not torch.cuda.is_available() and not confirm_gpu_profile:
-        probe = planned_runs(profile, seeds, [n for n in names if n != "wall_clock"])
-        hours = predicted_seconds(probe, "cpu") / 3600
-        raise SystemExit(f"the gpu profile on a CPU: its runs (without the wall-clock claim) "
-                         f"would train for about {hours:,.0f} hours here (predicted from "
-                         f"the stored cpu runs' FLOP rate); pass --yes-train-gpu-profile-on-"
-                         f"cpu to go on")
+        raise SystemExit(f"the gpu profile on a CPU: {cpu_prediction_text(len(seeds))}; pass "
+                         f"--yes-train-gpu-profile-on-cpu to go on")
     done, lr = 0, None
     if "wall_clock" in names:
         lr = (wide_learning_rate(profile, device, workers, compile, fresh)
