@@ -214,6 +214,8 @@ def decisions(claim: str, store=None) -> pd.DataFrame:
 
 def figure(by_seed: pd.DataFrame, claim: str, store=None):
     """Each decision's paper-positive differences by seed, mean and interval vs its margin."""
+    import textwrap
+
     import matplotlib.pyplot as plt
     with plt.rc_context({"font.size": 10}):
         if not confirm_analysis.complete(store):
@@ -247,7 +249,7 @@ def figure(by_seed: pd.DataFrame, claim: str, store=None):
                 ax.plot([low, high], [y, y], color="black", lw=2, zorder=3)
                 ax.plot([est], [y], "D", color="black", ms=6, zorder=4)
                 tag = "" if name == "primary" else " (exploratory)"
-                labels.append(_wrap(row["label"] + tag))
+                labels.append(textwrap.fill(row["label"] + tag, 30, break_on_hyphens=False))
             ax.set_yticks(range(len(mine)), labels)
             ax.set_ylim(len(mine) - 0.5, -0.5)
             ax.set_xlabel(f"positive: the paper's direction, {unit}: seeds (grey dots), mean "
@@ -255,11 +257,6 @@ def figure(by_seed: pd.DataFrame, claim: str, store=None):
             ax.spines[["top", "right"]].set_visible(False)
         fig.tight_layout()
     return fig
-
-
-def _wrap(text: str, width: int = 30) -> str:
-    import textwrap
-    return textwrap.fill(text, width, break_on_hyphens=False)
 
 
 def partial_costs(store=None) -> dict:

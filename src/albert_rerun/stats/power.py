@@ -105,13 +105,14 @@ def paired_sd(low: float, high: float, n: int, confidence: float = 0.95) -> floa
     return (high - low) / 2 * math.sqrt(n) / stats.t.ppf(0.5 + confidence / 2, n - 1)
 
 
-def _tests(family) -> int:
+def holm_tests(family) -> int:
+    """How many tests Holm's adjustment ran over: two per decision left in the family."""
     return 2 * int(family["in_family"].sum()) if "in_family" in family else 0
 
 
 def holm_alpha(family, alpha: float = 0.05) -> float:
     """Holm's first-step alpha for a ``stats.holm`` frame: ``alpha`` over its tests."""
-    return alpha / (_tests(family) or 1)
+    return alpha / (holm_tests(family) or 1)
 
 
 def power_table(family, seeds: int | None = None, alpha: float | str = 0.05,
@@ -124,7 +125,7 @@ def power_table(family, seeds: int | None = None, alpha: float | str = 0.05,
     import pandas as pd
     tests = None
     if alpha == "holm":
-        tests, alpha = _tests(family), holm_alpha(family)
+        tests, alpha = holm_tests(family), holm_alpha(family)
     rows = {}
     chosen = family[family["method"] == T_METHOD] if "method" in family else family.iloc[:0]
     for key, d in chosen.iterrows():

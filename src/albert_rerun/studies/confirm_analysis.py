@@ -9,6 +9,7 @@ import pandas as pd
 
 from ..engine.store import config_hash, read_json, results_dir
 from ..profiles import resolve
+from ..stats.power import holm_tests  # noqa: F401 (read from here by confirm and the book)
 from . import conditions as C
 from .decisions import margins as margin_values  # the registered margins are the chapters'
 from .decisions import store_fingerprint
@@ -183,11 +184,6 @@ SECONDARY = (
 def holm_alpha(specs=PRIMARY, alpha: float = ALPHA) -> float:
     """Holm's first-step alpha: two tests per decision (difference and TOST)."""
     return alpha / (2 * len(specs))
-
-
-def holm_tests(judged: pd.DataFrame) -> int:
-    """How many tests Holm's adjustment ran over: two per decision left in the family."""
-    return 2 * int(judged["in_family"].sum())
 
 
 # the registered differences a chapter's headline reads the other way round
