@@ -11,8 +11,8 @@ from albert_rerun.studies.driver import planned_controls, planned_runs
 from albert_rerun.engine.pretrain import make_optimizer
 from albert_rerun.engine.store import config_hash
 from albert_rerun.paths import repo_root
-from albert_rerun.profiles import (PROFILES, eval_config, finetune_config, finetune_rates,
-                                   pretraining_config, resolve, validate_parameters)
+from albert_rerun.profiles import (PROFILES, eval_config, pretraining_config, resolve,
+                                   validate_parameters)
 
 pytestmark = pytest.mark.usefixtures("single_thread")
 
@@ -64,7 +64,7 @@ def test_evaluation_scores_the_profiles_sequences(profile):
         config.max_seq_length, config.max_predictions)
     small = profile == "smoke"
     assert (evaluation.task_examples > 0) == small and (evaluation.mlm_sequences < 1000) == small
-    tuning = finetune_config(profile)  # fine-tuning: its own evaluation, its own key
+    tuning = resolve(profile).finetune_config()  # its own evaluation, its own key
     assert tuning.protocol.max_seq_length <= config.max_seq_length
     assert tuning.key != evaluation.key
     assert (tuning.protocol.max_train_examples == 0) == (not small)  # the whole split
@@ -72,15 +72,15 @@ def test_evaluation_scores_the_profiles_sequences(profile):
 
 def test_finetune_rates_default_until_the_pilot_is_stored(results):
     from albert_rerun.profiles import DEFAULT_FINETUNE_RATES
-    assert finetune_rates("cpu") == DEFAULT_FINETUNE_RATES
-    before = finetune_config("cpu").key
+    assert resolve("cpu").finetune_rates() == DEFAULT_FINETUNE_RATES
+    before = resolve("cpu").finetune_config().key
     choice = results / "cpu" / "choices" / "finetune-rates.json"
     choice.parent.mkdir(parents=True)
     choice.write_text(json.dumps({"chosen": {"pretrained": 1e-3, "untrained": 3e-3}}))
-    assert finetune_rates("cpu") == {"pretrained": 1e-3, "untrained": 3e-3}
-    assert finetune_config("cpu").protocol.learning_rate == 1e-3
-    assert finetune_config("cpu").key != before  # a new pick is a new evaluation
-    assert finetune_rates("smoke") == DEFAULT_FINETUNE_RATES  # smoke never picks
+    assert resolve("cpu").finetune_rates() == {"pretrained": 1e-3, "untrained": 3e-3}
+    assert resolve("cpu").finetune_config().protocol.learning_rate == 1e-3
+    assert resolve("cpu").finetune_config().key != before  # a new pick is a new evaluation
+    assert resolve("smoke").finetune_rates() == DEFAULT_FINETUNE_RATES  # smoke never picks
 
 
 @pytest.mark.parametrize("name", list(PROFILES))
@@ -102,9 +102,7 @@ def test_a_profile_is_resolved_once_into_its_settings_configs_and_folder(name):
         assert profile.pretraining_config(style) == pretraining_config(name, style)
     assert (profile.pretraining_config(objective="nsp", seed=2)
             == pretraining_config(name, objective="nsp", seed=2))
-    assert profile.finetune_config() == finetune_config(name)
-    assert profile.finetune_rates() == finetune_rates(name)
-
+    
 
 def test_the_resolved_results_folder_follows_the_environment(tmp_path, monkeypatch):
     """$ALBERT_RERUN_RESULTS moves the folder (CI's temporary store); a profile resolved
@@ -214,7 +212,7 @@ def test_profiles_is_configuration_and_imports_nothing_above_the_engine():
             "for name in p.PROFILES:\n"
             "    p.validate_parameters(name, None, 'cpu')\n"
             "    p.pretraining_config(name, 'albert'), p.pretraining_config(name, 'bert')\n"
-            "    p.eval_config(name), p.finetune_config(name), p.finetune_rates(name)\n"
+            "    p.eval_config(name), p.resolve(name).finetune_config()\n"
             "print([m for m in sys.modules if m.startswith('albert_rerun.studies')\n"
             "       or m.startswith('albert_rerun.engine.bench')])\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,

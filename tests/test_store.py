@@ -169,7 +169,7 @@ def test_a_real_evaluation_of_a_stored_run(tmp_path):
     """The smoke evaluation end to end on a stored (initialized) run: every metric the
     chapters read, with per-item correctness for the bootstrap; fine-tuning is an
     evaluation of its own, stored under its own key."""
-    from albert_rerun.profiles import finetune_config
+    from albert_rerun.profiles import resolve
     folder, result, _ = _stored_run(tmp_path, CONFIG.replace(max_steps=0, warmup_steps=0))
     config = eval_config("smoke")
     metrics = evaluate_stored(folder, result, config, torch.device("cpu"))["metrics"]
@@ -187,7 +187,7 @@ def test_a_real_evaluation_of_a_stored_run(tmp_path):
     for key in ("mlm_accuracy", "mlm_accuracy_at_mask", "sop_accuracy_probe",
                 "nsp_accuracy_head", "train_mlm_loss_at_mask"):
         assert np.isfinite(metrics[key]), key
-    tuning = finetune_config("smoke")
+    tuning = resolve("smoke").finetune_config()
     tuned = evaluate_stored(folder, result, tuning, torch.device("cpu"))
     assert store.eval_path(folder, result["hash"], tuning).parent.name == tuning.key
     assert len(tuned["metrics"]["sentiment_correct"]) == tuning.task_examples

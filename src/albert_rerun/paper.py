@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-SOURCE = "Lan et al. (2020), arXiv:1909.11942v6"
-
 BERT_BASE_WORDPIECE_VOCAB = 30522  # Devlin et al.
 ALBERT_VOCAB = 30000  # footnote 1
 # BERT-base's embedding share as commonly quoted (%, V = 30522); Sec. 3.1 argues it in words

@@ -102,14 +102,9 @@ def turned_label(claim: str, label: str) -> str:
 
 def confirmatory_family(store=None) -> pd.DataFrame:
     """The confirmatory results as a family indexed by headline key, chapters' sign."""
-    rows = []
-    for claim, row in confirmatory_rows(store).items():
-        row = in_chapter_sign(claim, row)
-        row.name = HEADLINES[claim].key
-        rows.append(row)
-    for key, row in confirmatory_extras(store).items():
-        row.name = key
-        rows.append(row)
+    rows = [in_chapter_sign(claim, row).rename(HEADLINES[claim].key)
+            for claim, row in confirmatory_rows(store).items()]
+    rows += [row.rename(key) for key, row in confirmatory_extras(store).items()]
     return pd.DataFrame(rows)
 
 
@@ -191,8 +186,7 @@ def _judged(claim: str, store=None) -> list:
     out = []
     for spec in specs(claim):
         name = "primary" if spec in confirm_analysis.PRIMARY else "secondary"
-        row = families[name].loc[spec.key]
-        row = paper_positive(row)
+        row = paper_positive(families[name].loc[spec.key])
         row["note"] = _note(spec, noted)
         out.append((spec, name, row))
     return out
@@ -220,6 +214,8 @@ def decisions(claim: str, store=None) -> pd.DataFrame:
 
 def figure(by_seed: pd.DataFrame, claim: str, store=None):
     """Each decision's paper-positive differences by seed, mean and interval vs its margin."""
+    import textwrap
+
     import matplotlib.pyplot as plt
     with plt.rc_context({"font.size": 10}):
         if not confirm_analysis.complete(store):
@@ -253,7 +249,7 @@ def figure(by_seed: pd.DataFrame, claim: str, store=None):
                 ax.plot([low, high], [y, y], color="black", lw=2, zorder=3)
                 ax.plot([est], [y], "D", color="black", ms=6, zorder=4)
                 tag = "" if name == "primary" else " (exploratory)"
-                labels.append(_wrap(row["label"] + tag))
+                labels.append(textwrap.fill(row["label"] + tag, 30, break_on_hyphens=False))
             ax.set_yticks(range(len(mine)), labels)
             ax.set_ylim(len(mine) - 0.5, -0.5)
             ax.set_xlabel(f"positive: the paper's direction, {unit}: seeds (grey dots), mean "
@@ -261,11 +257,6 @@ def figure(by_seed: pd.DataFrame, claim: str, store=None):
             ax.spines[["top", "right"]].set_visible(False)
         fig.tight_layout()
     return fig
-
-
-def _wrap(text: str, width: int = 30) -> str:
-    import textwrap
-    return textwrap.fill(text, width, break_on_hyphens=False)
 
 
 def partial_costs(store=None) -> dict:

@@ -211,10 +211,6 @@ def results_text(generated: Path, store=None) -> str:
         "total": int(counts["of"].sum()), "table": shown.to_markdown(disable_numparse=True)})
 
 
-def _markdown(rows: list) -> str:
-    return pd.DataFrame(rows).to_markdown(index=False, disable_numparse=True)
-
-
 def _number(value: float, unit: str) -> str:
     return f"{value:+.1f}" if unit == "points" else f"{value:+.4f}"
 
@@ -245,10 +241,10 @@ def pilot_values(frame: pd.DataFrame) -> dict:
                "pilot mean": _number(secondary.loc[s.key, "mean"], s.unit),
                "paired SD": f"{abs(secondary.loc[s.key, 'paired SD']):.3g}"}
               for s in A.SECONDARY]
+    tables = {name: pd.DataFrame(table).to_markdown(index=False, disable_numparse=True)
+              for name, table in (("primary_table", rows), ("secondary_table", second))}
     return {"alpha": f"{A.holm_alpha():.3f}", "tests": 2 * len(A.PRIMARY),
-            "primary_table": _markdown(rows),
-            "chance_note": "".join(notes), "seeds": K.seed_count(plan),
-            "secondary_table": _markdown(second),
+            "chance_note": "".join(notes), "seeds": K.seed_count(plan), **tables,
             **curve_sizes()}
 
 

@@ -1,12 +1,6 @@
-"""How many seeds: the power of the book's paired decisions, read from its decision family.
-
-``power_table(family)`` reads, for each decision of a ``stats.holm`` frame tested by the
-paired t over seeds, the SD of its paired differences back from its 95% t-interval
-(``paired_sd``) and gives, with its margin, the smallest difference a two-sided paired t
-detects, the seeds that detect one margin, and the exact power of the TOST at a true 0
-(``tost_power``) with the seeds that reach the chosen power. Bootstrap decisions are left
-out: their test is not a t over seeds.
-"""
+"""How many seeds: the power of the book's paired decisions, read from its decision family
+(``power_table``: each paired-t decision's SD read back from its interval; bootstrap
+decisions are left out, their test is not a t over seeds)."""
 from __future__ import annotations
 
 import math
@@ -111,13 +105,14 @@ def paired_sd(low: float, high: float, n: int, confidence: float = 0.95) -> floa
     return (high - low) / 2 * math.sqrt(n) / stats.t.ppf(0.5 + confidence / 2, n - 1)
 
 
-def _tests(family) -> int:
+def holm_tests(family) -> int:
+    """How many tests Holm's adjustment ran over: two per decision left in the family."""
     return 2 * int(family["in_family"].sum()) if "in_family" in family else 0
 
 
 def holm_alpha(family, alpha: float = 0.05) -> float:
     """Holm's first-step alpha for a ``stats.holm`` frame: ``alpha`` over its tests."""
-    return alpha / (_tests(family) or 1)
+    return alpha / (holm_tests(family) or 1)
 
 
 def power_table(family, seeds: int | None = None, alpha: float | str = 0.05,
@@ -130,7 +125,7 @@ def power_table(family, seeds: int | None = None, alpha: float | str = 0.05,
     import pandas as pd
     tests = None
     if alpha == "holm":
-        tests, alpha = _tests(family), holm_alpha(family)
+        tests, alpha = holm_tests(family), holm_alpha(family)
     rows = {}
     chosen = family[family["method"] == T_METHOD] if "method" in family else family.iloc[:0]
     for key, d in chosen.iterrows():

@@ -1,54 +1,43 @@
 """The confirmatory replication (book/preregistration.md): what sized its design, its
-equal-time measurement, training (``scripts/train_stretch.sh confirm H``, seed by seed),
-report and command line; the design and analysis are ``confirm_analysis``."""
+training (``scripts/train_stretch.sh confirm H``, seed by seed), report and command line;
+the design and analysis are ``confirm_analysis``."""
 from __future__ import annotations
 
 import argparse
 import math
-import os
-import statistics
 import time
 
 import pandas as pd
 
-from ..engine.store import atomic_write_json, config_hash, results_dir
-from ..profiles import resolve
-from . import conditions as C
-from .confirm_analysis import (ALPHA, BERT, CONFIRM_SEEDS, EQUAL_TIME, FIRST_SEED,
-                               MAX_SEEDS, MIN_SEEDS, PILOT_PROFILE, POWER, PRIMARY,
+from ..engine.store import config_hash, results_dir
+from .confirm_analysis import (ALPHA, CONFIRM_SEEDS, MAX_SEEDS, MIN_SEEDS, POWER, PRIMARY,
                                SECONDARY, STORE, WIDE_LEARNING_RATE, NotComplete,
-                               _evaluation_configs, both_families, complete, conditions,
+                               _evaluation_configs, both_families, complete,
                                confirmatory_frame, cue_free_config, curve_differences,
                                equal_time_record, holm_alpha, holm_tests, margin_values,
                                per_seed, pilot_frame, planned, print_unless_incomplete,
                                progress, rungs, time_ratios, trained_runs, training_costs,
                                with_changes)
 
-# equal time: both models' seconds a step, in lockstep after a warm-up, one thread
-TIMING_STEPS, TIMING_WARMUP = 400, 25
 CHANCE_SES = 2  # within this many binomial SEs of the majority label: chance (amend. 11)
 
 
-def power_plan(frame: pd.DataFrame, specs=PRIMARY, seeds=range(3, MAX_SEEDS + 5),
-               alpha: float | None = None) -> pd.DataFrame:
+def power_plan(frame: pd.DataFrame, specs=PRIMARY,
+               seeds=range(3, MAX_SEEDS + 5)) -> pd.DataFrame:
     """What the design was sized on: per spec, the pilot's mean and SD of the paired
-    differences, the 95% half-width, a paired t's power at Holm's first-step alpha at
-    each seed count (``power at n``), and the fewest seeds that reach ``POWER``."""
-    from scipy import stats as st
-
+    differences, a paired t's power at Holm's first-step alpha at each seed count
+    (``power at n``), and the fewest seeds that reach ``POWER``."""
     from ..stats.power import _power
-    alpha = holm_alpha(specs) if alpha is None else alpha
-    frame = with_changes(frame)
+    alpha, frame = holm_alpha(specs), with_changes(frame)
     rows = []
     for spec in specs:
         d = per_seed(spec, frame)
         n, mean, sd = len(d), float(d.mean()), float(d.std(ddof=1))
-        half = float(st.t.ppf(0.975, n - 1) * sd / math.sqrt(n)) if n > 1 else math.inf
         powers = {k: (_power(abs(mean) / sd, k, alpha, "two-sided") if sd > 0 else 1.0)
                   for k in seeds}
         enough = [k for k, p in powers.items() if p >= POWER]
         rows.append({"decision": spec.label, "key": spec.key, "pilot seeds": n,
-                     "mean": mean, "paired SD": sd, "half-width": half,
+                     "mean": mean, "paired SD": sd,
                      "seeds for 80%": min(enough) if enough else math.inf,
                      **{f"power at {k}": p for k, p in powers.items()}})
     return pd.DataFrame(rows).set_index("key")
@@ -126,121 +115,36 @@ def lr_check_gap(scores: dict, margin: float) -> tuple | None:
     return None if best == WIDE_LEARNING_RATE or gap <= margin else (best, gap)
 
 
-def measure_equal_time(steps: int = TIMING_STEPS, warmup: int = TIMING_WARMUP,
-                       device: str = "cpu") -> dict:
-    """Seconds a training step of the BERT-style and the wide model, one thread, in
-    lockstep (alternating which goes first, so a change of load falls on both): medians
-    after ``warmup`` plus the data's cost a step; the wide model's steps scale by their
-    ratio."""
-    from time import perf_counter
-
-    import torch
-
-    from ..data.corpus import create_instances, tokenize_split
-    from ..data.tokenizer import Tokenizer
-    from ..engine.pretrain import DeviceStream, make_optimizer, sync, train_step
-    from ..engine.provenance import record
-    from ..model.modeling import AlbertForPreTraining
-    torch.set_num_threads(1)
-    target = torch.device(device)
-    configs = {"bert": conditions(None)[BERT],
-               "wide": C.wide_albert(resolve(PILOT_PROFILE), None, WIDE_LEARNING_RATE)}
-    tokenizer = Tokenizer(vocab_size=configs["bert"].vocab_size)
-    corpus = tokenize_split("train", tokenizer).subset(configs["bert"].train_documents)
-    arms = {}
-    for name, config in configs.items():
-        config = config.replace(seed=FIRST_SEED - 1)
-        torch.manual_seed(config.seed)
-        model = AlbertForPreTraining(config.model).to(target)
-        arms[name] = (config, model, make_optimizer(model, config),
-                      DeviceStream(config, tokenizer, corpus, target, 0))
-    timed = {name: [] for name in arms}
-    load_before = os.getloadavg()
-    try:
-        for step in range(warmup + steps):
-            order = list(arms) if step % 2 == 0 else list(arms)[::-1]
-            for name in order:
-                config, model, optimizer, stream = arms[name]
-                started = perf_counter()
-                train_step(model, model, optimizer, config, stream.batch(step), step,
-                           target, None)
-                sync(target)
-                if step >= warmup:
-                    timed[name].append(perf_counter() - started)
-    finally:
-        for _, _, _, stream in arms.values():
-            stream.close()
-    load_after = os.getloadavg()
-    bert = configs["bert"]
-    started = perf_counter()
-    epoch = create_instances(corpus, tokenizer, bert.objective, bert.max_seq_length,
-                             seed=FIRST_SEED - 1)
-    build_seconds = perf_counter() - started
-    data_step = build_seconds / (len(epoch) / bert.batch_size)
-    per_step = {name: statistics.median(values) for name, values in timed.items()}
-    ratio = (per_step["bert"] + data_step) / (per_step["wide"] + data_step)
-    return {"steps": round(bert.max_steps * ratio), "bert_steps": bert.max_steps,
-            "bert_step_seconds": per_step["bert"] + data_step,
-            "wide_step_seconds": per_step["wide"] + data_step,
-            "median_step_seconds": per_step, "epoch_build_seconds": build_seconds,
-            "data_seconds_per_step": data_step, "timed_steps": steps, "warmup": warmup,
-            "step_seconds": timed, "load_before": list(load_before),
-            "load_after": list(load_after), "learning_rate": WIDE_LEARNING_RATE,
-            "provenance": record()}
-
-
-def eval_job(pretrain_hash: str, kind: str, device: str, store: str = STORE) -> dict:
-    """One stored run's evaluation in ``store``: "evaluate" or "cuefree"."""
-    from ..profiles import eval_config
-    from .training import evaluate_hash
-    config = eval_config(PILOT_PROFILE) if kind == "evaluate" else cue_free_config()
-    return evaluate_hash(results_dir(store), pretrain_hash, config, device)
-
-
-def evaluate_trained(runs: list, store: str, device: str, workers: int,
-                     cue_free: bool = True) -> int:
-    """Evaluate the ``runs`` of ``store`` that lack an evaluation, blinded: on the common
-    held-out sets and, with ``cue_free``, the trained ones on the cue-free pairs."""
-    from ..engine.runner import run_many, worker_threads
-    from ..engine.store import stored_eval, stored_pretrain
-    from .training import _report
-    folder, done = results_dir(store), 0
+def stretch(runs: list, store: str, label: str, hours: float | None, fill: bool,
+            workers: int | None, device: str, cue_free: bool = True, **options) -> int:
+    """Every study's training stretch: train the missing ``runs`` into ``store``, blinded,
+    for ``hours`` (``fill``: ``training._train``'s), then evaluate the trained ones,
+    blinded, on the common held-out sets and (``cue_free``) on the cue-free pairs."""
+    from ..data.files import verify_inputs
+    from ..engine.store import stored_pretrain
+    from .training import _evaluate, _train, default_workers
+    verify_inputs()
+    workers, folder = workers or default_workers(), results_dir(store)
+    finish_by = None if hours is None else time.time() + hours * 3600
+    done = _train(runs, folder, device, workers, False, False, float("inf"), label, finish_by,
+                  fill and finish_by is not None, blinded=True, **options)
     kinds = (("evaluate", _evaluation_configs()[0]), ("cuefree", cue_free_config()))
     for kind, config in kinds[:2 if cue_free else 1]:
         ready = [config_hash(c.to_dict()) for c in runs if stored_pretrain(folder, c)
                  is not None and (kind == "evaluate" or c.max_steps > 0)]
-        todo = [h for h in ready if stored_eval(folder, h, config) is None]
-        print(f"[{kind}] {len(ready)} runs, {len(todo)} to do", flush=True)
-        jobs = [(h, eval_job, (h, kind, device, store)) for h in todo]
-        done += _report(run_many(jobs, workers, float("inf"), worker_threads(workers)), kind,
-                        blinded=True)
+        done += _evaluate(ready, folder, config, device, workers, label=kind, blinded=True)
     return done
-
-
-def stretch(runs: list, store: str, label: str, hours: float | None, fill: bool,
-            workers: int | None, device: str, cue_free: bool = True, **options) -> int:
-    """Every study's training stretch: train the missing ``runs`` into ``store``, blinded,
-    for ``hours`` (``fill``: ``training._train``'s), then ``evaluate_trained``."""
-    from ..data.files import verify_inputs
-    from .training import _train, default_workers
-    verify_inputs()
-    workers = workers or default_workers()
-    finish_by = None if hours is None else time.time() + hours * 3600
-    done = _train(runs, results_dir(store), device, workers, False, False, float("inf"),
-                  label, finish_by, fill and finish_by is not None, blinded=True, **options)
-    return done + evaluate_trained(runs, store, device, workers, cue_free)
 
 
 def train(hours: float | None = None, fill: bool = False, workers: int | None = None,
           device: str = "auto") -> int:
-    """Time the equal-time arms (once, before any run), then train and evaluate the
-    missing confirmatory runs seed by seed."""
+    """Train and evaluate the missing confirmatory runs seed by seed, the wide model at the
+    stored equal-time steps."""
     record = equal_time_record()
-    if record is None:
-        print("[equal time] timing the BERT-style and the wide model on this machine",
-              flush=True)
-        record = measure_equal_time()
-        atomic_write_json(results_dir(STORE) / "choices" / f"{EQUAL_TIME}.json", record)
+    if record is None:  # measured once, before the first run, by the registration's code
+        raise SystemExit(f"no equal-time measurement in {results_dir(STORE) / 'choices'}: it "
+                         f"is taken once, before the first confirmatory run (the registration "
+                         f"commit's confirm.measure_equal_time; book/preregistration.md, 6)")
     print(f"[equal time] the wide model trains {record['steps']} steps "
           f"({record['bert_step_seconds']:.4f} s and {record['wide_step_seconds']:.4f} s "
           f"a step)", flush=True)
@@ -328,8 +232,8 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
-    go = sub.add_parser("train", help="time the equal-time arms once, then train and "
-                        "evaluate the missing confirmatory runs, seed by seed")
+    go = sub.add_parser("train", help="train and evaluate the missing confirmatory runs, "
+                        "seed by seed, at the stored equal-time steps")
     add_stretch_arguments(go)
     sub.add_parser("progress", help="n of N seeds stored per condition")
     sub.add_parser("report", help="both families' verdicts with the pilot beside them, "

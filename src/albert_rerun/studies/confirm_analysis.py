@@ -9,7 +9,9 @@ import pandas as pd
 
 from ..engine.store import config_hash, read_json, results_dir
 from ..profiles import resolve
+from ..stats.power import holm_tests  # noqa: F401 (read from here by confirm and the book)
 from . import conditions as C
+from .decisions import margins as margin_values  # the registered margins are the chapters'
 from .decisions import store_fingerprint
 
 STORE = "confirm"  # data/results/confirm/
@@ -77,16 +79,15 @@ def equal_time_record(store=None) -> dict | None:
     return read_json((store or results_dir(STORE)) / "choices" / f"{EQUAL_TIME}.json")
 
 
-def pilot_conditions() -> dict:
-    """The pilot's configs: cpu-long's, its wide model at its stored equal-time steps."""
-    stored = equal_time_record(C._timing_store(resolve(PILOT_PROFILE)))
-    return conditions(stored["steps"] if stored else None)
-
-
 def stored_conditions(store) -> dict:
     """``conditions`` at the equal-time steps stored in ``store`` (no wide arm before)."""
     record = equal_time_record(store)
     return conditions(record["steps"] if record else None)
+
+
+def pilot_conditions() -> dict:
+    """The pilot's configs: cpu-long's, its wide model at its stored equal-time steps."""
+    return stored_conditions(C._timing_store(resolve(PILOT_PROFILE)))
 
 
 def lr_check(wide_steps: int) -> dict:
@@ -180,20 +181,9 @@ SECONDARY = (
          paper="Table 3, not shared: E = 768 82.3 vs E = 128 81.7 Avg"),
 )
 
-def margin_values(rungs: dict) -> dict:
-    """The registered margins given the held-out set's rungs (``decisions.levels``)."""
-    return {"ce": 0.05 * rungs["distance"], "small": 0.02 * rungs["distance"],
-            "pairs": 2.0, "oscillation": 0.25}
-
-
 def holm_alpha(specs=PRIMARY, alpha: float = ALPHA) -> float:
     """Holm's first-step alpha: two tests per decision (difference and TOST)."""
     return alpha / (2 * len(specs))
-
-
-def holm_tests(judged: pd.DataFrame) -> int:
-    """How many tests Holm's adjustment ran over: two per decision left in the family."""
-    return 2 * int(judged["in_family"].sum())
 
 
 # the registered differences a chapter's headline reads the other way round
@@ -270,12 +260,10 @@ def curve_differences(frame: pd.DataFrame, spec: Spec) -> pd.DataFrame:
     from ..stats.inference import mean_interval
     if spec.kind != "ce":
         raise ValueError(f"{spec.key} is not a cross-entropy decision: no curve")
-
     a, b = schedule_points(frame, spec.a), schedule_points(frame, spec.b)
     rows = []
     for share in sorted({k[1] for k in a} & {k[1] for k in b}):
-        d = [a[k][1] - b[k][1] for k in a if k[1] == share and k in b]
-        i = mean_interval(d)
+        i = mean_interval([a[k][1] - b[k][1] for k in a if k[1] == share and k in b])
         rows.append({"share of training": share, "mean": i.mean, "low": i.low,
                      "high": i.high, "seeds": i.n})
     return pd.DataFrame(rows)
@@ -403,17 +391,13 @@ def trained_runs(store=None) -> pd.DataFrame:
 def training_costs(runs: pd.DataFrame) -> pd.DataFrame:
     """Per condition of ``trained_runs``: runs, steps a run, ms a step, tokens a second,
     hours (one thread each) and machines."""
-    rows = []
-    for name, part in runs.groupby("condition", sort=False):
-        seconds, steps = part["train_seconds"].sum(), part["steps"].sum()
-        rows.append({"condition": name, "runs": len(part),
-                     "steps a run": int(part["steps"].median()),
-                     "ms a step": 1000 * seconds / steps,
-                     "tokens/s": part["tokens"].sum() / seconds,
-                     "hours": seconds / 3600,
-                     "machines": ", ".join(sorted(set(part["machine"])))})
-    return pd.DataFrame(rows, columns=["condition", "runs", "steps a run", "ms a step",
-                                       "tokens/s", "hours", "machines"])
+    g = runs.groupby("condition", sort=False)
+    seconds = g["train_seconds"].sum()
+    return pd.DataFrame({"runs": g.size(), "steps a run": g["steps"].median().astype(int),
+                         "ms a step": 1000 * seconds / g["steps"].sum(),
+                         "tokens/s": g["tokens"].sum() / seconds, "hours": seconds / 3600,
+                         "machines": g["machine"].agg(lambda m: ", ".join(sorted(set(m))))}
+                        ).reset_index()
 
 
 def lr_check_scores(store=None) -> dict | None:

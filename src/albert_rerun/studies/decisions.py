@@ -68,8 +68,8 @@ def load_runs(profile: ResolvedProfile, conditions: dict, seeds, device: str = "
               partial: bool = False) -> pd.DataFrame:
     """One row per (condition, seed): pretraining figures, evaluation metrics and the
     random-init control's. Missing runs (or, with ``controls``, unevaluated controls)
-    are trained here with ``train_missing``, else MissingRuns names them; ``partial``
-    leaves out the conditions missing a seed instead."""
+    are trained here with ``train_missing``, else MissingRuns names them (``partial`` is
+    ignored: no estimate is computed before all its seeds are stored)."""
     from ..engine.config import untrained
     from ..engine.store import config_hash, stored_eval, stored_pretrain
     from .training import CONTROL_SEEDS
@@ -87,9 +87,6 @@ def load_runs(profile: ResolvedProfile, conditions: dict, seeds, device: str = "
                or (controls and seed < CONTROL_SEEDS and not scored(untrained(config)))]
     if missing and train_missing:
         _train_and_evaluate(profile, [c for _, _, c in missing], device, controls)
-    elif missing and partial and len({n for n, _, _ in missing}) < len(conditions):
-        incomplete = {name for name, _, _ in missing}
-        seeded = [(n, s, c) for n, s, c in seeded if n not in incomplete]
     elif missing:
         names = ", ".join(f"{name!r} seed {seed} ({config_hash(c.to_dict())})"
                           for name, seed, c in missing)
@@ -286,16 +283,6 @@ def signed(x: float, digits: int) -> str:
     """'+0.132', '-0.013', and '0.000' for what rounds to zero (never '-0.000')."""
     text = f"{x:+.{digits}f}"
     return text[1:] if float(text) == 0 else text
-
-
-def capital(text: str) -> str:
-    """``text`` as a sentence's start: its first letter upper case, the rest as is."""
-    return text[:1].upper() + text[1:]
-
-
-def agree(n: int, one: str, more: str) -> str:
-    """The word that agrees with a count: ``one`` for 1, ``more`` otherwise."""
-    return one if n == 1 else more
 
 
 def interval_text(estimate, low, high, unit="") -> str:

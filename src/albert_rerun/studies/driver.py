@@ -1,6 +1,6 @@
 """Train and evaluate every run a profile's chapters need, over the runs not yet
 stored: the wide model's learning-rate sweep, the claims' pretraining runs and their
-random-init controls, their evaluation, and fine-tuning after a learning-rate pilot.
+random-init controls, their evaluation, and fine-tuning (``ResolvedProfile.finetune_rates``).
 
     python -m albert_rerun.studies --profile cpu --workers 2
     torchrun --nproc_per_node 8 -m albert_rerun.studies --profile gpu
@@ -11,13 +11,12 @@ import argparse
 import time
 
 from ..cli import positive_int
-from ..engine.runner import rank_and_world
-from ..engine.store import atomic_write_json, config_hash, read_json, stored_pretrain
-from ..profiles import FINETUNE_GRID, PROFILES, ResolvedProfile, resolve
+from ..engine.store import config_hash, read_json, stored_pretrain
+from ..profiles import PROFILES, ResolvedProfile, resolve
 from . import conditions as C
 from .training import (CONTROL_SEEDS, _evaluate, _train, add_stretch_arguments,
-                       check_stretch_arguments, choices_path, default_workers,
-                       held_out_scores, store_choice)
+                       check_stretch_arguments, default_workers, held_out_scores,
+                       store_choice)
 
 
 def planned_runs(profile: ResolvedProfile, seeds, names=None, wide_learning_rate=None,
@@ -43,18 +42,14 @@ def wide_learning_rate(profile: ResolvedProfile, device: str = "auto", workers: 
                        compile: bool = False, fresh: bool = False) -> float:
     """The wide model's learning rate: the sweep's lowest held-out cross-entropy at
     [MASK] (trained if missing), stored in choices/."""
-    if profile.name in C.SWEEP_FROM:  # another profile's pick; not swept again here
-        stored = read_json(_sweep_choice(profile))
-        if stored is None:
-            raise LookupError(f"profile {profile.name!r} takes the wide model's learning "
-                              f"rate of profile {C.SWEEP_FROM[profile.name]!r}, which has "
-                              f"no stored pick ({_sweep_choice(profile)}): run its sweep "
-                              f"first")
-        return stored["learning_rate"]
-    path = choices_path(profile, "wide-learning-rate")
-    stored = None if fresh else read_json(path)
+    path, source = _sweep_choice(profile), C.SWEEP_FROM.get(profile.name)
+    stored = None if fresh and source is None else read_json(path)  # another's: never fresh
     if stored is not None:
         return stored["learning_rate"]
+    if source is not None:
+        raise LookupError(f"profile {profile.name!r} takes the wide model's learning rate "
+                          f"of profile {source!r}, which has no stored pick ({path}): run "
+                          f"its sweep first")
     sweep = C.wide_sweep(profile)
     _train(list(sweep.values()), profile.results, device, workers, compile, fresh,
            float("inf"), "wide sweep")
@@ -70,38 +65,6 @@ def wide_learning_rate(profile: ResolvedProfile, device: str = "auto", workers: 
     return chosen
 
 
-def finetune_rates(profile: ResolvedProfile, device: str = "auto", fresh: bool = False) -> dict:
-    """The fine-tuning learning rates (pretrained, untrained) picked on validation from
-    FINETUNE_GRID with the base run's seed 0 and its control (stored in choices/)."""
-    path = choices_path(profile, "finetune-rates")
-    stored = None if fresh else read_json(path)
-    if stored is not None:
-        return stored
-    import torch
-
-    from ..data.tokenizer import Tokenizer
-    from ..engine.config import untrained
-    from ..engine.finetune import learning_rate_pilot
-    from ..engine.pretrain import cpu_threads, resolve_device
-    from ..engine.store import load_weights
-    store = profile.results
-    base = C.seeded(C.base(profile), 0)
-    runs = {"pretrained": base, "untrained": untrained(base)}
-    _train(list(runs.values()), store, device, 1, False, False, float("inf"), "pilot")
-    torch.set_num_threads(cpu_threads())
-    states = {name: load_weights(store, stored_pretrain(store, config))
-              for name, config in runs.items()}
-    protocol = profile.finetune_config().protocol
-    started = time.time()
-    outcome = learning_rate_pilot(states, base.model, "sentiment", protocol, FINETUNE_GRID,
-                                  resolve_device(device), Tokenizer(vocab_size=base.vocab_size))
-    record = {**outcome, "grid": list(FINETUNE_GRID), "task": "sentiment",
-              "runs": {k: config_hash(v.to_dict()) for k, v in runs.items()},
-              "seconds": time.time() - started}
-    store_choice(path, record)
-    return record
-
-
 def predicted_seconds(configs: list, device_kind: str) -> float:
     """Training seconds of these runs at the stored FLOP rate of ``device_kind``."""
     from ..engine.bench import stored_flop_rate
@@ -112,7 +75,7 @@ def _sweep_choice(profile: ResolvedProfile):
     """Where the wide model's learning rate of ``profile`` is stored (``SWEEP_FROM``)."""
     source = C.SWEEP_FROM.get(profile.name)
     if source is None:
-        return choices_path(profile, "wide-learning-rate")
+        return profile.choices / "wide-learning-rate.json"
     return C._timing_store(resolve(source)) / "choices" / "wide-learning-rate.json"
 
 
@@ -171,12 +134,8 @@ def train_all(profile: ResolvedProfile | str, seeds=None, device: str = "auto",
     deadline = time.time() + (seconds if hours is None else min(seconds, hours * 3600))
     import torch
     if profile.name == "gpu" and not torch.cuda.is_available() and not confirm_gpu_profile:
-        probe = planned_runs(profile, seeds, [n for n in names if n != "wall_clock"])
-        hours = predicted_seconds(probe, "cpu") / 3600
-        raise SystemExit(f"the gpu profile on a CPU: its runs (without the wall-clock claim) "
-                         f"would train for about {hours:,.0f} hours here (predicted from "
-                         f"the stored cpu runs' FLOP rate); pass --yes-train-gpu-profile-on-"
-                         f"cpu to go on")
+        raise SystemExit(f"the gpu profile on a CPU: {cpu_prediction_text(len(seeds))}; pass "
+                         f"--yes-train-gpu-profile-on-cpu to go on")
     done, lr = 0, None
     if "wall_clock" in names:
         lr = (wide_learning_rate(profile, device, workers, compile, fresh)
@@ -187,8 +146,8 @@ def train_all(profile: ResolvedProfile | str, seeds=None, device: str = "auto",
                    device, workers, compile, fresh, max(0.0, deadline - time.time()),
                    "BERT-style first", finish_by)
         record = C.equal_time_steps(profile)
-        if rank_and_world()[0] == 0 and read_json(choices_path(profile, "equal-time")) != record:
-            atomic_write_json(choices_path(profile, "equal-time"), record)
+        if read_json(profile.choices / "equal-time.json") != record:
+            store_choice(profile.choices / "equal-time.json", record)
     runs = planned_runs(profile, seeds, names, lr)
     runs_and_controls = runs + planned_controls(runs)
     if "pretrain" in stages:
@@ -204,18 +163,13 @@ def train_all(profile: ResolvedProfile | str, seeds=None, device: str = "auto",
     if "evaluate" in stages:
         ready = [config_hash(c.to_dict()) for c in runs_and_controls
                  if stored_pretrain(store, c) is not None]
-        done += _evaluate(ready, profile, device, workers, fresh, left())
-    if "finetune" in stages and left() > 0:
-        first = C.seeded(C.base(profile), list(seeds)[0])  # the pilot needs it and its control
-        if any(stored_pretrain(store, c) is None for c in [first, *planned_controls([first])]):
-            print("[finetune] waits for the base run's first seed and its control",
-                  flush=True)
-            return done
-        finetune_rates(profile, device)
+        done += _evaluate(ready, store, profile.evaluation, device, workers, fresh, left())
+    if "finetune" in stages and left() > 0:  # at the profile's stored rates, else defaults
         targets = runs_and_controls if finetune_all else finetune_targets(profile, seeds)
         ready = [config_hash(c.to_dict()) for c in targets
                  if stored_pretrain(store, c) is not None]
-        done += _evaluate(ready, profile, device, workers, fresh, left(), "finetune")
+        done += _evaluate(ready, store, profile.finetune_config(), device, workers, fresh,
+                          left(), "finetune")
     return done
 
 

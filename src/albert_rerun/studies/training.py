@@ -38,13 +38,6 @@ def pretrain_job(config_dict: dict, store: Path, device: str, compile: bool,
     return {"hash": result["hash"], "metrics": metrics}
 
 
-def eval_job(pretrain_hash: str, profile: ResolvedProfile, device: str, fresh: bool,
-             kind: str = "evaluate") -> dict:
-    """One stored run's evaluation or fine-tuning (``kind``) at ``profile``."""
-    config = profile.finetune_config() if kind == "finetune" else profile.evaluation
-    return evaluate_hash(profile.results, pretrain_hash, config, device, fresh)
-
-
 def evaluate_hash(store, pretrain_hash: str, config, device: str,
                   fresh: bool = False) -> dict:
     """The evaluation ``config`` of the stored run ``pretrain_hash`` in ``store`` (computed
@@ -60,11 +53,6 @@ def evaluate_hash(store, pretrain_hash: str, config, device: str,
     outcome = evaluate_stored(store, result, config, resolve_device(device), fresh=fresh)
     return {"hash": pretrain_hash, "metrics": {k: v for k, v in outcome["metrics"].items()
                                                if isinstance(v, float)}}
-
-
-def choices_path(profile: ResolvedProfile, name: str):
-    """Where the pick ``name`` of ``profile`` is stored."""
-    return profile.choices / f"{name}.json"
 
 
 def store_choice(path, record: dict) -> None:
@@ -124,17 +112,14 @@ def _train(configs: list, store: Path, device: str, workers: int, compile: bool,
     return done
 
 
-def _evaluate(hashes: list, profile: ResolvedProfile, device: str, workers: int,
-              fresh: bool, seconds: float, kind: str = "evaluate",
-              finish_by: float | None = None) -> int:
-    """Evaluate (or, ``kind`` "finetune", fine-tune) the stored runs ``hashes`` lack."""
-    store = profile.results
-    config = profile.finetune_config() if kind == "finetune" else profile.evaluation
+def _evaluate(hashes: list, store: Path, config, device: str, workers: int,
+              fresh: bool = False, seconds: float = float("inf"), label: str = "evaluate",
+              blinded: bool = False) -> int:
+    """Evaluate (or fine-tune: ``config``) the stored runs ``hashes`` of ``store`` lack."""
     mine = _mine(hashes, [h for h in hashes if fresh or stored_eval(store, h, config) is None],
-                 kind, "to do")
-    jobs = [(h, eval_job, (h, profile, device, fresh, kind)) for h in mine]
-    done = _report(run_many(jobs, workers, seconds, worker_threads(workers), finish_by),
-                   kind)
+                 label, "to do")
+    jobs = [(h, evaluate_hash, (store, h, config, device, fresh)) for h in mine]
+    done = _report(run_many(jobs, workers, seconds, worker_threads(workers)), label, blinded)
     _sync_ranks()
     return done
 
