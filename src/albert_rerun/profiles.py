@@ -12,8 +12,8 @@ if TYPE_CHECKING:
     from .engine.evaluate import EvalConfig
 
 DEVICES = ("auto", "cpu", "cuda")
-# fine-tuning learning rates: a profile's stored pick from the grid (the cpu profiles',
-# by engine.finetune.learning_rate_pilot); without one, and at smoke, the defaults
+# fine-tuning learning rates: the driver's pilot picks from the grid; until then, and at
+# smoke, the defaults
 FINETUNE_GRID = (1e-4, 3e-4, 1e-3, 3e-3)
 DEFAULT_FINETUNE_RATES = {"pretrained": 3e-4, "untrained": 1e-3}
 

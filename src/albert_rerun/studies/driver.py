@@ -1,6 +1,6 @@
 """Train and evaluate every run a profile's chapters need, over the runs not yet
 stored: the wide model's learning-rate sweep, the claims' pretraining runs and their
-random-init controls, their evaluation, and fine-tuning (``ResolvedProfile.finetune_rates``).
+random-init controls, their evaluation, and fine-tuning after a learning-rate pilot.
 
     python -m albert_rerun.studies --profile cpu --workers 2
     torchrun --nproc_per_node 8 -m albert_rerun.studies --profile gpu
@@ -12,7 +12,7 @@ import time
 
 from ..cli import positive_int
 from ..engine.store import config_hash, read_json, stored_pretrain
-from ..profiles import PROFILES, ResolvedProfile, resolve
+from ..profiles import FINETUNE_GRID, PROFILES, ResolvedProfile, resolve
 from . import conditions as C
 from .training import (CONTROL_SEEDS, _evaluate, _train, add_stretch_arguments,
                        check_stretch_arguments, default_workers, held_out_scores,
@@ -63,6 +63,38 @@ def wide_learning_rate(profile: ResolvedProfile, device: str = "auto", workers: 
                         "mlm_loss_at_mask": {str(k): v for k, v in scores.items()},
                         "runs": {str(k): config_hash(v.to_dict()) for k, v in sweep.items()}})
     return chosen
+
+
+def finetune_rates(profile: ResolvedProfile, device: str = "auto", fresh: bool = False) -> dict:
+    """The fine-tuning learning rates (pretrained, untrained) picked on validation from
+    FINETUNE_GRID with the base run's seed 0 and its control (stored in choices/)."""
+    path = profile.choices / "finetune-rates.json"
+    stored = None if fresh else read_json(path)
+    if stored is not None:
+        return stored
+    import torch
+
+    from ..data.tokenizer import Tokenizer
+    from ..engine.config import untrained
+    from ..engine.finetune import learning_rate_pilot
+    from ..engine.pretrain import cpu_threads, resolve_device
+    from ..engine.store import load_weights
+    store = profile.results
+    base = C.seeded(C.base(profile), 0)
+    runs = {"pretrained": base, "untrained": untrained(base)}
+    _train(list(runs.values()), store, device, 1, False, False, float("inf"), "pilot")
+    torch.set_num_threads(cpu_threads())
+    states = {name: load_weights(store, stored_pretrain(store, config))
+              for name, config in runs.items()}
+    protocol = profile.finetune_config().protocol
+    started = time.time()
+    outcome = learning_rate_pilot(states, base.model, "sentiment", protocol, FINETUNE_GRID,
+                                  resolve_device(device), Tokenizer(vocab_size=base.vocab_size))
+    record = {**outcome, "grid": list(FINETUNE_GRID), "task": "sentiment",
+              "runs": {k: config_hash(v.to_dict()) for k, v in runs.items()},
+              "seconds": time.time() - started}
+    store_choice(path, record)
+    return record
 
 
 def predicted_seconds(configs: list, device_kind: str) -> float:
@@ -164,7 +196,13 @@ def train_all(profile: ResolvedProfile | str, seeds=None, device: str = "auto",
         ready = [config_hash(c.to_dict()) for c in runs_and_controls
                  if stored_pretrain(store, c) is not None]
         done += _evaluate(ready, store, profile.evaluation, device, workers, fresh, left())
-    if "finetune" in stages and left() > 0:  # at the profile's stored rates, else defaults
+    if "finetune" in stages and left() > 0:
+        first = C.seeded(C.base(profile), list(seeds)[0])  # the pilot needs it and its control
+        if any(stored_pretrain(store, c) is None for c in [first, *planned_controls([first])]):
+            print("[finetune] waits for the base run's first seed and its control",
+                  flush=True)
+            return done
+        finetune_rates(profile, device)
         targets = runs_and_controls if finetune_all else finetune_targets(profile, seeds)
         ready = [config_hash(c.to_dict()) for c in targets
                  if stored_pretrain(store, c) is not None]
