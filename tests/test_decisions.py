@@ -133,11 +133,10 @@ def test_stored_runs_are_read_with_their_controls(results):
     _store_run(folder, untrained(C.seeded(base, 0)), {CE: 8.9, "sentiment_accuracy": 0.5},
                evaluation)
     # a run whose control is not evaluated counts as missing (its decisions subtract the
-    # control), named by the run's seed, even where ``partial`` is asked for: no estimate
-    # is computed before all its seeds are stored
-    for partial in (False, True):
-        with pytest.raises(MissingRuns, match=r"^1 stored runs missing.*'base' seed 1"):
-            decisions.load_runs(resolve("smoke"), {"base": base}, [0, 1], partial=partial)
+    # control), named by the run's seed: no estimate is computed before all its seeds are
+    # stored
+    with pytest.raises(MissingRuns, match=r"^1 stored runs missing.*'base' seed 1"):
+        decisions.load_runs(resolve("smoke"), {"base": base}, [0, 1])
     assert list(decisions.load_runs(resolve("smoke"), {"base": base}, [0, 1], controls=False)[CE]) \
         == [6.0, 7.0]
     _store_run(folder, untrained(C.seeded(base, 1)), {CE: 8.8, "sentiment_accuracy": 0.4},

@@ -64,12 +64,11 @@ def _control_metrics(store, config, configs) -> dict:
 
 
 def load_runs(profile: ResolvedProfile, conditions: dict, seeds, device: str = "auto",
-              train_missing: bool = False, controls: bool = True,
-              partial: bool = False) -> pd.DataFrame:
+              train_missing: bool = False, controls: bool = True) -> pd.DataFrame:
     """One row per (condition, seed): pretraining figures, evaluation metrics and the
     random-init control's. Missing runs (or, with ``controls``, unevaluated controls)
-    are trained here with ``train_missing``, else MissingRuns names them (``partial`` is
-    ignored: no estimate is computed before all its seeds are stored)."""
+    are trained here with ``train_missing``, else MissingRuns names them: no estimate is
+    computed before all its seeds are stored."""
     from ..engine.config import untrained
     from ..engine.store import config_hash, stored_eval, stored_pretrain
     from .training import CONTROL_SEEDS
