@@ -123,6 +123,7 @@ def stage_values(store=None) -> dict:
 def exact_values() -> dict:
     """Chapters 1 and 2's readings (how many printed counts match) and headline numbers."""
     from .exact import embedding_share, sharing_reductions
+    from .text import times
     one, two = embedding_share().texts, sharing_reductions().texts
 
     def reading(matched: int, total: int) -> str:
@@ -130,7 +131,9 @@ def exact_values() -> dict:
                 f"holds; {matched} of the {total} printed counts match")
     return {"intro_share_reading": reading(one["table3_matched"], one["table3_rows"]),
             "intro_embedding_share": f"{one['bert_embedding_share']:.1f}%",
-            "intro_reductions_reading": reading(two["counts_matched"], two["counts_total"]),
+            "intro_reductions_reading": f"{two['reductions_reading']}; {two['counts_matched']} "
+                                        f"of the {two['counts_total']} printed counts match",
+            "intro_large_ratio": times(two["large_ratio"]),
             "intro_reduction_all": f"{two['reduction_all']:.0f}%"}
 
 
