@@ -93,7 +93,8 @@ def test_the_introductions_values_at_a_profile_with_nothing_stored(monkeypatch, 
     values = first_screen.values("smoke")
     assert values["intro_dropout_reading"] == "not run yet"
     assert values["intro_hold"] == values["intro_against"] == "none"
-    assert values["intro_share_reading"] == "holds exactly"
+    assert values["intro_share_reading"] == ("holds under a per-row convention; 5 of 8 "
+                                             "counts under one")
     assert values["intro_embedding_share"] == "21.8%"
     n = scale.scale_numbers(resolve("cpu"))
     assert values["intro_params_times"] == times(n["paper_params"] / n["params"])

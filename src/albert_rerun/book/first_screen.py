@@ -125,11 +125,8 @@ def exact_values() -> dict:
     from .exact import embedding_share, sharing_reductions
     from .text import times
     one, two = embedding_share().texts, sharing_reductions().texts
-
-    def reading(matched: int, total: int) -> str:
-        return ("holds exactly" if matched == total else
-                f"holds; {matched} of the {total} printed counts match")
-    return {"intro_share_reading": reading(one["table3_matched"], one["table3_rows"]),
+    return {"intro_share_reading": f"{one['share_reading']}; {one['table3_one_convention']} "
+                                   f"of {one['table3_rows']} counts under one",
             "intro_embedding_share": f"{one['bert_embedding_share']:.1f}%",
             "intro_reductions_reading": f"{two['reductions_reading']}; {two['counts_matched']} "
                                         f"of the {two['counts_total']} printed counts match",
