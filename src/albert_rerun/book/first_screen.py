@@ -66,8 +66,7 @@ def below_margin(row) -> str:
     if not -margin <= low <= high <= margin or ("stage" in row
                                                   and "tiny" in PL.row_reading(row)):
         return ""
-    return "small" + (" at 4x" if "holm_tests" in row else "") + \
-        ": its interval lies inside the margin, but the TOST falls short after Holm"
+    return PL.INSIDE_NOTE
 
 
 def values(profile: ResolvedProfile | str) -> dict:
@@ -83,7 +82,7 @@ def values(profile: ResolvedProfile | str) -> dict:
         part = "hold" if head in HOLD else "against" if head in AGAINST else "open"
         note = below_margin(row) if part != "open" else ""
         lists[part].append(short + (f" ({note})" if note else ""))
-        out[f"intro_{name}_note"] = f"; {note}" if note else ""
+        out[f"intro_{name}_note"] = f" ({note})" if note else ""
     for part, names in lists.items():
         out[f"intro_{part}"] = "; ".join(names) or "none"
     seeds = {int(r["n_seeds"]) for n, r in found.items()

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from .plain import (HOLDS, HOLM_NOTE, NO_DIFFERENCE, UNDECIDED, difference,  # noqa: F401
-                    paper_positive, row_reading, turned_label)
+from .plain import (DIFFERS, HOLDS, HOLM_NOTE, INSIDE_NOTE, NO_DIFFERENCE,  # noqa: F401
+                    REVERSED, UNDECIDED, difference, paper_positive, row_reading,
+                    turned_label)
 
 
 @dataclass(frozen=True)
@@ -45,6 +46,16 @@ def holm_only(row, head: str) -> bool:
                          or int(row["paper_sign"]) == 0 and head == HOLDS)
 
 
+def inside_note(row, head: str) -> str:
+    """Why a reading of a difference sits beside a 95% interval inside the margin (its
+    TOST fell short after Holm's adjustment); '' elsewhere."""
+    margin = float(row["margin"])
+    if not -margin <= float(row["low"]) <= float(row["high"]) <= margin:
+        return ""
+    shown = head == DIFFERS or head in (HOLDS, REVERSED) and int(row["paper_sign"]) != 0
+    return INSIDE_NOTE if shown else ""
+
+
 def answer(row, premise: str = "") -> dict:
     """A judged row's first-screen values, paper-positive; a row's ``note`` is its why
     where no premise fails."""
@@ -58,7 +69,7 @@ def answer(row, premise: str = "") -> dict:
                                      digits=d),
             "margin": f"±{float(row['margin']):.{d}f} {row['unit']}",
             "seeds": str(int(row["n_seeds"])),
-            "holm_only": HOLM_NOTE if holm_only(row, head) else ""}
+            "holm_only": HOLM_NOTE if holm_only(row, head) else inside_note(row, head)}
 
 
 def one_label(a: dict) -> str:
