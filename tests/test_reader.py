@@ -92,7 +92,8 @@ def test_the_introductions_values_at_a_profile_with_nothing_stored(monkeypatch, 
     monkeypatch.setenv("ALBERT_RERUN_RESULTS", str(tmp_path))
     values = first_screen.values("smoke")
     assert values["intro_dropout_reading"] == "not run yet"
-    assert values["intro_hold"] == values["intro_against"] == "none"
+    assert values["intro_hold"] == values["intro_against"] == values["intro_undecided"] == \
+        values["intro_untestable"] == "none"
     assert values["intro_share_reading"] == ("holds under a per-row convention; 5 of 8 "
                                              "counts under one")
     assert values["intro_embedding_share"] == "21.8%"
@@ -165,3 +166,16 @@ def test_a_folded_cells_table_names_its_rows_in_words_and_drops_empty_ones():
                             {"a_": "first", "b_": "second"})
     assert list(two.columns) == ["first", "second"]
     assert two.loc["why"].tolist() == ["", "early training"]
+
+
+def test_the_introduction_lists_undecided_apart_from_not_testable(monkeypatch):
+    """'Undecided' (the test ran, neither side shown) and 'not testable here' (a premise
+    fails) are two lists, each claim in the one its reading gives."""
+    open_row = row(-0.012, -0.025, 0.001, sign=1, margin=0.0108)
+    gated = row(0.01, -0.01, 0.03, stage=GATED)
+    monkeypatch.setattr(first_screen, "rows", lambda profile: {"asymmetry": open_row,
+                                                               "transitions": gated})
+    values = first_screen.values("smoke")
+    assert values["intro_undecided"] == "the asymmetry"
+    assert values["intro_untestable"] == "transitions"
+    assert values["intro_hold"] == values["intro_against"] == "none"

@@ -73,15 +73,17 @@ def values(profile: ResolvedProfile | str) -> dict:
     """The introduction's keys: each line's reading, size and note, lists, scale."""
     profile = resolve(profile)
     found = rows(profile)
-    out, lists = {}, {"hold": [], "against": [], "open": []}
+    out, lists = {}, {"hold": [], "against": [], "undecided": [], "untestable": []}
     for name, (_, short) in LINES.items():
         row = found.get(name)
         out[f"intro_{name}_reading"] = reading(row) if row is not None else "not run yet"
         out[f"intro_{name}_size"] = PL.size(row) if row is not None else "no result yet"
         head = PL.row_reading(row).partition(": ")[0] if row is not None else ""
-        part = "hold" if head in HOLD else "against" if head in AGAINST else "open"
-        note = below_margin(row) if part != "open" else ""
-        lists[part].append(short + (f" ({note})" if note else ""))
+        part = ("hold" if head in HOLD else "against" if head in AGAINST else
+                "untestable" if head == PL.NOT_TESTABLE else "undecided")
+        note = below_margin(row) if part in ("hold", "against") else ""
+        if row is not None:  # a line not run yet is in no list
+            lists[part].append(short + (f" ({note})" if note else ""))
         out[f"intro_{name}_note"] = f" ({note})" if note else ""
     for part, names in lists.items():
         out[f"intro_{part}"] = "; ".join(names) or "none"
