@@ -128,6 +128,18 @@ def test_a_difference_inside_its_margin_says_so_beside_its_reading():
     assert one_label(answer(r)) == "holds here"
 
 
+def test_an_undecided_reading_inside_its_margin_says_why():
+    """Chapter 3 at cpu: attention-shared minus not shared, E 32, -0.002 to +0.010 inside
+    ±0.011, undecided: equivalent only before Holm's adjustment, and the line says so."""
+    from albert_rerun.book.headlines import answer, one_label
+    from albert_rerun.book.plain import INSIDE_HOLM_NOTE
+    r = row(0.004, -0.002, 0.0096, sign=0, margin=0.0108)
+    r["p_difference_holm"], r["p_equivalence_holm"] = 0.9, 0.2
+    assert one_label(answer(r)) == f"undecided ({INSIDE_HOLM_NOTE})"
+    r["p_equivalence_holm"] = 0.01
+    assert one_label(answer(r)) == "holds here"  # no difference claimed: it holds inside
+
+
 def test_the_stage_of_each_compared_arm_recomputes_from_the_confirmatory_runs(monkeypatch):
     """Where the 4x arms stand against the left-bigram rung (both scored on the whole
     held-out set), and the E 32 to E 64 gain the equal-time partner carries."""

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from .plain import (DIFFERS, HOLDS, HOLM_NOTE, INSIDE_NOTE, NO_DIFFERENCE,  # noqa: F401
-                    REVERSED, UNDECIDED, difference, paper_positive, row_reading,
-                    turned_label)
+from .plain import (DIFFERS, HOLDS, HOLM_NOTE, INSIDE_HOLM_NOTE, INSIDE_NOTE,  # noqa: F401
+                    NO_DIFFERENCE, REVERSED, UNDECIDED, difference, paper_positive,
+                    row_reading, turned_label)
 
 
 @dataclass(frozen=True)
@@ -47,11 +47,13 @@ def holm_only(row, head: str) -> bool:
 
 
 def inside_note(row, head: str) -> str:
-    """Why a reading of a difference sits beside a 95% interval inside the margin (its
-    TOST fell short after Holm's adjustment); '' elsewhere."""
+    """Why a reading sits beside a 95% interval inside the margin (its TOST fell short
+    after Holm's adjustment); '' elsewhere."""
     margin = float(row["margin"])
     if not -margin <= float(row["low"]) <= float(row["high"]) <= margin:
         return ""
+    if head == UNDECIDED:
+        return INSIDE_HOLM_NOTE
     shown = head == DIFFERS or head in (HOLDS, REVERSED) and int(row["paper_sign"]) != 0
     return INSIDE_NOTE if shown else ""
 
