@@ -55,7 +55,7 @@ def test_an_undecided_label_beside_an_interval_excluding_zero_says_why():
     a = headlines.answer(sop)
     assert a["reading"] == "undecided" and a["holm_only"] == plain.HOLM_NOTE
     assert headlines.one_label(a) == f"undecided ({plain.HOLM_NOTE})"
-    assert headlines.answer(row(0.0, -0.01, 0.01, p=0.9))["holm_only"] == ""
+    assert headlines.answer(row(0.0, -0.02, 0.02, p=0.9))["holm_only"] == ""
 
 
 def test_a_failed_premise_is_one_label_with_its_reason():
