@@ -11,6 +11,9 @@ def test_the_embedding_share_chapter():
     assert round(texts["bert_embedding_share"], 1) == 21.8
     assert texts["table3_matched"] == texts["table3_rows"] == len(chapter.tables["table3"])
     assert texts["embedding_share_verdict"] == "reproduced"
+    # 8 of 8 only with a convention chosen per row; without the pooler, 5 of 8
+    assert texts["table3_one_convention"] == 5
+    assert texts["share_reading"] == "holds under a per-row convention"
     assert list(chapter.tables["factorization"].index) == list(exact.TABLE3_EMBEDDINGS)
     assert chapter.tables["components"].loc["total", "share %"] == 100.0
 
@@ -23,6 +26,17 @@ def test_the_sharing_chapter_names_the_counts_it_does_not_match():
     assert texts["sharing_verdict"] == ("reproduced, except the paper's counts for "
                                         + texts["unmatched_models"])
     assert texts["grouped_all_g1"] < texts["grouped_all_g12"]
+
+
+def test_the_sharing_chapter_reads_each_part_by_its_numbers():
+    """The reductions hold (sharing both removes over half of the layer parameters);
+    the printed counts hold for the 12 that match and not for the two that do not."""
+    texts = exact.sharing_reductions().texts
+    assert texts["reductions_reading"] == "holds here"
+    assert texts["counts_reading"] == "holds here for 12 of 14, does not hold here for 2"
+    assert (texts["xlarge_gap"], texts["xxlarge_gap"]) == (2.2, 5.6)
+    # the paper's "about 18x", both counted with the pooler: 334.61M / 17.68M
+    assert round(texts["large_ratio"], 1) == 18.9
 
 
 def test_the_parameter_tables_keep_to_six_columns_with_their_index():

@@ -56,7 +56,7 @@ def test_an_undecided_label_beside_an_interval_excluding_zero_says_why():
     a = headlines.answer(sop)
     assert a["reading"] == "undecided" and a["holm_only"] == plain.HOLM_NOTE
     assert headlines.one_label(a) == f"undecided ({plain.HOLM_NOTE})"
-    assert headlines.answer(row(0.0, -0.01, 0.01, p=0.9))["holm_only"] == ""
+    assert headlines.answer(row(0.0, -0.02, 0.02, p=0.9))["holm_only"] == ""
 
 
 def test_a_failed_premise_is_one_label_with_its_reason():
@@ -134,13 +134,23 @@ def test_the_crossing_gives_both_arms_shares_of_training():
         "later in every seed (75% to 88% of training against 50% to 62%)"
 
 
-def test_the_16x_seeds_short_of_equal_time_come_from_the_ladder_result():
+def test_the_16x_pairs_timed_on_one_cpu_and_run_on_another_are_named():
+    """Both step counts were fixed from a timing on one CPU; a pair run on another is not
+    at equal time, and the pairs on the timing CPU give the equal-time difference."""
     import pandas as pd
     from albert_rerun.book import wall_clock
-    ratios = pd.DataFrame({"rung": ["4x", "16x", "16x", "16x", "16x"],
-                           "wide / BERT-style seconds": [0.7, 0.78, 0.68, 0.63, 0.98]})
-    assert wall_clock.short_time("16x", {"time ratios": ratios}) == {
-        "short": "3", "seeds": "4", "ratios": "0.78, 0.68, 0.63"}
+    from albert_rerun.studies.confirm_analysis import BERT, WIDE
+    xeon, epyc = "Intel(R) Xeon(R) Processor", "AMD EPYC"
+    ratios = pd.DataFrame({"rung": ["4x", "16x", "16x"], "seed": [1, 3000, 3003],
+                           "wide / BERT-style seconds": [0.7, 0.78, 0.98],
+                           "machines": [epyc, xeon, epyc]})
+    frame = pd.DataFrame({"seed": [3000, 3000, 3003, 3003],
+                          "condition": [BERT, WIDE] * 2,
+                          "mlm_loss_at_mask": [5.0, 5.5, 5.1, 5.6]})
+    record = {"provenance": {"machine": {"cpu": epyc}}}
+    assert wall_clock.timing_cpus("16x", {"time ratios": ratios}, frame, record) == {
+        "timed": "AMD EPYC", "other": "1 of 2", "other_cpu": "Intel Xeon",
+        "other_ratios": "0.78", "same": "-0.500 nats"}
 
 
 def test_the_introduction_forest_draws_the_profiles_beside_the_sharing_cost_star():

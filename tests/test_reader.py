@@ -92,8 +92,10 @@ def test_the_introductions_values_at_a_profile_with_nothing_stored(monkeypatch, 
     monkeypatch.setenv("ALBERT_RERUN_RESULTS", str(tmp_path))
     values = first_screen.values("smoke")
     assert values["intro_dropout_reading"] == "not run yet"
-    assert values["intro_hold"] == values["intro_against"] == "none"
-    assert values["intro_share_reading"] == "holds exactly"
+    assert values["intro_hold"] == values["intro_against"] == values["intro_undecided"] == \
+        values["intro_untestable"] == "none"
+    assert values["intro_share_reading"] == ("holds under a per-row convention; 5 of 8 "
+                                             "counts under one")
     assert values["intro_embedding_share"] == "21.8%"
     n = scale.scale_numbers(resolve("cpu"))
     assert values["intro_params_times"] == times(n["paper_params"] / n["params"])
@@ -108,12 +110,34 @@ def test_a_claim_that_holds_inside_its_margin_is_marked_below_it():
     row = {"estimate": 0.022, "low": 0.0174, "high": 0.0267, "margin": 0.0269,
            "paper_sign": 1, "holm_tests": 10}
     inside = below_margin(row)
-    assert inside and "4x" in inside
+    assert inside
     assert below_margin({**row, "high": 0.03}) == ""
-    assert below_margin({k: v for k, v in row.items() if k != "holm_tests"}) == (
-        inside.replace(" at 4x", ""))
     assert below_margin({**row, "estimate": -0.022, "low": -0.0267, "high": -0.0174,
                          "paper_sign": -1}) == inside
+
+
+def test_a_difference_inside_its_margin_says_so_beside_its_reading():
+    """Dropout at 4x: 'holds here' (TOST short after Holm) beside an interval inside the
+    margin gets a note on every findings page that reads ``headlines.answer``."""
+    from albert_rerun.book.headlines import answer, one_label
+    from albert_rerun.book.plain import INSIDE_NOTE
+    r = row(0.022, 0.0174, 0.0267, sign=1, unit="nats", margin=0.0269)
+    r["p_difference_holm"], r["p_equivalence_holm"] = 1e-5, 0.15
+    assert one_label(answer(r)) == f"holds here ({INSIDE_NOTE})"
+    r["high"] = 0.03
+    assert one_label(answer(r)) == "holds here"
+
+
+def test_an_undecided_reading_inside_its_margin_says_why():
+    """Chapter 3 at cpu: attention-shared minus not shared, E 32, -0.002 to +0.010 inside
+    ±0.011, undecided: equivalent only before Holm's adjustment, and the line says so."""
+    from albert_rerun.book.headlines import answer, one_label
+    from albert_rerun.book.plain import INSIDE_HOLM_NOTE
+    r = row(0.004, -0.002, 0.0096, sign=0, margin=0.0108)
+    r["p_difference_holm"], r["p_equivalence_holm"] = 0.9, 0.2
+    assert one_label(answer(r)) == f"undecided ({INSIDE_HOLM_NOTE})"
+    r["p_equivalence_holm"] = 0.01
+    assert one_label(answer(r)) == "holds here"  # no difference claimed: it holds inside
 
 
 def test_the_stage_of_each_compared_arm_recomputes_from_the_confirmatory_runs(monkeypatch):
@@ -154,3 +178,16 @@ def test_a_folded_cells_table_names_its_rows_in_words_and_drops_empty_ones():
                             {"a_": "first", "b_": "second"})
     assert list(two.columns) == ["first", "second"]
     assert two.loc["why"].tolist() == ["", "early training"]
+
+
+def test_the_introduction_lists_undecided_apart_from_not_testable(monkeypatch):
+    """'Undecided' (the test ran, neither side shown) and 'not testable here' (a premise
+    fails) are two lists, each claim in the one its reading gives."""
+    open_row = row(-0.012, -0.025, 0.001, sign=1, margin=0.0108)
+    gated = row(0.01, -0.01, 0.03, stage=GATED)
+    monkeypatch.setattr(first_screen, "rows", lambda profile: {"asymmetry": open_row,
+                                                               "transitions": gated})
+    values = first_screen.values("smoke")
+    assert values["intro_undecided"] == "the asymmetry"
+    assert values["intro_untestable"] == "transitions"
+    assert values["intro_hold"] == values["intro_against"] == "none"

@@ -31,7 +31,6 @@ SHORT = {"confirm/asymmetry": "asymmetry", "confirm/sharing-cost": "sharing",
          "confirm/sop": "sop", "confirm/dropout": "dropout",
          "confirm/equal-time": "equal_time"}
 FIGURE = "budgets-trends.png"  # in book/_generated/
-FAIR = (0.9, 1.1)  # a wide arm's share of its partner's seconds read as equal time
 
 
 @dataclass
@@ -153,13 +152,14 @@ def findings_values(ladder: Ladder) -> dict:
         out.update({f"ladder_{k}_crossing_a": _span(d["a"], counted=False),
                     f"ladder_{k}_crossing_b": _span(d["b"], counted=False),
                     f"ladder_{k}_crossing_apart": "yes" if d["apart"] else "no"})
+    from .wall_clock import timing_cpus
+    out.update({f"ladder_equal_time_16x_{k}": v
+                for k, v in timing_cpus("16x", tables, ladder.frames["16x"]).items()})
     ratios = tables["time ratios"]
     shares = ratios[ratios["rung"] == "16x"].sort_values("seed")["wide / BERT-style seconds"]
     return {**out, "ladder_forecasts_inside": f"{inside} of {len(trend)}",
             "ladder_sop_order": L.first_rung_learning_order(tables["sop"]) or "none",
             "ladder_equal_time_16x_ratios": ", ".join(f"{x:.2f}" for x in shares),
-            "ladder_equal_time_16x_short": f"{sum(x < FAIR[0] for x in shares)} of "
-                                           f"{len(shares)}",
             "ladder_crossing_sequences": f"{sixteen['sequences']:,}",
             "ladder_crossing_level": f"{sixteen['level']:.3f}",
             "ladder_16x_below_two_sided": sixteen["below"],

@@ -7,8 +7,8 @@ from dataclasses import replace
 import pandas as pd
 
 from ..profiles import ResolvedProfile, resolve
+from ..studies.confirm_analysis import FAIR
 from ..studies.decisions import unit_digits
-from .budgets import FAIR
 from .headlines import answer, one_label, paper_positive, turned_label
 
 

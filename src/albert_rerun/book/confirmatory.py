@@ -35,7 +35,8 @@ def notes(store=None) -> dict:
     ratios = confirm_analysis.time_ratios(frame)
     if len(ratios):
         median = round(float(ratios["wide / BERT-style seconds"].astype(float).median()), 2)
-        out["budget_only"] = bool(np.isfinite(median) and not 0.9 <= median <= 1.1)
+        low, high = confirm_analysis.FAIR
+        out["budget_only"] = bool(np.isfinite(median) and not low <= median <= high)
     if note := sop_premise(frame):
         out["sop_nsp_note"] = note
     return out

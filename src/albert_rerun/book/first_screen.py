@@ -66,24 +66,25 @@ def below_margin(row) -> str:
     if not -margin <= low <= high <= margin or ("stage" in row
                                                   and "tiny" in PL.row_reading(row)):
         return ""
-    return "small" + (" at 4x" if "holm_tests" in row else "") + \
-        ": its interval lies inside the margin, but the TOST falls short after Holm"
+    return PL.INSIDE_NOTE
 
 
 def values(profile: ResolvedProfile | str) -> dict:
     """The introduction's keys: each line's reading, size and note, lists, scale."""
     profile = resolve(profile)
     found = rows(profile)
-    out, lists = {}, {"hold": [], "against": [], "open": []}
+    out, lists = {}, {"hold": [], "against": [], "undecided": [], "untestable": []}
     for name, (_, short) in LINES.items():
         row = found.get(name)
         out[f"intro_{name}_reading"] = reading(row) if row is not None else "not run yet"
         out[f"intro_{name}_size"] = PL.size(row) if row is not None else "no result yet"
         head = PL.row_reading(row).partition(": ")[0] if row is not None else ""
-        part = "hold" if head in HOLD else "against" if head in AGAINST else "open"
-        note = below_margin(row) if part != "open" else ""
-        lists[part].append(short + (f" ({note})" if note else ""))
-        out[f"intro_{name}_note"] = f"; {note}" if note else ""
+        part = ("hold" if head in HOLD else "against" if head in AGAINST else
+                "untestable" if head == PL.NOT_TESTABLE else "undecided")
+        note = below_margin(row) if part in ("hold", "against") else ""
+        if row is not None:  # a line not run yet is in no list
+            lists[part].append(short + (f" ({note})" if note else ""))
+        out[f"intro_{name}_note"] = f" ({note})" if note else ""
     for part, names in lists.items():
         out[f"intro_{part}"] = "; ".join(names) or "none"
     seeds = {int(r["n_seeds"]) for n, r in found.items()
@@ -121,14 +122,14 @@ def stage_values(store=None) -> dict:
 def exact_values() -> dict:
     """Chapters 1 and 2's readings (how many printed counts match) and headline numbers."""
     from .exact import embedding_share, sharing_reductions
+    from .text import times
     one, two = embedding_share().texts, sharing_reductions().texts
-
-    def reading(matched: int, total: int) -> str:
-        return ("holds exactly" if matched == total else
-                f"holds; {matched} of the {total} printed counts match")
-    return {"intro_share_reading": reading(one["table3_matched"], one["table3_rows"]),
+    return {"intro_share_reading": f"{one['share_reading']}; {one['table3_one_convention']} "
+                                   f"of {one['table3_rows']} counts under one",
             "intro_embedding_share": f"{one['bert_embedding_share']:.1f}%",
-            "intro_reductions_reading": reading(two["counts_matched"], two["counts_total"]),
+            "intro_reductions_reading": f"{two['reductions_reading']}; {two['counts_matched']} "
+                                        f"of the {two['counts_total']} printed counts match",
+            "intro_large_ratio": times(two["large_ratio"]),
             "intro_reduction_all": f"{two['reduction_all']:.0f}%"}
 
 

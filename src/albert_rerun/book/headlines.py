@@ -3,8 +3,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .plain import (HOLDS, HOLM_NOTE, NO_DIFFERENCE, UNDECIDED, difference,  # noqa: F401
-                    paper_positive, row_reading, telling_digits, turned_label)
+from .plain import (DIFFERS, HOLDS, HOLM_NOTE, INSIDE_HOLM_NOTE, INSIDE_NOTE,  # noqa: F401
+                    NO_DIFFERENCE, REVERSED, UNDECIDED, difference, paper_positive,
+                    row_reading, telling_digits, turned_label)
 
 
 @dataclass(frozen=True)
@@ -33,6 +34,18 @@ def holm_only(row, head: str) -> bool:
                          or int(row["paper_sign"]) == 0 and head == HOLDS)
 
 
+def inside_note(row, head: str) -> str:
+    """Why a reading sits beside a 95% interval inside the margin (its TOST fell short
+    after Holm's adjustment); '' elsewhere."""
+    margin = float(row["margin"])
+    if not -margin <= float(row["low"]) <= float(row["high"]) <= margin:
+        return ""
+    if head == UNDECIDED:
+        return INSIDE_HOLM_NOTE
+    shown = head == DIFFERS or head in (HOLDS, REVERSED) and int(row["paper_sign"]) != 0
+    return INSIDE_NOTE if shown else ""
+
+
 def answer(row, premise: str = "") -> dict:
     """A judged row's first-screen values, paper-positive; a row's ``note`` is its why
     where no premise fails."""
@@ -45,7 +58,7 @@ def answer(row, premise: str = "") -> dict:
                                      digits=d),
             "margin": f"±{float(row['margin']):.{d}f} {row['unit']}",
             "seeds": str(int(row["n_seeds"])),
-            "holm_only": HOLM_NOTE if holm_only(row, head) else ""}
+            "holm_only": HOLM_NOTE if holm_only(row, head) else inside_note(row, head)}
 
 
 def one_label(a: dict) -> str:

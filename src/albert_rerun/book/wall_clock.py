@@ -77,19 +77,42 @@ def wall_clock_decisions(runs, wides, m: dict) -> list:
                         w, BERT, m["ce"], -1, keys[w][2]) for w in wides]
 
 
-def short_time(rung: str = "16x", tables: dict | None = None) -> dict:
-    """The seeds at ``rung`` where the wide model got under 0.9 of the BERT-style seconds."""
+def cpu_name(name: str) -> str:
+    """A CPU as provenance records it, less its marks: 'Intel(R) Xeon(R) Processor' ->
+    'Intel Xeon'."""
+    import re
+    return re.sub(r"\s*\((R|TM)\)|\s+(Processor|CPU)\b", "", name).strip()
+
+
+def timing_cpus(rung: str = "16x", tables: dict | None = None, frame=None,
+                record: dict | None = None) -> dict:
+    """Where the equal-time pairs at ``rung`` ran. Both step counts were fixed from one
+    timing (the confirmatory equal-time record), so a pair run on another CPU is not at
+    equal time: those pairs' seconds ratios, and the paper-positive advantage (BERT-style
+    minus wide, nats) of the pairs on the timing CPU."""
+    from ..studies import confirm_analysis as A
     from ..studies import ladder
-    if tables is None:
-        try:
-            tables = ladder.result_tables()[0]
-        except Exception:  # NotComplete, or no ladder store at this checkout
-            return {"short": "—", "seeds": "—", "ratios": "—"}
+    from ..studies.decisions import signed
+    record = record or A.equal_time_record()
+    try:
+        tables = tables if tables is not None else ladder.result_tables()[0]
+        frame = frame if frame is not None else ladder.rung_frames()[rung]
+    except Exception:  # NotComplete, or no ladder store at this checkout
+        tables = None
+    if tables is None or record is None:
+        return dict.fromkeys(("timed", "other", "other_cpu", "other_ratios", "same"), "—")
+    timed = record["provenance"]["machine"]["cpu"]
     ratios = tables["time ratios"]
-    at = ratios.loc[ratios["rung"] == rung, "wide / BERT-style seconds"]
-    short = at[at < 0.9]
-    return {"short": str(len(short)), "seeds": str(len(at)),
-            "ratios": ", ".join(f"{r:.2f}" for r in short) or "none"}
+    at = ratios[ratios["rung"] == rung].set_index("seed")
+    other = at[at["machines"] != timed]
+    ce = frame.pivot(index="seed", columns="condition", values=A.CE)
+    same = (ce[A.BERT] - ce[A.WIDE]).loc[at.index.difference(other.index)]
+    return {"timed": cpu_name(timed), "other": f"{len(other)} of {len(at)}",
+            "other_cpu": " and ".join(sorted({cpu_name(m) for m in other["machines"]}))
+            or "none",
+            "other_ratios": ", ".join(f"{r:.2f}" for r in other["wide / BERT-style seconds"])
+            or "none",
+            "same": ", ".join(signed(d, 3) for d in same) + " nats" if len(same) else "none"}
 
 
 def step_interval(t, span: str = "4x-16x") -> str:
