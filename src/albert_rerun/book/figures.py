@@ -22,14 +22,16 @@ FONT_PT = 10  # 14 px at 100 dpi
 CE_LABEL = "cross-entropy at [MASK] (nats)"
 CE_LABEL_WRAPPED = textwrap.fill(CE_LABEL, 22)
 X_LIMIT = 15.0  # the widest an effect axis goes, in margins; past it an interval is cut
-BAND_COLOUR = "0.88"
+BAND_COLOUR = "0.93"  # lighter than any reading's colour, and hatched: the margin only
 CLAIM_TITLES = {"asymmetry": "3. attention vs FFN", "sop_nsp": "4. SOP vs NSP",
                 "dropout": "5. dropout", "wall_clock": "6. wide ALBERT vs BERT",
                 "transitions": "7. transitions", "embedding_sweep": "8. small E",
                 "downstream": "downstream: pretrained vs random init"}
-READING_COLOURS = {PL.HOLDS: "tab:green", PL.TINY: "tab:olive", PL.NO_DIFFERENCE: "tab:blue",
-                   PL.REVERSED: "tab:red", PL.REVERSED_TINY: "tab:pink",
-                   PL.DIFFERS: "tab:red", PL.UNDECIDED: "0.45", PL.NOT_TESTABLE: "0.75"}
+# a colour per reading, from the Okabe-Ito palette (told apart with colour-blindness too);
+# grey is "not testable" only, and the margin band lighter still
+READING_COLOURS = {PL.HOLDS: "#009E73", PL.TINY: "#56B4E9", PL.NO_DIFFERENCE: "#0072B2",
+                   PL.REVERSED: "#D55E00", PL.REVERSED_TINY: "#E69F00",
+                   PL.DIFFERS: "#CC79A7", PL.UNDECIDED: "black", PL.NOT_TESTABLE: "0.6"}
 PROFILE_MARKERS = {"smoke": "^", "cpu": "o", "cpu-long": "D", "gpu": "s",
                    "confirmatory": "*"}
 # the profiles' decision of the same comparison as a confirmatory primary outside HEADLINES
@@ -156,6 +158,7 @@ def forest(rows: pd.DataFrame, title: str = "", width: float = WIDTH_IN, beside:
     judged family's rows indexed by key (``beside``: the legend right of the rows, where
     a page break cannot part them). Gids: ``source:key`` and ``.../interval``."""
     from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
     frame = in_margins(rows.infer_objects())
     labels = list(dict.fromkeys(frame["row"]))
     sources = list(dict.fromkeys(frame["source"]))
@@ -167,11 +170,12 @@ def forest(rows: pd.DataFrame, title: str = "", width: float = WIDTH_IN, beside:
     values = np.abs(frame[["x", "x_low", "x_high"]].to_numpy(dtype=float))
     limit = float(np.clip(np.ceil(1.1 * values[np.isfinite(values)].max(initial=0)), 3,
                           X_LIMIT))
-    ax.axvspan(-1, 1, color=BAND_COLOUR, zorder=0, gid="equivalence-band")
+    ax.axvspan(-1, 1, facecolor=BAND_COLOUR, edgecolor="0.8", hatch="///", lw=0, zorder=0,
+               gid="equivalence-band")
     ax.axvline(0, color="0.4", lw=0.8, zorder=0.5)
     for key, r in frame.iterrows():
         y = labels.index(r["row"]) + (sources.index(r["source"]) - (len(sources) - 1) / 2) * step
-        colour = READING_COLOURS.get(r["reading"], "0.45")
+        colour = READING_COLOURS.get(r["reading"], "black")
         lo, hi = np.clip([r["x_low"], r["x_high"]], -limit, limit)
         ax.plot([lo, hi], [y, y], color=colour, lw=2, gid=f"{r['source']}:{key}/interval")
         for end, cut, head in ((lo, r["x_low"] < -limit, "<"), (hi, r["x_high"] > limit, ">")):
@@ -197,6 +201,8 @@ def forest(rows: pd.DataFrame, title: str = "", width: float = WIDTH_IN, beside:
         ax.set_title(textwrap.fill(title, 70), fontsize=FONT_PT)
     handles = [Line2D([], [], color=c, lw=2, label=v) for v, c in READING_COLOURS.items()
                if v in set(frame["reading"])]
+    handles.append(Patch(facecolor=BAND_COLOUR, edgecolor="0.8", hatch="///", lw=0,
+                         label="within the margin"))
     handles += [] if one_each else [
         Line2D([], [], ls="", marker=marker(s), color="white", markeredgecolor="black",
                markersize=11 if marker(s) == "*" else 7, label=s) for s in sources]
