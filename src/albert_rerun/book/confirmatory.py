@@ -264,8 +264,8 @@ def figure(by_seed: pd.DataFrame, claim: str, store=None):
 
 
 def _wrap(text: str, width: int = 30) -> str:
-    import textwrap
-    return textwrap.fill(text, width, break_on_hyphens=False)
+    from .figures import wrap_phrases
+    return wrap_phrases(text, width)
 
 
 def partial_costs(store=None) -> dict:

@@ -5,6 +5,7 @@ saves a figure legible at the text column's width and records its smallest text
 from __future__ import annotations
 
 import io
+import re
 import textwrap
 
 import matplotlib.pyplot as plt
@@ -130,6 +131,15 @@ def register() -> bool:
     return True
 
 
+def wrap_phrases(text: str, width: int) -> str:
+    """``text`` in lines of at most ``width`` characters, broken between phrases only:
+    never inside an expression ('E = H = 64', 'E 32') nor after a dangling hyphen
+    ('SOP- minus NSP-trained'), whose spaces become non-breaking."""
+    glued = re.sub(r"\b[EGHL](?: = \w+)+|\b[EGHL] \d+|\w+- \w+",
+                   lambda m: m.group().replace(" ", "\xa0"), text)
+    return textwrap.fill(glued, width, break_on_hyphens=False)
+
+
 # -- effects in margins ------------------------------------------------------------------
 
 def in_margins(rows: pd.DataFrame) -> pd.DataFrame:
@@ -188,7 +198,7 @@ def forest(rows: pd.DataFrame, title: str = "", width: float = WIDTH_IN, beside:
     names = [str(t) + ("\n(paper: no difference)" if none[t] else "") for t in labels]
     wrap = 14 if beside else 30
     ax.set_yticks(range(len(labels)), ["\n".join(
-        textwrap.fill(line, wrap, break_on_hyphens=False) for line in n.split("\n"))
+        wrap_phrases(line, wrap) for line in n.split("\n"))
         for n in names], fontsize=FONT_PT)
     for y in range(1, len(labels)):
         ax.axhline(y - 0.5, color="0.85", lw=0.6, zorder=0)
