@@ -168,7 +168,6 @@ def forest(rows: pd.DataFrame, title: str = "", width: float = WIDTH_IN, beside:
     judged family's rows indexed by key (``beside``: the legend right of the rows, where
     a page break cannot part them). Gids: ``source:key`` and ``.../interval``."""
     from matplotlib.lines import Line2D
-    from matplotlib.patches import Patch
     frame = in_margins(rows.infer_objects())
     labels = list(dict.fromkeys(frame["row"]))
     sources = list(dict.fromkeys(frame["source"]))
@@ -211,8 +210,6 @@ def forest(rows: pd.DataFrame, title: str = "", width: float = WIDTH_IN, beside:
         ax.set_title(textwrap.fill(title, 70), fontsize=FONT_PT)
     handles = [Line2D([], [], color=c, lw=2, label=v) for v, c in READING_COLOURS.items()
                if v in set(frame["reading"])]
-    handles.append(Patch(facecolor=BAND_COLOUR, edgecolor="0.8", hatch="///", lw=0,
-                         label="within the margin"))
     handles += [] if one_each else [
         Line2D([], [], ls="", marker=marker(s), color="white", markeredgecolor="black",
                markersize=11 if marker(s) == "*" else 7, label=s) for s in sources]
