@@ -304,7 +304,7 @@ def curves(runs: pd.DataFrame, x: str = "step", xscale: float = 1.0, xlabel: str
                              figsize=(WIDTH_IN, 6.2 if differences else 3.6),
                              height_ratios=[1.2, 1] if differences else [1],
                              layout="constrained")
-    ax, colours = axes[0, 0], {}
+    ax, colours, heads, tails = axes[0, 0], {}, [], []
     for name in names:
         found = [pd.DataFrame(c) for c in runs.loc[runs["condition"] == name, "curve"]]
         found = [c for c in found if not c.empty]
@@ -313,7 +313,15 @@ def curves(runs: pd.DataFrame, x: str = "step", xscale: float = 1.0, xlabel: str
         line, = ax.plot(steps, values.mean(0), label=str(name))
         colours[name] = line.get_color()
         ax.fill_between(steps, values.min(0), values.max(0), alpha=0.2)
-    ax.set(xlabel=xlabel, ylabel=CE_LABEL_WRAPPED, title="mean over seeds (band: the seeds' range)")
+        heads.append(np.nanmax(values[:, :1]))
+        tails += [values[:, 1:]] if values.shape[1] > 1 else []
+    title = "mean over seeds (band: the seeds' range)"
+    low, high = (min(np.nanmin(t) for t in tails), max(np.nanmax(t) for t in tails)
+                 ) if tails else (np.nan, np.nan)
+    if max(heads, default=np.nan) > high + (high - low):  # the untrained start squashes the rest
+        ax.set_ylim(top=high + 0.15 * (high - low))
+        title += "\nthe first point lies above the axis"
+    ax.set(xlabel=xlabel, ylabel=CE_LABEL_WRAPPED, title=title)
     ax.legend()
     if differences:
         _differences(axes[1, 0], runs, differences, colours, xscale if x == "step" else 1.0)
@@ -324,12 +332,14 @@ def _differences(ax, runs: pd.DataFrame, pairs, colours: dict, xscale: float) ->
     """``curves``' lower panel: each pair's paired difference along training."""
     steps = {n: set(runs.loc[runs["condition"] == n, "steps"]) for p in pairs for n in p}
     same = all(len(steps[a] | steps[b]) == 1 for a, b in pairs)
-    for a, b in pairs:
+    # each pair in the colour of the arm that tells it apart (pairs may share their first)
+    own = 0 if len({a for a, _ in pairs}) == len(pairs) else 1
+    for (a, b), style in zip(pairs, ("o-", "s--", "^:", "D-.") * len(pairs)):
         d = curve_differences(runs, a, b)
         where = d["step"] * xscale if same else d["share"]
-        colour = colours.get(a) if len(pairs) > 1 else "C0"
+        colour = colours.get((a, b)[own]) if len(pairs) > 1 else "C0"
         ax.fill_between(where, d["low"], d["high"], color=colour, alpha=0.25, lw=0)
-        ax.plot(where, d["mean"], "o-", ms=3, color=colour, label=f"{a} minus {b}")
+        ax.plot(where, d["mean"], style, ms=4, color=colour, label=f"{a} minus {b}")
     ax.axhline(0, color="0.4", lw=0.8, ls="--")
     ax.set(xlabel="step" if same else "share of training (each arm's own schedule)",
            ylabel="difference (nats)")
