@@ -395,10 +395,11 @@ def sop_nsp(runs: pd.DataFrame):
         intervals(top, runs, conditions, metric=f"{pairs}_accuracy_probe", offset=offset,
                   color=colour, label=f"{pairs.upper()} pairs")
         top.axhline(runs[f"{pairs}_majority"].iloc[0], ls="--", color=colour, lw=1)
-    top.set(title="probe accuracy on held-out pairs (dashed: each set's majority share)",
+    top.set(title="probe accuracy on held-out pairs\n(dashed: each set's majority share)",
             xlabel="pretraining objective", ylabel="probe accuracy")
-    top.legend()
-    intervals(bottom, runs, conditions)
+    # beside the panels: inside, the legend hid a majority line
+    fig.legend(*top.get_legend_handles_labels(), loc="outside right upper", frameon=False)
+    intervals(bottom, runs, conditions, color="black")  # not a pair set's colour
     bottom.set(title="cross-entropy at [MASK] on the common held-out set",
                xlabel="pretraining objective", ylabel=CE_LABEL_WRAPPED)
     return fig
