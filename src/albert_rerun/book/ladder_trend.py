@@ -3,6 +3,7 @@ a decision), ``figure`` (the 4x budget and the forecast only before every run is
 and the phrases a chapter glues."""
 from __future__ import annotations
 
+import textwrap
 from dataclasses import dataclass
 
 import matplotlib.pyplot as plt
@@ -14,7 +15,7 @@ from ..studies import confirm_analysis
 from ..studies import ladder as L
 from ..studies.confirm_analysis import PRIMARY, REVERSED, NotComplete
 from .confirmatory import turned_label
-from .figures import FIGURE_WIDTH_IN, FONT_PT
+from .figures import FONT_PT, WIDTH_IN
 from .plain import difference
 
 # each decision's arms A and B (registered difference A minus B) for ``plain_words``
@@ -209,22 +210,18 @@ def figure(trends: list):
     """A chapter's decisions against compute, a panel each, the paper's side shaded."""
     complete = any(t.table is not None for t in trends)
     fig, axes = plt.subplots(len(trends), 1, squeeze=False, dpi=100,
-                             figsize=(FIGURE_WIDTH_IN,
-                                      (2.5 if complete else 2.2) * len(trends) + 1.2))
+                             figsize=(WIDTH_IN, (2.5 if complete else 2.2) * len(trends) + 0.6))
     for ax, t in zip(axes[:, 0], trends):
         _panel(ax, t, L.X, L.RUNGS)
     for ax in axes[:-1, 0]:  # the panels share their x axis: its label once, at the foot
         ax.set_xlabel("")
-    seen = {}  # one legend for the panels, each entry once
-    for ax in axes[:, 0]:
-        for handle, label in zip(*ax.get_legend_handles_labels()):
-            seen.setdefault(label, handle)
-    share = (0.2 + 0.22 * len(seen) if seen else 0) / fig.get_figheight()  # a line an entry
-    if seen:  # the complete ladder's legend at the head; before, at the foot
-        fig.legend(list(seen.values()), list(seen.keys()),
-                   loc="upper center" if complete else "lower center",
-                   ncol=1, fontsize=FONT_PT, frameon=False)
-    fig.tight_layout(rect=(0, 0, 1, 1 - share) if complete else (0, share, 1, 1))
+    for ax in axes[:, 0]:  # each panel's own key beside it, each entry once
+        seen = dict(zip(*ax.get_legend_handles_labels()[::-1]))
+        if seen:
+            ax.legend(list(seen.values()), [textwrap.fill(k, 22) for k in seen],
+                      loc="center left", bbox_to_anchor=(1.0, 0.5), fontsize=FONT_PT - 1,
+                      frameon=False)
+    fig.tight_layout()
     return fig
 
 
