@@ -3,7 +3,6 @@ a decision), ``figure`` (the 4x budget and the forecast only before every run is
 and the phrases a chapter glues."""
 from __future__ import annotations
 
-import textwrap
 from dataclasses import dataclass
 
 import matplotlib.pyplot as plt
@@ -215,13 +214,16 @@ def figure(trends: list):
         _panel(ax, t, L.X, L.RUNGS)
     for ax in axes[:-1, 0]:  # the panels share their x axis: its label once, at the foot
         ax.set_xlabel("")
-    for ax in axes[:, 0]:  # each panel's own key beside it, each entry once
-        seen = dict(zip(*ax.get_legend_handles_labels()[::-1]))
-        if seen:
-            ax.legend(list(seen.values()), [textwrap.fill(k, 22) for k in seen],
-                      loc="center left", bbox_to_anchor=(1.0, 0.5), fontsize=FONT_PT - 1,
-                      frameon=False)
-    fig.tight_layout()
+    seen = {}  # one compact key for the panels, each entry once (the caption says more)
+    for ax in axes[:, 0]:
+        for handle, label in zip(*ax.get_legend_handles_labels()):
+            seen.setdefault(label, handle)
+    share = (0.15 + 0.22 * -(-len(seen) // 2)) / fig.get_figheight()  # a line a pair
+    if seen:  # the complete ladder's key at the head; before, at the foot
+        fig.legend(list(seen.values()), list(seen.keys()),
+                   loc="upper center" if complete else "lower center",
+                   ncol=2, fontsize=FONT_PT, frameon=False)
+    fig.tight_layout(rect=(0, 0, 1, 1 - share) if complete else (0, share, 1, 1))
     return fig
 
 
@@ -238,30 +240,29 @@ def _panel(ax, t: Trend, X: dict, RUNGS: dict) -> None:
         values += [lo, hi]
         drawn.add(rung)
         ax.errorbar([X[rung]], [m], yerr=[[m - lo], [hi - m]], fmt="o", color="black",
-                    capsize=3, lw=1.6, label="mean over a budget's seeds, 95% interval")
+                    capsize=3, lw=1.6, label="mean, 95% interval")
     if t.table is not None and not no_slope(t.table):
         ns = np.array([t.table[f"{r} seeds"] for r in RUNGS], dtype=float)
         ms = np.array([t.turned(t.table[f"{r} mean"]) for r in RUNGS])
         xs = np.array([X[r] for r in RUNGS])
         if "curvature low" in t.table and excludes_zero(t.table, "curvature"):
             # the means are off one line (dropout's): a straight fit would mislead
-            ax.plot(xs, ms, "-", color="0.5", lw=1, label="the means joined (not on a "
-                    "line: no straight fit drawn)")
+            ax.plot(xs, ms, "-", color="0.5", lw=1, label="means joined (no line fits)")
         else:
             b = t.turned(t.table["slope"])
             a = float((ns * ms).sum() / ns.sum() - b * (ns * xs).sum() / ns.sum())
             ax.plot([xs[0], xs[-1]], [a + b * xs[0], a + b * xs[-1]], "--", color="black",
-                    lw=1, label="fitted slope (least squares through every seed)")
+                    lw=1, label="fitted slope")
     if t.forecast:
         f, lo, hi = t.interval(t.forecast["estimate"], t.forecast["low"], t.forecast["high"])
         values += [lo, hi]
         drawn.add("16x")
         x = X["16x"] + (0.15 if t.table is not None else 0)
         ax.errorbar([x], [f], yerr=[[f - lo], [hi - f]], fmt="D", color="tab:orange",
-                    capsize=3, lw=1.6, label="forecast for 16x, 95% prediction interval")
+                    capsize=3, lw=1.6, label="16x forecast, 95% prediction interval")
         if t.table is not None and np.isfinite(t.table["1x mean"]):  # 1x through 4x, on
             ax.plot([X["1x"], x], [t.turned(t.table["1x mean"]), f], ":",
-                    color="tab:orange", lw=1.2, label="the forecast's line, 1x through 4x")
+                    color="tab:orange", lw=1.2, label="forecast's line from 1x")
     finite = [v for v in values if np.isfinite(v)] or [-1.0, 1.0]
     low, high = min(0.0, *finite), max(0.0, *finite)
     pad = 0.15 * (high - low) or 1.0
