@@ -200,7 +200,7 @@ def trend_figure(tables: dict, store=None):
     """The five decisions against the budget, the paper's direction up in each panel."""
     trends = T.gather(store, tables=tables, paper_signs=True)
     return T.figure([trends[k] for k in TABLE_ORDER] +
-                    [t for k, t in trends.items() if k not in TABLE_ORDER])
+                    [t for k, t in trends.items() if k not in TABLE_ORDER], compact=True)
 
 
 def _cell(row, name: str, unit: str) -> str:

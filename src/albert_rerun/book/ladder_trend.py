@@ -14,7 +14,7 @@ from ..studies import confirm_analysis
 from ..studies import ladder as L
 from ..studies.confirm_analysis import PRIMARY, REVERSED, NotComplete
 from .confirmatory import turned_label
-from .figures import FONT_PT, WIDTH_IN
+from .figures import FIGURE_WIDTH_IN, FONT_PT, WIDTH_IN
 from .plain import difference
 
 # each decision's arms A and B (registered difference A minus B) for ``plain_words``
@@ -205,24 +205,39 @@ def claim_trends(trends: dict, claim: str) -> list:
     return [t for t in trends.values() if t.claim == claim]
 
 
-def figure(trends: list):
-    """A chapter's decisions against compute, a panel each, the paper's side shaded."""
+# a tall figure's key in two columns: each entry short (its caption says more)
+SHORT_KEYS = {"mean over a budget's seeds, 95% interval": "mean, 95% interval",
+              "fitted slope (least squares through every seed)": "fitted slope",
+              "the means joined (not on a line: no straight fit drawn)":
+                  "means joined (no line fits)",
+              "forecast for 16x, 95% prediction interval":
+                  "16x forecast, 95% prediction interval",
+              "the forecast's line, 1x through 4x": "forecast's line from 1x"}
+
+
+def figure(trends: list, compact: bool = False):
+    """A chapter's decisions against compute, a panel each, the paper's side shaded;
+    ``compact``: the column's width and a short two-column key (the budgets page's five)."""
     complete = any(t.table is not None for t in trends)
     fig, axes = plt.subplots(len(trends), 1, squeeze=False, dpi=100,
-                             figsize=(WIDTH_IN, (2.5 if complete else 2.2) * len(trends) + 0.6))
+                             figsize=(WIDTH_IN if compact else FIGURE_WIDTH_IN,
+                                      (2.5 if complete else 2.2) * len(trends)
+                                      + (0.6 if compact else 1.2)))
     for ax, t in zip(axes[:, 0], trends):
         _panel(ax, t, L.X, L.RUNGS)
     for ax in axes[:-1, 0]:  # the panels share their x axis: its label once, at the foot
         ax.set_xlabel("")
-    seen = {}  # one compact key for the panels, each entry once (the caption says more)
+    seen = {}  # one legend for the panels, each entry once
     for ax in axes[:, 0]:
         for handle, label in zip(*ax.get_legend_handles_labels()):
             seen.setdefault(label, handle)
-    share = (0.15 + 0.22 * -(-len(seen) // 2)) / fig.get_figheight()  # a line a pair
-    if seen:  # the complete ladder's key at the head; before, at the foot
-        fig.legend(list(seen.values()), list(seen.keys()),
+    lines = -(-len(seen) // 2) if compact else len(seen)
+    share = (0.2 + 0.22 * lines if seen else 0) / fig.get_figheight()  # a line an entry
+    if seen:  # the complete ladder's legend at the head; before, at the foot
+        fig.legend(list(seen.values()),
+                   [SHORT_KEYS.get(k, k) if compact else k for k in seen],
                    loc="upper center" if complete else "lower center",
-                   ncol=2, fontsize=FONT_PT, frameon=False)
+                   ncol=2 if compact else 1, fontsize=FONT_PT, frameon=False)
     fig.tight_layout(rect=(0, 0, 1, 1 - share) if complete else (0, share, 1, 1))
     return fig
 
@@ -240,29 +255,30 @@ def _panel(ax, t: Trend, X: dict, RUNGS: dict) -> None:
         values += [lo, hi]
         drawn.add(rung)
         ax.errorbar([X[rung]], [m], yerr=[[m - lo], [hi - m]], fmt="o", color="black",
-                    capsize=3, lw=1.6, label="mean, 95% interval")
+                    capsize=3, lw=1.6, label="mean over a budget's seeds, 95% interval")
     if t.table is not None and not no_slope(t.table):
         ns = np.array([t.table[f"{r} seeds"] for r in RUNGS], dtype=float)
         ms = np.array([t.turned(t.table[f"{r} mean"]) for r in RUNGS])
         xs = np.array([X[r] for r in RUNGS])
         if "curvature low" in t.table and excludes_zero(t.table, "curvature"):
             # the means are off one line (dropout's): a straight fit would mislead
-            ax.plot(xs, ms, "-", color="0.5", lw=1, label="means joined (no line fits)")
+            ax.plot(xs, ms, "-", color="0.5", lw=1, label="the means joined (not on a "
+                    "line: no straight fit drawn)")
         else:
             b = t.turned(t.table["slope"])
             a = float((ns * ms).sum() / ns.sum() - b * (ns * xs).sum() / ns.sum())
             ax.plot([xs[0], xs[-1]], [a + b * xs[0], a + b * xs[-1]], "--", color="black",
-                    lw=1, label="fitted slope")
+                    lw=1, label="fitted slope (least squares through every seed)")
     if t.forecast:
         f, lo, hi = t.interval(t.forecast["estimate"], t.forecast["low"], t.forecast["high"])
         values += [lo, hi]
         drawn.add("16x")
         x = X["16x"] + (0.15 if t.table is not None else 0)
         ax.errorbar([x], [f], yerr=[[f - lo], [hi - f]], fmt="D", color="tab:orange",
-                    capsize=3, lw=1.6, label="16x forecast, 95% prediction interval")
+                    capsize=3, lw=1.6, label="forecast for 16x, 95% prediction interval")
         if t.table is not None and np.isfinite(t.table["1x mean"]):  # 1x through 4x, on
             ax.plot([X["1x"], x], [t.turned(t.table["1x mean"]), f], ":",
-                    color="tab:orange", lw=1.2, label="forecast's line from 1x")
+                    color="tab:orange", lw=1.2, label="the forecast's line, 1x through 4x")
     finite = [v for v in values if np.isfinite(v)] or [-1.0, 1.0]
     low, high = min(0.0, *finite), max(0.0, *finite)
     pad = 0.15 * (high - low) or 1.0
