@@ -84,6 +84,7 @@ def test_forest_colours_each_point_by_its_plain_reading_and_writes_no_verdicts(t
     legend, = fig.legends
     entries = [t.get_text() for t in legend.get_texts()]
     assert entries[-2:] == ["cpu", "gpu"] and set(entries[:-2]) <= set(figures.READING_COLOURS)
+    assert len(set(figures.READING_COLOURS.values())) == len(figures.READING_COLOURS)
     fig.canvas.draw()  # the legend above the first row, once laid out
     assert legend.get_window_extent().y0 >= ax.get_window_extent().y1 - 1
     plt.close(fig)

@@ -31,6 +31,9 @@ SHORT = {"confirm/asymmetry": "asymmetry", "confirm/sharing-cost": "sharing",
          "confirm/sop": "sop", "confirm/dropout": "dropout",
          "confirm/equal-time": "equal_time"}
 FIGURE = "budgets-trends.png"  # in book/_generated/
+# the page's table's rows (book/budgets.md): the figure's panels in the same order
+TABLE_ORDER = ("confirm/sharing-cost", "confirm/dropout", "confirm/equal-time",
+               "confirm/asymmetry", "confirm/sop")
 
 
 @dataclass
@@ -189,7 +192,9 @@ def values(profile=None) -> dict:
 
 def trend_figure(tables: dict, store=None):
     """The five decisions against the budget, the paper's direction up in each panel."""
-    return T.figure(list(T.gather(store, tables=tables, paper_signs=True).values()))
+    trends = T.gather(store, tables=tables, paper_signs=True)
+    return T.figure([trends[k] for k in TABLE_ORDER] +
+                    [t for k, t in trends.items() if k not in TABLE_ORDER], compact=True)
 
 
 def _cell(row, name: str, unit: str) -> str:

@@ -215,9 +215,9 @@ def decisions(claim: str, store=None) -> pd.DataFrame:
 
 def figure(by_seed: pd.DataFrame, claim: str, store=None):
     """Each decision's paper-positive differences by seed, mean and interval vs its margin."""
-    import textwrap
-
     import matplotlib.pyplot as plt
+
+    from .figures import wrap_phrases
     with plt.rc_context({"font.size": 10}):
         if not confirm_analysis.complete(store):
             fig, ax = plt.subplots(figsize=(6.6, 1.2), dpi=100)
@@ -250,7 +250,7 @@ def figure(by_seed: pd.DataFrame, claim: str, store=None):
                 ax.plot([low, high], [y, y], color="black", lw=2, zorder=3)
                 ax.plot([est], [y], "D", color="black", ms=6, zorder=4)
                 tag = "" if name == "primary" else " (exploratory)"
-                labels.append(textwrap.fill(row["label"] + tag, 30, break_on_hyphens=False))
+                labels.append(wrap_phrases(row["label"] + tag, 30))
             ax.set_yticks(range(len(mine)), labels)
             ax.set_ylim(len(mine) - 0.5, -0.5)
             ax.set_xlabel(f"positive: the paper's direction, {unit}: seeds (grey dots), mean "

@@ -5,6 +5,7 @@ saves a figure legible at the text column's width and records its smallest text
 from __future__ import annotations
 
 import io
+import re
 import textwrap
 
 import matplotlib.pyplot as plt
@@ -22,14 +23,16 @@ FONT_PT = 10  # 14 px at 100 dpi
 CE_LABEL = "cross-entropy at [MASK] (nats)"
 CE_LABEL_WRAPPED = textwrap.fill(CE_LABEL, 22)
 X_LIMIT = 15.0  # the widest an effect axis goes, in margins; past it an interval is cut
-BAND_COLOUR = "0.88"
+BAND_COLOUR = "0.93"  # lighter than any reading's colour, and hatched: the margin only
 CLAIM_TITLES = {"asymmetry": "3. attention vs FFN", "sop_nsp": "4. SOP vs NSP",
                 "dropout": "5. dropout", "wall_clock": "6. wide ALBERT vs BERT",
                 "transitions": "7. transitions", "embedding_sweep": "8. small E",
                 "downstream": "downstream: pretrained vs random init"}
-READING_COLOURS = {PL.HOLDS: "tab:green", PL.TINY: "tab:olive", PL.NO_DIFFERENCE: "tab:blue",
-                   PL.REVERSED: "tab:red", PL.REVERSED_TINY: "tab:pink",
-                   PL.DIFFERS: "tab:red", PL.UNDECIDED: "0.45", PL.NOT_TESTABLE: "0.75"}
+# a colour per reading, from the Okabe-Ito palette (told apart with colour-blindness too);
+# grey is "not testable" only, and the margin band lighter still
+READING_COLOURS = {PL.HOLDS: "#009E73", PL.TINY: "#56B4E9", PL.NO_DIFFERENCE: "#0072B2",
+                   PL.REVERSED: "#D55E00", PL.REVERSED_TINY: "#E69F00",
+                   PL.DIFFERS: "#CC79A7", PL.UNDECIDED: "black", PL.NOT_TESTABLE: "0.6"}
 PROFILE_MARKERS = {"smoke": "^", "cpu": "o", "cpu-long": "D", "gpu": "s",
                    "confirmatory": "*"}
 # the profiles' decision of the same comparison as a confirmatory primary outside HEADLINES
@@ -128,6 +131,15 @@ def register() -> bool:
     return True
 
 
+def wrap_phrases(text: str, width: int) -> str:
+    """``text`` in lines of at most ``width`` characters, broken between phrases only:
+    never inside an expression ('E = H = 64', 'E 32') nor after a dangling hyphen
+    ('SOP- minus NSP-trained'), whose spaces become non-breaking."""
+    glued = re.sub(r"\b[EGHL](?: = \w+)+|\b[EGHL] \d+|\w+- \w+",
+                   lambda m: m.group().replace(" ", "\xa0"), text)
+    return textwrap.fill(glued, width, break_on_hyphens=False)
+
+
 # -- effects in margins ------------------------------------------------------------------
 
 def in_margins(rows: pd.DataFrame) -> pd.DataFrame:
@@ -167,11 +179,12 @@ def forest(rows: pd.DataFrame, title: str = "", width: float = WIDTH_IN, beside:
     values = np.abs(frame[["x", "x_low", "x_high"]].to_numpy(dtype=float))
     limit = float(np.clip(np.ceil(1.1 * values[np.isfinite(values)].max(initial=0)), 3,
                           X_LIMIT))
-    ax.axvspan(-1, 1, color=BAND_COLOUR, zorder=0, gid="equivalence-band")
+    ax.axvspan(-1, 1, facecolor=BAND_COLOUR, edgecolor="0.8", hatch="///", lw=0, zorder=0,
+               gid="equivalence-band")
     ax.axvline(0, color="0.4", lw=0.8, zorder=0.5)
     for key, r in frame.iterrows():
         y = labels.index(r["row"]) + (sources.index(r["source"]) - (len(sources) - 1) / 2) * step
-        colour = READING_COLOURS.get(r["reading"], "0.45")
+        colour = READING_COLOURS.get(r["reading"], "black")
         lo, hi = np.clip([r["x_low"], r["x_high"]], -limit, limit)
         ax.plot([lo, hi], [y, y], color=colour, lw=2, gid=f"{r['source']}:{key}/interval")
         for end, cut, head in ((lo, r["x_low"] < -limit, "<"), (hi, r["x_high"] > limit, ">")):
@@ -184,7 +197,7 @@ def forest(rows: pd.DataFrame, title: str = "", width: float = WIDTH_IN, beside:
     names = [str(t) + ("\n(paper: no difference)" if none[t] else "") for t in labels]
     wrap = 14 if beside else 30
     ax.set_yticks(range(len(labels)), ["\n".join(
-        textwrap.fill(line, wrap, break_on_hyphens=False) for line in n.split("\n"))
+        wrap_phrases(line, wrap) for line in n.split("\n"))
         for n in names], fontsize=FONT_PT)
     for y in range(1, len(labels)):
         ax.axhline(y - 0.5, color="0.85", lw=0.6, zorder=0)
@@ -291,7 +304,7 @@ def curves(runs: pd.DataFrame, x: str = "step", xscale: float = 1.0, xlabel: str
                              figsize=(WIDTH_IN, 6.2 if differences else 3.6),
                              height_ratios=[1.2, 1] if differences else [1],
                              layout="constrained")
-    ax, colours = axes[0, 0], {}
+    ax, colours, heads, tails = axes[0, 0], {}, [], []
     for name in names:
         found = [pd.DataFrame(c) for c in runs.loc[runs["condition"] == name, "curve"]]
         found = [c for c in found if not c.empty]
@@ -300,7 +313,15 @@ def curves(runs: pd.DataFrame, x: str = "step", xscale: float = 1.0, xlabel: str
         line, = ax.plot(steps, values.mean(0), label=str(name))
         colours[name] = line.get_color()
         ax.fill_between(steps, values.min(0), values.max(0), alpha=0.2)
-    ax.set(xlabel=xlabel, ylabel=CE_LABEL_WRAPPED, title="mean over seeds (band: the seeds' range)")
+        heads.append(np.nanmax(values[:, :1]))
+        tails += [values[:, 1:]] if values.shape[1] > 1 else []
+    title = "mean over seeds (band: the seeds' range)"
+    low, high = (min(np.nanmin(t) for t in tails), max(np.nanmax(t) for t in tails)
+                 ) if tails else (np.nan, np.nan)
+    if max(heads, default=np.nan) > high + (high - low):  # the untrained start squashes the rest
+        ax.set_ylim(top=high + 0.15 * (high - low))
+        title += "\nthe first point lies above the axis"
+    ax.set(xlabel=xlabel, ylabel=CE_LABEL_WRAPPED, title=title)
     ax.legend()
     if differences:
         _differences(axes[1, 0], runs, differences, colours, xscale if x == "step" else 1.0)
@@ -311,12 +332,14 @@ def _differences(ax, runs: pd.DataFrame, pairs, colours: dict, xscale: float) ->
     """``curves``' lower panel: each pair's paired difference along training."""
     steps = {n: set(runs.loc[runs["condition"] == n, "steps"]) for p in pairs for n in p}
     same = all(len(steps[a] | steps[b]) == 1 for a, b in pairs)
-    for a, b in pairs:
+    # each pair in the colour of the arm that tells it apart (pairs may share their first)
+    own = 0 if len({a for a, _ in pairs}) == len(pairs) else 1
+    for (a, b), style in zip(pairs, ("o-", "s--", "^:", "D-.") * len(pairs)):
         d = curve_differences(runs, a, b)
         where = d["step"] * xscale if same else d["share"]
-        colour = colours.get(a) if len(pairs) > 1 else "C0"
+        colour = colours.get((a, b)[own]) if len(pairs) > 1 else "C0"
         ax.fill_between(where, d["low"], d["high"], color=colour, alpha=0.25, lw=0)
-        ax.plot(where, d["mean"], "o-", ms=3, color=colour, label=f"{a} minus {b}")
+        ax.plot(where, d["mean"], style, ms=4, color=colour, label=f"{a} minus {b}")
     ax.axhline(0, color="0.4", lw=0.8, ls="--")
     ax.set(xlabel="step" if same else "share of training (each arm's own schedule)",
            ylabel="difference (nats)")
@@ -372,10 +395,11 @@ def sop_nsp(runs: pd.DataFrame):
         intervals(top, runs, conditions, metric=f"{pairs}_accuracy_probe", offset=offset,
                   color=colour, label=f"{pairs.upper()} pairs")
         top.axhline(runs[f"{pairs}_majority"].iloc[0], ls="--", color=colour, lw=1)
-    top.set(title="probe accuracy on held-out pairs (dashed: each set's majority share)",
+    top.set(title="probe accuracy on held-out pairs\n(dashed: each set's majority share)",
             xlabel="pretraining objective", ylabel="probe accuracy")
-    top.legend()
-    intervals(bottom, runs, conditions)
+    # beside the panels: inside, the legend hid a majority line
+    fig.legend(*top.get_legend_handles_labels(), loc="outside right upper", frameon=False)
+    intervals(bottom, runs, conditions, color="black")  # not a pair set's colour
     bottom.set(title="cross-entropy at [MASK] on the common held-out set",
                xlabel="pretraining objective", ylabel=CE_LABEL_WRAPPED)
     return fig

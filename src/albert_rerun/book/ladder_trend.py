@@ -15,7 +15,7 @@ from ..studies import ladder as L
 from ..studies.confirm_analysis import PRIMARY, REVERSED, NotComplete
 from ..studies.ladder import excludes_zero
 from .confirmatory import turned_label
-from .figures import FIGURE_WIDTH_IN, FONT_PT
+from .figures import FIGURE_WIDTH_IN, FONT_PT, WIDTH_IN
 from .plain import difference
 
 # each decision's arms A and B (registered difference A minus B) for ``plain_words``
@@ -189,12 +189,24 @@ def claim_trends(trends: dict, claim: str) -> list:
     return [t for t in trends.values() if t.claim == claim]
 
 
-def figure(trends: list):
-    """A chapter's decisions against compute, a panel each, the paper's side shaded."""
+# a tall figure's key in two columns: each entry short (its caption says more)
+SHORT_KEYS = {"mean over a budget's seeds, 95% interval": "mean, 95% interval",
+              "fitted slope (least squares through every seed)": "fitted slope",
+              "the means joined (not on a line: no straight fit drawn)":
+                  "means joined (no line fits)",
+              "forecast for 16x, 95% prediction interval":
+                  "16x forecast, 95% prediction interval",
+              "the forecast's line, 1x through 4x": "forecast's line from 1x"}
+
+
+def figure(trends: list, compact: bool = False):
+    """A chapter's decisions against compute, a panel each, the paper's side shaded;
+    ``compact``: the column's width and a short two-column key (the budgets page's five)."""
     complete = any(t.table is not None for t in trends)
     fig, axes = plt.subplots(len(trends), 1, squeeze=False, dpi=100,
-                             figsize=(FIGURE_WIDTH_IN,
-                                      (2.5 if complete else 2.2) * len(trends) + 1.2))
+                             figsize=(WIDTH_IN if compact else FIGURE_WIDTH_IN,
+                                      (2.5 if complete else 2.2) * len(trends)
+                                      + (0.6 if compact else 1.2)))
     for ax, t in zip(axes[:, 0], trends):
         _panel(ax, t, L.X, L.RUNGS)
     for ax in axes[:-1, 0]:  # the panels share their x axis: its label once, at the foot
@@ -203,11 +215,13 @@ def figure(trends: list):
     for ax in axes[:, 0]:
         for handle, label in zip(*ax.get_legend_handles_labels()):
             seen.setdefault(label, handle)
-    share = (0.2 + 0.22 * len(seen) if seen else 0) / fig.get_figheight()  # a line an entry
+    lines = -(-len(seen) // 2) if compact else len(seen)
+    share = (0.2 + 0.22 * lines if seen else 0) / fig.get_figheight()  # a line an entry
     if seen:  # the complete ladder's legend at the head; before, at the foot
-        fig.legend(list(seen.values()), list(seen.keys()),
+        fig.legend(list(seen.values()),
+                   [SHORT_KEYS.get(k, k) if compact else k for k in seen],
                    loc="upper center" if complete else "lower center",
-                   ncol=1, fontsize=FONT_PT, frameon=False)
+                   ncol=2 if compact else 1, fontsize=FONT_PT, frameon=False)
     fig.tight_layout(rect=(0, 0, 1, 1 - share) if complete else (0, share, 1, 1))
     return fig
 

@@ -2,6 +2,7 @@
 page's keys, ``write_scale_parts`` its tables and figures."""
 from __future__ import annotations
 
+import textwrap
 from pathlib import Path
 
 import matplotlib.pyplot as plt
@@ -20,7 +21,7 @@ from ..studies import ladder as L
 from ..studies import long_pilot as P
 from ..studies.confirm_analysis import NotComplete
 from ..studies.decisions import signed
-from .figures import FIGURE_WIDTH_IN, FONT_PT
+from .figures import FIGURE_WIDTH_IN, FONT_PT, WIDTH_IN
 from .ledger import PAPER_MASKED, training_compute
 from .template import fill, pipe, write_parts
 from .text import times, tokens_per_run
@@ -100,11 +101,14 @@ def standing_table(table: pd.DataFrame, levels: dict) -> str:
 def standing_figure(table: pd.DataFrame, levels: dict):
     """Each arm's cross-entropy against the budget (log scale), the rungs as lines."""
     steps = {**L.RUNGS, PILOT: P.STEPS}
-    fig, ax = plt.subplots(figsize=(FIGURE_WIDTH_IN, 6.0), dpi=100)
-    for arm, row in table.iterrows():
+    fig, ax = plt.subplots(figsize=(WIDTH_IN, 4.6), dpi=100)
+    for k, (arm, row) in enumerate(table.iterrows()):
         shown = row.dropna()
+        # BERT-style black, as in the book's other figures; red (C3) is the rungs' alone
+        colour = "black" if str(arm).startswith("BERT-style") else "C9" if k == 3 else f"C{k}"
         ax.plot([steps[b] for b in shown.index], shown.to_numpy(),
-                "-" if len(shown) > 3 else ":", marker="o", ms=3, lw=1.1, label=arm)
+                "-" if len(shown) > 3 else ":", marker="o", ms=3, lw=1.1, color=colour,
+                label=textwrap.fill(str(arm), 24))
     for (name, level), ls in zip(levels.items(), (":", "--", "-.")):
         ax.axhline(level, color="tab:red", lw=0.9, ls=ls)
         ax.text(steps[PILOT], level, RUNG_NAMES[name], fontsize=FONT_PT,
@@ -116,9 +120,9 @@ def standing_figure(table: pd.DataFrame, levels: dict):
     ax.set_xlabel("budget and training steps (log scale)", fontsize=FONT_PT)
     ax.set_ylabel("held-out cross-entropy at [MASK] (nats)", fontsize=FONT_PT)
     ax.tick_params(labelsize=FONT_PT)
-    fig.legend(fontsize=FONT_PT, frameon=False, loc="lower center", ncol=1)
+    ax.legend(fontsize=FONT_PT, frameon=False, loc="center left", bbox_to_anchor=(1.02, 0.5))
     ax.spines[["top", "right"]].set_visible(False)
-    fig.tight_layout(rect=(0, 0.3, 1, 1))  # the legend's room below the panel
+    fig.tight_layout()  # the legend beside the panel, next to the lines it names
     return fig
 
 

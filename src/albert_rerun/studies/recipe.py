@@ -568,9 +568,10 @@ def plot_candidates(search: Search):
     axes[1].set(xlabel="training steps", ylabel="accuracy at [MASK] (%)")
     axes[2].set(xlabel="training seconds (this CPU)", ylabel="cross-entropy at [MASK] (nats)",
                 ylim=(r["bigram_loss_at_mask"] - 0.4, r["unigram_loss_at_mask"] + 0.8))
-    fig.legend(*axes[0].get_legend_handles_labels(), loc="lower center", ncol=2,
-               fontsize=7.5, frameon=False)
-    fig.tight_layout(rect=(0, 0.07, 1, 1))
+    # the key beside the top panel, in its empty lower right: one colour per candidate
+    axes[0].legend(loc="lower right", fontsize=9, title="candidates (every panel)",
+                   title_fontsize=9, frameon=False)
+    fig.tight_layout()
     return fig
 
 
