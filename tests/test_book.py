@@ -757,7 +757,7 @@ FIRST_ANSWERS = {
     "(c) dropout": r"Dropout.*Ours[^.]*?(holds|reversed|no difference|undecided|"
                    r"not testable|not run)",
     "(d) size and training against ALBERT-base": r"parameters.*ALBERT-base.*tokens",
-    "(e) which claims hold": r"these hold: .*Against the paper: .*Open here: ",
+    "(e) which claims hold": r"these hold: .*Against the paper: .*Undecided: ",
 }
 SCREENS_TEXT = """(bottom) => {
   const article = document.querySelector("article.bd-article") || document.querySelector("article");

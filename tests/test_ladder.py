@@ -78,7 +78,13 @@ def test_the_budget_rule_picks_the_16x_seeds_first_then_fills_the_1x_rung():
 
 
 def test_the_seed_rule_gives_the_stored_budget_from_the_stored_plan():
-    assert LP.budget() == L.stored_design()["budget"]
+    # equal to the last digits a float sum's order leaves (the stored plan was summed on
+    # another machine)
+    stored, budget = L.stored_design()["budget"], LP.budget()
+    assert budget.keys() == stored.keys()
+    for key, value in stored.items():
+        assert budget[key] == (pytest.approx(value, rel=1e-12) if isinstance(value, float)
+                               else value), key
 
 
 def test_nothing_is_estimated_before_the_store_is_complete(tmp_path):
