@@ -64,6 +64,6 @@ def test_throughput_times_whole_training_steps_and_keeps_the_slowest(results):
     (store / "throughput-0000000000000000.json").write_text(json.dumps(old))
     _, values = M.throughput_values("smoke", "cpu")
     assert values["first_verdict"] == "not reproduced" and values["first_rho"] != "1.00"
-    assert values["first_pairs"].startswith("albert-base at 0.0")
+    assert "albert-base at 0.0" in values["first_pairs"]
     if values["verdict"] == "reproduced":
         assert values["ledger"].startswith("not reproduced by the method fixed first")

@@ -162,7 +162,7 @@ def rule_verdict(rho: float) -> str:
     return "reproduced" if rho > 0.999 else "not reproduced"
 
 
-def pairs_phrase(speed, shown: int = 3) -> str:
+def pairs_phrase(speed, shown: int = 2) -> str:
     """The pairs ``discordant_pairs`` finds, as 'albert-base at 0.92x bert-base'; 'none';
     past ``shown`` pairs (a short, noisy timing), their count and the first ``shown``."""
     pairs = [f"{a} at {ratio:.2f}x {b}" for a, b, ratio in discordant_pairs(speed)]
