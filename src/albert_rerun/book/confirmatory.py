@@ -260,7 +260,7 @@ def figure(by_seed: pd.DataFrame, claim: str, store=None):
     return fig
 
 
-def partial_costs(store=None) -> dict:
+def partial_costs() -> dict:
     """The pilot's partial costs of sharing at E 32 and whether neither exceeds the whole."""
     frame = confirm_analysis.pilot_frame()
     keys = ("explore/attention-free", "explore/ffn-cost", "explore/sharing-cost-E32")

@@ -15,8 +15,7 @@ SHARED = {"none": "not shared", "attention": "attention shared", "ffn": "FFN sha
 
 
 def _checked(config) -> dict:
-    """The closed form's counts, asserted equal to those read off a real module (built on
-    the meta device, without allocating memory)."""
+    """The closed form's counts, asserted equal to a real module's (built on the meta device)."""
     import torch
 
     from ..model.modeling import AlbertForPreTraining
@@ -29,8 +28,7 @@ def _checked(config) -> dict:
 
 
 def embedding_share() -> Chapter:
-    """Chapter 1: BERT-base's embedding share, what factorizing saves, and Table 3's counts
-    under both conventions."""
+    """Chapter 1: BERT-base's embedding share, what factorizing saves, Table 3's counts."""
     from ..model.config import preset
     from ..model.params import closed_form, encoder_total, layer_parameters
     bert = preset("bert-base", vocab_size=paper.BERT_BASE_WORDPIECE_VOCAB)
@@ -44,14 +42,12 @@ def embedding_share() -> Chapter:
     components["share %"] = (100 * components["parameters"] / total).round(1)
     components.loc["total"] = [total, 100.0]
 
-    V, H = paper.ALBERT_VOCAB, 768
-    rows = []
-    for E in TABLE3_EMBEDDINGS:
-        factorized = V * E + E * H
-        rows.append({"E": E, "V*H (BERT)": V * H, "V*E + E*H (ALBERT)": factorized,
-                     "saved": V * H - factorized,
-                     "reduction %": round(100 * (1 - factorized / (V * H)), 1)})
-    factorization = pd.DataFrame(rows).set_index("E")
+    V, H, E = paper.ALBERT_VOCAB, 768, pd.Index(TABLE3_EMBEDDINGS, name="E")
+    factorized = V * E + E * H
+    factorization = pd.DataFrame({"V*H (BERT)": V * H, "V*E + E*H (ALBERT)": factorized,
+                                  "saved": V * H - factorized,
+                                  "reduction %": (100 * (1 - factorized / (V * H))).round(1)},
+                                 index=E)
     hf_layout = closed_form(preset("albert-base", embedding_size=H, project_embeddings=True))
 
     table3 = _compare(({"sharing": sharing, "E": E},
@@ -136,8 +132,7 @@ def _compare(rows) -> pd.DataFrame:
 
 
 def sharing_reductions() -> Chapter:
-    """Chapter 2: the layer parameters each sharing scheme removes, Tables 4 and 1's counts,
-    and grouped sharing's."""
+    """Chapter 2: what each sharing scheme removes, Tables 4 and 1's counts, grouped sharing's."""
     from ..model.config import preset
     from ..model.params import closed_form, millions, paper_conventions
     configs = {s: preset("albert-base", sharing=s) for s in SCHEMES}
@@ -150,8 +145,7 @@ def sharing_reductions() -> Chapter:
     unshared = layers.loc["none", "layer parameters"]
     layers["reduction %"] = (100 * (1 - layers["layer parameters"] / unshared)).round(1)
 
-    # one index column, "E = 768, all shared" (Table 4's row names), not two: the table
-    # keeps to six columns with the index, so that the page shows it open
+    # Table 4's row names in one index column: six columns in all, so the page shows it open
     table4 = _compare(({"ALBERT-base": f"E = {E}, {SHARED[s]}"}, preset(
         "albert-base", embedding_size=E, sharing=s), published)
         for (E, s), published in paper.TABLE4_PARAMS.items())

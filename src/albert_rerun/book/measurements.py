@@ -4,11 +4,10 @@ step is forward, backward and the LAMB update; timings are the fastest of a few 
 a warm-up, the slowest beside it."""
 from __future__ import annotations
 
-import json
 import os
 import time
 
-from ..engine.store import atomic_write_json, config_hash
+from ..engine.store import atomic_write_json, config_hash, read_json
 from .. import paper
 from ..profiles import ResolvedProfile, resolve
 
@@ -44,7 +43,7 @@ def throughput_path(profile: ResolvedProfile, device: str = "auto"):
     return profile.results / f"throughput-{key}.json"
 
 
-def throughput(profile: ResolvedProfile, device: str = "auto", fresh: bool = False) -> dict:
+def throughput(profile: ResolvedProfile, device: str = "auto") -> dict:
     """Training tokens/s (whole steps: ``STEP``) of the six Table 1 models on this
     machine, each from its fastest timed step, with the slowest beside it."""
     import torch
@@ -55,11 +54,9 @@ def throughput(profile: ResolvedProfile, device: str = "auto", fresh: bool = Fal
     from ..model.modeling import AlbertForPreTraining
 
     path = throughput_path(profile, device)
-    if path.exists() and not fresh and os.environ.get("ALBERT_RERUN_FRESH") != "1":
-        try:
-            return json.loads(path.read_text())
-        except ValueError:
-            print(f"warning: stored measurement {path} is corrupt; measuring again")
+    stored = None if os.environ.get("ALBERT_RERUN_FRESH") == "1" else read_json(path)
+    if stored is not None:  # None: missing or corrupt, so measured again
+        return stored
     batch, seq, steps, divisor = THROUGHPUT_SHAPES[profile.name]
     configs = _configs(profile)
     torch.set_num_threads(cpu_threads())
@@ -146,14 +143,8 @@ def setup(measured: dict) -> dict:
 def earlier(profile: ResolvedProfile, device: str = "auto"):
     """The newest other stored measurement by the first method (forward and backward)."""
     current = throughput_path(profile, device)
-    found = []
-    for path in sorted(current.parent.glob("throughput-*.json")):
-        try:
-            measured = json.loads(path.read_text())
-        except ValueError:
-            continue
-        if path != current and "step" not in measured:
-            found.append(measured)
+    found = [m for path in sorted(current.parent.glob("throughput-*.json")) if path != current
+             and (m := read_json(path)) is not None and "step" not in m]
     return max(found, key=lambda m: m.get("provenance", {}).get("utc_time", ""), default=None)
 
 

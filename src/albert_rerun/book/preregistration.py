@@ -106,21 +106,16 @@ def rows(root: Path) -> list:
     return out
 
 
-def anchor(row: dict) -> str:
-    """The label a row links to."""
-    return ("registered-text" if row["what"] == "Registration"
-            else "amendment-" + row["what"].split()[-1])
-
-
-def table(root: Path, anchor=anchor) -> str:
+def table(root: Path) -> str:
     """The registration and each amendment in a markdown table, with ``FLAGS`` columns."""
     head = ["", "written (UTC)", "commit", "runs stored (of 99)", "what it changed",
             *(f"changed a {f}?" for f in FLAGS)]
     body = []
     for row in rows(root):
-        label = anchor(row)
-        yes = "set" if row["what"] == "Registration" else "yes"
-        body.append([f"{{ref}}`{row['what']} <{label}>`" if label else row["what"],
+        registration = row["what"] == "Registration"
+        label = "registered-text" if registration else "amendment-" + row["what"].split()[-1]
+        yes = "set" if registration else "yes"
+        body.append([f"{{ref}}`{row['what']} <{label}>`",
                      row["date"].removesuffix(" UTC"),
                      f"`{row['commit'][:7]}`" if row["commit"] else "not in this clone",
                      "not in this clone" if row["runs"] is None else row["runs"],

@@ -12,21 +12,19 @@ import pandas as pd
 from ..engine.store import config_hash, results_dir
 from .confirm_analysis import (ALPHA, CONFIRM_SEEDS, MAX_SEEDS, MIN_SEEDS, POWER, PRIMARY,
                                SECONDARY, STORE, WIDE_LEARNING_RATE, NotComplete,
-                               _evaluation_configs, both_families, complete,
-                               confirmatory_frame, cue_free_config, curve_differences,
-                               equal_time_record, holm_alpha, holm_tests, margin_values,
-                               per_seed, pilot_frame, planned, print_unless_incomplete,
-                               progress, rungs, time_ratios, trained_runs, training_costs,
-                               with_changes)
+                               _evaluation_configs, both_families, complete, confirmatory_frame,
+                               curve_differences, equal_time_record, holm_alpha, holm_tests,
+                               margin_values, per_seed, pilot_frame, planned,
+                               print_unless_incomplete, progress, rungs, time_ratios,
+                               trained_runs, training_costs, with_changes)
 
 CHANCE_SES = 2  # within this many binomial SEs of the majority label: chance (amend. 11)
 
 
 def power_plan(frame: pd.DataFrame, specs=PRIMARY,
                seeds=range(3, MAX_SEEDS + 5)) -> pd.DataFrame:
-    """What the design was sized on: per spec, the pilot's mean and SD of the paired
-    differences, a paired t's power at Holm's first-step alpha at each seed count
-    (``power at n``), and the fewest seeds that reach ``POWER``."""
+    """What the design was sized on: per spec, the pilot's paired mean and SD, a paired t's
+    power at Holm's first-step alpha per seed count, and the fewest seeds reaching POWER."""
     from ..stats.power import _power
     alpha, frame = holm_alpha(specs), with_changes(frame)
     rows = []
@@ -128,8 +126,8 @@ def stretch(runs: list, store: str, label: str, hours: float | None, fill: bool,
     finish_by = None if hours is None else time.time() + hours * 3600
     done = _train(runs, folder, device, workers, False, False, float("inf"), label, finish_by,
                   fill and finish_by is not None, blinded=True, **options)
-    kinds = (("evaluate", _evaluation_configs()[0]), ("cuefree", cue_free_config()))
-    for kind, config in kinds[:2 if cue_free else 1]:
+    for kind, config in zip(("evaluate", "cuefree")[:2 if cue_free else 1],
+                            _evaluation_configs()):
         ready = [config_hash(c.to_dict()) for c in runs if stored_pretrain(folder, c)
                  is not None and (kind == "evaluate" or c.max_steps > 0)]
         done += _evaluate(ready, folder, config, device, workers, label=kind, blinded=True)
@@ -138,8 +136,7 @@ def stretch(runs: list, store: str, label: str, hours: float | None, fill: bool,
 
 def train(hours: float | None = None, fill: bool = False, workers: int | None = None,
           device: str = "auto") -> int:
-    """Train and evaluate the missing confirmatory runs seed by seed, the wide model at the
-    stored equal-time steps."""
+    """Train and evaluate the missing confirmatory runs seed by seed (wide: equal-time steps)."""
     record = equal_time_record()
     if record is None:  # measured once, before the first run, by the registration's code
         raise SystemExit(f"no equal-time measurement in {results_dir(STORE) / 'choices'}: it "
@@ -182,14 +179,9 @@ def p_text(value: float) -> str:
     return f"{value:.2g}" if value >= 0.001 else "<0.001"
 
 
-# the pilot's rows that are no guide to the confirmatory one
-PILOT_NOT_COMPARABLE = ("confirm/equal-time",)
-
-
 def results_table(confirmed: pd.DataFrame, pilot: pd.DataFrame, specs=PRIMARY) -> str:
-    """The judged family as a markdown table: each decision's difference, interval and
-    margin, both tests' p before [after] Holm, the verdicts at 5% and after Holm, and
-    the pilot's difference (marked † where it is no guide)."""
+    """The judged family as a markdown table beside the pilot's differences, marked † where
+    the pilot is no guide (its wide model trained no measured equal time)."""
     from .decisions import interval_text
     n = int(confirmed["n_seeds"].max())
     rows = []
@@ -207,13 +199,12 @@ def results_table(confirmed: pd.DataFrame, pilot: pd.DataFrame, specs=PRIMARY) -
                 f"{row['unit']} (margin {row['margin']:.4g})",
             "p: difference / TOST [after Holm]": tests, "verdict at 5%": row["verdict"],
             "verdict after Holm": f"**{row['verdict_staged']}**",
-            "pilot, seeds 0-2": before + (" †" if spec.key in PILOT_NOT_COMPARABLE else "")})
+            "pilot, seeds 0-2": before + (" †" if spec.key == "confirm/equal-time" else "")})
     return pd.DataFrame(rows).to_markdown(index=False, disable_numparse=True) + "\n"
 
 
 def report(store=None) -> str:
-    """Both judged families with the pilot beside them (``results_table``); NotComplete
-    until every confirmatory run is evaluated."""
+    """Both judged families beside the pilot; NotComplete until every run is evaluated."""
     if not complete(store):
         table = progress(store)
         raise NotComplete(f"{int(table['evaluated'].sum())} of {int(table['of'].sum())} "

@@ -46,8 +46,7 @@ class NotComplete(LookupError):
 
 
 def print_unless_incomplete(compute) -> int:
-    """Print what ``compute()`` returns (exit 0), or the stopping rule's refusal on
-    stderr (exit 1)."""
+    """Print ``compute()`` (exit 0), or the stopping rule's refusal on stderr (exit 1)."""
     import sys
     from ..cli import one_line
     try:
@@ -59,8 +58,7 @@ def print_unless_incomplete(compute) -> int:
 
 
 def conditions(wide_steps: int | None) -> dict:
-    """{name: config without seed} at the cpu-long sizes; the wide model only with its
-    ``wide_steps`` (the equal-time measurement's)."""
+    """{name: config without seed} at cpu-long's sizes; the wide arm only given its steps."""
     p = resolve(PILOT_PROFILE)
     b = C.base(p)
     H = b.model.hidden_size
@@ -304,9 +302,8 @@ def _stored(store, name: str, seeded, evaluations) -> tuple:
 
 def load(store, configs: dict, seeds, require: bool = True,
          cue_free: bool = True) -> pd.DataFrame:
-    """One row per (condition, seed) of ``store``: pretraining figures, the evaluations
-    (the cue-free one unless not ``cue_free``) and the transition arms' controls'.
-    ``require``: NotComplete names what is missing."""
+    """One row per (condition, seed) of ``store``: pretraining, evaluations and controls'
+    metrics; with ``require``, NotComplete names what is missing."""
     from .decisions import _control_metrics, run_row
     evaluations = _evaluation_configs()[:2 if cue_free else 1]
     missing, rows = [], []
@@ -382,8 +379,7 @@ def training_records(store, runs) -> list:
 
 
 def trained_runs(store=None) -> pd.DataFrame:
-    """The stored confirmatory runs' training records (``training_records``), shown
-    while the design is incomplete."""
+    """The stored confirmatory runs' training records, shown while the design is incomplete."""
     store = store or results_dir(STORE)
     configs = stored_conditions(store).items() if equal_time_record(store) else ()
     runs = [({"condition": name, "seed": seed}, C.seeded(config, seed))
@@ -392,8 +388,7 @@ def trained_runs(store=None) -> pd.DataFrame:
 
 
 def training_costs(runs: pd.DataFrame) -> pd.DataFrame:
-    """Per condition of ``trained_runs``: runs, steps a run, ms a step, tokens a second,
-    hours (one thread each) and machines."""
+    """Per condition of ``trained_runs``: its runs' costs (hours: one thread each)."""
     g = runs.groupby("condition", sort=False)
     seconds = g["train_seconds"].sum()
     return pd.DataFrame({"runs": g.size(), "steps a run": g["steps"].median().astype(int),
@@ -404,8 +399,7 @@ def training_costs(runs: pd.DataFrame) -> pd.DataFrame:
 
 
 def lr_check_scores(store=None) -> dict | None:
-    """{rate: held-out cross-entropy at [MASK]} of the learning-rate check, once its runs
-    are evaluated (None before)."""
+    """{rate: held-out cross-entropy at [MASK]} of the learning-rate check; None before."""
     from .decisions import _evaluations
     record = equal_time_record(store)
     if record is None:
@@ -431,9 +425,8 @@ _JUDGED: dict = {}  # (store, its files' fingerprint) -> the judged families
 
 
 def confirmatory_families(store=None) -> dict:
-    """{"primary", "secondary"}: the two families on the confirmatory seeds, judged once
-    per state of the store (each caller gets copies); NotComplete until every run is
-    stored."""
+    """{"primary", "secondary"} judged on the confirmatory seeds once per state of the store
+    (each caller gets copies); NotComplete until every run is stored."""
     path = store or results_dir(STORE)
     key = (str(path), store_fingerprint(path))
     if key not in _JUDGED:

@@ -180,8 +180,7 @@ def levels_table(sets: dict) -> pd.DataFrame:
 
 
 def crossing(curve: list, level: float, metric: str = CE, below: bool = True):
-    """The first curve point whose ``metric`` is below ``level`` (above it, with
-    ``below=False``), or None."""
+    """The first curve point whose ``metric`` is below ``level`` (above: not ``below``)."""
     return next((p for p in curve if p.get(metric) is not None
                  and (p[metric] < level if below else p[metric] > level)), None)
 
@@ -253,9 +252,8 @@ def grid_frame(device_runs: dict, step_seconds: dict) -> pd.DataFrame:
 
 
 def grid_table(frame: pd.DataFrame) -> pd.DataFrame:
-    """One row per grid candidate, fastest first: its seeds, how many read context, the
-    mean and latest crossing minute (95% t-interval where 2+ seeds all crossed), its mean
-    final loss."""
+    """One row per grid candidate, fastest first: its seeds and when they read context (a
+    95% t-interval where 2+ seeds all crossed)."""
     from ..stats.inference import mean_interval
     grouped = frame.groupby("candidate", sort=False)
     table = grouped.agg(
@@ -362,9 +360,7 @@ def level_values(levels: dict) -> dict:
 
 
 def candidate_values(runs: dict, table: pd.DataFrame, vocabulary: int) -> dict:
-    """The candidates' results (``vocabulary``: the profiles'): which leaves the plateau
-    first and by how much, the optimizer pick, the best run, the earliest to read
-    context."""
+    """The candidates' results, as glued values (``vocabulary``: the profiles')."""
     config, m = runs[CHOSEN]["config"], runs[CHOSEN]["config"]["model"]
     out = {"search_size": (f"H = {m['hidden_size']}, {m['num_hidden_layers']} shared "
                            f"layers, E = {m['embedding_size']}, batch "
@@ -457,8 +453,7 @@ def vocabulary_comparison(runs: dict, table: pd.DataFrame, vocabulary: int):
 
 
 def grid_values(search: Search, table: pd.DataFrame, profile_config) -> dict:
-    """The grid's results: who reads context within the budget, the fastest overall and at
-    the profile's depth, the diverged and missing runs, what the profile trains."""
+    """The grid's results and what the profile trains, as glued values."""
     c, width = profile_config, int(SEARCH_SHAPE.split("-")[0][1:])
     layers = c.model.num_hidden_layers
     readers = table[table["reads within budget"]]
