@@ -135,8 +135,7 @@ def setup(measured: dict) -> dict:
     """How a stored throughput was measured: machine, threads, batch, seq, steps, step."""
     machine = measured.get("provenance", {}).get("machine", {})
     return {"machine": machine.get("cpu", "an unrecorded machine"),
-            "threads": str(measured["threads"]), "batch": str(measured["batch"]),
-            "seq": str(measured["seq"]), "steps": str(measured["steps"]),
+            **{k: str(measured[k]) for k in ("threads", "batch", "seq", "steps")},
             "step": measured.get("step", "forward and backward pass")}
 
 

@@ -268,23 +268,17 @@ def curve_differences(frame: pd.DataFrame, spec: Spec) -> pd.DataFrame:
 
 
 def _evaluation_configs():
-    """(the common held-out sets' evaluation, the cue-free pairs')."""
-    from ..profiles import eval_config
-    return (eval_config(PILOT_PROFILE), cue_free_config())
-
-
-def cue_free_config():
-    """The cue-free pairs' evaluation at the pilot's sequence length."""
+    """(the common held-out sets' evaluation, the cue-free pairs' at the pilot's length)."""
     from ..engine.evaluate import CueFreeEval
-    from ..profiles import SIZES
-    return CueFreeEval(max_seq_length=SIZES[PILOT_PROFILE].seq)
+    from ..profiles import SIZES, eval_config
+    return (eval_config(PILOT_PROFILE), CueFreeEval(max_seq_length=SIZES[PILOT_PROFILE].seq))
 
 
 def _needed(name: str, seeded, evaluations) -> list:
     """(config, evaluation) pairs a stored run of condition ``name`` needs."""
     from ..engine.config import untrained
     needed = [(seeded, evaluations[0])]
-    if name in CUE_FREE_ARMS and len(evaluations) > 1:
+    if name in CUE_FREE_ARMS:
         needed.append((seeded, evaluations[1]))
     if name in TRANSITION_ARMS:
         needed.append((untrained(seeded), evaluations[0]))
@@ -300,13 +294,11 @@ def _stored(store, name: str, seeded, evaluations) -> tuple:
         for c, e in _needed(name, seeded, evaluations))
 
 
-def load(store, configs: dict, seeds, require: bool = True,
-         cue_free: bool = True) -> pd.DataFrame:
+def load(store, configs: dict, seeds, require: bool = True) -> pd.DataFrame:
     """One row per (condition, seed) of ``store``: pretraining, evaluations and controls'
     metrics; with ``require``, NotComplete names what is missing."""
     from .decisions import _control_metrics, run_row
-    evaluations = _evaluation_configs()[:2 if cue_free else 1]
-    missing, rows = [], []
+    evaluations, missing, rows = _evaluation_configs(), [], []
     for name, config in configs.items():
         for seed in seeds:
             seeded = C.seeded(config, seed)

@@ -292,11 +292,10 @@ class Search:
                 "transfer check": bool(self.transfer)}
 
 
-def load(root: Path | None = None, profile_config=None) -> Search:
-    """The search stored under ``root`` (default: data/results/) with the chapter's tables
-    and values; ``profile_config`` (default: the cpu profile's) is checked against it."""
+def load() -> Search:
+    """The committed search, its tables and values; the cpu profile checked against it."""
     from ..profiles import resolve
-    cpu, root = resolve("cpu"), Path(root or results_root())
+    cpu, root = resolve("cpu"), results_root()
     order = {name: k for k, name in enumerate([*CANDIDATES, *planned_grid()])}
     named = {}
     for folder in ("recipe", "recipe-grid/cuda", "recipe-grid/cpu"):
@@ -315,7 +314,7 @@ def load(root: Path | None = None, profile_config=None) -> Search:
                     timing["step_seconds"],
                     diverged_runs(sorted((root / "recipe-grid" / "cuda").glob("session-*.log"))),
                     transfer, levels)
-    profile_config = profile_config or cpu.pretraining_config()
+    profile_config = cpu.pretraining_config()
     search.values.update(grid_threads=timing["threads"], v1_book_runs=len(book),
                          **level_values(levels))
     table, vocabulary = candidate_table(search.candidates), profile_config.model.vocab_size
