@@ -92,8 +92,9 @@ def test_the_introductions_values_at_a_profile_with_nothing_stored(monkeypatch, 
     monkeypatch.setenv("ALBERT_RERUN_RESULTS", str(tmp_path))
     values = first_screen.values("smoke")
     assert values["intro_dropout_reading"] == "not run yet"
-    assert values["intro_hold"] == values["intro_against"] == values["intro_undecided"] == \
+    assert values["intro_against"] == values["intro_undecided"] == \
         values["intro_untestable"] == "none"
+    assert values["intro_hold"] == "the parameter savings (counted)"  # counted, not run
     assert values["intro_share_reading"] == ("holds under a per-row convention; 5 of 8 "
                                              "counts under one")
     assert values["intro_embedding_share"] == "21.8%"
@@ -188,6 +189,6 @@ def test_the_introduction_lists_undecided_apart_from_not_testable(monkeypatch):
     monkeypatch.setattr(first_screen, "rows", lambda profile: {"asymmetry": open_row,
                                                                "transitions": gated})
     values = first_screen.values("smoke")
-    assert values["intro_undecided"] == "the asymmetry"
+    assert values["intro_undecided"] == first_screen.LINES["asymmetry"][1]
     assert values["intro_untestable"] == "transitions"
-    assert values["intro_hold"] == values["intro_against"] == "none"
+    assert values["intro_against"] == "none"

@@ -20,7 +20,7 @@ ARMS = list(confirm_analysis.CONDITIONS)  # the columns of a pivot of ``runs``
 CLAIMS = {"embedding_size": "embedding_sweep"}  # chapter -> registered claim
 # said beside the registered verdict's reading, not in its place: the check came after
 # the results, and the registration (amendment 1.4) keeps the verdict where it holds
-NO_ORDER = "neither model orders cue-free pairs, checked after the results"
+NO_ORDER = "neither model orders cue-free pairs"
 
 
 def notes(store=None) -> dict:

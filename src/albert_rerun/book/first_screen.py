@@ -9,9 +9,9 @@ from . import plain as PL
 from .headlines import HEADLINES, holm_only
 
 # {{ intro_<name>_... }}: the decision behind each key and its short name
-LINES = {"asymmetry": ("asymmetry", "the asymmetry"),
+LINES = {"asymmetry": ("asymmetry", "whether sharing the FFN costs more than sharing attention"),
          "sharing": ("confirm/sharing-cost", "sharing's cost"),
-         "sop": ("sop_nsp", "SOP vs NSP"),
+         "sop": ("sop_nsp", "sentence-order (SOP) against next-sentence prediction (NSP)"),
          "dropout": ("dropout", "dropout"),
          "equal_time": ("wall_clock", "equal time"),
          "transitions": ("transitions", "transitions"),
@@ -82,9 +82,15 @@ def values(profile: ResolvedProfile | str) -> dict:
         part = ("hold" if head in HOLD else "against" if head in AGAINST else
                 "untestable" if head == PL.NOT_TESTABLE else "undecided")
         note = below_margin(row) if part in ("hold", "against") else ""
+        out[f"intro_{name}_note"] = f" ({note})" if note else ""
+        if part == "undecided" and row is not None and isinstance(row.get("note"), str):
+            note = row["note"]  # why it stays undecided, beside the list's name
         if row is not None:  # a line not run yet is in no list
             lists[part].append(short + (f" ({note})" if note else ""))
-        out[f"intro_{name}_note"] = f" ({note})" if note else ""
+    exact = exact_values()
+    if all(exact[k].startswith("holds") for k in ("intro_share_reading",
+                                                  "intro_reductions_reading")):
+        lists["hold"].insert(0, "the parameter savings (counted)")  # chapters 1 and 2
     for part, names in lists.items():
         out[f"intro_{part}"] = "; ".join(names) or "none"
     seeds = {int(r["n_seeds"]) for n, r in found.items()
@@ -93,7 +99,19 @@ def values(profile: ResolvedProfile | str) -> dict:
                            else f"the `{profile.name}` profile, exploratory")
     margin = found.get("asymmetry", {}).get("margin") if "asymmetry" in found else None
     out["intro_asymmetry_margin"] = f"{float(margin):.4f}" if margin is not None else "none"
-    return {**out, **exact_values(), **scale_values(), **stage_values(), **paper_values()}
+    from .confirmatory import detectable
+    power = detectable("asymmetry").get("confirm/asymmetry", {})
+    out["intro_asymmetry_detect"] = power.get("smallest", "no power computed")
+    sharing = found.get("sharing")
+    out["intro_sharing_perplexity"] = (f"{math.expm1(float(PL.paper_positive(sharing)['estimate'])):.0%}"
+                                       if sharing is not None else "not run yet")
+    layers = resolve("cpu").layers  # all shared: one layer's parameters serve them all
+    out["intro_reduction_ours"] = f"{1 - 1 / layers:.0%}"
+    from ..studies import conditions
+    deep = conditions.transitions(resolve("cpu"))["ALBERT-style"]  # chapter 7's models
+    out["intro_transitions_models"] = (f"{deep.model.num_hidden_layers} layers, "
+                                       f"{deep.max_steps:,} steps")
+    return {**out, **exact, **scale_values(), **stage_values(), **paper_values()}
 
 
 def stage_values(store=None) -> dict:
