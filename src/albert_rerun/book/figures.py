@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from . import plain as PL
-from .headlines import EXTRA, EXTRA_NAMES, HEADLINES
+from .headlines import EXTRA, HEADLINES
 from ..stats.inference import mean_interval, summarize
 from ..studies.decisions import CE
 
@@ -226,8 +226,8 @@ def headline_forest(families: dict):
         title = CLAIM_TITLES[claim] + (" (star: cue-free pairs)" if claim == "sop_nsp"
                                        and "confirmatory" in families else "")
         wanted = [(h.key, title, h.key)]
-        wanted += [(key, f"{title.split('.')[0]}. {EXTRA_NAMES[key]}", PROFILE_KEYS.get(key))
-                   for key, (owner, _) in EXTRA.items() if owner == claim]
+        wanted += [(key, f"{title.split('.')[0]}. {name}", PROFILE_KEYS.get(key))
+                   for key, (owner, name) in EXTRA.items() if owner == claim]
         for key, label, same in wanted:
             for source, f in families.items():
                 found = key if key in f.index else same if same in f.index else None

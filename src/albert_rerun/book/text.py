@@ -11,11 +11,10 @@ from ..profiles import ResolvedProfile
 from ..studies.decisions import CE, levels
 
 
-def summary(frame: pd.DataFrame, metric: str, scale: float = 1.0, digits: int = 3,
-            by: str = "condition") -> pd.Series:
+def summary(frame: pd.DataFrame, metric: str, scale: float = 1.0, digits: int = 3) -> pd.Series:
     """'mean [low, high]' (95% t-interval over seeds) of ``metric`` per condition."""
     from ..stats.inference import summarize
-    table = summarize(frame.dropna(subset=[metric]), metric, by=by, scale=scale)
+    table = summarize(frame.dropna(subset=[metric]), metric, scale=scale)
 
     def cell(row):
         if not np.isfinite(row["low"]):
