@@ -1,7 +1,5 @@
-"""The book's figures: ``forest`` (effects in margins, right of 0 the paper's direction,
-coloured by plain reading), the chapters' figures from their runs, and ``png``, which
-saves a figure legible at the text column's width and records its smallest text
-(``FONT_KEY``) for the browser check."""
+"""The book's figures: ``forest`` (effects in margins), the chapters' figures from their
+runs, and ``png`` (legible at the text column's width, its smallest text recorded)."""
 from __future__ import annotations
 
 import io
