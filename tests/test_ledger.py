@@ -26,38 +26,6 @@ def test_readings_are_counted_with_gated_ones_apart():
     assert ledger.reading_summary(family) == "2 holds here, 1 not testable here"
 
 
-def test_the_reading_follows_each_decisions_numbers():
-    """Review error 9: an 'equivalent' whose interval excludes 0 on the paper's side is an
-    effect there, smaller than the margin, not 'the paper's direction is not seen'."""
-    from albert_rerun.book.text import reading
-    def row(low, high, verdict, sign=-1, stage="early training"):
-        return pd.Series({"low": low, "high": high, "paper_sign": sign, "stage": stage,
-                          "margin": 0.0269,
-                          "verdict_holm": verdict, "gate_reason": "x does not read context"})
-    dropout = reading(row(-0.011, -0.005, "equivalent"))
-    assert "excludes 0 on the paper's side" in dropout and "smaller than the margin" in dropout
-    assert reading(row(-0.01, 0.01, "equivalent")) == \
-        "within the margin and consistent with 0"
-    assert "does not predict" in reading(row(0.005, 0.01, "equivalent"))
-    assert reading(row(-0.5, 0.5, "x", stage="not testable")).startswith("not testable")
-    assert "reaches past the margin" in reading(row(-0.5, 0.5, "inconclusive"))
-    # review: an interval inside the margin is not one that "reaches past" it
-    inside = reading(row(-0.002, 0.010, "inconclusive"))
-    assert "lies within the margin" in inside and "past" not in inside
-    # review: equivalent at 5% (the 90% interval inside the margin) while the 95% one
-    # reaches past it read "neither shown"
-    unadjusted = row(-0.03, 0.02, "inconclusive").copy()
-    unadjusted["verdict"] = "equivalent"
-    text = reading(unadjusted)
-    assert text.startswith("equivalent at 5%") and "not after Holm" in text
-    assert "neither" not in text
-    # review: a no-difference decision 'reproduced' at 5% (equivalent) read as an effect
-    premise = row(0.002, 0.017, "inconclusive", sign=0).copy()
-    premise["verdict"] = "reproduced"
-    text = reading(premise)
-    assert text.startswith("equivalent at 5%") and "excludes 0 on one side" in text
-
-
 def test_book_decisions_are_computed_once_per_state_of_the_store(monkeypatch, results):
     """A chapter asks for the same profiles' decisions several times; the second call at
     the same store state reuses the first, and a file written to the store (a run that

@@ -1,7 +1,5 @@
-"""The book's figures: ``forest`` (effects in margins, right of 0 the paper's direction,
-coloured by plain reading), the chapters' figures from their runs, and ``png``, which
-saves a figure legible at the text column's width and records its smallest text
-(``FONT_KEY``) for the browser check."""
+"""The book's figures: ``forest`` (effects in margins), the chapters' figures from their
+runs, and ``png`` (legible at the text column's width, its smallest text recorded)."""
 from __future__ import annotations
 
 import io
@@ -13,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from . import plain as PL
-from .headlines import EXTRA, EXTRA_NAMES, HEADLINES
+from .headlines import EXTRA, HEADLINES
 from ..stats.inference import mean_interval, summarize
 from ..studies.decisions import CE
 
@@ -226,8 +224,8 @@ def headline_forest(families: dict):
         title = CLAIM_TITLES[claim] + (" (star: cue-free pairs)" if claim == "sop_nsp"
                                        and "confirmatory" in families else "")
         wanted = [(h.key, title, h.key)]
-        wanted += [(key, f"{title.split('.')[0]}. {EXTRA_NAMES[key]}", PROFILE_KEYS.get(key))
-                   for key, (owner, _) in EXTRA.items() if owner == claim]
+        wanted += [(key, f"{title.split('.')[0]}. {name}", PROFILE_KEYS.get(key))
+                   for key, (owner, name) in EXTRA.items() if owner == claim]
         for key, label, same in wanted:
             for source, f in families.items():
                 found = key if key in f.index else same if same in f.index else None

@@ -13,18 +13,16 @@ class Headline:
     """The one decision that answers a chapter's question."""
 
     key: str  # the decision of the family that answers it
-    confirmatory: bool = False  # a pre-registered test of it was trained
 
 
-HEADLINES = {"asymmetry": Headline("asymmetry/attention-ffn/small-E", True),
-             "sop_nsp": Headline("sop_nsp/sop-pairs/sop-nsp", True),
-             "dropout": Headline("dropout/ce", True),
-             "wall_clock": Headline("wall_clock/equal-time", True),
+HEADLINES = {"asymmetry": Headline("asymmetry/attention-ffn/small-E"),
+             "sop_nsp": Headline("sop_nsp/sop-pairs/sop-nsp"),
+             "dropout": Headline("dropout/ce"),
+             "wall_clock": Headline("wall_clock/equal-time"),
              "transitions": Headline("transitions/oscillation-l2"),
              "embedding_sweep": Headline("embedding/all-shared")}
-# the primary decisions that are not a chapter's headline, each with its chapter
-EXTRA = {"confirm/sharing-cost": ("asymmetry", Headline("confirm/sharing-cost"))}
-EXTRA_NAMES = {"confirm/sharing-cost": "the cost of sharing every layer"}
+# the primary decisions that are not a chapter's headline: (their chapter, their name)
+EXTRA = {"confirm/sharing-cost": ("asymmetry", "the cost of sharing every layer")}
 
 
 def holm_only(row, head: str) -> bool:

@@ -160,7 +160,6 @@ def paper_figure(text) -> str:
 def ledger_csv(families: dict) -> str:
     """Every column behind the ledger's table, a row per decision and profile."""
     from ..stats import power
-    from .text import reading
     raw = stacked(families)
     turned = shown(families)
     out = raw.assign(
@@ -168,7 +167,6 @@ def ledger_csv(families: dict) -> str:
         **{f"{k} (paper-positive)": turned[k].to_numpy() for k in ("estimate", "low", "high")},
         plain_reading=[row_reading(r) for _, r in raw.iterrows()],
         paper_positive_figure=[paper_figure(p) for p in raw["paper"]],
-        what_the_numbers_say=[reading(r) for _, r in raw.iterrows()],
         arms=[" / ".join(a) for a in raw["arms"]])
     detect = pd.concat([power.power_table(f[f["in_family"]], alpha="holm").assign(profile=p)
                         for p, f in families.items()])

@@ -1,6 +1,5 @@
 """What a reader needs to trace and redo the book's numbers: each chapter's footer
-(``chapter_footer``) and every stored run as one table (``published_runs``, the build's runs
-CSV)."""
+(``chapter_footer``) and every stored run as one table (``published_runs``)."""
 from __future__ import annotations
 
 import json

@@ -9,14 +9,12 @@ import pandas as pd
 from ..paths import repo_root
 from ..profiles import ResolvedProfile
 from ..studies.decisions import CE, levels
-from ..stats.inference import GATED
 
 
-def summary(frame: pd.DataFrame, metric: str, scale: float = 1.0, digits: int = 3,
-            by: str = "condition") -> pd.Series:
+def summary(frame: pd.DataFrame, metric: str, scale: float = 1.0, digits: int = 3) -> pd.Series:
     """'mean [low, high]' (95% t-interval over seeds) of ``metric`` per condition."""
     from ..stats.inference import summarize
-    table = summarize(frame.dropna(subset=[metric]), metric, by=by, scale=scale)
+    table = summarize(frame.dropna(subset=[metric]), metric, scale=scale)
 
     def cell(row):
         if not np.isfinite(row["low"]):
@@ -71,38 +69,6 @@ def scale_short(frame: pd.DataFrame, config) -> str:
     return (f"{parameter_count(config) / 1e6:.2f}M params, {int(config.max_steps):,} steps, "
             + (f"{tokens / 1e6:.2f}M" if tokens >= 1e6 else f"{tokens:,.0f}")
             + f" tokens, {full['seed'].nunique()} seeds")
-
-
-def reading(row) -> str:
-    """What a decision's numbers say, from its stage, verdict, interval and paper sign."""
-    if row["stage"] == GATED:
-        return f"not testable: {row['gate_reason']}"
-    low, high, sign = row["low"], row["high"], int(row["paper_sign"])
-    side = 0 if low <= 0 <= high else (1 if low > 0 else -1)
-    where = ("the paper's side" if sign and side == sign else
-             "the side the paper does not predict" if sign else
-             "one side, where the paper says there is none")
-    verdict = row["verdict_holm"]
-    if verdict == "equivalent":
-        if side:
-            return (f"within the margin, yet its interval excludes 0 on {where}: an effect "
-                    f"there, smaller than the margin")
-        return "within the margin and consistent with 0"
-    if verdict in ("reproduced", "contradicted"):
-        return ("within the margin, as the paper says" if sign == 0 and verdict == "reproduced"
-                else f"excludes 0 on {where}, and is not shown within the margin")
-    inside = -row["margin"] < low and high < row["margin"]
-    if row.get("verdict") == "equivalent" or (sign == 0 and row.get("verdict") == "reproduced"):
-        return ("equivalent at 5% (its 90% interval lies within the margin), but not "
-                "after Holm's adjustment" + (f"; its 95% interval excludes 0 on {where}"
-                                             if side else ""))
-    if side:
-        return (f"excludes 0 on {where} at 5%, but not after Holm's adjustment"
-                + ("; its interval lies within the margin" if inside else ""))
-    if inside:
-        return ("its 95% interval spans 0 and lies within the margin, but equivalence is "
-                "not shown after Holm's adjustment")
-    return "its interval spans 0 and reaches past the margin: neither shown"
 
 
 def passes_over_data(frame: pd.DataFrame, config) -> float:

@@ -1,9 +1,6 @@
-"""A disk cache for pure, expensive statistics (joblib's ``Memory``): every process
-(each notebook's kernel, the page builder, each test worker) needs the same bootstrap
-resampling counts and exact power integrals, keyed by the function's code and arguments.
-It lives in ``data/cache/stats/`` (ignored by git); ``$ALBERT_RERUN_STATS_CACHE`` moves
-it, ``off`` turns it off.
-"""
+"""A disk cache (joblib's ``Memory``) for pure, expensive statistics every process needs
+alike (bootstrap resampling counts, exact power integrals): ``data/cache/stats/``, moved
+by ``$ALBERT_RERUN_STATS_CACHE``, ``off`` turning it off."""
 from __future__ import annotations
 
 import functools

@@ -4,8 +4,7 @@ the L2 distance and angle between a layer's input and output; BERT's go up and d
 ``oscillation`` is the distance a curve travels against its overall direction, in units of
 its range: 0 for every monotone curve, 1 for one excursion across the range and back, about
 one more per further swing; unchanged by ``a x + b`` and by reversal, so that L2 distances
-and angles compare (the former measure, a mean second difference, scored a slowing decay as
-high as a zig-zag).
+and angles compare.
 """
 from __future__ import annotations
 
@@ -14,9 +13,8 @@ import pandas as pd
 
 
 def oscillation(values) -> float:
-    """``(sum |diff| - |last - first|) / (2 (max - min))`` (the module's docstring); a
-    constant curve, or one of one or two points, scores 0; an empty one, or NaN or
-    infinite values, is a ValueError."""
+    """``(sum |diff| - |last - first|) / (2 (max - min))``; 0 for a constant curve or one
+    of one or two points; ValueError for an empty one or non-finite values."""
     x = np.asarray(values, dtype=float)
     if x.ndim != 1:
         raise ValueError(f"a curve is one-dimensional, got shape {x.shape}")

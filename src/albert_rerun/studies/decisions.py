@@ -124,8 +124,7 @@ def store_fingerprint(root) -> tuple:
 
 
 def run_row(store, run: dict, evaluations, labels: dict, extra: dict | None = None) -> dict:
-    """A frame row of a stored run: ``labels``, its training figures, ``extra`` and its
-    evaluations' metrics."""
+    """A stored run's frame row: ``labels``, training figures, ``extra``, evaluation metrics."""
     return {**labels, "hash": run["hash"], **run["metrics"], "curve": run["curve"],
             "machine": _machine(run), "commit": run["provenance"]["git_commit"],
             **(extra or {}), **_evaluations(store, run["hash"], evaluations)}
