@@ -12,7 +12,7 @@ import pandas as pd
 
 from . import plain as PL
 from .headlines import EXTRA, HEADLINES
-from ..stats.inference import mean_interval, summarize
+from ..stats.inference import summarize
 from ..studies.decisions import CE
 
 WIDTH_IN = 6.6  # the text column: 660 px at 100 dpi
@@ -273,21 +273,6 @@ def asymmetry(runs: pd.DataFrame, grouped: pd.DataFrame, small: int, H: int, sch
     return fig
 
 
-def curve_differences(runs: pd.DataFrame, a: str, b: str, metric: str = CE) -> pd.DataFrame:
-    """``a`` minus ``b`` along training, paired by seed at equal shares of each run's
-    schedule: share, step (``a``'s), mean, low, high, seeds."""
-    from ..studies.confirm_analysis import schedule_points
-    runs = runs[runs["curve"].map(lambda c: isinstance(c, list))]
-    left, right = schedule_points(runs, a, metric), schedule_points(runs, b, metric)
-    rows = []
-    for share in sorted({k[1] for k in left} & {k[1] for k in right}):
-        keys = [k for k in left if k[1] == share and k in right]
-        interval = mean_interval([left[k][1] - right[k][1] for k in keys])
-        rows.append({"share": share, "step": left[keys[0]][0], "mean": interval.mean,
-                     "low": interval.low, "high": interval.high, "seeds": interval.n})
-    return pd.DataFrame(rows, columns=["share", "step", "mean", "low", "high", "seeds"])
-
-
 def curves(runs: pd.DataFrame, x: str = "step", xscale: float = 1.0, xlabel: str = "step",
            conditions=None, differences=None):
     """Learning curves (mean over seeds, band their range) and under them each pair of
@@ -328,12 +313,13 @@ def curves(runs: pd.DataFrame, x: str = "step", xscale: float = 1.0, xlabel: str
 
 def _differences(ax, runs: pd.DataFrame, pairs, colours: dict, xscale: float) -> None:
     """``curves``' lower panel: each pair's paired difference along training."""
+    from ..studies.confirm_analysis import paired_along
     steps = {n: set(runs.loc[runs["condition"] == n, "steps"]) for p in pairs for n in p}
     same = all(len(steps[a] | steps[b]) == 1 for a, b in pairs)
     # each pair in the colour of the arm that tells it apart (pairs may share their first)
     own = 0 if len({a for a, _ in pairs}) == len(pairs) else 1
     for (a, b), style in zip(pairs, ("o-", "s--", "^:", "D-.") * len(pairs)):
-        d = curve_differences(runs, a, b)
+        d = paired_along(runs, a, b)
         where = d["step"] * xscale if same else d["share"]
         colour = colours.get((a, b)[own]) if len(pairs) > 1 else "C0"
         ax.fill_between(where, d["low"], d["high"], color=colour, alpha=0.25, lw=0)

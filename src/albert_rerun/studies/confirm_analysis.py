@@ -252,19 +252,28 @@ def schedule_points(frame: pd.DataFrame, condition: str, metric: str = CE) -> di
     return out
 
 
-def curve_differences(frame: pd.DataFrame, spec: Spec) -> pd.DataFrame:
-    """A cross-entropy decision's paired difference along training (``schedule_points``):
-    the mean over seeds of a - b with its 95% t-interval."""
+def paired_along(frame: pd.DataFrame, a: str, b: str, metric: str = CE) -> pd.DataFrame:
+    """``a`` minus ``b`` along training, paired by seed at equal shares of each run's
+    schedule (``schedule_points``): share, step (``a``'s), mean, low, high, seeds."""
     from ..stats.inference import mean_interval
+    frame = frame[frame["curve"].map(lambda c: isinstance(c, list))]
+    left, right = schedule_points(frame, a, metric), schedule_points(frame, b, metric)
+    rows = []
+    for share in sorted({k[1] for k in left} & {k[1] for k in right}):
+        keys = [k for k in left if k[1] == share and k in right]
+        i = mean_interval([left[k][1] - right[k][1] for k in keys])
+        rows.append({"share": share, "step": left[keys[0]][0], "mean": i.mean, "low": i.low,
+                     "high": i.high, "seeds": i.n})
+    return pd.DataFrame(rows, columns=["share", "step", "mean", "low", "high", "seeds"])
+
+
+def curve_differences(frame: pd.DataFrame, spec: Spec) -> pd.DataFrame:
+    """A cross-entropy decision's paired difference along training, with its 95%
+    t-interval (``paired_along``)."""
     if spec.kind != "ce":
         raise ValueError(f"{spec.key} is not a cross-entropy decision: no curve")
-    a, b = schedule_points(frame, spec.a), schedule_points(frame, spec.b)
-    rows = []
-    for share in sorted({k[1] for k in a} & {k[1] for k in b}):
-        i = mean_interval([a[k][1] - b[k][1] for k in a if k[1] == share and k in b])
-        rows.append({"share of training": share, "mean": i.mean, "low": i.low,
-                     "high": i.high, "seeds": i.n})
-    return pd.DataFrame(rows)
+    return paired_along(frame, spec.a, spec.b).drop(columns="step").rename(
+        columns={"share": "share of training"})
 
 
 def _evaluation_configs():
