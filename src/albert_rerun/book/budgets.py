@@ -132,8 +132,7 @@ def findings_values(ladder: Ladder) -> dict:
     for key, row in trend.iterrows():
         k, power, cpu = SHORT[key], powers.get(key), plan.get(key, {}).get("1x mean")
         out.update({f"ladder_{k}_{rung}": interval(row, rung, mean="mean") for rung in L.RUNGS})
-        out.update({f"ladder_{k}_steps": steps_phrase(row), f"ladder_{k}_unit": row["unit"],
-                    f"ladder_{k}_label": T.plain_label(row),
+        out.update({f"ladder_{k}_steps": steps_phrase(row), f"ladder_{k}_label": T.plain_label(row),
                     f"ladder_{k}_holm": f"{row['p holm']:.3f}",
                     f"ladder_{k}_forecast": interval(row, "forecast"),
                     f"ladder_{k}_forecast_result": forecast_phrase(row),
@@ -454,8 +453,6 @@ def results_text(store=None) -> str:
     """The ladder page's result once the analysis is stored; '' before."""
     try:
         tables, stored = L.result_tables(store)
-    except L.NotStored as error:
-        return f"**The result**: {error}.\n"
     except NotComplete:
         return ""
     return fill("ladder-result.md", result_values(Ladder(tables, stored, None, None), store))

@@ -37,7 +37,6 @@ def _step(r, step: str, sign: int) -> str:
     return "none"
 
 
-HOLM_ALPHA = 0.05  # the slope test's level, after Holm's adjustment
 NO_CHANGE_WORDS = "no change shown over either step or overall"
 
 
@@ -45,7 +44,7 @@ def plain_words(key: str, unit: str, r) -> str:
     """Which arm gains as training grows, and over which steps, from a ``trend_family`` row."""
     first, second = ARMS_IN_WORDS[key]
     p = r.get("p holm")
-    no_trend = p is not None and np.isfinite(p) and p >= HOLM_ALPHA
+    no_trend = p is not None and np.isfinite(p) and p >= L.ALPHA
     if no_trend and not (excludes_zero(r, "1x-4x") or excludes_zero(r, "4x-16x")):
         return NO_CHANGE_WORDS  # no trend after Holm, and no step alone shows one
     sign = 1 if r["slope"] > 0 else -1

@@ -65,8 +65,7 @@ def two_sided_sentence(yardsticks: dict | None) -> str:
 
 
 def rung_levels() -> dict:
-    """{name: nats} of the three count rungs stored for the held-out set every model is
-    scored on."""
+    """{name: nats} of the three count rungs stored for the common held-out set."""
     return count_rungs.levels(count_rungs.stored_or_fail(resolve(D.PILOT_PROFILE).evaluation))
 
 
@@ -291,7 +290,6 @@ def values(frames: dict | None, pilot: pd.DataFrame | None) -> dict:
     except FileNotFoundError:
         return out
     levels, table = count_rungs.levels(stored), standing(frames, pilot)
-    out["scale_two_sided_accuracy"] = f"{100 * stored['rung']['two_sided_at_mask']:.1f}%"
     for name, level in levels.items():
         key = name.replace(" ", "_").replace("-", "_")
         out[f"scale_rung_{key}"] = f"{level:.3f}"

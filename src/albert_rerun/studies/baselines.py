@@ -1,14 +1,7 @@
-"""Baselines that need no neural network.
-
-Rungs for masked-token prediction: the most frequent training piece and the most
-frequent follower of the visible left neighbour, as top guesses and as probabilities
-(add-one unigram, Witten-Bell left bigram) for cross-entropy. A model below the first
-has learned nothing; one below the second reads more than one neighbour.
-
-A topic-only baseline for the sentence pairs: a logistic regression on bags of words
-(pieces in A, in B, in both; no order). If it solves NSP and not SOP, NSP is solvable by
-topic overlap, as the paper argues without measuring. What that bag reads: ``pair_cues``.
-"""
+"""Baselines without a neural network: masked-token rungs (add-one unigram, Witten-Bell
+left bigram; not below the first, a model has learned nothing; below the second, it reads
+more than one neighbour), and a bag-of-words logistic regression on sentence pairs (if it
+solves NSP and not SOP, NSP is solvable by topic overlap; what it reads: ``pair_cues``)."""
 from __future__ import annotations
 
 import functools
@@ -30,8 +23,7 @@ TOPIC_TRAIN_PAIRS = {"smoke": 400, "cpu": 8000, "cpu-long": 8000, "gpu": 20000}
 
 
 def segment_pieces(instances, rows=None) -> list:
-    """Each pair's two segments as lists of piece ids, in order (``[CLS] A [SEP] B [SEP]``
-    read by token type)."""
+    """Each pair's two segments as lists of piece ids, in order (read by token type)."""
     rows = range(len(instances.lengths)) if rows is None else rows
     out = []
     for r in rows:
@@ -57,16 +49,14 @@ def bag_of_words_pairs(instances, rows, tokenizer: Tokenizer) -> sparse.csr_matr
 
 
 def topic_classifier():
-    """scikit-learn's logistic regression at its default strength, untuned, so that every
-    variant is the same model on different inputs."""
+    """An untuned logistic regression: every variant is the same model on other inputs."""
     from sklearn.linear_model import LogisticRegression
     return LogisticRegression(max_iter=2000, C=1.0)
 
 
 def topic_baseline(task: str, eval_config, train_pairs: int, seed: int = 0) -> dict:
-    """Held-out accuracy of the bag-of-words classifier on ``task`` (sop or nsp) pairs,
-    fitted on ``train_pairs`` training pairs drawn by ``seed``, with per-pair correctness
-    in the order every model scores the common held-out pairs."""
+    """Held-out accuracy of the bag of words on ``task`` (sop or nsp) pairs, fitted on
+    ``train_pairs`` training pairs drawn by ``seed``, with per-pair correctness."""
     from ..engine.evaluate import PROBE_SEED, pair_set
     from ..engine.finetune import correctness
 
@@ -76,15 +66,13 @@ def topic_baseline(task: str, eval_config, train_pairs: int, seed: int = 0) -> d
     train = create_instances(tokenize_split("train", tokenizer), tokenizer, task,
                              eval_config.max_seq_length, seed=PROBE_SEED + 1 + seed,
                              limit=train_pairs)
-    train_rows = np.arange(len(train.lengths))
-    x_train = bag_of_words_pairs(train, train_rows, tokenizer)
-    x_test = bag_of_words_pairs(test, np.arange(len(test.lengths)), tokenizer)
-    model = topic_classifier().fit(x_train, train.sentence_labels)
+    model = topic_classifier().fit(bag_of_words_pairs(train, None, tokenizer),
+                                   train.sentence_labels)
     y_test = test.sentence_labels
-    predictions = model.predict(x_test)
+    predictions = model.predict(bag_of_words_pairs(test, None, tokenizer))
     share = float(y_test.mean())
     return {"task": task, "seed": seed, "accuracy": float((predictions == y_test).mean()),
-            "majority": max(share, 1 - share), "train_pairs": len(train_rows),
+            "majority": max(share, 1 - share), "train_pairs": len(train.lengths),
             "test_pairs": len(y_test), "correct": correctness(predictions, y_test)}
 
 
@@ -96,8 +84,8 @@ def _instances(data: dict):
 
 
 def downstream_controls(task: str, examples: int = 0) -> dict:
-    """A task's two controls without pretraining, with per-item correctness: the most
-    frequent training label, and a bag-of-words logistic regression (C on validation)."""
+    """A task's controls without pretraining, with per-item correctness: the majority
+    label, and a bag-of-words logistic regression (C chosen on validation)."""
     from sklearn.feature_extraction.text import CountVectorizer
     from sklearn.linear_model import LogisticRegression
 
@@ -194,9 +182,8 @@ def mask_rungs(input_ids: np.ndarray, mlm_labels: np.ndarray, train_tokens: np.n
 
 
 def reference_levels(eval_config) -> dict:
-    """The rungs on ``eval_config``'s common held-out MLM set; ``reads_context``: the
-    cross-entropy a run must end below to read context, two SEs under the unigram's.
-    Kept on disk (``stats.cache``)."""
+    """The rungs on ``eval_config``'s held-out MLM set (cached on disk); ``reads_context``:
+    two SEs under the unigram's cross-entropy."""
     return _reference_levels(eval_config.vocab_size, eval_config.max_seq_length,
                              eval_config.max_predictions, eval_config.mlm_sequences,
                              CODE_DIGEST)
@@ -206,8 +193,7 @@ def reference_levels(eval_config) -> dict:
 @cached
 def _reference_levels(vocab_size: int, max_seq_length: int, max_predictions: int,
                       mlm_sequences: int, source: str) -> dict:
-    """``source``: this module's digest, so that a change to the rungs' code (the disk
-    cache keys on this function's code alone) computes them again."""
+    """``source``: this module's digest, so that changed rung code misses the cache."""
     from ..engine.evaluate import mlm_set
     tok = Tokenizer(vocab_size=vocab_size)
     data = mlm_set(max_seq_length, max_predictions, mlm_sequences, vocab_size)

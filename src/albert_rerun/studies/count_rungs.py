@@ -45,9 +45,8 @@ class TwoSidedCounts:
                                    shape=(V, V))
         self.rows = counts.tocsr()  # c(l, .)
         self.cols = counts.tocsc()  # c(., r)
-        seen, distinct = self.left.left_counts, self.left.followers.astype(float)
-        self.denominator = np.maximum(seen + distinct, 1.0)
-        self.seen, self.distinct = seen, distinct
+        self.seen, self.distinct = self.left.left_counts, self.left.followers.astype(float)
+        self.denominator = np.maximum(self.seen + self.distinct, 1.0)
         ends = t[:-2] * V + t[2:]
         self.codes, self.counts = np.unique(ends * V + t[1:-1], return_counts=True)
         keys = self.codes // V
@@ -80,15 +79,13 @@ class TwoSidedCounts:
         V = self.vocab_size
         key = left * V + right
         at = np.clip(np.searchsorted(self.keys, key), 0, len(self.keys) - 1)
-        found = self.keys[at] == key
-        out = chain
-        for row in np.nonzero(found)[0]:
+        for row in np.nonzero(self.keys[at] == key)[0]:
             g = at[row]
             c, T = self.between[g], self.types[g]
             lo, hi = self.starts[g], self.starts[g + 1]
-            out[row] *= T / (c + T)
-            out[row, self.codes[lo:hi] % V] += self.counts[lo:hi] / (c + T)
-        return out
+            chain[row] *= T / (c + T)
+            chain[row, self.codes[lo:hi] % V] += self.counts[lo:hi] / (c + T)
+        return chain
 
     def score(self, left: np.ndarray, right: np.ndarray, targets: np.ndarray,
               left_visible: np.ndarray, right_visible: np.ndarray,
@@ -120,8 +117,8 @@ class TwoSidedCounts:
 
 def two_sided_rung(input_ids: np.ndarray, mlm_labels: np.ndarray, train_tokens: np.ndarray,
                    vocab_size: int, mask_id: int) -> dict:
-    """Accuracy and cross-entropy (nats) of ``TwoSidedCounts`` at the positions shown as
-    [MASK], with the share of targets in each case and the mean loss's SE."""
+    """Accuracy, cross-entropy (nats) and its SE of ``TwoSidedCounts`` at [MASK], with
+    the share of targets in each case."""
     ids, rows, cols, targets = mask_targets(input_ids, mlm_labels, mask_id)
     targets = targets.astype(np.int64)
     model = TwoSidedCounts(train_tokens, vocab_size)
@@ -154,8 +151,7 @@ def _set_key(eval_config) -> str:
 
 
 def _scored(eval_config, sequences: int) -> dict:
-    """{"one_sided": ``baselines.mask_rungs``, "rung": ``two_sided_rung``} on the first
-    ``sequences`` sequences of ``eval_config``'s common held-out set, masks included."""
+    """{"one_sided": ``mask_rungs``, "rung": ``two_sided_rung``} on ``sequences`` sequences."""
     tok = Tokenizer(vocab_size=eval_config.vocab_size)
     data = mlm_set(eval_config.max_seq_length, eval_config.max_predictions, sequences,
                    eval_config.vocab_size)
@@ -166,8 +162,7 @@ def _scored(eval_config, sequences: int) -> dict:
 
 
 def compute(eval_config) -> dict:
-    """The two-sided rung on ``eval_config``'s common held-out MLM set, with the one-sided
-    rungs of the same targets, its seconds and its provenance."""
+    """``_scored`` on the whole held-out set, with its seconds and provenance."""
     started = time.perf_counter()
     out = _scored(eval_config, eval_config.mlm_sequences)
     return {**out, "eval_set": _set_key(eval_config),
@@ -195,8 +190,7 @@ def levels(record: dict) -> dict:
 
 
 def levels_on(eval_config, sequences: int) -> dict:
-    """``levels`` on the first ``sequences`` sequences of the common held-out set (what a
-    curve of that many sequences scores), computed once a process."""
+    """``levels`` on the first ``sequences`` held-out sequences, computed once a process."""
     if not 0 < sequences <= eval_config.mlm_sequences:
         raise ValueError(f"sequences must lie in 1..{eval_config.mlm_sequences}, "
                          f"got {sequences}")

@@ -197,8 +197,8 @@ def stored_design(store=None) -> dict | None:
 
 
 def forecast(store=None) -> dict:
-    """Each decision's 16x mean forecast from the 1x and 4x rungs (``trend.extrapolate``)
-    with its 95% prediction interval; NotComplete until the 1x rung is complete."""
+    """Each decision's 16x mean forecast from the 1x and 4x rungs with its 95% prediction
+    interval; NotComplete until the 1x rung is complete."""
     if not rung_complete("1x", store):
         raise NotComplete("the 1x rung is not complete: no forecast before it is")
     frames = {"1x": rung_frame("1x", store), "4x": rung_frame("4x")}
@@ -228,8 +228,7 @@ def forecast_commit() -> str | None:
 
 
 def _analysed_seeds(store, early_end: bool) -> dict:
-    """The seeds each trained rung is analysed on: all, or with ``early_end`` the
-    ``complete_prefix`` if it has MIN_SEEDS_TO_ANALYSE; NotComplete otherwise."""
+    """Each trained rung's seeds: all, or with ``early_end`` a long enough ``complete_prefix``."""
     out = {}
     for rung in ("1x", "16x"):
         out[rung] = SEEDS[rung] if rung_complete(rung, store) else (
@@ -249,8 +248,7 @@ def _frames(store, early_end: bool, frames: dict | None) -> dict:
 
 
 def rung_frames(store=None, early_end: bool = False, clean: bool = True) -> dict:
-    """{rung: ``rung_frame``} of the three rungs once the analysis may run, the 4x rung
-    from the committed confirmatory store; ``clean``: less ``nonfinite_runs``."""
+    """{rung: ``rung_frame``} once the analysis may run; ``clean``: less ``nonfinite_runs``."""
     seeds = _analysed_seeds(store, early_end)
     frames = {rung: rung_frame(rung, None if rung == "4x" else store, seeds.get(rung))
               for rung in RUNGS}
@@ -284,10 +282,9 @@ SEGMENTS = {"1x-4x": {0.0: -0.5, 2.0: 0.5}, "4x-16x": {2.0: -0.5, 4.0: 0.5},
 
 def trend_family(store=None, early_end: bool = False, frames: dict | None = None
                  ) -> pd.DataFrame:
-    """The registered analysis per primary decision: each rung's mean paired difference
-    and 95% interval, the slope per doubling (``trend.slope``), its p before and after
-    Holm, and the reading; descriptive: the segments' slopes, the curvature and the
-    forecast. Too few seeds at a rung: no slope and p = 1 (amendment 5)."""
+    """The registered analysis per primary decision: each rung's mean difference and 95%
+    interval, the slope per doubling, its p before and after Holm, the reading; descriptive:
+    segments, curvature, forecast. Too few seeds at a rung: no slope, p = 1 (amendment 5)."""
     from statsmodels.stats.multitest import multipletests
 
     frames = _frames(store, early_end, frames)
@@ -342,8 +339,8 @@ def _paired(spec, frame: pd.DataFrame, metric: str) -> np.ndarray:
 
 
 def _interval_rows(groups: dict, names: tuple, value: str) -> pd.DataFrame:
-    """A row per group ({(name, ...): values}) of two or more values: its ``names``, the
-    mean as ``value``, its 95% t-interval and its seeds."""
+    """A row per group ({(name, ...): values}) of two or more values: ``names``, the mean
+    as ``value``, its 95% t-interval and seeds."""
     return pd.DataFrame([{**dict(zip(names, k)), value: i.mean, "low": i.low,
                           "high": i.high, "seeds": i.n}
                          for k, v in groups.items() if (i := _ci(v))])
@@ -360,8 +357,7 @@ def gaps_by_rung(store=None, early_end: bool = False, frames: dict | None = None
 
 def gap_differences(store=None, early_end: bool = False, frames: dict | None = None
                     ) -> pd.DataFrame:
-    """Per rung and decision in nats: the paired difference A minus B of the gap, mean
-    and 95% t-interval (a rung with fewer than two seeds left is left out)."""
+    """Per rung and decision: the gap's paired difference A minus B, mean and 95% interval."""
     return _interval_rows({(spec.key, rung): _paired(spec, _with_gap(frame), GAP)
                            for rung, frame in _frames(store, early_end, frames).items()
                            for spec in GAP_SPECS}, ("key", "rung"), "gap difference")
@@ -369,10 +365,9 @@ def gap_differences(store=None, early_end: bool = False, frames: dict | None = N
 
 def gap_split(store=None, early_end: bool = False, frames: dict | None = None
               ) -> pd.DataFrame:
-    """Per decision in nats (amendment 7): the change of its mean paired difference from
-    1x to 16x and its two exact parts (gap and training), each with its 95% interval
-    (``trend.contrast``); "read": whether the change's interval excludes 0. Not split
-    (NaN) with fewer than MIN_SEEDS_TO_ANALYSE seeds at 1x or 16x."""
+    """Per decision in nats (amendment 7): the 1x-to-16x change of its mean difference and
+    its gap and training parts with 95% intervals; "read": the change's excludes 0. NaN
+    with fewer than MIN_SEEDS_TO_ANALYSE seeds at 1x or 16x."""
     frames = _frames(store, early_end, frames)
     gapped = {r: _with_gap(frames[r]) for r in ("1x", "16x")}
     rows = []
@@ -401,9 +396,8 @@ def time_ratios_by_rung(store=None, early_end: bool = False, frames: dict | None
 
 def sop_by_rung(store=None, early_end: bool = False, frames: dict | None = None
                 ) -> pd.DataFrame:
-    """Per rung: the SOP-trained model's cue-free probe and head minus the majority label
-    in points, with 95% t-intervals; order counts as learned where the probe's interval
-    lies above zero."""
+    """Per rung: the SOP model's cue-free probe and head minus the majority label (points,
+    95% t-intervals); order is learned where the probe's interval lies above zero."""
     rows = []
     for rung, frame in _frames(store, early_end, frames).items():
         albert = frame[frame["condition"] == A.ALBERT]
@@ -428,8 +422,7 @@ def compute_result(store=None, early_end: bool = False) -> dict:
 
 
 def store_result(store=None, trigger: str = "by hand", early_end: bool = False) -> str:
-    """``compute_result`` once, from a clean checkout, stored in ``RESULT`` with its
-    provenance and ``trigger``; its path. FileExistsError if stored already."""
+    """``compute_result`` once, from a clean checkout, stored in ``RESULT``; its path."""
     path = (store or results_dir(STORE)) / RESULT
     if path.exists():
         raise FileExistsError(f"{path} exists: the analysis is computed once")
@@ -447,10 +440,6 @@ def store_result(store=None, trigger: str = "by hand", early_end: bool = False) 
 INDEX = {"trend": "key", "sop": "rung", "gap split": "key"}  # the tables indexed by a column
 
 
-class NotStored(NotComplete):
-    """Every run is stored, but the analysis is not yet (``store_result``)."""
-
-
 def _numbers(table: pd.DataFrame) -> pd.DataFrame:
     """``table`` with each column JSON stored as numbers and nulls read back as floats."""
     def numeric(column: pd.Series) -> bool:
@@ -461,14 +450,13 @@ def _numbers(table: pd.DataFrame) -> pd.DataFrame:
 
 def result_tables(store=None) -> tuple:
     """({name: table} as ``compute_result`` gave them, the stored record less its
-    tables), read back from ``RESULT``; NotComplete before every run is stored, NotStored
-    until the result is."""
+    tables), read back from ``RESULT``; NotComplete until the result is stored."""
     store = store or results_dir(STORE)
     stored = read_json(store / RESULT)
     if stored is None:
         _analysed_seeds(store, False)  # NotComplete before every run is stored
-        raise NotStored("every run is stored, but the analysis is not: `python -m "
-                        "albert_rerun.studies.ladder result` computes and stores it, once")
+        raise NotComplete("every run is stored, but the analysis is not: `python -m "
+                          "albert_rerun.studies.ladder result` computes and stores it, once")
     tables = {name: _numbers(pd.DataFrame(**split).rename_axis(INDEX.get(name)))
               for name, split in stored["tables"].items()}
     return tables, {k: v for k, v in stored.items() if k != "tables"}
@@ -510,8 +498,7 @@ def stored_runs(store=None) -> list:
 
 
 def provenance_problems(runs, record: dict | None = None) -> list:
-    """The registration's checks (``registration.provenance_problems``) and, for every
-    16x run, descent from the forecast's commit; as text (none: [])."""
+    """The registration's checks and every 16x run's descent from the forecast's commit."""
     record = record or registration()
     out = R.provenance_problems(runs, record)
     if record is None:
@@ -531,8 +518,8 @@ RUNG = "left bigram"  # the count rung whose passing marks leaving the plateau
 
 
 def rung_level(name: str = RUNG, sequences: int | None = None) -> float:
-    """A count rung (nats) on the ``cpu`` profile's first ``sequences`` held-out sequences
-    (a curve's own targets), or as stored for the whole set (``sequences`` None)."""
+    """A count rung (nats) on the ``cpu`` profile's first ``sequences`` held-out sequences,
+    or as stored for the whole set (``sequences`` None)."""
     evaluation = resolve(A.PILOT_PROFILE).evaluation
     if sequences is not None:
         return float(count_rungs.levels_on(evaluation, sequences)[name])
@@ -548,8 +535,7 @@ def curve_sequences(frame: pd.DataFrame) -> int:
 
 
 def first_below(frame: pd.DataFrame, level: float) -> pd.DataFrame:
-    """Per run of ``frame``: condition, seed, steps, and its first curve point under
-    ``level`` as a share of its steps (NaN if none)."""
+    """Per run: condition, seed, steps, and its first point under ``level`` as a share of steps."""
     rows = [(run["condition"], int(run["seed"]), int(run["steps"]),
              next((p["step"] / run["steps"] for p in run["curve"] if p[A.CE] < level), np.nan))
             for _, run in frame.iterrows()]
@@ -574,8 +560,7 @@ def arm_range(table: pd.DataFrame, arm: str) -> dict:
 
 def delay(table: pd.DataFrame, spec) -> dict | None:
     """A decision's two arms' ``arm_range`` ("a", "b"), "apart": whether one arm passed
-    later in every seed (never: after the end), and "later": that arm; None unless in
-    nats."""
+    later in every seed (never: after the end), "later": that arm; None unless in nats."""
     if spec.metric != A.CE:
         return None
 
@@ -614,8 +599,7 @@ def train(hours: float | None = None, fill: bool = False, workers: int | None = 
 
 
 def store_when_complete(store) -> None:
-    """Once every run is stored, ``store_result``; a failure is left to ``ladder result``,
-    so the stretch still commits its runs."""
+    """Once every run is stored, ``store_result``; a failure is left to ``ladder result``."""
     if not rung_complete("16x", store) or (store / RESULT).exists():
         return
     try:

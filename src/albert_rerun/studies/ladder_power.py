@@ -1,7 +1,5 @@
-"""The compute ladder's seed rule (book/ladder.md, section 6). Its input, the power plan
-(``trend.slope_power`` per decision and 16x seed count), was computed by this module at
-the registration commit and stored in ``data/results/ladder/design.json``
-(``ladder.stored_design``); ``budget`` gives the stored seed counts again from it."""
+"""The compute ladder's seed rule (book/ladder.md, section 6): ``budget`` gives the seed
+counts again from the stored power plan (``ladder.stored_design``)."""
 from __future__ import annotations
 
 import math
@@ -22,14 +20,8 @@ def pilot_wide_config():
         "wide ALBERT-style, equal time"]
 
 
-def stored_plan() -> pd.DataFrame:
-    """The stored power plan, one row per primary decision (None read back as NaN)."""
-    return pd.DataFrame.from_dict(stored_design()["plan"], orient="index")
-
-
 def costs() -> dict:
-    """CPU-hours at the confirmatory runs' ms a step: per arm and rung, per seed of a
-    rung, and the long pilot's."""
+    """CPU-hours at the confirmatory runs' ms a step: per arm and rung, seed, and pilot."""
     runs = confirm_analysis.trained_runs(_committed_store(confirm_analysis.STORE))
     ms = confirm_analysis.training_costs(runs).set_index("condition")["ms a step"]
     hours = {rung: {arm: ms[arm] * (wide_steps(rung) if arm == confirm_analysis.WIDE
@@ -43,8 +35,11 @@ def costs() -> dict:
 def budget(plan: pd.DataFrame | None = None, cost: dict | None = None) -> dict:
     """The registered seed rule: the fewest 16x seeds from MIN_16X that give POWER at
     slope (a) to every decision reaching it by MAX_16X, within the budget with MIN_1X at
-    1x; then as many 1x seeds as the rest holds, MIN_1X to MAX_1X."""
-    plan, cost = stored_plan() if plan is None else plan, cost or costs()
+    1x; then as many 1x seeds as the rest holds, MIN_1X to MAX_1X. ``plan``: one row per
+    decision, by default the stored one (None read back as NaN)."""
+    if plan is None:
+        plan = pd.DataFrame.from_dict(stored_design()["plan"], orient="index")
+    cost = cost or costs()
     limit = BUDGET_HOURS * (1 + BUDGET_TOLERANCE)
     per1, per16 = cost["per seed"]["1x"], cost["per seed"]["16x"]
     affordable = int((limit - cost["pilot"] - MIN_1X * per1) // per16)

@@ -32,8 +32,7 @@ def configs() -> dict:
 
 def train(hours: float | None = None, fill: bool = False, workers: int | None = None,
           device: str = "auto") -> int:
-    """Train (or resume) both arms, then evaluate the finished ones on the common
-    held-out set and the cue-free pairs, as the confirmatory runs are."""
+    """Train (or resume) both arms, then evaluate them as the confirmatory runs are."""
     return confirm.stretch(list(configs().values()), STORE, "long-pilot", hours, fill,
                            workers, device)
 
@@ -55,14 +54,12 @@ DROP_WINDOW = 5
 
 
 def frame(store=None) -> pd.DataFrame:
-    """One row per arm (``confirm_analysis.load``); NotComplete until both arms are
-    stored with their evaluations."""
+    """One row per arm; NotComplete until both arms are stored and evaluated."""
     return confirm_analysis.load(store or results_dir(STORE), configs(), (SEED,))
 
 
 def curves(runs: pd.DataFrame) -> pd.DataFrame:
-    """Each arm's held-out curve in long form, the arms in ARMS' order: arm, step, tokens,
-    ce (nats at [MASK])."""
+    """Each arm's held-out curve in long form (ARMS' order): arm, step, tokens, ce."""
     rows = [{"arm": r["condition"], "step": p["step"], "tokens": p["tokens"], "ce": p[CE]}
             for _, r in runs.iterrows() for p in r["curve"]]
     order = {arm: i for i, arm in enumerate(ARMS)}
@@ -72,8 +69,7 @@ def curves(runs: pd.DataFrame) -> pd.DataFrame:
 
 
 def crossings(curve: pd.DataFrame, rungs: dict) -> pd.DataFrame:
-    """Where each arm first scores below each of ``rungs`` ({name: nats}): the step and
-    tokens of the first curve point under it, or NaN."""
+    """Per arm and rung ({name: nats}): the step and tokens of its first point below it."""
     rows = []
     for arm, part in curve.groupby("arm", sort=False):
         for name, level in rungs.items():
@@ -86,9 +82,8 @@ def crossings(curve: pd.DataFrame, rungs: dict) -> pd.DataFrame:
 
 def sudden_drops(curve: pd.DataFrame, nats: float = DROP_NATS, ratio: float = DROP_RATIO,
                  window: int = DROP_WINDOW) -> pd.DataFrame:
-    """Every curve point where an arm's loss drops suddenly (the rule above): step,
-    tokens, the fall below the earlier low, its ratio to the median fall before, and
-    whether it came during the warm-up."""
+    """Every point where an arm's loss drops suddenly (the rule above): step, tokens, fall
+    below the earlier low, its ratio to the median fall before, during warm-up or not."""
     rows = []
     for arm, part in curve.groupby("arm", sort=False):
         ce = part["ce"].to_numpy(dtype=float)
@@ -108,8 +103,7 @@ def sudden_drops(curve: pd.DataFrame, nats: float = DROP_NATS, ratio: float = DR
 
 def cost_along(curve: pd.DataFrame, a: str = confirm_analysis.ALL64,
                b: str = confirm_analysis.BERT) -> pd.DataFrame:
-    """The sharing cost along training: a's minus b's curve cross-entropy at every point
-    both have (of one 64x schedule, not a 1x run's end)."""
+    """The sharing cost along training: a's minus b's curve at every point both have."""
     wide = curve.pivot(index="step", columns="arm", values="ce").dropna(subset=[a, b])
     tokens = curve.drop_duplicates("step").set_index("step")["tokens"]
     out = pd.DataFrame({"tokens": tokens.reindex(wide.index), "cost": wide[a] - wide[b]})

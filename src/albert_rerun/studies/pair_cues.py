@@ -16,8 +16,8 @@ def piece_word(piece: str) -> str:
 
 
 def starts_capitalised(pieces: list, names) -> bool:
-    """Whether a segment opens with a capitalised word: its first piece starts a word
-    (the mark "▁", a bare one read with the next piece) and its first letter is upper."""
+    """Whether a segment's first piece starts a word ("▁", a bare one read with the next)
+    and its first letter is upper case."""
     if not pieces:
         return False
     first = names[pieces[0]]
@@ -52,10 +52,9 @@ def _lengths(segments) -> np.ndarray:
 
 def cue_free_baselines(max_seq_length: int, vocab_size: int = 8000, seed: int | None = None,
                        split: str = "validation") -> dict:
-    """The no-network baselines on the cue-free pairs, per task, trained on the ``train``
-    part and scored on the ``test`` part in ``CueFreeEval``'s order (the correctness
-    strings line up): the majority label, the bag of words, the cue bits (A and B open
-    with a capital, hold a sentence end) and the segments' lengths."""
+    """Per task, trained on the ``train`` part, scored on ``test`` in ``CueFreeEval``'s
+    order: majority label, bag of words, cue bits (A and B open with a capital, hold a
+    sentence end) and the segments' lengths."""
     from ..data.cue_free import CUE_FREE_SEED, cue_free_pairs
     from ..engine.finetune import correctness
     seed = CUE_FREE_SEED if seed is None else seed
