@@ -184,6 +184,7 @@ def values(profile=None) -> dict:
     complete = ladder.tables is not None and ladder.frames is not None
     out = findings_values(ladder) if complete else {}
     out.update(scale.values(ladder.frames, ladder.pilot))
+    out.update(passes_values())
     if not (complete and "scale_rung_two_sided" in out and "pilot_ce_shared" in out):
         out.update({k: NOT_STORED for k in page_keys() - set(out)})
     return out
@@ -476,11 +477,25 @@ def progress_values(store=None) -> dict:
             "progress_table": pipe(["budget"] + columns, rows), "costs": hours or "none yet"}
 
 
+def _tokens() -> tuple:
+    """(tokens a step, tokens in the training split): every budget trains the same shapes."""
+    base = L.configs("4x")[ALBERT]
+    return base.batch_size * base.max_seq_length, len(tokenize_split("train", Tokenizer()).tokens)
+
+
+def passes_values() -> dict:
+    """Passes over the training split at each budget and the 64x pilot: more training also
+    repeats the data."""
+    per_step, corpus = _tokens()
+    passes = [f"{steps * per_step / corpus:.1f}"
+              for steps in (*L.RUNGS.values(), long_pilot.STEPS)]
+    return {"scale_passes": ", ".join(passes[:-1]) + " and " + passes[-1],
+            "scale_corpus": f"{corpus / 1e6:.2f}M"}
+
+
 def rungs_values() -> dict:
     """The keys of ``ladder-rungs.md``."""
-    base = L.configs("4x")[ALBERT]
-    per_step = base.batch_size * base.max_seq_length
-    corpus = len(tokenize_split("train", Tokenizer()).tokens)
+    per_step, corpus = _tokens()
     rows = [(rung, steps, L.SEEDS[rung], "the confirmatory store, as stored" if rung == "4x"
              else "trained for this study") for rung, steps in L.RUNGS.items()]
     rows.append(("long pilot (64x)", long_pilot.STEPS, (long_pilot.SEED,),
