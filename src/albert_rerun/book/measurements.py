@@ -174,8 +174,8 @@ def throughput_values(profile: ResolvedProfile | str, device: str = "auto") -> t
                        f"{prefix}pairs": pairs_phrase(speed)})
     values.update(setup(measured), first_machine=setup(first)["machine"],
                   first_steps=setup(first)["steps"])
+    # one label: the method fixed first decides; the later method's correlation beside it
     values["ledger"] = (values["verdict"] if values["verdict"] == values["first_verdict"]
-                        else f"{values['first_verdict']} by the method fixed first "
-                             f"({values['first_rho']}); {values['verdict']} by the "
-                             f"whole-step method ({values['rho']})")
+                        else f"{values['first_verdict']} ({values['first_rho']}; the "
+                             f"whole-step method, chosen later, gives {values['rho']})")
     return throughput_table(measured)[0], values
