@@ -68,12 +68,13 @@ def test_asymmetry_costs_table_says_which_rows_are_decisions():
     decisions = asymmetry.asymmetry_decisions(frame, frame.iloc[0:0], 32, 64, [], {"ce": 0.01, "small": 0.01})
     costs = asymmetry.costs_table(frame, decisions, 32, 64, 0.01)
     assert len(costs) == 6
-    decided = costs.index[costs["decision"] == "yes"].tolist()
+    decided = costs.index[costs["judged below"] == "yes"].tolist()
     assert decided == [(32, "attention"), (32, "all"), (64, "all")]
     assert costs.loc[(32, "all"), "our cost (nats)"].startswith("+0.030")
-    assert costs.loc[(32, "ffn"), "paper's cost (Avg points)"] == 1.4  # a cost: positive
+    assert costs.loc[(32, "FFN"), "paper's cost (Avg points)"] == 1.4  # a cost: positive
     partial = frame[frame["condition"].isin(["E=32, all", "E=32, none"])]
-    assert asymmetry.costs_table(partial, [], 32, 64, 0.01)["decision"].tolist() == ["no"]
+    assert asymmetry.costs_table(partial, [], 32, 64, 0.01)["judged below"].tolist() == [
+        "no"]
 
 
 def test_paper_side_turns_a_difference_so_that_positive_is_the_papers_direction():

@@ -59,9 +59,12 @@ def costs_table(runs, decisions, small: int, H: int, margin: float) -> pd.DataFr
                 "our cost (nats)": interval_text(d.estimate, d.low, d.high, "nats"),
                 "paper's cost (Avg points)": round(paper.TABLE4_AVG[(paper_e, "none")]
                                                    - paper.TABLE4_AVG[(paper_e, scheme)], 1),
-                "decision": ("yes" if (f"E={e}, {scheme}", f"E={e}, none") in judged
-                             else "no")}
-    return pd.DataFrame(costs).T.rename_axis(["E", "shared"]) if costs else pd.DataFrame()
+                "judged below": ("yes" if (f"E={e}, {scheme}", f"E={e}, none")
+                                         in judged else "no")}
+    if not costs:
+        return pd.DataFrame()
+    table = pd.DataFrame(costs).T.rename_axis(["E", "shared"])
+    return table.rename(index={"ffn": "FFN"}, level="shared")
 
 
 RESOLVING_MARGINS = 1.0  # the whole sharing cost, in margins, that sub-costs need

@@ -29,8 +29,8 @@ def sop_nsp(profile: ResolvedProfile | str, seeds=None, device="auto",
         for pairs in ("sop", "nsp") for scorer, name in (("head", "own head"), ("probe", "probe"))})
     table["paper MLM / NSP / SOP"] = [" / ".join(map(str, paper.TABLE5[k][:3]))
                                       for k in table.index]
-    table.index.name = "trained with"
-    chapter.tables["objectives"] = table
+    names = {"none": "no sentence loss", "nsp": "NSP", "sop": "SOP"}  # the conditions' keys
+    chapter.tables["objectives"] = table.rename(index=names).rename_axis("trained with")
     chapter.texts.update(scale=scale_short(runs, C.base(profile)))
     if present:
         chapter.texts.update({f"beside_{k}": v for k, v in probe_beside_bag(runs, topic).items()})
