@@ -3,6 +3,7 @@ the paper's direction) and the registration page's generated parts (``write_ladd
 in the registered sign, from ``book/templates/ladder-*.md``)."""
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from pathlib import Path
@@ -477,6 +478,7 @@ def progress_values(store=None) -> dict:
             "progress_table": pipe(["budget"] + columns, rows), "costs": hours or "none yet"}
 
 
+@functools.cache  # the split's checksum and token cache are read once a process
 def _tokens() -> tuple:
     """(tokens a step, tokens in the training split): every budget trains the same shapes."""
     base = L.configs("4x")[ALBERT]

@@ -103,12 +103,13 @@ def values(profile: ResolvedProfile | str) -> dict:
     power = detectable("asymmetry").get("confirm/asymmetry", {})
     out["intro_asymmetry_detect"] = power.get("smallest", "no power computed")
     sharing = found.get("sharing")
-    out["intro_sharing_perplexity"] = (f"{math.expm1(float(PL.paper_positive(sharing)['estimate'])):.0%}"
-                                       if sharing is not None else "not run yet")
-    layers = resolve("cpu").layers  # all shared: one layer's parameters serve them all
-    out["intro_reduction_ours"] = f"{1 - 1 / layers:.0%}"
+    cost = None if sharing is None else float(PL.paper_positive(sharing)["estimate"])
+    out["intro_sharing_perplexity"] = "not run yet" if cost is None else f"{math.expm1(cost):.0%}"
     from ..studies import conditions
-    deep = conditions.transitions(resolve("cpu"))["ALBERT-style"]  # chapter 7's models
+    from ..studies.confirm_analysis import PILOT_PROFILE
+    layers = resolve(PILOT_PROFILE).layers  # the sharing cost's models; all shared: one layer
+    out["intro_reduction_ours"] = f"{1 - 1 / layers:.0%}"
+    deep = conditions.transitions(profile)["ALBERT-style"]  # the models of the reading above
     out["intro_transitions_models"] = (f"{deep.model.num_hidden_layers} layers, "
                                        f"{deep.max_steps:,} steps")
     return {**out, **exact, **scale_values(), **stage_values(), **paper_values()}
