@@ -161,6 +161,24 @@ def test_the_stage_of_each_compared_arm_recomputes_from_the_confirmatory_runs(mo
     assert values["stage_e_gain_4x"].startswith(f"{gain:+.3f} [") and abs(gain - 0.238) < 5e-4
 
 
+def test_chapter_8s_check_after_the_results_recomputes_in_the_papers_direction(monkeypatch):
+    """All shared, E 64 minus E 32 per confirmatory seed: positive where the smaller E is
+    better (the paper's direction); ours is negative, so the line says the larger E wins."""
+    from pathlib import Path
+    root = Path(__file__).resolve().parents[1]
+    monkeypatch.setenv("ALBERT_RERUN_RESULTS", str(root / "data" / "results"))
+    from albert_rerun.book.embedding_size import post_hoc, post_hoc_intervals
+    from albert_rerun.book.first_screen import embedding_check
+    from albert_rerun.studies import confirm_analysis as C
+    ce = C.confirmatory_frame().pivot(index="seed", columns="condition", values=C.CE)
+    shared = post_hoc(ce).iloc[:, 0]
+    assert shared.equals((ce[C.ALL64] - ce[C.ALBERT]).dropna()) and len(shared) == 11
+    found = post_hoc_intervals()["esweep_shared_confirm"]
+    assert abs(found.mean - shared.mean()) < 1e-12 and found.high < 0
+    assert abs(found.mean + 0.116) < 5e-4
+    assert embedding_check().startswith("the larger E better under sharing, -0.116 nats [")
+
+
 def test_the_papers_table4_gaps_are_its_own_numbers():
     from albert_rerun.book.first_screen import paper_values
     v = paper_values()

@@ -8,6 +8,7 @@ from ..studies import conditions as C
 from .. import paper
 from ..profiles import ResolvedProfile
 from ..studies.decisions import Chapter, ce_decision, gated, interval_text, load_runs
+from .exact import SHARED
 from .plain import chapter_runs
 from .text import metrics_table, params_column, scale_short
 
@@ -31,6 +32,9 @@ def asymmetry(profile: ResolvedProfile | str, seeds=None, device="auto",
             for k, c in cells.items()}  # Table 4's cell for each of ours
     table["paper params (M)"] = [paper.TABLE4_PARAMS[cell[k]] for k in table.index]
     table["paper Avg"] = [paper.TABLE4_AVG[cell[k]] for k in table.index]
+    table.index = [f"E {cells[k].model.embedding_size}, {SHARED[cells[k].model.sharing]}"
+                   for k in table.index]  # the reader's names, not the condition keys
+    table.index.name = "condition"
     chapter.tables["cells"] = table
     chapter.tables["costs"] = costs_table(runs, decisions, small, H, m["ce"])
     if groups:
