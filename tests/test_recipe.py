@@ -84,9 +84,7 @@ def test_every_stored_run_is_named_and_every_planned_run_accounted_for():
 
 def test_legacy_levels_are_the_figures_the_v1_chapter_showed():
     """be70d44:notebooks/00_recipe.ipynb: context-free 14.1% on 2543 targets; unigram
-    6.937 (SE 0.057), left bigram 6.540 nats at [MASK]; threshold 6.824; and for the v1
-    cpu book's base run 6.875 / 6.462 (threshold 6.796), on its curve's 128 sequences
-    6.938 (SE 0.080, threshold 6.778)."""
+    6.937 (SE 0.057), left bigram 6.540 nats at [MASK]; threshold 6.824."""
     config = named("recipe")[recipe.CHOSEN]["config"]
     levels = recipe.legacy_reference_levels(config)
     assert round(100 * levels["plateau"], 1) == 14.1 and levels["all_targets"] == 2543
@@ -94,15 +92,6 @@ def test_legacy_levels_are_the_figures_the_v1_chapter_showed():
     assert (round(rungs["unigram_loss_at_mask"], 3), round(rungs["unigram_loss_se"], 3),
             round(rungs["bigram_loss_at_mask"], 3)) == (6.937, 0.057, 6.540)
     assert round(levels["reads_context"], 3) == 6.824
-    book = recipe.stored_runs(ROOT / "transfer" / "cpu")[0]["config"]
-    levels = recipe.legacy_reference_levels(book)
-    assert (round(levels["rungs"]["unigram_loss_at_mask"], 3),
-            round(levels["rungs"]["bigram_loss_at_mask"], 3),
-            round(levels["reads_context"], 3)) == (6.875, 6.462, 6.796)
-    curve = recipe.legacy_reference_levels({**book, "eval_examples": 128})
-    assert (round(curve["rungs"]["unigram_loss_at_mask"], 3),
-            round(curve["rungs"]["unigram_loss_se"], 3),
-            round(curve["reads_context"], 3)) == (6.938, 0.080, 6.778)
     with pytest.raises(ValueError, match="'none'"):
         recipe.legacy_reference_levels({**config, "objective": "none"})
 
@@ -131,21 +120,17 @@ def test_cpu_profile_trains_the_grids_fastest_four_layer_candidate():
     assert not recipe.trains_candidate(profile.replace_model(hidden_size=128), chosen)
 
 
-def test_the_checks_between_machines_are_the_v1_chapters():
+def test_the_check_between_machines_is_the_v1_chapters():
     """be70d44's chapter: the chosen recipe's CPU and GPU curves differ by at most 0.012
-    nats; the v1 cpu base run (seed 0) here and on the H200 by at most 0.003."""
+    nats."""
     here, there = named("recipe")[recipe.CHOSEN], named("recipe-grid/cuda")[recipe.CHOSEN]
     assert round(recipe.curve_difference(here["curve"], there["curve"]), 3) == 0.012
-    replica = recipe.stored_runs(ROOT / "transfer" / "cpu")[0]
-    stored = [r for r in recipe.stored_runs(ROOT / "cpu-v1") if r["config"] == replica["config"]]
-    assert len(stored) == 1
-    assert round(recipe.curve_difference(replica["curve"], stored[0]["curve"]), 3) == 0.003
 
 
-def test_the_chapter_names_each_size_and_each_held_out_set():
+def test_the_chapter_names_each_size_and_the_search_held_out_set():
     """The whole analysis (what the chapter glues): the candidates' size is H = 128, the
-    profile's H = 64, the profile trains the grid's fastest four-layer pick, and the
-    levels of the three held-out sets differ."""
+    profile's H = 64 at 8,000 pieces, the profile trains the grid's fastest four-layer
+    pick, and the levels are the search's held-out set's."""
     search = recipe.load()
     values = search.values
     assert "H = 128" in values["search_size"] and values["search_width"] == 128
@@ -153,15 +138,12 @@ def test_the_chapter_names_each_size_and_each_held_out_set():
     assert values["deep_fastest"] == "H64-L4-B16-T64-lamb-0.005"
     assert values["profile_trains_fastest"] and values["profile_size"].startswith("H = 64,")
     assert (values["grid_readers"], values["grid_candidates"], values["grid_runs"]) == (8, 22, 28)
-    assert round(values["plateau_accuracy"], 1) == 14.1
-    assert round(values["v1_book_plateau_accuracy"], 1) == 13.1
-    assert values["common_sequences"] == 4096
-    assert values["common_reads_context_loss"] < values["common_rung_unigram_loss"]
-    assert round(values["v1_gap"], 3) == 0.003 and values["v1_machine"] == "NVIDIA H200"
+    assert round(values["plateau_accuracy"], 1) == 14.1 and values["vocabulary_kept"] == 8000
     assert search.tables["again here"].loc["H64-L4-B16-T64-lamb-0.005",
                                            "reads context here at minute"] == 4.3
-    assert list(recipe.levels_table(search.levels).columns) == [
-        recipe.RECIPE_SET, recipe.CPU_V1_SET, recipe.COMMON_SET]
+    table = recipe.levels_table(search.levels)
+    assert list(table.columns) == ["recipe search"]
+    assert table.loc["reads-context threshold (nats)", "recipe search"] == "6.824"
 
 
 def test_the_first_candidate_off_the_plateau_is_no_clear_winner():
@@ -175,14 +157,3 @@ def test_the_first_candidate_off_the_plateau_is_no_clear_winner():
     assert values["earliest_reader_minutes"] > values["budget_minutes"]
     assert values["bigram_reached"] == "none"
 
-
-def test_a_vocabulary_the_rule_does_not_pick_is_a_deviation_within_the_noise():
-    """Both pre-stated rules pick the smaller vocabulary on the stored runs (it closes
-    more of its gap); the profiles keep 8,000 pieces (the page states the deviation),
-    and the two gaps differ by less than two standard errors."""
-    candidates = named("recipe")
-    table = recipe.candidate_table(candidates)
-    frame, values = recipe.vocabulary_comparison(candidates, table, 8000)
-    assert frame["gap closed %"].idxmax() == values["vocabulary_pick"] == 4000
-    assert values["vocabulary_kept"] == 8000 and values["vocabulary_readers"] == 0
-    assert values["gap_difference"] < 2 * values["gap_noise"]

@@ -15,7 +15,6 @@ import numpy as np
 import pandas as pd
 
 from ..paths import repo_root
-from ..profiles import ResolvedProfile
 from ..stats.cache import cached
 
 _OWN = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()[:16]
@@ -24,7 +23,6 @@ CE = "mlm_loss_at_mask"
 SEARCH_SHAPE = "H128-L4-B32-T64"  # the candidates' size: H, layers, batch, sequence length
 CHOSEN = "lamb-5e-3-init-0.05-sinusoidal-long"  # the candidate trained on both machines
 OPTIMIZER_PAIR = ("adamw-1e-3", "lamb-5e-3")  # one knob apart, equal steps
-VOCABULARY_PAIR = (CHOSEN, "lamb-5e-3-init-0.05-sinusoidal-v4000-long")
 CPU_BUDGET = 300.0  # seconds of training on this CPU that every grid schedule was sized to
 # {name: (optimizer, learning rate, init std, positions, vocabulary, steps)} and the
 # grid's two rounds, [(shape, optimizer, learning rate, seed)]
@@ -35,11 +33,6 @@ GRID = [tuple(entry) for entry in _PLAN["grid"] + _PLAN["follow_up"]]
 TRAINING_FIELDS = ("model", "objective", "max_seq_length", "batch_size", "max_predictions",
                    "optimizer", "learning_rate", "warmup_steps", "max_steps", "weight_decay",
                    "train_documents")
-
-# the held-out sets' names as the page shows them
-RECIPE_SET = "recipe search"
-CPU_V1_SET = "cpu-v1 runs (search's engine)"
-COMMON_SET = "claims' common set (cpu profile)"
 
 
 def results_root() -> Path:
@@ -149,34 +142,20 @@ def _legacy_levels(vocab: int, objective: str, length: int, predictions: int,
             "reads_context": rungs["unigram_loss_at_mask"] - 2 * rungs["unigram_loss_se"]}
 
 
-def common_levels(profile: ResolvedProfile) -> dict:
-    """The levels of the claims' common held-out set of ``profile`` (in-order pairs)."""
-    from ..engine.evaluate import mlm_set
-    from .baselines import reference_levels
-
-    e = profile.evaluation
-    data = mlm_set(e.max_seq_length, e.max_predictions, e.mlm_sequences, e.vocab_size)
-    return {**context_free(data["input_ids"].numpy(), data["mlm_labels"].numpy(),
-                           data["mask_id"]),
-            **reference_levels(e), "sequences": len(data["input_ids"]), "objective": "none"}
-
-
-def levels_table(sets: dict) -> pd.DataFrame:
-    """The levels of each held-out set ({column title: levels}), one row per level."""
-    kinds = {"sop": "SOP pairs", "nsp": "NSP pairs", "none": "in-order pairs"}
-
-    def column(v: dict) -> dict:
-        r = v["rungs"]
-        return {"held-out sequences": f"{v['sequences']:,} {kinds[v['objective']]}",
-                "targets (of them shown as [MASK])": f"{v['all_targets']:,} ({r['targets']:,})",
-                "context-free accuracy, all targets %": f"{100 * v['plateau']:.1f}",
-                "unigram accuracy at [MASK] %": f"{100 * r['unigram_at_mask']:.1f}",
-                "left-bigram accuracy at [MASK] %": f"{100 * r['bigram_at_mask']:.1f}",
-                "unigram cross-entropy at [MASK] (SE)":
-                f"{r['unigram_loss_at_mask']:.3f} ({r['unigram_loss_se']:.3f})",
-                "left-bigram cross-entropy at [MASK]": f"{r['bigram_loss_at_mask']:.3f}",
-                "reads-context threshold (nats)": f"{v['reads_context']:.3f}"}
-    return pd.DataFrame({title: column(levels) for title, levels in sets.items()})
+def levels_table(v: dict) -> pd.DataFrame:
+    """The levels of the search's held-out set, one row per level."""
+    r = v["rungs"]
+    pairs = {"sop": "SOP pairs", "nsp": "NSP pairs"}[v["objective"]]
+    return pd.DataFrame({"recipe search": {
+        "held-out sequences": f"{v['sequences']:,} {pairs}",
+        "targets (of them shown as [MASK])": f"{v['all_targets']:,} ({r['targets']:,})",
+        "context-free accuracy, all targets %": f"{100 * v['plateau']:.1f}",
+        "unigram accuracy at [MASK] %": f"{100 * r['unigram_at_mask']:.1f}",
+        "left-bigram accuracy at [MASK] %": f"{100 * r['bigram_at_mask']:.1f}",
+        "unigram cross-entropy at [MASK] (SE)":
+        f"{r['unigram_loss_at_mask']:.3f} ({r['unigram_loss_se']:.3f})",
+        "left-bigram cross-entropy at [MASK]": f"{r['bigram_loss_at_mask']:.3f}",
+        "reads-context threshold (nats)": f"{v['reads_context']:.3f}"}})
 
 
 def crossing(curve: list, level: float, metric: str = CE, below: bool = True):
@@ -277,8 +256,7 @@ class Search:
     confirmations: dict  # name: result (recipe-grid/cpu/)
     step_seconds: dict  # shape: this CPU's seconds per training step
     diverged: dict  # name: session log
-    transfer: tuple | None  # (the v1 cpu base run again here, the stored v1 run)
-    levels: dict  # title: levels of a held-out set
+    levels: dict  # the levels of the search's held-out set (legacy_reference_levels)
     grid: pd.DataFrame | None = None  # one row per grid candidate (grid_table)
     tables: dict = field(default_factory=dict)  # for display
     values: dict = field(default_factory=dict)  # numbers and short phrases, glued
@@ -288,8 +266,7 @@ class Search:
         grid = planned_grid()
         return {"candidates": f"{len(self.candidates)} of {len(CANDIDATES)}",
                 "grid runs": f"{sum(n in grid for n in self.device)} of {len(grid)}",
-                "diverged": len(self.diverged), "again on this CPU": len(self.confirmations),
-                "transfer check": bool(self.transfer)}
+                "diverged": len(self.diverged), "again on this CPU": len(self.confirmations)}
 
 
 def load() -> Search:
@@ -304,26 +281,17 @@ def load() -> Search:
     if CHOSEN not in named["recipe"]:
         raise LookupError(f"the chosen candidate {CHOSEN} is not stored in {root / 'recipe'}")
     timing = json.loads((root / "recipe-grid" / "step-seconds.json").read_text())
-    replicas, book = stored_runs(root / "transfer" / "cpu"), stored_runs(root / "cpu-v1")
-    transfer = next(((r, s) for r in replicas for s in book if s["config"] == r["config"]), None)
-    levels = {RECIPE_SET: legacy_reference_levels(named["recipe"][CHOSEN]["config"])}
-    if transfer:
-        levels[CPU_V1_SET] = legacy_reference_levels(transfer[1]["config"])
-    levels[COMMON_SET] = common_levels(cpu)
+    levels = legacy_reference_levels(named["recipe"][CHOSEN]["config"])
     search = Search(named["recipe"], named["recipe-grid/cuda"], named["recipe-grid/cpu"],
                     timing["step_seconds"],
                     diverged_runs(sorted((root / "recipe-grid" / "cuda").glob("session-*.log"))),
-                    transfer, levels)
+                    levels)
     profile_config = cpu.pretraining_config()
-    search.values.update(grid_threads=timing["threads"], v1_book_runs=len(book),
-                         **level_values(levels))
+    search.values.update(grid_threads=timing["threads"], **level_values(levels))
     table, vocabulary = candidate_table(search.candidates), profile_config.model.vocab_size
     search.tables["candidates"] = rounded(table)
     search.values.update(candidate_values(search.candidates, table, vocabulary))
     search.tables["long runs"] = long_runs(search.candidates)
-    search.tables["vocabulary"], vocab = vocabulary_comparison(search.candidates, table,
-                                                               vocabulary)
-    search.values.update(vocab)
     search.grid = grid_table(grid_frame({n: search.device[n] for n in planned_grid()
                                          if n in search.device}, search.step_seconds))
     search.tables["grid"] = search.grid.rename(columns={
@@ -338,24 +306,16 @@ def load() -> Search:
     return search
 
 
-def level_values(levels: dict) -> dict:
-    """The levels of the three held-out sets, in percent and nats."""
-    recipe, common = levels[RECIPE_SET], levels[COMMON_SET]
+def level_values(recipe: dict) -> dict:
+    """The levels of the search's held-out set, in percent and nats."""
     r = recipe["rungs"]
-    out = {"plateau_accuracy": 100 * recipe["plateau"],
-           "top_piece_share": 100 * recipe["top_share"],
-           "unigram_accuracy": 100 * recipe["unigram"], "unigram_exit": 150 * recipe["unigram"],
-           "rung_bigram": 100 * r["bigram_at_mask"], "rung_left_visible": 100 * r["left_visible"],
-           "rung_unigram_loss": r["unigram_loss_at_mask"],
-           "rung_bigram_loss": r["bigram_loss_at_mask"], "rung_loss_se": r["unigram_loss_se"],
-           "reads_context_loss": recipe["reads_context"], "recipe_sequences": recipe["sequences"],
-           "common_rung_unigram_loss": common["rungs"]["unigram_loss_at_mask"],
-           "common_reads_context_loss": common["reads_context"],
-           "common_sequences": common["sequences"]}
-    if CPU_V1_SET in levels:
-        out["v1_book_plateau_accuracy"] = 100 * levels[CPU_V1_SET]["plateau"]
-        out["v1_book_sequences"] = levels[CPU_V1_SET]["sequences"]
-    return out
+    return {"plateau_accuracy": 100 * recipe["plateau"],
+            "top_piece_share": 100 * recipe["top_share"],
+            "unigram_accuracy": 100 * recipe["unigram"], "unigram_exit": 150 * recipe["unigram"],
+            "rung_bigram": 100 * r["bigram_at_mask"], "rung_left_visible": 100 * r["left_visible"],
+            "rung_unigram_loss": r["unigram_loss_at_mask"],
+            "rung_bigram_loss": r["bigram_loss_at_mask"], "rung_loss_se": r["unigram_loss_se"],
+            "reads_context_loss": recipe["reads_context"], "recipe_sequences": recipe["sequences"]}
 
 
 def candidate_values(runs: dict, table: pd.DataFrame, vocabulary: int) -> dict:
@@ -364,7 +324,8 @@ def candidate_values(runs: dict, table: pd.DataFrame, vocabulary: int) -> dict:
     out = {"search_size": (f"H = {m['hidden_size']}, {m['num_hidden_layers']} shared "
                            f"layers, E = {m['embedding_size']}, batch "
                            f"{config['batch_size']} x {config['max_seq_length']}"),
-           "candidates_measured": f"{len(runs)} of {len(CANDIDATES)}"}
+           "candidates_measured": f"{len(runs)} of {len(CANDIDATES)}",
+           "vocabulary_kept": vocabulary}
     left = table.dropna(subset=["left plateau at s"])
     first = left["left plateau at s"].idxmin()
     own = legacy_reference_levels(runs[first]["config"])
@@ -417,38 +378,6 @@ def long_runs(runs: dict) -> pd.DataFrame:
         row.update({"steps": curve[-1]["step"], "final loss at [MASK]": round(curve[-1][CE], 3)})
         rows.append(row)
     return pd.DataFrame(rows).set_index("candidate").astype(object)
-
-
-def vocabulary_comparison(runs: dict, table: pd.DataFrame, vocabulary: int):
-    """The chosen recipe at two vocabulary sizes, each against its own rungs: a table and
-    its values. The rule picks the one that reads context sooner, else the one closing
-    more of its unigram-to-bigram gap (``gap_noise``: the SE of the gaps' difference)."""
-    rows = []
-    for name in VOCABULARY_PAIR:
-        r, m = legacy_reference_levels(runs[name]["config"])["rungs"], runs[name]["metrics"]
-        gap = r["unigram_loss_at_mask"] - r["bigram_loss_at_mask"]
-        rows.append({"vocabulary": runs[name]["config"]["model"]["vocab_size"],
-                     "candidate": name, "steps": m["steps"],
-                     "tokens/s": round(m["tokens_per_second"]),
-                     "unigram loss": r["unigram_loss_at_mask"],
-                     "left-bigram loss": r["bigram_loss_at_mask"], "loss at [MASK]": m[CE],
-                     "gap closed %": 100 * (r["unigram_loss_at_mask"] - m[CE]) / gap,
-                     "gap SE %": 100 * r["unigram_loss_se"] / gap,
-                     "at [MASK] %": 100 * m["mlm_accuracy_at_mask"],
-                     "reads context at s": table.loc[name, "reads context at s"]})
-    frame = pd.DataFrame(rows).set_index("vocabulary")
-    large, small = frame.index.max(), frame.index.min()
-    read, gaps = frame["reads context at s"], frame["gap closed %"]
-    pick = ((read.idxmin() if read.notna().all() else read.dropna().index[0])
-            if read.notna().any() and read.nunique(dropna=False) > 1 else gaps.idxmax())
-    values = {"vocabulary_small": int(small), "vocabulary_large": int(large),
-              "gap_small": gaps[small], "gap_large": gaps[large],
-              "gap_difference": abs(gaps[small] - gaps[large]),
-              "gap_noise": float(np.hypot(*frame["gap SE %"])),
-              "vocabulary_steps": int(frame.loc[small, "steps"]),
-              "vocabulary_pick": int(pick), "vocabulary_kept": int(vocabulary),
-              "vocabulary_readers": int(read.notna().sum())}
-    return rounded(frame.drop(columns="gap SE %")), values
 
 
 def grid_values(search: Search, table: pd.DataFrame, profile_config) -> dict:
@@ -512,34 +441,18 @@ def again_here(search: Search) -> pd.DataFrame:
 
 
 def transfer_values(search: Search) -> dict:
-    """The checks between machines: the chosen candidate on this CPU and on the GPU, and
-    engine v1's cpu base run again on this CPU against its stored run."""
+    """The first check between machines: the chosen candidate on this CPU and on the GPU."""
     here, there = search.candidates[CHOSEN], search.device[CHOSEN]
-    out = {"chosen_here": here["metrics"][CE], "chosen_there": there["metrics"][CE],
-           "chosen_gap": curve_difference(here["curve"], there["curve"]),
-           "chosen_se": legacy_reference_levels(here["config"])["rungs"]["unigram_loss_se"]}
-    if search.transfer is None:
-        return out
-    replica, stored = search.transfer
-    curve_set = legacy_reference_levels({**replica["config"],
-                                         "eval_examples": replica["curve"][0]["examples"]})
-    hit = crossing(replica["curve"], curve_set["reads_context"])
-    out.update(v1_machine=stored["provenance"]["machine"].get("gpu") or "this CPU",
-               v1_here=replica["metrics"][CE], v1_there=stored["metrics"][CE],
-               v1_gap=curve_difference(replica["curve"], stored["curve"]),
-               v1_reads_minutes=hit["seconds"] / 60 if hit else np.nan,
-               v1_wall_minutes=replica["wall_seconds"] / 60,
-               v1_tokens_per_second=replica["metrics"]["tokens_per_second"],
-               v1_threads=replica["provenance"]["machine"]["torch_threads"])
-    return out
+    return {"chosen_here": here["metrics"][CE], "chosen_there": there["metrics"][CE],
+            "chosen_gap": curve_difference(here["curve"], there["curve"]),
+            "chosen_se": legacy_reference_levels(here["config"])["rungs"]["unigram_loss_se"]}
 
 
 def plot_candidates(search: Search):
     """MLM accuracy against seconds, accuracy at [MASK] against steps and cross-entropy at
     [MASK] against seconds (the last two at the chosen vocabulary), with the levels."""
     import matplotlib.pyplot as plt
-    levels = search.levels[RECIPE_SET]
-    r = levels["rungs"]
+    levels, r = search.levels, search.levels["rungs"]
     fig, axes = plt.subplots(3, 1, figsize=(6.6, 11))
     vocabulary = search.candidates[CHOSEN]["config"]["model"]["vocab_size"]
     for k, (name, result) in enumerate(search.candidates.items()):
@@ -573,7 +486,7 @@ def plot_grid(search: Search):
     """The grid runs of seed 0 at the candidates' length: cross-entropy at [MASK] against
     this CPU's minutes, gray where a candidate does not read context within the budget."""
     import matplotlib.pyplot as plt
-    table, threshold = search.grid, search.levels[RECIPE_SET]["reads_context"]
+    table, threshold = search.grid, search.levels["reads_context"]
     length = int(SEARCH_SHAPE.split("-T")[1])
     fig, ax = plt.subplots(figsize=(7, 4))
     for name in [n for n in planned_grid() if n in search.device]:
