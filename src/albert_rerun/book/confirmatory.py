@@ -21,6 +21,7 @@ CLAIMS = {"embedding_size": "embedding_sweep"}  # chapter -> registered claim
 # said beside the registered verdict's reading, not in its place: the check came after
 # the results, and the registration (amendment 1.4) keeps the verdict where it holds
 NO_ORDER = "neither model orders cue-free pairs"
+SHOWN_UNIT = {"share of range": "ranges"}  # the registered unit, in the glossary's word
 
 
 def notes(store=None) -> dict:
@@ -205,9 +206,9 @@ def decisions(claim: str, store=None) -> pd.DataFrame:
         ends = [float(row[k]) for k in ("estimate", "low", "high")]
         d = plain.telling_digits(ends[1:], row["margin"], spec.unit)
         tag = "" if name == "primary" else " (exploratory)"
+        unit = SHOWN_UNIT.get(spec.unit, spec.unit)
         rows.append({"decision": row["label"] + tag,
-                     "difference [95% interval]": plain.difference(*ends, spec.unit,
-                                                                   False, d),
+                     "difference [95% interval]": plain.difference(*ends, unit, False, d),
                      "margin": f"±{float(row['margin']):.{d}f}",
                      "plain reading": one_label(answer(row))})
     return pd.DataFrame(rows).set_index("decision")
@@ -253,7 +254,8 @@ def figure(by_seed: pd.DataFrame, claim: str, store=None):
                 labels.append(wrap_phrases(row["label"] + tag, 30))
             ax.set_yticks(range(len(mine)), labels)
             ax.set_ylim(len(mine) - 0.5, -0.5)
-            ax.set_xlabel(f"positive: the paper's direction, {unit}: seeds (grey dots), mean "
+            shown = SHOWN_UNIT.get(unit, unit)
+            ax.set_xlabel(f"positive: the paper's direction, {shown}: seeds (grey dots), mean "
                           f"and 95% interval\n(black); grey band: the decision's margin")
             ax.spines[["top", "right"]].set_visible(False)
         fig.tight_layout()
@@ -294,8 +296,8 @@ def detectable(claim: str, store=None) -> dict:
         diffs = confirm_analysis.per_seed(spec, frame)
         sd, n = float(diffs.std(ddof=1)), len(diffs)
         smallest = detectable_effect(n, alpha) * sd
-        d = unit_digits(spec.unit)
-        out[spec.key] = {"sd": f"{sd:.{d}f} {spec.unit}", "seeds": str(n),
-                         "alpha": f"{alpha:.3g}", "smallest": f"{smallest:.{d}f} {spec.unit}",
+        d, unit = unit_digits(spec.unit), SHOWN_UNIT.get(spec.unit, spec.unit)
+        out[spec.key] = {"sd": f"{sd:.{d}f} {unit}", "seeds": str(n),
+                         "alpha": f"{alpha:.3g}", "smallest": f"{smallest:.{d}f} {unit}",
                          "margins": f"{smallest / float(row['margin']):.1f}"}
     return out

@@ -19,7 +19,7 @@ READING_WORDS = (HOLDS, TINY, REVERSED, REVERSED_TINY, NO_DIFFERENCE, DIFFERS, U
 # why a reading of no difference sits beside an unadjusted interval that excludes 0
 HOLM_NOTE = "0 excluded only before Holm's adjustment"
 # why a reading of a difference sits beside a 95% interval inside the margin
-INSIDE_NOTE = "small: inside the margin before Holm's adjustment"
+INSIDE_NOTE = "too small to matter by its interval, though not after Holm's adjustment"
 # why "undecided" sits beside a 95% interval inside the margin
 INSIDE_HOLM_NOTE = "inside the margin only before Holm's adjustment"
 
