@@ -96,7 +96,7 @@ def test_the_introductions_values_at_a_profile_with_nothing_stored(monkeypatch, 
         values["intro_untestable"] == "none"
     assert values["intro_hold"] == "the parameter savings (counted)"  # counted, not run
     assert values["intro_share_reading"] == ("holds under a per-row convention; 5 of 8 "
-                                             "counts under one")
+                                             "counts under one convention")
     assert values["intro_embedding_share"] == "21.8%"
     n = scale.scale_numbers(resolve("cpu"))
     assert values["intro_params_times"] == times(n["paper_params"] / n["params"])

@@ -161,7 +161,7 @@ def exact_values() -> dict:
     from .text import times
     one, two = embedding_share().texts, sharing_reductions().texts
     return {"intro_share_reading": f"{one['share_reading']}; {one['table3_one_convention']} "
-                                   f"of {one['table3_rows']} counts under one",
+                                   f"of {one['table3_rows']} counts under one convention",
             "intro_embedding_share": f"{one['bert_embedding_share']:.1f}%",
             "intro_reductions_reading": f"{two['reductions_reading']}; {two['counts_matched']} "
                                         f"of the {two['counts_total']} printed counts match",
