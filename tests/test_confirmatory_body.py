@@ -175,3 +175,16 @@ def test_turned_differences_put_the_paper_on_the_positive_side(committed):
     cb.check_by_seed(pd.DataFrame({"t": ce[cb.BERT] - ce[cb.WIDE]}), "wall_clock")
     with pytest.raises(AssertionError):  # the registered sign fails the check
         cb.check_by_seed(pd.DataFrame({"t": ce[cb.WIDE] - ce[cb.BERT]}), "wall_clock")
+
+
+def test_every_unit_a_chapter_table_shows_is_a_glossary_term(committed):
+    """A chapter's verdict table names its unit in the glossary's word (the registered
+    'share of range' of chapter 7 reads 'ranges' there), so a reader can look it up."""
+    import re
+    glossary = (ROOT / "book" / "how_to_read.md").read_text().split("```{glossary}")[1]
+    terms = set(re.findall(r"^(\S[^\n]*)$", glossary, re.M))
+    for claim in ("asymmetry", "sop_nsp", "dropout", "wall_clock", "transitions",
+                  "embedding_size"):
+        for cell in cb.decisions(claim)["difference [95% interval]"]:
+            unit = cell.rsplit("] ", 1)[1]
+            assert unit in terms or unit == "points", (claim, cell)
