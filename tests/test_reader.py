@@ -175,7 +175,7 @@ def test_chapter_8s_check_after_the_results_recomputes_from_the_confirmatory_run
     larger, shrink = (post_hoc(ce)[c] for c in post_hoc(ce).columns)
     assert larger.equals((ce[C.ALBERT] - ce[C.ALL64]).dropna()) and len(larger) == 11
     assert shrink.equals(((ce[C.NONE32] - ce[C.BERT]) - larger).dropna())
-    found = post_hoc_intervals()
+    found = post_hoc_intervals(ce)
     assert abs(found["esweep_shared_confirm"].mean - 0.116) < 5e-4
     assert abs(found["esweep_interaction"].mean - 0.122) < 5e-4
     check = embedding_check()

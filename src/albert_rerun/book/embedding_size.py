@@ -72,21 +72,18 @@ def post_hoc(ce: pd.DataFrame) -> pd.DataFrame:
                          second: (ce[NONE32] - ce[BERT]) - (ce[ALBERT] - ce[ALL64])}).dropna()
 
 
-def post_hoc_intervals(store=None) -> dict:
-    """{``POST_HOC`` key: mean and 95% t-interval over the confirmatory seeds}; {} before
-    every confirmatory run is stored."""
+def post_hoc_intervals(ce: pd.DataFrame) -> dict:
+    """{``POST_HOC`` key: mean and 95% t-interval of ``post_hoc(ce)`` over its seeds}; {}
+    before any seed is stored."""
     from ..stats.inference import mean_interval
-    from .confirmatory import runs
-    frame = runs(store)
-    if frame.empty:
-        return {}
-    found = post_hoc(frame.pivot(index="seed", columns="condition", values="mlm_loss_at_mask"))
-    return {key: mean_interval(found[column]) for key, column in POST_HOC.items()}
+    found = post_hoc(ce)
+    return {} if found.empty else {key: mean_interval(found[column])
+                                   for key, column in POST_HOC.items()}
 
 
-def post_hoc_values(store=None) -> dict:
-    """``POST_HOC``'s keys as 'mean nats [low, high]' ('not stored yet' before)."""
+def post_hoc_values(intervals: dict) -> dict:
+    """``post_hoc_intervals``' keys as 'mean nats [low, high]' ('not stored yet' before)."""
     from .plain import difference
-    found = post_hoc_intervals(store)
-    return {key: difference(found[key].mean, found[key].low, found[key].high, "nats")
-            if key in found else "not stored yet" for key in POST_HOC}
+    return {key: difference(intervals[key].mean, intervals[key].low, intervals[key].high,
+                            "nats") if key in intervals else "not stored yet"
+            for key in POST_HOC}

@@ -119,13 +119,15 @@ def values(profile: ResolvedProfile | str) -> dict:
 def embedding_check(store=None) -> dict:
     """Chapter 8's check after the results on the confirmatory seeds: how much sharing
     shrinks the larger E's gain (paper-positive), the seeds, and which E wins, all shared."""
+    from .confirmatory import ARMS, runs
     from .embedding_size import post_hoc_intervals, post_hoc_values
-    found = post_hoc_intervals(store)
+    ce = runs(store).pivot(index="seed", columns="condition", values="mlm_loss_at_mask")
+    found = post_hoc_intervals(ce.reindex(columns=ARMS))
     if not found:
         return dict.fromkeys(("intro_embedding_posthoc", "intro_embedding_seeds",
                               "intro_embedding_winner"), "not stored yet")
     larger = found["esweep_shared_confirm"]
-    return {"intro_embedding_posthoc": post_hoc_values(store)["esweep_interaction"],
+    return {"intro_embedding_posthoc": post_hoc_values(found)["esweep_interaction"],
             "intro_embedding_seeds": str(larger.n),
             "intro_embedding_winner": ("the larger E still wins" if larger.low > 0 else
                                        "the smaller E wins" if larger.high < 0 else
